@@ -1,0 +1,87 @@
+"""Normalisation applied to BOTH sides before comparing (see README.md, "Normalisation").
+
+Every rule replaces one specific value that legitimately differs between two correct
+runs (a clock reading, a pid, a harness-chosen path or port, a load measurement) by
+a placeholder.  No rule removes a line, a column or a field; no rule matches a whole
+line; text around the value is compared byte for byte.  Job ids are NOT normalised:
+both sides start from a fresh cluster with FirstJobId=1.
+
+ctx (from the side's meta.json): hostname, slurm_conf, cluster_dir, workdir, uname.
+"""
+
+import re
+
+# R2: clock readings
+ISO_DT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
+CTIME = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+                   r" [ \d]\d \d\d:\d\d:\d\d \d{4}\b")
+EPOCH_KEYS = re.compile(r"\b(SLURM_JOB_START_TIME|SLURM_JOB_END_TIME)=\d+")
+# R4: elapsed durations (run time), digits masked so the width is still compared
+RUNTIME = re.compile(r"\bRunTime=((?:\d+-)?\d\d:\d\d:\d\d)")
+DURATION_TOKEN = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d\d$")
+# R5: process / session ids
+SID = re.compile(r"\b(AllocNode:Sid=\S+?):\d+")
+PID_KEYS = re.compile(r"\b(SLURM_TASK_PID|SLURM_PRIO_PROCESS_PID)=\d+")
+# R6: live node measurements and harness-chosen slurmd ports
+CPULOAD = re.compile(r"\bCPULoad=[\d.]+|\bCPULoad=N/A")
+FREEMEM = re.compile(r"\bFreeMem=(?:\d+|N/A)")
+NODEPORT = re.compile(r"(\bNodeHostName=\S+ )Port=\d+")
+
+
+def mask_digits(s):
+    return re.sub(r"\d", "N", s)
+
+
+def _time_columns(text):
+    """R4b: in a table whose header line has a TIME column (squeue's elapsed time),
+    mask the digits of the duration under that header.  squeue right-aligns TIME
+    (%.10M) in its default and -l layouts; -O TimeUsed left-aligns: both handled by
+    looking for a duration token that overlaps the header word's span."""
+    lines = text.split("\n")
+    span = None
+    for i, line in enumerate(lines):
+        m = re.search(r"(?<!\S)TIME(?!\S)", line)
+        if m and ("JOBID" in line or "JOB_ID" in line):
+            span = (m.start(), m.end())
+            continue
+        if span is None:
+            continue
+        for t in re.finditer(r"\S+", line):
+            if t.start() < span[1] and t.end() > span[0] and DURATION_TOKEN.match(t.group(0)):
+                line = line[:t.start()] + mask_digits(t.group(0)) + line[t.end():]
+                break
+        lines[i] = line
+    return "\n".join(lines)
+
+
+def normalize(data, ctx):
+    """bytes -> str, normalised with the producing side's ctx."""
+    text = data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else data
+    # R1: harness-chosen paths (longest first), the kernel string of the machine
+    subs = []
+    for key, ph in (("slurm_conf", "<SLURM_CONF>"), ("cluster_dir", "<CLUSTER_DIR>"), ("workdir", "<WORKDIR>"),
+                    ("uname", "<UNAME>")):
+        v = ctx.get(key)
+        if v:
+            subs.append((v, ph))
+    for v, ph in sorted(subs, key=lambda x: -len(x[0])):
+        text = text.replace(v, ph)
+    # R2
+    text = ISO_DT.sub("<DATETIME>", text)
+    text = CTIME.sub("<DATE>", text)
+    text = EPOCH_KEYS.sub(r"\1=<EPOCH>", text)
+    # R3: the machine's host name (word-bounded)
+    host = ctx.get("hostname")
+    if host:
+        text = re.sub(r"(?<!\w)" + re.escape(host) + r"(?!\w)", "<HOST>", text)
+    # R4
+    text = RUNTIME.sub(lambda m: "RunTime=" + mask_digits(m.group(1)), text)
+    text = _time_columns(text)
+    # R5
+    text = SID.sub(r"\1:<SID>", text)
+    text = PID_KEYS.sub(r"\1=<PID>", text)
+    # R6
+    text = CPULOAD.sub("CPULoad=<LOAD>", text)
+    text = FREEMEM.sub("FreeMem=<MEM>", text)
+    text = NODEPORT.sub(r"\1Port=<PORT>", text)
+    return text

@@ -1,0 +1,408 @@
+//! `spur cluster up|down|status`: a whole Spur cluster on one machine, for
+//! the demo, the tests and the benchmarks. `up` writes a slurm.conf for a
+//! loopback cluster (unless DIR already has one), a cluster key, links named
+//! after Slurm's commands in DIR/bin, then starts whichever daemon is not
+//! running: the signing service, spurctld and one `spurd -N` per node.
+//! Each daemon's pid is in DIR/run/<daemon>-<name>.pid. `down` stops exactly
+//! those, and the jobs their agents started.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub const COMMANDS: &[&str] = &["sbatch", "squeue", "sinfo", "scancel", "scontrol"];
+
+struct UpOpts {
+    dir: PathBuf,
+    nodes: u32,
+    gpus: u32,
+    controllers: u32,
+    cpus: u32,
+    memory: u64,
+    partition: String,
+    slurmd_timeout: u32,
+    kill_wait: u32,
+    wait: bool,
+}
+
+fn usage() -> String {
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let sub = args.first().map(|s| s.as_str()).unwrap_or("");
+    let rest = if args.is_empty() { &[][..] } else { &args[1..] };
+    let mut o = UpOpts {
+        dir: PathBuf::new(),
+        nodes: 4,
+        gpus: 0,
+        controllers: 1,
+        cpus: 2,
+        memory: 2000,
+        partition: "debug".into(),
+        slurmd_timeout: 300,
+        kill_wait: 30,
+        wait: true,
+    };
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        let (k, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k.to_string(), Some(v.to_string())),
+            _ => (a.clone(), None),
+        };
+        let mut val = || -> Result<String, String> {
+            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("spur cluster: option {} needs a value", k))
+        };
+        let r: Result<(), String> = (|| {
+            match k.as_str() {
+                "--dir" => o.dir = PathBuf::from(val()?),
+                "--nodes" => o.nodes = num(&val()?)?,
+                "--gpus-per-node" => o.gpus = num(&val()?)?,
+                "--controllers" => o.controllers = num(&val()?)?,
+                "--cpus" => o.cpus = num(&val()?)?,
+                "--memory" => o.memory = num::<u64>(&val()?)?,
+                "--partition" => o.partition = val()?,
+                "--slurmd-timeout" => o.slurmd_timeout = num(&val()?)?,
+                "--kill-wait" => o.kill_wait = num(&val()?)?,
+                "--no-wait" => o.wait = false,
+                "-h" | "--help" => return Err(usage()),
+                _ => return Err(format!("spur cluster: unknown option {}\n{}", a, usage())),
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            eprint!("{}", if e.ends_with('\n') { e } else { e + "\n" });
+            return 2;
+        }
+    }
+    if o.dir.as_os_str().is_empty() {
+        eprint!("spur cluster: --dir is required\n{}", usage());
+        return 2;
+    }
+    if !o.dir.is_absolute() {
+        if let Ok(cwd) = std::env::current_dir() {
+            o.dir = cwd.join(&o.dir);
+        }
+    }
+    let r = match sub {
+        "up" => up(&o),
+        "down" => down(&o.dir),
+        "status" => status(&o.dir),
+        _ => Err(usage()),
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprint!("{}", if e.ends_with('\n') { e } else { e + "\n" });
+            1
+        }
+    }
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("spur cluster: invalid number '{}'", s))
+}
+
+fn free_ports(n: usize) -> Result<Vec<u16>, String> {
+    // Find a run of n+1 consecutive free ports so the conf can use a range.
+    let mut listeners = vec![];
+    for _ in 0..200 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let base = l.local_addr().map_err(|e| e.to_string())?.port();
+        if base as usize + n + 1 >= 65535 {
+            continue;
+        }
+        let mut ok = true;
+        let mut held = vec![];
+        for p in base + 1..=base + n as u16 {
+            match std::net::TcpListener::bind(("127.0.0.1", p)) {
+                Ok(x) => held.push(x),
+                Err(_) => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return Ok((base..=base + n as u16).collect());
+        }
+        listeners.push(l);
+    }
+    Err("spur cluster: no free ports".into())
+}
+
+fn write_conf(o: &UpOpts) -> Result<(), String> {
+    if o.controllers != 1 {
+        return Err("spur cluster: only --controllers 1 is supported so far".into());
+    }
+    if o.nodes == 0 || o.nodes > 1000 {
+        return Err("spur cluster: --nodes must be between 1 and 1000".into());
+    }
+    let d = &o.dir;
+    let ports = free_ports(o.nodes as usize)?;
+    let host = spur_client::users::short_hostname();
+    let n = o.nodes;
+    let last = ports[ports.len() - 1];
+    let gres = if o.gpus > 0 { format!(" Gres=gpu:{}", o.gpus) } else { String::new() };
+    let mut s = String::new();
+    s.push_str(&format!("# A Spur cluster on this machine, written by `spur cluster up --dir {}`.\n", d.display()));
+    s.push_str("# Slurm's own keys and meanings: Slurm tools read it unchanged.\n");
+    s.push_str("ClusterName=spur\n");
+    s.push_str(&format!("SlurmctldHost={}(127.0.0.1)\n", host));
+    s.push_str(&format!("SlurmctldPort={}\n", ports[0]));
+    s.push_str(&format!("SlurmdPort={}\n", ports[1]));
+    s.push_str("SlurmUser=root\n");
+    s.push_str("AuthType=auth/slurm\n");
+    s.push_str("CredType=cred/slurm\n");
+    s.push_str(&format!("AuthInfo=socket={}/run/auth.socket\n", d.display()));
+    s.push_str(&format!("StateSaveLocation={}/state\n", d.display()));
+    s.push_str(&format!("SlurmdSpoolDir={}/spool/%n\n", d.display()));
+    s.push_str(&format!("SlurmctldLogFile={}/log/spurctld.log\n", d.display()));
+    s.push_str(&format!("SlurmdLogFile={}/log/spurd-%n.log\n", d.display()));
+    s.push_str(&format!("SlurmdTimeout={}\n", o.slurmd_timeout));
+    s.push_str(&format!("KillWait={}\n", o.kill_wait));
+    s.push_str("ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nMpiDefault=none\nReturnToService=2\n");
+    s.push_str("SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\n");
+    s.push_str("DefMemPerCPU=500\n");
+    if o.gpus > 0 {
+        s.push_str("GresTypes=gpu\n");
+    }
+    s.push_str(&format!(
+        "NodeName=node[1-{}] NodeAddr=127.0.0.1 Port=[{}-{}] CPUs={} Sockets=1 CoresPerSocket={} ThreadsPerCore=1 RealMemory={}{} State=UNKNOWN\n",
+        n,
+        ports[1],
+        last,
+        o.cpus,
+        o.cpus,
+        o.memory,
+        gres
+    ));
+    s.push_str(&format!("PartitionName={} Nodes=node[1-{}] Default=YES MaxTime=INFINITE State=UP\n", o.partition, n));
+    std::fs::write(d.join("slurm.conf"), s).map_err(|e| format!("spur cluster: {}: {}", d.join("slurm.conf").display(), e))?;
+    if o.gpus > 0 {
+        let g = format!("AutoDetect=off\nNodeName=node[1-{}] Name=gpu Count={}\n", n, o.gpus);
+        std::fs::write(d.join("gres.conf"), g).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn exe_dir() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .and_then(|p| p.parent().map(|x| x.to_path_buf()))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn daemon_bin(name: &str) -> Result<PathBuf, String> {
+    let p = exe_dir().join(name);
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(format!("spur cluster: cannot find {} next to the spur binary ({})", name, p.display()))
+    }
+}
+
+/// The pid in a pid file if that process is alive and runs `bin`.
+pub fn alive(pidfile: &Path, bin: &str) -> Option<i32> {
+    let pid: i32 = std::fs::read_to_string(pidfile).ok()?.trim().parse().ok()?;
+    let cmd = std::fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
+    let argv0 = cmd.split(|b| *b == 0).next().unwrap_or(&[]);
+    let argv0 = String::from_utf8_lossy(argv0);
+    if argv0.ends_with(bin) {
+        // a zombie is not alive
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+        let state = stat.rsplit(')').next()?.split_whitespace().next()?;
+        if state == "Z" {
+            return None;
+        }
+        Some(pid)
+    } else {
+        None
+    }
+}
+
+fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &Path) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    let out = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(|e| format!("{}: {}", log.display(), e))?;
+    let err = out.try_clone().map_err(|e| e.to_string())?;
+    let mut c = std::process::Command::new(bin);
+    c.args(args)
+        .env("SLURM_CONF", conf)
+        .stdin(std::process::Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    unsafe {
+        c.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let child = c.spawn().map_err(|e| format!("spur cluster: cannot start {}: {}", bin.display(), e))?;
+    std::fs::write(pidfile, format!("{}\n", child.id())).map_err(|e| e.to_string())?;
+    // The daemon is reaped by init once we exit; do not wait for it here.
+    std::mem::forget(child);
+    Ok(())
+}
+
+fn up(o: &UpOpts) -> Result<(), String> {
+    let d = &o.dir;
+    for sub in ["bin", "run", "log", "state", "spool"] {
+        std::fs::create_dir_all(d.join(sub)).map_err(|e| format!("spur cluster: {}: {}", d.join(sub).display(), e))?;
+    }
+    let conf_path = d.join("slurm.conf");
+    if !conf_path.exists() {
+        write_conf(o)?;
+    }
+    let key = spur_client::auth::key_path(&conf_path);
+    if !key.exists() {
+        spur_client::auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
+    }
+    let conf = spur_core::config::load(&conf_path).map_err(|e| e.to_string())?;
+    // links named after Slurm's commands
+    let spur = exe_dir().join("spur");
+    for c in COMMANDS.iter().chain(["spur"].iter()) {
+        let l = d.join("bin").join(c);
+        let _ = std::fs::remove_file(&l);
+        std::os::unix::fs::symlink(&spur, &l).map_err(|e| format!("spur cluster: {}: {}", l.display(), e))?;
+    }
+    let spurd = daemon_bin("spurd")?;
+    let spurctld = daemon_bin("spurctld")?;
+    for (name, target) in [("spurd", &spurd), ("spurctld", &spurctld)] {
+        let l = d.join("bin").join(name);
+        let _ = std::fs::remove_file(&l);
+        let _ = std::os::unix::fs::symlink(target, &l);
+    }
+    let run = d.join("run");
+    let log = d.join("log");
+    let cs = conf_path.to_string_lossy().to_string();
+    // 1. signing service
+    let pf = run.join("authd-local.pid");
+    if alive(&pf, "spurd").is_none() {
+        spawn_daemon(&spurd, &["--authd".into(), "-f".into(), cs.clone()], &log.join("authd.log"), &pf, &conf_path)?;
+    }
+    // 2. controllers
+    for c in &conf.controllers {
+        let pf = run.join(format!("spurctld-{}.pid", c.name));
+        if alive(&pf, "spurctld").is_none() {
+            spawn_daemon(&spurctld, &["-D".into(), "-f".into(), cs.clone()], &log.join(format!("spurctld-{}.out", c.name)), &pf, &conf_path)?;
+        }
+    }
+    // 3. agents
+    for n in &conf.nodes {
+        let pf = run.join(format!("spurd-{}.pid", n.name));
+        if alive(&pf, "spurd").is_none() {
+            spawn_daemon(
+                &spurd,
+                &["-D".into(), "-N".into(), n.name.clone(), "-f".into(), cs.clone()],
+                &log.join(format!("spurd-{}.out", n.name)),
+                &pf,
+                &conf_path,
+            )?;
+        }
+    }
+    if o.wait {
+        wait_ready(&conf_path, conf.nodes.len())?;
+    }
+    println!("export SLURM_CONF={}", conf_path.display());
+    println!("export PATH={}/bin:$PATH", d.display());
+    Ok(())
+}
+
+/// Wait until the controller answers and every node has registered.
+fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let client = spur_client::Client::from_conf_path(conf_path).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    rt.block_on(async {
+        loop {
+            let q = spur_client::proto::QueryRequest { nodes: true, ..Default::default() };
+            if let Ok(v) = client.query(q).await {
+                let up = v.nodes.iter().filter(|n| n.base != spur_core::model::NodeBase::Unknown && !n.flags.not_responding).count();
+                if up >= nodes {
+                    return Ok(());
+                }
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                return Err(format!("spur cluster: the cluster did not come up within 60 s (see {}/log)", conf_path.parent().unwrap_or(Path::new(".")).display()));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+}
+
+fn kill_wait(pid: i32, timeout: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return true;
+        }
+        // reap if it is our child (it is not, normally)
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn down(dir: &Path) -> Result<(), String> {
+    let run = dir.join("run");
+    let mut entries: Vec<PathBuf> = match std::fs::read_dir(&run) {
+        Ok(r) => r.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map(|x| x == "pid").unwrap_or(false)).collect(),
+        Err(_) => return Ok(()),
+    };
+    entries.sort();
+    // agents and controllers first, the signing service last
+    entries.sort_by_key(|p| p.file_name().map(|f| f.to_string_lossy().starts_with("authd")).unwrap_or(false));
+    for pf in entries {
+        let fname = pf.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let bin = if fname.starts_with("spurctld") { "spurctld" } else { "spurd" };
+        if let Some(pid) = alive(&pf, bin) {
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            if !kill_wait(pid, Duration::from_secs(5)) {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                kill_wait(pid, Duration::from_secs(2));
+            }
+        }
+        let _ = std::fs::remove_file(&pf);
+    }
+    // jobs still running under this cluster's supervisors
+    if let Ok(nodes) = std::fs::read_dir(dir.join("spool")) {
+        for n in nodes.flatten() {
+            if let Ok(jobs) = std::fs::read_dir(n.path()) {
+                for j in jobs.flatten() {
+                    let p = j.path();
+                    for f in ["job.pgid", "supervisor.pid"] {
+                        if let Some(pid) = std::fs::read_to_string(p.join(f)).ok().and_then(|s| s.trim().parse::<i32>().ok()) {
+                            if pid > 1 {
+                                unsafe {
+                                    if f == "job.pgid" {
+                                        libc::kill(-pid, libc::SIGKILL);
+                                    }
+                                    libc::kill(pid, libc::SIGKILL);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn status(dir: &Path) -> Result<(), String> {
+    let run = dir.join("run");
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&run)
+        .map_err(|e| format!("spur cluster: {}: {}", run.display(), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map(|x| x == "pid").unwrap_or(false))
+        .collect();
+    entries.sort();
+    for pf in entries {
+        let fname = pf.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let bin = if fname.starts_with("spurctld") { "spurctld" } else { "spurd" };
+        match alive(&pf, bin) {
+            Some(pid) => println!("{:<24} running (pid {})", fname, pid),
+            None => println!("{:<24} stopped", fname),
+        }
+    }
+    Ok(())
+}

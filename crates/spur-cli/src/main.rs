@@ -1,0 +1,338 @@
+//! `spur`: one multi-call binary. Called as `sbatch`, `squeue`, `sinfo`,
+//! `scancel` or `scontrol` (links to it), it is that Slurm command; called as
+//! `spur CMD ...` it is the same, plus Spur's own verbs (`spur cluster ...`).
+//!
+//! **Architecture invariant**: only this crate knows Slurm's option grammar
+//! and output layout. Each command is a parse step and a render step that are
+//! pure functions (`Output` values), with the controller call in between.
+
+mod cluster;
+mod common;
+mod format;
+mod opts;
+mod sbatch;
+mod scancel;
+mod scontrol;
+mod sinfo;
+mod squeue;
+
+use common::Output;
+use spur_client::{Client, ClientError};
+use spur_proto::*;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+fn emit(o: &Output) -> i32 {
+    let _ = std::io::stdout().write_all(o.stdout.as_bytes());
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().write_all(o.stderr.as_bytes());
+    o.code
+}
+
+fn env_map() -> HashMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime")
+}
+
+fn caller() -> (u32, String) {
+    let uid = unsafe { libc::getuid() };
+    (uid, spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string()))
+}
+
+/// Connect, or print Slurm's message for a missing/broken slurm.conf.
+fn client(prog: &str) -> Result<Client, Output> {
+    Client::from_env().map_err(|e| match e {
+        ClientError::Config(e) => Output::err(e.report(prog), 1),
+        other => Output::err(format!("{}: error: {}\n", prog, other), 1),
+    })
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    let prog = argv
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
+        .unwrap_or_else(|| "spur".into());
+    let (cmd, args): (String, Vec<String>) = if prog == "spur" {
+        match argv.get(1) {
+            Some(c) => (c.clone(), argv[2..].to_vec()),
+            None => {
+                eprintln!("Usage: spur {{sbatch|squeue|sinfo|scancel|scontrol|cluster}} ...");
+                std::process::exit(1);
+            }
+        }
+    } else {
+        (prog.clone(), argv[1..].to_vec())
+    };
+    let code = match cmd.as_str() {
+        "sbatch" => run_sbatch(&args),
+        "squeue" => run_squeue(&args),
+        "sinfo" => run_sinfo(&args),
+        "scancel" => run_scancel(&args),
+        "scontrol" => run_scontrol(&args),
+        "cluster" => cluster::main(&args),
+        "--version" | "-V" | "version" => {
+            println!("spur {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        other => {
+            eprintln!("spur: unknown command '{}'", other);
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run_sbatch(args: &[String]) -> i32 {
+    let env = env_map();
+    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().to_string()).unwrap_or_else(|_| "/".into());
+    // stdin is read only when no script file is named (sbatch reads it then).
+    let stdin_reader = || {
+        let mut s = String::new();
+        if unsafe { libc::isatty(0) } == 0 {
+            let _ = std::io::stdin().read_to_string(&mut s);
+        }
+        s
+    };
+    let read_file = |p: &str| std::fs::read_to_string(p);
+    let needs_stdin = sbatch_needs_stdin(args);
+    let stdin_script = if needs_stdin { Some(stdin_reader()) } else { None };
+    let mut req = match sbatch::parse(args, &env, &cwd, stdin_script, &read_file) {
+        Ok(r) => r,
+        Err(o) => return emit(&o),
+    };
+    if !req.stderr.is_empty() {
+        eprint!("{}", req.stderr);
+    }
+    req.desc.request_id = Some(request_id());
+    let c = match client("sbatch") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let res = rt.block_on(c.submit(&req.desc, req.test_only));
+    let res = res.and_then(|r| {
+        for line in r.user_msg.lines().filter(|l| !l.is_empty()) {
+            eprintln!("sbatch: error: {}", line);
+        }
+        spur_client::check(&r.status).map(|_| r)
+    });
+    match res {
+        Ok(r) => {
+            if req.test_only {
+                let when = spur_core::time::fmt_timestamp(r.start_time);
+                eprintln!(
+                    "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
+                    r.job_id,
+                    when,
+                    req.desc.num_tasks.unwrap_or(1),
+                    r.nodes,
+                    r.partition
+                );
+                return 0;
+            }
+            print!("{}", sbatch::format_submit_response(&req, r.job_id, &c.conf.cluster_name));
+            let _ = std::io::stdout().flush();
+            if req.wait {
+                return rt.block_on(wait_for_job(&c, r.job_id));
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("sbatch: error: Batch job submission failed: {}", e);
+            1
+        }
+    }
+}
+
+/// Whether sbatch will read its script from stdin: no script operand and no --wrap.
+fn sbatch_needs_stdin(args: &[String]) -> bool {
+    if args.iter().any(|a| a.starts_with("--wrap") || a == "--help" || a == "-h" || a == "--usage" || a == "-V" || a == "--version") {
+        return false;
+    }
+    // A crude first look; sbatch::parse does the real work.
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" {
+            return i + 1 >= args.len();
+        }
+        if !a.starts_with('-') || a == "-" {
+            return false;
+        }
+        // options that take a separate value
+        let takes = ["-J", "-N", "-n", "-c", "-t", "-p", "-o", "-e", "-i", "-D", "-A", "-q", "-w", "-x", "-C", "-a", "-d", "-b", "-M", "-L", "-G", "-S", "-F", "-m", "-W", "-k"];
+        if takes.contains(&a.as_str()) {
+            i += 2;
+            continue;
+        }
+        if a.starts_with("--") && !a.contains('=') {
+            let long_takes = [
+                "--job-name", "--nodes", "--ntasks", "--cpus-per-task", "--time", "--partition", "--output", "--error", "--input",
+                "--chdir", "--mem", "--mem-per-cpu", "--gres", "--array", "--dependency", "--begin", "--export", "--account",
+                "--qos", "--nodelist", "--exclude", "--constraint", "--comment", "--nice", "--mail-type", "--mail-user",
+                "--signal", "--ntasks-per-node", "--time-min", "--deadline", "--gpus", "--open-mode", "--uid", "--gid",
+                "--export-file", "--licenses", "--reservation", "--wckey", "--cluster", "--clusters", "--mem-per-gpu",
+                "--gpus-per-node", "--gpus-per-task", "--cpus-per-gpu", "--distribution", "--priority", "--extra",
+            ];
+            if long_takes.contains(&a.as_str()) {
+                i += 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    true
+}
+
+fn request_id() -> String {
+    let mut b = [0u8; 12];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut b);
+    }
+    b.iter().map(|x| format!("{:02x}", x)).collect()
+}
+
+async fn wait_for_job(c: &Client, id: u32) -> i32 {
+    let mut delay = 2u64;
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(delay.min(10)).min(std::time::Duration::from_millis(500 * delay))).await;
+        delay = (delay + 1).min(10);
+        let q = QueryRequest { jobs: true, job_ids: vec![id.to_string()], ..Default::default() };
+        match c.query(q).await {
+            Ok(v) => {
+                let recs: Vec<(spur_core::model::JobState, i32)> = v
+                    .jobs
+                    .iter()
+                    .filter(|j| j.job_id == id || j.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false))
+                    .map(|j| (j.state, j.exit_status))
+                    .collect();
+                if recs.is_empty() {
+                    return 0;
+                }
+                if let Some(code) = sbatch::wait_exit_code_all(&recs) {
+                    return code;
+                }
+            }
+            Err(_) => continue,
+        }
+    }
+}
+
+fn load_error(prog_prefix: &str, e: &ClientError) -> Output {
+    Output::err(format!("{}: {}\n", prog_prefix, e), 1)
+}
+
+fn run_squeue(args: &[String]) -> i32 {
+    let env = env_map();
+    let opts = match squeue::parse(args, &env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("squeue") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let q = QueryRequest { jobs: true, partitions: true, nodes: false, job_ids: opts.job_ids.clone(), all_finished: false };
+    match rt.block_on(c.query(q)) {
+        Ok(view) => {
+            let (uid, name) = caller();
+            emit(&squeue::render(&opts, &view, uid, &name))
+        }
+        Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
+    }
+}
+
+fn run_sinfo(args: &[String]) -> i32 {
+    let env = env_map();
+    let opts = match sinfo::parse(args, &env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("sinfo") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
+    match rt.block_on(c.query(q)) {
+        Ok(view) => emit(&sinfo::render(&opts, &view)),
+        Err(e) => emit(&load_error("slurm_load_partitions", &e)),
+    }
+}
+
+fn run_scancel(args: &[String]) -> i32 {
+    let env = env_map();
+    let opts = match scancel::parse(args, &env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("scancel") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let req = cancel_request(&opts);
+    match rt.block_on(c.cancel(req)) {
+        Ok(r) => emit(&scancel::report(&opts, &CancelResults(r))),
+        Err(e) => emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
+    }
+}
+
+/// The controller request for scancel's options.
+fn cancel_request(o: &scancel::ScancelOpts) -> CancelRequest {
+    CancelRequest {
+        job_ids: o.ids_text.clone(),
+        signal: o.signal.unwrap_or(0),
+        batch: o.batch,
+        full: o.full,
+        user: o.user.clone().unwrap_or_default(),
+        name: o.name.clone().unwrap_or_default(),
+        partition: o.partition.clone().unwrap_or_default(),
+        states: o.state.map(|s| vec![s.name().to_string()]).unwrap_or_default(),
+        nodelist: o.nodelist.clone().unwrap_or_default(),
+        account: o.account.clone().unwrap_or_default(),
+        interactive: o.interactive,
+    }
+}
+
+struct CancelResults(CancelReply);
+
+impl scancel::KillResults for CancelResults {
+    fn job_results(&self) -> Vec<scancel::JobResult> {
+        self.0
+            .results
+            .iter()
+            .map(|r| scancel::JobResult {
+                id: r.job_id.clone(),
+                step: None,
+                phase: scancel::Phase::Kill,
+                code: r.status.as_ref().map(|s| s.code).unwrap_or(0),
+            })
+            .collect()
+    }
+}
+
+fn run_scontrol(args: &[String]) -> i32 {
+    let env = env_map();
+    let cmd = match scontrol::parse(args, &env) {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    // Commands that need no controller.
+    if let Some(o) = scontrol::run_local(&cmd) {
+        return emit(&o);
+    }
+    let c = match client("scontrol") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    emit(&rt.block_on(scontrol::execute(&cmd, &c)))
+}

@@ -1,0 +1,1837 @@
+//! `sbatch` command-line handling: options, `#SBATCH` directives, `SBATCH_*`
+//! variables, the script, validation with Slurm 24.11's messages and exit
+//! codes, and the submit response. No network: [`parse`] turns what the user
+//! typed into a [`SbatchRequest`]; the caller submits it.
+//!
+//! Order of work, as Slurm 24.11's sbatch does it (src/sbatch/sbatch.c, opt.c):
+//! 1. first pass over the command line with getopt (`+` mode: the first
+//!    operand is the script, the rest its arguments). getopt errors print
+//!    glibc's line + `Try "sbatch --help" for more information`, exit 255.
+//!    Only `--help --usage --version -v -Q --wrap` (and `SBATCH_DEBUG`) act now.
+//! 2. the script: `--wrap` text, the file, or stdin; sanity checks (exit 1).
+//! 3. second pass, later wins: `#SBATCH` directives (until the first line
+//!    that is not a comment or blank), then `SBATCH_*` variables, then the
+//!    command line. So the precedence is command line > environment >
+//!    script, as `man sbatch` says ("Environment variables will override any
+//!    options set in a batch script").
+//! 4. verification (`_opt_verify`), then the job's environment (`--export`).
+//!
+//! Exit codes: an option rejected by its setter exits 255 (`exit(-1)`);
+//! `parse_int` failures (`-n 0`) exit 1; script and verification errors exit 1.
+
+use crate::common::Output;
+use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_core::model::{JobDesc, JobState};
+use std::collections::HashMap;
+
+/// What `sbatch` will submit, with the client-side switches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SbatchRequest {
+    pub desc: JobDesc,
+    pub parsable: bool,
+    pub wait: bool,
+    pub test_only: bool,
+    /// `-Q` on the command line (the only place it counts).
+    pub quiet: bool,
+    /// `-v` count (or `SBATCH_DEBUG`).
+    pub verbose: u32,
+    /// `-M/--clusters` as given (affects the response line).
+    pub clusters: Option<String>,
+    /// Non-fatal diagnostics Slurm prints on stderr while parsing
+    /// (e.g. `sbatch: error: Change from #SLURM to #SBATCH ...`), in order.
+    pub stderr: String,
+}
+
+macro_rules! o {
+    ($s:expr, $l:expr, $a:ident) => {
+        OptSpec::new($s, $l, $a, $l)
+    };
+}
+
+/// sbatch's options in Slurm 24.11's table order (the order glibc lists
+/// ambiguous possibilities in). `tasks-per-node` is an alias of
+/// `ntasks-per-node`.
+pub const SPECS: &[OptSpec] = &[
+    o!(Some('A'), "account", Required),
+    o!(None, "acctg-freq", Required),
+    o!(Some('a'), "array", Required),
+    o!(None, "autocomplete", Required),
+    o!(None, "batch", Required),
+    o!(Some('b'), "begin", Required),
+    o!(None, "bb", Required),
+    o!(None, "bbf", Required),
+    o!(None, "cluster-constraint", Required),
+    o!(Some('D'), "chdir", Required),
+    o!(None, "cluster", Required),
+    o!(Some('M'), "clusters", Required),
+    o!(None, "comment", Required),
+    o!(None, "container", Required),
+    o!(None, "container-id", Required),
+    o!(None, "context", Required),
+    o!(None, "contiguous", None_),
+    o!(Some('C'), "constraint", Required),
+    o!(Some('S'), "core-spec", Required),
+    o!(None, "cores-per-socket", Required),
+    o!(None, "cpu-freq", Required),
+    o!(None, "cpus-per-gpu", Required),
+    o!(Some('c'), "cpus-per-task", Required),
+    o!(None, "deadline", Required),
+    o!(None, "delay-boot", Required),
+    o!(Some('d'), "dependency", Required),
+    o!(Some('m'), "distribution", Required),
+    o!(Some('e'), "error", Required),
+    o!(Some('x'), "exclude", Required),
+    o!(None, "exclusive", Optional),
+    o!(None, "export", Required),
+    o!(None, "export-file", Required),
+    o!(None, "extra", Required),
+    o!(Some('B'), "extra-node-info", Required),
+    o!(None, "get-user-env", Optional),
+    o!(None, "gid", Required),
+    o!(None, "gpu-bind", Required),
+    o!(None, "gpu-freq", Required),
+    o!(Some('G'), "gpus", Required),
+    o!(None, "gpus-per-node", Required),
+    o!(None, "gpus-per-socket", Required),
+    o!(None, "gpus-per-task", Required),
+    o!(None, "gres", Required),
+    o!(None, "gres-flags", Required),
+    o!(Some('h'), "help", None_),
+    o!(None, "hint", Required),
+    o!(Some('H'), "hold", None_),
+    o!(None, "ignore-pbs", None_),
+    o!(Some('i'), "input", Required),
+    o!(Some('J'), "job-name", Required),
+    o!(None, "kill-on-invalid-dep", Required),
+    o!(Some('L'), "licenses", Required),
+    o!(None, "mail-type", Required),
+    o!(None, "mail-user", Required),
+    o!(None, "mcs-label", Required),
+    o!(None, "mem", Required),
+    o!(None, "mem-bind", Required),
+    o!(None, "mem-per-cpu", Required),
+    o!(None, "mem-per-gpu", Required),
+    o!(None, "mincpus", Required),
+    o!(None, "network", Required),
+    o!(None, "nice", Optional),
+    o!(Some('k'), "no-kill", Optional),
+    o!(None, "no-requeue", None_),
+    o!(Some('F'), "nodefile", Required),
+    o!(Some('w'), "nodelist", Required),
+    o!(Some('N'), "nodes", Required),
+    o!(Some('n'), "ntasks", Required),
+    o!(None, "ntasks-per-core", Required),
+    o!(None, "ntasks-per-gpu", Required),
+    o!(None, "ntasks-per-node", Required),
+    o!(None, "ntasks-per-socket", Required),
+    o!(None, "ntasks-per-tres", Required),
+    o!(None, "oom-kill-step", Optional),
+    o!(None, "open-mode", Required),
+    o!(Some('o'), "output", Required),
+    o!(Some('O'), "overcommit", None_),
+    o!(Some('s'), "oversubscribe", None_),
+    o!(None, "parsable", None_),
+    o!(Some('p'), "partition", Required),
+    o!(None, "prefer", Required),
+    o!(None, "priority", Required),
+    o!(None, "profile", Required),
+    o!(None, "propagate", Optional),
+    o!(Some('q'), "qos", Required),
+    o!(Some('Q'), "quiet", None_),
+    o!(None, "reboot", None_),
+    o!(None, "requeue", None_),
+    o!(None, "reservation", Required),
+    o!(None, "resv-ports", Optional),
+    o!(None, "segment", Required),
+    o!(None, "signal", Required),
+    o!(None, "sockets-per-node", Required),
+    o!(None, "spread-job", None_),
+    o!(None, "stepmgr", None_),
+    o!(None, "switches", Required),
+    OptSpec::new(None, "tasks-per-node", Required, "ntasks-per-node"),
+    o!(None, "test-only", None_),
+    o!(None, "thread-spec", Required),
+    o!(None, "threads-per-core", Required),
+    o!(Some('t'), "time", Required),
+    o!(None, "time-min", Required),
+    o!(None, "tmp", Required),
+    o!(None, "tres-bind", Required),
+    o!(None, "tres-per-task", Required),
+    o!(None, "uid", Required),
+    o!(None, "use-min-nodes", None_),
+    o!(Some('v'), "verbose", None_),
+    o!(Some('V'), "version", None_),
+    o!(None, "usage", None_),
+    o!(Some('W'), "wait", None_),
+    o!(None, "wait-all-nodes", Required),
+    o!(None, "wckey", Required),
+    o!(None, "wrap", Required),
+];
+
+/// Options acted on in the first pass only (`sbatch_early_pass`); they are
+/// ignored in `#SBATCH` lines.
+const EARLY: &[&str] = &["help", "quiet", "verbose", "version", "usage", "wrap"];
+
+/// `SBATCH_*` input variables in the order Slurm 24.11 reads them.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    ("SBATCH_ACCOUNT", "account"),
+    ("SBATCH_ARRAY_INX", "array"),
+    ("SBATCH_ACCTG_FREQ", "acctg-freq"),
+    ("SBATCH_BATCH", "batch"),
+    ("SBATCH_BURST_BUFFER", "bb"),
+    ("SBATCH_CLUSTER_CONSTRAINT", "cluster-constraint"),
+    ("SBATCH_CLUSTERS", "clusters"),
+    ("SLURM_CLUSTERS", "clusters"),
+    ("SBATCH_CONTAINER", "container"),
+    ("SBATCH_CONTAINER_ID", "container-id"),
+    ("SBATCH_CONSTRAINT", "constraint"),
+    ("SBATCH_CORE_SPEC", "core-spec"),
+    ("SBATCH_CPU_FREQ_REQ", "cpu-freq"),
+    ("SBATCH_CPUS_PER_GPU", "cpus-per-gpu"),
+    ("SBATCH_DELAY_BOOT", "delay-boot"),
+    ("SBATCH_DISTRIBUTION", "distribution"),
+    ("SBATCH_EXCLUSIVE", "exclusive"),
+    ("SBATCH_EXPORT", "export"),
+    ("SBATCH_GET_USER_ENV", "get-user-env"),
+    ("SBATCH_GRES", "gres"),
+    ("SBATCH_GRES_FLAGS", "gres-flags"),
+    ("SBATCH_GPUS", "gpus"),
+    ("SBATCH_GPU_BIND", "gpu-bind"),
+    ("SBATCH_GPU_FREQ", "gpu-freq"),
+    ("SBATCH_GPUS_PER_NODE", "gpus-per-node"),
+    ("SBATCH_GPUS_PER_SOCKET", "gpus-per-socket"),
+    ("SBATCH_GPUS_PER_TASK", "gpus-per-task"),
+    ("SLURM_HINT", "hint"),
+    ("SBATCH_HINT", "hint"),
+    ("SBATCH_JOB_NAME", "job-name"),
+    ("SBATCH_MEM_BIND", "mem-bind"),
+    ("SBATCH_MEM_PER_CPU", "mem-per-cpu"),
+    ("SBATCH_MEM_PER_GPU", "mem-per-gpu"),
+    ("SBATCH_MEM_PER_NODE", "mem"),
+    ("SBATCH_NETWORK", "network"),
+    ("SBATCH_NO_KILL", "no-kill"),
+    ("SBATCH_NO_REQUEUE", "no-requeue"),
+    ("SBATCH_OPEN_MODE", "open-mode"),
+    ("SBATCH_OVERCOMMIT", "overcommit"),
+    ("SBATCH_PARTITION", "partition"),
+    ("SBATCH_POWER", "power"),
+    ("SBATCH_PROFILE", "profile"),
+    ("SBATCH_QOS", "qos"),
+    ("SBATCH_REQ_SWITCH", "switches"),
+    ("SBATCH_REQUEUE", "requeue"),
+    ("SBATCH_RESERVATION", "reservation"),
+    ("SBATCH_SIGNAL", "signal"),
+    ("SBATCH_SPREAD_JOB", "spread-job"),
+    ("SBATCH_THREAD_SPEC", "thread-spec"),
+    ("SBATCH_THREADS_PER_CORE", "threads-per-core"),
+    ("SBATCH_TIMELIMIT", "time"),
+    ("SBATCH_TRES_BIND", "tres-bind"),
+    ("SBATCH_TRES_PER_TASK", "tres-per-task"),
+    ("SBATCH_USE_MIN_NODES", "use-min-nodes"),
+    ("SBATCH_WAIT", "wait"),
+    ("SBATCH_WAIT_ALL_NODES", "wait-all-nodes"),
+    ("SBATCH_WAIT4SWITCH", "switch-wait"),
+    ("SBATCH_WCKEY", "wckey"),
+    ("SBATCH_ERROR", "error"),
+    ("SBATCH_INPUT", "input"),
+    ("SBATCH_OUTPUT", "output"),
+];
+
+const NICE_LIMIT: i64 = 0x8000_0000 - 3;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Src {
+    Cli,
+    Script,
+    Env,
+}
+
+/// Option state while the passes run.
+#[derive(Default)]
+struct St {
+    d: JobDesc,
+    parsable: bool,
+    wait: bool,
+    test_only: bool,
+    quiet: u32,
+    verbose: u32,
+    verbose_by_cli: bool,
+    wrap: Option<String>,
+    clusters: Option<String>,
+    chdir: String,
+    nodes_set: bool,
+    ntasks_set: bool,
+    ntasks_per_node_set: bool,
+    mem_per_gpu: Option<u64>,
+    export_file: Option<String>,
+    get_user_env: bool,
+    /// (option id, set by environment?) for mem options.
+    set_by: HashMap<&'static str, Src>,
+    stderr: String,
+    now: i64,
+}
+
+fn e255(msg: impl AsRef<str>) -> Output {
+    Output::err(format!("sbatch: error: {}\n", msg.as_ref()), 255)
+}
+fn e1(msg: impl AsRef<str>) -> Output {
+    Output::err(format!("sbatch: error: {}\n", msg.as_ref()), 1)
+}
+fn fatal(msg: impl AsRef<str>) -> Output {
+    Output::err(format!("sbatch: fatal: {}\n", msg.as_ref()), 1)
+}
+
+/// C `strtol` prefix: (value, rest). None when no digits.
+fn strtol(s: &str) -> (Option<i64>, &str) {
+    let t = s.trim_start();
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let ds = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == ds {
+        return (None, s);
+    }
+    let v = t[..i].parse::<i64>().unwrap_or(if b[0] == b'-' { i64::MIN } else { i64::MAX });
+    (Some(v), &t[i..])
+}
+
+/// Slurm's `parse_int(name, val, positive)`: exits 1 on error.
+fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
+    let (v, rest) = strtol(val);
+    let r = v.unwrap_or(0);
+    if v.is_none() && !val.is_empty() || !rest.is_empty() || r < 0 || (positive && r <= 0) {
+        return Err(e1(format!("Invalid numeric value \"{}\" for {}.", val, name)));
+    }
+    if r >= i32::MAX as i64 {
+        return Err(e1(format!("Numeric argument ({}) too large for {}.", r, name)));
+    }
+    Ok(r as i32)
+}
+
+/// Slurm's `str_to_nodes`: number with optional k/m multiplier.
+fn str_to_nodes(s: &str) -> Result<i64, ()> {
+    let (v, rest) = strtol(s);
+    let mut n = v.ok_or(())?;
+    let mut rest = rest;
+    if let Some(r) = rest.strip_prefix(['k', 'K']) {
+        n = n.saturating_mul(1024);
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix(['m', 'M']) {
+        n = n.saturating_mul(1024 * 1024);
+        rest = r;
+    }
+    if !rest.trim().is_empty() {
+        return Err(());
+    }
+    Ok(n)
+}
+
+/// Slurm's `verify_node_count`: (min, max).
+fn node_count(arg: &str) -> Result<(u32, u32), Output> {
+    let bad = |s: &str| e255(format!("\"{}\" is not a valid node count", s));
+    let (min, max): (i64, i64);
+    if arg.contains(',') || arg.contains(':') {
+        let mut vals = Vec::new();
+        for part in arg.split([',', ':']) {
+            let mut it = part.splitn(2, '-');
+            let a = it.next().unwrap_or("");
+            let lo = a.parse::<i64>().map_err(|_| bad(if a.is_empty() { arg } else { a }))?;
+            let hi = match it.next() {
+                Some(h) => h.parse::<i64>().map_err(|_| bad(h))?,
+                None => lo,
+            };
+            if lo < 0 || hi < lo || hi >= 1_000_000 {
+                return Err(bad(arg));
+            }
+            vals.push((lo, hi));
+        }
+        min = vals.iter().map(|v| v.0).min().unwrap_or(0);
+        max = vals.iter().map(|v| v.1).max().unwrap_or(0);
+    } else if let Some(p) = arg.find('-') {
+        let (a, b) = (&arg[..p], &arg[p + 1..]);
+        let lo = str_to_nodes(a).map_err(|_| bad(a))?;
+        min = if lo < 0 { 1 } else { lo };
+        max = str_to_nodes(b).map_err(|_| bad(b))?;
+    } else {
+        let n = str_to_nodes(arg).map_err(|_| bad(arg))?;
+        if n < 0 {
+            return Err(bad(arg));
+        }
+        min = n;
+        max = n;
+    }
+    if max != 0 && max < min {
+        return Err(e255(format!("Maximum node count {} is less than minimum node count {}", max, min)));
+    }
+    let c = |v: i64| v.clamp(0, u32::MAX as i64) as u32;
+    Ok((c(min), c(max)))
+}
+
+/// Signal names Slurm knows (`sig_name2num`), with numbers as on Linux.
+pub const SIGNALS: &[(&str, i32)] = &[
+    ("HUP", 1),
+    ("INT", 2),
+    ("QUIT", 3),
+    ("ABRT", 6),
+    ("KILL", 9),
+    ("ALRM", 14),
+    ("TERM", 15),
+    ("USR1", 10),
+    ("USR2", 12),
+    ("URG", 23),
+    ("CONT", 18),
+    ("STOP", 19),
+    ("TSTP", 20),
+    ("TTIN", 21),
+    ("TTOU", 22),
+    ("XCPU", 24),
+];
+
+/// Slurm's `sig_name2num`: `9`, `KILL`, `SIGKILL` (any case); 0 if unknown.
+pub fn sig_name2num(s: &str) -> i32 {
+    let (v, rest) = strtol(s);
+    if let Some(n) = v {
+        if s.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
+            return if rest.trim().is_empty() { n.clamp(i32::MIN as i64, i32::MAX as i64) as i32 } else { 0 };
+        }
+    }
+    let mut p = s.trim_start();
+    if p.len() >= 3 && p[..3].eq_ignore_ascii_case("SIG") {
+        p = &p[3..];
+    }
+    for (name, num) in SIGNALS {
+        if p.len() >= name.len()
+            && p.is_char_boundary(name.len())
+            && p[..name.len()].eq_ignore_ascii_case(name)
+            && p[name.len()..].trim().is_empty()
+        {
+            return *num;
+        }
+    }
+    0
+}
+
+/// Slurm's `get_signal_opts` for sbatch: `[{R|B}:]SIG[@TIME]`.
+fn valid_signal(arg: &str) -> bool {
+    let mut p = arg;
+    for _ in 0..2 {
+        if p.starts_with(['R', 'r', 'B', 'b']) {
+            p = &p[1..];
+        }
+    }
+    if let Some(r) = p.strip_prefix(':') {
+        p = r;
+    }
+    let (sig, time) = match p.find('@') {
+        Some(i) => (&p[..i], Some(&p[i + 1..])),
+        None => (p, None),
+    };
+    let n = sig_name2num(sig) as u16 as i64;
+    if n < 1 {
+        return false;
+    }
+    match time {
+        None => true,
+        Some(t) => {
+            let (v, rest) = strtol(t);
+            let v = v.unwrap_or(0);
+            (0..=0xffff).contains(&v) && rest.is_empty()
+        }
+    }
+}
+
+fn valid_mail_type(arg: &str) -> bool {
+    const OK: &[&str] = &[
+        "ARRAY_TASKS", "BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "ALL", "STAGE_OUT",
+        "TIME_LIMIT", "TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50",
+    ];
+    let mut any = false;
+    for tok in arg.split(',').filter(|t| !t.is_empty()) {
+        if tok.eq_ignore_ascii_case("NONE") {
+            return true;
+        }
+        if OK.iter().any(|k| k.eq_ignore_ascii_case(tok)) {
+            any = true;
+        }
+    }
+    any
+}
+
+/// Syntax of `--array` (`1-10:2%4`, `1,3,5`); Slurm checks this in the
+/// controller, which answers `Invalid job array specification`.
+pub fn valid_array(spec: &str) -> bool {
+    let (list, throttle) = match spec.split_once('%') {
+        Some((l, t)) => (l, Some(t)),
+        None => (spec, None),
+    };
+    // The throttle is read with strtol: `1-3%abc` is accepted (recorded 24.11).
+    let _ = throttle;
+    if list.is_empty() {
+        return false;
+    }
+    for part in list.split(',') {
+        let (range, step) = match part.split_once(':') {
+            Some((r, s)) => (r, Some(s)),
+            None => (part, None),
+        };
+        let (a, b) = match range.split_once('-') {
+            Some((a, b)) => (a, b),
+            None => (range, range),
+        };
+        let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else { return false };
+        if b < a || b >= 4_000_000_000 {
+            return false;
+        }
+        if let Some(s) = step {
+            match s.parse::<u32>() {
+                Ok(s) if s > 0 => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+fn full_path(cwd: &str, p: &str) -> String {
+    if p.starts_with('/') {
+        p.to_string()
+    } else {
+        format!("{}/{}", cwd.trim_end_matches('/'), p)
+    }
+}
+
+/// Set an option's value (`slurm_process_option`).
+fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(), Output> {
+    let spec = SPECS.iter().find(|s| s.id == id);
+    let mut arg = arg;
+    // Environment values for flags and optional options (slurm_process_option).
+    if src == Src::Env {
+        if let (Some(spec), Some(a)) = (spec, arg) {
+            match spec.arg {
+                None_ => {
+                    let (n, rest) = strtol(a);
+                    let set = a.is_empty()
+                        || a.eq_ignore_ascii_case("yes")
+                        || (n.unwrap_or(0) != 0 && rest.is_empty());
+                    if !set {
+                        reset(st, id);
+                        return Ok(());
+                    }
+                    arg = None;
+                }
+                Optional if a.is_empty() => arg = None,
+                _ => {}
+            }
+        }
+    }
+    if src != Src::Env {
+        st.set_by.insert(id, src);
+    } else {
+        st.set_by.insert(id, Src::Env);
+    }
+    let v = arg.unwrap_or("");
+    let d = &mut st.d;
+    match id {
+        "account" => d.account = Some(v.into()),
+        "array" => d.array = Some(v.into()),
+        "begin" => match spur_core::time::parse_time(v, st.now, false) {
+            Ok(t) if t != 0 => d.begin_time = t,
+            r => {
+                let mut o = e255("Invalid --begin specification");
+                if let Err(e) = r {
+                    o.stderr = format!("{}\n{}", e, o.stderr);
+                }
+                return Err(o);
+            }
+        },
+        "deadline" => match spur_core::time::parse_time(v, st.now, false) {
+            Ok(t) if t != 0 => d.deadline = t,
+            r => {
+                let mut o = e255("Invalid --deadline specification");
+                if let Err(e) = r {
+                    o.stderr = format!("{}\n{}", e, o.stderr);
+                }
+                return Err(o);
+            }
+        },
+        "chdir" => st.chdir = full_path(&st.chdir.clone(), v),
+        "clusters" => st.clusters = Some(v.into()),
+        "comment" => d.comment = Some(v.into()),
+        "constraint" => d.constraint = Some(v.into()),
+        "cpus-per-task" => d.cpus_per_task = Some(parse_int("--cpus-per-task", v, true)? as u32),
+        "dependency" => d.dependency = Some(v.into()),
+        "error" => d.std_err = Some(if v.eq_ignore_ascii_case("none") { "/dev/null".into() } else { v.into() }),
+        "output" => d.std_out = Some(if v.eq_ignore_ascii_case("none") { "/dev/null".into() } else { v.into() }),
+        "input" => d.std_in = Some(if v.eq_ignore_ascii_case("none") { "/dev/null".into() } else { v.into() }),
+        "exclude" => d.exc_nodes = Some(v.into()),
+        "nodelist" => d.req_nodes = Some(v.into()),
+        "exclusive" => match arg {
+            None => d.exclusive = true,
+            Some(a) if a.eq_ignore_ascii_case("exclusive") => d.exclusive = true,
+            Some(a)
+                if ["oversubscribe", "user", "mcs", "topo"].iter().any(|k| k.eq_ignore_ascii_case(a)) =>
+            {
+                d.exclusive = false;
+                d.extra.insert("exclusive".into(), a.to_ascii_lowercase());
+            }
+            _ => return Err(e255("Invalid --exclusive specification")),
+        },
+        "export" => d.export = Some(v.into()),
+        "export-file" => st.export_file = Some(v.into()),
+        "get-user-env" => {
+            if let Some(a) = arg {
+                let (_, rest) = strtol(a);
+                if !(rest.is_empty() || rest.starts_with(['s', 'S', 'l', 'L'])) {
+                    return Err(e255("Invalid --get-user-env specification"));
+                }
+                d.extra.insert(id.into(), a.into());
+            } else {
+                d.extra.insert(id.into(), String::new());
+            }
+            st.get_user_env = true;
+        }
+        "uid" | "gid" => {
+            // SAFETY: getuid has no preconditions.
+            if unsafe { libc::getuid() } != 0 {
+                return Err(e255(format!("--{} only permitted by root user", id)));
+            }
+            if v.is_empty() {
+                return Err(e255(format!("Invalid --{} specification", id)));
+            }
+            d.extra.insert(id.into(), v.into());
+        }
+        "gres" => d.gres = Some(v.into()),
+        "hold" => d.hold = true,
+        "job-name" => d.name = v.into(),
+        "mail-type" => {
+            if !valid_mail_type(v) {
+                return Err(e255("Invalid --mail-type specification"));
+            }
+            d.mail_type = Some(v.into())
+        }
+        "mail-user" => d.mail_user = Some(v.into()),
+        "mem" => {
+            d.mem_per_node =
+                Some(spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
+        }
+        "mem-per-cpu" => {
+            d.mem_per_cpu = Some(
+                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
+            )
+        }
+        "mem-per-gpu" => {
+            st.mem_per_gpu = Some(
+                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
+            );
+            d.extra.insert(id.into(), v.into());
+        }
+        "nice" => {
+            let n = match arg {
+                None => 100,
+                Some(a) => strtol(a).0.unwrap_or(0),
+            };
+            if n.unsigned_abs() > NICE_LIMIT as u64 {
+                return Err(e255(format!("Invalid --nice value, out of range (+/- {})", NICE_LIMIT)));
+            }
+            d.nice = Some(n as i32);
+        }
+        "nodes" => {
+            let (lo, hi) = node_count(v)?;
+            d.min_nodes = Some(lo);
+            d.max_nodes = if hi == 0 { None } else { Some(hi) };
+            st.nodes_set = true;
+        }
+        "ntasks" => {
+            d.num_tasks = Some(parse_int("--ntasks", v, true)? as u32);
+            st.ntasks_set = true;
+        }
+        "ntasks-per-node" => {
+            d.ntasks_per_node = Some(parse_int("--ntasks-per-node", v, true)? as u32);
+            st.ntasks_per_node_set = true;
+        }
+        "cores-per-socket" | "sockets-per-node" | "threads-per-core" | "ntasks-per-core"
+        | "ntasks-per-socket" | "ntasks-per-gpu" | "ntasks-per-tres" | "mincpus" | "cpus-per-gpu" => {
+            parse_int(&format!("--{}", id), v, true)?;
+            d.extra.insert(id.into(), v.into());
+        }
+        "open-mode" => {
+            d.open_mode_append = match v.chars().next() {
+                Some('a') | Some('A') => Some(true),
+                Some('t') | Some('T') => Some(false),
+                _ => return Err(e255("Invalid --open-mode specification")),
+            }
+        }
+        "parsable" => st.parsable = true,
+        "partition" => d.partition = Some(v.into()),
+        "priority" => {
+            if !v.eq_ignore_ascii_case("TOP") {
+                let n = strtol(v).0.unwrap_or(0);
+                if n < 0 {
+                    return Err(e255("Priority must be >= 0"));
+                }
+                if n >= 0xffff_fffe {
+                    return Err(e255(format!("Priority must be < {}", 0xffff_fffeu32)));
+                }
+            }
+            d.extra.insert(id.into(), v.into());
+        }
+        "qos" => d.qos = Some(v.into()),
+        "requeue" => d.requeue = Some(true),
+        "no-requeue" => d.requeue = Some(false),
+        "signal" => {
+            if !valid_signal(v) {
+                return Err(e255("Invalid --signal specification"));
+            }
+            d.signal = Some(v.into())
+        }
+        "test-only" => st.test_only = true,
+        "time" => match spur_core::time::parse_job_time_limit(v) {
+            Ok(m) => d.time_limit = Some(m.unwrap_or(u32::MAX)),
+            Err(_) => return Err(e255("Invalid --time specification")),
+        },
+        "time-min" => match spur_core::time::parse_job_time_limit(v) {
+            Ok(m) => d.time_min = Some(m.unwrap_or(u32::MAX)),
+            Err(_) => return Err(e255("Invalid --time-min specification")),
+        },
+        "wait" => st.wait = true,
+        "verbose" => {
+            if arg.is_none() {
+                st.verbose += 1;
+                st.verbose_by_cli = true;
+            } else if !st.verbose_by_cli {
+                st.verbose = parse_int("--verbose", v, false)? as u32;
+            }
+        }
+        "quiet" => st.quiet += 1,
+        "wrap" => st.wrap = Some(v.into()),
+        _ => {
+            d.extra.insert(id.into(), v.into());
+        }
+    }
+    Ok(())
+}
+
+/// `reset_func`: an environment flag variable set to something false.
+fn reset(st: &mut St, id: &str) {
+    let d = &mut st.d;
+    match id {
+        "hold" => d.hold = false,
+        "requeue" | "no-requeue" => d.requeue = None,
+        "wait" => st.wait = false,
+        "parsable" => st.parsable = false,
+        "test-only" => st.test_only = false,
+        _ => {
+            d.extra.remove(id);
+        }
+    }
+}
+
+/// Slurm's `get_argument`: split a directive line into words (quotes,
+/// backslash-space, `#` starts a comment).
+fn directive_words(file: &str, lineno: usize, line: &str) -> Result<Vec<String>, Output> {
+    let mut words = Vec::new();
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    loop {
+        while i < chars.len() && chars[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < chars.len() && chars[i] == ':' {
+            return Err(fatal(format!("{}: line {}: Unexpected `:` in [{}]", file, lineno, line)));
+        }
+        if i >= chars.len() {
+            return Ok(words);
+        }
+        let mut w = String::new();
+        let mut any = false;
+        let mut quote: Option<char> = None;
+        let mut escape = false;
+        while i < chars.len() && (quote.is_some() || !chars[i].is_ascii_whitespace()) && chars[i] != '\n' {
+            let c = chars[i];
+            if escape {
+                escape = false;
+            } else if c == '\\' {
+                i += 1;
+                if i < chars.len() && chars[i] == ' ' {
+                    w.push(' ');
+                    any = true;
+                    i += 1;
+                } else {
+                    escape = true;
+                }
+                continue;
+            } else if let Some(q) = quote {
+                if c == q {
+                    quote = None;
+                    i += 1;
+                    continue;
+                }
+            } else if c == '"' || c == '\'' {
+                quote = Some(c);
+                i += 1;
+                continue;
+            } else if c == '#' {
+                i = chars.len();
+                break;
+            }
+            w.push(c);
+            any = true;
+            i += 1;
+        }
+        if let Some(q) = quote {
+            return Err(fatal(format!("{}: line {}: Unmatched `{}` in [{}]", file, lineno, q, line)));
+        }
+        if any {
+            words.push(w);
+        } else if i >= chars.len() {
+            return Ok(words);
+        }
+    }
+}
+
+/// Words of the `#SBATCH` directives of the first job component.
+fn script_directives(file: &str, body: &str, stderr: &mut String) -> Result<Vec<String>, Output> {
+    let mut words = Vec::new();
+    let mut warned = false;
+    let mut comp = 0;
+    for (n, line) in body.split('\n').enumerate() {
+        let rest = if let Some(r) = line.strip_prefix("#SBATCH") {
+            r
+        } else if let Some(r) = line.strip_prefix("#SLURM") {
+            if !warned {
+                stderr.push_str(
+                    "sbatch: error: Change from #SLURM to #SBATCH in your script and verify the options are valid in sbatch\n",
+                );
+                warned = true;
+            }
+            r
+        } else {
+            match line.trim_start_matches(|c: char| c.is_ascii_whitespace()).chars().next() {
+                None | Some('#') => continue,
+                Some(_) => break,
+            }
+        };
+        let t = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
+        let lower = t.to_ascii_lowercase();
+        let sep = |w: &str| lower.starts_with(w) && t[w.len()..].chars().next().map_or(true, |c| c.is_ascii_whitespace());
+        let rest_owned;
+        let rest = if sep("hetjob") || sep("packjob") {
+            comp += 1;
+            rest_owned = t[if sep("hetjob") { 6 } else { 7 }..].to_string();
+            rest_owned.as_str()
+        } else {
+            rest
+        };
+        if comp > 0 {
+            break; // later heterogeneous components are not supported
+        }
+        words.extend(directive_words(file, n + 1, rest)?);
+    }
+    Ok(words)
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is valid for its length.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if r != 0 {
+        return String::new();
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+fn current_umask() -> u32 {
+    // SAFETY: umask is always safe; we restore the old value at once.
+    unsafe {
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m as u32
+    }
+}
+
+/// `SLURM_RLIMIT_*` as sbatch propagates them (PropagateResourceLimits=ALL).
+fn rlimit_env() -> Vec<(String, String)> {
+    let list: &[(&str, libc::__rlimit_resource_t)] = &[
+        ("CPU", libc::RLIMIT_CPU),
+        ("FSIZE", libc::RLIMIT_FSIZE),
+        ("DATA", libc::RLIMIT_DATA),
+        ("STACK", libc::RLIMIT_STACK),
+        ("CORE", libc::RLIMIT_CORE),
+        ("RSS", libc::RLIMIT_RSS),
+        ("NPROC", libc::RLIMIT_NPROC),
+        ("NOFILE", libc::RLIMIT_NOFILE),
+        ("MEMLOCK", libc::RLIMIT_MEMLOCK),
+        ("AS", libc::RLIMIT_AS),
+    ];
+    let mut out = Vec::new();
+    for (name, res) in list {
+        let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: r is a valid rlimit struct.
+        if unsafe { libc::getrlimit(*res, &mut r) } == 0 {
+            out.push((format!("SLURM_RLIMIT_{}", name), (r.rlim_cur as u64).to_string()));
+        }
+    }
+    out
+}
+
+fn split_export(s: &str) -> Vec<String> {
+    // find_quote_token: commas inside quotes do not split
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut q: Option<char> = None;
+    for c in s.chars() {
+        match (q, c) {
+            (None, ',') => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            (None, '"') | (None, '\'') => {
+                q = Some(c);
+                cur.push(c);
+            }
+            (Some(x), _) if x == c => {
+                q = None;
+                cur.push(c);
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn env_set(env: &mut Vec<(String, String)>, k: &str, v: &str) {
+    if let Some(e) = env.iter_mut().find(|(n, _)| n == k) {
+        e.1 = v.to_string();
+    } else {
+        env.push((k.to_string(), v.to_string()));
+    }
+}
+
+/// Parse an sbatch command line. `args` excludes argv[0]. `env` is the
+/// caller's environment, `cwd` its working directory, `stdin_script` the
+/// script when none is named (None = stdin empty), `read_file` reads a file.
+/// `Err(Output)` is what sbatch prints and its exit code (also for
+/// `--help`/`--usage`/`--version`, exit 0).
+pub fn parse(
+    args: &[String],
+    env: &HashMap<String, String>,
+    cwd: &str,
+    stdin_script: Option<String>,
+    read_file: &dyn Fn(&str) -> std::io::Result<String>,
+) -> Result<SbatchRequest, Output> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    parse_at(args, env, cwd, stdin_script, read_file, now)
+}
+
+/// [`parse`] with an explicit "now" (epoch seconds) for `--begin`.
+pub fn parse_at(
+    args: &[String],
+    env: &HashMap<String, String>,
+    cwd: &str,
+    stdin_script: Option<String>,
+    read_file: &dyn Fn(&str) -> std::io::Result<String>,
+    now: i64,
+) -> Result<SbatchRequest, Output> {
+    let mut st = St { chdir: cwd.to_string(), now, ..Default::default() };
+
+    // ---- first pass
+    if let Some(v) = env.get("SBATCH_DEBUG") {
+        apply(&mut st, "verbose", Some(v), Src::Env)?;
+    }
+    let local: Vec<String> = args.iter().filter(|a| *a != ":").cloned().collect();
+    let first = opts::parse("sbatch", SPECS, &local, Mode::StopAtFirstOperand);
+    for (id, v) in &first.opts {
+        match *id {
+            "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
+            "usage" => return Err(Output::ok(USAGE)),
+            "version" => return Err(Output::ok("slurm 24.11.5\n")),
+            "verbose" | "quiet" | "wrap" => apply(&mut st, id, v.as_deref(), Src::Cli)?,
+            _ => {}
+        }
+    }
+    if let Some(e) = first.error {
+        return Err(e.into_output("sbatch", 255));
+    }
+    let operands = first.operands.clone();
+    if !operands.is_empty() && st.wrap.is_some() {
+        return Err(e1("Script arguments not permitted with --wrap option"));
+    }
+    let quiet = st.quiet > 0;
+
+    // ---- the script
+    let mut script_path: Option<String> = None;
+    let body: String = if let Some(w) = &st.wrap {
+        format!("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n{}\n", w)
+    } else {
+        let text = if let Some(name) = operands.first() {
+            let resolved = resolve_script(name, cwd, env, read_file);
+            let text = match read_file(&resolved) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    // not text: Slurm would find no usable shebang / a NUL
+                    String::from("\0")
+                }
+                Err(_) => return Err(e1(format!("Unable to open file {}", resolved))),
+            };
+            script_path = Some(resolved);
+            text
+        } else {
+            stdin_script.unwrap_or_default()
+        };
+        check_script(&text)?;
+        text
+    };
+
+    // ---- second pass: script, environment, command line
+    let file_label = script_path
+        .as_deref()
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        .unwrap_or_else(|| "stdin".into());
+    let mut stderr = String::new();
+    let words = script_directives(&file_label, &body, &mut stderr)?;
+    st.stderr = stderr;
+    let sp = opts::parse("sbatch", SPECS, &words, Mode::StopAtFirstOperand);
+    for (id, v) in &sp.opts {
+        if !EARLY.contains(id) {
+            apply(&mut st, id, v.as_deref(), Src::Script)?;
+        }
+    }
+    if let Some(e) = sp.error {
+        let mut o = e.into_output("sbatch", 255);
+        o.stderr = format!("{}{}", st.stderr, o.stderr);
+        return Err(o);
+    }
+    if let Some(w) = sp.operands.first() {
+        return Err(e255(format!("Invalid directive found in batch script: {}", w)));
+    }
+    for (var, id) in ENV_VARS {
+        if let Some(v) = env.get(*var) {
+            let id: &'static str = SPECS.iter().find(|s| s.id == *id).map(|s| s.id).unwrap_or(id);
+            apply(&mut st, id, Some(v), Src::Env)?;
+        }
+    }
+    for (id, v) in &first.opts {
+        if !EARLY.contains(id) {
+            apply(&mut st, id, v.as_deref(), Src::Cli)?;
+        }
+    }
+
+    // ---- verification (_opt_verify)
+    let by_cli = |st: &St, id: &str| matches!(st.set_by.get(id), Some(Src::Cli) | Some(Src::Script));
+    let by_env = |st: &St, id: &str| matches!(st.set_by.get(id), Some(Src::Env));
+    let mems = ["mem", "mem-per-cpu", "mem-per-gpu"];
+    let n_cli = mems.iter().filter(|m| by_cli(&st, m)).count();
+    if n_cli > 1 {
+        return Err(fatal("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."));
+    } else if n_cli == 1 {
+        if !by_cli(&st, "mem") {
+            st.d.mem_per_node = None;
+        }
+        if !by_cli(&st, "mem-per-cpu") {
+            st.d.mem_per_cpu = None;
+        }
+        if !by_cli(&st, "mem-per-gpu") {
+            st.mem_per_gpu = None;
+            st.d.extra.remove("mem-per-gpu");
+        }
+    } else if mems.iter().filter(|m| by_env(&st, m)).count() > 1 {
+        return Err(fatal("SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."));
+    }
+    if st.quiet > 0 && st.verbose > 0 {
+        return Err(Output::err(
+            format!("{}sbatch: error: don't specify both --verbose (-v) and --quiet (-Q)\n", st.stderr),
+            1,
+        ));
+    }
+    let chdir = st.chdir.clone();
+    let d = &mut st.d;
+    if d.std_in.is_none() {
+        d.std_in = Some("/dev/null".into());
+    }
+    for f in [&mut d.std_err, &mut d.std_in, &mut d.std_out].into_iter().flatten() {
+        *f = full_path(&chdir, f);
+    }
+    if let Some(nl) = d.req_nodes.clone() {
+        if !st.nodes_set && !nl.contains('{') && !nl.contains('/') {
+            let mut hl = spur_core::hostlist::Hostlist::parse(&nl)
+                .map_err(|_| fatal("Invalid node list specified"))?;
+            hl.uniq();
+            d.min_nodes = Some(hl.count().min(u32::MAX as u64) as u32);
+            st.nodes_set = true;
+        }
+    }
+    if d.name.is_empty() {
+        d.name = if st.wrap.is_some() {
+            "wrap".into()
+        } else if let Some(p) = &script_path {
+            p.rsplit('/').next().unwrap_or(p).to_string()
+        } else {
+            "sbatch".into()
+        };
+    }
+    if st.nodes_set && st.ntasks_set {
+        let nt = d.num_tasks.unwrap_or(1);
+        if let Some(mx) = d.max_nodes {
+            if nt < mx {
+                d.max_nodes = Some(nt);
+            }
+        }
+        if let Some(mn) = d.min_nodes {
+            if nt < mn {
+                st.stderr.push_str(&format!(
+                    "sbatch: warning: can't run {} processes on {} nodes, setting nnodes to {}\n",
+                    nt, mn, nt
+                ));
+                d.min_nodes = Some(nt);
+                d.max_nodes = Some(nt);
+            }
+        }
+    }
+    if d.deadline != 0 && d.begin_time != 0 && d.deadline < d.begin_time {
+        return Err(e1("Incompatible begin and deadline time specification"));
+    }
+    // Rejected by the controller in Slurm; same text and code (recorded 24.11).
+    if st.nodes_set && d.min_nodes == Some(0) && d.max_nodes.is_none() {
+        return Err(e1("Batch job submission failed: Node count specification invalid"));
+    }
+    if let Some(a) = &d.array {
+        if !valid_array(a) {
+            return Err(e1("Batch job submission failed: Invalid job array specification"));
+        }
+    }
+
+    // ---- the job's environment (sbatch's own environ after its setenv calls)
+    let mut environ: Vec<(String, String)> = {
+        let mut v: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        v.sort();
+        v
+    };
+    if let Some(dep) = &d.dependency {
+        env_set(&mut environ, "SLURM_JOB_DEPENDENCY", dep);
+    }
+    if let Some(x) = &d.export {
+        if !x.eq_ignore_ascii_case("ALL") && !environ.iter().any(|(k, _)| k == "SLURM_EXPORT_ENV") {
+            environ.push(("SLURM_EXPORT_ENV".into(), x.clone()));
+        }
+    }
+    let mut from_file: Vec<(String, String)> = Vec::new();
+    if let Some(f) = &st.export_file {
+        let text = read_file(&full_path(cwd, f)).map_err(|_| {
+            Output::err(format!("{}sbatch: error: Could not open user environment file {}\n", st.stderr, f), 1)
+        })?;
+        let sep = if text.contains('\0') { '\0' } else { '\n' };
+        for ent in text.split(sep) {
+            if let Some((k, v)) = ent.split_once('=') {
+                if !k.is_empty() {
+                    env_set(&mut from_file, k, v);
+                }
+            }
+        }
+        environ.clear(); // env_unset_environment()
+    }
+    let get_user_env_neg = !st.get_user_env;
+    if get_user_env_neg {
+        for (k, v) in rlimit_env() {
+            env_set(&mut environ, &k, &v);
+        }
+    }
+    // SAFETY: getpriority has no memory-safety preconditions.
+    let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    env_set(&mut environ, "SLURM_PRIO_PROCESS", &prio.to_string());
+    env_set(&mut environ, "SLURM_SUBMIT_DIR", cwd);
+    let host = hostname();
+    env_set(&mut environ, "SLURM_SUBMIT_HOST", &host);
+    d.umask = current_umask();
+    if !environ.iter().any(|(k, _)| k == "SLURM_UMASK") {
+        let m = d.umask;
+        environ.push(("SLURM_UMASK".into(), format!("0{}{}{}", (m >> 6) & 7, (m >> 3) & 7, m & 7)));
+    }
+    let slurm_only = |environ: &[(String, String)]| -> Vec<(String, String)> {
+        environ
+            .iter()
+            .filter(|(k, _)| k.starts_with("SLURM") || k.starts_with("_SLURM_SPANK_OPTION_"))
+            .cloned()
+            .collect()
+    };
+    let mut job_env = from_file;
+    let mut user_env = st.get_user_env;
+    match d.export.as_deref() {
+        None => environ.iter().for_each(|(k, v)| env_set(&mut job_env, k, v)),
+        Some(x) if x.eq_ignore_ascii_case("ALL") => environ.iter().for_each(|(k, v)| env_set(&mut job_env, k, v)),
+        Some(x) if x.eq_ignore_ascii_case("NIL") => job_env = slurm_only(&environ),
+        Some(x) if x.eq_ignore_ascii_case("NONE") => {
+            job_env = slurm_only(&environ);
+            user_env = true;
+        }
+        Some(list) => {
+            for tok in split_export(list) {
+                if tok.eq_ignore_ascii_case("ALL") {
+                    environ.iter().for_each(|(k, v)| env_set(&mut job_env, k, v));
+                } else if let Some((k, v)) = tok.split_once('=') {
+                    env_set(&mut job_env, k, v);
+                } else if let Some((_, v)) = environ.iter().find(|(k, _)| *k == tok) {
+                    env_set(&mut job_env, &tok, v);
+                }
+            }
+            for (k, v) in slurm_only(&environ) {
+                env_set(&mut job_env, &k, &v);
+            }
+            user_env = true;
+        }
+    }
+    if user_env {
+        env_set(&mut job_env, "SLURM_GET_USER_ENV", "1");
+    }
+    d.env = job_env;
+
+    d.script = body;
+    d.wrapped = st.wrap.is_some();
+    d.command = if d.wrapped { None } else { script_path.clone() };
+    d.argv = if d.wrapped { Vec::new() } else { operands.clone() };
+    if let Some(p) = &script_path {
+        if let Some(a0) = d.argv.first_mut() {
+            *a0 = p.clone();
+        }
+    }
+    d.work_dir = chdir;
+    d.alloc_node = host;
+    d.alloc_sid = std::process::id();
+    if let Some(c) = &st.clusters {
+        d.extra.insert("clusters".into(), c.clone());
+    }
+    Ok(SbatchRequest {
+        desc: st.d,
+        parsable: st.parsable,
+        wait: st.wait,
+        test_only: st.test_only,
+        quiet,
+        verbose: st.verbose,
+        clusters: st.clusters,
+        stderr: st.stderr,
+    })
+}
+
+/// Slurm's `search_path(cwd, cmd, false, R_OK, false)`: `./x` and `/x` are
+/// kept; a bare or relative name is looked up in cwd, then in `$PATH`.
+fn resolve_script(
+    name: &str,
+    cwd: &str,
+    env: &HashMap<String, String>,
+    read_file: &dyn Fn(&str) -> std::io::Result<String>,
+) -> String {
+    if name.starts_with('.') || name.starts_with('/') {
+        return name.to_string();
+    }
+    let exists = |p: &str| match read_file(p) {
+        Ok(_) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::InvalidData,
+    };
+    let mut dirs = vec![cwd.to_string()];
+    if let Some(path) = env.get("PATH") {
+        dirs.extend(path.split(':').filter(|s| !s.is_empty()).map(|s| s.to_string()));
+    }
+    for d in dirs {
+        let cand = if d.starts_with('.') { format!("{}/{}/{}", cwd, d, name) } else { format!("{}/{}", d, name) };
+        if exists(&cand) {
+            return cand;
+        }
+    }
+    name.to_string()
+}
+
+/// `_get_script_buffer`'s sanity checks (exit 1).
+fn check_script(text: &str) -> Result<(), Output> {
+    if text.is_empty() {
+        return Err(e1("Batch script is empty!"));
+    }
+    if text.chars().all(|c| c.is_ascii_whitespace()) {
+        return Err(e1("Batch script contains only whitespace!"));
+    }
+    if !text.starts_with("#!") {
+        return Err(Output::err(
+            "sbatch: error: This does not look like a batch script.  The first\n\
+             sbatch: error: line must start with #! followed by the path to an interpreter.\n\
+             sbatch: error: For instance: #!/bin/sh\n",
+            1,
+        ));
+    }
+    if text.contains('\0') {
+        return Err(Output::err(
+            "sbatch: error: The Slurm controller does not allow scripts that\n\
+             sbatch: error: contain a NULL character '\\0'.\n",
+            1,
+        ));
+    }
+    if text.contains("\r\n") {
+        return Err(Output::err(
+            "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n\
+             sbatch: error: instead of expected UNIX line breaks (\\n).\n",
+            1,
+        ));
+    }
+    Ok(())
+}
+
+/// The line sbatch prints after a successful submission: `Submitted batch
+/// job N` (`on cluster C` with `-M`), `N` (`N;C`) with `--parsable`,
+/// nothing with `-Q`.
+pub fn format_submit_response(req: &SbatchRequest, job_id: u32, cluster: &str) -> String {
+    if req.quiet {
+        return String::new();
+    }
+    let multi = req.clusters.is_some() && !cluster.is_empty();
+    match (req.parsable, multi) {
+        (false, false) => format!("Submitted batch job {}\n", job_id),
+        (false, true) => format!("Submitted batch job {} on cluster {}\n", job_id, cluster),
+        (true, false) => format!("{}\n", job_id),
+        (true, true) => format!("{};{}\n", job_id, cluster),
+    }
+}
+
+/// `sbatch --wait`'s exit code for one finished job record: the script's
+/// exit code if it exited, 1 if it was killed by a signal (cancel, time
+/// limit, ...). For an unfinished job, 0.
+pub fn wait_exit_code(state: JobState, exit_status: i32) -> i32 {
+    if !state.is_finished() {
+        return 0;
+    }
+    if exit_status & 0x7f == 0 {
+        (exit_status >> 8) & 0xff
+    } else {
+        1
+    }
+}
+
+/// For a job with several records (an array): `None` while any is
+/// unfinished, else the largest [`wait_exit_code`], as Slurm's `_job_wait`.
+pub fn wait_exit_code_all(records: &[(JobState, i32)]) -> Option<i32> {
+    if records.iter().any(|(s, _)| !s.is_finished()) {
+        return None;
+    }
+    Some(records.iter().map(|(s, e)| wait_exit_code(*s, *e)).max().unwrap_or(0))
+}
+
+/// `sbatch --usage` (24.11).
+pub const USAGE: &str = r#"Usage: sbatch [-N nnodes] [-n ntasks]
+              [-c ncpus] [-r n] [-p partition] [--hold] [--parsable] [-t minutes]
+              [-D path] [--no-kill] [--overcommit]
+              [--input file] [--output file] [--error file]
+              [--time-min=minutes] [--licenses=names] [--clusters=cluster_names]
+              [--chdir=directory] [--oversubscribe] [-m dist] [-J jobname]
+              [--verbose] [--gid=group] [--uid=user]
+              [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]
+              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]
+              [--mail-type=type] [--mail-user=user] [--nice[=value]] [--wait]
+              [--requeue] [--no-requeue] [--ntasks-per-node=n] [--propagate]
+              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]
+              [--network=type] [--mem-per-cpu=MB] [--qos=qos] [--gres=list]
+              [--mem-bind=...] [--reservation=name] [--mcs-label=mcs]
+              [--cpu-freq=min[-max[:gov]]] [--power=flags] [--gres-flags=opts]
+              [--switches=max-switches{@max-time-to-wait}] [--reboot]
+              [--core-spec=cores] [--thread-spec=threads]
+              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]
+              [--array=index_values] [--profile=...] [--ignore-pbs] [--spread-job]
+              [--export[=names]] [--export-file=file|fd] [--delay-boot=mins]
+              [--use-min-nodes]
+              [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]
+              [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]
+              [--mem-per-gpu=MB] [--tres-bind=...] [--tres-per-task=list]
+              [--oom-kill-step[=0|1]]
+              executable [args...]
+"#;
+
+/// `sbatch --help` (24.11), before the task/affinity block.
+pub const HELP_MAIN: &str = r#"Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]
+
+Parallel run options:
+  -a, --array=indexes         job array index values
+  -A, --account=name          charge job to specified account
+      --bb=<spec>             burst buffer specifications
+      --bbf=<file_name>       burst buffer specification file
+  -b, --begin=time            defer job until HH:MM MM/DD/YY
+      --comment=name          arbitrary comment
+      --cpu-freq=min[-max[:gov]] requested cpu frequency (and governor)
+  -c, --cpus-per-task=ncpus   number of cpus required per task
+  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied
+      --deadline=time         remove the job if no ending possible before
+                              this deadline (start > (deadline - time[-min]))
+      --delay-boot=mins       delay boot for desired node features
+  -D, --chdir=directory       set working directory for batch script
+  -e, --error=err             file for batch script's standard error
+      --export[=names]        specify environment variables to export
+      --export-file=file|fd   specify environment variables file or file
+                              descriptor to export
+      --get-user-env          load environment from local cluster
+      --gid=group_id          group ID to run job as (user root only)
+      --gres=list             required generic resources
+      --gres-flags=opts       flags related to GRES management
+  -H, --hold                  submit job in held state
+      --ignore-pbs            Ignore #PBS and #BSUB options in the batch script
+  -i, --input=in              file for batch script's standard input
+  -J, --job-name=jobname      name of job
+  -k, --no-kill               do not kill job on node failure
+  -L, --licenses=names        required license, comma separated
+  -M, --clusters=names        Comma separated list of clusters to issue
+                              commands to.  Default is current cluster.
+                              Name of 'all' will submit to run on all clusters.
+                              NOTE: SlurmDBD must up.
+      --container             Path to OCI container bundle
+      --container-id          OCI container ID
+  -m, --distribution=type     distribution method for processes to nodes
+                              (type = block|cyclic|arbitrary)
+      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL
+      --mail-user=user        who to send email notification for job state
+                              changes
+      --mcs-label=mcs         mcs label if mcs plugin mcs/group is used
+  -n, --ntasks=ntasks         number of tasks to run
+      --nice[=value]          decrease scheduling priority by value
+      --no-requeue            if set, do not permit the job to be requeued
+      --ntasks-per-node=n     number of tasks to invoke on each node
+  -N, --nodes=N               number of nodes on which to run (N = min[-max])
+      --oom-kill-step[=0|1]   set the OOMKillStep behaviour
+  -o, --output=out            file for batch script's standard output
+  -O, --overcommit            overcommit resources
+  -p, --partition=partition   partition requested
+      --parsable              outputs only the jobid and cluster name (if present),
+                              separated by semicolon, only on successful submission.
+      --power=flags           power management options
+      --priority=value        set the priority of the job to value
+      --profile=value         enable acct_gather_profile for detailed data
+                              value is all or none or any combination of
+                              energy, lustre, network or task
+      --propagate[=rlimits]   propagate all [or specific list of] rlimits
+  -q, --qos=qos               quality of service
+  -Q, --quiet                 quiet mode (suppress informational messages)
+      --reboot                reboot compute nodes before starting job
+      --requeue               if set, permit the job to be requeued
+  -s, --oversubscribe         over subscribe resources with other jobs
+  -S, --core-spec=cores       count of reserved cores
+      --signal=[[R][B]:]num[@time] send signal when time limit within time seconds
+      --spread-job            spread job across as many nodes as possible
+      --switches=max-switches{@max-time-to-wait}
+                              Optimum switches and max time to wait for optimum
+      --thread-spec=threads   count of reserved threads
+  -t, --time=minutes          time limit
+      --time-min=minutes      minimum time limit (if distinct)
+      --tres-bind=...         task to tres binding options
+      --tres-per-task=list    list of tres required per task
+      --uid=user_id           user ID to run job as (user root only)
+      --use-min-nodes         if a range of node counts is given, prefer the
+                              smaller count
+  -v, --verbose               verbose mode (multiple -v's increase verbosity)
+  -W, --wait                  wait for completion of submitted job
+      --wckey=wckey           wckey to run job under
+      --wrap[=command string] wrap command string in a sh script and submit
+
+Constraint options:
+      --cluster-constraint=[!]list specify a list of cluster constraints
+      --contiguous            demand a contiguous range of nodes
+  -C, --constraint=list       specify a list of constraints
+  -F, --nodefile=filename     request a specific list of hosts
+      --mem=MB                minimum amount of real memory
+      --mincpus=n             minimum number of logical processors (threads)
+                              per node
+      --reservation=name      allocate resources from named reservation
+      --tmp=MB                minimum amount of temporary disk
+  -w, --nodelist=hosts...     request a specific list of hosts
+  -x, --exclude=hosts...      exclude a specific list of hosts
+
+Consumable resources related options:
+      --exclusive[=user]      allocate nodes in exclusive mode when
+                              cpu consumable resource is enabled
+      --exclusive[=mcs]       allocate nodes in exclusive mode when
+                              cpu consumable resource is enabled
+                              and mcs plugin is enabled
+      --mem-per-cpu=MB        maximum amount of real memory per allocated
+                              cpu required by the job.
+                              --mem >= --mem-per-cpu if --mem is specified.
+      --resv-ports            reserve communication ports
+
+Affinity/Multi-core options: (when the task/affinity plugin is enabled)
+                              For the following 4 options, you are
+                              specifying the minimum resources available for
+                              the node(s) allocated to the job.
+      --sockets-per-node=S    number of sockets per node to allocate
+      --cores-per-socket=C    number of cores per socket to allocate
+      --threads-per-core=T    number of threads per core to allocate
+  -B, --extra-node-info=S[:C[:T]]  combine request of sockets per node,
+                              cores per socket and threads per core.
+                              Specify an asterisk (*) as a placeholder,
+                              a minimum value, or a min-max range.
+
+      --ntasks-per-core=n     number of tasks to invoke on each core
+      --ntasks-per-socket=n   number of tasks to invoke on each socket
+"#;
+/// Printed after [`HELP_MAIN`] when `TaskPlugin` includes `affinity`.
+pub const HELP_AFFINITY: &str = r#"      --hint=                 Bind tasks according to application hints
+                              (see "--hint=help" for options)
+      --mem-bind=             Bind memory to locality domains (ldom)
+                              (see "--mem-bind=help" for options)
+"#;
+/// The end of `sbatch --help` (after SPANK plugin options, none in Spur).
+pub const HELP_TAIL: &str = r#"
+GPU scheduling options:
+      --cpus-per-gpu=n        number of CPUs required per allocated GPU
+  -G, --gpus=n                count of GPUs required for the job
+      --gpu-bind=...          task to gpu binding options
+      --gpu-freq=...          frequency and voltage of GPUs
+      --gpus-per-node=n       number of GPUs required per allocated node
+      --gpus-per-socket=n     number of GPUs required per allocated socket
+      --gpus-per-task=n       number of GPUs required per spawned task
+      --mem-per-gpu=n         real memory required per allocated GPU
+
+Help options:
+  -h, --help                  show this help message
+      --usage                 display brief usage message
+
+Other options:
+  -V, --version               output version information and exit
+
+"#;
+
+/// `sbatch --help` for a cluster whose TaskPlugin does (not) include affinity.
+pub fn help_text(task_affinity: bool) -> String {
+    let mut s = String::from(HELP_MAIN);
+    if task_affinity {
+        s.push_str(HELP_AFFINITY);
+    }
+    s.push_str(HELP_TAIL);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+    fn files(name: &str) -> std::io::Result<String> {
+        match name {
+            "/w/job.sh" => Ok("#!/bin/bash\n#SBATCH -J fromscript\n#SBATCH --time=10 -p scriptpart\n\n# comment\n#SBATCH --mem=2G\necho hi\n#SBATCH -N 5\n".into()),
+            "/w/plain.sh" => Ok("#!/bin/sh\necho\n".into()),
+            "/w/noshebang.sh" => Ok("echo hi\n".into()),
+            "/w/dos.sh" => Ok("#!/bin/sh\r\necho\r\n".into()),
+            "/w/empty.sh" => Ok(String::new()),
+            "/w/ws.sh" => Ok("  \n\n".into()),
+            "/w/nul.sh" => Ok("#!/bin/sh\n\0".into()),
+            "/w/bogus.sh" => Ok("#!/bin/sh\n#SBATCH --bogus\n".into()),
+            "/w/dir.sh" => Ok("#!/bin/sh\n#SBATCH foo\n".into()),
+            "/w/quiet.sh" => Ok("#!/bin/sh\n#SBATCH -Q --parsable\n#SLURM -n 2\n".into()),
+            "/w/quote.sh" => Ok("#!/bin/sh\n#SBATCH -J \"a b\" --comment='x y' # trailing\n".into()),
+            "/w/unmatched.sh" => Ok("#!/bin/sh\n#SBATCH -J \"ab\n".into()),
+            "/w/envfile" => Ok("A=1\nB=2\n".into()),
+            "/usr/bin/inpath.sh" => Ok("#!/bin/sh\n".into()),
+            _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no")),
+        }
+    }
+    fn env(v: &[(&str, &str)]) -> HashMap<String, String> {
+        let mut m: HashMap<String, String> =
+            v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        m.entry("PATH".into()).or_insert("/usr/bin".into());
+        m
+    }
+    fn run(args: &[&str], e: &[(&str, &str)]) -> Result<SbatchRequest, Output> {
+        parse_at(&a(args), &env(e), "/w", None, &files, 1_700_000_000)
+    }
+    fn ok(args: &[&str]) -> SbatchRequest {
+        run(args, &[]).unwrap_or_else(|o| panic!("{:?}", o))
+    }
+    fn err(args: &[&str]) -> Output {
+        run(args, &[]).unwrap_err()
+    }
+
+    #[test]
+    fn wrap_script_and_defaults() {
+        let r = ok(&["--wrap", "sleep 300"]);
+        assert_eq!(r.desc.script, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\nsleep 300\n");
+        assert!(r.desc.wrapped);
+        assert_eq!(r.desc.name, "wrap");
+        assert_eq!(r.desc.work_dir, "/w");
+        assert_eq!(r.desc.std_in.as_deref(), Some("/dev/null"));
+        assert_eq!(r.desc.command, None);
+        assert!(!r.parsable && !r.quiet && !r.wait);
+        let r = ok(&["--parsable", "-J", "myname", "--wrap=true"]);
+        assert!(r.parsable);
+        assert_eq!(r.desc.name, "myname");
+    }
+
+    #[test]
+    fn precedence_cli_env_script() {
+        let r = ok(&["job.sh", "x", "y"]);
+        assert_eq!(r.desc.name, "fromscript");
+        assert_eq!(r.desc.time_limit, Some(10));
+        assert_eq!(r.desc.partition.as_deref(), Some("scriptpart"));
+        assert_eq!(r.desc.mem_per_node, Some(2048));
+        // directives after the first command are ignored
+        assert_eq!(r.desc.min_nodes, None);
+        assert_eq!(r.desc.argv, vec!["/w/job.sh", "x", "y"]);
+        assert_eq!(r.desc.command.as_deref(), Some("/w/job.sh"));
+        // environment beats the script, command line beats both
+        let r = run(&["job.sh"], &[("SBATCH_PARTITION", "envpart"), ("SBATCH_JOB_NAME", "envname")]).unwrap();
+        assert_eq!(r.desc.partition.as_deref(), Some("envpart"));
+        assert_eq!(r.desc.name, "envname");
+        let r = run(&["-p", "clipart", "job.sh"], &[("SBATCH_PARTITION", "envpart")]).unwrap();
+        assert_eq!(r.desc.partition.as_deref(), Some("clipart"));
+        // options after the script are script arguments
+        let r = ok(&["plain.sh", "-N", "2"]);
+        assert_eq!(r.desc.min_nodes, None);
+        assert_eq!(r.desc.argv, vec!["/w/plain.sh", "-N", "2"]);
+        assert_eq!(r.desc.name, "plain.sh");
+    }
+
+    #[test]
+    fn env_flags() {
+        // 24.11 has no SBATCH_HOLD (not in its man page nor its table)
+        let r = run(&["--wrap=x"], &[("SBATCH_HOLD", "1"), ("SBATCH_WAIT", "yes"), ("SBATCH_REQUEUE", "")]).unwrap();
+        assert!(!r.desc.hold && r.wait);
+        assert_eq!(r.desc.requeue, Some(true));
+        let r = run(&["--wrap=x"], &[("SBATCH_WAIT", "no")]).unwrap();
+        assert!(!r.wait);
+        let r = run(&["--wrap=x"], &[("SBATCH_TIMELIMIT", "1:00:00"), ("SBATCH_ARRAY_INX", "1-3")]).unwrap();
+        assert_eq!(r.desc.time_limit, Some(60));
+        assert_eq!(r.desc.array.as_deref(), Some("1-3"));
+        let o = run(&["--wrap=x"], &[("SBATCH_TIMELIMIT", "abc")]).unwrap_err();
+        assert_eq!(o.stderr, "sbatch: error: Invalid --time specification\n");
+        assert_eq!(o.code, 255);
+    }
+
+    #[test]
+    fn getopt_errors() {
+        let o = err(&["--bogus"]);
+        assert_eq!(o.stderr, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
+        assert_eq!(o.code, 255);
+        let o = err(&["--pa", "x"]);
+        assert_eq!(
+            o.stderr,
+            "sbatch: option '--pa' is ambiguous; possibilities: '--parsable' '--partition'\nTry \"sbatch --help\" for more information\n"
+        );
+        let o = err(&["--cpus"]);
+        assert!(o.stderr.starts_with("sbatch: option '--cpus' is ambiguous; possibilities: '--cpus-per-gpu' '--cpus-per-task'\n"));
+        assert_eq!(err(&["-J"]).stderr.lines().next().unwrap(), "sbatch: option requires an argument -- 'J'");
+        assert_eq!(err(&["--hold=1"]).stderr.lines().next().unwrap(), "sbatch: option '--hold' doesn't allow an argument");
+        // --help before a bad option wins; after it, the error
+        let o = err(&["--help", "--bogus"]);
+        assert_eq!(o.code, 0);
+        assert!(o.stdout.starts_with("Usage: sbatch [OPTIONS(0)...]"));
+        assert_eq!(err(&["--bogus", "--help"]).code, 255);
+        let o = err(&["--usage"]);
+        assert_eq!(o.code, 0);
+        assert!(o.stdout.ends_with("              executable [args...]\n"));
+    }
+
+    #[test]
+    fn script_errors() {
+        let o = err(&["nosuch.sh"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Unable to open file nosuch.sh\n", 1));
+        let o = err(&["noshebang.sh"]);
+        assert_eq!(o.stderr, "sbatch: error: This does not look like a batch script.  The first\nsbatch: error: line must start with #! followed by the path to an interpreter.\nsbatch: error: For instance: #!/bin/sh\n");
+        assert_eq!(o.code, 1);
+        let o = err(&["dos.sh"]);
+        assert_eq!(o.stderr, "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\nsbatch: error: instead of expected UNIX line breaks (\\n).\n");
+        assert_eq!(err(&["empty.sh"]).stderr, "sbatch: error: Batch script is empty!\n");
+        assert_eq!(err(&["ws.sh"]).stderr, "sbatch: error: Batch script contains only whitespace!\n");
+        assert!(err(&["nul.sh"]).stderr.contains("NULL character"));
+        let o = err(&["bogus.sh"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n", 255));
+        let o = err(&["dir.sh"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid directive found in batch script: foo\n", 255));
+        let o = err(&["--wrap=x", "a"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Script arguments not permitted with --wrap option\n", 1));
+        // stdin
+        let o = parse_at(&a(&[]), &env(&[]), "/w", None, &files, 0).unwrap_err();
+        assert_eq!(o.stderr, "sbatch: error: Batch script is empty!\n");
+        let r = parse_at(&a(&["-N2"]), &env(&[]), "/w", Some("#!/bin/sh\n#SBATCH -n 4\n".into()), &files, 0).unwrap();
+        assert_eq!(r.desc.name, "sbatch");
+        assert_eq!(r.desc.num_tasks, Some(4));
+        assert_eq!(r.desc.min_nodes, Some(2));
+        let o = err(&["unmatched.sh"]);
+        assert_eq!(o.stderr, "sbatch: fatal: unmatched.sh: line 2: Unmatched `\"` in [ -J \"ab]\n");
+    }
+
+    #[test]
+    fn directives() {
+        let r = ok(&["quote.sh"]);
+        assert_eq!(r.desc.name, "a b");
+        assert_eq!(r.desc.comment.as_deref(), Some("x y"));
+        // -Q is ignored in the script; #SLURM warns
+        let r = ok(&["quiet.sh"]);
+        assert!(!r.quiet && r.parsable);
+        assert_eq!(r.desc.num_tasks, Some(2));
+        assert!(r.stderr.contains("Change from #SLURM to #SBATCH"));
+        // PATH lookup
+        assert_eq!(ok(&["inpath.sh"]).desc.command.as_deref(), Some("/usr/bin/inpath.sh"));
+    }
+
+    #[test]
+    fn value_errors() {
+        let chk = |args: &[&str], line: &str, code: i32| {
+            let o = err(args);
+            assert_eq!((o.stderr.as_str(), o.code), (line, code), "{:?}", args);
+        };
+        chk(&["--time=abc", "--wrap=x"], "sbatch: error: Invalid --time specification\n", 255);
+        chk(&["--time-min=abc", "--wrap=x"], "sbatch: error: Invalid --time-min specification\n", 255);
+        chk(&["--mem=abc", "--wrap=x"], "sbatch: error: Invalid --mem specification\n", 255);
+        chk(&["--mem-per-cpu=1Q", "--wrap=x"], "sbatch: error: Invalid --mem-per-cpu specification\n", 255);
+        chk(&["-n", "0", "--wrap=x"], "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n", 1);
+        chk(&["-n", "abc", "--wrap=x"], "sbatch: error: Invalid numeric value \"abc\" for --ntasks.\n", 1);
+        chk(&["-c", "0", "--wrap=x"], "sbatch: error: Invalid numeric value \"0\" for --cpus-per-task.\n", 1);
+        chk(&["-N", "abc", "--wrap=x"], "sbatch: error: \"abc\" is not a valid node count\n", 255);
+        chk(&["-N", "3-2", "--wrap=x"], "sbatch: error: Maximum node count 2 is less than minimum node count 3\n", 255);
+        chk(&["--begin=xyz", "--wrap=x"], "Invalid time specification (pos=0): xyz\nsbatch: error: Invalid --begin specification\n", 255);
+        chk(&["--signal=FOO", "--wrap=x"], "sbatch: error: Invalid --signal specification\n", 255);
+        chk(&["--mail-type=bar", "--wrap=x"], "sbatch: error: Invalid --mail-type specification\n", 255);
+        chk(&["--open-mode=x", "--wrap=x"], "sbatch: error: Invalid --open-mode specification\n", 255);
+        chk(&["--exclusive=x", "--wrap=x"], "sbatch: error: Invalid --exclusive specification\n", 255);
+        chk(&["-v", "-Q", "--wrap=x"], "sbatch: error: don't specify both --verbose (-v) and --quiet (-Q)\n", 1);
+        chk(&["--nice=2147483646", "--wrap=x"], "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255);
+        chk(&["--deadline=now", "--begin=now+1hour", "--wrap=x"], "sbatch: error: Incompatible begin and deadline time specification\n", 1);
+        chk(&["--mem=1G", "--mem-per-cpu=1G", "--wrap=x"], "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1);
+        chk(&["--array=abc", "--wrap=x"], "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1);
+        // the script is read before second-pass option errors
+        chk(&["--time=abc", "nosuch.sh"], "sbatch: error: Unable to open file nosuch.sh\n", 1);
+    }
+
+    #[test]
+    fn values() {
+        let o = err(&["-N", "0", "--wrap=x"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Batch job submission failed: Node count specification invalid\n", 1));
+        assert_eq!(ok(&["--array=1-3%abc", "--wrap=x"]).desc.array.as_deref(), Some("1-3%abc"));
+        let o = err(&["--time=1-00:00:00:00", "--wrap=x"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid --time specification\n", 255));
+        let o = err(&["--bogus-option", "--wrap", "true"]);
+        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n", 255));
+        let r = ok(&["-N", "2-4", "-n", "3", "--wrap=x"]);
+        assert_eq!((r.desc.min_nodes, r.desc.max_nodes), (Some(2), Some(3)));
+        let r = ok(&["-N", "4", "-n", "2", "--wrap=x"]);
+        assert_eq!((r.desc.min_nodes, r.desc.max_nodes), (Some(2), Some(2)));
+        assert!(r.stderr.contains("sbatch: warning: can't run 2 processes on 4 nodes, setting nnodes to 2"));
+        let r = ok(&["-t", "0", "--wrap=x"]);
+        assert_eq!(r.desc.time_limit, Some(u32::MAX));
+        let r = ok(&["-t", "1-00:00:00", "--wrap=x"]);
+        assert_eq!(r.desc.time_limit, Some(1440));
+        let r = ok(&["--nice", "--wrap=x"]);
+        assert_eq!(r.desc.nice, Some(100));
+        let r = ok(&["--nice=-5", "--open-mode=append", "--requeue", "--no-requeue", "--exclusive", "--wrap=x"]);
+        assert_eq!(r.desc.nice, Some(-5));
+        assert_eq!(r.desc.open_mode_append, Some(true));
+        assert_eq!(r.desc.requeue, Some(false));
+        assert!(r.desc.exclusive);
+        let r = ok(&["-o", "out-%j.txt", "-e", "none", "-D", "sub", "--wrap=x"]);
+        assert_eq!(r.desc.work_dir, "/w/sub");
+        assert_eq!(r.desc.std_out.as_deref(), Some("/w/sub/out-%j.txt"));
+        assert_eq!(r.desc.std_err.as_deref(), Some("/dev/null"));
+        let r = ok(&["-w", "node[1-3]", "--wrap=x"]);
+        assert_eq!(r.desc.min_nodes, Some(3));
+        let r = ok(&["--begin=uts1700003600", "--signal=B:USR1@30", "--mail-type=END,fail", "--wrap=x"]);
+        assert_eq!(r.desc.begin_time, 1_700_003_600);
+        assert_eq!(r.desc.signal.as_deref(), Some("B:USR1@30"));
+        let r = ok(&["--gres=gpu:2", "-G", "4", "--tmp=10", "--wrap=x"]);
+        assert_eq!(r.desc.gres.as_deref(), Some("gpu:2"));
+        assert_eq!(r.desc.extra.get("gpus").map(|s| s.as_str()), Some("4"));
+        assert_eq!(r.desc.extra.get("tmp").map(|s| s.as_str()), Some("10"));
+        let r = ok(&["-vvv", "-W", "--test-only", "-H", "--wrap=x"]);
+        assert_eq!(r.verbose, 3);
+        assert!(r.wait && r.test_only && r.desc.hold);
+        // --tasks-per-node is --ntasks-per-node
+        assert_eq!(ok(&["--tasks-per-node=3", "--wrap=x"]).desc.ntasks_per_node, Some(3));
+        // every option in the table is accepted somewhere
+        for s in SPECS {
+            let _ = run(&[&format!("--{}", s.long), "1", "--wrap=x"], &[]);
+        }
+    }
+
+    #[test]
+    fn export_handling() {
+        let e = [("HOME", "/root"), ("FOO", "bar"), ("SLURM_CONF", "/etc/slurm.conf")];
+        let get = |r: &SbatchRequest, k: &str| r.desc.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        let r = run(&["--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "FOO").as_deref(), Some("bar"));
+        assert_eq!(get(&r, "SLURM_SUBMIT_DIR").as_deref(), Some("/w"));
+        assert!(get(&r, "SLURM_UMASK").unwrap().starts_with('0'));
+        assert_eq!(get(&r, "SLURM_EXPORT_ENV"), None);
+        assert_eq!(get(&r, "SLURM_GET_USER_ENV"), None);
+        let r = run(&["--export=NONE", "--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "FOO"), None);
+        assert_eq!(get(&r, "SLURM_CONF").as_deref(), Some("/etc/slurm.conf"));
+        assert_eq!(get(&r, "SLURM_EXPORT_ENV").as_deref(), Some("NONE"));
+        assert_eq!(get(&r, "SLURM_GET_USER_ENV").as_deref(), Some("1"));
+        let r = run(&["--export=FOO,NEW=1", "--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "FOO").as_deref(), Some("bar"));
+        assert_eq!(get(&r, "NEW").as_deref(), Some("1"));
+        assert_eq!(get(&r, "HOME"), None);
+        let r = run(&["--export=ALL,NEW=1", "--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "HOME").as_deref(), Some("/root"));
+        let r = run(&["--export=NIL", "--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "FOO"), None);
+        assert_eq!(get(&r, "SLURM_GET_USER_ENV"), None);
+        let r = run(&["--export-file=envfile", "--wrap=x"], &e).unwrap();
+        assert_eq!(get(&r, "A").as_deref(), Some("1"));
+        assert_eq!(get(&r, "FOO"), None);
+        let r = run(&["--wrap=x"], &[("SBATCH_EXPORT", "NONE")]).unwrap();
+        assert_eq!(r.desc.export.as_deref(), Some("NONE"));
+    }
+
+    #[test]
+    fn responses_and_wait() {
+        let mut r = ok(&["--wrap=x"]);
+        assert_eq!(format_submit_response(&r, 42, "c"), "Submitted batch job 42\n");
+        r.parsable = true;
+        assert_eq!(format_submit_response(&r, 42, "c"), "42\n");
+        r.clusters = Some("c".into());
+        assert_eq!(format_submit_response(&r, 42, "c"), "42;c\n");
+        r.parsable = false;
+        assert_eq!(format_submit_response(&r, 42, "c"), "Submitted batch job 42 on cluster c\n");
+        r.quiet = true;
+        assert_eq!(format_submit_response(&r, 42, "c"), "");
+        assert!(ok(&["-Q", "--wrap=x"]).quiet);
+        assert_eq!(wait_exit_code(JobState::Completed, 0), 0);
+        assert_eq!(wait_exit_code(JobState::Failed, 3 << 8), 3);
+        assert_eq!(wait_exit_code(JobState::Cancelled, 15), 1);
+        assert_eq!(wait_exit_code(JobState::Timeout, 9), 1);
+        assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Running, 0)]), None);
+        assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Failed, 2 << 8)]), Some(2));
+    }
+
+    #[test]
+    fn signals_and_arrays() {
+        assert_eq!(sig_name2num("KILL"), 9);
+        assert_eq!(sig_name2num("sigusr1"), 10);
+        assert_eq!(sig_name2num("15"), 15);
+        assert_eq!(sig_name2num("15x"), 0);
+        assert_eq!(sig_name2num("FOO"), 0);
+        assert!(valid_array("1-10:2%4") && valid_array("0,3,5-7") && !valid_array("") && !valid_array("3-1"));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let words = ["-N", "--mem", "é", "", "-", "--", "1-", "-1", "x.sh", "job.sh", "--wrap", "::", "%",
+                     "--begin", "--array", "--signal", "@", "B:", "--nice=", "-t", "ü-ü", "--export", "a,b=\"c", "9999999999999999999999"];
+        let mut seed: u64 = 3;
+        for _ in 0..3000 {
+            let mut v = Vec::new();
+            for _ in 0..(seed % 7) {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                v.push(words[(seed >> 33) as usize % words.len()].to_string());
+            }
+            let _ = parse_at(&v, &env(&[]), "/w", Some("#!/bin/sh\n#SBATCH \"\n".into()), &files, 0);
+            seed = seed.wrapping_add(1);
+        }
+        for body in ["#!", "#!\n#SBATCH", "#!\n#SBATCH :", "#!\n#SBATCH \\", "#!\n#SBATCH hetjob -N1\n#SBATCH -N2", "#!\n#SBATCH -J é\\"] {
+            let _ = parse_at(&a(&[]), &env(&[]), "/w", Some(body.into()), &files, 0);
+        }
+    }
+}

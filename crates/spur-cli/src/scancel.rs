@@ -1,0 +1,683 @@
+//! `scancel`: options (Slurm 24.11 src/scancel/opt.c) and how per-job results
+//! become Slurm's stderr lines and exit code (src/scancel/scancel.c).
+//!
+//! Flow the caller follows:
+//! 1. [`parse`] → [`ScancelOpts`] (or the `Output` to print: usage errors,
+//!    invalid ids, unknown signals/states/users, all exit 1).
+//! 2. If [`ScancelOpts::by_id_only`] (only job ids, no filters, no
+//!    `--signal`, no steps), Slurm sends one kill per id string
+//!    (`ids_text`) and stays silent about jobs that are unknown or already
+//!    done (exit 0). Otherwise it loads the job list, reports each requested
+//!    id not among the active jobs ([`Phase::Verify`], exit 1), applies the
+//!    filters, and signals each matching job.
+//! 3. [`report`] turns the results into stderr and the exit code
+//!    (`exit(rc)`: a Slurm error code such as 2002 exits 2002 & 0xff = 210).
+
+use crate::common::Output;
+use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use crate::sbatch::sig_name2num;
+use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
+use spur_core::model::JobState;
+use std::collections::HashMap;
+
+pub const SIGKILL: i32 = 9;
+
+/// Which array tasks an id names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArraySel {
+    /// `123`: the job (or the whole array when 123 is an array's id).
+    None,
+    /// `123_*`
+    All,
+    /// `123_4` (`123_[1-3]` becomes one entry per task).
+    Task(u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobIdSpec {
+    pub job_id: u32,
+    pub array: ArraySel,
+    /// `123.4`: a step.
+    pub step: Option<u32>,
+}
+
+impl JobIdSpec {
+    /// `123`, `123_*`, `123_4` as scancel prints it in messages.
+    pub fn display(&self) -> String {
+        match self.array {
+            ArraySel::None => self.job_id.to_string(),
+            ArraySel::All => format!("{}_*", self.job_id),
+            ArraySel::Task(t) => format!("{}_{}", self.job_id, t),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScancelOpts {
+    /// Parsed ids, in order.
+    pub ids: Vec<JobIdSpec>,
+    /// The id words after comma splitting, as given (what Slurm sends in the
+    /// by-id path, e.g. `123_[1-3]`).
+    pub ids_text: Vec<String>,
+    pub account: Option<String>,
+    pub batch: bool,
+    pub cron: bool,
+    pub ctld: bool,
+    pub full: bool,
+    pub hurry: bool,
+    pub interactive: bool,
+    pub clusters: Option<String>,
+    pub name: Option<String>,
+    pub nodelist: Option<String>,
+    pub partition: Option<String>,
+    pub qos: Option<String>,
+    pub reservation: Option<String>,
+    pub sibling: Option<String>,
+    /// `--signal`, as a number; None = not given (SIGKILL is sent).
+    pub signal: Option<i32>,
+    pub state: Option<JobState>,
+    /// `-u` as given, or the caller's uid for `--me`.
+    pub user: Option<String>,
+    pub user_id: Option<u32>,
+    pub wckey: Option<String>,
+    /// -1 for `-Q`, else the `-v` count.
+    pub verbose: i32,
+}
+
+impl ScancelOpts {
+    /// Slurm's `has_default_opt() && !has_job_steps()`.
+    pub fn by_id_only(&self) -> bool {
+        self.account.is_none()
+            && !self.batch
+            && !self.ctld
+            && !self.interactive
+            && self.name.is_none()
+            && self.partition.is_none()
+            && self.qos.is_none()
+            && self.reservation.is_none()
+            && self.signal.is_none()
+            && self.state.is_none()
+            && self.user.is_none()
+            && self.wckey.is_none()
+            && self.nodelist.is_none()
+            && self.ids.iter().all(|i| i.step.is_none())
+    }
+    /// The signal actually sent.
+    pub fn effective_signal(&self) -> i32 {
+        self.signal.unwrap_or(SIGKILL)
+    }
+}
+
+pub const SPECS: &[OptSpec] = &[
+    OptSpec::new(None, "autocomplete", Required, "autocomplete"),
+    OptSpec::new(Some('A'), "account", Required, "account"),
+    OptSpec::new(Some('b'), "batch", None_, "batch"),
+    OptSpec::new(None, "ctld", None_, "ctld"),
+    OptSpec::new(Some('c'), "cron", None_, "cron"),
+    OptSpec::new(Some('f'), "full", None_, "full"),
+    OptSpec::new(None, "help", None_, "help"),
+    OptSpec::new(Some('H'), "hurry", None_, "hurry"),
+    OptSpec::new(Some('i'), "interactive", None_, "interactive"),
+    OptSpec::new(Some('M'), "cluster", Required, "clusters"),
+    OptSpec::new(None, "clusters", Required, "clusters"),
+    OptSpec::new(Some('n'), "jobname", Required, "name"),
+    OptSpec::new(None, "me", None_, "me"),
+    OptSpec::new(None, "name", Required, "name"),
+    OptSpec::new(Some('w'), "nodelist", Required, "nodelist"),
+    OptSpec::new(Some('p'), "partition", Required, "partition"),
+    OptSpec::new(Some('q'), "qos", Required, "qos"),
+    OptSpec::new(Some('Q'), "quiet", None_, "quiet"),
+    OptSpec::new(Some('R'), "reservation", Required, "reservation"),
+    OptSpec::new(None, "sibling", Required, "sibling"),
+    OptSpec::new(Some('s'), "signal", Required, "signal"),
+    OptSpec::new(Some('t'), "state", Required, "state"),
+    OptSpec::new(None, "usage", None_, "usage"),
+    OptSpec::new(Some('u'), "user", Required, "user"),
+    OptSpec::new(Some('v'), "verbose", None_, "verbose"),
+    OptSpec::new(Some('V'), "version", None_, "version"),
+    OptSpec::new(None, "wckey", Required, "wckey"),
+];
+
+fn err1(msg: impl AsRef<str>) -> Output {
+    Output::err(format!("scancel: error: {}\n", msg.as_ref()), 1)
+}
+
+fn tf(v: &str) -> Option<bool> {
+    if v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("T") {
+        Some(true)
+    } else if v.eq_ignore_ascii_case("false") || v.eq_ignore_ascii_case("F") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn state(v: &str, env: bool) -> Result<JobState, Output> {
+    JobState::parse(v).ok_or_else(|| {
+        let first = if env {
+            format!("Unrecognized SCANCEL_STATE value: {}\n", v)
+        } else {
+            format!("Invalid job state specified: {}\n", v)
+        };
+        Output::err(format!("{}Valid job states are PENDING, RUNNING, and SUSPENDED\n", first), 1)
+    })
+}
+
+fn uid_from_string(s: &str) -> Option<u32> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().ok();
+    }
+    let c = std::ffi::CString::new(s).ok()?;
+    // SAFETY: c is a valid C string; getpwnam's result is read at once.
+    unsafe {
+        let pw = libc::getpwnam(c.as_ptr());
+        if pw.is_null() {
+            None
+        } else {
+            Some((*pw).pw_uid)
+        }
+    }
+}
+
+/// C strtol on a prefix: (value, rest); value None when no digits.
+fn strtol(s: &str) -> (Option<i64>, &str) {
+    let t = s.trim_start();
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let ds = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == ds {
+        return (None, s);
+    }
+    (Some(t[..i].parse::<i64>().unwrap_or(i64::MAX)), &t[i..])
+}
+
+/// Slurm's `_xlate_job_step_ids`.
+fn parse_ids(words: &[String]) -> Result<(Vec<JobIdSpec>, Vec<String>), Output> {
+    let mut ids = Vec::new();
+    let mut texts = Vec::new();
+    let mut queue: std::collections::VecDeque<String> = words.iter().cloned().collect();
+    while let Some(w) = queue.pop_front() {
+        let bad = || err1(format!("Invalid job id {}", w));
+        let (jid, rest) = strtol(&w);
+        let jid = jid.unwrap_or(0);
+        if jid <= 0 || jid > u32::MAX as i64 {
+            return Err(bad());
+        }
+        let jid = jid as u32;
+        let mut rest = rest;
+        let array;
+        if let Some(r) = rest.strip_prefix("_[") {
+            let Some(end) = r.find(']') else { return Err(bad()) };
+            if end + 1 != r.len() {
+                return Err(bad());
+            }
+            let inner = &r[..end];
+            let tasks = spur_core::hostlist::expand(&format!("[{}]", inner)).map_err(|_| bad())?;
+            for t in tasks {
+                let n: u32 = t.parse().map_err(|_| bad())?;
+                ids.push(JobIdSpec { job_id: jid, array: ArraySel::Task(n), step: None });
+            }
+            texts.push(w.clone());
+            continue;
+        } else if let Some(r) = rest.strip_prefix("_*") {
+            array = ArraySel::All;
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('_') {
+            let (t, r2) = strtol(r);
+            match t {
+                Some(t) if (0..=u32::MAX as i64).contains(&t) => array = ArraySel::Task(t as u32),
+                Some(_) => return Err(bad()),
+                None => array = ArraySel::Task(0),
+            }
+            rest = r2;
+        } else if let Some(r) = rest.strip_prefix('+') {
+            let (t, r2) = strtol(r);
+            if t.unwrap_or(0) < 0 {
+                return Err(bad());
+            }
+            array = ArraySel::None;
+            rest = r2;
+        } else {
+            array = ArraySel::None;
+        }
+        let mut step = None;
+        if let Some(r) = rest.strip_prefix('.') {
+            let (s, r2) = strtol(r);
+            let s = s.unwrap_or(0);
+            if !(0..=u32::MAX as i64).contains(&s) {
+                return Err(bad());
+            }
+            step = Some(s as u32);
+            rest = r2;
+        }
+        ids.push(JobIdSpec { job_id: jid, array, step });
+        if let Some(more) = rest.strip_prefix(',') {
+            texts.push(w[..w.len() - rest.len()].to_string());
+            queue.push_front(more.to_string());
+        } else if !rest.is_empty() {
+            return Err(bad());
+        } else {
+            texts.push(w.clone());
+        }
+    }
+    Ok((ids, texts))
+}
+
+/// Parse scancel's command line (`args` without argv[0]) and `SCANCEL_*`
+/// variables. `Err` is what scancel prints and its exit code (also for
+/// `--help`/`--usage`/`--version`, exit 0).
+pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOpts, Output> {
+    let mut o = ScancelOpts::default();
+    let mut stderr = String::new();
+    // environment first (_opt_env), then the command line
+    if let Some(v) = env.get("SCANCEL_ACCOUNT") {
+        o.account = Some(v.to_ascii_lowercase());
+    }
+    for (var, field) in [("SCANCEL_BATCH", 0), ("SCANCEL_FULL", 1), ("SCANCEL_INTERACTIVE", 2)] {
+        if let Some(v) = env.get(var) {
+            match tf(v) {
+                Some(b) => match field {
+                    0 => o.batch = b,
+                    1 => o.full = b,
+                    _ => o.interactive = b,
+                },
+                None => stderr.push_str(&format!("scancel: error: Unrecognized {} value: {}\n", var, v)),
+            }
+        }
+    }
+    if env.contains_key("SCANCEL_CTLD") {
+        o.ctld = true;
+    }
+    if env.contains_key("SCANCEL_CRON") {
+        o.cron = true;
+    }
+    if env.contains_key("SCANCEL_HURRY") {
+        o.hurry = true;
+    }
+    if let Some(v) = env.get("SCANCEL_NAME") {
+        o.name = Some(v.clone());
+    }
+    if let Some(v) = env.get("SCANCEL_PARTITION") {
+        o.partition = Some(v.clone());
+    }
+    if let Some(v) = env.get("SCANCEL_QOS") {
+        o.qos = Some(v.to_ascii_lowercase());
+    }
+    if let Some(v) = env.get("SCANCEL_STATE") {
+        o.state = Some(state(v, true).map_err(|mut e| {
+            e.stderr = format!("{}{}", stderr, e.stderr);
+            e
+        })?);
+    }
+    if let Some(v) = env.get("SCANCEL_USER") {
+        o.user = Some(v.clone());
+    }
+    if let Some(v) = env.get("SCANCEL_VERBOSE") {
+        match tf(v) {
+            Some(b) => o.verbose = b as i32,
+            None => stderr.push_str(&format!("scancel: error: Unrecognized SCANCEL_VERBOSE value: {}\n", v)),
+        }
+    }
+    if let Some(v) = env.get("SCANCEL_WCKEY") {
+        o.wckey = Some(v.clone());
+    }
+    if let Some(v) = env.get("SLURM_CLUSTERS") {
+        o.clusters = Some(v.clone());
+    }
+
+    let p = opts::parse("scancel", SPECS, args, Mode::Permute);
+    let fail = |stderr: &str, mut e: Output| {
+        e.stderr = format!("{}{}", stderr, e.stderr);
+        e
+    };
+    for (id, v) in &p.opts {
+        let v = v.clone().unwrap_or_default();
+        match *id {
+            "account" => o.account = Some(v.to_ascii_lowercase()),
+            "batch" => o.batch = true,
+            "ctld" => o.ctld = true,
+            "cron" => o.cron = true,
+            "full" => o.full = true,
+            "hurry" => o.hurry = true,
+            "interactive" => o.interactive = true,
+            "clusters" => o.clusters = Some(v),
+            // SAFETY: getuid has no preconditions.
+            "me" => o.user = Some(unsafe { libc::getuid() }.to_string()),
+            "name" => o.name = Some(v),
+            "partition" => o.partition = Some(v),
+            "quiet" => o.verbose = -1,
+            "qos" => o.qos = Some(v.to_ascii_lowercase()),
+            "reservation" => o.reservation = Some(v),
+            "signal" => {
+                let n = sig_name2num(&v) as u16;
+                if n == 0 {
+                    return Err(fail(&stderr, Output::err(format!("Unknown job signal: {}\n", v), 1)));
+                }
+                o.signal = Some(n as i32);
+            }
+            "state" => o.state = Some(state(&v, false).map_err(|e| fail(&stderr, e))?),
+            "user" => o.user = Some(v),
+            "verbose" => o.verbose += 1,
+            "version" => return Err(Output::ok("slurm 24.11.5\n")),
+            "wckey" => o.wckey = Some(v),
+            "nodelist" => o.nodelist = Some(v),
+            "sibling" => o.sibling = Some(v),
+            "help" => return Err(Output::ok(HELP)),
+            "usage" => return Err(Output::ok(USAGE)),
+            "autocomplete" => return Err(Output::ok("")),
+            _ => {}
+        }
+    }
+    if let Some(e) = p.error {
+        return Err(fail(&stderr, e.into_output("scancel", 1)));
+    }
+    let (ids, texts) = parse_ids(&p.operands).map_err(|e| fail(&stderr, e))?;
+    o.ids = ids;
+    o.ids_text = texts;
+    if let Some(u) = &o.user {
+        match uid_from_string(u) {
+            Some(uid) => o.user_id = Some(uid),
+            None => return Err(fail(&stderr, err1(format!("Invalid user name: {}", u)))),
+        }
+    }
+    if o.account.is_none()
+        && o.ids.is_empty()
+        && o.name.is_none()
+        && o.nodelist.is_none()
+        && o.partition.is_none()
+        && o.qos.is_none()
+        && o.reservation.is_none()
+        && o.state.is_none()
+        && o.user.is_none()
+        && o.wckey.is_none()
+    {
+        return Err(fail(&stderr, err1("No job identification provided")));
+    }
+    Ok(o)
+}
+
+/// Where a per-job result came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// A requested id that is not among the active jobs (`_verify_job_ids`;
+    /// not used in the by-id path).
+    Verify,
+    /// The controller's answer to the kill request (0 = success).
+    Kill,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobResult {
+    /// The job as scancel names it: `123`, `123_4`, `123_*`, or the id string
+    /// sent (by-id path); for steps `123.4` (Kill) or the job part (Verify).
+    pub id: String,
+    /// Set when the request was for a step.
+    pub step: Option<u32>,
+    pub phase: Phase,
+    /// 0 or a Slurm error code (spur_core::errors).
+    pub code: i32,
+}
+
+/// Anything that can list per-job results (implement it for the RPC reply
+/// type next to the RPC call, e.g. `CancelReply` in main.rs).
+pub trait KillResults {
+    fn job_results(&self) -> Vec<JobResult>;
+}
+impl KillResults for [JobResult] {
+    fn job_results(&self) -> Vec<JobResult> {
+        self.to_vec()
+    }
+}
+impl<const N: usize> KillResults for [JobResult; N] {
+    fn job_results(&self) -> Vec<JobResult> {
+        self.to_vec()
+    }
+}
+impl KillResults for Vec<JobResult> {
+    fn job_results(&self) -> Vec<JobResult> {
+        self.clone()
+    }
+}
+
+/// Slurm's stderr lines and exit code for the per-job results. Also the
+/// `-v` lines (`scancel: Terminating job 123`, `scancel: Signal 10 to job
+/// 123`, with `batch ` for `-b`).
+pub fn report<R: KillResults + ?Sized>(opts: &ScancelOpts, results: &R) -> Output {
+    let results = results.job_results();
+    let mut err = String::new();
+    let mut rc: i32 = 0;
+    let sig = opts.effective_signal();
+    let job_type = if opts.batch { "batch " } else { "" };
+    for r in &results {
+        match r.phase {
+            Phase::Verify => {
+                rc = rc.max(1);
+                if opts.verbose < 0 {
+                    continue;
+                }
+                match r.step {
+                    None => err.push_str(&format!(
+                        "scancel: error: Kill job error on job id {}: {}\n",
+                        r.id,
+                        strerror(ESLURM_INVALID_JOB_ID)
+                    )),
+                    Some(s) => err.push_str(&format!(
+                        "scancel: error: Kill job error on job step id {}.{}: {}\n",
+                        r.id,
+                        s,
+                        strerror(ESLURM_INVALID_JOB_ID)
+                    )),
+                }
+            }
+            Phase::Kill => {
+                if opts.verbose > 0 {
+                    match (r.step, opts.signal) {
+                        (None, None) => err.push_str(&format!("scancel: Terminating {}job {}\n", job_type, r.id)),
+                        (None, Some(_)) => {
+                            err.push_str(&format!("scancel: Signal {} to {}job {}\n", sig, job_type, r.id))
+                        }
+                        (Some(_), None) => err.push_str(&format!("scancel: Terminating step {}\n", r.id)),
+                        (Some(_), Some(_)) => err.push_str(&format!("scancel: Signal {} to step {}\n", sig, r.id)),
+                    }
+                }
+                if r.code == 0 {
+                    continue;
+                }
+                let mut code = r.code;
+                if r.step.is_none() {
+                    if opts.verbose > 0 || (code != ESLURM_ALREADY_DONE && code != ESLURM_INVALID_JOB_ID) {
+                        err.push_str(&format!(
+                            "scancel: error: Kill job error on job id {}: {}\n",
+                            r.id,
+                            strerror(code)
+                        ));
+                    }
+                    if (code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID) && sig == SIGKILL {
+                        code = 0;
+                    }
+                } else {
+                    if opts.verbose > 0 || code != ESLURM_ALREADY_DONE {
+                        err.push_str(&format!(
+                            "scancel: error: Kill job error on job step id {}: {}\n",
+                            r.id,
+                            strerror(code)
+                        ));
+                    }
+                    if code == ESLURM_ALREADY_DONE && sig == SIGKILL {
+                        code = 0;
+                    }
+                }
+                rc = rc.max(code);
+            }
+        }
+    }
+    Output { stdout: String::new(), stderr: err, code: rc & 0xff }
+}
+
+/// `scancel --usage` (24.11).
+pub const USAGE: &str = r#"Usage: scancel [-A account] [--batch] [--ctld] [--full] [--interactive] [-n job_name]
+               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]
+               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]
+               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]
+               [job_id[_array_id][.step_id]]
+"#;
+
+/// `scancel --help` (24.11).
+pub const HELP: &str = r#"Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]
+  -A, --account=account           act only on jobs charging this account
+  -b, --batch                     signal batch shell for specified job
+      --ctld                      send request directly to slurmctld
+  -c, --cron                      cancel an scrontab job
+  -f, --full                      signal batch shell and all steps for specified job
+  -H, --hurry                     avoid burst buffer stage out
+  -i, --interactive               require response from user for each job
+  -M, --clusters                  clusters to issue commands to.
+                                  NOTE: SlurmDBD must be up.
+  -n, --name=job_name             act only on jobs with this name
+  -p, --partition=partition       act only on jobs in this partition
+  -Q, --quiet                     disable warnings
+  -q, --qos=qos                   act only on jobs with this quality of service
+  -R, --reservation=reservation   act only on jobs with this reservation
+      --sibling=cluster_name      remove an active sibling job from a federated job
+  -s, --signal=name | integer     signal to send to job, default is SIGKILL
+  -t, --state=states              act only on jobs in this state.  Valid job
+                                  states are PENDING, RUNNING and SUSPENDED
+  -u, --user=user_name            act only on jobs of this user
+  -V, --version                   output version information and exit
+  -v, --verbose                   verbosity level
+  -w, --nodelist                  act only on jobs on these nodes
+      --wckey=wckey               act only on jobs with this workload
+                                  charactization key
+
+Help options:
+  --help                          show this help message
+  --usage                         display brief usage message
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_core::errors::ESLURM_ACCESS_DENIED;
+
+    fn a(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+    fn p(s: &[&str]) -> Result<ScancelOpts, Output> {
+        parse(&a(s), &HashMap::new())
+    }
+    fn e(s: &[&str]) -> (String, i32) {
+        let o = p(s).unwrap_err();
+        (o.stderr, o.code)
+    }
+
+    #[test]
+    fn ids() {
+        let o = p(&["123", "123_4", "123_[1-3]", "5_*", "7.2", "8,9_1"]).unwrap();
+        let d: Vec<String> = o.ids.iter().map(|i| i.display()).collect();
+        assert_eq!(d, vec!["123", "123_4", "123_1", "123_2", "123_3", "5_*", "7", "8", "9_1"]);
+        assert_eq!(o.ids[6].step, Some(2));
+        assert_eq!(o.ids_text, vec!["123", "123_4", "123_[1-3]", "5_*", "7.2", "8", "9_1"]);
+        assert!(!o.by_id_only()); // a step
+        assert!(p(&["1", "2"]).unwrap().by_id_only());
+        assert!(!p(&["-s", "USR1", "1"]).unwrap().by_id_only());
+    }
+
+    #[test]
+    fn errors_match_slurm() {
+        assert_eq!(e(&[]), ("scancel: error: No job identification provided\n".into(), 1));
+        assert_eq!(e(&["abc"]), ("scancel: error: Invalid job id abc\n".into(), 1));
+        assert_eq!(e(&["0"]), ("scancel: error: Invalid job id 0\n".into(), 1));
+        assert_eq!(e(&["12x"]), ("scancel: error: Invalid job id 12x\n".into(), 1));
+        assert_eq!(e(&["1_[x"]), ("scancel: error: Invalid job id 1_[x\n".into(), 1));
+        assert_eq!(e(&["-s", "FOO", "1"]), ("Unknown job signal: FOO\n".into(), 1));
+        assert_eq!(
+            e(&["-t", "bogus", "1"]),
+            ("Invalid job state specified: bogus\nValid job states are PENDING, RUNNING, and SUSPENDED\n".into(), 1)
+        );
+        assert_eq!(e(&["--bogus"]), ("scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n".into(), 1));
+        assert_eq!(e(&["-Z"]), ("scancel: invalid option -- 'Z'\nTry \"scancel --help\" for more information\n".into(), 1));
+        assert_eq!(
+            e(&["--signal"]),
+            ("scancel: option '--signal' requires an argument\nTry \"scancel --help\" for more information\n".into(), 1)
+        );
+        assert_eq!(e(&["-u", "nosuchuser-xyz"]), ("scancel: error: Invalid user name: nosuchuser-xyz\n".into(), 1));
+    }
+
+    #[test]
+    fn options_and_env() {
+        let o = p(&["-s", "SIGUSR1", "-b", "-f", "-H", "-i", "-vv", "-p", "debug", "-A", "ACC", "-q", "Normal", "--me", "-t", "pd", "-w", "n1", "1"]).unwrap();
+        assert_eq!(o.signal, Some(10));
+        assert!(o.batch && o.full && o.hurry && o.interactive);
+        assert_eq!(o.verbose, 2);
+        assert_eq!(o.account.as_deref(), Some("acc"));
+        assert_eq!(o.qos.as_deref(), Some("normal"));
+        assert_eq!(o.state, Some(JobState::Pending));
+        assert!(o.user_id.is_some());
+        assert_eq!(p(&["-s", "9", "1"]).unwrap().signal, Some(9));
+        assert_eq!(p(&["--signal=kill", "1"]).unwrap().signal, Some(9));
+        assert_eq!(p(&["-Q", "1"]).unwrap().verbose, -1);
+        assert_eq!(p(&["-u", "root"]).unwrap().user_id, Some(0));
+        // permuted options
+        assert_eq!(p(&["1", "-p", "x"]).unwrap().partition.as_deref(), Some("x"));
+        let mut env = HashMap::new();
+        env.insert("SCANCEL_PARTITION".to_string(), "envp".to_string());
+        env.insert("SCANCEL_BATCH".to_string(), "maybe".to_string());
+        let o = parse(&a(&[]), &env).unwrap();
+        assert_eq!(o.partition.as_deref(), Some("envp"));
+        env.insert("SCANCEL_STATE".to_string(), "xx".to_string());
+        let out = parse(&a(&["1"]), &env).unwrap_err();
+        assert_eq!(
+            out.stderr,
+            "scancel: error: Unrecognized SCANCEL_BATCH value: maybe\nUnrecognized SCANCEL_STATE value: xx\nValid job states are PENDING, RUNNING, and SUSPENDED\n"
+        );
+    }
+
+    #[test]
+    fn reporting() {
+        let o = p(&["123"]).unwrap();
+        let kill = |id: &str, code| JobResult { id: id.into(), step: None, phase: Phase::Kill, code };
+        // by id: unknown and finished jobs are silent and exit 0
+        let out = report(&o, &[kill("123", ESLURM_INVALID_JOB_ID), kill("124", ESLURM_ALREADY_DONE)]);
+        assert_eq!((out.stderr.as_str(), out.code), ("", 0));
+        let out = report(&o, &[kill("123", ESLURM_ACCESS_DENIED)]);
+        assert_eq!(out.stderr, "scancel: error: Kill job error on job id 123: Access/permission denied\n");
+        assert_eq!(out.code, 2002 & 0xff);
+        // verify phase
+        let out = report(&o, &[JobResult { id: "999".into(), step: None, phase: Phase::Verify, code: 0 }]);
+        assert_eq!((out.stderr.as_str(), out.code), ("scancel: error: Kill job error on job id 999: Invalid job id specified\n", 1));
+        let q = p(&["-Q", "999"]).unwrap();
+        let out = report(&q, &[JobResult { id: "999".into(), step: None, phase: Phase::Verify, code: 0 }]);
+        assert_eq!((out.stderr.as_str(), out.code), ("", 1));
+        // verbose
+        let v = p(&["-v", "123"]).unwrap();
+        let out = report(&v, &[kill("123", 0), kill("124", ESLURM_ALREADY_DONE)]);
+        assert_eq!(out.stderr, "scancel: Terminating job 123\nscancel: Terminating job 124\nscancel: error: Kill job error on job id 124: Job/step already completing or completed\n");
+        assert_eq!(out.code, 0);
+        // a non-KILL signal to a finished job is an error
+        let s = p(&["-s", "USR1", "123"]).unwrap();
+        let out = report(&s, &[kill("123", ESLURM_ALREADY_DONE)]);
+        assert_eq!(out.code, ESLURM_ALREADY_DONE & 0xff);
+        assert_eq!(out.stderr, "");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let words = ["", "-", "--", "1", "1_", "1_[", "1_[]", "1_[1-", "1.", "1,", ",", "_*", "-s", "SIG", "é", "1_[é]", "4294967296", "-t", "-u", "1+2", "1_[1-3]x", "99999999999999999999"];
+        let mut seed: u64 = 11;
+        for _ in 0..3000 {
+            let mut v = Vec::new();
+            for _ in 0..(seed % 5) {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                v.push(words[(seed >> 33) as usize % words.len()].to_string());
+            }
+            let _ = parse(&v, &HashMap::new());
+            seed = seed.wrapping_add(1);
+        }
+    }
+}

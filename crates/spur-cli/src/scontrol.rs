@@ -1,0 +1,1175 @@
+//! `scontrol`: argument parsing into [`ScontrolCmd`], the `show` renderings
+//! (job, node, partition, hostnames/hostlist/hostlistsorted) as Slurm 24.11
+//! prints them (src/scontrol/info_job.c, src/api/node_info.c,
+//! src/api/partition_info.c), and the execution against the controller.
+
+use crate::common::Output;
+use crate::format::convert_num_unit;
+use crate::squeue::{default_out, dependency_text, fname_format, reason_text, time_used, tres_str};
+use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
+use spur_core::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
+use std::collections::HashMap;
+
+/// Global flags of one scontrol invocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub one_liner: bool,
+    pub details: bool,
+    pub all: bool,
+    /// 1 = `-Q` (quiet), -1 = `-v`, 0 = normal (Slurm's `quiet_flag`).
+    pub quiet: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShowWhat {
+    Job,
+    Node,
+    Partition,
+    Hostnames,
+    Hostlist,
+    HostlistSorted,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScontrolCmd {
+    Show { flags: Flags, what: ShowWhat, id: Option<String> },
+    /// `hold` (admin=true), `uhold`/`holdu` (admin=false).
+    Hold { flags: Flags, job_ids: Vec<String>, user: bool },
+    Release { flags: Flags, job_ids: Vec<String> },
+    Requeue { flags: Flags, job_ids: Vec<String>, hold: bool, special_exit: bool },
+    Suspend { flags: Flags, job_ids: Vec<String> },
+    Resume { flags: Flags, job_ids: Vec<String> },
+    Top { flags: Flags, job_ids: Vec<String> },
+    /// `update JobId=… Key=Value…` (ids as given, fields in order).
+    UpdateJob { flags: Flags, job_ids: Vec<String>, fields: Vec<(String, String)> },
+    UpdateNode { flags: Flags, nodes: String, fields: Vec<(String, String)> },
+    Version,
+    Help,
+    /// Nothing to do but print (an error found while parsing that Slurm
+    /// reports with exit 1 after printing).
+    Print(Output),
+}
+
+fn kw(tag: &str, word: &str, min: usize) -> bool {
+    let n = tag.len().max(min);
+    tag.len() >= n && word.len() >= n && tag.len() <= word.len() && word[..tag.len()].eq_ignore_ascii_case(tag)
+}
+
+fn err_out(msg: String) -> Output {
+    Output::err(msg, 1)
+}
+
+/// Parse scontrol's command line (without argv[0]).
+pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
+    let mut flags = Flags::default();
+    if env.contains_key("SCONTROL_ALL") {
+        flags.all = true;
+    }
+    let mut i = 0;
+    // leading options
+    while i < args.len() {
+        let a = args[i].as_str();
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        match a {
+            "-a" | "--all" => flags.all = true,
+            "-d" | "--details" => flags.details = true,
+            "-o" | "--oneliner" => flags.one_liner = true,
+            "-Q" | "--quiet" => flags.quiet = 1,
+            "-v" | "--verbose" => flags.quiet = -1,
+            "-V" | "--version" => return Ok(ScontrolCmd::Version),
+            "-h" | "--help" | "--usage" => return Ok(ScontrolCmd::Help),
+            "-F" | "--future" | "--local" | "--sibling" | "--federation" | "-u" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ => {
+                // clustered short flags like -do
+                if a.len() > 1 && !a.starts_with("--") && a[1..].chars().all(|c| "adoQvF".contains(c)) {
+                    for c in a[1..].chars() {
+                        match c {
+                            'a' => flags.all = true,
+                            'd' => flags.details = true,
+                            'o' => flags.one_liner = true,
+                            'Q' => flags.quiet = 1,
+                            'v' => flags.quiet = -1,
+                            _ => {}
+                        }
+                    }
+                } else if let Some(body) = a.strip_prefix("--") {
+                    return Err(err_out(format!(
+                        "scontrol: unrecognized option '--{}'\nTry \"scontrol --help\" for more information\n",
+                        body
+                    )));
+                } else {
+                    let c = a[1..].chars().next().unwrap_or('-');
+                    return Err(err_out(format!(
+                        "scontrol: invalid option -- '{}'\nTry \"scontrol --help\" for more information\n",
+                        c
+                    )));
+                }
+            }
+        }
+        i += 1;
+    }
+    let argv: Vec<&str> = args[i..].iter().map(|s| s.as_str()).collect();
+    let Some(&tag) = argv.first() else {
+        return Ok(ScontrolCmd::Help);
+    };
+    let few = || err_out(format!("too few arguments for keyword:{}\n", tag));
+    let many = || err_out(format!("too many arguments for keyword:{}\n", tag));
+    let rest: Vec<String> = argv[1..].iter().map(|s| s.to_string()).collect();
+
+    if kw(tag, "show", 3) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        if argv.len() > 3 {
+            return Err(many());
+        }
+        let ent = argv[1];
+        let id = argv.get(2).map(|s| s.to_string());
+        let what = if kw(ent, "hostnames", 5) {
+            ShowWhat::Hostnames
+        } else if kw(ent, "hostlistsorted", 9) {
+            ShowWhat::HostlistSorted
+        } else if kw(ent, "hostlist", 5) {
+            ShowWhat::Hostlist
+        } else if kw(ent, "jobs", 1) || kw(ent, "jobid", 1) {
+            ShowWhat::Job
+        } else if kw(ent, "nodes", 1) {
+            ShowWhat::Node
+        } else if kw(ent, "partitions", 2) || kw(ent, "partitionname", 2) {
+            ShowWhat::Partition
+        } else {
+            return Err(err_out(format!("invalid entity:{} for keyword:{} \n", ent, tag)));
+        };
+        if matches!(what, ShowWhat::Hostlist | ShowWhat::HostlistSorted) && id.is_none() {
+            return Err(err_out(format!("invalid encode argument\n{}", usage_text())));
+        }
+        let id = match (&what, id) {
+            (ShowWhat::Hostnames, None) => env.get("SLURM_NODELIST").cloned(),
+            (_, id) => id,
+        };
+        return Ok(ScontrolCmd::Show { flags, what, id });
+    }
+    if kw(tag, "requeuehold", 11) || kw(tag, "requeue", 3) {
+        let hold = kw(tag, "requeuehold", 11);
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        let mut special_exit = false;
+        let mut ids = Vec::new();
+        for a in &rest {
+            if a.eq_ignore_ascii_case("state=specialexit") || a.eq_ignore_ascii_case("state=special_exit") {
+                special_exit = true;
+            } else {
+                ids.push(a.clone());
+            }
+        }
+        return Ok(ScontrolCmd::Requeue { flags, job_ids: ids, hold, special_exit });
+    }
+    if tag.len() >= 4 && (kw(tag, "hold", 4) || kw(tag, "holdu", 5) || kw(tag, "uhold", 5)) || kw(tag, "release", 3) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        if kw(tag, "release", 3) {
+            return Ok(ScontrolCmd::Release { flags, job_ids: rest });
+        }
+        let user = !tag.eq_ignore_ascii_case("hold");
+        return Ok(ScontrolCmd::Hold { flags, job_ids: rest, user });
+    }
+    if kw(tag, "suspend", 2) || kw(tag, "resume", 3) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        return Ok(if kw(tag, "suspend", 2) {
+            ScontrolCmd::Suspend { flags, job_ids: rest }
+        } else {
+            ScontrolCmd::Resume { flags, job_ids: rest }
+        });
+    }
+    if kw(tag, "top", 3) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        if argv.len() > 2 {
+            return Err(many());
+        }
+        return Ok(ScontrolCmd::Top { flags, job_ids: argv[1].split(',').map(String::from).collect() });
+    }
+    if kw(tag, "update", 1) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        let mut fields: Vec<(String, String)> = Vec::new();
+        for a in &rest {
+            match a.find('=') {
+                Some(p) => fields.push((a[..p].to_string(), a[p + 1..].to_string())),
+                None => {
+                    return Err(err_out(format!("Invalid input: {}\nRequest aborted\n", a)));
+                }
+            }
+        }
+        let first = fields[0].0.to_ascii_lowercase();
+        if kw(&first, "jobid", 3) || first == "job" {
+            let mut ids = Vec::new();
+            let mut others = Vec::new();
+            for (k, v) in fields {
+                let kl = k.to_ascii_lowercase();
+                if kw(&kl, "jobid", 3) || kl == "job" {
+                    ids.extend(v.split(',').filter(|s| !s.is_empty()).map(String::from));
+                } else {
+                    others.push((k, v));
+                }
+            }
+            if others.is_empty() {
+                return Err(err_out("No changes specified\n".into()));
+            }
+            return Ok(ScontrolCmd::UpdateJob { flags, job_ids: ids, fields: others });
+        }
+        if kw(&first, "nodename", 1) || first == "node" {
+            let nodes = fields[0].1.clone();
+            let others: Vec<(String, String)> = fields.into_iter().skip(1).collect();
+            if others.is_empty() {
+                return Err(err_out("No changes specified\n".into()));
+            }
+            return Ok(ScontrolCmd::UpdateNode { flags, nodes, fields: others });
+        }
+        return Err(err_out(format!(
+            "No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", \"Reservation/ReservationName\", \"JobId\", \"SuspendExcNodes\", \"SuspendExcParts\", \"SuspendExcStates\" or \"StepId\"\n"
+        )));
+    }
+    if kw(tag, "version", 4) {
+        return Ok(ScontrolCmd::Version);
+    }
+    if kw(tag, "help", 2) || kw(tag, "usage", 5) {
+        return Ok(ScontrolCmd::Help);
+    }
+    Err(err_out(format!("invalid keyword: {}\n", tag)))
+}
+
+fn usage_text() -> String {
+    // `scontrol --help` prints the full command list; Spur prints Slurm's first lines.
+    "scontrol [<OPTION>] [<COMMAND>]\n".into()
+}
+
+/// Commands answered without the controller.
+pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
+    match cmd {
+        ScontrolCmd::Version => Some(Output::ok(crate::squeue::VERSION)),
+        ScontrolCmd::Help => Some(Output::ok(usage_text())),
+        ScontrolCmd::Print(o) => Some(o.clone()),
+        ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
+            None => Output::err("", 1),
+            Some(expr) => match spur_core::hostlist::expand(expr) {
+                Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
+                Err(_) => Output::err(format!("scontrol: error: Invalid hostlist: {}\n", expr), 1),
+            },
+        }),
+        ScontrolCmd::Show { what: ShowWhat::Hostlist, id: Some(expr), .. } => Some(encode(expr, false)),
+        ScontrolCmd::Show { what: ShowWhat::HostlistSorted, id: Some(expr), .. } => Some(encode(expr, true)),
+        _ => None,
+    }
+}
+
+fn encode(expr: &str, sorted: bool) -> Output {
+    let r = if sorted {
+        spur_core::hostlist::reformat_sorted(expr)
+    } else {
+        spur_core::hostlist::reformat(expr)
+    };
+    match r {
+        Ok(s) => Output::ok(format!("{}\n", s)),
+        Err(_) => Output::err(format!("scontrol: error: Invalid hostlist: {}\n", expr), 1),
+    }
+}
+
+/// Run a command against the controller.
+pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
+    use spur_client::proto::{JobControlRequest, KeyValue, NodeControlRequest, QueryRequest};
+    if let Some(o) = run_local(cmd) {
+        return o;
+    }
+    match cmd {
+        ScontrolCmd::Show { flags, what, id } => {
+            let q = QueryRequest {
+                jobs: *what == ShowWhat::Job,
+                nodes: *what == ShowWhat::Node,
+                partitions: true,
+                job_ids: vec![],
+                all_finished: false,
+            };
+            match c.query(q).await {
+                Ok(view) => render_show(cmd, &view, view.now),
+                Err(e) => {
+                    let what_s = match what {
+                        ShowWhat::Job => "slurm_load_jobs error",
+                        ShowWhat::Node => "slurm_load_node error",
+                        _ => "slurm_load_partitions error",
+                    };
+                    let _ = (flags, id);
+                    Output::err(format!("{}: {}\n", what_s, e), 1)
+                }
+            }
+        }
+        ScontrolCmd::UpdateNode { nodes, fields, .. } => {
+            let req = NodeControlRequest {
+                op: "update".into(),
+                nodes: nodes.clone(),
+                fields: fields.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect(),
+            };
+            match c.node_control(req).await {
+                Ok(_) => Output::ok(""),
+                Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
+            }
+        }
+        other => {
+            let (op, ids, fields, perror): (&str, Vec<String>, Vec<(String, String)>, &str) = match other {
+                ScontrolCmd::Hold { job_ids, user, .. } => {
+                    (if *user { "uhold" } else { "hold" }, job_ids.clone(), vec![], "slurm_suspend error")
+                }
+                ScontrolCmd::Release { job_ids, .. } => ("release", job_ids.clone(), vec![], "slurm_suspend error"),
+                ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => {
+                    let mut f = vec![];
+                    if *special_exit {
+                        f.push(("State".to_string(), "SpecialExit".to_string()));
+                    }
+                    (if *hold { "requeuehold" } else { "requeue" }, job_ids.clone(), f, "Requeue job error")
+                }
+                ScontrolCmd::Suspend { job_ids, .. } => ("suspend", job_ids.clone(), vec![], "slurm_suspend error"),
+                ScontrolCmd::Resume { job_ids, .. } => ("resume", job_ids.clone(), vec![], "slurm_resume error"),
+                ScontrolCmd::Top { job_ids, .. } => ("top", job_ids.clone(), vec![], "slurm_top_job error"),
+                ScontrolCmd::UpdateJob { job_ids, fields, .. } => ("update", job_ids.clone(), fields.clone(), "slurm_update error"),
+                _ => return Output::ok(""),
+            };
+            let req = JobControlRequest {
+                op: op.into(),
+                job_ids: ids,
+                fields: fields.into_iter().map(|(k, v)| KeyValue { key: k, value: v }).collect(),
+            };
+            match c.job_control(req).await {
+                Ok(r) => {
+                    let mut out = Output::ok("");
+                    for res in r.results {
+                        if let Some(st) = res.status {
+                            if st.code != 0 {
+                                out.code = 1;
+                                let msg = if st.message.is_empty() {
+                                    spur_core::errors::strerror(st.code)
+                                } else {
+                                    st.message.clone()
+                                };
+                                // Slurm: "<error> for job <id>", then for the
+                                // hold family the slurm_perror line.
+                                out.stderr.push_str(&format!("{} for job {}\n", msg, res.job_id));
+                                if matches!(op, "hold" | "uhold" | "release") {
+                                    out.stderr.push_str(&format!("{}: {}\n", perror, msg));
+                                }
+                            }
+                        }
+                    }
+                    out
+                }
+                Err(e) => Output::err(format!("{}: {}\n", perror, e), 1),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- show
+
+/// Render a `show job|node|partition` command against a view.
+pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64) -> Output {
+    let ScontrolCmd::Show { flags, what, id } = cmd else {
+        return run_local(cmd).unwrap_or_default();
+    };
+    match what {
+        ShowWhat::Job => show_jobs(view, id.as_deref(), flags, now),
+        ShowWhat::Node => show_nodes(view, id.as_deref(), flags),
+        ShowWhat::Partition => show_partitions(view, id.as_deref(), flags),
+        _ => run_local(cmd).unwrap_or_default(),
+    }
+}
+
+fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Output {
+    let mut out = Output::default();
+    let (mut job_id, mut task) = (None, None);
+    if let Some(s) = id {
+        if !s.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '+') || s.is_empty() {
+            if f.quiet != 1 {
+                out.stderr = "scontrol_print_job error: Invalid job id specified\n".into();
+            }
+            out.code = 1;
+            return out;
+        }
+        let mut parts = s.splitn(2, '_');
+        job_id = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok()).or(Some(0));
+        task = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok());
+    }
+    // slurm_load_job order for one id, the job list otherwise.
+    let jobs: Vec<&Job> = match job_id {
+        Some(jid) => {
+            let head = view.jobs.iter().find(|j| j.job_id == jid);
+            let mut v: Vec<&Job> = head.into_iter().collect();
+            if head.map(|h| h.array.is_some()).unwrap_or(true) {
+                let mut rest: Vec<&Job> = view
+                    .jobs
+                    .iter()
+                    .filter(|j| j.job_id != jid && j.array.as_ref().map(|a| a.array_job_id) == Some(jid))
+                    .collect();
+                rest.sort_by(|a, b| b.job_id.cmp(&a.job_id));
+                v.extend(rest);
+            }
+            if v.is_empty() {
+                out.code = 1;
+                if f.quiet != 1 {
+                    out.stderr = "slurm_load_jobs error: Invalid job id specified\n".into();
+                }
+                return out;
+            }
+            v
+        }
+        None => view.jobs.iter().collect(),
+    };
+    let mut printed = 0;
+    for j in jobs {
+        let mut task_override = None;
+        if let Some(t) = task {
+            let a = j.array.as_ref();
+            let in_job = match a {
+                Some(a) if a.task_id == Some(t) => true,
+                Some(a) if a.task_id.is_none() => a.pending_tasks.contains(&t),
+                _ => false,
+            };
+            if !in_job {
+                continue;
+            }
+            if a.map(|a| a.task_id.is_none()).unwrap_or(false) {
+                task_override = Some(t);
+            }
+        }
+        out.stdout.push_str(&sprint_job(j, f, now, task_override));
+        printed += 1;
+    }
+    if printed == 0 {
+        out.code = 1;
+        if f.quiet != 1 {
+            out.stdout = match (job_id, task) {
+                (Some(j), Some(t)) => format!("Job {}_{} not found\n", j, t),
+                (Some(j), None) => format!("Job {} not found\n", j),
+                _ => "No jobs in the system\n".into(),
+            };
+        }
+        if job_id.is_none() {
+            out.code = 0;
+        }
+    }
+    out
+}
+
+fn ts(t: i64) -> String {
+    fmt_timestamp(t)
+}
+
+fn exit_pair(status: i32) -> String {
+    let sig = status & 0x7f;
+    if sig != 0 && sig != 0x7f {
+        format!("0:{}", sig)
+    } else if sig == 0 {
+        format!("{}:0", (status >> 8) & 0xff)
+    } else {
+        "0:0".into()
+    }
+}
+
+/// One job as `scontrol show job` prints it (`_sprint_job_info`).
+pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> String {
+    let le = if f.one_liner { " " } else { "\n   " };
+    let mut o = format!("JobId={} ", j.job_id);
+    if let Some(a) = &j.array {
+        match (a.task_id.or(task_override), task_override) {
+            (Some(t), _) => o.push_str(&format!("ArrayJobId={} ArrayTaskId={} ", a.array_job_id, t)),
+            (None, _) => o.push_str(&format!(
+                "ArrayJobId={} ArrayTaskId={} ",
+                a.array_job_id,
+                spur_core::model::ranges(&a.pending_tasks)
+                    + &if a.max_running > 0 { format!("%{}", a.max_running) } else { String::new() }
+            )),
+        }
+        if a.max_running > 0 {
+            o.push_str(&format!("ArrayTaskThrottle={} ", a.max_running));
+        }
+    }
+    o.push_str(&format!("JobName={}", j.desc.name));
+    o.push_str(le);
+    o.push_str(&format!(
+        "UserId={}({}) GroupId={}({}) MCS_label=N/A",
+        j.user_name, j.user_id, j.group_name, j.group_id
+    ));
+    o.push_str(le);
+    o.push_str(&format!(
+        "Priority={} Nice={} Account={} QOS={}",
+        j.priority,
+        j.desc.nice.unwrap_or(0),
+        j.desc.account.as_deref().unwrap_or("(null)"),
+        j.desc.qos.as_deref().unwrap_or("(null)")
+    ));
+    o.push_str(le);
+    o.push_str(&format!("JobState={} ", j.state.name()));
+    o.push_str(&format!("Reason={} ", reason_text(j).replace(char::is_whitespace, "_")));
+    o.push_str(&format!("Dependency={}", dependency_text(j).unwrap_or_else(|| "(null)".into())));
+    o.push_str(le);
+    let requeue = if j.desc.requeue.unwrap_or(true) { 1 } else { 0 };
+    o.push_str(&format!(
+        "Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}",
+        requeue,
+        j.restart_count,
+        j.batch_flag.min(1),
+        exit_pair(j.exit_status)
+    ));
+    o.push_str(le);
+    if f.details {
+        o.push_str(&format!("DerivedExitCode={}", exit_pair(j.derived_exit_code)));
+        o.push_str(le);
+    }
+    let run = time_used(j, now);
+    o.push_str(&format!("RunTime={} ", fmt_secs_scontrol(run)));
+    o.push_str(&format!("TimeLimit={} ", fmt_limit_scontrol(j.time_limit)));
+    match j.desc.time_min {
+        Some(m) if m > 0 => o.push_str(&format!("TimeMin={}", fmt_limit_scontrol(Some(m)))),
+        _ => o.push_str("TimeMin=N/A"),
+    }
+    o.push_str(le);
+    o.push_str(&format!("SubmitTime={} EligibleTime={}", ts(j.submit_time), ts(j.eligible_time)));
+    o.push_str(le);
+    o.push_str(&format!("AccrueTime={}", ts(j.eligible_time)));
+    o.push_str(le);
+    o.push_str(&format!("StartTime={} ", ts(j.start_time)));
+    if j.time_limit.is_none() && j.end_time > now {
+        o.push_str("EndTime=Unknown ");
+    } else {
+        o.push_str(&format!("EndTime={} ", ts(j.end_time)));
+    }
+    if j.desc.deadline != 0 {
+        o.push_str(&format!("Deadline={}", ts(j.desc.deadline)));
+    } else {
+        o.push_str("Deadline=N/A");
+    }
+    o.push_str(le);
+    if j.suspend_time != 0 {
+        o.push_str(&format!("SuspendTime={} ", ts(j.suspend_time)));
+    } else {
+        o.push_str("SuspendTime=None ");
+    }
+    let last_eval = if j.start_time != 0 { j.start_time } else { j.submit_time };
+    o.push_str(&format!("SecsPreSuspend={} LastSchedEval={} Scheduler=Main", j.pre_sus_time, ts(last_eval)));
+    o.push_str(le);
+    o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
+    o.push_str(le);
+    o.push_str(&format!(
+        "ReqNodeList={} ExcNodeList={}",
+        j.desc.req_nodes.as_deref().unwrap_or("(null)"),
+        j.desc.exc_nodes.as_deref().unwrap_or("(null)")
+    ));
+    o.push_str(le);
+    let nodes = crate::squeue::job_nodes(j);
+    o.push_str(&format!("NodeList={}", nodes));
+    o.push_str(le);
+    if let Some(bh) = j.allocs.first() {
+        if j.state != JobState::Pending {
+            o.push_str(&format!("BatchHost={}", bh.node));
+            o.push_str(le);
+        }
+    }
+    let num_nodes = if j.state == JobState::Pending {
+        match j.desc.max_nodes.filter(|m| *m > 0) {
+            Some(m) => format!("{}-{}", j.num_nodes.min(m), m),
+            None => j.num_nodes.to_string(),
+        }
+    } else {
+        j.num_nodes.to_string()
+    };
+    o.push_str(&format!(
+        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
+        num_nodes,
+        j.num_cpus,
+        j.num_tasks,
+        j.desc.cpus_per_task.unwrap_or(1)
+    ));
+    o.push_str(le);
+    o.push_str(&format!("ReqTRES={}", tres_str(j)));
+    o.push_str(le);
+    if j.allocs.is_empty() {
+        o.push_str("AllocTRES=(null)");
+    } else {
+        o.push_str(&format!("AllocTRES={}", tres_str(j)));
+    }
+    o.push_str(le);
+    o.push_str(&format!(
+        "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
+        j.desc.ntasks_per_node.unwrap_or(0)
+    ));
+    o.push_str(le);
+    if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
+        o.push_str("JOB_GRES=(null)");
+        o.push_str(le);
+        // group consecutive nodes with the same CPU count and memory
+        let mut groups: Vec<(Vec<String>, u32, u64)> = Vec::new();
+        for a in &j.allocs {
+            match groups.last_mut() {
+                Some(g) if g.1 == a.cpus && g.2 == a.mem_mb => g.0.push(a.node.clone()),
+                _ => groups.push((vec![a.node.clone()], a.cpus, a.mem_mb)),
+            }
+        }
+        for (names, cpus, mem) in groups {
+            let ids = if cpus <= 1 { "0".to_string() } else { format!("0-{}", cpus - 1) };
+            o.push_str(&format!(
+                "  Nodes={} CPU_IDs={} Mem={} GRES=",
+                spur_core::hostlist::compress(&names),
+                ids,
+                mem
+            ));
+            o.push_str(le);
+        }
+    }
+    let (kind, mem) = if j.mem_per_cpu > 0 { ("CPU", j.mem_per_cpu) } else { ("Node", j.mem_per_node) };
+    o.push_str(&format!(
+        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode=0",
+        j.desc.cpus_per_task.unwrap_or(1),
+        kind,
+        convert_num_unit(mem as f64, 2)
+    ));
+    o.push_str(le);
+    o.push_str(&format!(
+        "Features={} DelayBoot=00:00:00",
+        j.desc.constraint.as_deref().unwrap_or("(null)")
+    ));
+    o.push_str(le);
+    o.push_str(&format!(
+        "OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
+        if j.desc.exclusive { "NO" } else { "OK" }
+    ));
+    o.push_str(le);
+    let command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    o.push_str(&format!("Command={}", command.as_deref().unwrap_or("(null)")));
+    o.push_str(le);
+    o.push_str(&format!("WorkDir={}", j.desc.work_dir));
+    if let Some(c) = &j.desc.comment {
+        o.push_str(le);
+        o.push_str(&format!("Comment={} ", c));
+    }
+    if j.batch_flag > 0 {
+        let out_path = match &j.desc.std_out {
+            Some(p) => fname_format(p, j, task_override),
+            None => default_out(j, task_override),
+        };
+        let err_path = match &j.desc.std_err {
+            Some(p) => fname_format(p, j, task_override),
+            None => out_path.clone(),
+        };
+        let in_path = match &j.desc.std_in {
+            Some(p) => fname_format(p, j, task_override),
+            None => "/dev/null".into(),
+        };
+        o.push_str(le);
+        o.push_str(&format!("StdErr={}", err_path));
+        o.push_str(le);
+        o.push_str(&format!("StdIn={}", in_path));
+        o.push_str(le);
+        o.push_str(&format!("StdOut={}", out_path));
+    }
+    if let Some(g) = &j.desc.gres {
+        o.push_str(le);
+        let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
+        o.push_str(&format!("TresPerNode={}", g));
+    }
+    if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
+        o.push_str(le);
+        o.push_str(&format!("MailUser={} MailType={}", u, t));
+    }
+    o.push_str(le);
+    o.push_str(if f.one_liner { "\n" } else { "\n\n" });
+    o
+}
+
+fn node_state_complete(n: &Node) -> String {
+    let mut s = match n.base {
+        NodeBase::Unknown => "UNKNOWN",
+        NodeBase::Idle => "IDLE",
+        NodeBase::Allocated if n.is_mixed() => "MIXED",
+        NodeBase::Allocated => "ALLOCATED",
+        NodeBase::Down => "DOWN",
+        NodeBase::Future => "FUTURE",
+    }
+    .to_string();
+    let fl = &n.flags;
+    for (on, name) in [
+        (fl.completing, "COMPLETING"),
+        (fl.drain, "DRAIN"),
+        (fl.maint, "MAINTENANCE"),
+        (fl.not_responding, "NOT_RESPONDING"),
+        (fl.planned, "PLANNED"),
+        (fl.power_down, "POWERED_DOWN"),
+        (fl.reboot_requested, "REBOOT_REQUESTED"),
+        (fl.reserved, "RESERVED"),
+    ] {
+        if on {
+            s.push('+');
+            s.push_str(name);
+        }
+    }
+    s
+}
+
+/// One node as `scontrol show node` prints it.
+pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
+    let le = if f.one_liner { " " } else { "\n   " };
+    let mut o = format!("NodeName={} ", n.name);
+    if !n.arch.is_empty() {
+        o.push_str(&format!("Arch={} ", n.arch));
+    }
+    o.push_str(&format!("CoresPerSocket={} ", n.cores_per_socket));
+    o.push_str(le);
+    o.push_str(&format!(
+        "CPUAlloc={} CPUEfctv={} CPUTot={} CPULoad={:.2}",
+        n.alloc_cpus,
+        n.cpus,
+        n.cpus,
+        n.cpu_load as f64 / 100.0
+    ));
+    o.push_str(le);
+    let feats = if n.features.is_empty() { "(null)".to_string() } else { n.features.join(",") };
+    o.push_str(&format!("AvailableFeatures={}", feats));
+    o.push_str(le);
+    o.push_str(&format!("ActiveFeatures={}", feats));
+    o.push_str(le);
+    let gres = if n.gres.is_empty() {
+        "(null)".to_string()
+    } else {
+        n.gres
+            .iter()
+            .map(|(g, t, c)| match t {
+                Some(t) => format!("{}:{}:{}", g, t, c),
+                None => format!("{}:{}", g, c),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    o.push_str(&format!("Gres={}", gres));
+    o.push_str(le);
+    o.push_str(&format!("NodeAddr={} NodeHostName={} ", n.addr, n.hostname));
+    if n.port != 0 {
+        o.push_str(&format!("Port={} ", n.port));
+    }
+    if !n.version.is_empty() {
+        o.push_str(&format!("Version={}", n.version));
+    }
+    o.push_str(le);
+    if !n.os.is_empty() {
+        o.push_str(&format!("OS={} ", n.os));
+        o.push_str(le);
+    }
+    o.push_str(&format!(
+        "RealMemory={} AllocMem={} FreeMem={} Sockets={} Boards={}",
+        n.real_memory,
+        n.alloc_mem,
+        n.free_mem,
+        n.sockets,
+        n.boards.max(1)
+    ));
+    o.push_str(le);
+    o.push_str(&format!(
+        "State={} ThreadsPerCore={} TmpDisk={} Weight={} Owner=N/A MCS_label=N/A",
+        node_state_complete(n),
+        n.threads_per_core,
+        n.tmp_disk,
+        n.weight
+    ));
+    o.push_str(le);
+    let parts: Vec<&str> =
+        view.partitions.iter().filter(|p| p.nodes.contains(&n.name)).map(|p| p.name.as_str()).collect();
+    if !parts.is_empty() {
+        o.push_str(&format!("Partitions={} ", parts.join(",")));
+        o.push_str(le);
+    }
+    o.push_str(&format!(
+        "BootTime={} SlurmdStartTime={}",
+        if n.boot_time != 0 { ts(n.boot_time) } else { "None".into() },
+        if n.slurmd_start_time != 0 { ts(n.slurmd_start_time) } else { "None".into() }
+    ));
+    o.push_str(le);
+    o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
+    o.push_str(le);
+    o.push_str(&format!("CfgTRES=cpu={},mem={},billing={}", n.cpus, convert_num_unit(n.real_memory as f64, 2), n.cpus));
+    o.push_str(le);
+    let mut alloc = String::new();
+    if n.alloc_cpus > 0 {
+        alloc.push_str(&format!("cpu={}", n.alloc_cpus));
+    }
+    if n.alloc_mem > 0 {
+        if !alloc.is_empty() {
+            alloc.push(',');
+        }
+        alloc.push_str(&format!("mem={}", convert_num_unit(n.alloc_mem as f64, 2)));
+    }
+    o.push_str(&format!("AllocTRES={}", alloc));
+    o.push_str(le);
+    o.push_str("CurrentWatts=0 AveWatts=0");
+    o.push_str(le);
+    if let Some(r) = n.reason.as_ref().filter(|r| !r.is_empty()) {
+        o.push_str(le);
+        for (i, tok) in r.split('\n').filter(|t| !t.is_empty()).enumerate() {
+            if i == 0 {
+                o.push_str("Reason=");
+            } else {
+                o.push_str(le);
+                o.push_str("       ");
+            }
+            o.push_str(tok);
+            if i == 0 && n.reason_time != 0 {
+                let user = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(n.reason_uid))
+                    .ok()
+                    .flatten()
+                    .map(|u| u.name)
+                    .unwrap_or_else(|| n.reason_uid.to_string());
+                o.push_str(&format!(" [{}@{}]", user, ts(n.reason_time)));
+            }
+        }
+    }
+    o.push_str(if f.one_liner { "\n" } else { "\n\n" });
+    o
+}
+
+fn show_nodes(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
+    let mut out = Output::default();
+    match id {
+        None => {
+            let nodes: Vec<&Node> =
+                view.nodes.iter().filter(|n| f.all || n.base != NodeBase::Future).collect();
+            if nodes.is_empty() {
+                out.stdout = "No nodes in the system\n".into();
+            }
+            for n in nodes {
+                out.stdout.push_str(&sprint_node(n, view, f));
+            }
+        }
+        Some(expr) => {
+            let names = match spur_core::hostlist::expand(expr) {
+                Ok(h) => h,
+                Err(_) => {
+                    out.code = 1;
+                    out.stderr = format!("unable to parse node list {}\n", expr);
+                    return out;
+                }
+            };
+            for name in names {
+                match view.nodes.iter().find(|n| n.name == name) {
+                    Some(n) => out.stdout.push_str(&sprint_node(n, view, f)),
+                    None => {
+                        out.code = 1;
+                        if f.quiet != 1 {
+                            out.stdout.push_str(&format!("Node {} not found\n", name));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One partition as `scontrol show partition` prints it.
+pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String {
+    let le = if f.one_liner { " " } else { "\n   " };
+    let yn = |b: bool| if b { "YES" } else { "NO" };
+    let mut o = format!("PartitionName={}", p.name);
+    o.push_str(le);
+    o.push_str(&format!(
+        "AllowGroups={} AllowAccounts={} AllowQos=ALL",
+        p.allow_groups.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into()),
+        p.allow_accounts.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into())
+    ));
+    o.push_str(le);
+    o.push_str(&format!("AllocNodes=ALL Default={} QoS=N/A", yn(p.default)));
+    o.push_str(le);
+    let deftime = match p.default_time {
+        None => "NONE".to_string(),
+        Some(m) => fmt_limit_scontrol(Some(m)),
+    };
+    o.push_str(&format!(
+        "DefaultTime={} DisableRootJobs=NO ExclusiveUser=NO ExclusiveTopo=NO GraceTime=0 Hidden={}",
+        deftime,
+        yn(p.hidden)
+    ));
+    o.push_str(le);
+    o.push_str(&format!(
+        "MaxNodes={} MaxTime={} MinNodes={} LLN=NO MaxCPUsPerNode=UNLIMITED MaxCPUsPerSocket=UNLIMITED",
+        p.max_nodes.map(|m| m.to_string()).unwrap_or_else(|| "UNLIMITED".into()),
+        fmt_limit_scontrol(p.max_time),
+        p.min_nodes
+    ));
+    o.push_str(le);
+    o.push_str(&format!("Nodes={}", if p.nodes_expr.is_empty() { "(null)" } else { &p.nodes_expr }));
+    o.push_str(le);
+    o.push_str(&format!(
+        "PriorityJobFactor={} PriorityTier={} RootOnly=NO ReqResv=NO OverSubscribe={}",
+        p.priority_job_factor,
+        p.priority_tier,
+        p.oversubscribe.to_ascii_uppercase()
+    ));
+    o.push_str(le);
+    o.push_str("OverTimeLimit=NONE PreemptMode=OFF");
+    o.push_str(le);
+    let nodes: Vec<&Node> = view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).collect();
+    let cpus: u64 = nodes.iter().map(|n| n.cpus as u64).sum();
+    let mem: u64 = nodes.iter().map(|n| n.real_memory).sum();
+    let state = match p.state {
+        PartState::Up => "UP",
+        PartState::Down => "DOWN",
+        PartState::Drain => "DRAIN",
+        PartState::Inactive => "INACTIVE",
+    };
+    o.push_str(&format!(
+        "State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE",
+        state,
+        cpus,
+        p.nodes.len()
+    ));
+    o.push_str(le);
+    o.push_str("JobDefaults=(null)");
+    o.push_str(le);
+    o.push_str("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+    o.push_str(le);
+    o.push_str(&format!(
+        "TRES=cpu={},mem={},node={},billing={}",
+        cpus,
+        convert_num_unit(mem as f64, 2),
+        p.nodes.len(),
+        cpus
+    ));
+    o.push('\n');
+    if !f.one_liner {
+        o.push('\n');
+    }
+    o
+}
+
+fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
+    let mut out = Output::default();
+    let parts: Vec<&Partition> = view
+        .partitions
+        .iter()
+        .filter(|p| match id {
+            Some(n) => p.name == n,
+            None => f.all || !p.hidden,
+        })
+        .collect();
+    if parts.is_empty() {
+        if let Some(n) = id {
+            out.code = 1;
+            if f.quiet != 1 {
+                out.stdout = format!("Partition {} not found\n", n);
+            }
+        } else if f.quiet != 1 {
+            out.stdout = "No partitions in the system\n".into();
+        }
+        return out;
+    }
+    for p in parts {
+        out.stdout.push_str(&sprint_partition(p, view, f));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sinfo::tests::{debug_part, node};
+    use crate::squeue::tests::basic_view;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn view() -> ClusterView {
+        let mut v = basic_view();
+        v.nodes = vec![node(1, 2), node(2, 2), node(3, 2), node(4, 1)];
+        v.partitions = vec![debug_part()];
+        v
+    }
+
+    fn show(a: &[&str]) -> Output {
+        let cmd = parse(&args(a), &HashMap::new()).unwrap();
+        let v = view();
+        render_show(&cmd, &v, v.now)
+    }
+
+    #[test]
+    fn parses_commands() {
+        let e = HashMap::new();
+        assert_eq!(
+            parse(&args(&["hold", "9"]), &e).unwrap(),
+            ScontrolCmd::Hold { flags: Flags::default(), job_ids: vec!["9".into()], user: false }
+        );
+        assert_eq!(
+            parse(&args(&["update", "JobId=9", "TimeLimit=10"]), &e).unwrap(),
+            ScontrolCmd::UpdateJob {
+                flags: Flags::default(),
+                job_ids: vec!["9".into()],
+                fields: vec![("TimeLimit".into(), "10".into())]
+            }
+        );
+        assert!(matches!(parse(&args(&["update", "job=1", "TimeLimit=30"]), &e).unwrap(), ScontrolCmd::UpdateJob { .. }));
+        assert!(matches!(parse(&args(&["release", "3"]), &e).unwrap(), ScontrolCmd::Release { .. }));
+        assert!(matches!(parse(&args(&["uhold", "3"]), &e).unwrap(), ScontrolCmd::Hold { user: true, .. }));
+        assert!(matches!(parse(&args(&["requeuehold", "3"]), &e).unwrap(), ScontrolCmd::Requeue { hold: true, .. }));
+        assert!(matches!(
+            parse(&args(&["update", "NodeName=node1", "State=DRAIN", "Reason=x"]), &e).unwrap(),
+            ScontrolCmd::UpdateNode { .. }
+        ));
+        assert_eq!(parse(&args(&["hold"]), &e).unwrap_err().stderr, "too few arguments for keyword:hold\n");
+        assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
+        assert_eq!(parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr, "invalid entity:bogus for keyword:show \n");
+        let o = parse(&args(&["-o", "show", "job", "1"]), &e).unwrap();
+        assert!(matches!(o, ScontrolCmd::Show { flags: Flags { one_liner: true, .. }, what: ShowWhat::Job, .. }));
+    }
+
+    #[test]
+    fn hostlists() {
+        let run = |a: &[&str]| run_local(&parse(&args(a), &HashMap::new()).unwrap()).unwrap();
+        assert_eq!(run(&["show", "hostnames", "node[1-3]"]).stdout, "node1\nnode2\nnode3\n");
+        assert_eq!(run(&["show", "hostlist", "node1,node2,node3"]).stdout, "node[1-3]\n");
+        assert_eq!(run(&["show", "hostlist", "node3,node1,node2,node4"]).stdout, "node[3,1-2,4]\n");
+        assert_eq!(run(&["show", "hostlistsorted", "node3,node1,node2"]).stdout, "node[1-3]\n");
+    }
+
+    fn strip_times(s: &str) -> String {
+        // timestamps depend on the local zone: replace YYYY-MM-DDTHH:MM:SS by T
+        let b = s.as_bytes();
+        let mut out = String::new();
+        let mut i = 0;
+        let pat = |w: &[u8]| {
+            w.len() == 19
+                && w.iter().enumerate().all(|(k, c)| match k {
+                    4 | 7 => *c == b'-',
+                    10 => *c == b'T',
+                    13 | 16 => *c == b':',
+                    _ => c.is_ascii_digit(),
+                })
+        };
+        while i < b.len() {
+            if i + 19 <= b.len() && pat(&b[i..i + 19]) {
+                out.push('T');
+                i += 19;
+            } else {
+                out.push(b[i] as char);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn show_job_running_layout() {
+        let o = show(&["show", "job", "1"]);
+        let expected = "JobId=1 JobName=wrap
+   UserId=root(0) GroupId=root(0) MCS_label=N/A
+   Priority=1 Nice=0 Account=(null) QOS=(null)
+   JobState=RUNNING Reason=None Dependency=(null)
+   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0
+   RunTime=00:00:13 TimeLimit=UNLIMITED TimeMin=N/A
+   SubmitTime=T EligibleTime=T
+   AccrueTime=T
+   StartTime=T EndTime=Unknown Deadline=N/A
+   SuspendTime=None SecsPreSuspend=0 LastSchedEval=T Scheduler=Main
+   Partition=debug AllocNode:Sid=localhost:4057
+   ReqNodeList=(null) ExcNodeList=(null)
+   NodeList=node1
+   BatchHost=node1
+   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
+   ReqTRES=cpu=1,mem=500M,node=1,billing=1
+   AllocTRES=cpu=1,mem=500M,node=1,billing=1
+   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*
+   MinCPUsNode=1 MinMemoryCPU=500M MinTmpDiskNode=0
+   Features=(null) DelayBoot=00:00:00
+   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)
+   Command=(null)
+   WorkDir=/tmp/spur-conf-work
+   StdErr=/tmp/spur-conf-work/slurm-1.out
+   StdIn=/dev/null
+   StdOut=/tmp/spur-conf-work/slurm-1.out
+   
+
+";
+        assert_eq!(strip_times(&o.stdout), expected);
+        let one = show(&["-o", "show", "job", "1"]);
+        assert!(one.stdout.ends_with("StdOut=/tmp/spur-conf-work/slurm-1.out \n"));
+        assert_eq!(one.stdout.lines().count(), 1);
+    }
+
+    #[test]
+    fn show_job_pending_and_arrays() {
+        let o = show(&["show", "job", "9"]);
+        assert!(o.stdout.contains("\n   JobState=PENDING Reason=Dependency Dependency=afterok:1(unfulfilled)\n"));
+        assert!(o.stdout.contains("\n   NodeList=\n   NumNodes=1 NumCPUs=1"));
+        assert!(o.stdout.contains("\n   AllocTRES=(null)\n"));
+        assert!(o.stdout.contains("EligibleTime=") && o.stdout.contains("StartTime=Unknown EndTime=Unknown"));
+        let o = show(&["show", "job", "6"]);
+        let heads: Vec<&str> = o.stdout.lines().filter(|l| l.starts_with("JobId=")).collect();
+        assert_eq!(
+            heads,
+            [
+                "JobId=6 ArrayJobId=6 ArrayTaskId=3 JobName=wrap",
+                "JobId=8 ArrayJobId=6 ArrayTaskId=2 JobName=wrap",
+                "JobId=7 ArrayJobId=6 ArrayTaskId=1 JobName=wrap"
+            ]
+        );
+        assert!(o.stdout.contains("StdOut=/tmp/spur-conf-work/slurm-6_3.out\n"));
+        let o = show(&["show", "job", "6_2"]);
+        assert_eq!(o.stdout.lines().next().unwrap(), "JobId=8 ArrayJobId=6 ArrayTaskId=2 JobName=wrap");
+        let o = show(&["show", "job", "77"]);
+        assert_eq!(o.stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        assert_eq!(o.code, 1);
+    }
+
+    #[test]
+    fn show_node_and_partition() {
+        let o = show(&["show", "node", "node1"]);
+        let expected_tail = "   RealMemory=2000 AllocMem=1000 FreeMem=22908 Sockets=1 Boards=1
+   State=ALLOCATED ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A
+   Partitions=debug 
+";
+        assert!(o.stdout.starts_with("NodeName=node1 Arch=x86_64 CoresPerSocket=2 \n   CPUAlloc=2 CPUEfctv=2 CPUTot=2 CPULoad=0.44\n   AvailableFeatures=(null)\n   ActiveFeatures=(null)\n   Gres=(null)\n   NodeAddr=127.0.0.1 NodeHostName=node1 Port=47801 Version=24.11.5\n   OS=Linux \n"));
+        assert!(o.stdout.contains(expected_tail));
+        assert!(o.stdout.ends_with("   CfgTRES=cpu=2,mem=2000M,billing=2\n   AllocTRES=cpu=2,mem=1000M\n   CurrentWatts=0 AveWatts=0\n   \n\n"));
+        let o = show(&["show", "node", "node4"]);
+        assert!(o.stdout.contains("State=MIXED "));
+        let o = show(&["show", "partition", "debug"]);
+        assert_eq!(
+            o.stdout,
+            "PartitionName=debug
+   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL
+   AllocNodes=ALL Default=YES QoS=N/A
+   DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO ExclusiveTopo=NO GraceTime=0 Hidden=NO
+   MaxNodes=UNLIMITED MaxTime=UNLIMITED MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED MaxCPUsPerSocket=UNLIMITED
+   Nodes=node[1-4]
+   PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO
+   OverTimeLimit=NONE PreemptMode=OFF
+   State=UP TotalCPUs=8 TotalNodes=4 SelectTypeParameters=NONE
+   JobDefaults=(null)
+   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED
+   TRES=cpu=8,mem=8000M,node=4,billing=8
+
+"
+        );
+        let o = show(&["-o", "show", "partition"]);
+        assert!(o.stdout.ends_with("TRES=cpu=8,mem=8000M,node=4,billing=8\n"));
+        let o = show(&["show", "partition", "nope"]);
+        assert_eq!((o.stdout.as_str(), o.code), ("Partition nope not found\n", 1));
+        let o = show(&["show", "node", "nodeX"]);
+        assert_eq!((o.stdout.as_str(), o.code), ("Node nodeX not found\n", 1));
+    }
+}

@@ -1,0 +1,1717 @@
+//! `squeue`: options, filtering, sorting and printing as Slurm 24.11 does
+//! (src/squeue/opts.c, print.c, sort.c, squeue.c).
+//!
+//! The order of `ClusterView.jobs` is taken to be slurmctld's job list order
+//! (record creation order: when an array task is split off the pending
+//! meta-record, the started task keeps the old record's place and the
+//! meta-record moves to the end). Ties in every sort key keep that order.
+
+use crate::common::Output;
+use crate::format::{self, Cell, FieldDef, Item};
+use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_core::model::{ClusterView, Job, JobState};
+use std::collections::{BTreeSet, HashMap};
+
+pub const VERSION: &str = "slurm 24.11.5\n";
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SqueueOpts {
+    /// `-j` job ids as given (`123`, `123_4`).
+    pub job_ids: Vec<String>,
+    /// Parsed `-j` list: (job id, array task id).
+    pub job_list: Vec<(u32, Option<u32>)>,
+    /// `-u`/`--me`: uids (Some(empty) when every name was invalid).
+    pub users: Option<Vec<u32>>,
+    /// `--me` was given: resolve to the caller's uid at render time.
+    pub me: bool,
+    pub accounts: Option<Vec<String>>,
+    pub qos: Option<Vec<String>>,
+    pub names: Option<Vec<String>>,
+    pub partitions: Option<Vec<String>>,
+    /// `-t` list; None = default (active jobs only).
+    pub states: Option<Vec<JobState>>,
+    pub all_states: bool,
+    /// `-w` host names, expanded.
+    pub nodes: Option<Vec<String>>,
+    pub reservation: Option<String>,
+    pub licenses: Option<Vec<String>>,
+    pub array: bool,
+    pub no_header: bool,
+    pub long: bool,
+    pub format: Option<String>,
+    pub format_long: Option<String>,
+    pub sort: Option<String>,
+    pub start: bool,
+    pub steps: bool,
+    pub priority: bool,
+    pub notme: bool,
+    pub verbose: usize,
+    pub expand_patterns: bool,
+    /// Diagnostics printed while parsing (e.g. `Invalid user`); render
+    /// prints them first on stderr.
+    pub warnings: String,
+}
+
+const SPECS: &[OptSpec] = &[
+    OptSpec::new(None, "autocomplete", Required, "autocomplete"),
+    OptSpec::new(Some('A'), "accounts", Required, "A"),
+    OptSpec::new(Some('a'), "all", None_, "a"),
+    OptSpec::new(Some('r'), "array", None_, "r"),
+    OptSpec::new(None, "expand-patterns", None_, "expand-patterns"),
+    OptSpec::new(Some('O'), "Format", Required, "O"),
+    OptSpec::new(Some('o'), "format", Required, "o"),
+    OptSpec::new(None, "federation", None_, "federation"),
+    OptSpec::new(None, "help", None_, "help"),
+    OptSpec::new(None, "helpstate", None_, "helpstate"),
+    OptSpec::new(None, "helpformat", None_, "helpformat"),
+    OptSpec::new(None, "helpFormat", None_, "helpFormat"),
+    OptSpec::new(None, "hide", None_, "hide"),
+    OptSpec::new(Some('i'), "iterate", Required, "i"),
+    OptSpec::new(Some('j'), "jobs", Optional, "j"),
+    OptSpec::new(None, "local", None_, "local"),
+    OptSpec::new(Some('l'), "long", None_, "l"),
+    OptSpec::new(Some('L'), "licenses", Required, "L"),
+    OptSpec::new(Some('M'), "cluster", Required, "M"),
+    OptSpec::new(Some('M'), "clusters", Required, "M"),
+    OptSpec::new(None, "me", None_, "me"),
+    OptSpec::new(Some('n'), "name", Required, "n"),
+    OptSpec::new(None, "noconvert", None_, "noconvert"),
+    OptSpec::new(Some('w'), "node", Required, "w"),
+    OptSpec::new(Some('w'), "nodes", Required, "w"),
+    OptSpec::new(Some('w'), "nodelist", Required, "w"),
+    OptSpec::new(Some('h'), "noheader", None_, "h"),
+    OptSpec::new(None, "notme", None_, "notme"),
+    OptSpec::new(None, "only-job-state", None_, "only-job-state"),
+    OptSpec::new(Some('p'), "partitions", Required, "p"),
+    OptSpec::new(Some('P'), "priority", None_, "P"),
+    OptSpec::new(Some('q'), "qos", Required, "q"),
+    OptSpec::new(Some('R'), "reservation", Required, "R"),
+    OptSpec::new(None, "sib", None_, "sibling"),
+    OptSpec::new(None, "sibling", None_, "sibling"),
+    OptSpec::new(Some('S'), "sort", Required, "S"),
+    OptSpec::new(None, "start", None_, "start"),
+    OptSpec::new(Some('s'), "steps", Optional, "s"),
+    OptSpec::new(Some('t'), "states", Required, "t"),
+    OptSpec::new(None, "usage", None_, "usage"),
+    OptSpec::new(Some('u'), "user", Required, "u"),
+    OptSpec::new(Some('u'), "users", Required, "u"),
+    OptSpec::new(Some('U'), "", Required, "A"),
+    OptSpec::new(Some('v'), "verbose", None_, "v"),
+    OptSpec::new(Some('V'), "version", None_, "V"),
+    OptSpec::new(None, "json", Optional, "json"),
+    OptSpec::new(None, "yaml", Optional, "yaml"),
+];
+
+fn err1(msg: &str) -> Output {
+    Output::err(format!("squeue: error: {}\n", msg), 1)
+}
+
+fn str_list(s: &str) -> Vec<String> {
+    s.split(',').filter(|t| !t.is_empty()).map(|t| t.to_string()).collect()
+}
+
+/// Parse a C `strtol` prefix: (value, rest).
+fn strtol(s: &str) -> (i64, &str) {
+    let t = s.trim_start();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let n = body.bytes().take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 {
+        return (0, s);
+    }
+    let mut v: i64 = 0;
+    for c in body[..n].bytes() {
+        v = v.saturating_mul(10).saturating_add((c - b'0') as i64);
+    }
+    (if neg { -v } else { v }, &body[n..])
+}
+
+fn build_job_list(s: &str) -> Result<Vec<(u32, Option<u32>)>, Output> {
+    let mut out = Vec::new();
+    for tok in s.split(',').filter(|t| !t.is_empty()) {
+        let (id, rest) = strtol(tok);
+        let task = rest.strip_prefix('_').map(|r| strtol(r).0);
+        if id <= 0 || id > u32::MAX as i64 {
+            return Err(err1(&format!("Invalid job id: {}", tok)));
+        }
+        out.push((id as u32, task.and_then(|t| u32::try_from(t).ok())));
+    }
+    Ok(out)
+}
+
+/// Slurm's lower-case job state list for error messages and `--helpstate`.
+const JOB_STATE_LIST: &str = "pending,running,suspended,completed,cancelled,failed,timeout,node_fail,preempted,boot_fail,deadline,out_of_memory,completing,configuring,resizing,resv_del_hold,requeued,requeue_fed,requeue_hold,revoked,signaling,special_exit,stage_out,stopped";
+
+/// Extra state names `job_state_num` knows that Spur never reports.
+const FLAG_STATES: &[&str] = &[
+    "CONFIGURING", "CF", "RESIZING", "RS", "RESV_DEL_HOLD", "RD", "REQUEUED", "RQ", "REQUEUE_FED",
+    "RF", "REQUEUE_HOLD", "RH", "REVOKED", "RV", "SIGNALING", "SI", "SPECIAL_EXIT", "SE",
+    "STAGE_OUT", "SO", "STOPPED", "ST", "COMPLETE", "CD", "END", "LAUNCH_FAILED", "POWER_UP_NODE",
+    "UPDATE_DB", "RECONFIG_FAIL",
+];
+
+fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
+    if s.eq_ignore_ascii_case("all") {
+        o.all_states = true;
+        o.states = None;
+        return Ok(());
+    }
+    o.all_states = false;
+    let mut v = Vec::new();
+    for tok in s.split(',').filter(|t| !t.is_empty()) {
+        match JobState::parse(tok) {
+            Some(st) => v.push(st),
+            None if tok.eq_ignore_ascii_case("COMPLETE") => v.push(JobState::Completed),
+            None if FLAG_STATES.iter().any(|f| f.eq_ignore_ascii_case(tok)) => {}
+            None => {
+                return Err(Output::err(
+                    format!(
+                        "squeue: error: Invalid job state specified: {}\nsqueue: error: Valid job states include: {}\n\n",
+                        tok, JOB_STATE_LIST
+                    ),
+                    1,
+                ))
+            }
+        }
+    }
+    o.states = Some(v);
+    Ok(())
+}
+
+/// uid_from_string: a user name, else a number naming an existing user.
+pub fn uid_from_string(s: &str) -> Option<u32> {
+    if let Ok(Some(u)) = nix::unistd::User::from_name(s) {
+        return Some(u.uid.as_raw());
+    }
+    let (v, rest) = strtol(s);
+    if rest.is_empty() && !s.is_empty() && v >= 0 && v <= u32::MAX as i64 {
+        if let Ok(Some(u)) = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(v as u32)) {
+            return Some(u.uid.as_raw());
+        }
+    }
+    None
+}
+
+fn build_user_list(s: &str, warnings: &mut String) -> Vec<u32> {
+    let mut v = Vec::new();
+    for tok in s.split(',').filter(|t| !t.is_empty()) {
+        match uid_from_string(tok) {
+            Some(u) => v.push(u),
+            None => warnings.push_str(&format!("squeue: error: Invalid user: {}\n\n", tok)),
+        }
+    }
+    v
+}
+
+/// Parse squeue's command line (`args` without argv[0]) and environment.
+pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpts, Output> {
+    let mut o = SqueueOpts::default();
+    let mut all_flag = false;
+    if env.contains_key("SQUEUE_ALL") {
+        all_flag = true;
+    }
+    if env.contains_key("SQUEUE_ARRAY") {
+        o.array = true;
+    }
+    if let Some(v) = env.get("SQUEUE_SORT") {
+        o.sort = Some(v.clone());
+    }
+    if env.contains_key("SQUEUE_PRIORITY") {
+        o.priority = true;
+    }
+    let p = opts::parse("squeue", SPECS, args, Mode::Permute);
+    let mut override_format_env = false;
+    let mut job_flag = false;
+    for (id, val) in &p.opts {
+        let v = val.clone().unwrap_or_default();
+        match *id {
+            "A" => o.accounts = Some(str_list(&v)),
+            "a" => all_flag = true,
+            "h" => o.no_header = true,
+            "i" => {
+                if strtol(&v).0 <= 0 {
+                    return Err(err1(&format!("--iterate={}\n", v)));
+                }
+            }
+            "j" => {
+                if val.is_some() {
+                    o.job_ids = str_list(&v);
+                    o.job_list = build_job_list(&v)?;
+                }
+                job_flag = true;
+            }
+            "l" => {
+                o.long = true;
+                override_format_env = true;
+            }
+            "L" => o.licenses = Some(str_list(&v)),
+            "n" => o.names = Some(str_list(&v)),
+            "O" => {
+                if o.format.is_some() {
+                    return Err(err1("-O (--Format) is incompatible with -o (--format)"));
+                }
+                o.format_long = Some(v);
+                override_format_env = true;
+            }
+            "o" => {
+                if o.format_long.is_some() {
+                    return Err(err1("-o (--format) is incompatible with -O (--Format)"));
+                }
+                o.format = Some(v);
+                override_format_env = true;
+            }
+            "p" => {
+                o.partitions = Some(str_list(&v));
+                all_flag = true;
+            }
+            "P" => o.priority = true,
+            "q" => o.qos = Some(str_list(&v)),
+            "R" => o.reservation = Some(v),
+            "r" => o.array = true,
+            "s" => {
+                o.steps = true;
+                override_format_env = true;
+            }
+            "S" => o.sort = Some(v),
+            "t" => build_state_list(&v, &mut o)?,
+            "u" => {
+                o.me = false;
+                o.users = Some(build_user_list(&v, &mut o.warnings));
+            }
+            "v" => o.verbose += 1,
+            "V" => return Err(Output::ok(VERSION)),
+            "w" => match spur_core::hostlist::expand(&v) {
+                Ok(h) => o.nodes = Some(h),
+                Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
+            },
+            "help" => return Err(Output::ok(include_str!("text/squeue_help.txt"))),
+            "usage" => return Err(Output::ok(include_str!("text/squeue_usage.txt"))),
+            "expand-patterns" => o.expand_patterns = true,
+            "hide" => all_flag = false,
+            "me" => {
+                o.me = true;
+                o.users = Some(Vec::new());
+            }
+            "notme" => o.notme = true,
+            "start" => {
+                o.start = true;
+                override_format_env = true;
+            }
+            "helpstate" => return Err(Output::ok(format!("{}\n", JOB_STATE_LIST.replace(',', "\n")))),
+            "helpformat" => return Err(Output::ok(help_format())),
+            "helpFormat" => return Err(Output::ok(help_format2())),
+            "autocomplete" => return Err(Output::ok("")),
+            _ => {}
+        }
+    }
+    let _ = all_flag;
+    if let Some(e) = p.error {
+        let mut out = e.into_output("squeue", 1);
+        out.stderr = format!("{}{}", o.warnings, out.stderr);
+        return Err(out);
+    }
+    if o.long && o.format.is_some() {
+        return Err(Output::err(
+            "squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.\n",
+            1,
+        ));
+    }
+    if !override_format_env {
+        if let Some(v) = env.get("SQUEUE_FORMAT") {
+            o.format = Some(v.clone());
+        } else if let Some(v) = env.get("SQUEUE_FORMAT2") {
+            o.format_long = Some(v.clone());
+        }
+    }
+    let mut operands = p.operands.iter();
+    if let Some(first) = operands.next() {
+        if job_flag {
+            o.job_ids = str_list(first);
+            o.job_list = build_job_list(first)?;
+        } else if !o.steps {
+            return Err(Output::err(
+                format!(
+                    "{}squeue: error: Unrecognized option: {}\n{}",
+                    o.warnings,
+                    first,
+                    include_str!("text/squeue_usage.txt")
+                ),
+                1,
+            ));
+        }
+        if let Some(next) = operands.next() {
+            return Err(Output::err(
+                format!(
+                    "{}squeue: error: Unrecognized option: {}\n{}",
+                    o.warnings,
+                    next,
+                    include_str!("text/squeue_usage.txt")
+                ),
+                1,
+            ));
+        }
+    }
+    if o.accounts.is_none() {
+        if let Some(v) = env.get("SQUEUE_ACCOUNT") {
+            o.accounts = Some(str_list(v));
+        }
+    }
+    if o.names.is_none() {
+        if let Some(v) = env.get("SQUEUE_NAMES") {
+            o.names = Some(str_list(v));
+        }
+    }
+    if o.partitions.is_none() {
+        if let Some(v) = env.get("SQUEUE_PARTITION") {
+            o.partitions = Some(str_list(v));
+        }
+    }
+    if o.qos.is_none() {
+        if let Some(v) = env.get("SQUEUE_QOS") {
+            o.qos = Some(str_list(v));
+        }
+    }
+    if o.states.is_none() && !o.all_states {
+        if let Some(v) = env.get("SQUEUE_STATES") {
+            build_state_list(&v.clone(), &mut o)?;
+        }
+    }
+    if o.users.is_none() {
+        if let Some(v) = env.get("SQUEUE_USERS") {
+            o.users = Some(build_user_list(&v.clone(), &mut o.warnings));
+        }
+    }
+    if o.start && !o.steps {
+        if o.format.is_none() {
+            o.format = Some("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".into());
+        }
+        if o.sort.is_none() {
+            o.sort = Some("S".into());
+        }
+        if o.states.is_none() && !o.all_states {
+            o.states = Some(vec![JobState::Pending]);
+        }
+    }
+    Ok(o)
+}
+
+// ---------------------------------------------------------------- fields
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JF {
+    Account, AccrueTime, AdminComment, AllocNodes, AllocSid, ArrayJobId, ArrayTaskId, AssocId,
+    BatchFlag, BatchHost, BoardsPerNode, BurstBuffer, BurstBufferState, Cluster, ClusterFeature,
+    Command, Comment, Container, ContainerId, Contiguous, Cores, CoreSpec, CpusPerTask, CpusPerTres,
+    Deadline, DelayBoot, Dependency, DerivedEc, EligibleTime, EndTime, ExcNodes, ExitCode, Feature,
+    Gres, GroupId, GroupName, HetJobId, HetJobIdSet, HetJobOffset, JobArrayId, JobId,
+    LastSchedEval, Licenses, MaxCpus, MaxNodes, MemPerTres, McsLabel, MinCpus, MinMemory, MinTime,
+    MinTmpDisk, Name, Network, Nice, NodeList, NtPerCore, NtPerNode, NtPerSocket, NtPerBoard,
+    NumCpus, NumNodes, NumTasks, Origin, OriginRaw, OverSubscribe, Partition, PendingTime,
+    PreemptTime, Prefer, Priority, PriorityLong, Profile, Qos, Reason, ReasonList, Reboot, ReqNodes,
+    ReqSwitch, Requeue, Reservation, ResizeTime, RestartCnt, SchedNodes, Sct, SiblingsActive,
+    SiblingsActiveRaw, SiblingsViable, SiblingsViableRaw, Sockets, SPerBoard, StartTime, State,
+    StateCompact, StdErr, StdIn, StdOut, SubmitTime, SystemComment, Threads, TimeLeft, TimeLimit,
+    TimeUsed, TresAlloc, TresBind, TresFreq, TresPerJob, TresPerNode, TresPerSocket, TresPerTask,
+    UserId, UserName, Wait4Switch, WcKey, WorkDir,
+}
+
+macro_rules! f {
+    ($n:expr, $c:expr, $k:ident) => {
+        FieldDef { name: $n, letter: $c, key: JF::$k }
+    };
+}
+
+/// squeue's field table, in Slurm's order (the `-o` letter lookup takes the
+/// first entry with the letter, the `-O` lookup the first with the name).
+pub static FIELDS: &[FieldDef<JF>] = &[
+    f!(Some("Account"), Some('a'), Account),
+    f!(Some("AccrueTime"), None, AccrueTime),
+    f!(Some("admin_comment"), None, AdminComment),
+    f!(Some("AllocNodes"), None, AllocNodes),
+    f!(Some("AllocSID"), None, AllocSid),
+    f!(Some("ArrayJobId"), Some('F'), ArrayJobId),
+    f!(Some("ArrayTaskId"), Some('K'), ArrayTaskId),
+    f!(Some("AssocId"), None, AssocId),
+    f!(Some("BatchFlag"), None, BatchFlag),
+    f!(Some("BatchHost"), Some('B'), BatchHost),
+    f!(Some("BoardsPerNode"), None, BoardsPerNode),
+    f!(Some("BurstBuffer"), None, BurstBuffer),
+    f!(Some("BurstBufferState"), None, BurstBufferState),
+    f!(Some("Cluster"), None, Cluster),
+    f!(Some("ClusterFeature"), None, ClusterFeature),
+    f!(Some("Command"), Some('o'), Command),
+    f!(Some("Comment"), Some('k'), Comment),
+    f!(Some("Container"), None, Container),
+    f!(Some("ContainerId"), None, ContainerId),
+    f!(Some("Contiguous"), Some('O'), Contiguous),
+    f!(Some("Cores"), Some('I'), Cores),
+    f!(Some("CoreSpec"), Some('X'), CoreSpec),
+    f!(Some("CPUsPerTask"), None, CpusPerTask),
+    f!(Some("cpus-per-task"), None, CpusPerTask),
+    f!(Some("cpus-per-tres"), None, CpusPerTres),
+    f!(Some("Deadline"), None, Deadline),
+    f!(Some("DelayBoot"), None, DelayBoot),
+    f!(Some("Dependency"), Some('E'), Dependency),
+    f!(Some("DerivedEC"), None, DerivedEc),
+    f!(Some("EligibleTime"), None, EligibleTime),
+    f!(Some("EndTime"), Some('e'), EndTime),
+    f!(Some("ExcNodes"), Some('x'), ExcNodes),
+    f!(Some("exit_code"), None, ExitCode),
+    f!(Some("Feature"), Some('f'), Feature),
+    f!(Some("Gres"), Some('b'), Gres),
+    f!(Some("GroupId"), Some('G'), GroupId),
+    f!(Some("GroupName"), Some('g'), GroupName),
+    f!(Some("HetJobId"), None, HetJobId),
+    f!(Some("HetJobIdSet"), None, HetJobIdSet),
+    f!(Some("HetJobOffset"), None, HetJobOffset),
+    f!(Some("JobArrayId"), Some('i'), JobArrayId),
+    f!(Some("JobId"), Some('A'), JobId),
+    f!(Some("LastSchedEval"), None, LastSchedEval),
+    f!(Some("Licenses"), Some('W'), Licenses),
+    f!(Some("MaxCPUs"), None, MaxCpus),
+    f!(Some("MaxNodes"), None, MaxNodes),
+    f!(Some("mem-per-tres"), None, MemPerTres),
+    f!(Some("MCSLabel"), None, McsLabel),
+    f!(Some("MinCPUs"), Some('c'), MinCpus),
+    f!(Some("MinMemory"), Some('m'), MinMemory),
+    f!(Some("MinTime"), None, MinTime),
+    f!(Some("MinTmpDisk"), Some('d'), MinTmpDisk),
+    f!(Some("Name"), Some('j'), Name),
+    f!(Some("Network"), None, Network),
+    f!(Some("Nice"), Some('y'), Nice),
+    f!(Some("NodeList"), Some('N'), NodeList),
+    f!(Some("NTPerCore"), None, NtPerCore),
+    f!(Some("NTPerNode"), None, NtPerNode),
+    f!(Some("NTPerSocket"), None, NtPerSocket),
+    f!(Some("NTPerBoard"), None, NtPerBoard),
+    f!(Some("NumCPUs"), Some('C'), NumCpus),
+    f!(Some("NumNodes"), Some('D'), NumNodes),
+    f!(Some("NumTasks"), None, NumTasks),
+    f!(Some("Origin"), None, Origin),
+    f!(Some("OriginRaw"), None, OriginRaw),
+    f!(Some("OverSubscribe"), Some('h'), OverSubscribe),
+    f!(Some("PackJobId"), None, HetJobId),
+    f!(Some("PackJobIdSet"), None, HetJobIdSet),
+    f!(Some("PackJobOffset"), None, HetJobOffset),
+    f!(Some("Partition"), Some('P'), Partition),
+    f!(Some("PendingTime"), None, PendingTime),
+    f!(Some("PreemptTime"), None, PreemptTime),
+    f!(Some("Prefer"), None, Prefer),
+    f!(Some("Priority"), Some('p'), Priority),
+    f!(Some("PriorityLong"), Some('Q'), PriorityLong),
+    f!(Some("Profile"), None, Profile),
+    f!(Some("QOS"), Some('q'), Qos),
+    f!(Some("Reason"), Some('r'), Reason),
+    f!(Some("ReasonList"), Some('R'), ReasonList),
+    f!(Some("Reboot"), None, Reboot),
+    f!(Some("ReqNodes"), Some('n'), ReqNodes),
+    f!(Some("ReqSwitch"), None, ReqSwitch),
+    f!(Some("Requeue"), None, Requeue),
+    f!(Some("Reservation"), Some('v'), Reservation),
+    f!(Some("ResizeTime"), None, ResizeTime),
+    f!(Some("RestartCnt"), None, RestartCnt),
+    f!(Some("SchedNodes"), Some('Y'), SchedNodes),
+    f!(Some("SCT"), Some('z'), Sct),
+    f!(Some("SiblingsActive"), None, SiblingsActive),
+    f!(Some("SiblingsActiveRaw"), None, SiblingsActiveRaw),
+    f!(Some("SiblingsViable"), None, SiblingsViable),
+    f!(Some("SiblingsViableRaw"), None, SiblingsViableRaw),
+    f!(Some("Shared"), Some('h'), OverSubscribe),
+    f!(Some("Sockets"), Some('H'), Sockets),
+    f!(Some("SPerBoard"), None, SPerBoard),
+    f!(Some("StartTime"), Some('S'), StartTime),
+    f!(Some("State"), Some('T'), State),
+    f!(Some("StateCompact"), Some('t'), StateCompact),
+    f!(Some("StdErr"), None, StdErr),
+    f!(Some("StdIn"), None, StdIn),
+    f!(Some("StdOut"), None, StdOut),
+    f!(Some("SubmitTime"), Some('V'), SubmitTime),
+    f!(Some("system_comment"), None, SystemComment),
+    f!(Some("Threads"), Some('J'), Threads),
+    f!(Some("TimeLeft"), Some('L'), TimeLeft),
+    f!(Some("TimeLimit"), Some('l'), TimeLimit),
+    f!(Some("TimeUsed"), Some('M'), TimeUsed),
+    f!(Some("Tres"), None, TresAlloc),
+    f!(Some("tres-alloc"), None, TresAlloc),
+    f!(Some("tres-bind"), None, TresBind),
+    f!(Some("tres-freq"), None, TresFreq),
+    f!(Some("tres-per-job"), None, TresPerJob),
+    f!(Some("tres-per-node"), None, TresPerNode),
+    f!(Some("tres-per-socket"), None, TresPerSocket),
+    f!(Some("tres-per-task"), None, TresPerTask),
+    f!(Some("UserId"), Some('U'), UserId),
+    f!(Some("UserName"), Some('u'), UserName),
+    f!(Some("Wait4Switch"), None, Wait4Switch),
+    f!(Some("WCKey"), Some('w'), WcKey),
+    f!(Some("WorkDir"), Some('Z'), WorkDir),
+];
+
+/// Fields hidden from `--helpformat`/`--helpFormat`.
+fn hidden(name: &str) -> bool {
+    matches!(
+        name,
+        "Gres" | "PackJobId" | "PackJobIdSet" | "PackJobOffset" | "Shared" | "Tres" | "tres-per-node"
+    )
+}
+
+fn help_format() -> String {
+    let mut out = String::new();
+    let mut cnt = 0;
+    for d in FIELDS {
+        let (Some(c), Some(n)) = (d.letter, d.name) else { continue };
+        if hidden(n) {
+            continue;
+        }
+        if cnt & 8 != 0 {
+            cnt = 0;
+            out.push('\n');
+        }
+        cnt += 1;
+        out.push_str(&format!("%{:<5}", c));
+    }
+    out.push('\n');
+    out
+}
+
+fn help_format2() -> String {
+    let mut out = String::new();
+    let mut cnt = 0;
+    for d in FIELDS {
+        let Some(n) = d.name else { continue };
+        if hidden(n) {
+            continue;
+        }
+        if cnt & 4 != 0 {
+            cnt = 0;
+            out.push('\n');
+        }
+        cnt += 1;
+        out.push_str(&format!("{:<20}", n));
+    }
+    out.push('\n');
+    out
+}
+
+fn header(f: JF) -> Cell {
+    use JF::*;
+    let h = match f {
+        Account => "ACCOUNT", AccrueTime => "ACCRUE_TIME", AdminComment => "ADMIN_COMMENT",
+        AllocNodes => "ALLOC_NODES", AllocSid => "ALLOC_SID", ArrayJobId => "ARRAY_JOB_ID",
+        ArrayTaskId => "ARRAY_TASK_ID", AssocId => "ASSOC_ID", BatchFlag => "BATCH_FLAG",
+        BatchHost => "EXEC_HOST", BoardsPerNode => "BOARDS_PER_NODE", BurstBuffer => "BURST_BUFFER",
+        BurstBufferState => "BURST_BUFFER_STATE", Cluster => "CLUSTER",
+        ClusterFeature => "CLUSTER_FEATURES", Command => "COMMAND", Comment => "COMMENT",
+        Container => "CONTAINER", ContainerId => "CONTAINERID", Contiguous => "CONTIGUOUS",
+        Cores => "CORES_PER_SOCKET", CoreSpec => "CORE_SPEC", CpusPerTask => "CPUS_PER_TASK",
+        CpusPerTres => "CPUS_PER_TRES", Deadline => "DEADLINE", DelayBoot => "DELAY_BOOT",
+        Dependency => "DEPENDENCY", DerivedEc => "DERIVED_EC", EligibleTime => "ELIGIBLE_TIME",
+        EndTime => "END_TIME", ExcNodes => "EXC_NODES", ExitCode => "EXIT_CODE",
+        Feature => "FEATURES", Gres => "TRES_PER_NODE", GroupId => "GROUP", GroupName => "GROUP",
+        HetJobId => "HET_JOB_ID", HetJobIdSet => "HET_JOB_ID_SET", HetJobOffset => "HET_JOB_OFFSET",
+        JobArrayId => "JOBID", JobId => "JOBID", LastSchedEval => "LAST_SCHED_EVAL",
+        Licenses => "LICENSES", MaxCpus => "MAX_CPUS", MaxNodes => "MAX_NODES",
+        MemPerTres => "MEM_PER_TRES", McsLabel => "MCSLABEL", MinCpus => "MIN_CPUS",
+        MinMemory => "MIN_MEMORY", MinTime => "TIME_MIN", MinTmpDisk => "MIN_TMP_DISK",
+        Name => "NAME", Network => "NETWORK", Nice => "NICE", NodeList => "NODELIST",
+        NtPerCore => "NTASKS_PER_CORE", NtPerNode => "NTASKS_PER_NODE",
+        NtPerSocket => "NTASKS_PER_SOCKET", NtPerBoard => "NTASKS_PER_BOARD", NumCpus => "CPUS",
+        NumNodes => "NODES", NumTasks => "TASKS", Origin => "ORIGIN", OriginRaw => "ORIGIN_RAW",
+        OverSubscribe => "OVER_SUBSCRIBE", Partition => "PARTITION", PendingTime => "PENDING_TIME",
+        PreemptTime => "PREEMPT_TIME", Prefer => "PREFER", Priority => "PRIORITY",
+        PriorityLong => "PRIORITY", Profile => "PROFILE", Qos => "QOS", Reason => "REASON",
+        ReasonList => "NODELIST(REASON)", Reboot => "REBOOT", ReqNodes => "REQ_NODES",
+        ReqSwitch => "REQ_SWITCH", Requeue => "REQUEUE", Reservation => "RESERVATION",
+        ResizeTime => "RESIZE_TIME", RestartCnt => "RESTART_COUNT", SchedNodes => "SCHEDNODES",
+        Sct => "S:C:T", SiblingsActive => "ACTIVE_SIBLINGS",
+        SiblingsActiveRaw => "ACTIVE_SIBLINGS_RAW", SiblingsViable => "VIABLE_SIBLINGS",
+        SiblingsViableRaw => "VIALBLE_SIBLINGS_RAW", Sockets => "SOCKETS_PER_NODE",
+        SPerBoard => "SOCKETS_PER_BOARD", StartTime => "START_TIME", State => "STATE",
+        StateCompact => "ST", StdErr => "STDERR", StdIn => "STDIN", StdOut => "STDOUT",
+        SubmitTime => "SUBMIT_TIME", SystemComment => "SYSTEM_COMMENT",
+        Threads => "THREADS_PER_CORE", TimeLeft => "TIME_LEFT", TimeLimit => "TIME_LIMIT",
+        TimeUsed => "TIME", TresAlloc => "TRES_ALLOC", TresBind => "TRES_BIND",
+        TresFreq => "TRES_FREQ", TresPerJob => "TRES_PER_JOB", TresPerNode => "TRES_PER_NODE",
+        TresPerSocket => "TRES_PER_SOCKET", TresPerTask => "TRES_PER_TASK", UserId => "UID",
+        UserName => "USER", Wait4Switch => "WAIT4SWITCH", WcKey => "WCKEY", WorkDir => "WORK_DIR",
+    };
+    match f {
+        NodeList | SchedNodes | ReasonList => Cell::uncut(h),
+        _ => Cell::s(h),
+    }
+}
+
+// ---------------------------------------------------------------- job data
+
+/// One row to print: a job record plus squeue's per-row adjustments.
+#[derive(Clone)]
+struct Rec<'a> {
+    job: &'a Job,
+    /// `array_task_str` of a pending meta-record (after combining).
+    task_str: Option<String>,
+    /// Task id of this row (set for split tasks and for `-r` expansion).
+    task_id: Option<u32>,
+    /// Combined reason text (`state_desc`).
+    reason: Option<String>,
+    /// Pending task set (meta-records), for `-r` and partial `-j`.
+    tasks: Vec<u32>,
+}
+
+fn array_job_id(j: &Job) -> u32 {
+    j.array.as_ref().map(|a| a.array_job_id).unwrap_or(0)
+}
+
+fn array_task_id(j: &Job) -> Option<u32> {
+    j.array.as_ref().and_then(|a| a.task_id)
+}
+
+fn is_meta(j: &Job) -> bool {
+    j.array.as_ref().map(|a| a.task_id.is_none()).unwrap_or(false)
+}
+
+/// Reason text as Slurm reports it (held jobs report their hold).
+pub fn reason_text(j: &Job) -> String {
+    if j.reason == spur_core::model::Reason::None {
+        if let Some(h) = &j.held {
+            return h.text().to_string();
+        }
+    }
+    j.reason.text().to_string()
+}
+
+/// Sorted, compressed node list (`slurm_sort_node_list_str`).
+pub fn job_nodes(j: &Job) -> String {
+    spur_core::hostlist::compress_unique(&j.node_names())
+}
+
+/// `job_time_used` with the controller's `now`.
+pub fn time_used(j: &Job, now: i64) -> i64 {
+    if j.start_time == 0 || j.state == JobState::Pending {
+        return 0;
+    }
+    if j.state == JobState::Suspended {
+        return j.pre_sus_time;
+    }
+    let end = if j.state == JobState::Running || j.end_time == 0 { now } else { j.end_time };
+    if j.suspend_time != 0 {
+        return end - j.suspend_time + j.pre_sus_time;
+    }
+    end - j.start_time
+}
+
+/// The job's minimum memory as `%m` shows it (per CPU or per node).
+pub fn min_memory_mb(j: &Job) -> u64 {
+    if j.mem_per_cpu > 0 {
+        j.mem_per_cpu
+    } else {
+        j.mem_per_node
+    }
+}
+
+/// Dependency as slurmctld reports it: `afterok:1(unfulfilled)`; None
+/// when the job no longer waits on anything.
+pub fn dependency_text(j: &Job) -> Option<String> {
+    let dep = j.desc.dependency.as_ref()?;
+    let status = match &j.reason {
+        spur_core::model::Reason::Dependency => "unfulfilled",
+        spur_core::model::Reason::DependencyNeverSatisfied => "failed",
+        _ if j.state == JobState::Pending && j.held.is_some() => "unfulfilled",
+        _ => return None,
+    };
+    let mut parts = Vec::new();
+    for item in dep.split([',', '?']).filter(|s| !s.is_empty()) {
+        let mut it = item.split(':');
+        let kind = it.next().unwrap_or("");
+        let ids: Vec<&str> = it.collect();
+        if ids.is_empty() {
+            parts.push(format!("{}({})", kind, status));
+        }
+        for id in ids {
+            let id = id.split('+').next().unwrap_or(id);
+            parts.push(format!("{}:{}({})", kind, id, status));
+        }
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(parts.join(if dep.contains('?') { "?" } else { "," }))
+    }
+}
+
+/// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
+/// made absolute against `work_dir`.
+pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
+    let b: Vec<char> = path.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let task = task_override.or(array_task_id(j));
+    while i < b.len() {
+        if b[i] != '%' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        if i + 1 < b.len() && b[i + 1] == '%' {
+            out.push('%');
+            i += 2;
+            continue;
+        }
+        // optional width digits
+        let mut k = i + 1;
+        let mut wid: usize = 0;
+        while k < b.len() && b[k].is_ascii_digit() {
+            wid = (wid * 10 + b[k].to_digit(10).unwrap_or(0) as usize).min(1000);
+            k += 1;
+        }
+        if wid > 9 {
+            wid = 10;
+        }
+        if k >= b.len() {
+            for c in &b[i..] {
+                out.push(*c);
+            }
+            break;
+        }
+        let num = |n: u32| format!("{:0w$}", n, w = wid);
+        match b[k] {
+            'A' => out.push_str(&num(if j.array.is_some() { array_job_id(j) } else { j.job_id })),
+            'a' => out.push_str(&num(task.unwrap_or(u32::MAX - 1))),
+            'b' => out.push_str(&num(task.unwrap_or(u32::MAX - 1) % 10)),
+            'j' => out.push_str(&num(j.job_id)),
+            'u' => out.push_str(&j.user_name),
+            'x' => out.push_str(&j.desc.name),
+            c => {
+                for ch in &b[i..k] {
+                    out.push(*ch);
+                }
+                out.push(c);
+            }
+        }
+        i = k + 1;
+    }
+    if out.starts_with('/') {
+        out
+    } else {
+        format!("{}/{}", j.desc.work_dir, out)
+    }
+}
+
+/// Default batch output path when none was given.
+pub fn default_out(j: &Job, task: Option<u32>) -> String {
+    match (&j.array, task.or(array_task_id(j))) {
+        (Some(a), Some(t)) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, t),
+        (Some(a), None) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, u32::MAX - 1),
+        _ => format!("{}/slurm-{}.out", j.desc.work_dir, j.job_id),
+    }
+}
+
+fn exit_pair(status: i32) -> String {
+    // WIFSIGNALED / WIFEXITED
+    let sig = status & 0x7f;
+    if sig != 0 && sig != 0x7f {
+        format!("0:{}", sig)
+    } else if sig == 0 {
+        format!("{}:0", (status >> 8) & 0xff)
+    } else {
+        "0:0".into()
+    }
+}
+
+fn opt_cell(s: &Option<String>) -> Cell {
+    Cell::opt(s.as_deref())
+}
+
+fn time_cell(t: i64) -> Cell {
+    if t != 0 {
+        Cell::s(format::time_str(t))
+    } else {
+        Cell::s("N/A")
+    }
+}
+
+/// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job.
+pub fn tres_str(j: &Job) -> String {
+    let mem = if j.mem_per_cpu > 0 {
+        j.mem_per_cpu * j.num_cpus as u64
+    } else {
+        j.mem_per_node * j.num_nodes as u64
+    };
+    let mut s = format!("cpu={}", j.num_cpus);
+    if mem > 0 {
+        s.push_str(&format!(",mem={}", format::convert_num_unit(mem as f64, 2)));
+    }
+    s.push_str(&format!(",node={},billing={}", j.num_nodes, j.num_cpus));
+    s
+}
+
+fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
+    use JF::*;
+    let j = r.job;
+    let now = view.now;
+    match f {
+        Account => opt_cell(&j.desc.account),
+        AccrueTime => time_cell(j.eligible_time),
+        AdminComment | BurstBuffer | BurstBufferState | Cluster | ClusterFeature | Container
+        | ContainerId | Network | Prefer | Licenses | WcKey | Reservation | SchedNodes
+        | SystemComment | McsLabel | HetJobIdSet => Cell::null(),
+        AllocNodes => Cell::s(j.desc.alloc_node.clone()),
+        AllocSid => Cell::s(j.desc.alloc_sid.to_string()),
+        ArrayJobId => Cell::s(if j.array.is_some() { array_job_id(j) } else { j.job_id }.to_string()),
+        ArrayTaskId => match (&r.task_str, r.task_id) {
+            (Some(s), _) => Cell::s(s.clone()),
+            (None, Some(t)) => Cell::s(t.to_string()),
+            _ => Cell::s("N/A"),
+        },
+        AssocId => Cell::s("0"),
+        BatchFlag => Cell::s(j.batch_flag.min(1).to_string()),
+        BatchHost => {
+            if j.batch_flag > 0 {
+                Cell::s(j.allocs.first().map(|a| a.node.clone()).unwrap_or_else(|| "n/a".into()))
+            } else {
+                Cell::s(j.desc.alloc_node.clone())
+            }
+        }
+        BoardsPerNode => Cell::s("N/A"),
+        Command => {
+            if j.desc.wrapped {
+                Cell::null()
+            } else {
+                opt_cell(&j.desc.command)
+            }
+        }
+        Comment => opt_cell(&j.desc.comment),
+        Contiguous => Cell::s("0"),
+        Cores | Sockets | Threads => Cell::s("*"),
+        CoreSpec => Cell::s("N/A"),
+        CpusPerTask => Cell::s(j.desc.cpus_per_task.unwrap_or(1).to_string()),
+        CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket
+        | TresPerTask => Cell::s("N/A"),
+        Deadline => time_cell(j.desc.deadline),
+        DelayBoot => Cell::s(format::secs_squeue(0)),
+        Dependency => Cell::opt(dependency_text(j).as_deref()),
+        DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
+        EligibleTime => time_cell(j.eligible_time),
+        EndTime => {
+            if j.time_limit.is_none() && j.end_time > now {
+                Cell::s("NONE")
+            } else {
+                time_cell(j.end_time)
+            }
+        }
+        ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        ExitCode => Cell::s(exit_pair(j.exit_status)),
+        Feature => opt_cell(&j.desc.constraint),
+        Gres | TresPerNode => match &j.desc.gres {
+            Some(g) => Cell::s(if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) }),
+            None => Cell::s("N/A"),
+        },
+        GroupId => Cell::s(j.group_id.to_string()),
+        GroupName => Cell::s(j.group_name.clone()),
+        HetJobId | HetJobOffset => Cell::s("N/A"),
+        JobArrayId => Cell::s(match (&j.array, &r.task_str, r.task_id) {
+            (Some(a), Some(s), _) => format!("{}_[{}]", a.array_job_id, s),
+            (Some(a), None, Some(t)) => format!("{}_{}", a.array_job_id, t),
+            _ => j.job_id.to_string(),
+        }),
+        JobId => Cell::s(j.job_id.to_string()),
+        LastSchedEval => time_cell(if j.start_time != 0 { j.start_time } else { j.submit_time }),
+        MaxCpus => Cell::s(j.num_cpus.to_string()),
+        MaxNodes => Cell::s(j.desc.max_nodes.filter(|m| *m > 0).unwrap_or(j.num_nodes).to_string()),
+        MinCpus => Cell::s(format::convert_num_unit(j.desc.cpus_per_task.unwrap_or(1) as f64, 0)),
+        MinMemory => Cell::s(format::convert_num_unit(min_memory_mb(j) as f64, 2)),
+        MinTime => Cell::s(format::secs_squeue(j.desc.time_min.unwrap_or(0) as i64 * 60)),
+        MinTmpDisk => Cell::s("0"),
+        Name => Cell::s(j.desc.name.clone()),
+        Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
+        NodeList => Cell::uncut(job_nodes(j)),
+        NtPerCore | NtPerSocket | NtPerBoard => Cell::s("N/A"),
+        NtPerNode => match j.desc.ntasks_per_node {
+            Some(n) => Cell::s(n.to_string()),
+            None => Cell::s("N/A"),
+        },
+        NumCpus => Cell::s(j.num_cpus.to_string()),
+        NumNodes => Cell::s(j.num_nodes.to_string()),
+        NumTasks => Cell::s(j.num_tasks.to_string()),
+        Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw
+        | OriginRaw => Cell::s("NA"),
+        OverSubscribe => Cell::s(if j.desc.exclusive { "NO" } else { "OK" }),
+        Partition => Cell::s(j.partition.clone()),
+        PendingTime => {
+            let v = if j.start_time != 0 && j.start_time < now {
+                j.start_time - j.submit_time
+            } else {
+                now - j.submit_time
+            };
+            Cell::s((v as i32).to_string())
+        }
+        PreemptTime => Cell::s("N/A"),
+        Priority => Cell::s(format!("{:16.14}", j.priority as f64 / 4294967295.0)),
+        PriorityLong => Cell::s(j.priority.to_string()),
+        Profile => Cell::s("NotSet"),
+        Qos => opt_cell(&j.desc.qos),
+        Reason => Cell::s(r.reason.clone().unwrap_or_else(|| reason_text(j))),
+        ReasonList => {
+            let st = j.state;
+            if st == JobState::Pending
+                || matches!(st, JobState::Timeout | JobState::OutOfMemory | JobState::Deadline | JobState::Failed)
+            {
+                Cell::s(format!("({})", r.reason.clone().unwrap_or_else(|| reason_text(j))))
+            } else {
+                Cell::uncut(job_nodes(j))
+            }
+        }
+        Reboot | ReqSwitch => Cell::s("0"),
+        ReqNodes => Cell::uncut(j.desc.req_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        Requeue => Cell::s(if j.desc.requeue.unwrap_or(true) { "1" } else { "0" }),
+        ResizeTime => Cell { text: Some("N/A".into()), cut: false },
+        RestartCnt => Cell::s(j.restart_count.to_string()),
+        Sct => Cell::s("*:*:*"),
+        SPerBoard => Cell::s("0"),
+        StartTime => time_cell(j.start_time),
+        State => Cell::s(j.state.name()),
+        StateCompact => Cell::s(j.state.short()),
+        StdErr | StdIn | StdOut => {
+            let p = match f {
+                StdErr => j.desc.std_err.clone().or_else(|| j.desc.std_out.clone()),
+                StdIn => j.desc.std_in.clone(),
+                _ => j.desc.std_out.clone(),
+            };
+            let p = match (f, p) {
+                (_, Some(p)) => Some(p),
+                (StdIn, None) => None,
+                (_, None) if j.batch_flag > 0 => Some(if j.array.is_some() {
+                    format!("{}/slurm-%A_%a.out", j.desc.work_dir)
+                } else {
+                    format!("{}/slurm-%j.out", j.desc.work_dir)
+                }),
+                _ => None,
+            };
+            match p {
+                Some(p) if expand => Cell::s(fname_format(&p, j, r.task_id)),
+                other => Cell::opt(other.as_deref()),
+            }
+        }
+        SubmitTime => time_cell(j.submit_time),
+        TimeLeft => match j.time_limit {
+            None => Cell::s("UNLIMITED"),
+            Some(m) => Cell { text: Some(format::secs_squeue(m as i64 * 60 - time_used(j, now))), cut: false },
+        },
+        TimeLimit => match j.time_limit {
+            None => Cell::s("UNLIMITED"),
+            Some(m) => Cell { text: Some(format::secs_squeue(m as i64 * 60)), cut: false },
+        },
+        TimeUsed => Cell { text: Some(format::secs_squeue(time_used(j, now))), cut: false },
+        TresAlloc => Cell::s(tres_str(j)),
+        UserId => Cell::s(j.user_id.to_string()),
+        UserName => Cell::s(j.user_name.clone()),
+        Wait4Switch => Cell::s(format::secs_squeue(0)),
+        WorkDir => Cell::s(j.desc.work_dir.clone()),
+    }
+}
+
+fn sorted_hosts(expr: &str) -> String {
+    match spur_core::hostlist::expand(expr) {
+        Ok(h) => spur_core::hostlist::compress_unique(&h),
+        Err(_) => expr.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------- sorting
+
+/// glibc's `msort` (merge sort, left element first on ties), reproduced so
+/// that Slurm's comparators, some of them inconsistent, give the same order.
+pub fn glibc_msort<T: Clone>(v: &mut Vec<T>, cmp: &dyn Fn(&T, &T) -> i32) {
+    fn rec<T: Clone>(b: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
+        let n = b.len();
+        if n <= 1 {
+            return;
+        }
+        let n1 = n / 2;
+        rec(&mut b[..n1], cmp);
+        rec(&mut b[n1..], cmp);
+        let mut tmp = Vec::with_capacity(n);
+        let (mut i, mut k) = (0, n1);
+        while i < n1 && k < n {
+            if cmp(&b[i], &b[k]) <= 0 {
+                tmp.push(b[i].clone());
+                i += 1;
+            } else {
+                tmp.push(b[k].clone());
+                k += 1;
+            }
+        }
+        tmp.extend_from_slice(&b[i..n1]);
+        tmp.extend_from_slice(&b[k..n]);
+        b.clone_from_slice(&tmp);
+    }
+    rec(v.as_mut_slice(), cmp);
+}
+
+fn cmp_num<T: PartialOrd>(a: T, b: T) -> i32 {
+    if a > b {
+        1
+    } else if a < b {
+        -1
+    } else {
+        0
+    }
+}
+
+fn cmp_str(a: &str, b: &str) -> i32 {
+    match a.cmp(b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+
+fn first_host(nodes: &str) -> String {
+    spur_core::hostlist::expand(nodes)
+        .ok()
+        .and_then(|mut h| {
+            h.sort_by(|a, b| spur_core::hostlist::strnatcmp(a, b));
+            h.into_iter().next()
+        })
+        .unwrap_or_default()
+}
+
+fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
+    // sort_jobs_by_start_time (reverse), then each key from last to first.
+    glibc_msort(recs, &|a: &Rec, b: &Rec| {
+        if a.job.start_time == 0 {
+            return 1;
+        }
+        if b.job.start_time == 0 {
+            return -1;
+        }
+        -cmp_num(a.job.start_time, b.job.start_time)
+    });
+    let s: Vec<char> = sort.chars().collect();
+    let mut i = s.len() as isize - 1;
+    while i >= 0 {
+        let c = s[i as usize];
+        if c == ',' || c == '+' || c == '-' {
+            i -= 1;
+            continue;
+        }
+        let mut rev = i > 0 && s[(i - 1) as usize] == '-';
+        let start = (i + 1 - 7).max(0) as usize;
+        let is_cluster = i + 1 >= 7
+            && s[start..=(i as usize)].iter().collect::<String>().eq_ignore_ascii_case("cluster");
+        type Cmp<'x> = Box<dyn Fn(&Rec, &Rec) -> i32 + 'x>;
+        let cmp: Option<Cmp> = if is_cluster {
+            if i >= 7 && s[(i - 7) as usize] == '-' {
+                rev = true;
+            }
+            i -= 6;
+            None
+        } else {
+            match c {
+                'B' => Some(Box::new(|a: &Rec, b: &Rec| {
+                    let ha = a.job.allocs.first().map(|x| x.node.as_str()).unwrap_or("");
+                    let hb = b.job.allocs.first().map(|x| x.node.as_str()).unwrap_or("");
+                    cmp_str(ha, hb)
+                })),
+                'b' | 'c' | 'f' | 'h' | 'n' | 'O' => None,
+                'C' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_cpus, b.job.num_cpus))),
+                'd' | 'H' | 'I' | 'J' | 'z' | 'v' => Some(Box::new(|_: &Rec, _: &Rec| 0)),
+                'D' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_nodes, b.job.num_nodes))),
+                'e' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.end_time, b.job.end_time))),
+                'g' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.group_name, &b.job.group_name))),
+                'G' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.group_id, b.job.group_id))),
+                'i' => Some(Box::new(|a: &Rec, b: &Rec| {
+                    let key = |r: &Rec| -> (u32, u32) {
+                        let j = r.job;
+                        match (&j.array, r.task_id) {
+                            (Some(x), Some(t)) => (x.array_job_id, t),
+                            (Some(_), None) if is_meta(j) => (j.job_id, u32::MAX - 1),
+                            _ => (j.job_id, u32::MAX - 1),
+                        }
+                    };
+                    let (a1, a2) = key(a);
+                    let (b1, b2) = key(b);
+                    if a1 == b1 {
+                        cmp_num(a2, b2)
+                    } else {
+                        cmp_num(a1, b1)
+                    }
+                })),
+                'j' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.desc.name, &b.job.desc.name))),
+                'l' => Some(Box::new(|a: &Rec, b: &Rec| {
+                    let l = |j: &Job| j.time_limit.unwrap_or(u32::MAX);
+                    cmp_num(l(a.job), l(b.job))
+                })),
+                'L' => Some(Box::new(move |a: &Rec, b: &Rec| {
+                    let l = |j: &Job| match j.time_limit {
+                        None => u32::MAX as i64,
+                        Some(m) => m as i64 * 60 - time_used(j, now),
+                    };
+                    cmp_num(l(a.job), l(b.job))
+                })),
+                'm' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(min_memory_mb(a.job), min_memory_mb(b.job)))),
+                'M' => Some(Box::new(move |a: &Rec, b: &Rec| cmp_num(time_used(a.job, now), time_used(b.job, now)))),
+                'N' => Some(Box::new(|a: &Rec, b: &Rec| {
+                    spur_core::hostlist::strnatcmp(&first_host(&job_nodes(a.job)), &first_host(&job_nodes(b.job)))
+                        as i32
+                })),
+                'p' | 'Q' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.priority, b.job.priority))),
+                'P' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.partition, &b.job.partition))),
+                'S' => Some(Box::new(|a: &Rec, b: &Rec| {
+                    if a.job.start_time == 0 {
+                        return 1;
+                    }
+                    if b.job.start_time == 0 {
+                        return -1;
+                    }
+                    cmp_num(a.job.start_time, b.job.start_time)
+                })),
+                't' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.short(), b.job.state.short()))),
+                'T' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.name(), b.job.state.name()))),
+                'u' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.user_name, &b.job.user_name))),
+                'U' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.user_id, b.job.user_id))),
+                'V' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.submit_time, b.job.submit_time))),
+                other => {
+                    return Err(Output::err(format!("squeue: error: Invalid sort specification: {}\n", other), 1));
+                }
+            }
+        };
+        if is_cluster {
+            // every job is on the local cluster: sorting changes nothing
+        } else if let Some(cmp) = cmp {
+            // The start-time comparators return before reversing for 0.
+            let start_special = c == 'S';
+            glibc_msort(recs, &|a: &Rec, b: &Rec| {
+                let d = cmp(a, b);
+                if start_special && (a.job.start_time == 0 || b.job.start_time == 0) {
+                    return d;
+                }
+                if rev {
+                    -d
+                } else {
+                    d
+                }
+            });
+        }
+        i -= 1;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- render
+
+fn job_state_matches(list: &[JobState], st: JobState) -> bool {
+    list.contains(&st)
+}
+
+fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32) -> Option<Option<Vec<u32>>> {
+    // returns None = filtered out; Some(partial task set) = keep
+    let mut partial: Option<Vec<u32>> = None;
+    if !o.job_list.is_empty() {
+        let ajid = array_job_id(j);
+        let tid = array_task_id(j);
+        let mut keep = false;
+        for (id, task) in &o.job_list {
+            if (task.is_none() && (*id == ajid || *id == j.job_id)) || (task.is_some() && *task == tid && *id == ajid && tid.is_some()) {
+                keep = true;
+                break;
+            }
+            if let (Some(t), true) = (task, *id == ajid) {
+                if is_meta(j) && j.array.as_ref().map(|a| a.pending_tasks.contains(t)).unwrap_or(false) {
+                    keep = true;
+                    let mut set: Vec<u32> = o
+                        .job_list
+                        .iter()
+                        .filter(|(i2, t2)| *i2 == ajid && t2.is_some())
+                        .filter_map(|(_, t2)| *t2)
+                        .filter(|t2| j.array.as_ref().map(|a| a.pending_tasks.contains(t2)).unwrap_or(false))
+                        .collect();
+                    set.sort_unstable();
+                    set.dedup();
+                    partial = Some(set);
+                    break;
+                }
+            }
+        }
+        if !keep {
+            return None;
+        }
+    }
+    if let Some(acc) = &o.accounts {
+        let a = j.desc.account.as_deref();
+        if !acc.iter().any(|x| a.map(|a| a.eq_ignore_ascii_case(x)).unwrap_or(false)) {
+            return None;
+        }
+    }
+    if let Some(q) = &o.qos {
+        let a = j.desc.qos.as_deref();
+        if !q.iter().any(|x| a.map(|a| a.eq_ignore_ascii_case(x)).unwrap_or(false)) {
+            return None;
+        }
+    }
+    if o.licenses.is_some() {
+        return None; // Spur jobs hold no licenses
+    }
+    if o.all_states {
+    } else if let Some(list) = &o.states {
+        if !job_state_matches(list, j.state) {
+            return None;
+        }
+    } else if !matches!(j.state, JobState::Pending | JobState::Running | JobState::Suspended | JobState::Completing) {
+        return None;
+    }
+    if let Some(nodes) = &o.nodes {
+        let names = j.node_names();
+        if names.is_empty() || !names.iter().any(|n| nodes.contains(n)) {
+            return None;
+        }
+    }
+    if o.notme && j.user_id == caller_uid {
+        return None;
+    }
+    if let Some(u) = users {
+        if !u.contains(&j.user_id) {
+            return None;
+        }
+    }
+    if o.reservation.is_some() {
+        return None;
+    }
+    if let Some(names) = &o.names {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(&j.desc.name)) {
+            return None;
+        }
+    }
+    Some(partial)
+}
+
+/// `Sun Nov 29 23:04:43 2026` (`print_date`).
+pub fn ctime_line(t: i64) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    match spur_core::time::localtime(t) {
+        Some(tm) => {
+            let y = tm.year as i64 + 1900;
+            let m = tm.mon as i64 + 1;
+            let d = tm.mday as i64;
+            // days from civil (Howard Hinnant), 1970-01-01 was a Thursday
+            let yy = if m <= 2 { y - 1 } else { y };
+            let era = if yy >= 0 { yy } else { yy - 399 } / 400;
+            let yoe = yy - era * 400;
+            let mp = (m + 9) % 12;
+            let doy = (153 * mp + 2) / 5 + d - 1;
+            let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+            let days = era * 146097 + doe - 719468;
+            let wd = ((days % 7 + 7 + 4) % 7) as usize;
+            format!(
+                "{} {} {:02} {:02}:{:02}:{:02} {}",
+                DAYS[wd],
+                MONS[(tm.mon.clamp(0, 11)) as usize],
+                tm.mday,
+                tm.hour,
+                tm.min,
+                tm.sec,
+                y
+            )
+        }
+        None => String::new(),
+    }
+}
+
+/// Render squeue's output for the view.
+pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: &str) -> Output {
+    let _ = caller_name;
+    let mut out = Output { stdout: String::new(), stderr: o.warnings.clone(), code: 0 };
+    let users: Option<Vec<u32>> = if o.me { Some(vec![caller_uid]) } else { o.users.clone() };
+
+    // -w: map names to known nodes
+    if let Some(nodes) = &o.nodes {
+        for n in nodes {
+            let known = view.nodes.iter().any(|x| &x.name == n || &x.hostname == n);
+            if !known && !n.eq_ignore_ascii_case("localhost") {
+                out.stderr.push_str(&format!("squeue: error: Invalid node name {}\n", n));
+                out.code = 1;
+                return out;
+            }
+        }
+    }
+
+    let fmt_long;
+    let (fmt, long): (&str, bool) = if let Some(f) = &o.format {
+        (f.as_str(), false)
+    } else if let Some(f) = &o.format_long {
+        (f.as_str(), true)
+    } else if o.steps {
+        ("%.15i %.8j %.9P %.8u %.9M %N", false)
+    } else {
+        fmt_long = if o.long {
+            "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,timelimit:.9 ,numnodes:.6 ,reasonlist:0"
+        } else {
+            "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,timeused:.10 ,numnodes:.6 ,reasonlist:0"
+        };
+        (fmt_long, true)
+    };
+    let parsed = if long { format::parse_long(fmt, FIELDS) } else { format::parse_short(fmt, FIELDS) };
+    for bad in &parsed.invalid {
+        out.stderr.push_str(&format!("squeue: error: Invalid job format specification: {}\n", bad));
+    }
+    let items: &[Item<JF>] = &parsed.items;
+
+    // Load: a single job id (slurm_load_job) or everything.
+    let single = if o.job_list.len() == 1 { Some(o.job_list[0].0) } else { None };
+    let jobs: Vec<&Job> = match single {
+        Some(id) => {
+            let head = view.jobs.iter().find(|j| j.job_id == id);
+            let mut v: Vec<&Job> = Vec::new();
+            let is_array = head.map(|h| h.array.is_some()).unwrap_or(true);
+            if let Some(h) = head {
+                v.push(h);
+            }
+            if is_array {
+                let mut rest: Vec<&Job> =
+                    view.jobs.iter().filter(|j| j.job_id != id && array_job_id(j) == id).collect();
+                rest.sort_by(|a, b| b.job_id.cmp(&a.job_id));
+                v.extend(rest);
+            }
+            if v.is_empty() {
+                out.stderr.push_str("slurm_load_jobs error: Invalid job id specified\n");
+                out.code = 1;
+                return out;
+            }
+            v
+        }
+        None => view.jobs.iter().collect(),
+    };
+
+    if !o.no_header && o.long {
+        out.stdout.push_str(&ctime_line(view.now));
+        out.stdout.push('\n');
+    }
+    if !o.no_header {
+        out.stdout.push_str(&format::render_line(items, |k| header(*k)));
+    }
+    if o.steps {
+        return out;
+    }
+
+    let mut recs: Vec<Rec> = Vec::new();
+    for j in jobs {
+        let Some(partial) = filter_job(o, &users, j, caller_uid) else { continue };
+        if let Some(parts) = &o.partitions {
+            if !j.partition.split(',').any(|p| parts.iter().any(|x| x == p)) {
+                continue;
+            }
+        }
+        let mut rec = Rec { job: j, task_str: None, task_id: array_task_id(j), reason: None, tasks: vec![] };
+        if let Some(a) = &j.array {
+            if a.task_id.is_none() {
+                let tasks = partial.unwrap_or_else(|| a.pending_tasks.clone());
+                if tasks.len() == 1 && o.job_list.iter().any(|(i, t)| *i == a.array_job_id && t.is_some()) {
+                    rec.task_id = Some(tasks[0]);
+                } else {
+                    let mut s = spur_core::model::ranges(&tasks);
+                    if a.max_running > 0 {
+                        s.push_str(&format!("%{}", a.max_running));
+                    }
+                    rec.task_str = Some(s);
+                }
+                rec.tasks = tasks;
+            }
+        }
+        recs.push(rec);
+    }
+
+    // combine pending split tasks into their meta-record
+    if !o.array {
+        let mut i = 0;
+        while i < recs.len() {
+            if recs[i].job.state == JobState::Pending && recs[i].task_str.is_some() {
+                let ajid = array_job_id(recs[i].job);
+                let mut k = 0;
+                let mut merged = false;
+                while k < recs.len() {
+                    let t = &recs[k];
+                    if k != i
+                        && t.job.state == JobState::Pending
+                        && array_job_id(t.job) == ajid
+                        && t.task_id.is_some()
+                        && t.job.desc.name == recs[i].job.desc.name
+                        && t.job.partition == recs[i].job.partition
+                    {
+                        let tid = t.task_id.unwrap_or(0);
+                        let tr = reason_text(t.job);
+                        let head_reason = recs[i].reason.clone().unwrap_or_else(|| reason_text(recs[i].job));
+                        if tr != reason_text(recs[i].job) && !head_reason.contains(&tr) {
+                            recs[i].reason = Some(format!("{},{}", head_reason, tr));
+                        }
+                        recs[i].tasks.push(tid);
+                        merged = true;
+                        recs.remove(k);
+                        if k < i {
+                            i -= 1;
+                        }
+                        continue;
+                    }
+                    k += 1;
+                }
+                if merged {
+                    let mut t = recs[i].tasks.clone();
+                    t.sort_unstable();
+                    t.dedup();
+                    recs[i].tasks = t.clone();
+                    let mut s = spur_core::model::ranges(&t);
+                    if let Some(a) = &recs[i].job.array {
+                        if a.max_running > 0 {
+                            s.push_str(&format!("%{}", a.max_running));
+                        }
+                    }
+                    recs[i].task_str = Some(s);
+                }
+            }
+            i += 1;
+        }
+    }
+
+    let sort = o.sort.clone().unwrap_or_else(|| "P,t,-p".into());
+    if let Err(e) = sort_recs(&mut recs, &sort, view.now) {
+        // Slurm prints the header first, then fails.
+        return Output { stdout: out.stdout, stderr: format!("{}{}", out.stderr, e.stderr), code: 1 };
+    }
+
+    for r in &recs {
+        if o.array && r.task_str.is_some() {
+            let tasks: BTreeSet<u32> = r.tasks.iter().copied().collect();
+            for t in tasks {
+                let mut x = r.clone();
+                x.task_str = None;
+                x.task_id = Some(t);
+                out.stdout.push_str(&format::render_line(items, |k| value(&x, *k, view, o.expand_patterns)));
+            }
+        } else {
+            out.stdout.push_str(&format::render_line(items, |k| value(r, *k, view, o.expand_patterns)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use spur_core::model::*;
+
+    pub fn base_job(id: u32, state: JobState) -> Job {
+        Job {
+            job_id: id,
+            array: None,
+            desc: JobDesc {
+                name: "wrap".into(),
+                work_dir: "/tmp/spur-conf-work".into(),
+                wrapped: true,
+                alloc_node: "localhost".into(),
+                alloc_sid: 4057,
+                ..Default::default()
+            },
+            user_id: 0,
+            group_id: 0,
+            user_name: "root".into(),
+            group_name: "root".into(),
+            state,
+            reason: Reason::None,
+            held: None,
+            priority: 1,
+            partition: "debug".into(),
+            time_limit: None,
+            submit_time: 1000,
+            eligible_time: 1000,
+            start_time: 0,
+            end_time: 0,
+            suspend_time: 0,
+            pre_sus_time: 0,
+            allocs: vec![],
+            exit_status: 0,
+            derived_exit_code: 0,
+            restart_count: 0,
+            num_nodes: 1,
+            num_tasks: 1,
+            num_cpus: 1,
+            mem_per_node: 0,
+            mem_per_cpu: 500,
+            kill_reason: None,
+            batch_flag: 1,
+        }
+    }
+
+    pub fn running(id: u32, start: i64, nodes: &[&str]) -> Job {
+        let mut j = base_job(id, JobState::Running);
+        j.start_time = start;
+        j.allocs = nodes.iter().map(|n| NodeAlloc { node: n.to_string(), cpus: 1, mem_mb: 500, gres: vec![] }).collect();
+        j.num_nodes = nodes.len() as u32;
+        j.num_cpus = nodes.len() as u32;
+        j.num_tasks = nodes.len() as u32;
+        j
+    }
+
+    fn task(id: u32, arr: u32, t: u32, start: i64, node: &str) -> Job {
+        let mut j = running(id, start, &[node]);
+        j.array = Some(ArrayInfo { array_job_id: arr, task_id: Some(t), ..Default::default() });
+        j
+    }
+
+    /// The cluster of the recorded `basic` scenario at its first `squeue`.
+    pub fn basic_view() -> ClusterView {
+        let now = 10_013;
+        let j1 = running(1, 10_000, &["node1"]);
+        let mut j2 = running(2, 10_003, &["node1"]);
+        j2.desc.name = "myname".into();
+        let mut j3 = base_job(3, JobState::Pending);
+        j3.priority = 0;
+        j3.reason = Reason::JobHeldUser;
+        let j4 = running(4, 10_006, &["node2", "node3"]);
+        let j7 = task(7, 6, 1, 10_012, "node2");
+        let j8 = task(8, 6, 2, 10_012, "node3");
+        let j6 = task(6, 6, 3, 10_012, "node4");
+        let mut j9 = base_job(9, JobState::Pending);
+        j9.desc.name = "dep".into();
+        j9.reason = Reason::Dependency;
+        j9.desc.dependency = Some("afterok:1".into());
+        ClusterView { now, jobs: vec![j1, j2, j3, j4, j7, j8, j6, j9], ..Default::default() }
+    }
+
+    fn run(args: &[&str]) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args, &HashMap::new()) {
+            Ok(o) => render(&o, &basic_view(), 0, "root"),
+            Err(e) => e,
+        }
+    }
+
+    const DEFAULT: &str = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+                 9     debug      dep     root PD       0:00      1 (Dependency)
+                 3     debug     wrap     root PD       0:00      1 (JobHeldUser)
+               6_1     debug     wrap     root  R       0:01      1 node2
+               6_2     debug     wrap     root  R       0:01      1 node3
+               6_3     debug     wrap     root  R       0:01      1 node4
+                 4     debug     wrap     root  R       0:07      2 node[2-3]
+                 2     debug   myname     root  R       0:10      1 node1
+                 1     debug     wrap     root  R       0:13      1 node1
+";
+
+    #[test]
+    fn default_layout_matches_recording() {
+        let o = run(&[]);
+        assert_eq!(o.stdout, DEFAULT);
+        assert_eq!(o.code, 0);
+    }
+
+    #[test]
+    fn sort_by_id_and_reverse() {
+        let o = run(&["--sort=i"]);
+        let ids: Vec<&str> = o.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap()).collect();
+        assert_eq!(ids, ["1", "2", "3", "4", "6_1", "6_2", "6_3", "9"]);
+        let o = run(&["--sort=-i"]);
+        let ids: Vec<&str> = o.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap()).collect();
+        assert_eq!(ids, ["9", "6_3", "6_2", "6_1", "4", "3", "2", "1"]);
+    }
+
+    #[test]
+    fn single_job_array_order() {
+        let o = run(&["-j", "6"]);
+        let ids: Vec<&str> = o.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap()).collect();
+        assert_eq!(ids, ["6_3", "6_2", "6_1"]);
+    }
+
+    #[test]
+    fn long_format_and_named_fields() {
+        let o = run(&["-O", "JobID,Name,State,Reason"]);
+        let first = o.stdout.lines().next().unwrap();
+        assert_eq!(first, "JOBID               NAME                STATE               REASON              ");
+        assert!(o.stdout.contains("\n7                   wrap                RUNNING             None                \n"));
+        let o = run(&["-O", "JobID:10,UserName:12,Partition,NumNodes,NumCPUs,MinMemory,TimeLimit,Command:30"]);
+        assert_eq!(o.stdout.lines().nth(1).unwrap(), "9         root        debug               1                   1                   500M                UNLIMITED           (null)                        ");
+    }
+
+    #[test]
+    fn short_format_letters() {
+        let o = run(&["-o", "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R %C %m %l %a %g %c"]);
+        assert_eq!(o.stdout.lines().next().unwrap(), "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON) CPUS MIN_MEMORY TIME_LIMIT ACCOUNT GROUP MIN_CPUS");
+        assert_eq!(o.stdout.lines().nth(1).unwrap(), "                 9     debug      dep     root PD       0:00      1 (Dependency) 1 500M UNLIMITED (null) root 1");
+        assert_eq!(o.stdout.lines().nth(6).unwrap(), "                 4     debug     wrap     root  R       0:07      2 node[2-3] 2 500M UNLIMITED (null) root 1");
+        let o = run(&["-h", "-o", "%i %T %j"]);
+        assert_eq!(o.stdout.lines().next().unwrap(), "9 PENDING dep");
+        let o = run(&["-h", "-o", "%A %F %K %P %q %S %Z %o"]);
+        assert_eq!(o.stdout.lines().next().unwrap(), "9 9 N/A debug (null) N/A /tmp/spur-conf-work (null)");
+        assert!(o.stdout.contains("\n7 6 1 debug (null) "));
+    }
+
+    #[test]
+    fn filters() {
+        assert_eq!(run(&["-t", "PD"]).stdout.lines().count(), 3);
+        assert_eq!(run(&["-t", "R"]).stdout.lines().count(), 7);
+        assert_eq!(run(&["-n", "myname"]).stdout.lines().count(), 2);
+        assert_eq!(run(&["-u", "root"]).stdout, DEFAULT);
+        let mut v = basic_view();
+        v.nodes = (1..=4).map(|i| crate::sinfo::tests::node(i, 2)).collect();
+        let o = parse(&["-w".to_string(), "node1".to_string()], &HashMap::new()).unwrap();
+        assert_eq!(render(&o, &v, 0, "root").stdout.lines().count(), 3);
+        let o = parse(&["-w".to_string(), "nodeX".to_string()], &HashMap::new()).unwrap();
+        assert_eq!(render(&o, &v, 0, "root").stderr, "squeue: error: Invalid node name nodeX\n");
+        let e = run(&["-t", "bogus"]);
+        assert_eq!(e.code, 1);
+        assert!(e.stderr.starts_with("squeue: error: Invalid job state specified: bogus\n"));
+    }
+
+    #[test]
+    fn unknown_job_id() {
+        let o = run(&["-j", "999"]);
+        assert_eq!(o.stdout, "");
+        assert_eq!(o.stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        assert_eq!(o.code, 1);
+        let o = run(&["-j", "abc"]);
+        assert_eq!(o.stderr, "squeue: error: Invalid job id: abc\n");
+    }
+
+    #[test]
+    fn pending_array_and_expansion() {
+        let mut v = basic_view();
+        let mut meta = base_job(10, JobState::Pending);
+        meta.reason = Reason::Resources;
+        meta.array = Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![2, 3, 4, 5], ..Default::default() });
+        v.jobs.push(meta);
+        let args: Vec<String> = vec!["-h".into(), "-o".into(), "%i %r".into(), "-t".into(), "PD".into()];
+        let o = render(&parse(&args, &HashMap::new()).unwrap(), &v, 0, "root");
+        assert!(o.stdout.contains("10_[2-5] Resources\n"));
+        let args: Vec<String> = vec!["-r".into(), "-h".into(), "-o".into(), "%i".into(), "-t".into(), "PD".into()];
+        let o = render(&parse(&args, &HashMap::new()).unwrap(), &v, 0, "root");
+        assert!(o.stdout.contains("10_2\n10_3\n10_4\n10_5\n"));
+    }
+
+    #[test]
+    fn option_errors() {
+        let e = run(&["--bogus"]);
+        assert_eq!(e.stderr, "squeue: unrecognized option '--bogus'\nTry \"squeue --help\" for more information\n");
+        assert_eq!(e.code, 1);
+        let e = run(&["-o", "%i", "-O", "JobID"]);
+        assert_eq!(e.stderr, "squeue: error: -O (--Format) is incompatible with -o (--format)\n");
+        let e = run(&["--sort=Z"]);
+        assert_eq!(e.code, 1);
+        assert!(e.stderr.contains("Invalid sort specification: Z"));
+        assert_eq!(run(&["--version"]).stdout, VERSION);
+    }
+
+    #[test]
+    fn msort_matches_glibc_on_inconsistent_cmp() {
+        let mut v = vec![1, 2, 3, 4];
+        glibc_msort(&mut v, &|_: &i32, _: &i32| 1);
+        assert_eq!(v, vec![4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn long_header_has_date() {
+        let o = run(&["-l"]);
+        let mut lines = o.stdout.lines();
+        let date = lines.next().unwrap();
+        assert_eq!(date.len(), 24);
+        assert_eq!(lines.next().unwrap(), "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)");
+        assert_eq!(lines.next().unwrap(), "                 9     debug      dep     root  PENDING       0:00 UNLIMITED      1 (Dependency)");
+    }
+}

@@ -1,0 +1,214 @@
+//! Identity on every request, in the manner of Slurm's auth/slurm and MUNGE.
+//!
+//! A credential says "uid U, gid G, until time T, nonce N", signed with
+//! HMAC-SHA256 under the cluster key (`slurm.key` beside slurm.conf, readable
+//! only by root and the daemons). Root signs for itself with the key; anyone
+//! else asks the local signing service (`spurd --authd`), which reads the
+//! caller's uid and gid from the Unix socket (SO_PEERCRED) and signs exactly
+//! those. Verifiers check the signature, the expiry, and that a nonce is not
+//! used twice.
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How long a credential stays valid (MUNGE's default TTL is 300 s).
+pub const TTL_SECS: i64 = 300;
+/// The gRPC metadata key carrying the credential.
+pub const METADATA_KEY: &str = "x-spur-auth";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+pub fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+fn nonce() -> String {
+    let mut b = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut b);
+    }
+    b.iter().map(|x| format!("{:02x}", x)).collect()
+}
+
+fn mac(key: &[u8], msg: &str) -> String {
+    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("hmac accepts any key length");
+    m.update(msg.as_bytes());
+    m.finalize().into_bytes().iter().map(|x| format!("{:02x}", x)).collect()
+}
+
+/// A signed credential for `id`, valid for TTL_SECS.
+pub fn sign(key: &[u8], id: &Identity) -> String {
+    let body = format!("v1.{}.{}.{}.{}", id.uid, id.gid, now() + TTL_SECS, nonce());
+    let m = mac(key, &body);
+    format!("{}.{}", body, m)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum AuthError {
+    Malformed,
+    BadSignature,
+    Expired,
+    Replayed,
+}
+
+impl std::fmt::Display for AuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AuthError::Malformed => "malformed credential",
+            AuthError::BadSignature => "invalid credential signature",
+            AuthError::Expired => "credential expired",
+            AuthError::Replayed => "credential replayed",
+        })
+    }
+}
+
+/// Checks credentials and remembers nonces until they expire.
+pub struct Verifier {
+    key: Vec<u8>,
+    seen: Mutex<HashMap<String, i64>>,
+}
+
+impl Verifier {
+    pub fn new(key: Vec<u8>) -> Verifier {
+        Verifier { key, seen: Mutex::new(HashMap::new()) }
+    }
+    pub fn verify(&self, token: &str) -> Result<Identity, AuthError> {
+        let parts: Vec<&str> = token.split('.').collect();
+        if parts.len() != 6 || parts[0] != "v1" {
+            return Err(AuthError::Malformed);
+        }
+        let body = parts[..5].join(".");
+        let expected = mac(&self.key, &body);
+        if !constant_eq(expected.as_bytes(), parts[5].as_bytes()) {
+            return Err(AuthError::BadSignature);
+        }
+        let uid: u32 = parts[1].parse().map_err(|_| AuthError::Malformed)?;
+        let gid: u32 = parts[2].parse().map_err(|_| AuthError::Malformed)?;
+        let exp: i64 = parts[3].parse().map_err(|_| AuthError::Malformed)?;
+        let t = now();
+        if exp < t || exp > t + TTL_SECS + 60 {
+            return Err(AuthError::Expired);
+        }
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() > 100_000 {
+            seen.retain(|_, e| *e >= t);
+        }
+        if seen.insert(parts[4].to_string(), exp).is_some() {
+            return Err(AuthError::Replayed);
+        }
+        Ok(Identity { uid, gid })
+    }
+}
+
+fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The key file for a slurm.conf: `slurm.key` in the same directory.
+pub fn key_path(conf: &Path) -> PathBuf {
+    conf.parent().unwrap_or(Path::new("/")).join("slurm.key")
+}
+
+pub fn read_key(path: &Path) -> std::io::Result<Vec<u8>> {
+    let k = std::fs::read(path)?;
+    if k.len() < 16 {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "key too short"));
+    }
+    Ok(k)
+}
+
+/// Create a new random key file readable only by its owner.
+pub fn create_key(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut b = vec![0u8; 64];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    f.write_all(&b)
+}
+
+/// Where the local signing service listens: `AuthInfo=socket=PATH` in
+/// slurm.conf, else /run/spur/auth.socket.
+pub fn socket_path(auth_info: Option<&str>) -> PathBuf {
+    if let Some(ai) = auth_info {
+        for kv in ai.split(',') {
+            if let Some(p) = kv.trim().strip_prefix("socket=") {
+                return PathBuf::from(p);
+            }
+        }
+    }
+    PathBuf::from("/run/spur/auth.socket")
+}
+
+/// A credential for the calling process: signed locally when the key is
+/// readable (root, the daemons), else by the signing service.
+pub fn credential(key_file: &Path, socket: &Path) -> std::io::Result<String> {
+    let uid = unsafe { libc::geteuid() };
+    let gid = unsafe { libc::getegid() };
+    if let Ok(k) = read_key(key_file) {
+        return Ok(sign(&k, &Identity { uid, gid }));
+    }
+    let mut s = UnixStream::connect(socket)?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    let mut out = String::new();
+    s.read_to_string(&mut out)?;
+    let out = out.trim().to_string();
+    if out.is_empty() {
+        return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "signing service refused"));
+    }
+    Ok(out)
+}
+
+/// Serve credentials on `socket` forever: every connection gets one
+/// credential for the uid/gid the kernel reports for the peer.
+pub fn serve_signer(socket: &Path, key: Vec<u8>) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(d) = socket.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let _ = std::fs::remove_file(socket);
+    let l = UnixListener::bind(socket)?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o777))?;
+    for conn in l.incoming() {
+        let mut c = match conn {
+            Ok(c) => c,
+            Err(_) => continue,
+        };
+        let cred = nix::sys::socket::getsockopt(&c, nix::sys::socket::sockopt::PeerCredentials);
+        if let Ok(cred) = cred {
+            let tok = sign(&key, &Identity { uid: cred.uid(), gid: cred.gid() });
+            let _ = c.write_all(tok.as_bytes());
+            let _ = c.write_all(b"\n");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn sign_verify_replay_forge() {
+        let key = b"0123456789abcdef0123456789abcdef".to_vec();
+        let v = Verifier::new(key.clone());
+        let t = sign(&key, &Identity { uid: 1500, gid: 1500 });
+        assert_eq!(v.verify(&t), Ok(Identity { uid: 1500, gid: 1500 }));
+        assert_eq!(v.verify(&t), Err(AuthError::Replayed));
+        // forge: change the uid and keep the mac
+        let forged = t.replacen("v1.1500.", "v1.0.", 1);
+        assert_eq!(v.verify(&forged), Err(AuthError::BadSignature));
+        let other = sign(b"another key that is long enough", &Identity { uid: 0, gid: 0 });
+        assert_eq!(v.verify(&other), Err(AuthError::BadSignature));
+        assert_eq!(v.verify("garbage"), Err(AuthError::Malformed));
+        assert_eq!(v.verify(""), Err(AuthError::Malformed));
+    }
+}

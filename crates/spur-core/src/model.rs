@@ -1,0 +1,534 @@
+//! The cluster model shared by the controller, the agents and the commands:
+//! jobs, nodes and partitions with Slurm's states and reasons.
+//!
+//! These types are plain data (serde) and carry no behaviour that needs I/O.
+//! Times are Unix epoch seconds (0 = unset); memory is in MB; time limits are
+//! in minutes (`None` = UNLIMITED / INFINITE).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Slurm's `NO_VAL` for a time limit that was not given.
+pub type Minutes = u32;
+
+/// Job states, named as Slurm names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum JobState {
+    Pending,
+    Running,
+    Suspended,
+    Completing,
+    Completed,
+    Cancelled,
+    Failed,
+    Timeout,
+    NodeFail,
+    Preempted,
+    BootFail,
+    Deadline,
+    OutOfMemory,
+}
+
+impl JobState {
+    /// Long name as `squeue -o %T` / `scontrol show job` print it.
+    pub fn name(self) -> &'static str {
+        use JobState::*;
+        match self {
+            Pending => "PENDING",
+            Running => "RUNNING",
+            Suspended => "SUSPENDED",
+            Completing => "COMPLETING",
+            Completed => "COMPLETED",
+            Cancelled => "CANCELLED",
+            Failed => "FAILED",
+            Timeout => "TIMEOUT",
+            NodeFail => "NODE_FAIL",
+            Preempted => "PREEMPTED",
+            BootFail => "BOOT_FAIL",
+            Deadline => "DEADLINE",
+            OutOfMemory => "OUT_OF_MEMORY",
+        }
+    }
+    /// Compact name as `squeue -o %t` prints it.
+    pub fn short(self) -> &'static str {
+        use JobState::*;
+        match self {
+            Pending => "PD",
+            Running => "R",
+            Suspended => "S",
+            Completing => "CG",
+            Completed => "CD",
+            Cancelled => "CA",
+            Failed => "F",
+            Timeout => "TO",
+            NodeFail => "NF",
+            Preempted => "PR",
+            BootFail => "BF",
+            Deadline => "DL",
+            OutOfMemory => "OOM",
+        }
+    }
+    /// Parse a state as `squeue -t` accepts it (long or compact, any case).
+    pub fn parse(s: &str) -> Option<JobState> {
+        use JobState::*;
+        let u = s.to_ascii_uppercase();
+        let all = [
+            Pending, Running, Suspended, Completing, Completed, Cancelled, Failed, Timeout,
+            NodeFail, Preempted, BootFail, Deadline, OutOfMemory,
+        ];
+        all.into_iter().find(|st| st.name() == u || st.short() == u)
+    }
+    pub fn is_finished(self) -> bool {
+        !matches!(self, JobState::Pending | JobState::Running | JobState::Suspended | JobState::Completing)
+    }
+    pub fn is_active(self) -> bool {
+        matches!(self, JobState::Running | JobState::Suspended | JobState::Completing)
+    }
+}
+
+/// Why a job is pending (or why it ended), printed by squeue's NODELIST(REASON)
+/// column and `scontrol show job`'s `Reason=`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Reason {
+    #[default]
+    None,
+    Priority,
+    Resources,
+    Dependency,
+    DependencyNeverSatisfied,
+    JobHeldUser,
+    JobHeldAdmin,
+    BeginTime,
+    PartitionNodeLimit,
+    PartitionTimeLimit,
+    PartitionDown,
+    PartitionInactive,
+    NodeDown,
+    BadConstraints,
+    JobArrayTaskLimit,
+    NonZeroExitCode,
+    TimeLimit,
+    ReqNodeNotAvail,
+    InvalidAccount,
+    /// Any other reason text, printed as is.
+    Other(String),
+}
+
+impl Reason {
+    pub fn text(&self) -> &str {
+        use Reason::*;
+        match self {
+            None => "None",
+            Priority => "Priority",
+            Resources => "Resources",
+            Dependency => "Dependency",
+            DependencyNeverSatisfied => "DependencyNeverSatisfied",
+            JobHeldUser => "JobHeldUser",
+            JobHeldAdmin => "JobHeldAdmin",
+            BeginTime => "BeginTime",
+            PartitionNodeLimit => "PartitionNodeLimit",
+            PartitionTimeLimit => "PartitionTimeLimit",
+            PartitionDown => "PartitionDown",
+            PartitionInactive => "PartitionInactive",
+            NodeDown => "NodeDown",
+            BadConstraints => "BadConstraints",
+            JobArrayTaskLimit => "JobArrayTaskLimit",
+            NonZeroExitCode => "NonZeroExitCode",
+            TimeLimit => "TimeLimit",
+            ReqNodeNotAvail => "ReqNodeNotAvail",
+            InvalidAccount => "InvalidAccount",
+            Other(s) => s,
+        }
+    }
+}
+
+/// What a user asked for at submission (sbatch options after all defaults
+/// from the command line, `#SBATCH` lines and `SBATCH_*` variables).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobDesc {
+    pub name: String,
+    /// The batch script text (empty for allocations without a script).
+    pub script: String,
+    /// The script path as submitted, then its arguments ($1, $2, ...), as
+    /// Slurm's job_desc argv. Empty for `--wrap`.
+    pub argv: Vec<String>,
+    pub work_dir: String,
+    /// Output/error/input file patterns as given (unexpanded, relative to work_dir).
+    pub std_out: Option<String>,
+    pub std_err: Option<String>,
+    pub std_in: Option<String>,
+    pub partition: Option<String>,
+    pub min_nodes: Option<u32>,
+    pub max_nodes: Option<u32>,
+    pub num_tasks: Option<u32>,
+    pub cpus_per_task: Option<u32>,
+    pub ntasks_per_node: Option<u32>,
+    /// `--mem` in MB (per node).
+    pub mem_per_node: Option<u64>,
+    /// `--mem-per-cpu` in MB.
+    pub mem_per_cpu: Option<u64>,
+    /// `--gres` as given, e.g. `gpu:2` (normalised by the CLI to `gres/gpu:2` form on show).
+    pub gres: Option<String>,
+    /// Time limit in minutes; `Some(u32::MAX)` means UNLIMITED was asked.
+    pub time_limit: Option<Minutes>,
+    pub time_min: Option<Minutes>,
+    /// `--array` as given (e.g. `1-10%2`).
+    pub array: Option<String>,
+    /// `--dependency` as given.
+    pub dependency: Option<String>,
+    pub hold: bool,
+    /// `--begin`, epoch seconds.
+    pub begin_time: i64,
+    pub deadline: i64,
+    /// Environment given to the job (after `--export` processing).
+    pub env: Vec<(String, String)>,
+    /// `--export` as given (`ALL` by default).
+    pub export: Option<String>,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    pub comment: Option<String>,
+    /// `--nodelist` and `--exclude`, as hostlist expressions.
+    pub req_nodes: Option<String>,
+    pub exc_nodes: Option<String>,
+    pub constraint: Option<String>,
+    pub exclusive: bool,
+    pub requeue: Option<bool>,
+    pub open_mode_append: Option<bool>,
+    pub nice: Option<i32>,
+    pub mail_type: Option<String>,
+    pub mail_user: Option<String>,
+    /// `--signal=[B:]SIG[@TIME]` as given.
+    pub signal: Option<String>,
+    /// Everything else accepted but not acted on, by option name.
+    pub extra: BTreeMap<String, String>,
+    /// Whether `--wrap` produced the script (Slurm shows `Command=(null)`).
+    pub wrapped: bool,
+    /// The path of the script as submitted (for `Command=`).
+    pub command: Option<String>,
+    /// Submitting host, for `AllocNode:Sid=`.
+    pub alloc_node: String,
+    pub alloc_sid: u32,
+    /// umask of the submitting process.
+    pub umask: u32,
+    /// Idempotency key chosen by the client: a resubmitted request with the
+    /// same key returns the first job instead of creating another.
+    pub request_id: Option<String>,
+}
+
+/// Array bookkeeping: a pending meta-record holds the tasks not yet started;
+/// every started task is its own job record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArrayInfo {
+    /// The id of the array (the job id of its first record).
+    pub array_job_id: u32,
+    /// `Some(task)` for a single task's record; `None` for the meta-record.
+    pub task_id: Option<u32>,
+    /// Tasks not yet split off (only in the meta-record), ascending.
+    pub pending_tasks: Vec<u32>,
+    /// `%N` throttle: at most this many tasks run at once (0 = no limit).
+    pub max_running: u32,
+    /// The full task list as submitted (e.g. `1-10%2`).
+    pub spec: String,
+}
+
+/// Resources given to a running job on one node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeAlloc {
+    pub node: String,
+    pub cpus: u32,
+    pub mem_mb: u64,
+    /// GRES taken on that node, e.g. `[("gpu", Some("mi300x"), 2)]` with device indexes.
+    pub gres: Vec<GresAlloc>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GresAlloc {
+    pub name: String,
+    pub gtype: Option<String>,
+    pub count: u64,
+    /// Device indexes on the node (for CUDA_VISIBLE_DEVICES etc).
+    pub indexes: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub job_id: u32,
+    pub array: Option<ArrayInfo>,
+    pub desc: JobDesc,
+    pub user_id: u32,
+    pub group_id: u32,
+    pub user_name: String,
+    pub group_name: String,
+    pub state: JobState,
+    pub reason: Reason,
+    /// A job was held by the user (uhold) or an admin (hold): priority 0.
+    pub held: Option<Reason>,
+    pub priority: u32,
+    /// Partition actually used (the default one when none was asked).
+    pub partition: String,
+    /// Time limit in minutes after partition defaults; `None` = UNLIMITED.
+    pub time_limit: Option<Minutes>,
+    pub submit_time: i64,
+    pub eligible_time: i64,
+    pub start_time: i64,
+    pub end_time: i64,
+    pub suspend_time: i64,
+    /// Seconds spent suspended so far.
+    pub pre_sus_time: i64,
+    /// Allocated nodes in allocation order (empty while pending).
+    pub allocs: Vec<NodeAlloc>,
+    /// `wait(2)` status of the batch script (Slurm's `ExitCode=x:y` comes from it).
+    pub exit_status: i32,
+    pub derived_exit_code: i32,
+    pub restart_count: u32,
+    /// Number of nodes / tasks / CPUs the job will use (for pending jobs: requested).
+    pub num_nodes: u32,
+    pub num_tasks: u32,
+    pub num_cpus: u32,
+    /// Memory per node in MB after defaults (0 = all of it).
+    pub mem_per_node: u64,
+    pub mem_per_cpu: u64,
+    /// True while the job was killed because of its time limit or a cancel, to
+    /// pick the final state when the step reports back.
+    pub kill_reason: Option<JobState>,
+    /// Requeued jobs keep their id; a batch flag counts how often.
+    pub batch_flag: u32,
+}
+
+impl Job {
+    pub fn node_names(&self) -> Vec<String> {
+        self.allocs.iter().map(|a| a.node.clone()).collect()
+    }
+    pub fn is_array_task(&self) -> bool {
+        self.array.as_ref().map(|a| a.task_id.is_some()).unwrap_or(false)
+    }
+    /// `123_4`, `123_[5-9]` or `123`, as squeue prints `%i`.
+    pub fn display_id(&self) -> String {
+        match &self.array {
+            Some(a) => match a.task_id {
+                Some(t) => format!("{}_{}", a.array_job_id, t),
+                None => {
+                    let mut s = format!("{}_[{}", a.array_job_id, ranges(&a.pending_tasks));
+                    if a.max_running > 0 {
+                        s.push_str(&format!("%{}", a.max_running));
+                    }
+                    s.push(']');
+                    s
+                }
+            },
+            None => self.job_id.to_string(),
+        }
+    }
+}
+
+/// `1,3-5,9` for a sorted list of integers.
+pub fn ranges(v: &[u32]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < v.len() {
+        let start = v[i];
+        let mut end = start;
+        while i + 1 < v.len() && v[i + 1] == end + 1 {
+            i += 1;
+            end = v[i];
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == end {
+            out.push_str(&start.to_string());
+        } else {
+            out.push_str(&format!("{}-{}", start, end));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The base state of a node; flags are separate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
+pub enum NodeBase {
+    Unknown,
+    Idle,
+    /// Some or all resources allocated; `mixed` is derived from the counts.
+    Allocated,
+    Down,
+    Future,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeFlags {
+    pub drain: bool,
+    pub not_responding: bool,
+    pub completing: bool,
+    pub reboot_requested: bool,
+    pub power_down: bool,
+    pub planned: bool,
+    pub maint: bool,
+    pub reserved: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub name: String,
+    pub addr: String,
+    pub hostname: String,
+    pub port: u16,
+    pub cpus: u32,
+    pub boards: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory: u64,
+    pub tmp_disk: u64,
+    pub weight: u32,
+    pub features: Vec<String>,
+    /// Configured GRES: (name, type, count).
+    pub gres: Vec<(String, Option<String>, u64)>,
+    pub base: NodeBase,
+    pub flags: NodeFlags,
+    pub reason: Option<String>,
+    pub reason_time: i64,
+    pub reason_uid: u32,
+    pub alloc_cpus: u32,
+    pub alloc_mem: u64,
+    /// GRES in use: (name, type, count).
+    pub alloc_gres: Vec<(String, Option<String>, u64)>,
+    /// What spurd reported when it registered.
+    pub boot_time: i64,
+    pub slurmd_start_time: i64,
+    pub last_busy: i64,
+    pub os: String,
+    pub arch: String,
+    pub version: String,
+    /// Last time spurd was heard from.
+    pub last_heard: i64,
+    /// CPU load (x100) and free memory as reported.
+    pub cpu_load: u32,
+    pub free_mem: u64,
+}
+
+impl Node {
+    /// `idle`, `mixed`, `allocated`, `down`, ... with flags, as `sinfo %T` prints.
+    pub fn state_long(&self) -> String {
+        node_state_string(self, false)
+    }
+    /// Compact form as `sinfo %t` prints (`idle`, `mix`, `alloc`, `down*`, `drain`).
+    pub fn state_short(&self) -> String {
+        node_state_string(self, true)
+    }
+    pub fn is_mixed(&self) -> bool {
+        self.base == NodeBase::Allocated && self.alloc_cpus < self.cpus
+    }
+    pub fn is_usable(&self) -> bool {
+        matches!(self.base, NodeBase::Idle | NodeBase::Allocated)
+            && !self.flags.drain
+            && !self.flags.not_responding
+    }
+}
+
+fn node_state_string(n: &Node, short: bool) -> String {
+    let base = match n.base {
+        NodeBase::Unknown => "unknown",
+        NodeBase::Idle => "idle",
+        NodeBase::Allocated if n.is_mixed() => {
+            if short { "mix" } else { "mixed" }
+        }
+        NodeBase::Allocated => {
+            if short { "alloc" } else { "allocated" }
+        }
+        NodeBase::Down => "down",
+        NodeBase::Future => {
+            if short { "futr" } else { "future" }
+        }
+    };
+    let mut s = if n.flags.drain {
+        let busy = matches!(n.base, NodeBase::Allocated) || n.flags.completing;
+        match (busy, short) {
+            (true, true) => "drng".to_string(),
+            (true, false) => "draining".to_string(),
+            (false, true) => "drain".to_string(),
+            (false, false) => "drained".to_string(),
+        }
+    } else if n.flags.completing && !short {
+        "completing".to_string()
+    } else if n.flags.completing {
+        "comp".to_string()
+    } else {
+        base.to_string()
+    };
+    if n.flags.not_responding {
+        s.push('*');
+    }
+    s
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartState {
+    Up,
+    Down,
+    Drain,
+    Inactive,
+}
+
+impl PartState {
+    pub fn name(self) -> &'static str {
+        match self {
+            PartState::Up => "UP",
+            PartState::Down => "DOWN",
+            PartState::Drain => "DRAIN",
+            PartState::Inactive => "INACTIVE",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Partition {
+    pub name: String,
+    /// Member nodes in configuration order.
+    pub nodes: Vec<String>,
+    /// The `Nodes=` expression as written (for `scontrol show partition`).
+    pub nodes_expr: String,
+    pub default: bool,
+    pub hidden: bool,
+    pub state: PartState,
+    /// `None` = UNLIMITED.
+    pub max_time: Option<Minutes>,
+    pub default_time: Option<Minutes>,
+    pub max_nodes: Option<u32>,
+    pub min_nodes: u32,
+    pub oversubscribe: String,
+    pub priority_tier: u32,
+    pub priority_job_factor: u32,
+    pub allow_groups: Option<Vec<String>>,
+    pub allow_accounts: Option<Vec<String>>,
+    /// Any other key=value from slurm.conf, kept for `scontrol show partition`.
+    pub other: Vec<(String, String)>,
+}
+
+/// Everything the controller knows, as the commands see it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterView {
+    pub cluster_name: String,
+    pub now: i64,
+    pub jobs: Vec<Job>,
+    pub nodes: Vec<Node>,
+    pub partitions: Vec<Partition>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn ranges_compress() {
+        assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1-3,5,7-8");
+        assert_eq!(ranges(&[]), "");
+        assert_eq!(ranges(&[4]), "4");
+    }
+    #[test]
+    fn job_state_parse() {
+        assert_eq!(JobState::parse("pd"), Some(JobState::Pending));
+        assert_eq!(JobState::parse("RUNNING"), Some(JobState::Running));
+        assert_eq!(JobState::parse("xx"), None);
+    }
+}

@@ -1,0 +1,214 @@
+//! Memory sizes as Slurm reads and prints them.
+//!
+//! * [`parse_mem_mb`]: `--mem`, `--mem-per-cpu` (Slurm's `str_to_mbytes`):
+//!   a number with optional `K`/`M`/`G`/`T` (optionally followed by `B`),
+//!   plain number = MB, `K` rounds up to whole MB.
+//! * [`fmt_mem_exact`]: scontrol `MinMemoryNode=4G`, `MinTmpDiskNode=0`
+//!   (`convert_num_unit(.., CONVERT_NUM_UNIT_EXACT)`).
+//! * [`fmt_mem_squeue`]: squeue `%m` (`MIN_MEMORY`): `4G`, `500M`, `1.46G`
+//!   (aggressive conversion).
+//! * [`mbytes_to_str`]: Slurm's `mbytes_to_str`, e.g. `4G`, `1000` (M omitted).
+//! * scontrol node `RealMemory=16000` is the plain number: no helper needed.
+
+use std::fmt;
+
+/// An invalid size string. Displays as `Invalid memory specification: S`;
+/// the CLI prints its own line (`Invalid --mem specification`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeError(pub String);
+
+impl fmt::Display for SizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Invalid memory specification: {}", self.0)
+    }
+}
+impl std::error::Error for SizeError {}
+
+/// Parse a memory size to MB (Slurm's `str_to_mbytes`). `0` is valid.
+pub fn parse_mem_mb(s: &str) -> Result<u64, SizeError> {
+    let bad = || SizeError(s.to_string());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && (b[i] == b' ' || (9..=13).contains(&b[i])) {
+        i += 1;
+    }
+    let mut neg = false;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        neg = b[i] == b'-';
+        i += 1;
+    }
+    let ds = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == ds {
+        return Err(bad());
+    }
+    let n: u64 = s[ds..i].parse().map_err(|_| bad())?;
+    if n > i64::MAX as u64 || (neg && n != 0) {
+        return Err(bad());
+    }
+    let rest = &b[i..];
+    if rest.is_empty() {
+        return Ok(n);
+    }
+    let end_on_byte = rest.len() == 1 || (rest.len() == 2 && (rest[1] == b'B' || rest[1] == b'b'));
+    if !end_on_byte {
+        return Err(bad());
+    }
+    let r = match rest[0] {
+        b'k' | b'K' => Some(n.div_ceil(1024)),
+        b'm' | b'M' => Some(n),
+        b'g' | b'G' => n.checked_mul(1024),
+        b't' | b'T' => n.checked_mul(1024 * 1024),
+        _ => None,
+    };
+    match r {
+        Some(v) if v <= i64::MAX as u64 => Ok(v),
+        _ => Err(bad()),
+    }
+}
+
+/// Units as Slurm numbers them (`UNIT_NONE` .. `UNIT_PETA`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unit {
+    None = 0,
+    Kilo = 1,
+    Mega = 2,
+    Giga = 3,
+    Tera = 4,
+    Peta = 5,
+}
+
+/// Slurm's `convert_num_unit` (divisor 1024). `exact`: convert only while
+/// no precision is lost (half values allowed); otherwise convert aggressively.
+pub fn convert_num_unit(num: f64, orig: Unit, exact: bool) -> String {
+    const UNITS: [&str; 7] = ["", "K", "M", "G", "T", "P", "?"];
+    if num as i64 == 0 {
+        return "0".into();
+    }
+    let mut num = num;
+    let mut t = orig as usize;
+    if exact {
+        while num >= 1024.0 && (num as u64) % 512 == 0 {
+            num /= 1024.0;
+            t += 1;
+        }
+    } else {
+        while num >= 1024.0 {
+            num /= 1024.0;
+            t += 1;
+        }
+    }
+    if t > 5 {
+        t = 6;
+    }
+    let i = num as u64;
+    if i as f64 == num {
+        format!("{}{}", i, UNITS[t])
+    } else {
+        format!("{:.2}{}", num, UNITS[t])
+    }
+}
+
+/// scontrol's `MinMemoryNode=`/`MinMemoryCPU=`/`MinTmpDiskNode=` value.
+pub fn fmt_mem_exact(mb: u64) -> String {
+    convert_num_unit(mb as f32 as f64, Unit::Mega, true)
+}
+
+/// squeue `%m` value (aggressive conversion; `squeue --noconvert` prints `{mb}M`).
+pub fn fmt_mem_squeue(mb: u64) -> String {
+    convert_num_unit(mb as f32 as f64, Unit::Mega, false)
+}
+
+/// Slurm's `mbytes_to_str`: largest exact unit, `M` omitted (`4G`, `1000`).
+pub fn mbytes_to_str(mb: u64) -> String {
+    const U: [char; 4] = ['M', 'G', 'T', 'P'];
+    let mut m = mb;
+    let mut i = 0;
+    while i < U.len() {
+        if m != 0 && m % 1024 != 0 {
+            break;
+        }
+        if i == U.len() - 1 {
+            // Slurm would step to its '?' sentinel; stop at P instead.
+            break;
+        }
+        m /= 1024;
+        i += 1;
+    }
+    if m == 0 {
+        return "0".into();
+    }
+    if U[i] == 'M' {
+        m.to_string()
+    } else {
+        format!("{}{}", m, U[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse() {
+        assert_eq!(parse_mem_mb("4G"), Ok(4096));
+        assert_eq!(parse_mem_mb("4g"), Ok(4096));
+        assert_eq!(parse_mem_mb("4GB"), Ok(4096));
+        assert_eq!(parse_mem_mb("512M"), Ok(512));
+        assert_eq!(parse_mem_mb("512"), Ok(512));
+        assert_eq!(parse_mem_mb("1T"), Ok(1048576));
+        assert_eq!(parse_mem_mb("100K"), Ok(1));
+        assert_eq!(parse_mem_mb("2048K"), Ok(2));
+        assert_eq!(parse_mem_mb("2049k"), Ok(3));
+        assert_eq!(parse_mem_mb("0"), Ok(0));
+        assert_eq!(parse_mem_mb("0G"), Ok(0));
+        for bad in ["", "G", "4X", "4GBB", "4 G", "-1", "-5G", "1.5G", "abc", "4Gx", "99999999999999999999", "9999999999999T"] {
+            assert!(parse_mem_mb(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_mem_mb("x").unwrap_err().to_string(), "Invalid memory specification: x");
+    }
+
+    #[test]
+    fn format() {
+        assert_eq!(fmt_mem_exact(4096), "4G");
+        assert_eq!(fmt_mem_exact(1536), "1.50G");
+        assert_eq!(fmt_mem_exact(1000), "1000M");
+        assert_eq!(fmt_mem_exact(0), "0");
+        assert_eq!(fmt_mem_exact(1048576), "1T");
+        assert_eq!(fmt_mem_squeue(500), "500M");
+        assert_eq!(fmt_mem_squeue(4096), "4G");
+        assert_eq!(fmt_mem_squeue(1500), "1.46G");
+        assert_eq!(fmt_mem_squeue(0), "0");
+        assert_eq!(mbytes_to_str(4096), "4G");
+        assert_eq!(mbytes_to_str(1000), "1000");
+        assert_eq!(mbytes_to_str(0), "0");
+        assert_eq!(mbytes_to_str(3 * 1024 * 1024), "3T");
+        assert_eq!(convert_num_unit(2048.0, Unit::Kilo, true), "2M");
+        assert_eq!(convert_num_unit(5.0, Unit::None, false), "5");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let alphabet: Vec<char> = "0123456789KMGTPBkmgtb+- .x\u{e9}".chars().collect();
+        let mut seed: u64 = 0xfeed_f00d;
+        for _ in 0..20000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 24) as usize;
+            let mut t = seed;
+            let s: String = (0..len)
+                .map(|_| {
+                    t = t.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    alphabet[((t >> 33) as usize) % alphabet.len()]
+                })
+                .collect();
+            let _ = parse_mem_mb(&s);
+            let _ = fmt_mem_exact(seed);
+            let _ = fmt_mem_squeue(seed);
+            let _ = mbytes_to_str(seed);
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! The controller's state machine: every change to jobs and nodes is a
+//! [`Command`], applied by [`State::apply`] and nothing else. Commands are
+//! deterministic (the leader fills in times and choices before logging them),
+//! so replaying the log on a fresh state gives the same state back.
+//!
+//! [`store`] keeps the commands durable: an append-only log with a checksum on
+//! every record, fsynced before a change is acknowledged, and snapshots that
+//! bound it.
+
+pub mod store;
+
+use serde::{Deserialize, Serialize};
+use spur_core::errors::*;
+use spur_core::model::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// One change to the cluster.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Command {
+    /// Create a job (or an array meta-record) from a validated submission.
+    Submit { job: Box<Job> },
+    /// Start a job (or split task `task` off an array meta-record and start it).
+    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc>, now: i64 },
+    /// Pending reasons changed.
+    Reasons { changes: Vec<(u32, Reason)> },
+    /// The batch script ended (wait status), or its launch failed.
+    Complete { job_id: u32, exit_status: i32, launch_failed: bool, now: i64 },
+    /// Cancel or time out a job: pending jobs end at once, running ones go
+    /// COMPLETING until their node reports back.
+    Kill { job_id: u32, task: Option<u32>, state: JobState, now: i64 },
+    Hold { job_id: u32, reason: Reason },
+    Release { job_id: u32 },
+    Requeue { job_id: u32, hold: bool, now: i64 },
+    UpdateJob { job_id: u32, update: JobUpdate },
+    NodeRegistered { name: String, reg: NodeReg, now: i64 },
+    NodeHeartbeat { name: String, cpu_load: u32, free_mem: u64, now: i64 },
+    NodeNotResponding { name: String, now: i64 },
+    NodeDown { name: String, reason: String, uid: u32, now: i64 },
+    NodeUpdate { name: String, update: NodeUpdate, uid: u32, now: i64 },
+    Purge { job_ids: Vec<u32> },
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct JobUpdate {
+    pub time_limit: Option<Option<Minutes>>,
+    pub name: Option<String>,
+    pub partition: Option<String>,
+    pub priority: Option<u32>,
+    pub nice: Option<i32>,
+    pub comment: Option<String>,
+    pub begin_time: Option<i64>,
+    pub num_nodes: Option<u32>,
+    pub num_tasks: Option<u32>,
+    pub dependency: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct NodeReg {
+    pub cpus: u32,
+    pub real_memory: u64,
+    pub boot_time: i64,
+    pub start_time: i64,
+    pub os: String,
+    pub arch: String,
+    pub version: String,
+    pub running_jobs: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct NodeUpdate {
+    /// `State=` as given: idle, resume, drain, down, undrain, fail.
+    pub state: Option<String>,
+    pub reason: Option<String>,
+    pub weight: Option<u32>,
+    pub features: Option<Vec<String>>,
+}
+
+/// What an applied command produced, for the RPC reply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Applied {
+    Ok,
+    Submitted(u32),
+    Started(u32),
+    /// A job reached a final state (its node(s) are free again).
+    Ended(u32),
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct State {
+    pub cluster_name: String,
+    pub nodes: Vec<Node>,
+    pub partitions: Vec<Partition>,
+    pub jobs: BTreeMap<u32, Job>,
+    pub next_job_id: u32,
+    pub first_job_id: u32,
+    pub max_job_id: u32,
+    /// Index of the last command applied (the log's numbering).
+    pub applied: u64,
+    /// Client request ids already seen, for idempotent submission.
+    pub request_ids: HashMap<String, u32>,
+    /// Index of nodes by name.
+    #[serde(skip)]
+    node_index: HashMap<String, usize>,
+}
+
+impl State {
+    pub fn new(cluster_name: String, nodes: Vec<Node>, partitions: Vec<Partition>, first_job_id: u32, max_job_id: u32) -> State {
+        let mut s = State {
+            cluster_name,
+            nodes,
+            partitions,
+            jobs: BTreeMap::new(),
+            next_job_id: first_job_id.max(1),
+            first_job_id: first_job_id.max(1),
+            max_job_id,
+            applied: 0,
+            request_ids: HashMap::new(),
+            node_index: HashMap::new(),
+        };
+        s.reindex();
+        s
+    }
+
+    pub fn reindex(&mut self) {
+        self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.node_index.get(name).map(|&i| &self.nodes[i])
+    }
+    fn node_mut(&mut self, name: &str) -> Option<&mut Node> {
+        match self.node_index.get(name) {
+            Some(&i) => Some(&mut self.nodes[i]),
+            None => None,
+        }
+    }
+    pub fn partition(&self, name: &str) -> Option<&Partition> {
+        self.partitions.iter().find(|p| p.name == name)
+    }
+    pub fn default_partition(&self) -> Option<&Partition> {
+        self.partitions.iter().find(|p| p.default)
+    }
+
+    /// The id the next job will get.
+    fn take_job_id(&mut self) -> u32 {
+        let mut id = self.next_job_id;
+        while self.jobs.contains_key(&id) {
+            id = if id >= self.max_job_id { self.first_job_id } else { id + 1 };
+        }
+        self.next_job_id = if id >= self.max_job_id { self.first_job_id } else { id + 1 };
+        id
+    }
+
+    /// Apply one command. Errors are Slurm error numbers; a command that
+    /// fails changes nothing.
+    pub fn apply(&mut self, cmd: &Command) -> Result<Applied, i32> {
+        match cmd {
+            Command::Submit { job } => {
+                if let Some(rid) = &job.desc.request_id {
+                    if let Some(&id) = self.request_ids.get(rid) {
+                        return Ok(Applied::Submitted(id));
+                    }
+                }
+                let mut job = (**job).clone();
+                let id = self.take_job_id();
+                job.job_id = id;
+                if let Some(a) = &mut job.array {
+                    a.array_job_id = id;
+                }
+                if let Some(rid) = &job.desc.request_id {
+                    self.request_ids.insert(rid.clone(), id);
+                }
+                self.jobs.insert(id, job);
+                Ok(Applied::Submitted(id))
+            }
+            Command::Start { job_id, task, allocs, now } => {
+                let mut id = *job_id;
+                let meta = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if meta.state != JobState::Pending {
+                    return Err(ESLURM_JOB_NOT_PENDING);
+                }
+                for a in allocs {
+                    if self.node(&a.node).is_none() {
+                        return Err(ESLURM_INVALID_NODE_NAME);
+                    }
+                }
+                if let Some(t) = task {
+                    // split task t off the meta-record
+                    let meta = self.jobs.get(job_id).cloned().ok_or(ESLURM_INVALID_JOB_ID)?;
+                    let ai = meta.array.clone().ok_or(ESLURM_INVALID_ARRAY)?;
+                    if !ai.pending_tasks.contains(t) {
+                        return Err(ESLURM_INVALID_ARRAY);
+                    }
+                    if ai.pending_tasks.len() == 1 {
+                        let m = self.jobs.get_mut(job_id).unwrap();
+                        let a = m.array.as_mut().unwrap();
+                        a.pending_tasks.clear();
+                        a.task_id = Some(*t);
+                    } else {
+                        let new_id = self.take_job_id();
+                        let mut tj = meta.clone();
+                        tj.job_id = new_id;
+                        let a = tj.array.as_mut().unwrap();
+                        a.pending_tasks.clear();
+                        a.task_id = Some(*t);
+                        self.jobs.insert(new_id, tj);
+                        let m = self.jobs.get_mut(job_id).unwrap();
+                        m.array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
+                        id = new_id;
+                    }
+                }
+                let job = self.jobs.get_mut(&id).unwrap();
+                job.state = JobState::Running;
+                job.reason = Reason::None;
+                job.start_time = *now;
+                job.allocs = allocs.clone();
+                job.num_nodes = allocs.len() as u32;
+                job.num_cpus = allocs.iter().map(|a| a.cpus).sum();
+                job.batch_flag = 1;
+                if let Some(lim) = job.time_limit {
+                    job.end_time = now + lim as i64 * 60;
+                } else {
+                    job.end_time = 0;
+                }
+                let allocs = job.allocs.clone();
+                for a in &allocs {
+                    if let Some(n) = self.node_mut(&a.node) {
+                        n.alloc_cpus += a.cpus;
+                        n.alloc_mem += a.mem_mb;
+                        for g in &a.gres {
+                            add_gres(&mut n.alloc_gres, &g.name, &g.gtype, g.count as i64);
+                        }
+                        n.base = NodeBase::Allocated;
+                        n.last_busy = *now;
+                    }
+                }
+                Ok(Applied::Started(id))
+            }
+            Command::Reasons { changes } => {
+                for (id, r) in changes {
+                    if let Some(j) = self.jobs.get_mut(id) {
+                        if j.state == JobState::Pending {
+                            j.reason = r.clone();
+                        }
+                    }
+                }
+                Ok(Applied::Ok)
+            }
+            Command::Complete { job_id, exit_status, launch_failed, now } => {
+                let job = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if !job.state.is_active() {
+                    // already recorded (a repeated report): nothing to do
+                    return Ok(Applied::Ok);
+                }
+                let status = *exit_status;
+                job.exit_status = status;
+                let final_state = if let Some(k) = job.kill_reason {
+                    k
+                } else if *launch_failed {
+                    JobState::Failed
+                } else if status == 0 {
+                    JobState::Completed
+                } else {
+                    JobState::Failed
+                };
+                job.state = final_state;
+                job.reason = match final_state {
+                    JobState::Failed if *launch_failed => Reason::Other("launch failed requeued held".into()),
+                    JobState::Failed => Reason::NonZeroExitCode,
+                    JobState::Timeout => Reason::TimeLimit,
+                    _ => Reason::None,
+                };
+                if *launch_failed {
+                    job.reason = Reason::Other("JobLaunchFailure".into());
+                }
+                job.end_time = *now;
+                let allocs = job.allocs.clone();
+                self.release_nodes(&allocs, *now);
+                Ok(Applied::Ended(*job_id))
+            }
+            Command::Kill { job_id, task, state, now } => {
+                let job = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?.clone();
+                if job.state.is_finished() {
+                    return Err(ESLURM_ALREADY_DONE);
+                }
+                if let Some(t) = task {
+                    // a pending task of an array meta-record: split it off as its own ended record
+                    let ai = job.array.clone().ok_or(ESLURM_INVALID_JOB_ID)?;
+                    if !ai.pending_tasks.contains(t) {
+                        return Err(ESLURM_INVALID_JOB_ID);
+                    }
+                    if ai.pending_tasks.len() > 1 {
+                        let new_id = self.take_job_id();
+                        let mut tj = job.clone();
+                        tj.job_id = new_id;
+                        let a = tj.array.as_mut().unwrap();
+                        a.pending_tasks.clear();
+                        a.task_id = Some(*t);
+                        tj.state = *state;
+                        tj.reason = Reason::None;
+                        tj.end_time = *now;
+                        self.jobs.insert(new_id, tj);
+                        self.jobs.get_mut(job_id).unwrap().array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
+                        return Ok(Applied::Ended(new_id));
+                    }
+                    let j = self.jobs.get_mut(job_id).unwrap();
+                    let a = j.array.as_mut().unwrap();
+                    a.pending_tasks.clear();
+                    a.task_id = Some(*t);
+                }
+                let j = self.jobs.get_mut(job_id).unwrap();
+                if j.state == JobState::Pending {
+                    j.state = *state;
+                    j.end_time = *now;
+                    j.reason = Reason::None;
+                    if let Some(a) = &mut j.array {
+                        if a.task_id.is_none() {
+                            // the whole remaining array ends
+                            a.pending_tasks.clear();
+                        }
+                    }
+                    return Ok(Applied::Ended(*job_id));
+                }
+                if j.kill_reason.is_none() {
+                    j.kill_reason = Some(*state);
+                }
+                j.state = JobState::Completing;
+                Ok(Applied::Ok)
+            }
+            Command::Hold { job_id, reason } => {
+                let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state != JobState::Pending {
+                    return Err(ESLURM_JOB_NOT_PENDING);
+                }
+                j.held = Some(reason.clone());
+                j.reason = reason.clone();
+                j.priority = 0;
+                Ok(Applied::Ok)
+            }
+            Command::Release { job_id } => {
+                let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state != JobState::Pending {
+                    return Err(ESLURM_JOB_NOT_PENDING);
+                }
+                j.held = None;
+                j.reason = Reason::None;
+                if j.priority == 0 {
+                    j.priority = default_priority(j.job_id);
+                }
+                Ok(Applied::Ok)
+            }
+            Command::Requeue { job_id, hold, now } => {
+                let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state == JobState::Pending {
+                    return Err(ESLURM_JOB_PENDING);
+                }
+                let allocs = j.allocs.clone();
+                let was_active = j.state.is_active();
+                if was_active {
+                    self.release_nodes(&allocs, *now);
+                }
+                let j = self.jobs.get_mut(job_id).unwrap();
+                j.state = JobState::Pending;
+                j.restart_count += 1;
+                j.allocs.clear();
+                j.start_time = 0;
+                j.end_time = 0;
+                j.kill_reason = None;
+                j.exit_status = 0;
+                j.submit_time = *now;
+                j.eligible_time = *now;
+                if *hold {
+                    j.held = Some(Reason::Other("job requeued in held state".into()));
+                    j.reason = Reason::Other("job requeued in held state".into());
+                    j.priority = 0;
+                } else {
+                    j.reason = Reason::BeginTime;
+                }
+                Ok(Applied::Ok)
+            }
+            Command::UpdateJob { job_id, update } => {
+                let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state.is_finished() {
+                    return Err(ESLURM_JOB_FINISHED);
+                }
+                if let Some(t) = update.time_limit {
+                    j.time_limit = t;
+                    if j.state.is_active() {
+                        j.end_time = match t {
+                            Some(m) => j.start_time + m as i64 * 60,
+                            None => 0,
+                        };
+                    }
+                }
+                if let Some(n) = &update.name {
+                    j.desc.name = n.clone();
+                }
+                if let Some(p) = &update.partition {
+                    j.partition = p.clone();
+                }
+                if let Some(p) = update.priority {
+                    j.priority = p;
+                }
+                if let Some(c) = &update.comment {
+                    j.desc.comment = Some(c.clone());
+                }
+                if let Some(b) = update.begin_time {
+                    j.desc.begin_time = b;
+                }
+                if let Some(n) = update.num_nodes {
+                    j.num_nodes = n;
+                    j.desc.min_nodes = Some(n);
+                }
+                if let Some(n) = update.num_tasks {
+                    j.num_tasks = n;
+                    j.desc.num_tasks = Some(n);
+                }
+                if let Some(n) = update.nice {
+                    j.desc.nice = Some(n);
+                }
+                if let Some(d) = &update.dependency {
+                    j.desc.dependency = if d.is_empty() { None } else { Some(d.clone()) };
+                }
+                Ok(Applied::Ok)
+            }
+            Command::NodeRegistered { name, reg, now } => {
+                let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
+                n.boot_time = reg.boot_time;
+                n.slurmd_start_time = reg.start_time;
+                n.os = reg.os.clone();
+                n.arch = reg.arch.clone();
+                n.version = reg.version.clone();
+                n.last_heard = *now;
+                n.flags.not_responding = false;
+                if n.base == NodeBase::Unknown
+                    || (n.base == NodeBase::Down
+                        && n.reason.as_deref().map(|r| r.starts_with("Not responding")).unwrap_or(false))
+                {
+                    n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
+                    if n.base == NodeBase::Idle || n.reason.as_deref().map(|r| r.starts_with("Not responding")).unwrap_or(false) {
+                        n.reason = None;
+                        n.reason_time = 0;
+                        n.reason_uid = 0;
+                    }
+                }
+                Ok(Applied::Ok)
+            }
+            Command::NodeHeartbeat { name, cpu_load, free_mem, now } => {
+                let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
+                n.last_heard = *now;
+                n.cpu_load = *cpu_load;
+                n.free_mem = *free_mem;
+                n.flags.not_responding = false;
+                Ok(Applied::Ok)
+            }
+            Command::NodeNotResponding { name, now } => {
+                let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
+                n.flags.not_responding = true;
+                let _ = now;
+                Ok(Applied::Ok)
+            }
+            Command::NodeDown { name, reason, uid, now } => {
+                let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
+                n.base = NodeBase::Down;
+                n.flags.not_responding = true;
+                n.reason = Some(reason.clone());
+                n.reason_time = *now;
+                n.reason_uid = *uid;
+                Ok(Applied::Ok)
+            }
+            Command::NodeUpdate { name, update, uid, now } => {
+                let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
+                if let Some(st) = &update.state {
+                    match st.to_ascii_lowercase().as_str() {
+                        "drain" => n.flags.drain = true,
+                        "down" | "fail" => {
+                            n.base = NodeBase::Down;
+                        }
+                        "resume" | "undrain" | "idle" => {
+                            n.flags.drain = false;
+                            if n.base == NodeBase::Down {
+                                n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
+                            }
+                            n.reason = None;
+                            n.reason_time = 0;
+                            n.reason_uid = 0;
+                        }
+                        _ => return Err(ESLURM_INVALID_NODE_STATE),
+                    }
+                }
+                if let Some(r) = &update.reason {
+                    n.reason = Some(r.clone());
+                    n.reason_time = *now;
+                    n.reason_uid = *uid;
+                }
+                if let Some(w) = update.weight {
+                    n.weight = w;
+                }
+                if let Some(f) = &update.features {
+                    n.features = f.clone();
+                }
+                Ok(Applied::Ok)
+            }
+            Command::Purge { job_ids } => {
+                for id in job_ids {
+                    if let Some(j) = self.jobs.get(id) {
+                        if j.state.is_finished() {
+                            if let Some(r) = &j.desc.request_id {
+                                self.request_ids.remove(r);
+                            }
+                            self.jobs.remove(id);
+                        }
+                    }
+                }
+                Ok(Applied::Ok)
+            }
+        }
+    }
+
+    fn release_nodes(&mut self, allocs: &[NodeAlloc], now: i64) {
+        for a in allocs {
+            if let Some(n) = self.node_mut(&a.node) {
+                n.alloc_cpus = n.alloc_cpus.saturating_sub(a.cpus);
+                n.alloc_mem = n.alloc_mem.saturating_sub(a.mem_mb);
+                for g in &a.gres {
+                    add_gres(&mut n.alloc_gres, &g.name, &g.gtype, -(g.count as i64));
+                }
+                if n.alloc_cpus == 0 && n.base == NodeBase::Allocated {
+                    n.base = NodeBase::Idle;
+                }
+                n.last_busy = now;
+            }
+        }
+    }
+
+    /// The view the commands get.
+    pub fn view(&self, now: i64) -> ClusterView {
+        ClusterView {
+            cluster_name: self.cluster_name.clone(),
+            now,
+            jobs: self.jobs.values().cloned().collect(),
+            nodes: self.nodes.clone(),
+            partitions: self.partitions.clone(),
+        }
+    }
+}
+
+fn add_gres(v: &mut Vec<(String, Option<String>, u64)>, name: &str, ty: &Option<String>, delta: i64) {
+    if let Some(e) = v.iter_mut().find(|e| e.0 == name && &e.1 == ty) {
+        e.2 = (e.2 as i64 + delta).max(0) as u64;
+    } else if delta > 0 {
+        v.push((name.to_string(), ty.clone(), delta as u64));
+    }
+}
+
+/// Slurm's priority/basic gives each new job a priority a little lower than
+/// the one before, so earlier jobs go first.
+pub fn default_priority(job_id: u32) -> u32 {
+    4294901760u32.saturating_sub(job_id).max(1)
+}

@@ -1,0 +1,322 @@
+//! The controller's heart: the state machine behind one lock, the durable
+//! log, the scheduler loop and the monitors (node liveness, time limits,
+//! purging old jobs).
+//!
+//! **Architecture invariant**: state changes only through `commit`, which
+//! appends commands to the log, applies them, and makes them durable before
+//! returning. Agents are told to act (launch, kill) only after the decision
+//! that makes them act is durable.
+
+use spur_core::config::SlurmConf;
+use spur_core::launch::LaunchSpec;
+use spur_core::model::*;
+use spur_proto::agent_client::AgentClient;
+use spur_proto::{LaunchRequest, SignalRequest};
+use spur_state::store::Store;
+use spur_state::{Applied, Command, State};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Notify;
+use tonic::transport::{Channel, Endpoint};
+
+pub struct Inner {
+    pub state: State,
+    pub store: Store,
+}
+
+pub struct Ctld {
+    pub inner: Mutex<Inner>,
+    pub conf: SlurmConf,
+    pub key: Vec<u8>,
+    pub verifier: spur_client::auth::Verifier,
+    pub sched_wake: Notify,
+    pub slurm_user_uid: u32,
+    agents: Mutex<HashMap<String, Channel>>,
+    pub host: String,
+}
+
+/// Finished jobs stay visible this long (Slurm's MinJobAge default).
+pub const MIN_JOB_AGE: i64 = 300;
+/// Snapshot when the log holds this many records.
+const SNAPSHOT_EVERY: u64 = 20_000;
+
+pub fn now() -> i64 {
+    spur_client::auth::now()
+}
+
+impl Ctld {
+    pub fn new(conf: SlurmConf, state: State, store: Store, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
+        Arc::new(Ctld {
+            inner: Mutex::new(Inner { state, store }),
+            conf,
+            verifier: spur_client::auth::Verifier::new(key.clone()),
+            key,
+            sched_wake: Notify::new(),
+            slurm_user_uid,
+            agents: Mutex::new(HashMap::new()),
+            host: spur_client::users::short_hostname(),
+        })
+    }
+
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Append, apply and make durable a batch of commands. Each result is
+    /// the command's own; a failed command changes nothing and is not logged.
+    pub fn commit(&self, cmds: Vec<Command>) -> Vec<Result<Applied, i32>> {
+        let mut g = self.lock();
+        let r = Self::commit_locked(&mut g, cmds);
+        if g.store.records >= SNAPSHOT_EVERY {
+            let Inner { state, store } = &mut *g;
+            if let Err(e) = store.snapshot(state) {
+                tracing::error!("snapshot failed: {}", e);
+            }
+        }
+        r
+    }
+
+    pub fn commit_locked(g: &mut Inner, cmds: Vec<Command>) -> Vec<Result<Applied, i32>> {
+        let mut out = Vec::with_capacity(cmds.len());
+        let mut wrote = false;
+        for cmd in cmds {
+            // Apply to a trial first only for commands that can fail half-way;
+            // apply() itself changes nothing when it returns an error.
+            let r = g.state.apply(&cmd);
+            if r.is_ok() {
+                g.state.applied += 1;
+                let idx = g.state.applied;
+                if let Err(e) = g.store.append(idx, &cmd) {
+                    // Cannot persist: stop rather than acknowledge a change that could be lost.
+                    tracing::error!("cannot append to state log: {}", e);
+                    std::process::exit(1);
+                }
+                wrote = true;
+            }
+            out.push(r);
+        }
+        if wrote {
+            if let Err(e) = g.store.sync() {
+                tracing::error!("cannot sync state log: {}", e);
+                std::process::exit(1);
+            }
+        }
+        out
+    }
+
+    pub fn is_admin(&self, uid: u32) -> bool {
+        uid == 0 || uid == self.slurm_user_uid
+    }
+
+    async fn agent(&self, node: &str) -> Option<AgentClient<Channel>> {
+        if let Some(ch) = self.agents.lock().unwrap_or_else(|e| e.into_inner()).get(node) {
+            return Some(AgentClient::new(ch.clone()));
+        }
+        let (addr, port) = {
+            let g = self.lock();
+            let n = g.state.node(node)?;
+            (n.addr.clone(), n.port)
+        };
+        let ep = Endpoint::from_shared(format!("http://{}:{}", addr, port)).ok()?;
+        let ch = ep.connect_timeout(Duration::from_secs(2)).tcp_nodelay(true).connect_lazy();
+        self.agents.lock().unwrap_or_else(|e| e.into_inner()).insert(node.to_string(), ch.clone());
+        Some(AgentClient::new(ch))
+    }
+
+    fn signed<T>(&self, msg: T) -> tonic::Request<T> {
+        let tok = spur_client::auth::sign(&self.key, &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let mut r = tonic::Request::new(msg);
+        if let Ok(v) = tok.parse() {
+            r.metadata_mut().insert(spur_client::auth::METADATA_KEY, v);
+        }
+        r.set_timeout(Duration::from_secs(10));
+        r
+    }
+
+    /// Ask a job's batch host to signal (or terminate) it. Best effort; the
+    /// monitor repeats terminations that do not finish.
+    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: &str) -> bool {
+        let Some(mut a) = self.agent(node).await else { return false };
+        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason.to_string() };
+        a.signal(self.signed(req)).await.is_ok()
+    }
+
+    async fn launch(self: &Arc<Self>, job: Job) {
+        let node = match job.allocs.first() {
+            Some(a) => a.node.clone(),
+            None => return,
+        };
+        let spec = LaunchSpec {
+            node_name: node.clone(),
+            cluster_name: self.conf.cluster_name.clone(),
+            ctld_host: self.conf.controllers.first().map(|c| c.name.clone()).unwrap_or_default(),
+            ctld_port: self.conf.slurmctld_port,
+            kill_wait: self.conf.kill_wait as u32,
+            submit_host: job.desc.alloc_node.clone(),
+            job: job.clone(),
+        };
+        let bytes = match bincode::serialize(&spec) {
+            Ok(b) => b,
+            Err(_) => return,
+        };
+        for attempt in 0..5 {
+            if let Some(mut a) = self.agent(&node).await {
+                match a.launch(self.signed(LaunchRequest { spec: bytes.clone() })).await {
+                    Ok(r) => {
+                        let r = r.into_inner();
+                        match r.status {
+                            Some(s) if s.code != 0 => {
+                                tracing::warn!("launch of job {} on {} refused: {}", job.job_id, node, s.message);
+                                self.commit(vec![Command::Complete {
+                                    job_id: job.job_id,
+                                    exit_status: 1 << 8,
+                                    launch_failed: true,
+                                    now: now(),
+                                }]);
+                                self.sched_wake.notify_one();
+                            }
+                            _ => {}
+                        }
+                        return;
+                    }
+                    Err(e) => tracing::warn!("launch of job {} on {} failed (attempt {}): {}", job.job_id, node, attempt + 1, e),
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(300 * (attempt + 1))).await;
+        }
+        // The node does not answer: requeue the job and mark the node down.
+        let t = now();
+        self.commit(vec![
+            Command::NodeDown { name: node.clone(), reason: "Not responding".into(), uid: self.slurm_user_uid, now: t },
+            Command::Requeue { job_id: job.job_id, hold: false, now: t },
+        ]);
+        self.sched_wake.notify_one();
+    }
+
+    /// One scheduling pass: decide, commit, then launch.
+    pub async fn schedule_once(self: &Arc<Self>) {
+        let t = now();
+        let started: Vec<Job> = {
+            let mut g = self.lock();
+            let decisions = {
+                let st = &g.state;
+                let jobs: Vec<&Job> = st.jobs.values().collect();
+                let nodes: Vec<&Node> = st.nodes.iter().collect();
+                let parts: Vec<&Partition> = st.partitions.iter().collect();
+                spur_sched::schedule(t, &jobs, &nodes, &parts)
+            };
+            if decisions.is_empty() {
+                return;
+            }
+            let mut reasons = vec![];
+            let mut cmds = vec![];
+            for d in decisions {
+                match d {
+                    spur_sched::Decision::Reason { job_id, reason } => reasons.push((job_id, reason)),
+                    spur_sched::Decision::Start { job_id, task, allocs } => {
+                        cmds.push(Command::Start { job_id, task, allocs, now: t })
+                    }
+                }
+            }
+            if !reasons.is_empty() {
+                cmds.insert(0, Command::Reasons { changes: reasons });
+            }
+            let results = Self::commit_locked(&mut g, cmds);
+            results
+                .into_iter()
+                .filter_map(|r| match r {
+                    Ok(Applied::Started(id)) => g.state.jobs.get(&id).cloned(),
+                    _ => None,
+                })
+                .collect()
+        };
+        for job in started {
+            let me = self.clone();
+            tokio::spawn(async move { me.launch(job).await });
+        }
+    }
+
+    pub async fn scheduler_loop(self: Arc<Self>) {
+        loop {
+            self.schedule_once().await;
+            // Coalesce bursts of submissions into one pass.
+            let _ = tokio::time::timeout(Duration::from_secs(1), self.sched_wake.notified()).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Node liveness, time limits, stuck completions and purging.
+    pub async fn monitor_loop(self: Arc<Self>) {
+        let mut completing_since: HashMap<u32, i64> = HashMap::new();
+        loop {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let t = now();
+            let mut cmds = vec![];
+            let mut kills: Vec<(u32, String, &'static str)> = vec![];
+            {
+                let g = self.lock();
+                let timeout = self.conf.slurmd_timeout as i64;
+                for n in &g.state.nodes {
+                    if timeout > 0
+                        && n.base != NodeBase::Down
+                        && n.base != NodeBase::Future
+                        && n.last_heard > 0
+                        && t - n.last_heard > timeout
+                    {
+                        cmds.push(Command::NodeDown {
+                            name: n.name.clone(),
+                            reason: "Not responding".into(),
+                            uid: self.slurm_user_uid,
+                            now: t,
+                        });
+                        for j in g.state.jobs.values() {
+                            if j.state.is_active() && j.allocs.iter().any(|a| a.node == n.name) {
+                                cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::NodeFail, now: t });
+                                cmds.push(Command::Complete { job_id: j.job_id, exit_status: 0, launch_failed: false, now: t });
+                            }
+                        }
+                    }
+                }
+                let mut purge = vec![];
+                for j in g.state.jobs.values() {
+                    if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
+                        cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
+                        if let Some(a) = j.allocs.first() {
+                            kills.push((j.job_id, a.node.clone(), "timeout"));
+                        }
+                    }
+                    if j.state == JobState::Completing {
+                        let since = *completing_since.entry(j.job_id).or_insert(t);
+                        if t - since > self.conf.kill_wait as i64 + 15 {
+                            completing_since.insert(j.job_id, t);
+                            if let Some(a) = j.allocs.first() {
+                                kills.push((j.job_id, a.node.clone(), ""));
+                            }
+                        }
+                    }
+                    if j.state.is_finished() && j.end_time > 0 && t - j.end_time > MIN_JOB_AGE {
+                        // keep an array meta-record while tasks of it still run
+                        purge.push(j.job_id);
+                    }
+                }
+                completing_since.retain(|id, _| g.state.jobs.get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
+                if !purge.is_empty() {
+                    cmds.push(Command::Purge { job_ids: purge });
+                }
+            }
+            if !cmds.is_empty() {
+                let rs = self.commit(cmds);
+                if rs.iter().any(|r| matches!(r, Ok(Applied::Ended(_)))) {
+                    self.sched_wake.notify_one();
+                }
+            }
+            for (id, node, why) in kills {
+                let me = self.clone();
+                tokio::spawn(async move {
+                    me.signal_job(id, &node, libc::SIGKILL, false, true, why).await;
+                });
+            }
+        }
+    }
+}

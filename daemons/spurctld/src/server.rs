@@ -1,0 +1,741 @@
+//! The controller's gRPC service: authenticate, authorise, validate, commit.
+
+use crate::core::{now, Ctld};
+use spur_client::auth::Identity;
+use spur_core::errors::*;
+use spur_core::model::*;
+use spur_proto::controller_server::Controller;
+use spur_proto::*;
+use spur_state::{Applied, Command, JobUpdate};
+use std::sync::Arc;
+use tonic::{Request, Response};
+
+pub struct Service {
+    pub ctld: Arc<Ctld>,
+}
+
+fn st(code: i32) -> Option<Status> {
+    Some(Status { code, message: if code == 0 { String::new() } else { strerror(code) } })
+}
+
+
+type R<T> = Result<Response<T>, tonic::Status>;
+
+impl Service {
+    fn who<T>(&self, req: &Request<T>) -> Result<Identity, tonic::Status> {
+        let tok = req
+            .metadata()
+            .get(spur_client::auth::METADATA_KEY)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
+        self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))
+    }
+
+    fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
+        if self.ctld.is_admin(id.uid) {
+            Ok(())
+        } else {
+            Err(tonic::Status::permission_denied("Access/permission denied"))
+        }
+    }
+}
+
+/// Parse a job id as users type it: `123`, `123_4`, `123_[1-3]` (array tasks).
+pub enum JobRef {
+    Job(u32),
+    Task(u32, u32),
+    Array(u32),
+}
+
+pub fn parse_job_ref(s: &str) -> Option<Vec<JobRef>> {
+    let s = s.trim();
+    if let Some((a, t)) = s.split_once('_') {
+        let a: u32 = a.parse().ok()?;
+        let t = t.trim_start_matches('[').trim_end_matches(']');
+        if t == "*" {
+            return Some(vec![JobRef::Array(a)]);
+        }
+        let mut out = vec![];
+        for part in t.split(',') {
+            let part = part.split('%').next()?;
+            if let Some((lo, hi)) = part.split_once('-') {
+                let lo: u32 = lo.parse().ok()?;
+                let hi: u32 = hi.parse().ok()?;
+                if hi < lo || hi - lo > 1_000_000 {
+                    return None;
+                }
+                out.extend((lo..=hi).map(|i| JobRef::Task(a, i)));
+            } else {
+                out.push(JobRef::Task(a, part.parse().ok()?));
+            }
+        }
+        return Some(out);
+    }
+    let id: u32 = s.parse().ok()?;
+    if id == 0 {
+        return None;
+    }
+    Some(vec![JobRef::Job(id)])
+}
+
+/// The records a reference names: (record id, pending task to split off).
+fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
+    match r {
+        JobRef::Job(id) => {
+            // A plain id names the job, or every record of the array it heads.
+            match state.jobs.get(id) {
+                Some(j) if j.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false) => state
+                    .jobs
+                    .values()
+                    .filter(|x| x.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false))
+                    .map(|x| (x.job_id, None))
+                    .collect(),
+                Some(_) => vec![(*id, None)],
+                None => vec![],
+            }
+        }
+        JobRef::Array(a) => state
+            .jobs
+            .values()
+            .filter(|x| x.array.as_ref().map(|ai| ai.array_job_id == *a).unwrap_or(false))
+            .map(|x| (x.job_id, None))
+            .collect(),
+        JobRef::Task(a, t) => {
+            for x in state.jobs.values() {
+                if let Some(ai) = &x.array {
+                    if ai.array_job_id == *a {
+                        if ai.task_id == Some(*t) {
+                            return vec![(x.job_id, None)];
+                        }
+                        if ai.task_id.is_none() && ai.pending_tasks.contains(t) {
+                            return vec![(x.job_id, Some(*t))];
+                        }
+                    }
+                }
+            }
+            vec![]
+        }
+    }
+}
+
+fn parse_array_spec(spec: &str) -> Result<(Vec<u32>, u32), i32> {
+    let (list, throttle) = match spec.split_once('%') {
+        Some((l, t)) => (l, t.parse::<u32>().map_err(|_| ESLURM_INVALID_ARRAY)?),
+        None => (spec, 0),
+    };
+    let mut v = vec![];
+    for part in list.split(',') {
+        let (range, step) = match part.split_once(':') {
+            Some((r, s)) => (r, s.parse::<u32>().map_err(|_| ESLURM_INVALID_ARRAY)?),
+            None => (part, 1),
+        };
+        if step == 0 {
+            return Err(ESLURM_INVALID_ARRAY);
+        }
+        if let Some((lo, hi)) = range.split_once('-') {
+            let lo: u32 = lo.parse().map_err(|_| ESLURM_INVALID_ARRAY)?;
+            let hi: u32 = hi.parse().map_err(|_| ESLURM_INVALID_ARRAY)?;
+            if hi < lo {
+                return Err(ESLURM_INVALID_ARRAY);
+            }
+            let mut i = lo;
+            while i <= hi {
+                v.push(i);
+                i += step;
+            }
+        } else {
+            v.push(range.parse().map_err(|_| ESLURM_INVALID_ARRAY)?);
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    if v.is_empty() || *v.last().unwrap() >= 1001 {
+        // MaxArraySize default is 1001
+        return Err(ESLURM_INVALID_ARRAY);
+    }
+    Ok((v, throttle))
+}
+
+impl Service {
+    fn build_job(&self, id: &Identity, desc: JobDesc) -> Result<Job, (i32, String)> {
+        self.build_job_inner(id, desc).map_err(|c| (c, String::new()))
+    }
+
+    fn validate_shape(&self, desc: &JobDesc) -> Result<(), (i32, String)> {
+        let g = self.ctld.lock();
+        let st = &g.state;
+        let part = match &desc.partition {
+            Some(p) => match st.partition(p) {
+                Some(x) => x,
+                None => return Err((ESLURM_INVALID_PARTITION_NAME, format!("invalid partition specified: {}", p))),
+            },
+            None => match st.default_partition() {
+                Some(x) => x,
+                None => return Err((ESLURM_DEFAULT_PARTITION_NOT_SET, String::new())),
+            },
+        };
+        let nodes: Vec<&Node> = part.nodes.iter().filter_map(|n| st.node(n)).collect();
+        let unavailable = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        let want_nodes = desc.min_nodes.unwrap_or(1);
+        if want_nodes as usize > nodes.len() {
+            return Err((unavailable, String::new()));
+        }
+        let max_cpus = nodes.iter().map(|n| n.cpus).max().unwrap_or(0);
+        let max_mem = nodes.iter().map(|n| n.real_memory).max().unwrap_or(0);
+        let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
+        if cpt > max_cpus {
+            return Err((unavailable, "CPU count per node can not be satisfied".into()));
+        }
+        if let Some(m) = desc.mem_per_node {
+            if m > max_mem {
+                return Err((unavailable, "Memory specification can not be satisfied".into()));
+            }
+        }
+        if let Some(m) = desc.mem_per_cpu {
+            if m * cpt as u64 > max_mem {
+                return Err((unavailable, "Memory specification can not be satisfied".into()));
+            }
+        }
+        let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1);
+        let total: u64 = nodes.iter().map(|n| (n.cpus / cpt) as u64).sum();
+        if tasks as u64 > total {
+            return Err((unavailable, String::new()));
+        }
+        Ok(())
+    }
+
+    fn build_job_inner(&self, id: &Identity, mut desc: JobDesc) -> Result<Job, i32> {
+        let g = self.ctld.lock();
+        let st = &g.state;
+        let part = match &desc.partition {
+            Some(p) => st.partition(p).ok_or(ESLURM_INVALID_PARTITION_NAME)?.clone(),
+            None => st.default_partition().ok_or(ESLURM_DEFAULT_PARTITION_NOT_SET)?.clone(),
+        };
+        drop(g);
+        let user_name = spur_client::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
+        let group_name = spur_client::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
+        if let Some(groups) = &part.allow_groups {
+            if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && id.uid != 0 {
+                let mine: Vec<String> = spur_client::users::groups_of(id.uid)
+                    .into_iter()
+                    .filter_map(spur_client::users::group_name)
+                    .collect();
+                if !groups.iter().any(|g| mine.contains(g)) {
+                    return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
+                }
+            }
+        }
+        if let Some(n) = desc.min_nodes {
+            if n == 0 {
+                return Err(ESLURM_INVALID_NODE_COUNT);
+            }
+        }
+        if let (Some(a), Some(b)) = (desc.min_nodes, desc.max_nodes) {
+            if b < a {
+                return Err(ESLURM_INVALID_NODE_COUNT);
+            }
+        }
+        if let Some(r) = &desc.req_nodes {
+            let names = spur_core::hostlist::expand(r).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+            for n in &names {
+                if !part.nodes.contains(n) {
+                    return Err(ESLURM_REQUESTED_NODES_NOT_IN_PARTITION);
+                }
+            }
+        }
+        if let Some(dep) = &desc.dependency {
+            self.check_dependency(dep)?;
+        }
+        let array = match &desc.array {
+            Some(spec) => {
+                let (tasks, throttle) = parse_array_spec(spec)?;
+                Some(ArrayInfo { array_job_id: 0, task_id: None, pending_tasks: tasks, max_running: throttle, spec: spec.clone() })
+            }
+            None => None,
+        };
+        let time_limit = match desc.time_limit {
+            Some(u32::MAX) => None,
+            Some(t) => Some(t),
+            None => part.default_time.or(part.max_time),
+        };
+        let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
+        let nodes = desc.min_nodes.unwrap_or(1).max(1);
+        let tasks = match (desc.num_tasks, desc.ntasks_per_node) {
+            (Some(n), _) => n,
+            (None, Some(per)) => per * nodes,
+            (None, None) => nodes,
+        };
+        if tasks == 0 {
+            return Err(ESLURM_BAD_TASK_COUNT);
+        }
+        let def_mem = self.ctld.conf.def_mem_per_cpu.unwrap_or(0);
+        let mem_per_cpu = desc.mem_per_cpu.unwrap_or(if desc.mem_per_node.is_some() { 0 } else { def_mem });
+        let t = now();
+        if desc.alloc_node.is_empty() {
+            desc.alloc_node = "localhost".into();
+        }
+        let held = if desc.hold {
+            if id.uid == 0 || self.ctld.is_admin(id.uid) {
+                Some(Reason::JobHeldAdmin)
+            } else {
+                Some(Reason::JobHeldUser)
+            }
+        } else {
+            None
+        };
+        let reason = held.clone().unwrap_or(Reason::None);
+        Ok(Job {
+            job_id: 0,
+            array,
+            user_id: id.uid,
+            group_id: id.gid,
+            user_name,
+            group_name,
+            state: JobState::Pending,
+            reason,
+            priority: if held.is_some() { 0 } else { 1 },
+            held,
+            partition: part.name.clone(),
+            time_limit,
+            submit_time: t,
+            eligible_time: if desc.begin_time > t { desc.begin_time } else { t },
+            start_time: 0,
+            end_time: 0,
+            suspend_time: 0,
+            pre_sus_time: 0,
+            allocs: vec![],
+            exit_status: 0,
+            derived_exit_code: 0,
+            restart_count: 0,
+            num_nodes: nodes,
+            num_tasks: tasks,
+            num_cpus: (tasks * cpt).max(nodes),
+            mem_per_node: desc.mem_per_node.unwrap_or(0),
+            mem_per_cpu,
+            kill_reason: None,
+            batch_flag: 1,
+            desc,
+        })
+    }
+
+    fn check_dependency(&self, dep: &str) -> Result<(), i32> {
+        let g = self.ctld.lock();
+        for term in dep.split(|c| c == ',' || c == '?').filter(|t| !t.is_empty()) {
+            if term == "singleton" {
+                continue;
+            }
+            let (kind, ids) = term.split_once(':').ok_or(ESLURM_DEPENDENCY)?;
+            if !matches!(kind, "after" | "afterany" | "afterok" | "afternotok" | "aftercorr" | "afterburstbuffer") {
+                return Err(ESLURM_DEPENDENCY);
+            }
+            for id in ids.split(':') {
+                let id = id.split('+').next().unwrap_or(id);
+                let n: u32 = id.split('_').next().and_then(|x| x.parse().ok()).ok_or(ESLURM_DEPENDENCY)?;
+                if !g.state.jobs.contains_key(&n) {
+                    return Err(ESLURM_DEPENDENCY);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn owns(&self, id: &Identity, job: &Job) -> bool {
+        self.ctld.is_admin(id.uid) || job.user_id == id.uid
+    }
+}
+
+#[tonic::async_trait]
+impl Controller for Service {
+    async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
+        let id = self.who(&req)?;
+        let r = req.into_inner();
+        let desc: JobDesc = match bincode::deserialize(&r.job_desc) {
+            Ok(d) => d,
+            Err(_) => return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() })),
+        };
+        if let Err((code, msg)) = self.validate_shape(&desc) {
+            return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
+        }
+        let job = match self.build_job(&id, desc) {
+            Ok(j) => j,
+            Err((code, msg)) => return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() })),
+        };
+        if r.test_only {
+            return Ok(Response::new(SubmitReply {
+                status: st(0),
+                job_id: 0,
+                start_time: now(),
+                partition: job.partition.clone(),
+                ..Default::default()
+            }));
+        }
+        let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]);
+        self.ctld.sched_wake.notify_one();
+        match res.into_iter().next() {
+            Some(Ok(Applied::Submitted(jid))) => Ok(Response::new(SubmitReply { status: st(0), job_id: jid, ..Default::default() })),
+            Some(Err(code)) => Ok(Response::new(SubmitReply { status: st(code), ..Default::default() })),
+            _ => Ok(Response::new(SubmitReply { status: st(ESLURM_INTERNAL), ..Default::default() })),
+        }
+    }
+
+    async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
+        let _id = self.who(&req)?;
+        let q = req.into_inner();
+        let g = self.ctld.lock();
+        let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
+        if q.jobs {
+            if q.job_ids.is_empty() {
+                view.jobs = g.state.jobs.values().cloned().collect();
+            } else {
+                let mut ids = std::collections::BTreeSet::new();
+                for s in &q.job_ids {
+                    if let Some(refs) = parse_job_ref(s) {
+                        for r in refs {
+                            for (jid, _) in resolve(&g.state, &r) {
+                                ids.insert(jid);
+                            }
+                        }
+                    }
+                }
+                view.jobs = ids.into_iter().filter_map(|i| g.state.jobs.get(&i).cloned()).collect();
+            }
+        }
+        if q.nodes {
+            view.nodes = g.state.nodes.clone();
+        }
+        if q.partitions || q.nodes {
+            view.partitions = g.state.partitions.clone();
+        }
+        drop(g);
+        let bytes = bincode::serialize(&view).map_err(|e| tonic::Status::internal(e.to_string()))?;
+        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
+    }
+
+    async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
+        let id = self.who(&req)?;
+        let r = req.into_inner();
+        let mut results = vec![];
+        // (job id, task) pairs to act on, after filters
+        let mut targets: Vec<(String, u32, Option<u32>)> = vec![];
+        {
+            let g = self.ctld.lock();
+            let states: Vec<JobState> = r.states.iter().filter_map(|s| JobState::parse(s)).collect();
+            let filter = |j: &Job| -> bool {
+                (r.user.is_empty() || j.user_name == r.user || j.user_id.to_string() == r.user)
+                    && (r.name.is_empty() || j.desc.name == r.name)
+                    && (r.partition.is_empty() || j.partition == r.partition)
+                    && (states.is_empty() || states.contains(&j.state))
+                    && (r.account.is_empty() || j.desc.account.as_deref() == Some(r.account.as_str()))
+            };
+            if r.job_ids.is_empty() {
+                // newest first, as Slurm lists them
+                for j in g.state.jobs.values().rev() {
+                    if !j.state.is_finished() && filter(j) {
+                        if self.owns(&id, j) {
+                            targets.push((j.display_id(), j.job_id, None));
+                        } else {
+                            results.push(CancelResult { job_id: j.display_id(), status: st(ESLURM_ACCESS_DENIED) });
+                        }
+                    }
+                }
+            } else {
+                for s in &r.job_ids {
+                    let refs = match parse_job_ref(s) {
+                        Some(x) => x,
+                        None => {
+                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
+                            continue;
+                        }
+                    };
+                    let mut found = false;
+                    for rf in refs {
+                        for (jid, task) in resolve(&g.state, &rf) {
+                            found = true;
+                            let j = &g.state.jobs[&jid];
+                            if !filter(j) {
+                                continue;
+                            }
+                            if !self.owns(&id, j) {
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                                continue;
+                            }
+                            targets.push((s.clone(), jid, task));
+                        }
+                    }
+                    if !found {
+                        results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
+                    }
+                }
+            }
+        }
+        let t = now();
+        for (label, jid, task) in targets {
+            if r.signal != 0 && r.signal != libc::SIGKILL {
+                // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script
+                let (state, node) = {
+                    let g = self.ctld.lock();
+                    let j = &g.state.jobs[&jid];
+                    (j.state, j.allocs.first().map(|a| a.node.clone()))
+                };
+                if state == JobState::Pending {
+                    results.push(CancelResult { job_id: label, status: st(ESLURM_JOB_PENDING) });
+                    continue;
+                }
+                if state.is_finished() {
+                    results.push(CancelResult { job_id: label, status: st(ESLURM_ALREADY_DONE) });
+                    continue;
+                }
+                if let Some(node) = node {
+                    if r.batch || r.full {
+                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, "").await;
+                    }
+                }
+                results.push(CancelResult { job_id: label, status: st(0) });
+                continue;
+            }
+            let res = self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]);
+            match res.into_iter().next() {
+                Some(Ok(_)) => {
+                    let node = {
+                        let g = self.ctld.lock();
+                        g.state.jobs.get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
+                    };
+                    if let Some(node) = node {
+                        let ctld = self.ctld.clone();
+                        tokio::spawn(async move {
+                            ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "cancel").await;
+                        });
+                    }
+                    results.push(CancelResult { job_id: label, status: st(0) });
+                }
+                Some(Err(code)) => results.push(CancelResult { job_id: label, status: st(code) }),
+                None => {}
+            }
+        }
+        self.ctld.sched_wake.notify_one();
+        Ok(Response::new(CancelReply { status: st(0), results }))
+    }
+
+    async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
+        let id = self.who(&req)?;
+        let r = req.into_inner();
+        let mut results = vec![];
+        let t = now();
+        for s in &r.job_ids {
+            let targets: Vec<u32> = {
+                let g = self.ctld.lock();
+                match parse_job_ref(s) {
+                    Some(refs) => refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect(),
+                    None => vec![],
+                }
+            };
+            if targets.is_empty() {
+                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
+                continue;
+            }
+            for jid in targets {
+                let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
+                let Some(job) = job else { continue };
+                if !self.owns(&id, &job) {
+                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_USER_ID_MISSING) });
+                    continue;
+                }
+                let admin = self.ctld.is_admin(id.uid);
+                let cmd = match r.op.as_str() {
+                    "hold" => Command::Hold { job_id: jid, reason: if admin { Reason::JobHeldAdmin } else { Reason::JobHeldUser } },
+                    "uhold" => Command::Hold { job_id: jid, reason: Reason::JobHeldUser },
+                    "release" => {
+                        if job.held == Some(Reason::JobHeldAdmin) && !admin {
+                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                            continue;
+                        }
+                        Command::Release { job_id: jid }
+                    }
+                    "requeue" | "requeuehold" => Command::Requeue { job_id: jid, hold: r.op == "requeuehold", now: t },
+                    "update" => {
+                        let mut u = JobUpdate::default();
+                        for kv in &r.fields {
+                            match parse_update(&mut u, &kv.key, &kv.value, admin, &job) {
+                                Ok(()) => {}
+                                Err(code) => {
+                                    results.push(CancelResult { job_id: s.clone(), status: st(code) });
+                                    return Ok(Response::new(JobControlReply { status: st(0), results }));
+                                }
+                            }
+                        }
+                        Command::UpdateJob { job_id: jid, update: u }
+                    }
+                    _ => {
+                        results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_NOT_SUPPORTED) });
+                        continue;
+                    }
+                };
+                let was_active = job.state.is_active();
+                let res = self.ctld.commit(vec![cmd]);
+                match res.into_iter().next() {
+                    Some(Ok(_)) => {
+                        if (r.op == "requeue" || r.op == "requeuehold") && was_active {
+                            if let Some(a) = job.allocs.first() {
+                                let ctld = self.ctld.clone();
+                                let node = a.node.clone();
+                                tokio::spawn(async move {
+                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "").await;
+                                });
+                            }
+                        }
+                        results.push(CancelResult { job_id: s.clone(), status: st(0) })
+                    }
+                    Some(Err(code)) => results.push(CancelResult { job_id: s.clone(), status: st(code) }),
+                    None => {}
+                }
+            }
+        }
+        self.ctld.sched_wake.notify_one();
+        Ok(Response::new(JobControlReply { status: st(0), results }))
+    }
+
+    async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
+        let id = self.who(&req)?;
+        if !self.ctld.is_admin(id.uid) {
+            return Ok(Response::new(NodeControlReply { status: st(ESLURM_USER_ID_MISSING) }));
+        }
+        let r = req.into_inner();
+        let names = match spur_core::hostlist::expand(&r.nodes) {
+            Ok(n) => n,
+            Err(_) => return Ok(Response::new(NodeControlReply { status: st(ESLURM_INVALID_NODE_NAME) })),
+        };
+        let mut u = spur_state::NodeUpdate::default();
+        for kv in &r.fields {
+            match kv.key.to_ascii_lowercase().as_str() {
+                "state" => u.state = Some(kv.value.clone()),
+                "reason" => u.reason = Some(kv.value.clone()),
+                "weight" => u.weight = kv.value.parse().ok(),
+                "features" | "availablefeatures" | "activefeatures" => {
+                    u.features = Some(kv.value.split(',').filter(|s| !s.is_empty()).map(String::from).collect())
+                }
+                _ => return Ok(Response::new(NodeControlReply { status: st(ESLURM_NOT_SUPPORTED) })),
+            }
+        }
+        let t = now();
+        let cmds = names
+            .into_iter()
+            .map(|name| spur_state::Command::NodeUpdate { name, update: u.clone(), uid: id.uid, now: t })
+            .collect();
+        for res in self.ctld.commit(cmds) {
+            if let Err(code) = res {
+                return Ok(Response::new(NodeControlReply { status: st(code) }));
+            }
+        }
+        self.ctld.sched_wake.notify_one();
+        Ok(Response::new(NodeControlReply { status: st(0) }))
+    }
+
+    async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
+        let id = self.who(&req)?;
+        self.require_admin(&id)?;
+        let r = req.into_inner();
+        let t = now();
+        let mut kill_jobs = vec![];
+        {
+            let mut g = self.ctld.lock();
+            if g.state.node(&r.node).is_none() {
+                return Ok(Response::new(RegisterReply { status: st(ESLURM_INVALID_NODE_NAME), kill_jobs }));
+            }
+            for jid in &r.running_jobs {
+                let alive = g.state.jobs.get(jid).map(|j| j.state.is_active()).unwrap_or(false);
+                if !alive {
+                    kill_jobs.push(*jid);
+                }
+            }
+            let needs_log = {
+                let n = g.state.node(&r.node).unwrap();
+                !r.heartbeat
+                    || n.base == NodeBase::Unknown
+                    || n.flags.not_responding
+                    || (n.base == NodeBase::Down && n.reason.as_deref() == Some("Not responding"))
+            };
+            if needs_log {
+                let reg = spur_state::NodeReg {
+                    cpus: r.cpus,
+                    real_memory: r.real_memory,
+                    boot_time: r.boot_time,
+                    start_time: r.start_time,
+                    os: r.os.clone(),
+                    arch: r.arch.clone(),
+                    version: r.version.clone(),
+                    running_jobs: r.running_jobs.clone(),
+                };
+                Ctld::commit_locked(&mut g, vec![Command::NodeRegistered { name: r.node.clone(), reg, now: t }]);
+            } else {
+                // liveness is soft state: not logged, refreshed by every heartbeat
+                let _ = g.state.apply(&Command::NodeHeartbeat { name: r.node.clone(), cpu_load: r.cpu_load, free_mem: r.free_mem, now: t });
+            }
+        }
+        self.ctld.sched_wake.notify_one();
+        Ok(Response::new(RegisterReply { status: st(0), kill_jobs }))
+    }
+
+    async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
+        let id = self.who(&req)?;
+        self.require_admin(&id)?;
+        let r = req.into_inner();
+        let res = self.ctld.commit(vec![Command::Complete {
+            job_id: r.job_id,
+            exit_status: r.exit_status,
+            launch_failed: r.launch_failed,
+            now: now(),
+        }]);
+        self.ctld.sched_wake.notify_one();
+        let code = match res.into_iter().next() {
+            Some(Err(c)) if c != ESLURM_INVALID_JOB_ID => c,
+            _ => 0,
+        };
+        Ok(Response::new(JobCompleteReply { status: st(code) }))
+    }
+
+    async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
+        let _ = self.who(&req)?;
+        Ok(Response::new(PingReply { status: st(0), host: self.ctld.host.clone(), role: "primary".into() }))
+    }
+}
+
+fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Job) -> Result<(), i32> {
+    match key.to_ascii_lowercase().as_str() {
+        "timelimit" => {
+            let t = spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
+            let new = t;
+            if !admin {
+                // users may only lower their limit
+                let cur = job.time_limit;
+                let raise = match (cur, new) {
+                    (Some(c), Some(n)) => n > c,
+                    (Some(_), None) => true,
+                    _ => false,
+                };
+                if raise {
+                    return Err(ESLURM_ACCESS_DENIED);
+                }
+            }
+            u.time_limit = Some(new);
+        }
+        "name" | "jobname" => u.name = Some(value.to_string()),
+        "partition" => u.partition = Some(value.to_string()),
+        "priority" => {
+            if !admin {
+                return Err(ESLURM_ACCESS_DENIED);
+            }
+            u.priority = Some(value.parse().map_err(|_| ESLURM_INVALID_JOB_ID)?)
+        }
+        "nice" => u.nice = Some(value.parse().map_err(|_| ESLURM_INVALID_NICE)?),
+        "comment" => u.comment = Some(value.to_string()),
+        "numnodes" | "reqnodes" => u.num_nodes = Some(value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?),
+        "numtasks" => u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?),
+        "dependency" => u.dependency = Some(value.to_string()),
+        "starttime" | "begintime" => {
+            let t = spur_core::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+            u.begin_time = Some(t);
+        }
+        _ => return Err(ESLURM_NOT_SUPPORTED),
+    }
+    Ok(())
+}

@@ -1,0 +1,451 @@
+//! spurd: the node agent (`spurd -N NAME`), the step supervisor
+//! (`spurd supervise JOBDIR`, started by the agent as its own process so that
+//! jobs outlive agent restarts) and the local credential signing service
+//! (`spurd --authd`).
+
+mod iopattern;
+mod jobenv;
+mod supervisor;
+
+use spur_client::Client;
+use spur_core::config::SlurmConf;
+use spur_core::errors::*;
+use spur_core::launch::LaunchSpec;
+use spur_proto::agent_server::{Agent, AgentServer};
+use spur_proto::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tonic::{Request, Response};
+
+const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(|s| s.as_str()) == Some("supervise") {
+        let dir = match argv.get(2) {
+            Some(d) => PathBuf::from(d),
+            None => {
+                eprintln!("{}", USAGE);
+                std::process::exit(2);
+            }
+        };
+        std::process::exit(supervisor::run(&dir));
+    }
+    let mut node: Option<String> = None;
+    let mut conf_path = spur_client::conf_path();
+    let mut log: Option<PathBuf> = None;
+    let mut authd = false;
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-N" => node = it.next().cloned(),
+            "-f" => conf_path = it.next().map(PathBuf::from).unwrap_or(conf_path),
+            "-L" => log = it.next().map(PathBuf::from),
+            "-D" | "-c" => {}
+            "--authd" => authd = true,
+            "-V" | "--version" => {
+                println!("spur {}", env!("CARGO_PKG_VERSION"));
+                return;
+            }
+            _ if a.starts_with("-N") && a.len() > 2 => node = Some(a[2..].to_string()),
+            _ => {
+                eprintln!("spurd: unknown option {}\n{}", a, USAGE);
+                std::process::exit(2);
+            }
+        }
+    }
+    let conf = match spur_core::config::load(&conf_path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprint!("{}", e.report("spurd"));
+            std::process::exit(1);
+        }
+    };
+    init_logging(log.as_deref());
+    // Step supervisors inherit it (jobs see it as SLURM_CONF).
+    std::env::set_var("SLURM_CONF", &conf_path);
+    let key_path = spur_client::auth::key_path(&conf_path);
+    if authd {
+        let key = match spur_client::auth::read_key(&key_path) {
+            Ok(k) => k,
+            Err(e) => {
+                eprintln!("spurd: fatal: cannot read key {}: {}", key_path.display(), e);
+                std::process::exit(1);
+            }
+        };
+        let sock = spur_client::auth::socket_path(conf.auth_info.as_deref());
+        if let Err(e) = spur_client::auth::serve_signer(&sock, key) {
+            eprintln!("spurd: fatal: signing service on {}: {}", sock.display(), e);
+            std::process::exit(1);
+        }
+        return;
+    }
+    let node = match node {
+        Some(n) => n,
+        None => {
+            let h = spur_client::users::short_hostname();
+            if conf.node(&h).is_some() {
+                h
+            } else {
+                eprintln!("spurd: fatal: Unable to determine this slurmd's NodeName");
+                std::process::exit(1);
+            }
+        }
+    };
+    if conf.node(&node).is_none() {
+        eprintln!("spurd: fatal: Unable to determine this slurmd's NodeName");
+        std::process::exit(1);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    rt.block_on(agent_main(conf, conf_path, node));
+}
+
+fn init_logging(file: Option<&Path>) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
+    if let Some(p) = file {
+        if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
+            b.with_writer(std::sync::Mutex::new(f)).init();
+            return;
+        }
+    }
+    b.with_writer(std::io::stderr).init();
+}
+
+struct AgentState {
+    node: String,
+    spool: PathBuf,
+    exe: PathBuf,
+    verifier: spur_client::auth::Verifier,
+    slurm_user_uid: u32,
+    done_tx: mpsc::UnboundedSender<u32>,
+}
+
+fn job_dir(spool: &Path, id: u32) -> PathBuf {
+    spool.join(format!("job{}", id))
+}
+
+async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
+    let nc = conf.node(&node).cloned().expect("checked above");
+    let spool = PathBuf::from(conf.spool_dir_for(&node));
+    if let Err(e) = std::fs::create_dir_all(&spool) {
+        eprintln!("spurd: fatal: cannot create spool directory {}: {}", spool.display(), e);
+        std::process::exit(1);
+    }
+    let key = match spur_client::auth::read_key(&spur_client::auth::key_path(&conf_path)) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("spurd: fatal: cannot read key: {}", e);
+            std::process::exit(1);
+        }
+    };
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spurd"));
+    let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
+    let st = Arc::new(AgentState {
+        node: node.clone(),
+        spool: spool.clone(),
+        exe,
+        verifier: spur_client::auth::Verifier::new(key),
+        slurm_user_uid: spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0),
+        done_tx: done_tx.clone(),
+    });
+    let client = Client::new(conf.clone(), &conf_path);
+
+    // Completion notices from supervisors.
+    let sock = spool.join("spurd.sock");
+    let _ = std::fs::remove_file(&sock);
+    match tokio::net::UnixListener::bind(&sock) {
+        Ok(l) => {
+            let tx = done_tx.clone();
+            tokio::spawn(async move {
+                loop {
+                    if let Ok((mut s, _)) = l.accept().await {
+                        let tx = tx.clone();
+                        tokio::spawn(async move {
+                            use tokio::io::AsyncReadExt;
+                            let mut buf = String::new();
+                            let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut buf)).await;
+                            for line in buf.lines() {
+                                if let Some(id) = line.strip_prefix("done ").and_then(|x| x.trim().parse().ok()) {
+                                    let _ = tx.send(id);
+                                }
+                            }
+                        });
+                    }
+                }
+            });
+        }
+        Err(e) => {
+            eprintln!("spurd: fatal: cannot listen on {}: {}", sock.display(), e);
+            std::process::exit(1);
+        }
+    }
+
+    // Jobs left from before a restart: report the finished, keep the running.
+    for j in supervisor::scan(&spool) {
+        if !j.running {
+            let _ = done_tx.send(j.job_id);
+        }
+    }
+    tokio::spawn(reporter(client.clone(), spool.clone(), node.clone(), done_rx, done_tx.clone()));
+    tokio::spawn(registrar(client.clone(), spool.clone(), node.clone(), nc.clone(), conf.slurmd_timeout as u64));
+
+    let port = nc.port.unwrap_or(conf.slurmd_port);
+    let bind = if nc.addr.is_empty() { "0.0.0.0".to_string() } else { nc.addr.clone() };
+    let addr: std::net::SocketAddr = match format!("{}:{}", bind, port).parse() {
+        Ok(a) => a,
+        Err(_) => format!("0.0.0.0:{}", port).parse().expect("valid"),
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("spurd: fatal: cannot listen on {}: {}", addr, e);
+            std::process::exit(1);
+        }
+    };
+    tracing::info!("spurd {} listening on {}", node, addr);
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let shutdown = async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = tokio::signal::ctrl_c() => {},
+        }
+    };
+    if let Err(e) = tonic::transport::Server::builder()
+        .add_service(AgentServer::new(Svc { st }).max_decoding_message_size(64 << 20))
+        .serve_with_incoming_shutdown(incoming, shutdown)
+        .await
+    {
+        eprintln!("spurd: fatal: {}", e);
+        std::process::exit(1);
+    }
+}
+
+fn read_status(dir: &Path) -> Option<i32> {
+    std::fs::read_to_string(dir.join("status")).ok().and_then(|s| s.trim().parse().ok())
+}
+
+/// Report finished jobs to the controller, each until it is acknowledged,
+/// then remove its spool directory.
+async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
+    while let Some(id) = rx.recv().await {
+        let dir = job_dir(&spool, id);
+        let status = match read_status(&dir) {
+            Some(s) => s,
+            None => {
+                if dir.exists() {
+                    // supervisor still finishing: look again shortly
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        let _ = tx.send(id);
+                    });
+                }
+                continue;
+            }
+        };
+        let req = JobCompleteRequest { job_id: id, node: node.clone(), exit_status: status, launch_failed: false, message: String::new() };
+        let client = client.clone();
+        let tx = tx.clone();
+        let dir2 = dir.clone();
+        tokio::spawn(async move {
+            let r = spur_client::call!(client, job_complete, req);
+            match r {
+                Ok(_) => supervisor::cleanup(&dir2),
+                Err(e) => {
+                    tracing::warn!("reporting job {} failed ({}); will retry", id, e);
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    let _ = tx.send(id);
+                }
+            }
+        });
+    }
+}
+
+fn boot_time() -> i64 {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("btime ")).and_then(|l| l[6..].trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+fn os_string() -> String {
+    let u = nix::sys::utsname::uname();
+    match u {
+        Ok(u) => format!(
+            "{} {} {}",
+            u.sysname().to_string_lossy(),
+            u.release().to_string_lossy(),
+            u.version().to_string_lossy()
+        ),
+        Err(_) => "Linux".into(),
+    }
+}
+
+fn arch_string() -> String {
+    nix::sys::utsname::uname().map(|u| u.machine().to_string_lossy().to_string()).unwrap_or_else(|_| "x86_64".into())
+}
+
+/// Register, then heartbeat; re-register whenever the controller restarts or
+/// does not answer.
+async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
+    let start = spur_client::auth::now();
+    let mut registered = false;
+    let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
+    loop {
+        let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
+        let (load, free) = sysinfo();
+        let req = RegisterRequest {
+            node: node.clone(),
+            cpus: nc.cpus as u32,
+            sockets: nc.sockets as u32,
+            cores_per_socket: nc.cores_per_socket as u32,
+            threads_per_core: nc.threads_per_core as u32,
+            real_memory: nc.real_memory,
+            boot_time: boot_time(),
+            start_time: start,
+            os: os_string(),
+            arch: arch_string(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            running_jobs: running,
+            cpu_load: load,
+            free_mem: free,
+            heartbeat: registered,
+        };
+        match spur_client::call!(client, register, req) {
+            Ok(r) => {
+                if let Some(s) = &r.status {
+                    if s.code != 0 {
+                        tracing::error!("registration refused: {}", s.message);
+                    }
+                }
+                registered = true;
+                for id in r.kill_jobs {
+                    let dir = job_dir(&spool, id);
+                    tokio::task::spawn_blocking(move || supervisor::terminate_job(&dir, 0));
+                }
+            }
+            Err(e) => {
+                if registered {
+                    tracing::warn!("controller not answering: {}", e);
+                }
+                registered = false;
+                client.reset().await;
+            }
+        }
+        tokio::time::sleep(if registered { period } else { Duration::from_millis(500) }).await;
+    }
+}
+
+fn sysinfo() -> (u32, u64) {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse::<f64>().ok()))
+        .map(|l| (l * 100.0) as u32)
+        .unwrap_or(0);
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok())))
+        .map(|kb| kb / 1024)
+        .unwrap_or(0);
+    (load, free)
+}
+
+struct Svc {
+    st: Arc<AgentState>,
+}
+
+fn ok() -> Option<Status> {
+    Some(Status { code: 0, message: String::new() })
+}
+fn err(code: i32, msg: String) -> Option<Status> {
+    Some(Status { code, message: msg })
+}
+
+impl Svc {
+    fn admin<T>(&self, req: &Request<T>) -> Result<(), tonic::Status> {
+        let tok = req
+            .metadata()
+            .get(spur_client::auth::METADATA_KEY)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
+        let id = self.st.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        if id.uid == 0 || id.uid == self.st.slurm_user_uid {
+            Ok(())
+        } else {
+            Err(tonic::Status::permission_denied("Access/permission denied"))
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl Agent for Svc {
+    async fn launch(&self, req: Request<LaunchRequest>) -> Result<Response<LaunchReply>, tonic::Status> {
+        self.admin(&req)?;
+        let r = req.into_inner();
+        let spec: LaunchSpec = match bincode::deserialize(&r.spec) {
+            Ok(s) => s,
+            Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e.to_string()) })),
+        };
+        let id = spec.job.job_id;
+        let dir = job_dir(&self.st.spool, id);
+        if dir.join("spec.bin").exists() {
+            // a repeated launch (lost reply): the job already runs here
+            return Ok(Response::new(LaunchReply { status: ok() }));
+        }
+        let st = self.st.clone();
+        let res = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            let tmp = dir.join("spec.bin.tmp");
+            std::fs::write(&tmp, &r.spec)?;
+            std::fs::rename(&tmp, dir.join("spec.bin"))?;
+            supervisor::spawn_supervisor(&st.exe, &dir)
+        })
+        .await;
+        match res {
+            Ok(Ok(())) => {
+                tracing::info!("launched batch job {} on {}", id, self.st.node);
+                Ok(Response::new(LaunchReply { status: ok() }))
+            }
+            Ok(Err(e)) => Ok(Response::new(LaunchReply { status: err(ESLURMD_EXECVE_FAILED_ANY, e.to_string()) })),
+            Err(e) => Ok(Response::new(LaunchReply { status: err(ESLURMD_EXECVE_FAILED_ANY, e.to_string()) })),
+        }
+    }
+
+    async fn signal(&self, req: Request<SignalRequest>) -> Result<Response<SignalReply>, tonic::Status> {
+        self.admin(&req)?;
+        let r = req.into_inner();
+        let dir = job_dir(&self.st.spool, r.job_id);
+        if !dir.exists() {
+            // Nothing runs here for that job: tell the controller it is over
+            // if we know nothing of it at all.
+            return Ok(Response::new(SignalReply { status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)) }));
+        }
+        if r.terminate {
+            let kw = r.kill_wait;
+            let why = r.reason.clone();
+            tokio::task::spawn_blocking(move || {
+                if why == "cancel" || why == "timeout" {
+                    let t = spur_client::auth::now();
+                    let _ = supervisor::note_cancelled(&dir, t, why == "timeout");
+                }
+                supervisor::terminate_job(&dir, kw)
+            });
+        } else {
+            let _ = tokio::task::spawn_blocking(move || supervisor::signal_job(&dir, r.signal, r.batch_only)).await;
+        }
+        let _ = &self.st.done_tx;
+        Ok(Response::new(SignalReply { status: ok() }))
+    }
+
+    async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
+        self.admin(&req)?;
+        Ok(Response::new(PingReply { status: ok(), host: self.st.node.clone(), role: "agent".into() }))
+    }
+}
+
+/// Launch failure: the job could not be started on this node.
+const ESLURMD_EXECVE_FAILED_ANY: i32 = 4020;

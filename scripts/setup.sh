@@ -1,0 +1,31 @@
+#!/bin/bash
+# Install what building and testing Spur needs on a Debian 12 machine.
+# Idempotent and quiet when everything is already there.
+set -euo pipefail
+need=()
+command -v cc >/dev/null || need+=(build-essential)
+command -v python3 >/dev/null || need+=(python3)
+command -v useradd >/dev/null || need+=(passwd)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: please install: ${need[*]}" >&2; exit 1
+  fi
+fi
+if ! command -v cargo >/dev/null; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then
+    echo "setup: cargo is in ~/.cargo/bin: add it to PATH" >&2; exit 1
+  fi
+  echo "setup: installing Debian's cargo"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cargo >/dev/null
+fi
+# The tests run jobs as a normal user: create it when we can.
+if [ "$(id -u)" = 0 ] && ! id spurtest >/dev/null 2>&1; then
+  groupadd -g 1500 spurtest 2>/dev/null || groupadd spurtest
+  useradd -u 1500 -g spurtest -m -s /bin/bash spurtest 2>/dev/null || useradd -g spurtest -m -s /bin/bash spurtest
+fi
+exit 0

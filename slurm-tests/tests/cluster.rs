@@ -1,0 +1,317 @@
+//! End-to-end: a local cluster, batch jobs, the everyday commands, identity,
+//! and recovery from daemon crashes. Each test brings up its own cluster on
+//! its own loopback ports.
+
+use slurm_tests::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+#[test]
+fn batch_job_runs_shows_in_squeue_and_writes_its_output() {
+    let c = Cluster::up("basic", 4, &[]);
+    std::fs::write(
+        c.work.join("job.sh"),
+        "#!/bin/bash\n#SBATCH -J hello\n#SBATCH -o out-%j-%x.txt\necho \"id=$SLURM_JOB_ID name=$SLURM_JOB_NAME nodes=$SLURM_JOB_NODELIST n=$SLURM_NNODES part=$SLURM_JOB_PARTITION host=$SLURMD_NODENAME args=$*\"\nsleep 2\n",
+    )
+    .unwrap();
+    let o = c.run("sbatch", &["job.sh", "a1", "b2"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let id: u32 = o.stdout.trim().strip_prefix("Submitted batch job ").expect(&o.stdout).parse().unwrap();
+    c.wait_state(&id.to_string(), "RUNNING", T);
+    let q = c.run("squeue", &[]);
+    assert_eq!(q.code, 0);
+    let lines: Vec<&str> = q.stdout.lines().collect();
+    assert_eq!(lines[0], "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)");
+    assert!(lines.iter().any(|l| l.contains(&format!(" {} ", id)) && l.contains("   debug    hello     root  R ") && l.ends_with("      1 node1")), "{}", q.stdout);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+    let out = c.read_work(&format!("out-{}-hello.txt", id));
+    assert_eq!(out, format!("id={} name=hello nodes=node1 n=1 part=debug host=node1 args=a1 b2\n", id));
+    // default output name and stdin script
+    let o = c.run_stdin("sbatch", &["--parsable"], "#!/bin/sh\necho from-stdin\n");
+    let id2 = o.stdout.trim().to_string();
+    c.wait_state(&id2, "COMPLETED", T);
+    assert_eq!(c.read_work(&format!("slurm-{}.out", id2)), "from-stdin\n");
+}
+
+#[test]
+fn job_runs_as_its_owner_not_root() {
+    let c = Cluster::up("owner", 2, &[]);
+    let uid = uid_of(TEST_USER);
+    let o = c.run_as(TEST_USER, "sbatch", &["--parsable", "-o", "me.out", "--wrap", "id -u; id -g; id -Gn; pwd; echo $USER"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let id = o.stdout.trim().to_string();
+    c.wait_state(&id, "COMPLETED", T);
+    let out = c.read_work("me.out");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], uid.to_string(), "{}", out);
+    assert_eq!(lines[1], uid.to_string());
+    assert!(lines[2].contains(TEST_USER));
+    assert_eq!(lines[3], c.work.to_string_lossy());
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(c.work.join("me.out")).unwrap();
+    assert_eq!(md.uid(), uid, "output file must belong to the job's owner");
+    // squeue shows the owner
+    let q = c.run("squeue", &["-h", "-t", "all", "-j", &id, "-o", "%u %T"]);
+    assert_eq!(q.stdout, format!("{} COMPLETED\n", TEST_USER));
+}
+
+#[test]
+fn another_users_scancel_is_refused_with_slurms_text() {
+    let c = Cluster::up("perm", 2, &[]);
+    let id = c.sbatch(&["--wrap", "sleep 60"]);
+    c.wait_state(&id.to_string(), "RUNNING", T);
+    let o = c.run_as(TEST_USER, "scancel", &[&id.to_string()]);
+    assert_eq!(o.stderr, format!("scancel: error: Kill job error on job id {}: Access/permission denied\n", id));
+    assert_eq!(o.code, 210);
+    assert_eq!(c.state(&id.to_string()), "RUNNING", "the job must survive");
+    // the user may cancel their own job
+    let o = c.run_as(TEST_USER, "sbatch", &["--parsable", "--wrap", "sleep 60"]);
+    let mine = o.stdout.trim().to_string();
+    c.wait_state(&mine, "RUNNING", T);
+    let o = c.run_as(TEST_USER, "scancel", &[&mine]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    c.wait_state(&mine, "CANCELLED", T);
+    // and root may cancel anyone's
+    assert_eq!(c.run("scancel", &[&id.to_string()]).code, 0);
+    c.wait_state(&id.to_string(), "CANCELLED", T);
+}
+
+#[test]
+fn bad_input_gets_slurms_error_and_changes_nothing() {
+    let c = Cluster::up("bad", 4, &[]);
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["-p", "nosuch", "--wrap", "true"], "sbatch: error: invalid partition specified: nosuch\nsbatch: error: Batch job submission failed: Invalid partition name specified\n", 1),
+        (&["--time=abc", "--wrap", "true"], "sbatch: error: Invalid --time specification\n", 255),
+        (&["-N", "10", "--wrap", "true"], "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", 1),
+        (&["--bogus-option", "--wrap", "true"], "sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n", 255),
+        (&["--mem=abc", "--wrap", "true"], "sbatch: error: Invalid --mem specification\n", 255),
+        (&["-N", "0", "--wrap", "true"], "sbatch: error: Batch job submission failed: Node count specification invalid\n", 1),
+        (&["--dependency=afterok:999999", "--wrap", "true"], "sbatch: error: Batch job submission failed: Job dependency problem\n", 1),
+        (&["/nonexistent/job.sh"], "sbatch: error: Unable to open file /nonexistent/job.sh\n", 1),
+    ];
+    for (args, err, code) in cases {
+        let o = c.run("sbatch", args);
+        assert_eq!((o.stderr.as_str(), o.code), (*err, *code), "sbatch {:?}", args);
+        assert_eq!(o.stdout, "");
+    }
+    // nothing was created
+    let q = c.run("squeue", &["-h", "-t", "all"]);
+    assert_eq!(q.stdout, "", "no job may exist after refused submissions");
+    let o = c.run("squeue", &["-j", "999999"]);
+    assert_eq!((o.stderr.as_str(), o.code), ("slurm_load_jobs error: Invalid job id specified\n", 1));
+    // the next accepted job gets the first id
+    let id = c.sbatch(&["--wrap", "true"]);
+    assert_eq!(id, 1);
+}
+
+#[test]
+fn bad_slurm_conf_line_is_refused_with_file_and_line() {
+    let c = Cluster::up("conf", 1, &["--no-wait"]);
+    let text = std::fs::read_to_string(&c.conf).unwrap();
+    let bad = c.dir.join("bad.conf");
+    std::fs::write(&bad, format!("{}FooBarBaz=1\n", text)).unwrap();
+    let line = text.lines().count() + 1;
+    let o = std::process::Command::new(bin_dir().join("spurctld")).args(["-D", "-f"]).arg(&bad).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        err,
+        format!(
+            "spurctld: error: _parse_next_key: Parsing error at unrecognized key: FooBarBaz\nspurctld: error: Parse error in file {} line {}\nspurctld: fatal: Unable to process configuration file\n",
+            bad.display(),
+            line
+        )
+    );
+    // the commands refuse it the same way
+    let o = std::process::Command::new(bin_dir().join("spur")).args(["sinfo"]).env("SLURM_CONF", &bad).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("sinfo: error: _parse_next_key: Parsing error at unrecognized key: FooBarBaz\n"));
+    // a bad value on a NodeName line names the line, in Slurm's words
+    let bad2 = c.dir.join("bad2.conf");
+    std::fs::write(&bad2, text.replace("CPUs=2", "CPUs=abc")).unwrap();
+    let o = std::process::Command::new(bin_dir().join("spurctld")).args(["-D", "-f"]).arg(&bad2).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("spurctld: error: CPUs value \"abc\" is not a valid number\nspurctld: error: Parse error in file "), "{}", err);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn controller_kill9_and_restart_loses_nothing() {
+    let c = Cluster::up("crash", 2, &[]);
+    let done = c.sbatch(&["-o", "done.out", "--wrap", "echo done"]);
+    c.wait_state(&done.to_string(), "COMPLETED", T);
+    let running = c.sbatch(&["-o", "running.out", "--wrap", "sleep 4; echo finished"]);
+    c.wait_state(&running.to_string(), "RUNNING", T);
+    let held = c.sbatch(&["--hold", "-J", "held", "--wrap", "true"]);
+    let before = c.run("squeue", &["-h", "-t", "all", "-o", "%i %j %T %r"]).stdout;
+    c.kill9(&c.ctld_name());
+    // while the controller is down, the running job finishes
+    std::thread::sleep(Duration::from_secs(5));
+    let o = c.restart_missing();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let after = c.run("squeue", &["-h", "-t", "all", "-o", "%i %j %T %r"]).stdout;
+    assert!(after.contains(&format!("{} wrap COMPLETED None", done)), "{}\nbefore:\n{}", after, before);
+    assert!(after.contains(&format!("{} held PENDING JobHeldAdmin", held)), "{}", after);
+    // the job that ended during the outage is recorded once the agent reports it
+    c.wait_state(&running.to_string(), "COMPLETED", T);
+    assert_eq!(c.read_work("running.out"), "finished\n");
+    // ids never repeat
+    let next = c.sbatch(&["--wrap", "true"]);
+    assert!(next > held, "{} after {}", next, held);
+    // the held job is still held and can be released
+    assert_eq!(c.run("scontrol", &["release", &held.to_string()]).code, 0);
+    c.wait_state(&held.to_string(), "COMPLETED", T);
+}
+
+#[test]
+fn array_dependency_hold_release() {
+    let c = Cluster::up("array", 4, &[]);
+    let a = c.sbatch(&["--array=1-3", "-o", "arr-%A_%a.out", "--wrap", "echo task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID count $SLURM_ARRAY_TASK_COUNT"]);
+    let dep = c.sbatch(&[&format!("--dependency=afterok:{}", a), "-o", "dep.out", "--wrap", "echo after"]);
+    for t in 1..=3 {
+        let s = c.wait_file(&format!("arr-{}_{}.out", a, t), "task", T);
+        assert_eq!(s, format!("task {} of {} count 3\n", t, a));
+    }
+    c.wait_state(&dep.to_string(), "COMPLETED", T);
+    assert_eq!(c.read_work("dep.out"), "after\n");
+    // afternotok on a successful job never runs
+    let never = c.sbatch(&[&format!("--dependency=afternotok:{}", dep), "--wrap", "true"]);
+    let r = c.run("squeue", &["-h", "-j", &never.to_string(), "-o", "%T %r"]);
+    let start = std::time::Instant::now();
+    let mut reason = r.stdout.clone();
+    while !reason.contains("DependencyNeverSatisfied") && start.elapsed() < T {
+        std::thread::sleep(Duration::from_millis(200));
+        reason = c.run("squeue", &["-h", "-j", &never.to_string(), "-o", "%T %r"]).stdout;
+    }
+    assert_eq!(reason, "PENDING DependencyNeverSatisfied\n");
+    // hold / release
+    let h = c.sbatch(&["--hold", "--wrap", "true"]);
+    assert_eq!(c.run("squeue", &["-h", "-j", &h.to_string(), "-o", "%T %r"]).stdout, "PENDING JobHeldAdmin\n");
+    assert_eq!(c.run("scontrol", &["release", &h.to_string()]).code, 0);
+    c.wait_state(&h.to_string(), "COMPLETED", T);
+}
+
+#[test]
+fn sbatch_wait_returns_the_jobs_exit_code() {
+    let c = Cluster::up("wait", 1, &[]);
+    let o = c.run("sbatch", &["--wait", "-o", "/dev/null", "--wrap", "exit 3"]);
+    assert_eq!(o.code, 3, "{} {}", o.stdout, o.stderr);
+    assert!(o.stdout.starts_with("Submitted batch job "));
+    let id = o.stdout.trim().rsplit(' ').next().unwrap().to_string();
+    assert_eq!(c.run("squeue", &["-h", "-t", "all", "-j", &id, "-o", "%T"]).stdout, "FAILED\n");
+    let show = c.run("scontrol", &["show", "job", &id]).stdout;
+    assert!(show.contains("JobState=FAILED Reason=NonZeroExitCode"), "{}", show);
+    assert!(show.contains(" ExitCode=3:0"), "{}", show);
+}
+
+#[test]
+fn scancel_reaches_the_whole_process_tree() {
+    let c = Cluster::up("tree", 1, &[]);
+    let marker = format!("spur-tree-{}", std::process::id());
+    let id = c.sbatch(&["-o", "tree.out", "--wrap", &format!("bash -c 'exec -a {m} sleep 300' & bash -c 'exec -a {m} sleep 301' & echo started; wait", m = marker)]);
+    c.wait_file("tree.out", "started", T);
+    let count = || {
+        std::process::Command::new("pgrep").args(["-f", &marker]).output().map(|o| String::from_utf8_lossy(&o.stdout).lines().count()).unwrap_or(0)
+    };
+    let start = std::time::Instant::now();
+    while count() < 2 && start.elapsed() < T {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(count(), 2);
+    assert_eq!(c.run("scancel", &[&id.to_string()]).code, 0);
+    c.wait_state(&id.to_string(), "CANCELLED", T);
+    let start = std::time::Instant::now();
+    while count() > 0 && start.elapsed() < T {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(count(), 0, "every process of the job must be gone");
+}
+
+#[test]
+fn running_job_survives_an_agent_restart() {
+    let c = Cluster::up("agent", 1, &[]);
+    let id = c.sbatch(&["-o", "survive.out", "--wrap", "echo begin; sleep 3; echo end"]);
+    c.wait_file("survive.out", "begin", T);
+    c.kill9("spurd-node1");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(c.restart_missing().code, 0);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+    assert_eq!(c.read_work("survive.out"), "begin\nend\n");
+}
+
+#[test]
+fn silent_node_goes_down_with_slurms_reason() {
+    let c = Cluster::up("down", 2, &["--slurmd-timeout", "2"]);
+    c.kill9("spurd-node2");
+    let start = std::time::Instant::now();
+    let mut s = String::new();
+    while start.elapsed() < T {
+        s = c.run("sinfo", &["-h", "-N", "-o", "%N %t"]).stdout;
+        if s.contains("node2 down*") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(s, "node1 idle\nnode2 down*\n");
+    let show = c.run("scontrol", &["show", "node", "node2"]).stdout;
+    assert!(show.contains("Reason=Not responding"), "{}", show);
+    // work goes to the live node
+    let id = c.sbatch(&["-N", "1", "--wrap", "true"]);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+    // and the node comes back when its agent does
+    assert_eq!(c.restart_missing().code, 0);
+    assert_eq!(c.run("sinfo", &["-h", "-N", "-o", "%N %t"]).stdout, "node1 idle\nnode2 idle\n");
+}
+
+#[test]
+fn time_limit_ends_the_job_as_timeout() {
+    let c = Cluster::up("tlimit", 1, &["--kill-wait", "1"]);
+    let id = c.sbatch(&["--time=1", "-o", "tl.out", "--wrap", "trap 'echo got TERM' TERM; echo start; while true; do sleep 0.2; done"]);
+    c.wait_state(&id.to_string(), "RUNNING", T);
+    c.wait_state(&id.to_string(), "TIMEOUT", Duration::from_secs(90));
+    let out = c.read_work("tl.out");
+    assert!(out.starts_with("start\n"), "{}", out);
+    assert!(out.contains("got TERM"), "the job gets SIGTERM before SIGKILL: {}", out);
+}
+
+#[test]
+fn unsigned_and_forged_requests_are_refused() {
+    use spur_proto::controller_client::ControllerClient;
+    let c = Cluster::up("auth", 1, &[]);
+    // the key is for root and the daemons only
+    use std::os::unix::fs::PermissionsExt;
+    let key = c.dir.join("slurm.key");
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o077, 0);
+    let o = c.run_as(TEST_USER, "spur", &["--version"]);
+    assert_eq!(o.code, 0);
+    let cat = std::process::Command::new("runuser").args(["-u", TEST_USER, "--", "cat"]).arg(&key).output().unwrap();
+    assert!(!cat.status.success(), "a user must not read the cluster key");
+    let conf = std::fs::read_to_string(&c.conf).unwrap();
+    let port: u16 = conf.lines().find_map(|l| l.strip_prefix("SlurmctldPort=")).unwrap().parse().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let mut cl = ControllerClient::connect(format!("http://127.0.0.1:{}", port)).await.unwrap();
+        let e = cl.ping(spur_proto::PingRequest {}).await.unwrap_err();
+        assert_eq!(e.code(), tonic::Code::Unauthenticated);
+        let forged = spur_client::auth::sign(b"not the cluster key, but long enough", &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let mut r = tonic::Request::new(spur_proto::QueryRequest { jobs: true, ..Default::default() });
+        r.metadata_mut().insert(spur_client::auth::METADATA_KEY, forged.parse().unwrap());
+        assert_eq!(cl.query(r).await.unwrap_err().code(), tonic::Code::Unauthenticated);
+        // a genuine credential replayed is refused too
+        let k = std::fs::read(&key).unwrap();
+        let tok = spur_client::auth::sign(&k, &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let mk = |t: &str| {
+            let mut r = tonic::Request::new(spur_proto::PingRequest {});
+            r.metadata_mut().insert(spur_client::auth::METADATA_KEY, t.parse().unwrap());
+            r
+        };
+        assert!(cl.ping(mk(&tok)).await.is_ok());
+        assert_eq!(cl.ping(mk(&tok)).await.unwrap_err().code(), tonic::Code::Unauthenticated);
+    });
+    // a normal user gets their own identity from the signing service
+    let o = c.run_as(TEST_USER, "sbatch", &["--parsable", "--wrap", "true"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let id = o.stdout.trim().to_string();
+    assert_eq!(c.run("squeue", &["-h", "-t", "all", "-j", &id, "-o", "%u"]).stdout, format!("{}\n", TEST_USER));
+}
