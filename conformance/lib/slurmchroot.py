@@ -126,6 +126,24 @@ def umount_all():
             subprocess.run(["umount", "-l", m])
 
 
+class workdir_lock:
+    """Serialises every record/replay run on this machine: they share WORKDIR."""
+    path = WORKDIR + ".lock"
+
+    def __enter__(self):
+        import fcntl
+        self.f = open(self.path, "w")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"another record/replay holds {self.path}; waiting")
+            fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *a):
+        self.f.close()
+
+
 def clean_workdir():
     os.makedirs(WORKDIR, exist_ok=True)
     for name in os.listdir(WORKDIR):

@@ -1,2 +1,2 @@
 run
-squeue -h -j $T1 -o '%i %l %L'
+squeue -h -j $T1 -o '%i %l'
