@@ -7,6 +7,8 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v python3 >/dev/null || need+=(python3)
 command -v useradd >/dev/null || need+=(passwd)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v pgrep >/dev/null || need+=(procps)
+command -v runuser >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"

@@ -1,7 +1,7 @@
-"""What Slurm 24.11 prints when slurm.conf is wrong: slurmctld -D (foreground, log to
+"""What Slurm (24.11, or the host's 22.05) prints when slurm.conf is wrong: slurmctld -D (foreground, log to
 stderr) and a client (sinfo) reading the same bad file.
 
-Each case is written to recorded/24.11/slurmconf-errors/ as
+Each case is written to recorded/<version>/slurmconf-errors/ as
     NN.cmd  what was changed and the command run     NN.conf  the full slurm.conf used
     NN.out / NN.err / NN.rc                          stdout, stderr, exit code
 slurmctld is started in the foreground with a 15 s timeout; if it does start
@@ -41,9 +41,9 @@ CASES = [
 ]
 
 
-def record(outdir, port_base, cdir_base):
+def record(outdir, port_base, cdir_base, root=None):
     cdir = cdir_base + "-confcheck"
-    c = sc.Cluster(SHAPE, port_base=port_base, cdir=cdir)
+    c = sc.Cluster(SHAPE, port_base=port_base, cdir=cdir, root=root)
     c.prepare()
     c.start_munge()
     base = sc.gen_conf(SHAPE, cdir, port_base, c.hostname).rstrip("\n").split("\n")
@@ -61,7 +61,7 @@ def record(outdir, port_base, cdir_base):
             os.makedirs(f"{c.hdir}/{sub}")
         for prog, argv in (("slurmctld", ["/usr/sbin/slurmctld", "-D"]), ("sinfo", ["sinfo"])):
             sid = f"{n:02d}{'a' if prog == 'slurmctld' else 'b'}"
-            p = subprocess.Popen(sc.chroot_cmd(argv, env=c.env(), cwd="/"), stdout=subprocess.PIPE,
+            p = subprocess.Popen(c.cmd(argv, cwd="/"), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, start_new_session=True)
             try:
                 out, err = p.communicate(timeout=15)
@@ -84,7 +84,7 @@ def record(outdir, port_base, cdir_base):
     with open(f"{outdir}/meta.json", "w") as f:
         import json
         json.dump({"side": "slurm", "hostname": c.hostname, "slurm_conf": c.conf, "cluster_dir": cdir,
-                   "workdir": sc.WORKDIR, "scenario": "slurmconf-errors",
+                   "workdir": sc.WORKDIR, "scenario": "slurmconf-errors", "slurm_version": c.version(),
                    "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, f, indent=1, sort_keys=True)
         f.write("\n")
     c.stop(quiet=True)

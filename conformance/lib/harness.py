@@ -1,4 +1,4 @@
-"""Executors (real Slurm in the chroot, Spur on the host) and the recording writer.
+"""Executors (real Slurm in the chroot or on the host, Spur on the host) and the recording writer.
 
 A recording directory (conformance/recorded/24.11/NAME/, or a temporary one when
 replaying) holds, per recorded step NN:
@@ -28,13 +28,13 @@ def uname():
 
 
 class ChrootSlurm:
-    """Run steps against the real Slurm cluster in the chroot."""
+    """Run steps against a real Slurm cluster (in the chroot, or the host's own Slurm)."""
 
     def __init__(self, cluster):
         self.cluster = cluster
 
     def run(self, text, user):
-        argv = sc.chroot_cmd(["bash", "-c", text], env=self._env(user), user=user, cwd=WORKDIR)
+        argv = self.cluster.cmd(["bash", "-c", text], env=self._env(user), user=user, cwd=WORKDIR)
         p = subprocess.run(argv, capture_output=True, timeout=600, stdin=subprocess.DEVNULL)
         return p.stdout, p.stderr, p.returncode
 
@@ -55,7 +55,9 @@ class ChrootSlurm:
 
     def meta(self):
         c = self.cluster
-        return {"side": "slurm", "hostname": c.hostname, "slurm_conf": c.conf, "cluster_dir": c.cdir,
+        if not hasattr(self, "_version"):
+            self._version = c.version()
+        return {"side": "slurm", "slurm_version": self._version, "hostname": c.hostname, "slurm_conf": c.conf, "cluster_dir": c.cdir,
                 "workdir": WORKDIR, "uname": uname(), "ctld_port": c.port_base,
                 "node_ports": list(range(c.port_base + 1, c.port_base + 1 + c.shape["nodes"]))}
 
@@ -75,7 +77,10 @@ class HostSpur:
         else:
             e.update({"HOME": "/root", "USER": "root", "LOGNAME": "root"})
             argv = ["/usr/bin/env", "-i"]
-        argv += [f"{k}={v}" for k, v in e.items()] + ["/bin/bash", "-c", text]
+        # like the Slurm side (chroot_cmd): a shell that cd's into the work dir, then exec's the
+        # step's shell, so OLDPWD (exported by cd) is the same on both sides
+        argv += [f"{k}={v}" for k, v in e.items()] + [
+            "/bin/bash", "-c", 'cd / && cd "$0" && exec "$@"', WORKDIR, "bash", "-c", text]
         p = subprocess.run(argv, capture_output=True, timeout=600, cwd=WORKDIR, stdin=subprocess.DEVNULL)
         return p.stdout, p.stderr, p.returncode
 
@@ -90,14 +95,15 @@ class HostSpur:
                 "cluster_dir": self.dir, "workdir": WORKDIR, "uname": uname()}
 
 
-def run_scenario(executor, scen, outdir, log):
-    """Run scen through executor, writing a recording directory. Returns seconds taken."""
+def run_scenario(executor, scen, outdir, log, soft_waits=False):
+    """Run scen through executor, writing a recording directory. Returns seconds taken.
+    soft_waits: a timed-out wait is logged (meta.json "wait_timeouts") instead of aborting."""
     t0 = time.time()
     if os.path.isdir(outdir):
         shutil.rmtree(outdir)
     os.makedirs(outdir)
     index = []
-    runner = scn.Runner(executor, scen, log=log)
+    runner = scn.Runner(executor, scen, log=log, soft_waits=soft_waits)
     for st, res in runner.run():
         base = os.path.join(outdir, st.id)
         with open(base + ".cmd", "w") as f:
@@ -116,6 +122,8 @@ def run_scenario(executor, scen, outdir, log):
                  "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                  "seconds": round(time.time() - t0, 1),
                  "captures": runner.captures})
+    if runner.wait_timeouts:
+        meta["wait_timeouts"] = runner.wait_timeouts
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")

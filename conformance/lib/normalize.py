@@ -26,6 +26,8 @@ PID_KEYS = re.compile(r"\b(SLURM_TASK_PID|SLURM_PRIO_PROCESS_PID)=\d+")
 CPULOAD = re.compile(r"\bCPULoad=[\d.]+|\bCPULoad=N/A")
 FREEMEM = re.compile(r"\bFreeMem=(?:\d+|N/A)")
 NODEPORT = re.compile(r"(\bNodeHostName=\S+ )Port=\d+")
+# 22.05 batch jobs: SLURM_WORKING_CLUSTER=<cluster>:<ctld host>:<ctld port>:<protocol>:<plugin id>
+WORKING_CLUSTER = re.compile(r"(\bSLURM_WORKING_CLUSTER=[^:\s]+:[^:\s]+:)\d+")
 
 
 def mask_digits(s):
@@ -84,4 +86,5 @@ def normalize(data, ctx):
     text = CPULOAD.sub("CPULoad=<LOAD>", text)
     text = FREEMEM.sub("FreeMem=<MEM>", text)
     text = NODEPORT.sub(r"\1Port=<PORT>", text)
+    text = WORKING_CLUSTER.sub(r"\1<PORT>", text)
     return text

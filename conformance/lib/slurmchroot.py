@@ -1,4 +1,5 @@
-"""Real Slurm 24.11 (Debian 13 trixie) in a debootstrap chroot, run by hand.
+"""Real Slurm, run by hand: 24.11 (Debian 13 trixie) in a debootstrap chroot, or the
+host's own apt-installed Slurm (22.05 on Debian 12) with Cluster(..., root="").
 
 One controller plus one `slurmd -N nodeX` per node, all on 127.0.0.1 with their
 own ports.  Everything this module starts is recorded in <cluster>/run/started.pids
@@ -34,18 +35,54 @@ def sh(cmd, check=True, **kw):
     return subprocess.run(cmd, shell=isinstance(cmd, str), check=check, **kw)
 
 
-def chroot_cmd(argv, env=None, user=None, cwd="/"):
-    """argv to run `argv` inside the chroot with a clean environment."""
+def chroot_cmd(argv, env=None, user=None, cwd="/", root=None):
+    """argv to run `argv` inside the chroot (root="" : on the host) with a clean environment."""
+    root = ROOT if root is None else root
     e = {"PATH": CHROOT_PATH, "LANG": "C.UTF-8", "HOME": "/root"}
     if env:
         e.update(env)
     envargs = [f"{k}={v}" for k, v in e.items()]
-    inner = "cd " + shlex.quote(cwd) + " && exec \"$@\""
-    base = ["chroot", ROOT]
+    # from "/" like chroot does, so the shell's OLDPWD is "/" on both kinds of side
+    inner = ("cd / && " if not root else "") + "cd " + shlex.quote(cwd) + " && exec \"$@\""
+    base = ["chroot", root] if root else []
     if user and user != "root":
         # runuser inside the chroot: uid/gid/groups of the chroot's passwd entry
         base += ["/usr/sbin/runuser", "-u", user, "--"]
     return base + ["/usr/bin/env", "-i"] + envargs + ["/bin/bash", "-c", inner, "spur-conf"] + list(argv)
+
+
+# --------------------------------------------------------------------------- versions
+
+# Where each recorded Slurm version runs.  "root" is the chroot ("" = the host itself);
+# the host's apt-installed Slurm is 22.05 on Debian 12.
+VERSIONS = {
+    "24.11": {"root": ROOT, "port_base": 47800, "cdir": "/tmp/spur-conf-cluster",
+              "port_base_b": 47850, "cdir_b": "/tmp/spur-conf-cluster-b"},
+    "22.05": {"root": "", "port_base": 47900, "cdir": "/tmp/spur-conf-cluster-2205",
+              "port_base_b": 47950, "cdir_b": "/tmp/spur-conf-cluster-2205-b"},
+}
+
+
+def host_version():
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "slurmctld"], capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def setup_version(version):
+    """Make sure the Slurm of `version` is runnable: the chroot for 24.11, the host's
+    packages for 22.05 (installed with apt-get when missing)."""
+    if VERSIONS[version]["root"]:
+        return setup()
+    need = ("/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch")
+    if not all(os.path.exists(p) for p in need):
+        log("apt-get install slurm-wlm munge on the host")
+        sh("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+           "slurm-wlm slurm-client munge >/dev/null")
+    v = host_version()
+    if not v.startswith(version + "."):
+        raise RuntimeError(f"the host's Slurm is {v!r}, not {version}")
+    ensure_user_host()
+    log(f"host Slurm ready: {v}")
 
 
 # --------------------------------------------------------------------------- setup
@@ -224,11 +261,12 @@ def gen_gres_conf(shape, cdir):
 # --------------------------------------------------------------------------- cluster
 
 class Cluster:
-    def __init__(self, shape, port_base=47800, cdir="/tmp/spur-conf-cluster"):
+    def __init__(self, shape, port_base=47800, cdir="/tmp/spur-conf-cluster", root=None):
         self.shape = shape
         self.port_base = port_base
+        self.root = ROOT if root is None else root   # "" = the host's own Slurm
         self.cdir = cdir                      # chroot path
-        self.hdir = ROOT + cdir               # host path
+        self.hdir = self.root + cdir          # host path
         self.conf = f"{cdir}/etc/slurm.conf"  # chroot path
         self.hostname = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
         self.pidfile = f"{self.hdir}/run/started.pids"
@@ -237,12 +275,20 @@ class Cluster:
     def env(self):
         return {"SLURM_CONF": self.conf}
 
+    def cmd(self, argv, env=None, user=None, cwd=WORKDIR):
+        """argv running `argv` on this cluster's side (chroot or host), clean environment."""
+        return chroot_cmd(argv, env=env if env is not None else self.env(), user=user, cwd=cwd, root=self.root)
+
     def client(self, argv, user=None, cwd=WORKDIR, **kw):
-        return subprocess.run(chroot_cmd(argv, env=self.env(), user=user, cwd=cwd), **kw)
+        return subprocess.run(self.cmd(argv, user=user, cwd=cwd), **kw)
+
+    def version(self):
+        r = subprocess.run(self.cmd(["sinfo", "-V"], cwd="/"), capture_output=True, text=True)
+        return r.stdout.strip().split()[-1] if r.stdout.strip() else ""
 
     def _ours(self, pid, name):
         try:
-            return (os.readlink(f"/proc/{pid}/root") == ROOT and
+            return (os.readlink(f"/proc/{pid}/root") == (self.root or "/") and
                     open(f"/proc/{pid}/comm").read().strip() == name)
         except OSError:
             return False
@@ -266,9 +312,14 @@ class Cluster:
         with open(f"{self.hdir}/etc/slurm.conf", "w") as f:
             f.write(conf_text if conf_text is not None else
                     gen_conf(self.shape, self.cdir, self.port_base, self.hostname))
-        # slurmd 24.11 initialises a cgroup plugin even with proctrack/linuxproc + task/none
-        with open(f"{self.hdir}/etc/cgroup.conf", "w") as f:
-            f.write("CgroupPlugin=disabled\n")
+        # slurmd 24.11 initialises a cgroup plugin even with proctrack/linuxproc + task/none;
+        # 22.05 (host) does not, and has no "disabled" value: no cgroup.conf there
+        cg = f"{self.hdir}/etc/cgroup.conf"
+        if self.root:
+            with open(cg, "w") as f:
+                f.write("CgroupPlugin=disabled\n")
+        elif os.path.exists(cg):
+            os.unlink(cg)
         g = gen_gres_conf(self.shape, self.cdir)
         gpath = f"{self.hdir}/etc/gres.conf"
         if g:
@@ -285,7 +336,11 @@ class Cluster:
     def prepare(self):
         """Fresh state: job ids restart at 1 (FirstJobId default)."""
         self.stop(quiet=True)
-        mount_all()
+        if self.root:
+            mount_all()
+        else:
+            os.makedirs(WORKDIR, exist_ok=True)
+            os.chmod(WORKDIR, 0o1777)
         for sub in ("state", "spool", "log", "run", "munge", "dev"):
             shutil.rmtree(f"{self.hdir}/{sub}", ignore_errors=True)
         for sub in ("etc", "state", "log", "run", "munge"):
@@ -293,6 +348,8 @@ class Cluster:
         for nn in node_names(self.shape["nodes"]):
             os.makedirs(f"{self.hdir}/spool/slurmd.{nn}", exist_ok=True)
         open(self.pidfile, "w").close()
+        if not self.root:
+            return                       # the host's own /etc/hosts is left alone
         hosts = f"{ROOT}/etc/hosts"
         want = f"127.0.0.1\tlocalhost\n127.0.0.1\t{self.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
         if not os.path.exists(hosts) or open(hosts).read() != want:
@@ -302,23 +359,23 @@ class Cluster:
         m = f"{self.hdir}/munge"
         with open(f"{m}/munge.key", "wb") as f:
             f.write(os.urandom(1024))
-        sh(["chroot", ROOT, "chown", "-R", "munge:munge", f"{self.cdir}/munge"])
+        sh((["chroot", self.root] if self.root else []) + ["chown", "-R", "munge:munge", f"{self.cdir}/munge"])
         os.chmod(m, 0o755)
         os.chmod(f"{m}/munge.key", 0o400)
         c = f"{self.cdir}/munge"
-        sh(["chroot", ROOT, "/usr/sbin/runuser", "-u", "munge", "--", "/usr/sbin/munged",
+        sh((["chroot", self.root] if self.root else []) + ["/usr/sbin/runuser", "-u", "munge", "--", "/usr/sbin/munged",
             f"--socket={c}/munge.socket.2", f"--key-file={c}/munge.key", f"--pid-file={c}/munged.pid",
             f"--log-file={c}/munged.log", f"--seed-file={c}/munged.seed"])
         self._record("munged", self._wait_pidfile(f"{m}/munged.pid", "munged"))
 
     def start_ctld(self):
-        r = subprocess.run(chroot_cmd(["/usr/sbin/slurmctld"], env=self.env()), capture_output=True, text=True)
+        r = subprocess.run(self.cmd(["/usr/sbin/slurmctld"], cwd="/"), capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"slurmctld exited {r.returncode}: {r.stderr}")
         self._record("slurmctld", self._wait_pidfile(f"{self.hdir}/run/slurmctld.pid", "slurmctld"))
 
     def start_slurmd(self, name):
-        r = subprocess.run(chroot_cmd(["/usr/sbin/slurmd", "-N", name], env=self.env()),
+        r = subprocess.run(self.cmd(["/usr/sbin/slurmd", "-N", name], cwd="/"),
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"slurmd -N {name} exited {r.returncode}: {r.stderr}")
@@ -385,10 +442,10 @@ class Cluster:
             os.unlink(self.pidfile)
         # leftovers from this cluster's jobs (slurmstepd, user processes): report only
         left = []
-        for p in os.listdir("/proc"):
+        for p in (os.listdir("/proc") if self.root else []):   # host: nothing tells our jobs apart
             if p.isdigit():
                 try:
-                    if os.readlink(f"/proc/{p}/root") == ROOT:
+                    if os.readlink(f"/proc/{p}/root") == self.root:
                         left.append(p + "(" + open(f"/proc/{p}/comm").read().strip() + ")")
                 except OSError:
                     pass

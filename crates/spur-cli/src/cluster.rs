@@ -22,10 +22,12 @@ struct UpOpts {
     slurmd_timeout: u32,
     kill_wait: u32,
     wait: bool,
+    /// Lines appended to the generated slurm.conf (`--extra-conf FILE`).
+    extra_conf: Option<PathBuf>,
 }
 
 fn usage() -> String {
-    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -42,6 +44,7 @@ pub fn main(args: &[String]) -> i32 {
         slurmd_timeout: 300,
         kill_wait: 30,
         wait: true,
+        extra_conf: None,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -64,6 +67,7 @@ pub fn main(args: &[String]) -> i32 {
                 "--slurmd-timeout" => o.slurmd_timeout = num(&val()?)?,
                 "--kill-wait" => o.kill_wait = num(&val()?)?,
                 "--no-wait" => o.wait = false,
+                "--extra-conf" => o.extra_conf = Some(PathBuf::from(val()?)),
                 "-h" | "--help" => return Err(usage()),
                 _ => return Err(format!("spur cluster: unknown option {}\n{}", a, usage())),
             }
@@ -155,7 +159,7 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
     s.push_str("CredType=cred/slurm\n");
     s.push_str(&format!("AuthInfo=socket={}/run/auth.socket\n", d.display()));
     s.push_str(&format!("StateSaveLocation={}/state\n", d.display()));
-    s.push_str(&format!("SlurmdSpoolDir={}/spool/%n\n", d.display()));
+    s.push_str(&format!("SlurmdSpoolDir={}/spool/slurmd.%n\n", d.display()));
     s.push_str(&format!("SlurmctldLogFile={}/log/spurctld.log\n", d.display()));
     s.push_str(&format!("SlurmdLogFile={}/log/spurd-%n.log\n", d.display()));
     s.push_str(&format!("SlurmdTimeout={}\n", o.slurmd_timeout));
@@ -177,6 +181,13 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
         gres
     ));
     s.push_str(&format!("PartitionName={} Nodes=node[1-{}] Default=YES MaxTime=INFINITE State=UP\n", o.partition, n));
+    if let Some(p) = &o.extra_conf {
+        let extra = std::fs::read_to_string(p).map_err(|e| format!("spur cluster: {}: {}", p.display(), e))?;
+        s.push_str(&extra);
+        if !extra.is_empty() && !extra.ends_with('\n') {
+            s.push('\n');
+        }
+    }
     std::fs::write(d.join("slurm.conf"), s).map_err(|e| format!("spur cluster: {}: {}", d.join("slurm.conf").display(), e))?;
     if o.gpus > 0 {
         let g = format!("AutoDetect=off\nNodeName=node[1-{}] Name=gpu Count={}\n", n, o.gpus);

@@ -297,7 +297,8 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
                 jobs: *what == ShowWhat::Job,
-                nodes: *what == ShowWhat::Node,
+                // partitions show their nodes' CPU and memory totals
+                nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition),
                 partitions: true,
                 job_ids: vec![],
                 all_finished: false,

@@ -205,8 +205,14 @@ pub struct JobDesc {
     pub wrapped: bool,
     /// The path of the script as submitted (for `Command=`).
     pub command: Option<String>,
-    /// Submitting host, for `AllocNode:Sid=`.
+    /// The host the controller saw the submission come from (the peer address,
+    /// resolved), for `AllocNode:Sid=`: slurmctld always replaces the client's
+    /// value with its authentication's host (`localhost` over loopback,
+    /// `recorded/24.11/basic/044`).
     pub alloc_node: String,
+    /// The submitting machine's short host name as the client reports it
+    /// (`SLURM_SUBMIT_HOST` in the job's environment).
+    pub submit_host: String,
     pub alloc_sid: u32,
     /// umask of the submitting process.
     pub umask: u32,

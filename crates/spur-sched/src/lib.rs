@@ -17,6 +17,9 @@ pub enum Decision {
     Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc> },
     /// Set a pending job's reason.
     Reason { job_id: u32, reason: Reason },
+    /// A job that was not yet eligible (held, or waiting on a dependency) now is:
+    /// its eligible time becomes `now`.
+    Eligible { job_id: u32 },
 }
 
 /// Free resources of one node during a pass.
@@ -26,6 +29,9 @@ struct Free {
     mem: u64,
     gres: Vec<(String, Option<String>, u64)>,
     whole: bool,
+    /// Scheduling weight and position in the node table (slurm.conf order).
+    weight: u32,
+    index: usize,
 }
 
 /// What one job (or array task) needs.
@@ -39,6 +45,8 @@ pub struct Shape {
     pub mem_per_cpu: u64,
     pub gres_per_node: Vec<(String, Option<String>, u64)>,
     pub exclusive: bool,
+    /// `-N min-max`: the most nodes the job may get (None: no limit).
+    pub max_nodes: Option<u32>,
 }
 
 /// Parse a job-side GRES request like `gpu:2`, `gpu:a100:1`, `gres/gpu:2`.
@@ -72,6 +80,11 @@ pub fn shape_of(job: &Job) -> Shape {
         mem_per_cpu: if d.mem_per_node.is_some() { 0 } else { job.mem_per_cpu },
         gres_per_node: d.gres.as_deref().map(parse_gres_req).unwrap_or_default(),
         exclusive: d.exclusive,
+        max_nodes: if d.min_nodes.is_some() {
+            Some(d.max_nodes.unwrap_or(job.num_nodes.max(1)).max(job.num_nodes.max(1)))
+        } else {
+            None
+        },
     }
 }
 
@@ -129,7 +142,7 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
     let mut out = Vec::new();
     let by_id: HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let mut free: HashMap<&str, Free> = HashMap::new();
-    for n in nodes {
+    for (index, n) in nodes.iter().enumerate() {
         if !n.is_usable() {
             continue;
         }
@@ -146,6 +159,8 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
                 mem: n.real_memory.saturating_sub(n.alloc_mem),
                 gres,
                 whole: n.alloc_cpus == 0,
+                weight: n.weight,
+                index,
             },
         );
     }
@@ -205,6 +220,9 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
                 set_reason(&mut out, Reason::Dependency);
                 continue;
             }
+        }
+        if job.eligible_time == 0 {
+            out.push(Decision::Eligible { job_id: job.job_id });
         }
         let part = match part_by_name.get(job.partition.as_str()) {
             Some(p) => *p,
@@ -316,8 +334,191 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
     out
 }
 
-/// Choose nodes for one job: first fit in partition order.
+/// CPUs node `f` can give this job (cons_tres's available CPUs): free CPUs in
+/// whole tasks, limited by free memory, 0 if GRES or exclusivity rule it out.
+fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
+    let cpt = shape.cpus_per_task.max(1);
+    if shape.exclusive && !f.whole {
+        return 0;
+    }
+    let mut cpus = f.cpus / cpt * cpt;
+    if shape.mem_per_node > 0 {
+        if shape.mem_per_node > f.mem {
+            return 0;
+        }
+    } else if shape.mem_per_cpu > 0 {
+        let by_mem = (f.mem / shape.mem_per_cpu).min(u32::MAX as u64) as u32;
+        cpus = cpus.min(by_mem / cpt * cpt);
+    }
+    let gres_ok = shape.gres_per_node.iter().all(|(name, ty, cnt)| {
+        f.gres.iter().filter(|g| &g.0 == name && (ty.is_none() || &g.1 == ty)).map(|g| g.2).sum::<u64>() >= *cnt
+    });
+    if !gres_ok {
+        return 0;
+    }
+    cpus
+}
+
+/// The nodes cons_tres would choose (select/cons_tres with the default
+/// topology: `_eval_nodes_consec`), in node-table order. Usable nodes are
+/// grouped into sets of consecutive nodes of equal weight (a node that is not a
+/// candidate or has no available CPU ends a set). Sets are taken one after the
+/// other, each time the best one: lowest weight, then the first set large
+/// enough, or a tighter sufficient one (fewer CPUs), or, while none is large
+/// enough, the biggest. Within a set a job needing one more node gets the
+/// best-fitting single node (fewest available CPUs that suffice); otherwise
+/// nodes are taken in order. So a one-CPU job goes to a partly used node
+/// before an idle one (`recorded/24.11/basic/106`: job 10 on node3, not the
+/// idle node1).
+fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, want_nodes: u32) -> Option<Vec<String>> {
+    let cand: HashSet<&str> = candidates.iter().copied().collect();
+    let mut table: Vec<(&str, &Free)> = free.iter().map(|(n, f)| (*n, f)).collect();
+    table.sort_by_key(|(_, f)| f.index);
+    // consecutive sets: (start, end) into `table` (inclusive), cpus, nodes, weight
+    struct Set {
+        start: usize,
+        end: usize,
+        cpus: i64,
+        nodes: i64,
+        weight: u32,
+    }
+    let mut avail: Vec<u32> = table.iter().map(|(n, f)| if cand.contains(n) { avail_cpus(shape, f) } else { 0 }).collect();
+    let mut sets: Vec<Set> = vec![];
+    let mut cur: Option<Set> = None;
+    let mut prev_index: Option<usize> = None;
+    for (i, (_, f)) in table.iter().enumerate() {
+        // a node missing from the table (unusable) between two usable ones ends a set
+        let gap = prev_index.map(|p| f.index != p + 1).unwrap_or(false);
+        prev_index = Some(f.index);
+        if gap || avail[i] == 0 || cur.as_ref().map(|c| c.weight != f.weight).unwrap_or(false) {
+            if let Some(c) = cur.take() {
+                sets.push(c);
+            }
+        }
+        if avail[i] == 0 {
+            continue;
+        }
+        let c = cur.get_or_insert(Set { start: i, end: i, cpus: 0, nodes: 0, weight: f.weight });
+        c.end = i;
+        c.cpus += avail[i] as i64;
+        c.nodes += 1;
+    }
+    if let Some(c) = cur.take() {
+        sets.push(c);
+    }
+    let cpt = shape.cpus_per_task.max(1) as i64;
+    let min_cpus = shape.tasks.max(1) as i64 * cpt;
+    let mut rem_cpus = min_cpus;
+    let mut rem_max_cpus = min_cpus;
+    let mut rem_nodes = want_nodes.max(1) as i64;
+    let mut max_nodes: i64 = shape.max_nodes.map(|m| m as i64).unwrap_or(i64::MAX);
+    let mut chosen: Vec<usize> = vec![];
+    loop {
+        if max_nodes <= 0 {
+            break;
+        }
+        let mut best: Option<usize> = None;
+        let (mut best_cpus, mut best_nodes, mut best_suff, mut best_weight) = (0i64, 0i64, false, 0u32);
+        for (k, st) in sets.iter().enumerate() {
+            if st.nodes == 0 {
+                continue;
+            }
+            let sufficient = st.cpus >= rem_cpus && st.nodes >= rem_nodes;
+            let mut new_best = best_nodes == 0 || st.weight < best_weight;
+            if !new_best
+                && st.weight == best_weight
+                && ((sufficient && !best_suff) || (sufficient && st.cpus < best_cpus) || (!sufficient && st.cpus > best_cpus))
+            {
+                new_best = true;
+            }
+            if new_best {
+                best = Some(k);
+                best_cpus = st.cpus;
+                best_nodes = st.nodes;
+                best_suff = sufficient;
+                best_weight = st.weight;
+            }
+        }
+        let k = match best {
+            Some(k) => k,
+            None => break,
+        };
+        let (first, last) = (sets[k].start, sets[k].end);
+        if rem_nodes <= 1 {
+            let mut best_fit: Option<usize> = None;
+            for i in first..=last {
+                if chosen.contains(&i) || avail[i] == 0 || (avail[i] as i64) < rem_cpus {
+                    continue;
+                }
+                if best_fit.map(|b| avail[i] < avail[b]).unwrap_or(true) {
+                    best_fit = Some(i);
+                    if avail[i] as i64 == rem_cpus {
+                        break;
+                    }
+                }
+            }
+            if let Some(b) = best_fit {
+                for (i, a) in avail.iter_mut().enumerate().take(last + 1).skip(first) {
+                    if i != b {
+                        *a = 0;
+                    }
+                }
+            }
+        }
+        for i in first..=last {
+            if max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0) {
+                break;
+            }
+            if chosen.contains(&i) || avail[i] == 0 {
+                continue;
+            }
+            let mut a = avail[i] as i64;
+            if max_nodes == 1 && a < rem_cpus {
+                continue;
+            }
+            let limit = rem_max_cpus - (rem_nodes - 1).max(0) * cpt;
+            if a > limit {
+                a = limit.max(cpt);
+            }
+            chosen.push(i);
+            rem_cpus -= a;
+            rem_max_cpus -= a;
+            rem_nodes -= 1;
+            max_nodes -= 1;
+        }
+        if rem_nodes <= 0 && rem_cpus <= 0 {
+            chosen.sort_unstable();
+            return Some(chosen.into_iter().map(|i| table[i].0.to_string()).collect());
+        }
+        sets[k].cpus = 0;
+        sets[k].nodes = 0;
+    }
+    None
+}
+
+/// Choose nodes for one job: the nodes cons_tres would pick (see
+/// [`slurm_pick`]), tasks laid out on them in order; first fit in partition
+/// order when that finds nothing.
 fn place(
+    shape: &Shape,
+    candidates: &[&str],
+    free: &HashMap<&str, Free>,
+    required: Option<&HashSet<String>>,
+) -> Option<Vec<NodeAlloc>> {
+    if required.is_none() {
+        let want_nodes = shape.min_nodes.max(1);
+        if let Some(picked) = slurm_pick(shape, candidates, free, want_nodes) {
+            let picked: Vec<&str> = picked.iter().map(|s| s.as_str()).collect();
+            if let Some(a) = place_in_order(shape, &picked, free, None) {
+                return Some(a);
+            }
+        }
+    }
+    place_in_order(shape, candidates, free, required)
+}
+
+/// Lay the job's tasks out on `candidates`, first fit in the given order.
+fn place_in_order(
     shape: &Shape,
     candidates: &[&str],
     free: &HashMap<&str, Free>,
@@ -387,5 +588,55 @@ fn place(
         Some(allocs)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(tasks: u32, nodes: u32, fixed: bool) -> Shape {
+        Shape {
+            min_nodes: nodes,
+            nodes_fixed: fixed,
+            tasks,
+            cpus_per_task: 1,
+            mem_per_node: 0,
+            mem_per_cpu: 500,
+            gres_per_node: vec![],
+            exclusive: false,
+            max_nodes: if fixed { Some(nodes) } else { None },
+        }
+    }
+
+    /// Four 2-CPU, 2000 MB nodes with these CPUs in use.
+    fn free(used: &[u32]) -> HashMap<&'static str, Free> {
+        let names = ["node1", "node2", "node3", "node4"];
+        used.iter()
+            .enumerate()
+            .map(|(i, u)| {
+                (names[i], Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1, index: i })
+            })
+            .collect()
+    }
+
+    const ALL: [&str; 4] = ["node1", "node2", "node3", "node4"];
+
+    #[test]
+    fn placements_of_the_basic_recording() {
+        // recorded/24.11/basic/016: jobs 1 and 2 share node1, -N2 gets node[2-3],
+        // the array tasks go to node2, node3, node4 in turn
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[0, 0, 0, 0]), 1).unwrap(), ["node1"]);
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[1, 0, 0, 0]), 1).unwrap(), ["node1"]);
+        assert_eq!(slurm_pick(&shape(2, 2, true), &ALL, &free(&[2, 0, 0, 0]), 2).unwrap(), ["node2", "node3"]);
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[2, 1, 1, 0]), 1).unwrap(), ["node2"]);
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[2, 2, 1, 0]), 1).unwrap(), ["node3"]);
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[2, 2, 2, 0]), 1).unwrap(), ["node4"]);
+        // basic/106: node1 idle, node3 half used: the tighter fit wins
+        assert_eq!(slurm_pick(&shape(1, 1, false), &ALL, &free(&[0, 2, 1, 2]), 1).unwrap(), ["node3"]);
+        // nothing fits
+        assert!(slurm_pick(&shape(3, 1, true), &ALL, &free(&[0, 0, 0, 0]), 1).is_none());
+        // four tasks without -N: two nodes, in order
+        assert_eq!(slurm_pick(&shape(4, 1, false), &ALL, &free(&[0, 0, 0, 0]), 1).unwrap(), ["node1", "node2"]);
     }
 }

@@ -38,6 +38,11 @@ pub enum Command {
     NodeDown { name: String, reason: String, uid: u32, now: i64 },
     NodeUpdate { name: String, update: NodeUpdate, uid: u32, now: i64 },
     Purge { job_ids: Vec<u32> },
+    /// Jobs that became eligible to run (no hold, dependencies satisfied).
+    Eligible { job_ids: Vec<u32>, now: i64 },
+    /// A submission rejected after slurmctld had created its job record: the
+    /// id it took is gone (`recorded/24.11/job_ids`).
+    ConsumeJobId,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -98,6 +103,13 @@ pub struct State {
     pub applied: u64,
     /// Client request ids already seen, for idempotent submission.
     pub request_ids: HashMap<String, u32>,
+    /// slurmctld's job list order: new records are appended; when an array task
+    /// splits off its meta-record, the task keeps the record's place and the
+    /// meta-record moves to the end. Position key -> job id.
+    pub job_order: BTreeMap<u64, u32>,
+    /// Job id -> position key in `job_order`.
+    pub job_pos: HashMap<u32, u64>,
+    pub next_pos: u64,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -115,6 +127,9 @@ impl State {
             max_job_id,
             applied: 0,
             request_ids: HashMap::new(),
+            job_order: BTreeMap::new(),
+            job_pos: HashMap::new(),
+            next_pos: 0,
             node_index: HashMap::new(),
         };
         s.reindex();
@@ -123,6 +138,57 @@ impl State {
 
     pub fn reindex(&mut self) {
         self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
+        // a state whose list order does not cover exactly its jobs (older snapshot):
+        // rebuild it in id order
+        if self.job_pos.len() != self.jobs.len()
+            || self.job_order.len() != self.jobs.len()
+            || !self.jobs.keys().all(|id| self.job_pos.contains_key(id))
+        {
+            self.job_order.clear();
+            self.job_pos.clear();
+            self.next_pos = 0;
+            let ids: Vec<u32> = self.jobs.keys().copied().collect();
+            for id in ids {
+                self.list_append(id);
+            }
+        }
+    }
+
+    /// Put `id` at the end of the job list (removing it from where it was).
+    fn list_append(&mut self, id: u32) {
+        if let Some(p) = self.job_pos.remove(&id) {
+            self.job_order.remove(&p);
+        }
+        let p = self.next_pos;
+        self.next_pos += 1;
+        self.job_order.insert(p, id);
+        self.job_pos.insert(id, p);
+    }
+
+    /// Array split: the split-off record `task_id` takes `meta_id`'s place in
+    /// the job list and `meta_id` moves to the end (slurmctld's job_array_split
+    /// keeps the original record, which becomes the task, and appends the copy
+    /// that stays pending).
+    fn list_split(&mut self, meta_id: u32, task_id: u32) {
+        match self.job_pos.remove(&meta_id) {
+            Some(p) => {
+                self.job_order.insert(p, task_id);
+                self.job_pos.insert(task_id, p);
+                self.list_append(meta_id);
+            }
+            None => self.list_append(task_id),
+        }
+    }
+
+    fn list_remove(&mut self, id: u32) {
+        if let Some(p) = self.job_pos.remove(&id) {
+            self.job_order.remove(&p);
+        }
+    }
+
+    /// Jobs in slurmctld's job list order.
+    pub fn jobs_in_order(&self) -> impl Iterator<Item = &Job> + '_ {
+        self.job_order.values().filter_map(move |id| self.jobs.get(id))
     }
 
     pub fn node(&self, name: &str) -> Option<&Node> {
@@ -171,6 +237,7 @@ impl State {
                     self.request_ids.insert(rid.clone(), id);
                 }
                 self.jobs.insert(id, job);
+                self.list_append(id);
                 Ok(Applied::Submitted(id))
             }
             Command::Start { job_id, task, allocs, now } => {
@@ -204,12 +271,16 @@ impl State {
                         a.pending_tasks.clear();
                         a.task_id = Some(*t);
                         self.jobs.insert(new_id, tj);
+                        self.list_split(*job_id, new_id);
                         let m = self.jobs.get_mut(job_id).unwrap();
                         m.array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
                         id = new_id;
                     }
                 }
                 let job = self.jobs.get_mut(&id).unwrap();
+                if job.eligible_time == 0 {
+                    job.eligible_time = *now;
+                }
                 job.state = JobState::Running;
                 job.reason = Reason::None;
                 job.start_time = *now;
@@ -266,6 +337,10 @@ impl State {
                 job.state = final_state;
                 job.reason = match final_state {
                     JobState::Failed if *launch_failed => Reason::Other("launch failed requeued held".into()),
+                    JobState::Failed if status & 0x7f != 0 && status & 0x7f != 0x7f => {
+                        let sig = status & 0x7f;
+                        Reason::Other(format!("RaisedSignal:{}({})", sig, signal_text(sig)))
+                    }
                     JobState::Failed => Reason::NonZeroExitCode,
                     JobState::Timeout => Reason::TimeLimit,
                     _ => Reason::None,
@@ -300,6 +375,7 @@ impl State {
                         tj.reason = Reason::None;
                         tj.end_time = *now;
                         self.jobs.insert(new_id, tj);
+                        self.list_split(*job_id, new_id);
                         self.jobs.get_mut(job_id).unwrap().array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
                         return Ok(Applied::Ended(new_id));
                     }
@@ -329,6 +405,11 @@ impl State {
             }
             Command::Hold { job_id, reason } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state.is_active() {
+                    // holding a running job succeeds and changes nothing that
+                    // shows (recorded/24.11/errors/58: rc 0, no output)
+                    return Ok(Applied::Ok);
+                }
                 if j.state != JobState::Pending {
                     return Err(ESLURM_JOB_NOT_PENDING);
                 }
@@ -339,6 +420,10 @@ impl State {
             }
             Command::Release { job_id } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                if j.state.is_active() {
+                    // releasing a running job: rc 0, nothing to do (recorded/24.11/errors/59)
+                    return Ok(Applied::Ok);
+                }
                 if j.state != JobState::Pending {
                     return Err(ESLURM_JOB_NOT_PENDING);
                 }
@@ -501,6 +586,20 @@ impl State {
                 }
                 Ok(Applied::Ok)
             }
+            Command::ConsumeJobId => {
+                self.take_job_id();
+                Ok(Applied::Ok)
+            }
+            Command::Eligible { job_ids, now } => {
+                for id in job_ids {
+                    if let Some(j) = self.jobs.get_mut(id) {
+                        if j.state == JobState::Pending && j.eligible_time == 0 {
+                            j.eligible_time = *now;
+                        }
+                    }
+                }
+                Ok(Applied::Ok)
+            }
             Command::Purge { job_ids } => {
                 for id in job_ids {
                     if let Some(j) = self.jobs.get(id) {
@@ -509,6 +608,7 @@ impl State {
                                 self.request_ids.remove(r);
                             }
                             self.jobs.remove(id);
+                            self.list_remove(*id);
                         }
                     }
                 }
@@ -538,7 +638,7 @@ impl State {
         ClusterView {
             cluster_name: self.cluster_name.clone(),
             now,
-            jobs: self.jobs.values().cloned().collect(),
+            jobs: self.jobs_in_order().cloned().collect(),
             nodes: self.nodes.clone(),
             partitions: self.partitions.clone(),
         }
@@ -553,8 +653,111 @@ fn add_gres(v: &mut Vec<(String, Option<String>, u64)>, name: &str, ty: &Option<
     }
 }
 
+/// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
+/// recorded/24.11/errors/83).
+fn signal_text(sig: i32) -> String {
+    let t = match sig {
+        1 => "Hangup",
+        2 => "Interrupt",
+        3 => "Quit",
+        4 => "Illegal instruction",
+        5 => "Trace/breakpoint trap",
+        6 => "Aborted",
+        7 => "Bus error",
+        8 => "Floating point exception",
+        9 => "Killed",
+        10 => "User defined signal 1",
+        11 => "Segmentation fault",
+        12 => "User defined signal 2",
+        13 => "Broken pipe",
+        14 => "Alarm clock",
+        15 => "Terminated",
+        24 => "CPU time limit exceeded",
+        25 => "File size limit exceeded",
+        _ => return format!("Unknown signal {}", sig),
+    };
+    t.to_string()
+}
+
 /// Slurm's priority/basic gives each new job a priority a little lower than
 /// the one before, so earlier jobs go first.
 pub fn default_priority(job_id: u32) -> u32 {
     4294901760u32.saturating_sub(job_id).max(1)
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    fn job(array: Option<&[u32]>) -> Job {
+        Job {
+            job_id: 0,
+            array: array.map(|t| ArrayInfo {
+                array_job_id: 0,
+                task_id: None,
+                pending_tasks: t.to_vec(),
+                max_running: 0,
+                spec: String::new(),
+            }),
+            desc: JobDesc { name: "wrap".into(), ..Default::default() },
+            user_id: 0,
+            group_id: 0,
+            user_name: "root".into(),
+            group_name: "root".into(),
+            state: JobState::Pending,
+            reason: Reason::None,
+            held: None,
+            priority: 1,
+            partition: "debug".into(),
+            time_limit: None,
+            submit_time: 1,
+            eligible_time: 1,
+            start_time: 0,
+            end_time: 0,
+            suspend_time: 0,
+            pre_sus_time: 0,
+            allocs: vec![],
+            exit_status: 0,
+            derived_exit_code: 0,
+            restart_count: 0,
+            num_nodes: 1,
+            num_tasks: 1,
+            num_cpus: 1,
+            mem_per_node: 0,
+            mem_per_cpu: 0,
+            kill_reason: None,
+            batch_flag: 1,
+        }
+    }
+
+    fn order(s: &State) -> Vec<u32> {
+        s.view(0).jobs.iter().map(|j| j.job_id).collect()
+    }
+
+    #[test]
+    fn job_list_order_follows_slurmctld() {
+        let mut s = State::new("c".into(), vec![], vec![], 1, 1000);
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        s.apply(&Command::Submit { job: Box::new(job(Some(&[1, 2, 3]))) }).unwrap();
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        assert_eq!(order(&s), [1, 2, 3]);
+        // a started task keeps the record's place, the meta-record moves to the end
+        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5 });
+        assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
+        assert_eq!(order(&s), [1, 4, 3, 2]);
+        assert_eq!(start(&mut s, 2), Ok(Applied::Started(5)));
+        assert_eq!(order(&s), [1, 4, 3, 5, 2]);
+        // the last task is the meta-record itself: nothing moves
+        assert_eq!(start(&mut s, 3), Ok(Applied::Started(2)));
+        assert_eq!(order(&s), [1, 4, 3, 5, 2]);
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        assert_eq!(order(&s), [1, 4, 3, 5, 2, 6]);
+        // purging keeps the others in place; a reloaded state keeps its order
+        s.apply(&Command::Kill { job_id: 3, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
+        s.apply(&Command::Purge { job_ids: vec![3] }).unwrap();
+        assert_eq!(order(&s), [1, 4, 5, 2, 6]);
+        let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
+        copy.reindex();
+        assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
+    }
 }

@@ -153,7 +153,11 @@ impl Ctld {
             ctld_host: self.conf.controllers.first().map(|c| c.name.clone()).unwrap_or_default(),
             ctld_port: self.conf.slurmctld_port,
             kill_wait: self.conf.kill_wait as u32,
-            submit_host: job.desc.alloc_node.clone(),
+            submit_host: if job.desc.submit_host.is_empty() {
+                job.desc.alloc_node.clone()
+            } else {
+                job.desc.submit_host.clone()
+            },
             job: job.clone(),
         };
         let bytes = match bincode::serialize(&spec) {
@@ -201,7 +205,7 @@ impl Ctld {
             let mut g = self.lock();
             let decisions = {
                 let st = &g.state;
-                let jobs: Vec<&Job> = st.jobs.values().collect();
+                let jobs: Vec<&Job> = st.jobs_in_order().collect();
                 let nodes: Vec<&Node> = st.nodes.iter().collect();
                 let parts: Vec<&Partition> = st.partitions.iter().collect();
                 spur_sched::schedule(t, &jobs, &nodes, &parts)
@@ -210,10 +214,12 @@ impl Ctld {
                 return;
             }
             let mut reasons = vec![];
+            let mut eligible = vec![];
             let mut cmds = vec![];
             for d in decisions {
                 match d {
                     spur_sched::Decision::Reason { job_id, reason } => reasons.push((job_id, reason)),
+                    spur_sched::Decision::Eligible { job_id } => eligible.push(job_id),
                     spur_sched::Decision::Start { job_id, task, allocs } => {
                         cmds.push(Command::Start { job_id, task, allocs, now: t })
                     }
@@ -221,6 +227,9 @@ impl Ctld {
             }
             if !reasons.is_empty() {
                 cmds.insert(0, Command::Reasons { changes: reasons });
+            }
+            if !eligible.is_empty() {
+                cmds.insert(0, Command::Eligible { job_ids: eligible, now: t });
             }
             let results = Self::commit_locked(&mut g, cmds);
             results

@@ -118,42 +118,182 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
     }
 }
 
-fn parse_array_spec(spec: &str) -> Result<(Vec<u32>, u32), i32> {
-    let (list, throttle) = match spec.split_once('%') {
-        Some((l, t)) => (l, t.parse::<u32>().map_err(|_| ESLURM_INVALID_ARRAY)?),
-        None => (spec, 0),
+/// The name of a peer address as getnameinfo(3) gives it (`localhost` for
+/// 127.0.0.1 with a usual /etc/hosts), or the address itself.
+fn host_of(ip: std::net::IpAddr) -> String {
+    use std::ffi::CStr;
+    let ip = match ip {
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => std::net::IpAddr::V4(v4),
+            None => std::net::IpAddr::V6(v6),
+        },
+        v4 => v4,
     };
+    let mut host = [0 as libc::c_char; 1025];
+    let rc = unsafe {
+        match ip {
+            std::net::IpAddr::V4(v4) => {
+                let mut sa: libc::sockaddr_in = std::mem::zeroed();
+                sa.sin_family = libc::AF_INET as libc::sa_family_t;
+                sa.sin_addr = libc::in_addr { s_addr: u32::from_ne_bytes(v4.octets()) };
+                libc::getnameinfo(
+                    &sa as *const libc::sockaddr_in as *const libc::sockaddr,
+                    std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                    host.as_mut_ptr(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+            std::net::IpAddr::V6(v6) => {
+                let mut sa: libc::sockaddr_in6 = std::mem::zeroed();
+                sa.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+                sa.sin6_addr = libc::in6_addr { s6_addr: v6.octets() };
+                libc::getnameinfo(
+                    &sa as *const libc::sockaddr_in6 as *const libc::sockaddr,
+                    std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+                    host.as_mut_ptr(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+        }
+    };
+    if rc == 0 {
+        let name = unsafe { CStr::from_ptr(host.as_ptr()) }.to_string_lossy().into_owned();
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    ip.to_string()
+}
+
+/// C `strtol` on a byte slice: optional blanks and sign, decimal digits. Returns the
+/// value (saturated) and the index just past the number (0 when there were no digits).
+fn c_strtol(s: &[u8]) -> (i64, usize) {
+    let mut i = 0;
+    while i < s.len() && (s[i] == b' ' || (b'\t'..=b'\r').contains(&s[i])) {
+        i += 1;
+    }
+    let mut neg = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        neg = s[i] == b'-';
+        i += 1;
+    }
+    let digits_start = i;
+    let mut v: i64 = 0;
+    while i < s.len() && s[i].is_ascii_digit() {
+        v = v.saturating_mul(10).saturating_add((s[i] - b'0') as i64);
+        i += 1;
+    }
+    if i == digits_start {
+        return (0, 0);
+    }
+    (if neg { -v } else { v }, i)
+}
+
+/// C `atoi`.
+fn c_atoi(s: &[u8]) -> i64 {
+    let (v, _) = c_strtol(s);
+    v.clamp(i32::MIN as i64, i32::MAX as i64)
+}
+
+/// A job array expression as slurmctld 24.11 reads it: comma-separated tokens
+/// `N`, `N-M`, `N-M:S` (each may be wrapped in `[...]`), each token ending at its end or
+/// at a `%`; the throttle is `atoi` of what follows the first `%` (so `1-3%abc` is
+/// accepted with no throttle, `recorded/24.11/errors` `--array=1-3%abc`).
+fn parse_array_spec(spec: &str) -> Result<(Vec<u32>, u32), i32> {
+    const MAX_ARRAY_SIZE: i64 = 1001; // MaxArraySize default
     let mut v = vec![];
-    for part in list.split(',') {
-        let (range, step) = match part.split_once(':') {
-            Some((r, s)) => (r, s.parse::<u32>().map_err(|_| ESLURM_INVALID_ARRAY)?),
-            None => (part, 1),
-        };
-        if step == 0 {
+    for tok in spec.split(',').filter(|t| !t.is_empty()) {
+        let mut t = tok.as_bytes();
+        if t.first() == Some(&b'[') {
+            t = &t[1..];
+        }
+        let at = |t: &[u8], i: usize| -> u8 { t.get(i).copied().unwrap_or(0) };
+        let (first, mut e) = c_strtol(t);
+        if at(t, e) == b']' {
+            e += 1;
+        }
+        if first < 0 {
             return Err(ESLURM_INVALID_ARRAY);
         }
-        if let Some((lo, hi)) = range.split_once('-') {
-            let lo: u32 = lo.parse().map_err(|_| ESLURM_INVALID_ARRAY)?;
-            let hi: u32 = hi.parse().map_err(|_| ESLURM_INVALID_ARRAY)?;
-            if hi < lo {
+        let (last, step);
+        if at(t, e) == b'-' {
+            let (l, n) = c_strtol(&t[e + 1..]);
+            last = l;
+            e = if n == 0 { e + 1 } else { e + 1 + n };
+            if at(t, e) == b']' {
+                e += 1;
+            }
+            if at(t, e) == b':' {
+                let (s, n) = c_strtol(&t[e + 1..]);
+                e = if n == 0 { e + 1 } else { e + 1 + n };
+                if at(t, e) == b']' {
+                    e += 1;
+                }
+                if at(t, e) != 0 && at(t, e) != b'%' {
+                    return Err(ESLURM_INVALID_ARRAY);
+                }
+                if s <= 0 || s >= MAX_ARRAY_SIZE {
+                    return Err(ESLURM_INVALID_ARRAY);
+                }
+                step = s;
+            } else if at(t, e) != 0 && at(t, e) != b'%' {
+                return Err(ESLURM_INVALID_ARRAY);
+            } else {
+                step = 1;
+            }
+            if last < first {
                 return Err(ESLURM_INVALID_ARRAY);
             }
-            let mut i = lo;
-            while i <= hi {
-                v.push(i);
-                i += step;
-            }
+        } else if at(t, e) != 0 && at(t, e) != b'%' {
+            return Err(ESLURM_INVALID_ARRAY);
         } else {
-            v.push(range.parse().map_err(|_| ESLURM_INVALID_ARRAY)?);
+            last = first;
+            step = 1;
+        }
+        if last >= MAX_ARRAY_SIZE {
+            return Err(ESLURM_INVALID_ARRAY);
+        }
+        let mut i = first;
+        while i <= last {
+            v.push(i as u32);
+            i += step;
         }
     }
     v.sort_unstable();
     v.dedup();
-    if v.is_empty() || *v.last().unwrap() >= 1001 {
-        // MaxArraySize default is 1001
+    if v.is_empty() {
         return Err(ESLURM_INVALID_ARRAY);
     }
+    let throttle = match spec.find('%') {
+        Some(p) => c_atoi(&spec.as_bytes()[p + 1..]).max(0) as u32,
+        None => 0,
+    };
     Ok((v, throttle))
+}
+
+#[cfg(test)]
+mod array_spec_tests {
+    use super::*;
+
+    #[test]
+    fn array_specs_as_slurmctld_reads_them() {
+        assert_eq!(parse_array_spec("1-3").unwrap(), (vec![1, 2, 3], 0));
+        assert_eq!(parse_array_spec("1-3%2").unwrap(), (vec![1, 2, 3], 2));
+        // recorded/24.11/errors: --array=1-3%abc is accepted, throttle 0
+        assert_eq!(parse_array_spec("1-3%abc").unwrap(), (vec![1, 2, 3], 0));
+        assert_eq!(parse_array_spec("0-6:3,10").unwrap(), (vec![0, 3, 6, 10], 0));
+        assert_eq!(parse_array_spec("[1-2]").unwrap(), (vec![1, 2], 0));
+        for bad in ["abc", "3-1", "1-3:0", "1000-1001", "-1", "1-x", "1:2", "1-3%2x,y"] {
+            assert!(parse_array_spec(bad).is_err(), "{bad}");
+        }
+        assert!(parse_array_spec("1-99999999999999999999999").is_err());
+    }
 }
 
 impl Service {
@@ -274,16 +414,30 @@ impl Service {
         if desc.alloc_node.is_empty() {
             desc.alloc_node = "localhost".into();
         }
+        // a job submitted with priority 0 (`--hold`) is held by its user, whoever
+        // that is (job_mgr.c: user_submit_priority == 0 -> WAIT_HELD_USER;
+        // recorded/24.11/basic/016 shows root's `sbatch --hold` as JobHeldUser)
         let held = if desc.hold {
-            if id.uid == 0 || self.ctld.is_admin(id.uid) {
-                Some(Reason::JobHeldAdmin)
-            } else {
-                Some(Reason::JobHeldUser)
-            }
+            Some(Reason::JobHeldUser)
         } else {
             None
         };
+        if held.is_some() && desc.max_nodes.is_none() {
+            // a job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047)
+            desc.max_nodes = Some(nodes);
+        }
         let reason = held.clone().unwrap_or(Reason::None);
+        // not eligible (EligibleTime=Unknown) while held or waiting on a
+        // dependency (job_independent never sets its begin time;
+        // recorded/24.11/basic/047 and 052)
+        let has_dep = desc.dependency.as_deref().map(|d| !d.is_empty()).unwrap_or(false);
+        let eligible_time = if held.is_some() || has_dep {
+            0
+        } else if desc.begin_time > t {
+            desc.begin_time
+        } else {
+            t
+        };
         Ok(Job {
             job_id: 0,
             array,
@@ -298,7 +452,7 @@ impl Service {
             partition: part.name.clone(),
             time_limit,
             submit_time: t,
-            eligible_time: if desc.begin_time > t { desc.begin_time } else { t },
+            eligible_time,
             start_time: 0,
             end_time: 0,
             suspend_time: 0,
@@ -348,17 +502,40 @@ impl Service {
 impl Controller for Service {
     async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
         let id = self.who(&req)?;
+        let peer = req.remote_addr();
         let r = req.into_inner();
-        let desc: JobDesc = match bincode::deserialize(&r.job_desc) {
+        let mut desc: JobDesc = match bincode::deserialize(&r.job_desc) {
             Ok(d) => d,
             Err(_) => return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() })),
         };
+        // slurmctld replaces the client's alloc_node with the host its
+        // authentication reports (proc_req.c _set_hostname)
+        if desc.submit_host.is_empty() {
+            desc.submit_host = desc.alloc_node.clone();
+        }
+        if let Some(peer) = peer {
+            let ip = peer.ip();
+            if let Ok(name) = tokio::task::spawn_blocking(move || host_of(ip)).await {
+                desc.alloc_node = name;
+            }
+        }
+        // Rejections slurmctld makes only after creating the job record use up
+        // a job id (recorded/24.11/job_ids: -N 10, -n 9, --mem=3000, -c 3, -N 0
+        // and bad dependencies do; an unknown partition or array spec does not).
+        let reject = |code: i32, msg: String| {
+            if !r.test_only
+                && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT | ESLURM_DEPENDENCY)
+            {
+                let _ = self.ctld.commit(vec![Command::ConsumeJobId]);
+            }
+            Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }))
+        };
         if let Err((code, msg)) = self.validate_shape(&desc) {
-            return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
+            return reject(code, msg);
         }
         let job = match self.build_job(&id, desc) {
             Ok(j) => j,
-            Err((code, msg)) => return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() })),
+            Err((code, msg)) => return reject(code, msg),
         };
         if r.test_only {
             return Ok(Response::new(SubmitReply {
@@ -385,7 +562,7 @@ impl Controller for Service {
         let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
         if q.jobs {
             if q.job_ids.is_empty() {
-                view.jobs = g.state.jobs.values().cloned().collect();
+                view.jobs = g.state.jobs_in_order().cloned().collect();
             } else {
                 let mut ids = std::collections::BTreeSet::new();
                 for s in &q.job_ids {

@@ -21,6 +21,9 @@ use tonic::{Request, Response};
 
 const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
 
+/// The Slurm version Spur implements.
+const SLURM_VERSION: &str = "24.11.5";
+
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     if argv.get(1).map(|s| s.as_str()) == Some("supervise") {
@@ -123,8 +126,16 @@ struct AgentState {
     done_tx: mpsc::UnboundedSender<u32>,
 }
 
+/// `job%05u`, as slurmd names a job's spool directory (the script path shows in
+/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/88).
 fn job_dir(spool: &Path, id: u32) -> PathBuf {
-    spool.join(format!("job{}", id))
+    let padded = spool.join(format!("job{:05}", id));
+    let plain = spool.join(format!("job{}", id));
+    // a directory made before this naming keeps being found
+    if !padded.exists() && plain.exists() {
+        return plain;
+    }
+    padded
 }
 
 async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
@@ -309,7 +320,10 @@ async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::
             start_time: start,
             os: os_string(),
             arch: arch_string(),
-            version: env!("CARGO_PKG_VERSION").into(),
+            // the Slurm release whose protocol and behaviour this agent implements,
+            // as slurmd reports its own (`scontrol show node`: Version=24.11.5,
+            // recorded/24.11/basic/053); the commands' --version says the same
+            version: SLURM_VERSION.into(),
             running_jobs: running,
             cpu_load: load,
             free_mem: free,

@@ -295,7 +295,10 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     let task_pid_idx = env.iter().position(|(k, _)| k == "SLURM_TASK_PID");
     let env: Vec<CString> = env.iter().map(|(k, v)| cstr(&format!("{}={}", k, v))).collect();
 
-    let (out, err, inp) = iopattern::batch_paths(job, &spec.node_name);
+    // `%N` in file names is the host name of the machine slurmstepd runs on,
+    // not the node name (recorded/24.11/basic/064: `out-5-pat-root-vm-%.txt`
+    // with every slurmd on host `vm`)
+    let (out, err, inp) = iopattern::batch_paths(job, &spur_client::users::short_hostname());
     let _ = write_atomic(&jobdir.join(STDERR_PATH_FILE), err.as_bytes());
     let stepd = stepd_name(&spec.node_name);
     let work_dir = if job.desc.work_dir.is_empty() { "/".to_string() } else { job.desc.work_dir.clone() };

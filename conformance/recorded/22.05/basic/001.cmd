@@ -1,0 +1,2 @@
+run capture=J1
+sbatch --parsable --wrap 'sleep 300'

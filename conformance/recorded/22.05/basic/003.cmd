@@ -1,0 +1,2 @@
+run capture=J2
+sbatch -J myname --wrap 'sleep 300'

@@ -1,0 +1,2 @@
+run capture=J3
+sbatch --parsable --hold --wrap 'sleep 300'

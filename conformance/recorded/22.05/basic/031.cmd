@@ -1,0 +1,2 @@
+run
+squeue --noheader -t PD

@@ -1,0 +1,2 @@
+run
+sinfo -h -o '%n %c %m %T %C'

@@ -1,0 +1,2 @@
+run
+sinfo -O NodeList,CPUsState,Memory,AllocMem,StateLong

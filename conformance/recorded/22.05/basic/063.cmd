@@ -1,0 +1,2 @@
+run
+scontrol show hostlistsorted node3,node1,node2

@@ -1,0 +1,2 @@
+run
+scontrol update JobId=$J7 TimeLimit=10

@@ -1,0 +1,2 @@
+run
+scontrol update job=$J1 TimeLimit=30

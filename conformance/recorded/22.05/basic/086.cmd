@@ -1,0 +1,2 @@
+run
+scancel ${J6}_2

@@ -1,0 +1,2 @@
+file
+slurm-$J1.out

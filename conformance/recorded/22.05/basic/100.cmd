@@ -1,0 +1,2 @@
+run
+squeue -h -j $J8 -o '%i %T'

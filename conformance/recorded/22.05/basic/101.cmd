@@ -1,0 +1,2 @@
+run
+scancel --batch --signal=USR1 $J8

@@ -1,0 +1,2 @@
+file
+trap-$J8.out

@@ -1,0 +1,2 @@
+run
+squeue -t CD,CA,F -h -o '%i %T'

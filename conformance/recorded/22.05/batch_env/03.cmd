@@ -1,0 +1,2 @@
+file
+env-$E1.out

@@ -1,0 +1,2 @@
+file
+fullenv-$E2.out

@@ -1,0 +1,2 @@
+file
+envn2-$E3.out

@@ -1,0 +1,2 @@
+file
+envarr-${E4}_2.out

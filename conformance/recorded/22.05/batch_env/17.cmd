@@ -1,0 +1,2 @@
+file
+envuser-$E5.out

@@ -1,0 +1,2 @@
+file
+envexcl-$E6.out

@@ -1,0 +1,2 @@
+file
+envn3-$E7.out

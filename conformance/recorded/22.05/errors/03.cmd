@@ -1,0 +1,2 @@
+run
+squeue -h -j $T1 -o '%i %l'

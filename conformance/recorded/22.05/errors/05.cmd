@@ -1,0 +1,2 @@
+run
+sbatch -p nosuch --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch -N 5 --wrap true

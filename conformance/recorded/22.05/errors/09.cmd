@@ -1,0 +1,2 @@
+run
+sbatch -n 9 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --mem=3000 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --bogus-option --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --mem=abc --wrap true

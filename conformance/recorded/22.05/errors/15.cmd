@@ -1,0 +1,2 @@
+run
+sbatch -n 0 --wrap true

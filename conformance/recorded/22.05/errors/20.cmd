@@ -1,0 +1,2 @@
+run
+sbatch --dependency=afterok:999999 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch -c 3 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --gres=gpu:1 --wrap true

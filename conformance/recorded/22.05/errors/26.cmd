@@ -1,0 +1,4 @@
+run
+sbatch -J bad <<'EOF'
+echo no shebang
+EOF

@@ -1,0 +1,2 @@
+run
+scontrol update JobId=999999 TimeLimit=10

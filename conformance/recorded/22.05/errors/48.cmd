@@ -1,0 +1,2 @@
+run capture=R1
+sbatch --parsable --wrap 'sleep 300'

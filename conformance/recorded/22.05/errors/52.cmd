@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol update JobId=$R1 TimeLimit=5

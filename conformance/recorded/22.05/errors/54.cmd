@@ -1,0 +1,2 @@
+run as=spurtest
+scancel -u root 2>&1 | sort

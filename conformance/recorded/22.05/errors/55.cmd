@@ -1,0 +1,2 @@
+run as=spurtest compare=rc
+scancel -u root

@@ -1,0 +1,2 @@
+run
+squeue -u spurtest -o '%i %u %g %T'

@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol update JobId=$U1 TimeLimit=10

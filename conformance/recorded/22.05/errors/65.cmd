@@ -1,0 +1,2 @@
+run as=spurtest
+squeue -h -j $U1 -o '%i %l'

@@ -1,0 +1,2 @@
+run
+sbatch --wait --wrap 'exit 3'

@@ -1,0 +1,2 @@
+run capture=X2
+sbatch --parsable -o sig-%j.out --wrap 'kill -9 $$'

@@ -1,0 +1,2 @@
+run
+sbatch -N 10 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch -N 0 --wrap true

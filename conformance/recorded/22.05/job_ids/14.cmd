@@ -1,0 +1,2 @@
+run
+sbatch --array=abc --wrap true

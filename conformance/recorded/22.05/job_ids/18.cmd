@@ -1,0 +1,2 @@
+run
+sbatch --dependency=bogus:1 --wrap true

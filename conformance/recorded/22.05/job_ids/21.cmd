@@ -1,0 +1,2 @@
+run
+sbatch --parsable --hold --wrap true

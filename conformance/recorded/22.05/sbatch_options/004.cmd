@@ -1,0 +1,2 @@
+run
+sbatch --quiet --parsable -o quiet2-%j.out --wrap true

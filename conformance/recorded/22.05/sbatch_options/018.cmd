@@ -1,0 +1,2 @@
+run
+sbatch --qos=nosuch --wrap true

@@ -1,0 +1,2 @@
+run
+scontrol show job $A6 | grep -E '(^| )(ArrayTaskThrottle|ArrayTaskId)='

@@ -1,0 +1,2 @@
+run
+squeue -h -j $A7 -o '%i %T'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $A10 -o '%i %E'

@@ -1,0 +1,2 @@
+run capture=D1
+sbatch --parsable prec.sh

@@ -1,0 +1,2 @@
+run
+squeue -h -j $D2 -o '%i %j %l %k'

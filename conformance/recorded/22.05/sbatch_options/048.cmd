@@ -1,0 +1,2 @@
+run
+squeue -h -j $D3 -o '%i %j %l %k'

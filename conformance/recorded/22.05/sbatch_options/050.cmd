@@ -1,0 +1,2 @@
+run
+squeue -h -j $D4 -o '%i %j %l %k'

@@ -1,0 +1,6 @@
+run
+sbatch <<'EOS'
+#!/bin/bash
+#SBATCH --no-such-option
+true
+EOS

@@ -1,0 +1,6 @@
+run
+sbatch <<'EOS'
+#!/bin/bash
+#SBATCH -t abc
+true
+EOS

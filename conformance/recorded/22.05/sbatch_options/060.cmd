@@ -1,0 +1,2 @@
+run
+SBATCH_PARTITION=nosuch sbatch --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_TIMELIMIT=abc sbatch --wrap true

@@ -1,0 +1,2 @@
+file
+envout-$V2.out

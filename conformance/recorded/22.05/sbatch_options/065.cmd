@@ -1,0 +1,2 @@
+file
+enverr-$V2.err

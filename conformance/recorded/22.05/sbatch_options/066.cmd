@@ -1,0 +1,2 @@
+run
+SBATCH_EXCLUSIVE=1 sbatch --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $V3 -o '%i %m %h'

@@ -1,0 +1,2 @@
+run
+scontrol show job $V4 | grep -E '(^| )Requeue='

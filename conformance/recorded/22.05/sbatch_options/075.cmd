@@ -1,0 +1,2 @@
+run
+scontrol show job $G1 | grep -E '(^| )(Command|JobName|WorkDir|StdOut)='

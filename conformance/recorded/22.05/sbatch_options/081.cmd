@@ -1,0 +1,2 @@
+file
+exp1-$X1.out

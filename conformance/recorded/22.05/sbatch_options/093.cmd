@@ -1,0 +1,2 @@
+file
+exp5-$X5.out

@@ -1,0 +1,2 @@
+file
+sub/slurm-$C1.out

@@ -1,0 +1,2 @@
+run capture=C4
+sbatch --parsable -o app.out --open-mode=append --wrap 'echo second'

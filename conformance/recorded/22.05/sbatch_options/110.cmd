@@ -1,0 +1,2 @@
+file
+app.out

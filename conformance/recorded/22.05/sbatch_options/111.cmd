@@ -1,0 +1,2 @@
+run capture=C5
+sbatch --parsable -o app.out --wrap 'echo third'

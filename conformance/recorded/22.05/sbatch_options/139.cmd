@@ -1,0 +1,2 @@
+run
+sbatch --test-only --wrap true

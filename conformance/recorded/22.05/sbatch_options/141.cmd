@@ -1,0 +1,2 @@
+run
+sbatch --test-only -N 10 --wrap true

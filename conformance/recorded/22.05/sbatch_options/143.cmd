@@ -1,0 +1,2 @@
+run capture=T1
+sbatch --parsable --hold --wrap true

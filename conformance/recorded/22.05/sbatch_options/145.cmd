@@ -1,0 +1,2 @@
+run capture=T2
+sbatch --parsable --hold --wrap true

@@ -1,0 +1,2 @@
+run
+scancel $T1 $T2

@@ -1,0 +1,2 @@
+run
+scontrol show job ${S1}_3

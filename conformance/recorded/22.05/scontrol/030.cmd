@@ -1,0 +1,2 @@
+run
+scontrol -d show node node1

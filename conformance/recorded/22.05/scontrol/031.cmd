@@ -1,0 +1,2 @@
+run
+scontrol show nodes 'node[2-3]'

@@ -1,0 +1,2 @@
+run
+scontrol show assoc_mgr flags=qos | head -5

@@ -1,0 +1,2 @@
+run
+scontrol show hostnames 'node[009-011]'

@@ -1,0 +1,2 @@
+run
+scontrol show hostnames 'node[3-1]'

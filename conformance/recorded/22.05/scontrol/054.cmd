@@ -1,0 +1,2 @@
+run
+scontrol show hostlist node01,node02,node03

@@ -1,0 +1,2 @@
+run
+scontrol show hostlist a1,b2,a2,b1

@@ -1,0 +1,2 @@
+run
+scontrol show hostlist node9,node10,node11

@@ -1,0 +1,2 @@
+run
+squeue -h -j $S2 -o '%i %l'

@@ -1,0 +1,2 @@
+run
+scontrol update JobId=$S1 JobName=one-renamed

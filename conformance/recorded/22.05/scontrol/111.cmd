@@ -1,0 +1,2 @@
+run
+squeue -h -j $S4 -o '%i %T %r'

@@ -1,0 +1,2 @@
+run
+scontrol hold $S2 $S4

@@ -1,0 +1,2 @@
+run
+squeue -h -t PD --sort=i -o '%i %T %r'

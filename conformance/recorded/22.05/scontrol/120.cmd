@@ -1,0 +1,2 @@
+run
+squeue -h -j $S5 -o '%i %T %r'

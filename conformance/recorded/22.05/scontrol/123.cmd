@@ -1,0 +1,2 @@
+run
+scontrol suspend $S5

@@ -1,0 +1,2 @@
+run
+scontrol resume $S5

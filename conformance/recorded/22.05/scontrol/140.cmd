@@ -1,0 +1,2 @@
+run
+squeue -h -j $S3 -o '%i %T %r'

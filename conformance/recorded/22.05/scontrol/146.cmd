@@ -1,0 +1,2 @@
+run
+squeue -h -j $S6 -o '%i %T %r'

@@ -1,0 +1,2 @@
+file
+six-$S6.out

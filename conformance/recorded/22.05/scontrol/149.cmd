@@ -1,0 +1,2 @@
+run
+scancel $S3 $S6

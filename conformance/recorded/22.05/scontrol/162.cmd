@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=nosuch State=DRAIN Reason=x

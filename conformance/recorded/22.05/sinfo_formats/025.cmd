@@ -1,0 +1,2 @@
+run
+sinfo --noheader -N -l

@@ -1,0 +1,2 @@
+run
+sinfo -o '%P %c %m %D'

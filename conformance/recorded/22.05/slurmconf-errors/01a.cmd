@@ -1,0 +1,2 @@
+# unknown-key: append an unknown key 'FooBarBaz=1'
+/usr/sbin/slurmctld -D

@@ -1,0 +1,2 @@
+# bad-cpus: NodeName line with CPUs=abc
+/usr/sbin/slurmctld -D

@@ -1,0 +1,2 @@
+# bad-realmemory: NodeName line with RealMemory=lots
+/usr/sbin/slurmctld -D

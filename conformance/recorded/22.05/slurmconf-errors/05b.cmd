@@ -1,0 +1,2 @@
+# bad-maxtime: partition with MaxTime=abc
+sinfo

@@ -1,0 +1,2 @@
+# bad-defmem: DefMemPerCPU=abc
+sinfo

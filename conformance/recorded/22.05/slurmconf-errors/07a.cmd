@@ -1,0 +1,2 @@
+# no-equals: a line that is not key=value ('JustAWord')
+/usr/sbin/slurmctld -D

@@ -1,0 +1,2 @@
+# bad-selecttype: SelectType=select/nosuch
+sinfo

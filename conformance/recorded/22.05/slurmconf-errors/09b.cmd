@@ -1,0 +1,2 @@
+# bad-state: partition State=SIDEWAYS
+sinfo

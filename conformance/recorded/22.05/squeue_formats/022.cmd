@@ -1,0 +1,2 @@
+run
+squeue -h -t PD

@@ -1,0 +1,2 @@
+run
+squeue -t PD --sort=i -o '%i %L'

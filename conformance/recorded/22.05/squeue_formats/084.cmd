@@ -1,0 +1,2 @@
+run
+squeue --sort=i -o 'literal %i text %% %j'

@@ -1,0 +1,2 @@
+run
+squeue --sort=i --format='%i %T %R'

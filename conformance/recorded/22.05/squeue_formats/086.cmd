@@ -1,0 +1,2 @@
+run
+squeue --sort=i -o '%i %T' -r

@@ -1,0 +1,2 @@
+run
+squeue -h --sort=i -O JobID,State

@@ -1,0 +1,2 @@
+run
+squeue -t all -r --sort=i -O JobArrayId,ArrayJobId,ArrayTaskId,JobId

@@ -1,0 +1,2 @@
+run
+squeue --states=RUNNING,COMPLETED --sort=i

@@ -1,0 +1,2 @@
+run
+squeue --states=CD --sort=i

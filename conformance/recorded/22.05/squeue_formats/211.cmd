@@ -1,0 +1,2 @@
+run
+squeue --states=F --sort=i

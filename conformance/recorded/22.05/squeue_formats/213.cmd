@@ -1,0 +1,2 @@
+run
+squeue --states=all --sort=i

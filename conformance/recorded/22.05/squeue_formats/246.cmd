@@ -1,0 +1,2 @@
+run
+squeue --jobs=$J2

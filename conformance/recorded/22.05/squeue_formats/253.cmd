@@ -1,0 +1,2 @@
+run
+squeue -u root --sort=i

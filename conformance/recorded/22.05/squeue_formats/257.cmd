@@ -1,0 +1,2 @@
+run
+squeue -u spurtest -t all --sort=i

@@ -1,0 +1,2 @@
+run
+squeue --partition=debug -t PD --sort=i

@@ -1,0 +1,2 @@
+run
+squeue --name=arr

@@ -1,0 +1,2 @@
+run
+squeue -j $J2 -u spurtest

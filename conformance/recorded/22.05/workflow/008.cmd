@@ -1,0 +1,2 @@
+run
+squeue --me -h -o '%i|%T|%j'

@@ -1,0 +1,2 @@
+run
+scontrol show job $W1 | grep -oE 'JobState=[A-Z]+'

@@ -1,0 +1,2 @@
+run
+squeue -j $W1

@@ -1,0 +1,2 @@
+run
+scancel $N4 $N5

@@ -1,0 +1,2 @@
+run
+sbatch -W -o w9-%j.out --wrap 'kill -9 $$'

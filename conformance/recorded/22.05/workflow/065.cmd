@@ -1,0 +1,2 @@
+run
+sbatch --wait --parsable -o wok-%j.out --wrap 'echo fine'

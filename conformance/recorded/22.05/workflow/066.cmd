@@ -1,0 +1,2 @@
+run
+sbatch --wait -p nosuch --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h --sort=i -o '%i %j %T %r %E'

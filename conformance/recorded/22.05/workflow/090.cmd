@@ -1,0 +1,2 @@
+run
+scontrol show job $F4 | grep -E '(^| )(JobState|Reason|Dependency)='

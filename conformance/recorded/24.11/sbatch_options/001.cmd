@@ -1,0 +1,2 @@
+run
+sbatch -o plain-%j.out --wrap 'echo plain'

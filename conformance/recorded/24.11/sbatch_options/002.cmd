@@ -1,0 +1,2 @@
+run
+sbatch --parsable -o parsable-%j.out --wrap 'echo parsable'

@@ -1,0 +1,2 @@
+run
+sbatch -Q -o quiet-%j.out --wrap 'echo quiet'

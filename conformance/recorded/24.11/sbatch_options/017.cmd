@@ -1,0 +1,2 @@
+run
+scontrol show job $A4 | grep -E '(^| )(Account|WCKey|QOS)='

@@ -1,0 +1,2 @@
+run
+squeue -h -j $A5 -o '%i %j %T %r'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $A6 -o '%i %T'

@@ -1,0 +1,2 @@
+run
+scontrol show job $A9 | grep -E '(^| )Dependency='

@@ -1,0 +1,2 @@
+run capture=A11
+sbatch --parsable --hold --priority=100 --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $A11 -o '%i %Q %r'

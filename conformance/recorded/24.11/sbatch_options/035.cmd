@@ -1,0 +1,2 @@
+run
+squeue -h -j $A12 -o '%i %m %l'

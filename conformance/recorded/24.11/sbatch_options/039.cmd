@@ -1,0 +1,2 @@
+run capture=A16
+sbatch --parsable --hold -t UNLIMITED --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $D1 -o '%i %j %l %k %y %T %r'

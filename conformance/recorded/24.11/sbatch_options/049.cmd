@@ -1,0 +1,2 @@
+run capture=D4
+sbatch --parsable --comment=cli prec.sh

@@ -1,0 +1,2 @@
+run
+squeue -h -j $D5 -o '%i %j %l %y %T'

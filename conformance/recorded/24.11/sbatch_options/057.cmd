@@ -1,0 +1,2 @@
+file
+sh-$D6.out

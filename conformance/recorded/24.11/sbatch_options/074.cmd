@@ -1,0 +1,2 @@
+file
+args-$G1.out

@@ -1,0 +1,2 @@
+file
+args-$G2.out

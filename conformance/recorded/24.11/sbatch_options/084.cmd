@@ -1,0 +1,2 @@
+file
+exp2-$X2.out

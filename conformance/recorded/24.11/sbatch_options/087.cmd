@@ -1,0 +1,2 @@
+file
+exp3-$X3.out

@@ -1,0 +1,2 @@
+file
+exp4-$X4.out

@@ -1,0 +1,2 @@
+file
+exp6-$X6.out

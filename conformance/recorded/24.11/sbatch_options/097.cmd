@@ -1,0 +1,2 @@
+run
+mkdir -p sub && chmod 777 sub

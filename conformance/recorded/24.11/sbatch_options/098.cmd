@@ -1,0 +1,2 @@
+run capture=C1
+sbatch --parsable --chdir=sub --wrap 'pwd'

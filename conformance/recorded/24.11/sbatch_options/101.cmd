@@ -1,0 +1,2 @@
+run
+scontrol show job $C1 | grep -E '(^| )(WorkDir|StdOut)='

@@ -1,0 +1,2 @@
+file
+sub/cd2.$C2.log

@@ -1,0 +1,2 @@
+run
+sbatch --chdir=/nonexistent/dir --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $B1 -o '%i %T %r'

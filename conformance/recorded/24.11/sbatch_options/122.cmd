@@ -1,0 +1,2 @@
+run
+scontrol show job $B2 | grep -E '(^| )(EligibleTime|StartTime)='

@@ -1,0 +1,2 @@
+run capture=B3
+sbatch --parsable --begin=now --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -t all -j $B3 -o '%i %T'

@@ -1,0 +1,2 @@
+run
+sbatch --deadline=notatime --wrap true

@@ -1,0 +1,2 @@
+file
+envopt-$E1.out

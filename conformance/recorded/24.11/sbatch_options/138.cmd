@@ -1,0 +1,2 @@
+run
+scontrol show job $E2 | grep -E '(^| )(NumCPUs|OverSubscribe|TRES)='

@@ -1,0 +1,2 @@
+run
+sbatch --test-only -N2 -n4 --wrap true

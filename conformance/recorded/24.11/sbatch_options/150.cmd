@@ -1,0 +1,2 @@
+run
+squeue -t all -h --sort=i -o '%i %j %T'

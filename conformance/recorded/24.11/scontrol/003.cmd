@@ -1,0 +1,2 @@
+run capture=S2
+sbatch --parsable -J two --hold --wrap 'sleep 300'

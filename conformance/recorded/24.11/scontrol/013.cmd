@@ -1,0 +1,2 @@
+run
+scontrol -d show job $S1

@@ -1,0 +1,2 @@
+run
+scontrol -d -o show job $S5

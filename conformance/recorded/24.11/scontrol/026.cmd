@@ -1,0 +1,2 @@
+run
+scontrol write batch_script 999999 -

@@ -1,0 +1,2 @@
+run
+scontrol show hostnames 'node[1-3]-ib'

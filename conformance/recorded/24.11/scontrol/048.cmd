@@ -1,0 +1,2 @@
+run
+scontrol show hostnames 'node1 node2'

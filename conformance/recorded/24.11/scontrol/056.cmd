@@ -1,0 +1,2 @@
+run
+scontrol show hostlist node1,node2,node2,node3

@@ -1,0 +1,2 @@
+run
+scontrol update JobId=$S2 WorkDir=/tmp

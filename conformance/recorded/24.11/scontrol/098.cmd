@@ -1,0 +1,2 @@
+run
+scontrol update JobId=$S1 NumNodes=2

@@ -1,0 +1,2 @@
+run
+scontrol show job $S5 | grep -E '(^| )JobState='

@@ -1,0 +1,2 @@
+run
+scontrol requeue 999999

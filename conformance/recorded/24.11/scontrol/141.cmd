@@ -1,0 +1,2 @@
+run
+scontrol show job $S3 | grep -E '(^| )(JobState|Restarts|Requeue)='

@@ -1,0 +1,2 @@
+run
+sinfo -o '%P %a %l %L %D %t %N'

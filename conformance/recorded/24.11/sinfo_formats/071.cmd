@@ -1,0 +1,2 @@
+run
+sinfo -o '%R %s %p %I %M %h %g %S'

@@ -1,0 +1,2 @@
+run
+sinfo -o '%P|%D|%F|%A|%C|%c|%z'

@@ -1,0 +1,2 @@
+run
+sinfo -N -O NodeList,PriorityTier

@@ -1,0 +1,2 @@
+run
+sinfo -O Partition,Available,Time,Nodes,StateLong,NodeList

@@ -1,0 +1,2 @@
+run
+sinfo -O PartitionName,CPUsState,NodeAIOT,DefaultTime,PriorityTier

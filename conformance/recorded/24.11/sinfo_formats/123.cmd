@@ -1,0 +1,2 @@
+run
+sinfo -O 'Partition:5,NodeList:.20,StateCompact:.8'

@@ -1,0 +1,2 @@
+run
+sinfo -n 'node[3-5]'

@@ -1,0 +1,2 @@
+run
+sinfo -n node2,node4 -N

@@ -1,0 +1,2 @@
+run capture=J6
+sbatch --parsable -J zeta -o zeta.out --wrap 'exit 2'

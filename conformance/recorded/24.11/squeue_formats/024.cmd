@@ -1,0 +1,2 @@
+run
+squeue -l -r

@@ -1,0 +1,2 @@
+run
+squeue -t all --sort=i -o '%i %S'

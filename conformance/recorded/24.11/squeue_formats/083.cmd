@@ -1,0 +1,2 @@
+run
+squeue --sort=i -o '%i:%j:%T:%N' -h

@@ -1,0 +1,2 @@
+run
+squeue --states=PENDING --sort=i

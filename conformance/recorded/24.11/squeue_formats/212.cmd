@@ -1,0 +1,2 @@
+run
+squeue --states=CA --sort=i

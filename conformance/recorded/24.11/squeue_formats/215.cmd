@@ -1,0 +1,2 @@
+run
+squeue -t completed,failed,cancelled --sort=i

@@ -1,0 +1,2 @@
+run
+squeue -j $J3 -j $J4 --sort=i

@@ -1,0 +1,2 @@
+run
+squeue -j ${J7}_2 -r

@@ -1,0 +1,2 @@
+run
+squeue -u spurtest --sort=i

@@ -1,0 +1,2 @@
+run
+squeue -u root,spurtest --sort=i

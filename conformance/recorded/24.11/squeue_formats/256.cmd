@@ -1,0 +1,2 @@
+run
+squeue --user=1500 --sort=i

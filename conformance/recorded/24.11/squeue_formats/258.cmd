@@ -1,0 +1,2 @@
+run
+squeue -p debug --sort=i

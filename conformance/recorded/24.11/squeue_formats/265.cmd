@@ -1,0 +1,2 @@
+run
+squeue -w node1 --sort=i

@@ -1,0 +1,2 @@
+run
+squeue -w node2,node3 --sort=i

@@ -1,0 +1,2 @@
+run
+squeue -w 'node[3-4]' --sort=i

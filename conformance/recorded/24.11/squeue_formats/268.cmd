@@ -1,0 +1,2 @@
+run
+squeue --nodelist=node4

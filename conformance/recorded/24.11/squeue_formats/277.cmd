@@ -1,0 +1,2 @@
+run
+squeue -t PD -u spurtest

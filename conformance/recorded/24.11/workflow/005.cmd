@@ -1,0 +1,2 @@
+run
+squeue --noheader --format='%i %t' --job $W1

@@ -1,0 +1,2 @@
+run
+squeue -h -j $W1 -o '%T'

@@ -1,0 +1,2 @@
+run
+squeue --noheader -o '%i %t' -t all -u root

@@ -1,0 +1,2 @@
+file
+wf_a-$W1.out

@@ -1,0 +1,2 @@
+run capture=W2
+sbatch nf.sh

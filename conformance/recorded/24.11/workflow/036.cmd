@@ -1,0 +1,2 @@
+run
+scontrol show job $W2 | grep -E '(^| )(JobState|ExitCode|Requeue|JobName)='

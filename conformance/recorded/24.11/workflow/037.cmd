@@ -1,0 +1,2 @@
+file
+nf.log

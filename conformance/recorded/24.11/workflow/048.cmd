@@ -1,0 +1,2 @@
+run
+squeue -h --name=wf_b --sort=i -o '%i %T'

@@ -1,0 +1,2 @@
+run
+scontrol show job $F3 | grep -E '(^| )(JobState|Reason|Dependency)='

@@ -1,0 +1,2 @@
+run capture=F6
+sbatch --dependency=afterok:$F1 --wrap true

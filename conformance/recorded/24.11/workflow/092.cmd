@@ -1,0 +1,2 @@
+run
+scancel $F3 $F6

@@ -1,0 +1,2 @@
+run
+scontrol show job ${R1}_2 | grep -E '(^| )(JobId|ArrayJobId|ArrayTaskId|JobState)='

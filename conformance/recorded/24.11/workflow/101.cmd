@@ -1,0 +1,2 @@
+run
+squeue -h -t all -j ${R1}_7 -o '%i,%T'

@@ -1,0 +1,117 @@
+//! Cost of one scheduling pass as the cluster and the queue grow:
+//! nodes × pending jobs, from 100 × 1,000 up to 10,000 × 100,000.
+//! `cargo bench -p spur-sched` prints the time per pass for each size.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use spur_core::model::*;
+
+fn node(i: usize) -> Node {
+    Node {
+        name: format!("n{:05}", i),
+        addr: "127.0.0.1".into(),
+        hostname: format!("n{:05}", i),
+        port: 0,
+        cpus: 64,
+        boards: 1,
+        sockets: 2,
+        cores_per_socket: 32,
+        threads_per_core: 1,
+        real_memory: 256_000,
+        tmp_disk: 0,
+        weight: 1,
+        features: vec![],
+        gres: vec![("gpu".into(), None, 8)],
+        base: NodeBase::Idle,
+        flags: NodeFlags::default(),
+        reason: None,
+        reason_time: 0,
+        reason_uid: 0,
+        alloc_cpus: 0,
+        alloc_mem: 0,
+        alloc_gres: vec![],
+        boot_time: 0,
+        slurmd_start_time: 0,
+        last_busy: 0,
+        os: String::new(),
+        arch: String::new(),
+        version: String::new(),
+        last_heard: 0,
+        cpu_load: 0,
+        free_mem: 0,
+    }
+}
+
+fn job(id: u32, nodes: u32) -> Job {
+    let desc = JobDesc { name: "bench".into(), min_nodes: Some(nodes), ..Default::default() };
+    Job {
+        job_id: id,
+        array: None,
+        desc,
+        user_id: 1000,
+        group_id: 1000,
+        user_name: "u".into(),
+        group_name: "g".into(),
+        state: JobState::Pending,
+        reason: Reason::None,
+        held: None,
+        priority: 1_000_000 - id,
+        partition: "batch".into(),
+        time_limit: None,
+        submit_time: id as i64,
+        eligible_time: id as i64,
+        start_time: 0,
+        end_time: 0,
+        suspend_time: 0,
+        pre_sus_time: 0,
+        allocs: vec![],
+        exit_status: 0,
+        derived_exit_code: 0,
+        restart_count: 0,
+        num_nodes: nodes,
+        num_tasks: nodes * 64,
+        num_cpus: nodes * 64,
+        mem_per_node: 0,
+        mem_per_cpu: 0,
+        kill_reason: None,
+        batch_flag: 1,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("schedule_pass");
+    g.sample_size(10);
+    for &(n_nodes, n_jobs) in &[(100usize, 1_000u32), (1_000, 10_000), (10_000, 100_000)] {
+        let nodes: Vec<Node> = (0..n_nodes).map(node).collect();
+        let part = Partition {
+            name: "batch".into(),
+            nodes: nodes.iter().map(|n| n.name.clone()).collect(),
+            nodes_expr: String::new(),
+            default: true,
+            hidden: false,
+            state: PartState::Up,
+            max_time: None,
+            default_time: None,
+            max_nodes: None,
+            min_nodes: 0,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: None,
+            other: vec![],
+        };
+        // Whole-node jobs of 1-4 nodes: the queue is far longer than the
+        // cluster, so most of them stay pending (the worst case for a pass).
+        let jobs: Vec<Job> = (1..=n_jobs).map(|i| job(i, 1 + i % 4)).collect();
+        let jr: Vec<&Job> = jobs.iter().collect();
+        let nr: Vec<&Node> = nodes.iter().collect();
+        let pr = vec![&part];
+        g.bench_with_input(BenchmarkId::from_parameter(format!("{}nodes_{}jobs", n_nodes, n_jobs)), &(), |b, _| {
+            b.iter(|| spur_sched::schedule(0, &jr, &nr, &pr))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
