@@ -347,6 +347,14 @@ fn kill_wait(pid: i32, timeout: Duration) -> bool {
         if unsafe { libc::kill(pid, 0) } != 0 {
             return true;
         }
+        // a zombie waiting for its reaper is gone too
+        let zombie = std::fs::read_to_string(format!("/proc/{}/stat", pid))
+            .ok()
+            .and_then(|s| s.rsplit(')').next().and_then(|r| r.split_whitespace().next()).map(|st| st == "Z"))
+            .unwrap_or(true);
+        if zombie {
+            return true;
+        }
         // reap if it is our child (it is not, normally)
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -362,17 +370,24 @@ fn down(dir: &Path) -> Result<(), String> {
     entries.sort();
     // agents and controllers first, the signing service last
     entries.sort_by_key(|p| p.file_name().map(|f| f.to_string_lossy().starts_with("authd")).unwrap_or(false));
-    for pf in entries {
+    // Signal every daemon first, then wait for them together.
+    let mut stopping = vec![];
+    for pf in &entries {
         let fname = pf.file_name().unwrap_or_default().to_string_lossy().to_string();
         let bin = if fname.starts_with("spurctld") { "spurctld" } else { "spurd" };
-        if let Some(pid) = alive(&pf, bin) {
+        if let Some(pid) = alive(pf, bin) {
             unsafe { libc::kill(pid, libc::SIGTERM) };
-            if !kill_wait(pid, Duration::from_secs(5)) {
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                kill_wait(pid, Duration::from_secs(2));
-            }
+            stopping.push(pid);
         }
-        let _ = std::fs::remove_file(&pf);
+    }
+    for pid in stopping {
+        if !kill_wait(pid, Duration::from_secs(5)) {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            kill_wait(pid, Duration::from_secs(2));
+        }
+    }
+    for pf in &entries {
+        let _ = std::fs::remove_file(pf);
     }
     // jobs still running under this cluster's supervisors
     if let Ok(nodes) = std::fs::read_dir(dir.join("spool")) {

@@ -246,7 +246,8 @@ fn run_squeue(args: &[String]) -> i32 {
         Err(o) => return emit(&o),
     };
     let rt = runtime();
-    let q = QueryRequest { jobs: true, partitions: true, nodes: false, job_ids: opts.job_ids.clone(), all_finished: false };
+    let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
+    let q = QueryRequest { jobs: true, partitions: true, nodes: false, job_ids: opts.job_ids.clone(), all_finished: finished };
     match rt.block_on(c.query(q)) {
         Ok(view) => {
             let (uid, name) = caller();

@@ -301,7 +301,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition),
                 partitions: true,
                 job_ids: vec![],
-                all_finished: false,
+                all_finished: true,
             };
             match c.query(q).await {
                 Ok(view) => render_show(cmd, &view, view.now),

@@ -40,6 +40,45 @@ impl Service {
     }
 }
 
+/// A copy of a job for the commands, without its environment and script
+/// (most of a job's bytes; no command prints them). The two are moved out
+/// and back so that they are not copied; the record is the same afterwards.
+fn slim_copy(j: &mut Job) -> Job {
+    let env = std::mem::take(&mut j.desc.env);
+    let script = std::mem::take(&mut j.desc.script);
+    let c = j.clone();
+    j.desc.env = env;
+    j.desc.script = script;
+    c
+}
+
+/// `1,2,5_[1,3]` → `1`, `2`, `5_[1,3]`: commas separate jobs except inside brackets.
+fn split_job_list(words: &[String]) -> Vec<String> {
+    let mut out = vec![];
+    for w in words {
+        let mut depth = 0;
+        let mut cur = String::new();
+        for ch in w.chars() {
+            match ch {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            if ch == ',' && depth <= 0 {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else {
+                cur.push(ch);
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
 /// Parse a job id as users type it: `123`, `123_4`, `123_[1-3]` (array tasks).
 pub enum JobRef {
     Job(u32),
@@ -558,11 +597,12 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let _id = self.who(&req)?;
         let q = req.into_inner();
-        let g = self.ctld.lock();
+        let mut g = self.ctld.lock();
         let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
         if q.jobs {
-            if q.job_ids.is_empty() {
-                view.jobs = g.state.jobs_in_order().cloned().collect();
+            let ids: Vec<u32> = if q.job_ids.is_empty() {
+                // Finished jobs only when asked for (squeue -t all, scontrol show job).
+                g.state.jobs_in_order().filter(|j| q.all_finished || !j.state.is_finished()).map(|j| j.job_id).collect()
             } else {
                 let mut ids = std::collections::BTreeSet::new();
                 for s in &q.job_ids {
@@ -574,8 +614,9 @@ impl Controller for Service {
                         }
                     }
                 }
-                view.jobs = ids.into_iter().filter_map(|i| g.state.jobs.get(&i).cloned()).collect();
-            }
+                ids.into_iter().collect()
+            };
+            view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
         }
         if q.nodes {
             view.nodes = g.state.nodes.clone();
@@ -698,7 +739,7 @@ impl Controller for Service {
         let r = req.into_inner();
         let mut results = vec![];
         let t = now();
-        for s in &r.job_ids {
+        for s in &split_job_list(&r.job_ids) {
             let targets: Vec<u32> = {
                 let g = self.ctld.lock();
                 match parse_job_ref(s) {

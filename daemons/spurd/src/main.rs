@@ -218,12 +218,15 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     };
     tracing::info!("spurd {} listening on {}", node, addr);
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    // Every acknowledged change is already on disk: stop at once on SIGTERM
+    // rather than waiting for clients to hang up.
     let shutdown = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
         tokio::select! {
             _ = term.recv() => {},
             _ = tokio::signal::ctrl_c() => {},
         }
+        std::process::exit(0);
     };
     if let Err(e) = tonic::transport::Server::builder()
         .add_service(AgentServer::new(Svc { st }).max_decoding_message_size(64 << 20))

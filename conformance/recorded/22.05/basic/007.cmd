@@ -1,2 +1,2 @@
-run capture=J4
-sbatch --parsable -N2 --wrap 'sleep 300'
+run capture=J3
+sbatch --parsable --hold --wrap 'sleep 300'

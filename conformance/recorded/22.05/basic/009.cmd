@@ -1,2 +1,2 @@
-run capture=J5
-sbatch --parsable -J pat -o 'out-%j-%x-%u-%N-%%.txt' -e 'err-%j-%x-%u-%N.txt' --wrap 'echo to-stdout; echo to-stderr >&2'
+run capture=J4
+sbatch --parsable -N2 --wrap 'sleep 300'

@@ -1,2 +1,2 @@
 run
-squeue --sort=-i
+squeue -l

@@ -1,2 +1,2 @@
 run
-squeue -t PD
+squeue -h -o '%i %T %j'

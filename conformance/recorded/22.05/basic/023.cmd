@@ -1,2 +1,2 @@
 run
-squeue -t R
+squeue -O JobID,Name,State,Reason

@@ -1,2 +1,2 @@
 run
-squeue -u root
+squeue --sort=i

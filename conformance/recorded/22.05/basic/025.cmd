@@ -1,2 +1,2 @@
 run
-squeue -n myname
+squeue --sort=-i

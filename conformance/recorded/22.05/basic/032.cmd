@@ -1,2 +1,2 @@
 run
-squeue -O JobID:10,UserName:12,Partition,NumNodes,NumCPUs,MinMemory,TimeLimit,Command:30
+squeue -r

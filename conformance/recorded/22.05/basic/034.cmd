@@ -1,2 +1,2 @@
 run
-sinfo -N
+squeue -h -o '%A %F %K %P %q %S %V %Z %o'

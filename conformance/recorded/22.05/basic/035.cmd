@@ -1,2 +1,2 @@
 run
-sinfo -l
+squeue --noheader -t PD

@@ -1,2 +1,2 @@
 run
-sinfo -N -l
+squeue -O JobID:10,UserName:12,Partition,NumNodes,NumCPUs,MinMemory,TimeLimit,Command:30

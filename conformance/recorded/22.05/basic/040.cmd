@@ -1,2 +1,2 @@
 run
-sinfo -h -o '%n %c %m %T %C'
+sinfo -N -l

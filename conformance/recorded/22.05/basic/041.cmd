@@ -1,2 +1,2 @@
 run
-sinfo -p debug
+sinfo -s

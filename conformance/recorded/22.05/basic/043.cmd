@@ -1,2 +1,2 @@
 run
-sinfo -O NodeList,CPUsState,Memory,AllocMem,StateLong
+sinfo -o '%P %a %D %t %N'

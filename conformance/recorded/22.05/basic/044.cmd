@@ -1,2 +1,2 @@
 run
-scontrol show job $J1
+sinfo -h -o '%n %c %m %T %C'

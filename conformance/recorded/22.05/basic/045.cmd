@@ -1,2 +1,2 @@
 run
-scontrol -o show job $J1
+sinfo -p debug

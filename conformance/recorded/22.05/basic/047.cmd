@@ -1,2 +1,2 @@
 run
-scontrol show job $J3
+sinfo -O NodeList,CPUsState,Memory,AllocMem,StateLong

@@ -1,2 +1,2 @@
 run
-scontrol show job $J6
+scontrol show job $J2

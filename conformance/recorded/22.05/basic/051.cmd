@@ -1,2 +1,2 @@
 run
-scontrol show job ${J6}_2
+scontrol show job $J3

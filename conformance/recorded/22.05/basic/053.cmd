@@ -1,2 +1,2 @@
 run
-scontrol show node node1
+scontrol show job $J5

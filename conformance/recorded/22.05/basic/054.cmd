@@ -1,2 +1,2 @@
 run
-scontrol show node node3
+scontrol show job $J6

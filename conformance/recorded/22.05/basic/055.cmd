@@ -1,2 +1,2 @@
 run
-scontrol -o show node node1
+scontrol show job ${J6}_2

@@ -1,2 +1,2 @@
 run
-scontrol show partition
+scontrol -o show node node1

@@ -1,2 +1,2 @@
 run
-scontrol show hostlist node1,node2,node3
+scontrol show partition debug

@@ -1,2 +1,2 @@
 run
-scontrol show hostlistsorted node3,node1,node2
+scontrol show partition

@@ -1,2 +1,2 @@
 run
-ls -1
+scontrol show hostnames 'node[1-3]'

@@ -1,2 +1,2 @@
 run
-cat err-*
+scontrol show hostlist node3,node1,node2,node4

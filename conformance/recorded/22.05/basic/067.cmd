@@ -1,2 +1,2 @@
 run
-scontrol hold $J7
+scontrol show hostlistsorted node3,node1,node2

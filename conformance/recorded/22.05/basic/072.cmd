@@ -1,2 +1,2 @@
 run
-scontrol update JobId=$J7 TimeLimit=10
+squeue -j $J7

@@ -1,2 +1,2 @@
 run
-squeue -h -j $J7 -o '%i %l %r'
+scontrol show job $J7

@@ -1,2 +1,2 @@
 run
-sinfo
+squeue -h -j $J1 -o '%i %l %T'

@@ -1,2 +1,2 @@
 run
-squeue -h -o '%i %T %r' -j $J7
+scancel $J1

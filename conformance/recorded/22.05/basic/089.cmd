@@ -1,2 +1,2 @@
 run
-squeue
+squeue -h -o '%i %T %r' -j $J7

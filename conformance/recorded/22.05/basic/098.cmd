@@ -1,2 +1,2 @@
-run
-scancel --signal=USR1 $J8
+file
+slurm-$J1.out

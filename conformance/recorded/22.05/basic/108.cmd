@@ -1,2 +1,2 @@
 run
-scancel -u root
+scancel $J8

@@ -1,2 +1,2 @@
 run
-squeue -j $J6
+squeue -t R

@@ -1,2 +1,2 @@
 run
-squeue -r
+squeue -u root

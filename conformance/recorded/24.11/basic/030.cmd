@@ -1,2 +1,2 @@
 run
-squeue -h -o '%A %F %K %P %q %S %V %Z %o'
+squeue -j $J1

@@ -1,2 +1,2 @@
 run
-squeue --noheader -t PD
+squeue -j $J6

@@ -1,2 +1,2 @@
 run
-sinfo -s
+sinfo

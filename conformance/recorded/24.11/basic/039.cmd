@@ -1,2 +1,2 @@
 run
-sinfo -o '%P %a %D %t %N'
+sinfo -l

@@ -1,2 +1,2 @@
 run
-sinfo -t idle
+sinfo -R

@@ -1,2 +1,2 @@
 run
-scontrol show job $J2
+sinfo -t idle

@@ -1,2 +1,2 @@
 run
-scontrol show job $J4
+scontrol show job $J1

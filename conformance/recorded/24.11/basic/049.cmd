@@ -1,2 +1,2 @@
 run
-scontrol show job $J5
+scontrol -o show job $J1

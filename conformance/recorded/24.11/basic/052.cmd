@@ -1,2 +1,2 @@
 run
-scontrol show job $J7
+scontrol show job $J4

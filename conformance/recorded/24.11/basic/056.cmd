@@ -1,2 +1,2 @@
 run
-scontrol show node
+scontrol show job $J7

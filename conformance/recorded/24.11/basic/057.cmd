@@ -1,2 +1,2 @@
 run
-scontrol show partition debug
+scontrol show node node1

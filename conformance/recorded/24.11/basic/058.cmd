@@ -1,2 +1,2 @@
 run
-scontrol -o show partition
+scontrol show node node3

@@ -1,2 +1,2 @@
 run
-scontrol show hostnames 'node[1-3]'
+scontrol show node

@@ -1,2 +1,2 @@
 run
-scontrol show hostlist node3,node1,node2,node4
+scontrol -o show partition

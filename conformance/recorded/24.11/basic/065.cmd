@@ -1,2 +1,2 @@
 run
-cat out-*
+scontrol show hostlist node1,node2,node3

@@ -1,2 +1,2 @@
 run
-squeue -j $J7
+ls -1

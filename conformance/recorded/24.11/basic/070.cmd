@@ -1,2 +1,2 @@
 run
-scontrol release $J7
+cat err-*

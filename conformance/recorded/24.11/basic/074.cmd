@@ -1,2 +1,2 @@
 run
-scontrol update job=$J1 TimeLimit=30
+scontrol release $J7

@@ -1,2 +1,2 @@
 run
-squeue -h -j $J1 -o '%i %l %T'
+squeue -j $J7

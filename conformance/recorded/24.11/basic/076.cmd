@@ -1,2 +1,2 @@
 run
-scontrol release $J3
+scontrol update JobId=$J7 TimeLimit=10

@@ -1,2 +1,2 @@
 run
-squeue
+scontrol update job=$J1 TimeLimit=30

@@ -1,2 +1,2 @@
 run
-sinfo -N -l
+scontrol release $J3

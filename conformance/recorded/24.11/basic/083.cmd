@@ -1,2 +1,2 @@
 run
-squeue -j $J1
+sinfo

@@ -1,2 +1,2 @@
 run
-scontrol show job $J1
+sinfo -N -l

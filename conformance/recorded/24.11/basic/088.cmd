@@ -1,2 +1,2 @@
 run
-squeue -r
+scontrol show job $J1

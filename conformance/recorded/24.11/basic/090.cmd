@@ -1,2 +1,2 @@
 run
-scancel -n myname
+scancel ${J6}_2

@@ -1,2 +1,2 @@
-file
-slurm-$J1.out
+run
+scancel -n myname

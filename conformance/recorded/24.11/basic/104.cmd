@@ -1,2 +1,2 @@
 run
-scancel $J8
+squeue -h -j $J8 -o '%i %T'

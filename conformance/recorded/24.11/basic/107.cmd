@@ -1,2 +1,2 @@
-run
-squeue -t CD,CA,F -h -o '%i %T'
+file
+trap-$J8.out

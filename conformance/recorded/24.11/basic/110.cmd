@@ -1,2 +1,2 @@
 run
-squeue
+squeue -t all

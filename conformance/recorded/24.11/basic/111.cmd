@@ -1,2 +1,2 @@
 run
-sinfo
+squeue -t CD,CA,F -h -o '%i %T'

@@ -1,2 +1,0 @@
-run
-squeue -O JobID,Name,State,Reason

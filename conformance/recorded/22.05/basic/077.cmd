@@ -1,0 +1,2 @@
+run
+squeue -h -j $J7 -o '%i %l %r'

@@ -1,2 +1,0 @@
-run
-scancel $J1

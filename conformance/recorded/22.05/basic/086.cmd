@@ -1,2 +1,0 @@
-run
-scancel ${J6}_2

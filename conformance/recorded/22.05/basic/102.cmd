@@ -1,0 +1,2 @@
+run
+scancel --signal=USR1 $J8

@@ -1,2 +1,0 @@
-file
-trap-$J8.out

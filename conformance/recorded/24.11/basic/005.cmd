@@ -1,2 +1,0 @@
-run capture=J3
-sbatch --parsable --hold --wrap 'sleep 300'

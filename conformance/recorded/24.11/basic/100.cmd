@@ -1,2 +1,0 @@
-run
-squeue -h -j $J8 -o '%i %T'
