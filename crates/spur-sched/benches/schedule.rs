@@ -1,6 +1,7 @@
 //! Cost of one scheduling pass as the cluster and the queue grow:
 //! nodes × pending jobs, from 100 × 1,000 up to 10,000 × 100,000.
-//! `cargo bench -p spur-sched` prints the time per pass for each size.
+//! `cargo bench -p spur-sched` prints the time per pass for each size, for a
+//! whole pass and for a pass cut at the default queue depth (what spurctld runs).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use spur_core::model::*;
@@ -108,6 +109,10 @@ fn bench(c: &mut Criterion) {
         let pr = vec![&part];
         g.bench_with_input(BenchmarkId::from_parameter(format!("{}nodes_{}jobs", n_nodes, n_jobs)), &(), |b, _| {
             b.iter(|| spur_sched::schedule(0, &jr, &nr, &pr))
+        });
+        // what the controller runs: a pass cut at Slurm's default queue depth
+        g.bench_with_input(BenchmarkId::from_parameter(format!("{}nodes_{}jobs_depth{}", n_nodes, n_jobs, spur_sched::DEFAULT_QUEUE_DEPTH)), &(), |b, _| {
+            b.iter(|| spur_sched::schedule_depth(0, &jr, &nr, &pr, spur_sched::DEFAULT_QUEUE_DEPTH))
         });
     }
     g.finish();

@@ -139,6 +139,19 @@ fn dependency_state(dep: &str, jobs: &HashMap<u32, &Job>) -> Result<bool, ()> {
 
 /// One scheduling pass.
 pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
+    schedule_depth(now, jobs, nodes, parts, usize::MAX).0
+}
+
+/// Slurm's `default_queue_depth`: how many placement attempts one pass makes
+/// before it stops; the controller runs another pass at once when a pass was
+/// cut short. It bounds the time a pass holds the controller's state.
+pub const DEFAULT_QUEUE_DEPTH: usize = 100;
+
+/// One scheduling pass that stops after `depth` placement attempts; the flag
+/// says whether it stopped early (more jobs might start in another pass).
+pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], depth: usize) -> (Vec<Decision>, bool) {
+    let mut attempts = 0usize;
+    let mut truncated = false;
     let mut out = Vec::new();
     let by_id: HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let mut free: HashMap<&str, Free> = HashMap::new();
@@ -188,7 +201,7 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
             .then(a.job_id.cmp(&b.job_id))
     });
     let mut blocked_parts: HashSet<&str> = HashSet::new();
-    for job in pending {
+    'jobs: for job in pending {
         let set_reason = |out: &mut Vec<Decision>, r: Reason| {
             if job.reason != r {
                 out.push(Decision::Reason { job_id: job.job_id, reason: r });
@@ -298,6 +311,11 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
                     break;
                 }
             }
+            if attempts >= depth {
+                truncated = true;
+                break 'jobs;
+            }
+            attempts += 1;
             match place(&shape, &candidates, &free, req.as_ref()) {
                 Some(allocs) => {
                     for a in &allocs {
@@ -331,7 +349,7 @@ pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) 
             }
         }
     }
-    out
+    (out, truncated)
 }
 
 /// CPUs node `f` can give this job (cons_tres's available CPUs): free CPUs in

@@ -203,13 +203,17 @@ impl Ctld {
         let t = now();
         let started: Vec<Job> = {
             let mut g = self.lock();
-            let decisions = {
+            let (decisions, truncated) = {
                 let st = &g.state;
                 let jobs: Vec<&Job> = st.jobs_in_order().collect();
                 let nodes: Vec<&Node> = st.nodes.iter().collect();
                 let parts: Vec<&Partition> = st.partitions.iter().collect();
-                spur_sched::schedule(t, &jobs, &nodes, &parts)
+                spur_sched::schedule_depth(t, &jobs, &nodes, &parts, spur_sched::DEFAULT_QUEUE_DEPTH)
             };
+            if truncated {
+                // more jobs may start: run another pass right after this one
+                self.sched_wake.notify_one();
+            }
             if decisions.is_empty() {
                 return;
             }
