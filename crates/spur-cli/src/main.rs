@@ -157,44 +157,19 @@ fn run_sbatch(args: &[String]) -> i32 {
     }
 }
 
-/// Whether sbatch will read its script from stdin: no script operand and no --wrap.
+/// Whether sbatch will read its script from stdin: no script operand, no
+/// `--wrap`, and nothing (help, version, a bad option) that ends sbatch
+/// first. Uses sbatch's own option table, so it agrees with `sbatch::parse`.
 fn sbatch_needs_stdin(args: &[String]) -> bool {
-    if args.iter().any(|a| a.starts_with("--wrap") || a == "--help" || a == "-h" || a == "--usage" || a == "-V" || a == "--version") {
+    let local: Vec<String> = args.iter().filter(|a| *a != ":").cloned().collect();
+    let p = opts::parse("sbatch", sbatch::SPECS, &local, opts::Mode::StopAtFirstOperand);
+    if p.error.is_some() {
         return false;
     }
-    // A crude first look; sbatch::parse does the real work.
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            return i + 1 >= args.len();
-        }
-        if !a.starts_with('-') || a == "-" {
-            return false;
-        }
-        // options that take a separate value
-        let takes = ["-J", "-N", "-n", "-c", "-t", "-p", "-o", "-e", "-i", "-D", "-A", "-q", "-w", "-x", "-C", "-a", "-d", "-b", "-M", "-L", "-G", "-S", "-F", "-m", "-W", "-k"];
-        if takes.contains(&a.as_str()) {
-            i += 2;
-            continue;
-        }
-        if a.starts_with("--") && !a.contains('=') {
-            let long_takes = [
-                "--job-name", "--nodes", "--ntasks", "--cpus-per-task", "--time", "--partition", "--output", "--error", "--input",
-                "--chdir", "--mem", "--mem-per-cpu", "--gres", "--array", "--dependency", "--begin", "--export", "--account",
-                "--qos", "--nodelist", "--exclude", "--constraint", "--comment", "--nice", "--mail-type", "--mail-user",
-                "--signal", "--ntasks-per-node", "--time-min", "--deadline", "--gpus", "--open-mode", "--uid", "--gid",
-                "--export-file", "--licenses", "--reservation", "--wckey", "--cluster", "--clusters", "--mem-per-gpu",
-                "--gpus-per-node", "--gpus-per-task", "--cpus-per-gpu", "--distribution", "--priority", "--extra",
-            ];
-            if long_takes.contains(&a.as_str()) {
-                i += 2;
-                continue;
-            }
-        }
-        i += 1;
+    if p.opts.iter().any(|(id, _)| matches!(*id, "wrap" | "help" | "usage" | "version")) {
+        return false;
     }
-    true
+    p.operands.is_empty()
 }
 
 fn request_id() -> String {
