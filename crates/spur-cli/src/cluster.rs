@@ -135,8 +135,8 @@ fn free_ports(n: usize) -> Result<Vec<u16>, String> {
 }
 
 fn write_conf(o: &UpOpts) -> Result<(), String> {
-    if o.controllers != 1 {
-        return Err("spur cluster: only --controllers 1 is supported so far".into());
+    if ![1, 3, 5].contains(&o.controllers) {
+        return Err("spur cluster: --controllers must be 1, 3 or 5".into());
     }
     if o.nodes == 0 || o.nodes > 1000 {
         return Err("spur cluster: --nodes must be between 1 and 1000".into());
@@ -151,7 +151,14 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
     s.push_str(&format!("# A Spur cluster on this machine, written by `spur cluster up --dir {}`.\n", d.display()));
     s.push_str("# Slurm's own keys and meanings: Slurm tools read it unchanged.\n");
     s.push_str("ClusterName=spur\n");
-    s.push_str(&format!("SlurmctldHost={}(127.0.0.1)\n", host));
+    if o.controllers == 1 {
+        s.push_str(&format!("SlurmctldHost={}(127.0.0.1)\n", host));
+    } else {
+        // Raft members on one machine: one loopback address each, same port
+        for i in 1..=o.controllers {
+            s.push_str(&format!("SlurmctldHost=ctld{}(127.0.0.{})\n", i, i));
+        }
+    }
     s.push_str(&format!("SlurmctldPort={}\n", ports[0]));
     s.push_str(&format!("SlurmdPort={}\n", ports[1]));
     s.push_str("SlurmUser=root\n");
@@ -292,10 +299,18 @@ fn up(o: &UpOpts) -> Result<(), String> {
         spawn_daemon(&spurd, &["--authd".into(), "-f".into(), cs.clone()], &log.join("authd.log"), &pf, &conf_path)?;
     }
     // 2. controllers
-    for c in &conf.controllers {
+    let several = conf.controllers.len() > 1;
+    for (i, c) in conf.controllers.iter().enumerate() {
         let pf = run.join(format!("spurctld-{}.pid", c.name));
         if alive(&pf, "spurctld").is_none() {
-            spawn_daemon(&spurctld, &["-D".into(), "-f".into(), cs.clone()], &log.join(format!("spurctld-{}.out", c.name)), &pf, &conf_path)?;
+            let mut args: Vec<String> = vec!["-D".into(), "-f".into(), cs.clone(), "--id".into(), (i + 1).to_string()];
+            if several {
+                // Raft members never share a state directory
+                let sd = d.join("state").join(&c.name);
+                args.extend(["--state-dir".into(), sd.to_string_lossy().to_string()]);
+                args.extend(["-L".into(), log.join(format!("spurctld-{}.log", c.name)).to_string_lossy().to_string()]);
+            }
+            spawn_daemon(&spurctld, &args, &log.join(format!("spurctld-{}.out", c.name)), &pf, &conf_path)?;
         }
     }
     // 3. agents

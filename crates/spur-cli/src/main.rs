@@ -8,6 +8,7 @@
 
 mod cluster;
 mod common;
+mod controllers;
 mod format;
 mod opts;
 mod sbatch;
@@ -76,6 +77,7 @@ fn main() {
         "scancel" => run_scancel(&args),
         "scontrol" => run_scontrol(&args),
         "cluster" => cluster::main(&args),
+        "controller" => controllers::main(&args),
         "--version" | "-V" | "version" => {
             println!("spur {}", env!("CARGO_PKG_VERSION"));
             0

@@ -48,6 +48,7 @@ pub enum ScontrolCmd {
     /// Nothing to do but print (an error found while parsing that Slurm
     /// reports with exit 1 after printing).
     Print(Output),
+    Ping,
 }
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
@@ -245,6 +246,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
     if kw(tag, "version", 4) {
         return Ok(ScontrolCmd::Version);
     }
+    if kw(tag, "ping", 4) {
+        return Ok(ScontrolCmd::Ping);
+    }
     if kw(tag, "help", 2) || kw(tag, "usage", 5) {
         return Ok(ScontrolCmd::Help);
     }
@@ -294,6 +298,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         return o;
     }
     match cmd {
+        ScontrolCmd::Ping => crate::controllers::ping(c).await,
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
                 jobs: *what == ShowWhat::Job,

@@ -84,6 +84,9 @@ pub struct Client {
     key_file: PathBuf,
     socket: PathBuf,
     channel: Arc<tokio::sync::Mutex<Option<Channel>>>,
+    /// The controller to try first: the last one that answered, or the leader
+    /// another one named.
+    prefer: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Client {
@@ -105,6 +108,7 @@ impl Client {
             key_file: auth::key_path(path),
             socket,
             channel: Arc::new(tokio::sync::Mutex::new(None)),
+            prefer: Arc::new(std::sync::Mutex::new(None)),
         }
     }
 
@@ -129,8 +133,9 @@ impl Client {
             .collect()
     }
 
-    /// A channel to the first controller that answers. Retries for a few
-    /// seconds (a controller restarting) before giving up.
+    /// A channel to the first controller that answers: the preferred one (the
+    /// leader as last seen), then the others in slurm.conf order. Retries for a
+    /// few seconds (a controller restarting, an election) before giving up.
     pub async fn channel(&self) -> Result<Channel, ClientError> {
         let mut guard = self.channel.lock().await;
         if let Some(c) = guard.as_ref() {
@@ -138,26 +143,53 @@ impl Client {
         }
         let deadline = tokio::time::Instant::now() + Duration::from_secs(retry_secs());
         loop {
-            for ep in self.endpoints() {
-                let e = match Endpoint::from_shared(ep) {
+            let mut eps = self.endpoints();
+            if let Some(p) = self.prefer.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                eps.retain(|e| *e != p);
+                eps.insert(0, p);
+            }
+            for ep in eps {
+                let e = match Endpoint::from_shared(ep.clone()) {
                     Ok(e) => e.connect_timeout(Duration::from_secs(2)).tcp_nodelay(true),
                     Err(_) => continue,
                 };
                 if let Ok(ch) = e.connect().await {
                     *guard = Some(ch.clone());
+                    *self.prefer.lock().unwrap_or_else(|e| e.into_inner()) = Some(ep);
                     return Ok(ch);
                 }
             }
             if tokio::time::Instant::now() >= deadline {
                 return Err(ClientError::Unreachable);
             }
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
-    /// Forget the current channel (after a transport error).
+    /// Forget the current channel (after a transport error): the next call
+    /// tries the controllers again, starting with the one after it.
     pub async fn reset(&self) {
-        *self.channel.lock().await = None;
+        let mut g = self.channel.lock().await;
+        *g = None;
+        let mut p = self.prefer.lock().unwrap_or_else(|e| e.into_inner());
+        let eps = self.endpoints();
+        if eps.len() > 1 {
+            let i = p.as_ref().and_then(|c| eps.iter().position(|e| e == c)).unwrap_or(0);
+            *p = Some(eps[(i + 1) % eps.len()].clone());
+        }
+    }
+
+    /// A controller answered "not the leader": go to the one it named (an
+    /// `addr:port`), or to the next one when it named none (an election).
+    pub async fn follow(&self, st: &tonic::Status) {
+        let hint = st.metadata().get(LEADER_KEY).and_then(|v| v.to_str().ok()).map(|a| format!("http://{}", a));
+        match hint {
+            Some(h) => {
+                *self.channel.lock().await = None;
+                *self.prefer.lock().unwrap_or_else(|e| e.into_inner()) = Some(h);
+            }
+            None => self.reset().await,
+        }
     }
 
     pub async fn ctl(&self) -> Result<ControllerClient<Channel>, ClientError> {
@@ -165,20 +197,24 @@ impl Client {
     }
 }
 
-fn retry_secs() -> u64 {
-    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(3)
+/// The gRPC metadata key of a "not leader" answer naming the leader (`addr:port`).
+pub const LEADER_KEY: &str = "x-spur-leader";
+
+pub fn retry_secs() -> u64 {
+    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(5)
 }
 
-/// Run an RPC against the controller, reconnecting and retrying once on a
-/// transport failure.
+/// Run an RPC against the leader controller: follow "not the leader" answers,
+/// and on a transport failure reconnect (to the next controller) and retry,
+/// for up to `retry_secs()`. A retried submission is not doubled: each carries
+/// a request id the controller remembers.
 #[macro_export]
 macro_rules! call {
     ($client:expr, $method:ident, $msg:expr) => {{
         let c: &$crate::Client = &$client;
         let m = $msg;
-        let mut attempt = 0;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs($crate::retry_secs());
         loop {
-            attempt += 1;
             let mut ctl = match c.ctl().await {
                 Ok(x) => x,
                 Err(e) => break Err(e),
@@ -201,9 +237,19 @@ macro_rules! call {
                         spur_core::errors::strerror(spur_core::errors::ESLURM_ACCESS_DENIED),
                     ))
                 }
-                Err(_) if attempt < 3 => {
+                Err(st) if st.code() == tonic::Code::Unavailable && std::time::Instant::now() < deadline => {
+                    // not the leader (maybe naming it), no majority yet, or the
+                    // connection broke: try the leader or the next controller
+                    let named = st.metadata().get($crate::LEADER_KEY).is_some();
+                    c.follow(&st).await;
+                    if !named {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                    continue;
+                }
+                Err(_) if std::time::Instant::now() < deadline => {
                     c.reset().await;
-                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                     continue;
                 }
                 Err(_) => break Err($crate::ClientError::Unreachable),
@@ -246,5 +292,31 @@ impl Client {
 
     pub async fn ping(&self) -> Result<PingReply, ClientError> {
         call!(self, ping, PingRequest {})
+    }
+}
+
+impl Client {
+    /// Ping every controller of slurm.conf directly (no leader following), in
+    /// slurm.conf order: its name and its answer, `None` if it does not answer.
+    pub async fn ping_each(&self) -> Vec<(String, Option<PingReply>)> {
+        let mut out = vec![];
+        for (c, ep) in self.conf.controllers.iter().zip(self.endpoints()) {
+            let reply = async {
+                let ch = Endpoint::from_shared(ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
+                let mut req = self.request(PingRequest {}).ok()?;
+                req.set_timeout(Duration::from_secs(5));
+                ControllerClient::new(ch).ping(req).await.ok().map(|r| r.into_inner())
+            }
+            .await;
+            out.push((c.name.clone(), reply));
+        }
+        out
+    }
+
+    /// Controller membership: `op` is "list", "add" (id, addr) or "remove" (id).
+    pub async fn membership(&self, op: &str, id: u64, addr: &str) -> Result<MembershipReply, ClientError> {
+        let r = call!(self, membership, MembershipRequest { op: op.into(), id, addr: addr.into() })?;
+        check(&r.status)?;
+        Ok(r)
     }
 }

@@ -7,6 +7,7 @@
 //! every record, fsynced before a change is acknowledged, and snapshots that
 //! bound it.
 
+pub mod raft;
 pub mod store;
 
 use serde::{Deserialize, Serialize};
@@ -81,7 +82,7 @@ pub struct NodeUpdate {
 }
 
 /// What an applied command produced, for the RPC reply.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Applied {
     Ok,
     Submitted(u32),

@@ -12,21 +12,28 @@ use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
 use spur_proto::{LaunchRequest, SignalRequest};
-use spur_state::store::Store;
-use spur_state::{Applied, Command, State};
-use std::collections::HashMap;
+use spur_state::raft::{Batch, Raft, Reply, Shared};
+use spur_state::{Applied, Command};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tonic::transport::{Channel, Endpoint};
 
-pub struct Inner {
-    pub state: State,
-    pub store: Store,
-}
+/// The applied state (shared with the Raft state machine, which alone changes it
+/// through committed commands; liveness from heartbeats is soft state kept beside).
+pub type Inner = spur_state::raft::SmInner;
+
+/// The gRPC metadata key of a "not leader" answer naming the leader's address.
+pub const LEADER_ADDR_KEY: &str = "x-spur-leader";
 
 pub struct Ctld {
-    pub inner: Mutex<Inner>,
+    pub inner: Shared,
+    pub raft: Raft,
+    /// This controller's Raft id (its SlurmctldHost line, counted from 1).
+    pub me: u64,
+    /// Jobs this controller launched (or re-sent) while leader.
+    launched: Mutex<HashSet<u32>>,
     pub conf: SlurmConf,
     pub key: Vec<u8>,
     pub verifier: spur_client::auth::Verifier,
@@ -38,17 +45,20 @@ pub struct Ctld {
 
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 pub const MIN_JOB_AGE: i64 = 300;
-/// Snapshot when the log holds this many records.
-const SNAPSHOT_EVERY: u64 = 20_000;
+/// How long a change may take to commit before the caller is told to retry.
+const COMMIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub fn now() -> i64 {
     spur_client::auth::now()
 }
 
 impl Ctld {
-    pub fn new(conf: SlurmConf, state: State, store: Store, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
+    pub fn new(conf: SlurmConf, inner: Shared, raft: Raft, me: u64, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
         Arc::new(Ctld {
-            inner: Mutex::new(Inner { state, store }),
+            inner,
+            raft,
+            me,
+            launched: Mutex::new(HashSet::new()),
             conf,
             verifier: spur_client::auth::Verifier::new(key.clone()),
             key,
@@ -63,46 +73,54 @@ impl Ctld {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Append, apply and make durable a batch of commands. Each result is
-    /// the command's own; a failed command changes nothing and is not logged.
-    pub fn commit(&self, cmds: Vec<Command>) -> Vec<Result<Applied, i32>> {
-        let mut g = self.lock();
-        let r = Self::commit_locked(&mut g, cmds);
-        if g.store.records >= SNAPSHOT_EVERY {
-            let Inner { state, store } = &mut *g;
-            if let Err(e) = store.snapshot(state) {
-                tracing::error!("snapshot failed: {}", e);
-            }
-        }
-        r
+    /// Leader, and its state machine has applied everything committed before
+    /// its term began (its own first entry): reads and decisions are current.
+    pub fn is_ready_leader(&self) -> bool {
+        let m = self.raft.metrics();
+        let m = m.borrow();
+        m.state == openraft::ServerState::Leader && m.last_applied.map(|l| l.leader_id.get_term()) == Some(m.current_term)
     }
 
-    pub fn commit_locked(g: &mut Inner, cmds: Vec<Command>) -> Vec<Result<Applied, i32>> {
-        let mut out = Vec::with_capacity(cmds.len());
-        let mut wrote = false;
-        for cmd in cmds {
-            // Apply to a trial first only for commands that can fail half-way;
-            // apply() itself changes nothing when it returns an error.
-            let r = g.state.apply(&cmd);
-            if r.is_ok() {
-                g.state.applied += 1;
-                let idx = g.state.applied;
-                if let Err(e) = g.store.append(idx, &cmd) {
-                    // Cannot persist: stop rather than acknowledge a change that could be lost.
-                    tracing::error!("cannot append to state log: {}", e);
-                    std::process::exit(1);
+    /// The "not leader" answer, naming the leader when one is known.
+    pub fn not_leader(&self) -> tonic::Status {
+        let m = self.raft.metrics();
+        let m = m.borrow();
+        let mut st = tonic::Status::unavailable("not the leader");
+        if let Some(l) = m.current_leader {
+            if l != self.me {
+                if let Some(n) = m.membership_config.membership().get_node(&l) {
+                    if let Ok(v) = n.addr.parse() {
+                        st.metadata_mut().insert(LEADER_ADDR_KEY, v);
+                    }
                 }
-                wrote = true;
-            }
-            out.push(r);
-        }
-        if wrote {
-            if let Err(e) = g.store.sync() {
-                tracing::error!("cannot sync state log: {}", e);
-                std::process::exit(1);
             }
         }
-        out
+        st
+    }
+
+    /// Only the leader answers requests: others say who the leader is.
+    pub fn gate(&self) -> Result<(), tonic::Status> {
+        if self.is_ready_leader() {
+            Ok(())
+        } else {
+            Err(self.not_leader())
+        }
+    }
+
+    /// Replicate, apply and make durable (on a majority) a batch of commands,
+    /// in order. Each result is the command's own; a failed command changes
+    /// nothing. Errs (tell the client to retry elsewhere) when this controller
+    /// is not the leader or cannot reach a majority in time.
+    pub async fn commit(&self, cmds: Vec<Command>) -> Result<Reply, tonic::Status> {
+        if cmds.is_empty() {
+            return Ok(vec![]);
+        }
+        match tokio::time::timeout(COMMIT_TIMEOUT, self.raft.client_write(Batch { cmds })).await {
+            Ok(Ok(r)) => Ok(r.data),
+            Ok(Err(openraft::error::RaftError::APIError(openraft::error::ClientWriteError::ForwardToLeader(_)))) => Err(self.not_leader()),
+            Ok(Err(e)) => Err(tonic::Status::unavailable(e.to_string())),
+            Err(_) => Err(tonic::Status::unavailable("commit timed out")),
+        }
     }
 
     pub fn is_admin(&self, uid: u32) -> bool {
@@ -172,12 +190,14 @@ impl Ctld {
                         match r.status {
                             Some(s) if s.code != 0 => {
                                 tracing::warn!("launch of job {} on {} refused: {}", job.job_id, node, s.message);
-                                self.commit(vec![Command::Complete {
-                                    job_id: job.job_id,
-                                    exit_status: 1 << 8,
-                                    launch_failed: true,
-                                    now: now(),
-                                }]);
+                                let _ = self
+                                    .commit(vec![Command::Complete {
+                                        job_id: job.job_id,
+                                        exit_status: 1 << 8,
+                                        launch_failed: true,
+                                        now: now(),
+                                    }])
+                                    .await;
                                 self.sched_wake.notify_one();
                             }
                             _ => {}
@@ -191,18 +211,22 @@ impl Ctld {
         }
         // The node does not answer: requeue the job and mark the node down.
         let t = now();
-        self.commit(vec![
-            Command::NodeDown { name: node.clone(), reason: "Not responding".into(), uid: self.slurm_user_uid, now: t },
-            Command::Requeue { job_id: job.job_id, hold: false, now: t },
-        ]);
+        let _ = self
+            .commit(vec![
+                Command::NodeDown { name: node.clone(), reason: "Not responding".into(), uid: self.slurm_user_uid, now: t },
+                Command::Requeue { job_id: job.job_id, hold: false, now: t },
+            ])
+            .await;
         self.sched_wake.notify_one();
     }
 
-    /// One scheduling pass: decide, commit, then launch.
+    /// One scheduling pass: decide, commit, then launch. Only the scheduler
+    /// starts jobs and passes run one at a time, so a decision can only be
+    /// overtaken by a cancel, hold or node change, which `Start` refuses.
     pub async fn schedule_once(self: &Arc<Self>) {
         let t = now();
-        let started: Vec<Job> = {
-            let mut g = self.lock();
+        let cmds = {
+            let g = self.lock();
             let (decisions, truncated) = {
                 let st = &g.state;
                 let jobs: Vec<&Job> = st.jobs_in_order().collect();
@@ -235,7 +259,11 @@ impl Ctld {
             if !eligible.is_empty() {
                 cmds.insert(0, Command::Eligible { job_ids: eligible, now: t });
             }
-            let results = Self::commit_locked(&mut g, cmds);
+            cmds
+        };
+        let Ok(results) = self.commit(cmds).await else { return };
+        let started: Vec<Job> = {
+            let g = self.lock();
             results
                 .into_iter()
                 .filter_map(|r| match r {
@@ -245,13 +273,44 @@ impl Ctld {
                 .collect()
         };
         for job in started {
+            self.launched.lock().unwrap_or_else(|e| e.into_inner()).insert(job.job_id);
             let me = self.clone();
             tokio::spawn(async move { me.launch(job).await });
         }
     }
 
+    /// This controller just became leader: give every node a fresh
+    /// SlurmdTimeout (their heartbeats went to the old leader), and re-send the
+    /// launch of every running job the old leader may not have delivered (the
+    /// agent ignores a launch of a job it already has).
+    async fn take_over(self: &Arc<Self>) {
+        let t = now();
+        let running: Vec<Job> = {
+            let mut g = self.lock();
+            for n in g.state.nodes.iter_mut() {
+                if n.last_heard > 0 || n.base != NodeBase::Down {
+                    n.last_heard = t;
+                }
+            }
+            g.state.jobs.values().filter(|j| j.state == JobState::Running).cloned().collect()
+        };
+        let mut launched = self.launched.lock().unwrap_or_else(|e| e.into_inner());
+        launched.clear();
+        for job in running {
+            launched.insert(job.job_id);
+            let me = self.clone();
+            tokio::spawn(async move { me.launch(job).await });
+        }
+        drop(launched);
+        self.sched_wake.notify_one();
+    }
+
     pub async fn scheduler_loop(self: Arc<Self>) {
         loop {
+            if !self.is_ready_leader() {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
             self.schedule_once().await;
             // Coalesce bursts of submissions into one pass.
             let _ = tokio::time::timeout(Duration::from_secs(1), self.sched_wake.notified()).await;
@@ -262,8 +321,18 @@ impl Ctld {
     /// Node liveness, time limits, stuck completions and purging.
     pub async fn monitor_loop(self: Arc<Self>) {
         let mut completing_since: HashMap<u32, i64> = HashMap::new();
+        let mut was_leader = false;
         loop {
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            tokio::time::sleep(Duration::from_millis(if was_leader { 500 } else { 50 })).await;
+            let leader = self.is_ready_leader();
+            if leader && !was_leader {
+                self.take_over().await;
+                completing_since.clear();
+            }
+            was_leader = leader;
+            if !leader {
+                continue;
+            }
             let t = now();
             let mut cmds = vec![];
             let mut kills: Vec<(u32, String, &'static str)> = vec![];
@@ -319,7 +388,7 @@ impl Ctld {
                 }
             }
             if !cmds.is_empty() {
-                let rs = self.commit(cmds);
+                let rs = self.commit(cmds).await.unwrap_or_default();
                 if rs.iter().any(|r| matches!(r, Ok(Applied::Ended(_)))) {
                     self.sched_wake.notify_one();
                 }

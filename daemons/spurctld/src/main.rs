@@ -3,24 +3,28 @@
 //! schedules, and watches nodes and time limits.
 
 mod core;
+mod raftnet;
 mod server;
 
 use spur_core::config::SlurmConf;
 use spur_core::model::*;
-use spur_state::store::Store;
 use spur_state::State;
 use std::path::PathBuf;
 
-const USAGE: &str = "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [-i]";
+const USAGE: &str = "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [-i]";
 
 struct Args {
     conf: PathBuf,
     log: Option<PathBuf>,
     state_dir: Option<PathBuf>,
+    /// Which SlurmctldHost line this controller is (1-based): its Raft id.
+    id: Option<u64>,
+    /// Start empty and wait to be added to a running cluster (`spur controller add`).
+    join: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { conf: spur_client::conf_path(), log: None, state_dir: None };
+    let mut a = Args { conf: spur_client::conf_path(), log: None, state_dir: None, id: None, join: false };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -28,6 +32,11 @@ fn parse_args() -> Result<Args, String> {
             "-f" => a.conf = it.next().ok_or("-f needs a file")?.into(),
             "-L" => a.log = Some(it.next().ok_or("-L needs a file")?.into()),
             "--state-dir" => a.state_dir = Some(it.next().ok_or("--state-dir needs a directory")?.into()),
+            "--id" => {
+                let v = it.next().ok_or("--id needs a number")?;
+                a.id = Some(v.parse().ok().filter(|n| *n > 0).ok_or(format!("spurctld: bad --id {}", v))?);
+            }
+            "--join" => a.join = true,
             "-h" | "--help" => return Err(USAGE.into()),
             "-V" | "--version" => {
                 println!("spur {}", env!("CARGO_PKG_VERSION"));
@@ -171,52 +180,82 @@ fn main() {
         .state_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from(if conf.state_save_location.is_empty() { "/var/spool/spur" } else { &conf.state_save_location }));
-    let (mut store, rec) = match Store::open(&state_dir) {
+    // Which controller am I? `--id N`, else the SlurmctldHost line naming this host.
+    let me = match args.id {
+        Some(n) => n,
+        None => {
+            let host = spur_client::users::short_hostname();
+            match conf.controllers.iter().position(|c| c.name == host) {
+                Some(i) => i as u64 + 1,
+                None if conf.controllers.len() <= 1 => 1,
+                None => {
+                    eprintln!("spurctld: fatal: this host ({}) is not a SlurmctldHost of {}; use --id N", host, args.conf.display());
+                    std::process::exit(1);
+                }
+            }
+        }
+    };
+    let port = conf.slurmctld_port;
+    let members: std::collections::BTreeMap<u64, openraft::BasicNode> = conf
+        .controllers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i as u64 + 1, openraft::BasicNode { addr: format!("{}:{}", c.addr, port) }))
+        .collect();
+    let bind_addr = match conf.controllers.get(me as usize - 1) {
+        Some(c) => c.addr.clone(),
+        None if args.join => "0.0.0.0".into(),
+        None => {
+            eprintln!("spurctld: fatal: --id {} but {} has {} SlurmctldHost lines", me, args.conf.display(), conf.controllers.len());
+            std::process::exit(1);
+        }
+    };
+    let opened = match spur_state::raft::open(&state_dir, |recovered| {
+        let base = recovered.unwrap_or_else(|| {
+            State::new(conf.cluster_name.clone(), nodes_from_conf(&conf), partitions_from_conf(&conf), conf.first_job_id, conf.max_job_id)
+        });
+        merge_conf(base, &conf)
+    }) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("spurctld: fatal: {}", e);
             std::process::exit(1);
         }
     };
-    if let Some(t) = &rec.truncated_tail {
+    if let Some(t) = &opened.truncated_tail {
         tracing::warn!("state log: dropped an unacknowledged torn record ({})", t);
     }
-    let base = rec.state.unwrap_or_else(|| {
-        State::new(conf.cluster_name.clone(), nodes_from_conf(&conf), partitions_from_conf(&conf), conf.first_job_id, conf.max_job_id)
-    });
-    let mut state = merge_conf(base, &conf);
-    let mut replayed = 0;
-    for (idx, cmd) in &rec.commands {
-        if *idx <= state.applied {
-            continue;
-        }
-        let _ = state.apply(cmd);
-        state.applied = *idx;
-        replayed += 1;
-    }
-    // Nodes get a fresh SlurmdTimeout after a restart.
-    let t = core::now();
-    for n in state.nodes.iter_mut() {
-        if n.last_heard > 0 || n.base != NodeBase::Down {
-            n.last_heard = t;
-        }
-    }
-    if let Err(e) = store.snapshot(&state) {
-        eprintln!("spurctld: fatal: cannot write snapshot in {}: {}", state_dir.display(), e);
-        std::process::exit(1);
-    }
-    tracing::info!("recovered {} jobs ({} log records replayed) from {}", state.jobs.len(), replayed, state_dir.display());
+    let has_history = opened.has_history;
+    tracing::info!("controller {} of {}, state in {}", me, members.len(), state_dir.display());
     let slurm_user_uid = spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0);
-    let port = conf.slurmctld_port;
-    let bind_addr = conf
-        .controllers
-        .iter()
-        .find(|c| c.name == spur_client::users::short_hostname() || c.addr.starts_with("127."))
-        .map(|c| c.addr.clone())
-        .unwrap_or_else(|| "0.0.0.0".into());
-    let ctld = core::Ctld::new(conf, state, store, key, slurm_user_uid);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     rt.block_on(async move {
+        let rconf = openraft::Config {
+            cluster_name: conf.cluster_name.clone(),
+            heartbeat_interval: env_ms("SPUR_RAFT_HEARTBEAT_MS", 50),
+            election_timeout_min: env_ms("SPUR_RAFT_ELECTION_MIN_MS", 150),
+            election_timeout_max: env_ms("SPUR_RAFT_ELECTION_MAX_MS", 300),
+            snapshot_policy: openraft::SnapshotPolicy::LogsSinceLast(env_ms("SPUR_RAFT_SNAPSHOT_EVERY", 20_000)),
+            max_in_snapshot_log_to_keep: 1000,
+            ..Default::default()
+        };
+        let rconf = match rconf.validate() {
+            Ok(c) => std::sync::Arc::new(c),
+            Err(e) => {
+                eprintln!("spurctld: fatal: raft settings: {}", e);
+                std::process::exit(1);
+            }
+        };
+        let key = std::sync::Arc::new(key);
+        let net = raftnet::Net { key: key.clone() };
+        let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("spurctld: fatal: raft: {}", e);
+                std::process::exit(1);
+            }
+        };
+        let ctld = core::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
             Ok(a) => a,
             Err(e) => {
@@ -228,6 +267,11 @@ fn main() {
         tokio::spawn(ctld.clone().monitor_loop());
         let svc = spur_proto::controller_server::ControllerServer::new(server::Service { ctld: ctld.clone() })
             .max_decoding_message_size(64 << 20);
+        let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
+            raft: raft.clone(),
+            verifier: std::sync::Arc::new(spur_client::auth::Verifier::new((*key).clone())),
+        })
+        .max_decoding_message_size(1 << 30);
         tracing::info!("spurctld listening on {}", addr);
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,
@@ -247,8 +291,17 @@ fn main() {
             }
             std::process::exit(0);
         };
+        // A member of a new cluster: form it, unless a peer already has (then
+        // its leader brings this one up to date).
+        if !has_history && !args.join {
+            let r2 = raft.clone();
+            let ms = members.clone();
+            let key2 = key.clone();
+            tokio::spawn(async move { bootstrap(r2, me, ms, key2).await });
+        }
         if let Err(e) = tonic::transport::Server::builder()
             .add_service(svc)
+            .add_service(consensus)
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await
         {
@@ -258,8 +311,43 @@ fn main() {
     });
 }
 
+fn env_ms(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Initialise the Raft cluster from the SlurmctldHost lines, unless another
+/// member already answers as part of one.
+async fn bootstrap(raft: spur_state::raft::Raft, me: u64, members: std::collections::BTreeMap<u64, openraft::BasicNode>, key: std::sync::Arc<Vec<u8>>) {
+    for (id, n) in &members {
+        if *id == me {
+            continue;
+        }
+        if let Some(reply) = peer_ping(&n.addr, &key).await {
+            if reply.leader_id != 0 || reply.role == "follower" || reply.role == "leader" {
+                tracing::info!("controller {} is part of a running cluster: waiting to be brought up to date", id);
+                return;
+            }
+        }
+    }
+    match raft.initialize(members.clone()).await {
+        Ok(()) => tracing::info!("formed a cluster of {} controller(s)", members.len()),
+        Err(e) => tracing::info!("not initialising: {}", e),
+    }
+}
+
+pub async fn peer_ping(addr: &str, key: &[u8]) -> Option<spur_proto::PingReply> {
+    let ep = tonic::transport::Endpoint::from_shared(format!("http://{}", addr)).ok()?;
+    let ch = ep.connect_timeout(std::time::Duration::from_millis(300)).connect().await.ok()?;
+    let mut c = spur_proto::controller_client::ControllerClient::new(ch);
+    let tok = spur_client::auth::sign(key, &spur_client::auth::Identity { uid: 0, gid: 0 });
+    let mut r = tonic::Request::new(spur_proto::PingRequest {});
+    r.metadata_mut().insert(spur_client::auth::METADATA_KEY, tok.parse().ok()?);
+    r.set_timeout(std::time::Duration::from_millis(500));
+    c.ping(r).await.ok().map(|r| r.into_inner())
+}
+
 fn init_logging(file: Option<&std::path::Path>) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,openraft=warn"));
     let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
     if let Some(p) = file {
         if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {

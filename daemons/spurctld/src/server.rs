@@ -28,7 +28,10 @@ impl Service {
             .get(spur_client::auth::METADATA_KEY)
             .and_then(|v| v.to_str().ok())
             .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))
+        let id = self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        // only the leader answers; the others name it
+        self.ctld.gate()?;
+        Ok(id)
     }
 
     fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
@@ -561,20 +564,23 @@ impl Controller for Service {
         // Rejections slurmctld makes only after creating the job record use up
         // a job id (recorded/24.11/job_ids: -N 10, -n 9, --mem=3000, -c 3, -N 0
         // and bad dependencies do; an unknown partition or array spec does not).
-        let reject = |code: i32, msg: String| {
-            if !r.test_only
-                && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT | ESLURM_DEPENDENCY)
-            {
-                let _ = self.ctld.commit(vec![Command::ConsumeJobId]);
-            }
-            Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }))
-        };
+        macro_rules! reject {
+            ($code:expr, $msg:expr) => {{
+                let code: i32 = $code;
+                if !r.test_only
+                    && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT | ESLURM_DEPENDENCY)
+                {
+                    self.ctld.commit(vec![Command::ConsumeJobId]).await?;
+                }
+                return Ok(Response::new(SubmitReply { status: st(code), user_msg: $msg, ..Default::default() }));
+            }};
+        }
         if let Err((code, msg)) = self.validate_shape(&desc) {
-            return reject(code, msg);
+            reject!(code, msg);
         }
         let job = match self.build_job(&id, desc) {
             Ok(j) => j,
-            Err((code, msg)) => return reject(code, msg),
+            Err((code, msg)) => reject!(code, msg),
         };
         if r.test_only {
             return Ok(Response::new(SubmitReply {
@@ -585,7 +591,7 @@ impl Controller for Service {
                 ..Default::default()
             }));
         }
-        let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]);
+        let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]).await?;
         self.ctld.sched_wake.notify_one();
         match res.into_iter().next() {
             Some(Ok(Applied::Submitted(jid))) => Ok(Response::new(SubmitReply { status: st(0), job_id: jid, ..Default::default() })),
@@ -711,7 +717,7 @@ impl Controller for Service {
                 results.push(CancelResult { job_id: label, status: st(0) });
                 continue;
             }
-            let res = self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]);
+            let res = self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]).await?;
             match res.into_iter().next() {
                 Some(Ok(_)) => {
                     let node = {
@@ -789,7 +795,7 @@ impl Controller for Service {
                     }
                 };
                 let was_active = job.state.is_active();
-                let res = self.ctld.commit(vec![cmd]);
+                let res = self.ctld.commit(vec![cmd]).await?;
                 match res.into_iter().next() {
                     Some(Ok(_)) => {
                         if (r.op == "requeue" || r.op == "requeuehold") && was_active {
@@ -839,7 +845,7 @@ impl Controller for Service {
             .into_iter()
             .map(|name| spur_state::Command::NodeUpdate { name, update: u.clone(), uid: id.uid, now: t })
             .collect();
-        for res in self.ctld.commit(cmds) {
+        for res in self.ctld.commit(cmds).await? {
             if let Err(code) = res {
                 return Ok(Response::new(NodeControlReply { status: st(code) }));
             }
@@ -854,6 +860,7 @@ impl Controller for Service {
         let r = req.into_inner();
         let t = now();
         let mut kill_jobs = vec![];
+        let mut register = None;
         {
             let mut g = self.ctld.lock();
             if g.state.node(&r.node).is_none() {
@@ -883,11 +890,14 @@ impl Controller for Service {
                     version: r.version.clone(),
                     running_jobs: r.running_jobs.clone(),
                 };
-                Ctld::commit_locked(&mut g, vec![Command::NodeRegistered { name: r.node.clone(), reg, now: t }]);
+                register = Some(Command::NodeRegistered { name: r.node.clone(), reg, now: t });
             } else {
                 // liveness is soft state: not logged, refreshed by every heartbeat
                 let _ = g.state.apply(&Command::NodeHeartbeat { name: r.node.clone(), cpu_load: r.cpu_load, free_mem: r.free_mem, now: t });
             }
+        }
+        if let Some(cmd) = register {
+            self.ctld.commit(vec![cmd]).await?;
         }
         self.ctld.sched_wake.notify_one();
         Ok(Response::new(RegisterReply { status: st(0), kill_jobs }))
@@ -902,7 +912,7 @@ impl Controller for Service {
             exit_status: r.exit_status,
             launch_failed: r.launch_failed,
             now: now(),
-        }]);
+        }]).await?;
         self.ctld.sched_wake.notify_one();
         let code = match res.into_iter().next() {
             Some(Err(c)) if c != ESLURM_INVALID_JOB_ID => c,
@@ -912,8 +922,83 @@ impl Controller for Service {
     }
 
     async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
-        let _ = self.who(&req)?;
-        Ok(Response::new(PingReply { status: st(0), host: self.ctld.host.clone(), role: "primary".into() }))
+        // any member answers a ping, leader or not
+        let tok = req
+            .metadata()
+            .get(spur_client::auth::METADATA_KEY)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
+        self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        let m = self.ctld.raft.metrics().borrow().clone();
+        let role = match m.state {
+            openraft::ServerState::Leader => "leader",
+            openraft::ServerState::Follower => "follower",
+            openraft::ServerState::Candidate => "candidate",
+            _ => "learner",
+        };
+        let leader_id = m.current_leader.unwrap_or(0);
+        let leader_addr = m
+            .current_leader
+            .and_then(|l| m.membership_config.membership().get_node(&l).map(|n| n.addr.clone()))
+            .unwrap_or_default();
+        Ok(Response::new(PingReply {
+            status: st(0),
+            host: self.ctld.host.clone(),
+            role: role.into(),
+            id: self.ctld.me,
+            leader_id,
+            leader_addr,
+        }))
+    }
+
+    async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
+        let id = self.who(&req)?;
+        let r = req.into_inner();
+        if r.op != "list" {
+            self.require_admin(&id)?;
+        }
+        let raft = &self.ctld.raft;
+        let fail = |code: i32, msg: String| Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }));
+        match r.op.as_str() {
+            "list" => {}
+            "add" => {
+                if r.id == 0 || r.addr.is_empty() {
+                    return fail(ESLURM_INVALID_NODE_NAME, "add needs an id and an address".into());
+                }
+                let node = openraft::BasicNode { addr: r.addr.clone() };
+                if let Err(e) = raft.add_learner(r.id, node, true).await {
+                    return fail(SLURM_ERROR_ANY, format!("cannot add controller {}: {}", r.id, e));
+                }
+                let mut voters: std::collections::BTreeSet<u64> =
+                    self.ctld.raft.metrics().borrow().membership_config.membership().voter_ids().collect();
+                voters.insert(r.id);
+                if let Err(e) = raft.change_membership(voters, false).await {
+                    return fail(SLURM_ERROR_ANY, format!("cannot make controller {} a voter: {}", r.id, e));
+                }
+            }
+            "remove" => {
+                let mut voters: std::collections::BTreeSet<u64> =
+                    self.ctld.raft.metrics().borrow().membership_config.membership().voter_ids().collect();
+                if !voters.remove(&r.id) {
+                    return fail(ESLURM_INVALID_NODE_NAME, format!("controller {} is not a member", r.id));
+                }
+                if voters.is_empty() {
+                    return fail(SLURM_ERROR_ANY, "cannot remove the last controller".into());
+                }
+                if let Err(e) = raft.change_membership(voters, false).await {
+                    return fail(SLURM_ERROR_ANY, format!("cannot remove controller {}: {}", r.id, e));
+                }
+            }
+            other => return fail(SLURM_ERROR_ANY, format!("unknown membership operation {}", other)),
+        }
+        let m = self.ctld.raft.metrics().borrow().clone();
+        let mem = m.membership_config.membership();
+        let voters: std::collections::BTreeSet<u64> = mem.voter_ids().collect();
+        let members = mem
+            .nodes()
+            .map(|(id, n)| ControllerInfo { id: *id, addr: n.addr.clone(), voter: voters.contains(id), leader: m.current_leader == Some(*id) })
+            .collect();
+        Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
     }
 }
 

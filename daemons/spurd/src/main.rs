@@ -460,7 +460,7 @@ impl Agent for Svc {
 
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
         self.admin(&req)?;
-        Ok(Response::new(PingReply { status: ok(), host: self.st.node.clone(), role: "agent".into() }))
+        Ok(Response::new(PingReply { status: ok(), host: self.st.node.clone(), role: "agent".into(), ..Default::default() }))
     }
 }
 

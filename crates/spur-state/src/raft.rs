@@ -1,0 +1,565 @@
+//! The replicated log: openraft's storage traits over files under the
+//! controller's state directory.
+//!
+//! - `raft.log`: append-only records `[len: u32 LE][crc32: u32 LE][bincode Entry]`,
+//!   fdatasync'ed before openraft is told they are durable (and so before any
+//!   change is acknowledged). Truncation after a leader change cuts the file;
+//!   purging after a snapshot rewrites it (temporary file, sync, rename).
+//! - `raft.meta`: the vote and the last purged log id, `[crc32][bincode]`,
+//!   written to a temporary file, synced and renamed.
+//! - `raft.committed`: the last committed log id (a hint: a stale or missing
+//!   one only means re-applying from the snapshot after a restart).
+//! - `raft.snapshot`: `[magic "SPURRSN1"][len: u64 LE][crc32][bincode (meta, state bytes)]`.
+//!
+//! A bad checksum in the middle of the log, a bad meta or snapshot file is a
+//! hard error naming the file (never a silent loss). A torn record at the very
+//! end of the log — a crash in the middle of an append that was never
+//! acknowledged — is cut off and reported.
+//!
+//! One entry carries a batch of [`Command`]s applied in order; the response is
+//! each command's own result, exactly as [`State::apply`] returned it.
+
+use crate::{Applied, Command, State};
+use openraft::storage::{LogFlushed, LogState, RaftLogStorage, RaftStateMachine, Snapshot};
+use openraft::{
+    BasicNode, Entry, EntryPayload, LogId, OptionalSend, RaftLogReader, RaftSnapshotBuilder, SnapshotMeta,
+    StorageError, StorageIOError, StoredMembership, Vote,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Cursor, Read, Write};
+use std::ops::RangeBounds;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A batch of commands: one log entry.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Batch {
+    pub cmds: Vec<Command>,
+}
+
+impl std::fmt::Display for Batch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "batch of {}", self.cmds.len())
+    }
+}
+
+/// Each command's result.
+pub type Reply = Vec<Result<Applied, i32>>;
+
+openraft::declare_raft_types!(
+    pub TypeConfig:
+        D = Batch,
+        R = Reply,
+);
+
+pub type NodeId = u64;
+pub type Raft = openraft::Raft<TypeConfig>;
+type Ent = Entry<TypeConfig>;
+type SErr = StorageError<NodeId>;
+
+const SNAP_MAGIC: &[u8; 8] = b"SPURRSN1";
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn io_err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e.to_string())
+}
+
+fn w_err(e: io::Error) -> SErr {
+    StorageIOError::write_logs(&e).into()
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Write `[crc32][body]` to `path` atomically and durably.
+fn write_atomic(dir: &Path, name: &str, body: &[u8], durable: bool) -> io::Result<()> {
+    let tmp = dir.join(format!("{}.tmp", name));
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&crc32fast::hash(body).to_le_bytes())?;
+        f.write_all(body)?;
+        if durable {
+            f.sync_all()?;
+        }
+    }
+    fs::rename(&tmp, dir.join(name))?;
+    if durable {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// Read a file written by [`write_atomic`]; `Ok(None)` if it does not exist.
+fn read_checked(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let b = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {}", path.display(), e)),
+    };
+    if b.len() < 4 || crc32fast::hash(&b[4..]) != u32::from_le_bytes(b[..4].try_into().unwrap()) {
+        return Err(format!("{}: corrupt state file: checksum mismatch", path.display()));
+    }
+    Ok(Some(b[4..].to_vec()))
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Meta {
+    vote: Option<Vote<NodeId>>,
+    purged: Option<LogId<NodeId>>,
+}
+
+struct LogFile {
+    dir: PathBuf,
+    file: File,
+    len: u64,
+    /// index -> (offset of its record in raft.log, entry)
+    entries: BTreeMap<u64, (u64, Ent)>,
+    meta: Meta,
+    committed: Option<LogId<NodeId>>,
+}
+
+fn encode(e: &Ent, out: &mut Vec<u8>) -> io::Result<()> {
+    let body = bincode::serialize(e).map_err(io_err)?;
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(())
+}
+
+impl LogFile {
+    fn save_meta(&self) -> io::Result<()> {
+        write_atomic(&self.dir, "raft.meta", &bincode::serialize(&self.meta).map_err(io_err)?, true)
+    }
+
+    /// Rewrite raft.log with exactly the entries held in memory.
+    fn rewrite(&mut self) -> io::Result<()> {
+        let mut buf = vec![];
+        let mut offsets = vec![];
+        for (i, (_, e)) in &self.entries {
+            offsets.push((*i, buf.len() as u64));
+            encode(e, &mut buf)?;
+        }
+        let tmp = self.dir.join("raft.log.tmp");
+        {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&buf)?;
+            f.sync_all()?;
+        }
+        fs::rename(&tmp, self.dir.join("raft.log"))?;
+        sync_dir(&self.dir)?;
+        self.file = OpenOptions::new().read(true).write(true).open(self.dir.join("raft.log"))?;
+        self.len = buf.len() as u64;
+        for (i, off) in offsets {
+            if let Some(x) = self.entries.get_mut(&i) {
+                x.0 = off;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the log looked like when opened.
+pub struct Opened {
+    pub log: LogStore,
+    pub sm: StateMachine,
+    pub shared: Shared,
+    /// A torn last record that was cut off.
+    pub truncated_tail: Option<String>,
+    /// The log held entries or a vote: this member has been part of a cluster.
+    pub has_history: bool,
+}
+
+/// Open (creating if needed) the Raft storage in `dir`. `initial` gets the
+/// state recovered from the snapshot (if any) and returns the state the
+/// machine starts from (the caller merges its configuration in).
+pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<Opened, String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+    let meta: Meta = match read_checked(&dir.join("raft.meta"))? {
+        Some(b) => bincode::deserialize(&b).map_err(|e| format!("{}: corrupt state file: {}", dir.join("raft.meta").display(), e))?,
+        None => Meta::default(),
+    };
+    // the committed hint is not synced: a bad one is only ignored
+    let committed: Option<LogId<NodeId>> = read_checked(&dir.join("raft.committed"))
+        .ok()
+        .flatten()
+        .and_then(|b| bincode::deserialize(&b).ok())
+        .flatten();
+    let log_path = dir.join("raft.log");
+    let (records, good_len, torn) = read_log(&log_path)?;
+    let file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .write(true)
+        .truncate(false)
+        .open(&log_path)
+        .map_err(|e| format!("{}: {}", log_path.display(), e))?;
+    if torn.is_some() {
+        file.set_len(good_len).and_then(|_| file.sync_all()).map_err(|e| format!("{}: {}", log_path.display(), e))?;
+    }
+    let mut entries = BTreeMap::new();
+    let mut prev: Option<u64> = None;
+    for (off, e) in records {
+        let i = e.log_id.index;
+        if let Some(p) = prev {
+            if i != p + 1 {
+                return Err(format!("{}: corrupt state file: entry {} follows entry {}", log_path.display(), i, p));
+            }
+        }
+        prev = Some(i);
+        if meta.purged.map(|p| i <= p.index).unwrap_or(false) {
+            continue; // purged, the rewrite did not happen before a crash
+        }
+        entries.insert(i, (off, e));
+    }
+    let has_history = meta.vote.is_some() || !entries.is_empty() || meta.purged.is_some();
+
+    // the state machine: the snapshot, if any
+    let snap = read_snapshot(&dir.join("raft.snapshot"))?;
+    let (state, last_applied, membership, snap_id) = match snap {
+        Some((m, bytes)) => {
+            let mut st: State = bincode::deserialize(&bytes)
+                .map_err(|e| format!("{}: corrupt state file: {}", dir.join("raft.snapshot").display(), e))?;
+            st.reindex();
+            (Some(st), m.last_log_id, m.last_membership, m.snapshot_id)
+        }
+        None => (None, None, StoredMembership::default(), String::new()),
+    };
+    let state = initial(state);
+    let shared: Shared = Arc::new(Mutex::new(SmInner { state, last_applied, membership }));
+    let lf = LogFile { dir: dir.to_path_buf(), file, len: good_len, entries, meta, committed };
+    let inner = Arc::new(Mutex::new(lf));
+    Ok(Opened {
+        log: LogStore { inner },
+        sm: StateMachine { shared: shared.clone(), dir: dir.to_path_buf(), seq: 0, _last_snap: snap_id },
+        shared,
+        truncated_tail: torn,
+        has_history,
+    })
+}
+
+type Records = (Vec<(u64, Ent)>, u64, Option<String>);
+
+fn read_log(path: &Path) -> Result<Records, String> {
+    let mut buf = vec![];
+    match File::open(path) {
+        Ok(mut f) => {
+            f.read_to_end(&mut buf).map_err(|e| format!("{}: {}", path.display(), e))?;
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((vec![], 0, None)),
+        Err(e) => return Err(format!("{}: {}", path.display(), e)),
+    }
+    let mut pos = 0usize;
+    let mut out = vec![];
+    while pos < buf.len() {
+        let rest = buf.len() - pos;
+        if rest < 8 {
+            return Ok((out, pos as u64, Some(format!("{} stray bytes at offset {}", rest, pos))));
+        }
+        let len = u32::from_le_bytes(buf[pos..pos + 4].try_into().unwrap()) as usize;
+        let crc = u32::from_le_bytes(buf[pos + 4..pos + 8].try_into().unwrap());
+        if rest < 8 + len {
+            return Ok((out, pos as u64, Some(format!("incomplete record at offset {}", pos))));
+        }
+        let body = &buf[pos + 8..pos + 8 + len];
+        if crc32fast::hash(body) != crc {
+            if pos + 8 + len == buf.len() {
+                return Ok((out, pos as u64, Some(format!("torn last record at offset {}", pos))));
+            }
+            return Err(format!("{}: corrupt state file: checksum mismatch in record at offset {}", path.display(), pos));
+        }
+        let e: Ent = bincode::deserialize(body)
+            .map_err(|e| format!("{}: corrupt state file: record at offset {}: {}", path.display(), pos, e))?;
+        out.push((pos as u64, e));
+        pos += 8 + len;
+    }
+    Ok((out, pos as u64, None))
+}
+
+fn read_snapshot(path: &Path) -> Result<Option<(SnapshotMeta<NodeId, BasicNode>, Vec<u8>)>, String> {
+    let buf = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {}", path.display(), e)),
+    };
+    let corrupt = |m: &str| format!("{}: corrupt state file: {}", path.display(), m);
+    if buf.len() < 20 || &buf[..8] != SNAP_MAGIC {
+        return Err(corrupt("bad header"));
+    }
+    let len = u64::from_le_bytes(buf[8..16].try_into().unwrap()) as usize;
+    let crc = u32::from_le_bytes(buf[16..20].try_into().unwrap());
+    if buf.len() != 20 + len {
+        return Err(corrupt(&format!("length {} but {} bytes present", len, buf.len() - 20)));
+    }
+    if crc32fast::hash(&buf[20..]) != crc {
+        return Err(corrupt("checksum mismatch"));
+    }
+    let v: (SnapshotMeta<NodeId, BasicNode>, Vec<u8>) = bincode::deserialize(&buf[20..]).map_err(|e| corrupt(&e.to_string()))?;
+    Ok(Some(v))
+}
+
+fn write_snapshot(dir: &Path, meta: &SnapshotMeta<NodeId, BasicNode>, data: &[u8]) -> io::Result<()> {
+    let body = bincode::serialize(&(meta, data)).map_err(io_err)?;
+    let tmp = dir.join("raft.snapshot.tmp");
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(SNAP_MAGIC)?;
+        f.write_all(&(body.len() as u64).to_le_bytes())?;
+        f.write_all(&crc32fast::hash(&body).to_le_bytes())?;
+        f.write_all(&body)?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, dir.join("raft.snapshot"))?;
+    sync_dir(dir)
+}
+
+// ----------------------------------------------------------------------------- log store
+
+#[derive(Clone)]
+pub struct LogStore {
+    inner: Arc<Mutex<LogFile>>,
+}
+
+impl RaftLogReader<TypeConfig> for LogStore {
+    async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + OptionalSend>(
+        &mut self,
+        range: RB,
+    ) -> Result<Vec<Ent>, SErr> {
+        let g = lock(&self.inner);
+        Ok(g.entries.range(range).map(|(_, (_, e))| e.clone()).collect())
+    }
+}
+
+impl RaftLogStorage<TypeConfig> for LogStore {
+    type LogReader = LogStore;
+
+    async fn get_log_state(&mut self) -> Result<LogState<TypeConfig>, SErr> {
+        let g = lock(&self.inner);
+        let last = g.entries.values().next_back().map(|(_, e)| e.log_id).or(g.meta.purged);
+        Ok(LogState { last_purged_log_id: g.meta.purged, last_log_id: last })
+    }
+
+    async fn get_log_reader(&mut self) -> Self::LogReader {
+        self.clone()
+    }
+
+    async fn save_vote(&mut self, vote: &Vote<NodeId>) -> Result<(), SErr> {
+        let mut g = lock(&self.inner);
+        g.meta.vote = Some(*vote);
+        tokio::task::block_in_place(|| g.save_meta()).map_err(|e| StorageIOError::write_vote(&e).into())
+    }
+
+    async fn read_vote(&mut self) -> Result<Option<Vote<NodeId>>, SErr> {
+        Ok(lock(&self.inner).meta.vote)
+    }
+
+    async fn save_committed(&mut self, committed: Option<LogId<NodeId>>) -> Result<(), SErr> {
+        let mut g = lock(&self.inner);
+        g.committed = committed;
+        let body = bincode::serialize(&committed).map_err(|e| w_err(io_err(e)))?;
+        // not synced: losing it only costs re-applying entries after a crash
+        write_atomic(&g.dir.clone(), "raft.committed", &body, false).map_err(w_err)
+    }
+
+    async fn read_committed(&mut self) -> Result<Option<LogId<NodeId>>, SErr> {
+        let g = lock(&self.inner);
+        // never claim more than the log holds
+        let last = g.entries.values().next_back().map(|(_, e)| e.log_id).or(g.meta.purged);
+        Ok(match (g.committed, last) {
+            (Some(c), Some(l)) if c.index <= l.index => Some(c),
+            _ => None,
+        })
+    }
+
+    async fn append<I>(&mut self, entries: I, callback: LogFlushed<TypeConfig>) -> Result<(), SErr>
+    where
+        I: IntoIterator<Item = Ent> + OptionalSend,
+        I::IntoIter: OptionalSend,
+    {
+        let mut g = lock(&self.inner);
+        let mut buf = vec![];
+        let mut added = vec![];
+        for e in entries {
+            let off = g.len + buf.len() as u64;
+            encode(&e, &mut buf).map_err(w_err)?;
+            added.push((e.log_id.index, off, e));
+        }
+        let start = g.len;
+        let res = tokio::task::block_in_place(|| -> io::Result<()> {
+            g.file.write_all_at(&buf, start)?;
+            g.file.sync_data()
+        });
+        if let Err(e) = res {
+            callback.log_io_completed(Err(io::Error::new(e.kind(), e.to_string())));
+            return Err(w_err(e));
+        }
+        g.len += buf.len() as u64;
+        for (i, off, e) in added {
+            g.entries.insert(i, (off, e));
+        }
+        drop(g);
+        callback.log_io_completed(Ok(()));
+        Ok(())
+    }
+
+    async fn truncate(&mut self, log_id: LogId<NodeId>) -> Result<(), SErr> {
+        let mut g = lock(&self.inner);
+        let Some(off) = g.entries.get(&log_id.index).map(|x| x.0) else {
+            return Ok(());
+        };
+        let _ = g.entries.split_off(&log_id.index);
+        g.len = off;
+        tokio::task::block_in_place(|| -> io::Result<()> {
+            g.file.set_len(off)?;
+            g.file.sync_all()
+        })
+        .map_err(w_err)
+    }
+
+    async fn purge(&mut self, log_id: LogId<NodeId>) -> Result<(), SErr> {
+        let mut g = lock(&self.inner);
+        g.meta.purged = Some(log_id);
+        tokio::task::block_in_place(|| -> io::Result<()> {
+            g.save_meta()?;
+            let keep = g.entries.split_off(&(log_id.index + 1));
+            g.entries = keep;
+            g.rewrite()
+        })
+        .map_err(w_err)
+    }
+}
+
+// ----------------------------------------------------------------------------- state machine
+
+/// The applied state, shared between the state machine and the controller's
+/// readers.
+pub struct SmInner {
+    pub state: State,
+    pub last_applied: Option<LogId<NodeId>>,
+    pub membership: StoredMembership<NodeId, BasicNode>,
+}
+
+pub type Shared = Arc<Mutex<SmInner>>;
+
+pub struct StateMachine {
+    shared: Shared,
+    dir: PathBuf,
+    seq: u64,
+    _last_snap: String,
+}
+
+/// Apply one batch to the state: what the leader's client gets back.
+pub fn apply_batch(state: &mut State, index: u64, batch: &Batch) -> Reply {
+    let mut out = Vec::with_capacity(batch.cmds.len());
+    for c in &batch.cmds {
+        let r = state.apply(c);
+        out.push(r);
+    }
+    state.applied = index;
+    out
+}
+
+impl RaftStateMachine<TypeConfig> for StateMachine {
+    type SnapshotBuilder = SnapBuilder;
+
+    async fn applied_state(&mut self) -> Result<(Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>), SErr> {
+        let g = lock(&self.shared);
+        Ok((g.last_applied, g.membership.clone()))
+    }
+
+    async fn apply<I>(&mut self, entries: I) -> Result<Vec<Reply>, SErr>
+    where
+        I: IntoIterator<Item = Ent> + OptionalSend,
+        I::IntoIter: OptionalSend,
+    {
+        let mut g = lock(&self.shared);
+        let mut out = vec![];
+        for e in entries {
+            g.last_applied = Some(e.log_id);
+            match e.payload {
+                EntryPayload::Blank => out.push(vec![]),
+                EntryPayload::Normal(b) => {
+                    let r = apply_batch(&mut g.state, e.log_id.index, &b);
+                    out.push(r)
+                }
+                EntryPayload::Membership(m) => {
+                    g.membership = StoredMembership::new(Some(e.log_id), m);
+                    out.push(vec![])
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
+        self.seq += 1;
+        SnapBuilder { shared: self.shared.clone(), dir: self.dir.clone(), seq: self.seq }
+    }
+
+    async fn begin_receiving_snapshot(&mut self) -> Result<Box<Cursor<Vec<u8>>>, SErr> {
+        Ok(Box::new(Cursor::new(Vec::new())))
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        meta: &SnapshotMeta<NodeId, BasicNode>,
+        snapshot: Box<Cursor<Vec<u8>>>,
+    ) -> Result<(), SErr> {
+        let data = snapshot.into_inner();
+        let mut st: State = bincode::deserialize(&data)
+            .map_err(|e| StorageError::from(StorageIOError::read_snapshot(Some(meta.signature()), &io_err(e))))?;
+        st.reindex();
+        tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data))
+            .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
+        let mut g = lock(&self.shared);
+        g.state = st;
+        g.last_applied = meta.last_log_id;
+        g.membership = meta.last_membership.clone();
+        Ok(())
+    }
+
+    async fn get_current_snapshot(&mut self) -> Result<Option<Snapshot<TypeConfig>>, SErr> {
+        let s = tokio::task::block_in_place(|| read_snapshot(&self.dir.join("raft.snapshot")))
+            .map_err(|e| StorageError::from(StorageIOError::read_snapshot(None, &io_err(e))))?;
+        Ok(s.map(|(meta, data)| Snapshot { meta, snapshot: Box::new(Cursor::new(data)) }))
+    }
+}
+
+pub struct SnapBuilder {
+    shared: Shared,
+    dir: PathBuf,
+    seq: u64,
+}
+
+impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
+    async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig>, SErr> {
+        let (data, last, membership) = {
+            let g = lock(&self.shared);
+            let data = bincode::serialize(&g.state).map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
+            (data, g.last_applied, g.membership.clone())
+        };
+        let id = format!("{}-{}-{}", last.map(|l| l.leader_id.term).unwrap_or(0), last.map(|l| l.index).unwrap_or(0), self.seq);
+        let meta = SnapshotMeta { last_log_id: last, last_membership: membership, snapshot_id: id };
+        tokio::task::block_in_place(|| write_snapshot(&self.dir, &meta, &data))
+            .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
+        Ok(Snapshot { meta, snapshot: Box::new(Cursor::new(data)) })
+    }
+}
+
+impl LogStore {
+    /// Entries held (not purged), for tests and diagnostics.
+    pub fn len(&self) -> usize {
+        lock(&self.inner).entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
