@@ -3,12 +3,11 @@
 //! deterministic (the leader fills in times and choices before logging them),
 //! so replaying the log on a fresh state gives the same state back.
 //!
-//! [`store`] keeps the commands durable: an append-only log with a checksum on
-//! every record, fsynced before a change is acknowledged, and snapshots that
-//! bound it.
+//! [`raft`] replicates and keeps the commands durable: openraft's log on disk
+//! with a checksum on every record, fsynced before a change is acknowledged,
+//! and snapshots that bound it.
 
 pub mod raft;
-pub mod store;
 
 use serde::{Deserialize, Serialize};
 use spur_core::errors::*;

@@ -563,3 +563,159 @@ impl LogStore {
         self.len() == 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openraft::testing::{StoreBuilder, Suite};
+    use openraft::{CommittedLeaderId, RaftLogReader};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+
+    fn tmpdir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("spur-raft-{}-{}-{}", tag, std::process::id(), SEQ.fetch_add(1, Ordering::SeqCst)));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    struct Guard(PathBuf);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    struct Builder;
+    impl StoreBuilder<TypeConfig, LogStore, StateMachine, Guard> for Builder {
+        async fn build(&self) -> Result<(Guard, LogStore, StateMachine), SErr> {
+            let d = tmpdir("suite");
+            let o = open(&d, |s| s.unwrap_or_default()).expect("open");
+            Ok((Guard(d), o.log, o.sm))
+        }
+    }
+
+    /// openraft's own conformance suite for storage implementations.
+    #[test]
+    fn openraft_storage_suite() {
+        Suite::test_all(Builder).unwrap();
+    }
+
+    fn ent(term: u64, index: u64, cmds: Vec<Command>) -> Ent {
+        Entry { log_id: LogId::new(CommittedLeaderId::new(term, 1), index), payload: EntryPayload::Normal(Batch { cmds }) }
+    }
+
+    fn purge_cmd(n: u32) -> Command {
+        Command::Purge { job_ids: vec![n] }
+    }
+
+    async fn append(log: &mut LogStore, es: Vec<Ent>) {
+        use openraft::storage::RaftLogStorageExt;
+        log.blocking_append(es).await.unwrap();
+    }
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn entries_and_vote_survive_a_restart() {
+        let d = tmpdir("restart");
+        rt().block_on(async {
+            {
+                let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+                append(&mut o.log, (1..=5).map(|i| ent(1, i, vec![purge_cmd(i as u32)])).collect()).await;
+                o.log.save_vote(&Vote::new(3, 2)).await.unwrap();
+                o.log.truncate(LogId::new(CommittedLeaderId::new(1, 1), 4)).await.unwrap();
+                append(&mut o.log, vec![ent(3, 4, vec![])]).await;
+            }
+            let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+            assert!(o.has_history);
+            assert_eq!(o.log.read_vote().await.unwrap(), Some(Vote::new(3, 2)));
+            let es = o.log.try_get_log_entries(0..100).await.unwrap();
+            assert_eq!(es.iter().map(|e| (e.log_id.leader_id.term, e.log_id.index)).collect::<Vec<_>>(), [(1, 1), (1, 2), (1, 3), (3, 4)]);
+            // purging rewrites the file: what is left reads back
+            o.log.purge(LogId::new(CommittedLeaderId::new(1, 1), 2)).await.unwrap();
+            drop(o);
+            let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+            let st = o.log.get_log_state().await.unwrap();
+            assert_eq!(st.last_purged_log_id.map(|l| l.index), Some(2));
+            assert_eq!(st.last_log_id.map(|l| l.index), Some(4));
+            assert_eq!(o.log.try_get_log_entries(0..100).await.unwrap().len(), 2);
+        });
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn torn_tail_is_cut_and_reported_but_middle_corruption_is_an_error() {
+        let d = tmpdir("torn");
+        rt().block_on(async {
+            let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+            append(&mut o.log, (1..=3).map(|i| ent(1, i, vec![purge_cmd(i as u32)])).collect()).await;
+        });
+        let p = d.join("raft.log");
+        let mut b = fs::read(&p).unwrap();
+        let full = b.len();
+        b.truncate(full - 2);
+        fs::write(&p, &b).unwrap();
+        let o = open(&d, |s| s.unwrap_or_default()).unwrap();
+        assert!(o.truncated_tail.is_some());
+        assert_eq!(o.log.len(), 2);
+        drop(o);
+        let mut b = fs::read(&p).unwrap();
+        b[9] ^= 0xff; // inside the first record's body
+        fs::write(&p, &b).unwrap();
+        match open(&d, |s| s.unwrap_or_default()) {
+            Err(e) => assert!(e.contains("raft.log") && e.contains("checksum"), "{}", e),
+            Ok(_) => panic!("corruption not detected"),
+        }
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn corrupt_meta_or_snapshot_is_an_error() {
+        let d = tmpdir("meta");
+        rt().block_on(async {
+            let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+            o.log.save_vote(&Vote::new(1, 1)).await.unwrap();
+            let mut b = o.sm.get_snapshot_builder().await;
+            b.build_snapshot().await.unwrap();
+        });
+        for f in ["raft.meta", "raft.snapshot"] {
+            let p = d.join(f);
+            let good = fs::read(&p).unwrap();
+            let mut b = good.clone();
+            let n = b.len();
+            b[n - 1] ^= 1;
+            fs::write(&p, &b).unwrap();
+            match open(&d, |s| s.unwrap_or_default()) {
+                Err(e) => assert!(e.contains(f) && e.contains("corrupt"), "{}", e),
+                Ok(_) => panic!("corrupt {} not detected", f),
+            }
+            fs::write(&p, &good).unwrap();
+        }
+        assert!(open(&d, |s| s.unwrap_or_default()).is_ok());
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn applying_a_batch_returns_each_commands_result() {
+        let d = tmpdir("apply");
+        rt().block_on(async {
+            let mut o = open(&d, |_| State::new("c".into(), vec![], vec![], 1, 100)).unwrap();
+            let e = ent(1, 1, vec![Command::ConsumeJobId, Command::Release { job_id: 42 }]);
+            let r = o.sm.apply(vec![e]).await.unwrap();
+            assert_eq!(r.len(), 1);
+            assert_eq!(r[0][0], Ok(Applied::Ok));
+            assert!(r[0][1].is_err());
+            assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+            // a snapshot carries the state to a restarted member
+            let mut b = o.sm.get_snapshot_builder().await;
+            b.build_snapshot().await.unwrap();
+        });
+        let o = open(&d, |s| s.expect("state from the snapshot")).unwrap();
+        assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+        assert_eq!(o.shared.lock().unwrap().last_applied.map(|l| l.index), Some(1));
+        let _ = fs::remove_dir_all(&d);
+    }
+}
