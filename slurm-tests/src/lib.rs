@@ -52,6 +52,8 @@ pub struct Cluster {
     /// Where jobs run and write their output (world-writable).
     pub work: PathBuf,
     bin: PathBuf,
+    /// Environment for the daemons `spur cluster up` starts.
+    env: Vec<(String, String)>,
 }
 
 fn tmp_dir(tag: &str) -> PathBuf {
@@ -68,12 +70,18 @@ fn tmp_dir(tag: &str) -> PathBuf {
 impl Cluster {
     /// A cluster of `nodes` nodes with `spur cluster up` plus extra flags.
     pub fn up(tag: &str, nodes: u32, extra: &[&str]) -> Cluster {
+        Cluster::up_env(tag, nodes, extra, &[])
+    }
+
+    /// The same, with extra environment for the daemons (e.g. Raft settings).
+    pub fn up_env(tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
         ensure_test_user();
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
         let bin = bin_dir();
         let mut args: Vec<String> = vec!["cluster".into(), "up".into(), "--dir".into(), dir.to_string_lossy().into(), "--nodes".into(), nodes.to_string()];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let o = Command::new(bin.join("spur")).args(&args).output().expect("spur cluster up");
+        let o = Command::new(bin.join("spur")).args(&args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("spur cluster up");
         let stdout = String::from_utf8_lossy(&o.stdout).to_string();
         assert!(o.status.success(), "cluster up failed: {} {}", stdout, String::from_utf8_lossy(&o.stderr));
         assert!(stdout.contains(&format!("export SLURM_CONF={}/slurm.conf", dir.display())), "{}", stdout);
@@ -83,7 +91,7 @@ impl Cluster {
         // the test user must reach and write the work dir
         let _ = Command::new("chmod").args(["755", &dir.to_string_lossy()]).status();
         let _ = Command::new("chmod").args(["1777", &work.to_string_lossy()]).status();
-        Cluster { conf: dir.join("slurm.conf"), dir, work, bin }
+        Cluster { conf: dir.join("slurm.conf"), dir, work, bin, env }
     }
 
     /// Run a command (sbatch, squeue, ..., or `spur ...`) as root in the work dir.
@@ -202,6 +210,7 @@ impl Cluster {
     pub fn restart_missing(&self) -> Out {
         let o = Command::new(self.bin.join("spur"))
             .args(["cluster", "up", "--dir", &self.dir.to_string_lossy()])
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("spur cluster up");
         Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
@@ -244,5 +253,146 @@ impl SignalNum for std::process::ExitStatus {
     fn signal_num(&self) -> i32 {
         use std::os::unix::process::ExitStatusExt;
         self.signal().unwrap_or(0)
+    }
+}
+
+// ------------------------------------------------------------------ several controllers
+
+impl Cluster {
+    /// The name (`ctldN`) of the controller `scontrol ping` shows as primary,
+    /// the Raft leader; waits up to `timeout` for one.
+    pub fn leader(&self, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let o = self.run("scontrol", &["ping"]);
+            if let Some(l) = o.stdout.lines().find(|l| l.starts_with("Slurmctld(primary) at ") && l.ends_with(" is UP")) {
+                return l.trim_start_matches("Slurmctld(primary) at ").trim_end_matches(" is UP").to_string();
+            }
+            if start.elapsed() > timeout {
+                panic!("no leader after {:?}: {}", timeout, o.stdout);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Start controller `ctld<i>` by hand (as `spur cluster up` does), optionally
+    /// listening on another address than its SlurmctldHost line.
+    pub fn start_ctld(&self, i: u32, listen: Option<&str>) {
+        use std::os::unix::process::CommandExt;
+        let name = format!("ctld{}", i);
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("log").join(format!("spurctld-{}.out", name))).unwrap();
+        let mut c = Command::new(self.bin.join("spurctld"));
+        c.args(["-D", "-f", &self.conf.to_string_lossy(), "--id", &i.to_string()]);
+        c.args(["--state-dir", &self.dir.join("state").join(&name).to_string_lossy()]);
+        c.args(["-L", &self.dir.join("log").join(format!("spurctld-{}.log", name)).to_string_lossy()]);
+        if let Some(l) = listen {
+            c.args(["--listen", l]);
+        }
+        c.envs(self.env.iter().map(|(k, v)| (k, v)));
+        c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);
+        unsafe {
+            c.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        let child = c.spawn().expect("spawn spurctld");
+        std::fs::write(self.dir.join("run").join(format!("spurctld-{}.pid", name)), format!("{}\n", child.id())).unwrap();
+        std::mem::forget(child);
+    }
+
+    /// SlurmctldPort of this cluster.
+    pub fn ctld_port(&self) -> u16 {
+        let conf = std::fs::read_to_string(&self.conf).unwrap();
+        conf.lines().find_map(|l| l.strip_prefix("SlurmctldPort=")).and_then(|p| p.trim().parse().ok()).expect("SlurmctldPort")
+    }
+}
+
+/// TCP proxies in front of controllers, to cut one of them off from the others
+/// and from clients: controller i is reached at `127.0.0.i:port` (its
+/// SlurmctldHost address) through a proxy to `127.0.1.i:port`, where it really
+/// listens and from where its own outgoing Raft connections come.
+pub struct Proxies {
+    cut: std::sync::Arc<std::sync::Mutex<Option<u32>>>,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<(u32, std::net::IpAddr, std::net::TcpStream)>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxies {
+    pub fn start(n: u32, port: u16) -> Proxies {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let p = Proxies { cut: Default::default(), conns: Default::default(), stop: Default::default() };
+        for i in 1..=n {
+            let l = TcpListener::bind(("127.0.0.".to_string() + &i.to_string(), port)).expect("proxy bind");
+            l.set_nonblocking(true).unwrap();
+            let (cut, conns, stop) = (p.cut.clone(), p.conns.clone(), p.stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    let (a, peer) = match l.accept() {
+                        Ok(x) => x,
+                        Err(_) => {
+                            std::thread::sleep(Duration::from_millis(5));
+                            continue;
+                        }
+                    };
+                    let _ = a.set_nonblocking(false);
+                    let from = peer.ip();
+                    if Self::blocked(*cut.lock().unwrap(), i, from) {
+                        continue; // dropped: the caller sees the connection close
+                    }
+                    let b = match TcpStream::connect(("127.0.1.".to_string() + &i.to_string(), port)) {
+                        Ok(b) => b,
+                        Err(_) => continue,
+                    };
+                    let _ = a.set_nodelay(true);
+                    let _ = b.set_nodelay(true);
+                    conns.lock().unwrap().push((i, from, a.try_clone().unwrap()));
+                    conns.lock().unwrap().push((i, from, b.try_clone().unwrap()));
+                    for (mut x, mut y) in [(a.try_clone().unwrap(), b.try_clone().unwrap()), (b, a)] {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut x, &mut y);
+                            let _ = y.shutdown(std::net::Shutdown::Both);
+                            let _ = x.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                }
+            });
+        }
+        p
+    }
+
+    fn blocked(cut: Option<u32>, target: u32, from: std::net::IpAddr) -> bool {
+        match cut {
+            None => false,
+            Some(k) => target == k || from == std::net::IpAddr::from([127, 0, 1, k as u8]),
+        }
+    }
+
+    /// Cut controller k off (both ways), closing its open connections.
+    pub fn partition(&self, k: u32) {
+        *self.cut.lock().unwrap() = Some(k);
+        let mut cs = self.conns.lock().unwrap();
+        cs.retain(|(i, from, s)| {
+            if Self::blocked(Some(k), *i, *from) {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    pub fn heal(&self) {
+        *self.cut.lock().unwrap() = None;
+    }
+}
+
+impl Drop for Proxies {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        for (_, _, s) in self.conns.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
     }
 }

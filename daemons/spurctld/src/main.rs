@@ -11,7 +11,7 @@ use spur_core::model::*;
 use spur_state::State;
 use std::path::PathBuf;
 
-const USAGE: &str = "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [-i]";
+const USAGE: &str = "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [--listen IP] [-i]";
 
 struct Args {
     conf: PathBuf,
@@ -21,10 +21,13 @@ struct Args {
     id: Option<u64>,
     /// Start empty and wait to be added to a running cluster (`spur controller add`).
     join: bool,
+    /// Listen on this IP instead of the SlurmctldHost line's address (tests put
+    /// a proxy on that address to cut the network between controllers).
+    listen: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { conf: spur_client::conf_path(), log: None, state_dir: None, id: None, join: false };
+    let mut a = Args { conf: spur_client::conf_path(), log: None, state_dir: None, id: None, join: false, listen: None };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -37,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
                 a.id = Some(v.parse().ok().filter(|n| *n > 0).ok_or(format!("spurctld: bad --id {}", v))?);
             }
             "--join" => a.join = true,
+            "--listen" => a.listen = Some(it.next().ok_or("--listen needs an address")?),
             "-h" | "--help" => return Err(USAGE.into()),
             "-V" | "--version" => {
                 println!("spur {}", env!("CARGO_PKG_VERSION"));
@@ -203,6 +207,7 @@ fn main() {
         .map(|(i, c)| (i as u64 + 1, openraft::BasicNode { addr: format!("{}:{}", c.addr, port) }))
         .collect();
     let bind_addr = match conf.controllers.get(me as usize - 1) {
+        _ if args.listen.is_some() => args.listen.clone().unwrap_or_default(),
         Some(c) => c.addr.clone(),
         None if args.join => "0.0.0.0".into(),
         None => {
@@ -236,7 +241,7 @@ fn main() {
             election_timeout_min: env_ms("SPUR_RAFT_ELECTION_MIN_MS", 150),
             election_timeout_max: env_ms("SPUR_RAFT_ELECTION_MAX_MS", 300),
             snapshot_policy: openraft::SnapshotPolicy::LogsSinceLast(env_ms("SPUR_RAFT_SNAPSHOT_EVERY", 20_000)),
-            max_in_snapshot_log_to_keep: 1000,
+            max_in_snapshot_log_to_keep: env_ms("SPUR_RAFT_KEEP_LOGS", 1000),
             ..Default::default()
         };
         let rconf = match rconf.validate() {
@@ -247,7 +252,10 @@ fn main() {
             }
         };
         let key = std::sync::Arc::new(key);
-        let net = raftnet::Net { key: key.clone() };
+        // Raft traffic leaves from this controller's own address, so that a
+        // peer (or a test's proxy) can tell who is calling.
+        let local_ip: Option<std::net::IpAddr> = bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
+        let net = raftnet::Net { key: key.clone(), local_ip };
         let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
             Ok(r) => r,
             Err(e) => {

@@ -20,6 +20,8 @@ use tonic::transport::{Channel, Endpoint};
 #[derive(Clone)]
 pub struct Net {
     pub key: Arc<Vec<u8>>,
+    /// The address outgoing Raft connections come from.
+    pub local_ip: Option<std::net::IpAddr>,
 }
 
 pub struct Conn {
@@ -34,6 +36,7 @@ impl RaftNetworkFactory<TypeConfig> for Net {
     async fn new_client(&mut self, target: NodeId, node: &BasicNode) -> Conn {
         let client = Endpoint::from_shared(format!("http://{}", node.addr)).ok().map(|ep| {
             let ch = ep
+                .local_address(self.local_ip)
                 .connect_timeout(Duration::from_millis(500))
                 .tcp_nodelay(true)
                 .http2_keep_alive_interval(Duration::from_secs(1))

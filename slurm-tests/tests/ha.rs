@@ -1,0 +1,270 @@
+//! High availability: three Raft controllers and several agents on loopback,
+//! real processes, real faults (`kill -9`, lost disk state, a cut network).
+//! After each fault: every acknowledged job exists exactly once with the right
+//! state, no job ran twice, and the cluster takes work again.
+
+use slurm_tests::{Cluster, Proxies};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const T: Duration = Duration::from_secs(60);
+
+fn cluster(tag: &str) -> Cluster {
+    Cluster::up(tag, 3, &["--controllers", "3", "--cpus", "4"])
+}
+
+/// A short job that leaves one line per run in `runs.txt`.
+fn job_args() -> Vec<&'static str> {
+    vec!["-o", "/dev/null", "--wrap", "echo $SLURM_JOB_ID >> runs.txt"]
+}
+
+fn submit(c: &Cluster, extra: &[&str]) -> u32 {
+    let mut a: Vec<&str> = extra.to_vec();
+    a.extend(job_args());
+    c.sbatch(&a)
+}
+
+/// Submit `n` jobs from a thread; returns the acknowledged ids as they come.
+fn burst(c: &Arc<Cluster>, n: usize, extra: &'static [&'static str]) -> (std::thread::JoinHandle<()>, Arc<Mutex<Vec<u32>>>) {
+    let acked = Arc::new(Mutex::new(vec![]));
+    let (c2, a2) = (c.clone(), acked.clone());
+    let h = std::thread::spawn(move || {
+        for _ in 0..n {
+            let id = submit(&c2, extra);
+            a2.lock().unwrap().push(id);
+        }
+    });
+    (h, acked)
+}
+
+fn kill_ctld(c: &Cluster, name: &str) {
+    c.kill9(&format!("spurctld-{}", name));
+}
+
+fn all_jobs(c: &Cluster) -> Vec<(u32, String)> {
+    let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
+    assert_eq!(o.code, 0, "squeue: {}", o.stderr);
+    o.stdout
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.parse().ok()?, it.next()?.to_string()))
+        })
+        .collect()
+}
+
+/// Wait until every job is over, then check the invariants.
+fn check(c: &Cluster, acked: &[u32]) {
+    let start = Instant::now();
+    loop {
+        let jobs = all_jobs(c);
+        if jobs.iter().all(|(_, s)| s != "PENDING" && s != "RUNNING" && s != "COMPLETING") && jobs.len() >= acked.len() {
+            break;
+        }
+        if start.elapsed() > T {
+            panic!("jobs not done after {:?}: {:?}", T, jobs);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let jobs = all_jobs(c);
+    let mut seen: HashMap<u32, usize> = HashMap::new();
+    for (id, _) in &jobs {
+        *seen.entry(*id).or_default() += 1;
+    }
+    assert!(seen.values().all(|n| *n == 1), "a job listed twice: {:?}", jobs);
+    for id in acked {
+        let st = jobs.iter().find(|(i, _)| i == id).map(|(_, s)| s.as_str());
+        assert_eq!(st, Some("COMPLETED"), "acknowledged job {} is {:?}; all: {:?}", id, st, jobs);
+    }
+    assert_eq!(jobs.len(), acked.len(), "jobs nobody was told about: {:?} vs acked {:?}", jobs, acked);
+    // each job ran exactly once
+    let runs = std::fs::read_to_string(c.work.join("runs.txt")).unwrap_or_default();
+    let mut ran: HashMap<u32, usize> = HashMap::new();
+    for l in runs.lines() {
+        *ran.entry(l.trim().parse().expect("job id in runs.txt")).or_default() += 1;
+    }
+    for id in acked {
+        assert_eq!(ran.get(id).copied().unwrap_or(0), 1, "job {} ran {:?} times; runs.txt:\n{}", id, ran.get(id), runs);
+    }
+    assert_eq!(ran.len(), acked.len(), "runs of unknown jobs: {:?}", ran);
+}
+
+/// The cluster takes work again: one more job runs to the end.
+fn takes_work(c: &Cluster, acked: &mut Vec<u32>) {
+    let id = submit(c, &[]);
+    acked.push(id);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+}
+
+#[test]
+fn leader_killed_during_a_burst_of_submissions() {
+    let c = Arc::new(cluster("ha-burst"));
+    let leader = c.leader(T);
+    let (h, acked) = burst(&c, 40, &[]);
+    while acked.lock().unwrap().len() < 12 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill_ctld(&c, &leader);
+    h.join().expect("every submission is acknowledged, across the failover");
+    let new = c.leader(T);
+    assert_ne!(new, leader);
+    let mut acked = acked.lock().unwrap().clone();
+    let mut sorted = acked.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), acked.len(), "an id acknowledged twice: {:?}", acked);
+    check(&c, &acked);
+    takes_work(&c, &mut acked);
+    // the killed controller comes back as a follower and catches up
+    c.restart_missing().ok();
+    let start = Instant::now();
+    while !c.run("scontrol", &["ping"]).stdout.contains(&format!("at {} is UP", leader)) {
+        assert!(start.elapsed() < T, "{} did not come back", leader);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    check(&c, &acked);
+}
+
+#[test]
+fn leader_killed_while_jobs_start() {
+    let c = cluster("ha-start");
+    let leader = c.leader(T);
+    // held jobs, released at once: the leader decides their starts as it dies
+    let mut acked: Vec<u32> = (0..12).map(|_| submit(&c, &["--hold"])).collect();
+    let ids: Vec<String> = acked.iter().map(|i| i.to_string()).collect();
+    c.run("scontrol", &["release", &ids.join(",")]).ok();
+    std::thread::sleep(Duration::from_millis(30));
+    kill_ctld(&c, &leader);
+    check(&c, &acked);
+    takes_work(&c, &mut acked);
+    check(&c, &acked);
+}
+
+#[test]
+fn leader_killed_while_jobs_complete() {
+    let c = cluster("ha-complete");
+    let leader = c.leader(T);
+    let mut acked: Vec<u32> = (0..10)
+        .map(|_| c.sbatch(&["-o", "/dev/null", "--wrap", "echo $SLURM_JOB_ID >> runs.txt; sleep 2"]))
+        .collect();
+    for id in &acked {
+        c.wait_state(&id.to_string(), "RUNNING|COMPLETED", T);
+    }
+    // the jobs end about now: their completions race the failover
+    std::thread::sleep(Duration::from_millis(1700));
+    kill_ctld(&c, &leader);
+    check(&c, &acked);
+    takes_work(&c, &mut acked);
+}
+
+#[test]
+fn follower_killed_then_back() {
+    let c = cluster("ha-follower");
+    let leader = c.leader(T);
+    let follower = ["ctld1", "ctld2", "ctld3"].into_iter().find(|n| *n != leader).unwrap().to_string();
+    kill_ctld(&c, &follower);
+    let mut acked: Vec<u32> = (0..5).map(|_| submit(&c, &[])).collect();
+    assert_eq!(c.leader(T), leader, "killing a follower moved the leader");
+    check(&c, &acked);
+    c.restart_missing().ok();
+    // once it is back, the old leader can go: the returned follower has everything
+    std::thread::sleep(Duration::from_secs(1));
+    kill_ctld(&c, &leader);
+    check(&c, &acked);
+    takes_work(&c, &mut acked);
+    check(&c, &acked);
+}
+
+#[test]
+fn all_three_restarted_at_once() {
+    let c = cluster("ha-all");
+    c.leader(T);
+    let mut acked: Vec<u32> = (0..6).map(|_| submit(&c, &[])).collect();
+    check(&c, &acked);
+    for n in ["ctld1", "ctld2", "ctld3"] {
+        kill_ctld(&c, n);
+    }
+    c.restart_missing().ok();
+    c.leader(T);
+    check(&c, &acked);
+    let before = *acked.iter().max().unwrap();
+    takes_work(&c, &mut acked);
+    assert!(*acked.last().unwrap() > before, "a job id was reused: {:?}", acked);
+    check(&c, &acked);
+}
+
+#[test]
+fn member_rebuilds_after_its_disk_state_is_deleted() {
+    // snapshots every 10 entries, 5 kept after one: the member must be sent a
+    // snapshot, the log alone no longer reaches back to the start
+    let c = Cluster::up_env(
+        "ha-disk",
+        3,
+        &["--controllers", "3", "--cpus", "4"],
+        &[("SPUR_RAFT_SNAPSHOT_EVERY", "10"), ("SPUR_RAFT_KEEP_LOGS", "5")],
+    );
+    let leader = c.leader(T);
+    let mut acked: Vec<u32> = (0..8).map(|_| submit(&c, &[])).collect();
+    check(&c, &acked);
+    let victim = ["ctld1", "ctld2", "ctld3"].into_iter().find(|n| *n != leader).unwrap().to_string();
+    kill_ctld(&c, &victim);
+    std::fs::remove_dir_all(c.dir.join("state").join(&victim)).unwrap();
+    c.restart_missing().ok();
+    // it rebuilds from the others: a snapshot, then the log
+    let start = Instant::now();
+    loop {
+        let snap = c.dir.join("state").join(&victim).join("raft.snapshot").exists();
+        if snap && c.run("scontrol", &["ping"]).stdout.contains(&format!("at {} is UP", victim)) {
+            break;
+        }
+        assert!(start.elapsed() < T, "{} did not rebuild", victim);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    // now the old leader goes: the rebuilt member and the third one carry on
+    kill_ctld(&c, &leader);
+    check(&c, &acked);
+    takes_work(&c, &mut acked);
+    check(&c, &acked);
+}
+
+#[test]
+fn leader_cut_off_by_the_network() {
+    let c = cluster("ha-partition");
+    c.leader(T);
+    // put a proxy in front of every controller
+    for n in ["ctld1", "ctld2", "ctld3"] {
+        kill_ctld(&c, n);
+    }
+    let port = c.ctld_port();
+    let proxies = Proxies::start(3, port);
+    for i in 1..=3 {
+        c.start_ctld(i, Some(&format!("127.0.1.{}", i)));
+    }
+    let leader = c.leader(T);
+    let k: u32 = leader.trim_start_matches("ctld").parse().unwrap();
+    let mut acked: Vec<u32> = (0..4).map(|_| submit(&c, &[])).collect();
+    check(&c, &acked);
+    proxies.partition(k);
+    // the majority side elects a leader and takes work; clients find it
+    for _ in 0..6 {
+        acked.push(submit(&c, &[]));
+    }
+    let new = c.leader(T);
+    assert_ne!(new, leader);
+    check(&c, &acked);
+    proxies.heal();
+    // the old leader rejoins as a follower; it never committed anything alone
+    let start = Instant::now();
+    loop {
+        let p = c.run("scontrol", &["ping"]).stdout;
+        if p.contains(&format!("at {} is UP", leader)) && !p.contains(&format!("Slurmctld(primary) at {} ", leader)) {
+            break;
+        }
+        assert!(start.elapsed() < T, "{} did not rejoin: {}", leader, p);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    takes_work(&c, &mut acked);
+    check(&c, &acked);
+}
