@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test build setup bench clean conformance
+.PHONY: demo test build setup bench bench-failover clean conformance
 
 setup:
 	@bash scripts/setup.sh
@@ -23,6 +23,9 @@ conformance: build
 
 bench: build
 	bash bench/submit_squeue.sh
+
+bench-failover: build
+	BENCH_NO_BUILD=1 bash bench/failover.sh
 
 clean:
 	$(CARGO) clean

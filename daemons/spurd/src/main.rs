@@ -128,6 +128,31 @@ struct AgentState {
 
 /// `job%05u`, as slurmd names a job's spool directory (the script path shows in
 /// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/88).
+/// The mark a finished run leaves once its spool directory is gone: a launch of
+/// that run arriving late (a new leader re-sends the launches of the jobs it
+/// sees running) must not start it a second time. Keyed by job id and restart
+/// count, since a requeued job runs again under the same id.
+fn tombstone(spool: &Path, id: u32, restart: u32) -> PathBuf {
+    spool.join("done").join(format!("{}.{}", id, restart))
+}
+
+/// Which run of its job a spool directory holds.
+fn run_of(dir: &Path) -> Option<u32> {
+    let spec: LaunchSpec = bincode::deserialize(&std::fs::read(dir.join("spec.bin")).ok()?).ok()?;
+    Some(spec.job.restart_count)
+}
+
+/// Forget marks older than a day (a late launch comes within seconds).
+fn prune_tombstones(spool: &Path) {
+    let Ok(rd) = std::fs::read_dir(spool.join("done")) else { return };
+    for e in rd.flatten() {
+        let old = e.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).map(|d| d.as_secs() > 86_400);
+        if old == Some(true) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn job_dir(spool: &Path, id: u32) -> PathBuf {
     let padded = spool.join(format!("job{:05}", id));
     let plain = spool.join(format!("job{}", id));
@@ -265,10 +290,18 @@ async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::Un
         let client = client.clone();
         let tx = tx.clone();
         let dir2 = dir.clone();
+        let spool2 = spool.clone();
         tokio::spawn(async move {
             let r = spur_client::call!(client, job_complete, req);
             match r {
-                Ok(_) => supervisor::cleanup(&dir2),
+                Ok(_) => {
+                    if let Some(run) = run_of(&dir2) {
+                        let t = tombstone(&spool2, id, run);
+                        let _ = std::fs::create_dir_all(t.parent().unwrap_or(&spool2));
+                        let _ = std::fs::File::create(&t);
+                    }
+                    supervisor::cleanup(&dir2)
+                }
                 Err(e) => {
                     tracing::warn!("reporting job {} failed ({}); will retry", id, e);
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -309,7 +342,12 @@ async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::
     let start = spur_client::auth::now();
     let mut registered = false;
     let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
+    let mut pruned = std::time::Instant::now() - Duration::from_secs(7200);
     loop {
+        if pruned.elapsed() > Duration::from_secs(3600) {
+            prune_tombstones(&spool);
+            pruned = std::time::Instant::now();
+        }
         let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
         let (load, free) = sysinfo();
         let req = RegisterRequest {
@@ -411,6 +449,11 @@ impl Agent for Svc {
         let dir = job_dir(&self.st.spool, id);
         if dir.join("spec.bin").exists() {
             // a repeated launch (lost reply): the job already runs here
+            return Ok(Response::new(LaunchReply { status: ok() }));
+        }
+        if tombstone(&self.st.spool, id, spec.job.restart_count).exists() {
+            // a late launch of a run that already ended here and was reported
+            tracing::info!("ignoring a repeated launch of job {} (run {}), which already ended", id, spec.job.restart_count);
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
         let st = self.st.clone();
