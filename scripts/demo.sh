@@ -1,5 +1,6 @@
 #!/bin/bash
-# The Spur demo: a 4-node cluster on this machine, driven with Slurm's commands.
+# The Spur demo: a 4-node cluster with three Raft controllers on this machine,
+# driven with Slurm's commands; the leader controller is killed mid-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -9,8 +10,8 @@ trap '"$ROOT/target/debug/spur" cluster down --dir "$DIR"' EXIT
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run() { say "$*"; "$@"; }
 
-say "spur cluster up --dir $DIR --nodes 4"
-eval "$("$ROOT/target/debug/spur" cluster up --dir "$DIR" --nodes 4)"
+say "spur cluster up --dir $DIR --nodes 4 --controllers 3"
+eval "$("$ROOT/target/debug/spur" cluster up --dir "$DIR" --nodes 4 --controllers 3)"
 echo "SLURM_CONF=$SLURM_CONF"
 
 WORK=$DIR/work; mkdir -p "$WORK"; cd "$WORK"
@@ -31,6 +32,15 @@ echo "Submitted batch job $J3"
 sleep 1
 run squeue
 run sinfo
+run scontrol ping
+LEADER=$(scontrol ping | sed -n 's/^Slurmctld(primary) at \(.*\) is UP$/\1/p')
+say "kill -9 the leader controller ($LEADER) while the jobs run"
+kill -9 "$(cat "$DIR/run/spurctld-$LEADER.pid")"
+T0=$(date +%s%N)
+J4=$(sbatch --parsable -J after-kill --output=after-kill-%j.out --wrap='echo "submitted after the leader was killed"')
+echo "Submitted batch job $J4 ($(( ($(date +%s%N) - T0) / 1000000 )) ms after the kill)"
+run scontrol ping
+run squeue
 say "waiting for the queue to drain"
 for _ in $(seq 1 120); do
   [ -z "$(squeue -h)" ] && break
@@ -38,6 +48,10 @@ for _ in $(seq 1 120); do
 done
 run squeue
 run scontrol show job "$J3"
+say "spur cluster up --dir $DIR   (restarts the killed controller; it catches up as a follower)"
+"$ROOT/target/debug/spur" cluster up --dir "$DIR" > /dev/null
+sleep 1
+run scontrol ping
 say "the output files"
 for f in "$WORK"/*.out; do echo "--- $(basename "$f")"; cat "$f"; done
 run sinfo

@@ -106,8 +106,9 @@ fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
     s.parse().map_err(|_| format!("spur cluster: invalid number '{}'", s))
 }
 
-fn free_ports(n: usize) -> Result<Vec<u16>, String> {
-    // Find a run of n+1 consecutive free ports so the conf can use a range.
+fn free_ports(n: usize, controllers: u32) -> Result<Vec<u16>, String> {
+    // Find a run of n+1 consecutive free ports so the conf can use a range; the
+    // first (SlurmctldPort) must be free on every controller's address too.
     let mut listeners = vec![];
     for _ in 0..200 {
         let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
@@ -117,6 +118,12 @@ fn free_ports(n: usize) -> Result<Vec<u16>, String> {
         }
         let mut ok = true;
         let mut held = vec![];
+        for i in 2..=controllers {
+            match std::net::TcpListener::bind((format!("127.0.0.{}", i).as_str(), base)) {
+                Ok(x) => held.push(x),
+                Err(_) => ok = false,
+            }
+        }
         for p in base + 1..=base + n as u16 {
             match std::net::TcpListener::bind(("127.0.0.1", p)) {
                 Ok(x) => held.push(x),
@@ -142,7 +149,7 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
         return Err("spur cluster: --nodes must be between 1 and 1000".into());
     }
     let d = &o.dir;
-    let ports = free_ports(o.nodes as usize)?;
+    let ports = free_ports(o.nodes as usize, o.controllers)?;
     let host = spur_client::users::short_hostname();
     let n = o.nodes;
     let last = ports[ports.len() - 1];

@@ -120,7 +120,9 @@ impl Client {
             auth::METADATA_KEY,
             tok.parse().map_err(|_| ClientError::Auth("bad credential".into()))?,
         );
-        r.set_timeout(Duration::from_secs(60));
+        // Slurm's MessageTimeout default: a controller that accepts but does not
+        // answer (stopped, cut off) is given up for the next one
+        r.set_timeout(Duration::from_secs(10));
         Ok(r)
     }
 
@@ -201,7 +203,7 @@ impl Client {
 pub const LEADER_KEY: &str = "x-spur-leader";
 
 pub fn retry_secs() -> u64 {
-    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(5)
+    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
 }
 
 /// Run an RPC against the leader controller: follow "not the leader" answers,
