@@ -276,8 +276,9 @@ impl Cluster {
     }
 
     /// Start controller `ctld<i>` by hand (as `spur cluster up` does), optionally
-    /// listening on another address than its SlurmctldHost line.
-    pub fn start_ctld(&self, i: u32, listen: Option<&str>) {
+    /// listening on another address than its SlurmctldHost line, or (`join`)
+    /// waiting to be added to the running cluster.
+    pub fn start_ctld(&self, i: u32, listen: Option<&str>, join: bool) {
         use std::os::unix::process::CommandExt;
         let name = format!("ctld{}", i);
         let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("log").join(format!("spurctld-{}.out", name))).unwrap();
@@ -287,6 +288,9 @@ impl Cluster {
         c.args(["-L", &self.dir.join("log").join(format!("spurctld-{}.log", name)).to_string_lossy()]);
         if let Some(l) = listen {
             c.args(["--listen", l]);
+        }
+        if join {
+            c.arg("--join");
         }
         c.envs(self.env.iter().map(|(k, v)| (k, v)));
         c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);

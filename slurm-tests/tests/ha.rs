@@ -240,7 +240,7 @@ fn leader_cut_off_by_the_network() {
     let port = c.ctld_port();
     let proxies = Proxies::start(3, port);
     for i in 1..=3 {
-        c.start_ctld(i, Some(&format!("127.0.1.{}", i)));
+        c.start_ctld(i, Some(&format!("127.0.1.{}", i)), false);
     }
     let leader = c.leader(T);
     let k: u32 = leader.trim_start_matches("ctld").parse().unwrap();
@@ -265,6 +265,38 @@ fn leader_cut_off_by_the_network() {
         assert!(start.elapsed() < T, "{} did not rejoin: {}", leader, p);
         std::thread::sleep(Duration::from_millis(100));
     }
+    takes_work(&c, &mut acked);
+    check(&c, &acked);
+}
+
+#[test]
+fn controllers_removed_and_added_without_downtime() {
+    let c = cluster("ha-members");
+    c.leader(T);
+    let mut acked: Vec<u32> = (0..3).map(|_| submit(&c, &[])).collect();
+    // remove ctld3 (whatever its role): the other two carry on
+    let o = c.run("spur", &["controller", "remove", "3"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let list = c.run("spur", &["controller", "list"]).stdout;
+    assert!(!list.lines().any(|l| l.starts_with("3 ")), "{}", list);
+    acked.push(submit(&c, &[]));
+    kill_ctld(&c, "ctld3");
+    // a fourth controller: a new SlurmctldHost line, started empty, then added
+    let port = c.ctld_port();
+    let mut conf = std::fs::read_to_string(&c.conf).unwrap();
+    conf = conf.replacen("SlurmctldHost=ctld3(127.0.0.3)\n", "SlurmctldHost=ctld3(127.0.0.3)\nSlurmctldHost=ctld4(127.0.0.4)\n", 1);
+    std::fs::write(&c.conf, conf).unwrap();
+    c.start_ctld(4, None, true);
+    let o = c.run("spur", &["controller", "add", "4", &format!("127.0.0.4:{}", port)]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let list = c.run("spur", &["controller", "list"]).stdout;
+    assert!(list.lines().any(|l| l.starts_with("4 ") && l.contains(" yes ")), "{}", list);
+    acked.push(submit(&c, &[]));
+    check(&c, &acked);
+    // ctld4 is a voter with everything: with the leader gone it makes the majority
+    let leader = c.leader(T);
+    kill_ctld(&c, &leader);
+    check(&c, &acked);
     takes_work(&c, &mut acked);
     check(&c, &acked);
 }

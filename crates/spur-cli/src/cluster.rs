@@ -107,38 +107,50 @@ fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
 }
 
 fn free_ports(n: usize, controllers: u32) -> Result<Vec<u16>, String> {
-    // Find a run of n+1 consecutive free ports so the conf can use a range; the
-    // first (SlurmctldPort) must be free on every controller's address too.
-    let mut listeners = vec![];
-    for _ in 0..200 {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-        let base = l.local_addr().map_err(|e| e.to_string())?.port();
-        if base as usize + n + 1 >= 65535 {
-            continue;
-        }
-        let mut ok = true;
+    // A run of n+1 consecutive free ports, so the conf can use a range; the first
+    // (SlurmctldPort) free on every controller's address too. Taken below the
+    // kernel's ephemeral range (ip_local_port_range), where outgoing connections
+    // (of this cluster's own commands, of other clusters) cannot take a port
+    // between this check and the daemon's bind.
+    let (lo, hi) = ephemeral_range();
+    let (start, end) = if lo > 12_000 { (10_000u32, lo as u32) } else { (hi as u32 + 1, 65_000u32) };
+    let span = end.saturating_sub(start + n as u32 + 1).max(1);
+    let mut seed = std::process::id() as u64 ^ (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0));
+    for _ in 0..500 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let base = (start + ((seed >> 33) as u32 % span)) as u16;
         let mut held = vec![];
-        for i in 2..=controllers {
+        let mut ok = true;
+        for i in 1..=controllers {
             match std::net::TcpListener::bind((format!("127.0.0.{}", i).as_str(), base)) {
                 Ok(x) => held.push(x),
                 Err(_) => ok = false,
             }
         }
         for p in base + 1..=base + n as u16 {
+            if !ok {
+                break;
+            }
             match std::net::TcpListener::bind(("127.0.0.1", p)) {
                 Ok(x) => held.push(x),
-                Err(_) => {
-                    ok = false;
-                    break;
-                }
+                Err(_) => ok = false,
             }
         }
         if ok {
             return Ok((base..=base + n as u16).collect());
         }
-        listeners.push(l);
     }
     Err("spur cluster: no free ports".into())
+}
+
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| {
+            let mut it = s.split_whitespace().filter_map(|x| x.parse().ok());
+            Some((it.next()?, it.next()?))
+        })
+        .unwrap_or((32768, 60999))
 }
 
 fn write_conf(o: &UpOpts) -> Result<(), String> {
