@@ -17,6 +17,10 @@ mod sinfo;
 mod squeue;
 
 use common::Output;
+
+/// What every command prints for `-V`/`--version` (and `scontrol version`):
+/// Debian's build of Slurm 24.11.5 names its package `slurm-wlm`.
+pub const SLURM_VERSION_LINE: &str = "slurm-wlm 24.11.5\n";
 use spur_client::{Client, ClientError};
 use spur_proto::*;
 use std::collections::HashMap;
@@ -137,7 +141,7 @@ fn run_sbatch(args: &[String]) -> i32 {
                     "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
                     r.job_id,
                     when,
-                    req.desc.num_tasks.unwrap_or(1),
+                    if r.cpus > 0 { r.cpus } else { req.desc.num_tasks.unwrap_or(1) },
                     r.nodes,
                     r.partition
                 );
@@ -149,6 +153,12 @@ fn run_sbatch(args: &[String]) -> i32 {
                 return rt.block_on(wait_for_job(&c, r.job_id));
             }
             0
+        }
+        // sbatch's will-run test reports a refusal with perror's layout
+        // (recorded/24.11/sbatch_options/141)
+        Err(e) if req.test_only => {
+            eprintln!("allocation failure: {}", e);
+            1
         }
         Err(e) => {
             eprintln!("sbatch: error: Batch job submission failed: {}", e);

@@ -681,6 +681,11 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             d.extra.insert(id.into(), v.into());
         }
         "qos" => d.qos = Some(v.into()),
+        // kept in MB, the unit Slurm stores (`MinTmpDiskNode=100M`)
+        "tmp" => {
+            let mb = spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
+            d.extra.insert(id.into(), mb.to_string());
+        }
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
         "signal" => {
@@ -976,7 +981,7 @@ pub fn parse_at(
         match *id {
             "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
             "usage" => return Err(Output::ok(USAGE)),
-            "version" => return Err(Output::ok("slurm 24.11.5\n")),
+            "version" => return Err(Output::ok(crate::SLURM_VERSION_LINE)),
             "verbose" | "quiet" | "wrap" => apply(&mut st, id, v.as_deref(), Src::Cli)?,
             _ => {}
         }

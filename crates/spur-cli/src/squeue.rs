@@ -12,7 +12,7 @@ use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
-pub const VERSION: &str = "slurm 24.11.5\n";
+pub const VERSION: &str = crate::SLURM_VERSION_LINE;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {

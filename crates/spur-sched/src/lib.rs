@@ -20,6 +20,10 @@ pub enum Decision {
     /// A job that was not yet eligible (held, or waiting on a dependency) now is:
     /// its eligible time becomes `now`.
     Eligible { job_id: u32 },
+    /// A pending job submitted with `--kill-on-invalid-dep=yes` whose dependency
+    /// can never be satisfied: it is cancelled, keeping its reason
+    /// `DependencyNeverSatisfied` (recorded/24.11/workflow/088, 090).
+    CancelNeverSatisfied { job_id: u32 },
 }
 
 /// Free resources of one node during a pass.
@@ -137,6 +141,16 @@ fn dependency_state(dep: &str, jobs: &HashMap<u32, &Job>) -> Result<bool, ()> {
     Ok(if any { any_ok || all_ok } else { all_ok })
 }
 
+/// Whether a job whose dependency fails is cancelled rather than left
+/// pending: `--kill-on-invalid-dep=yes` (sbatch's option, kept as given).
+fn kills_on_invalid_dep(job: &Job) -> bool {
+    job.desc
+        .extra
+        .get("kill-on-invalid-dep")
+        .map(|v| v.eq_ignore_ascii_case("yes") || v.eq_ignore_ascii_case("kill"))
+        .unwrap_or(false)
+}
+
 /// One scheduling pass.
 pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
     schedule_depth(now, jobs, nodes, parts, usize::MAX).0
@@ -224,6 +238,9 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
                 }
                 Err(()) => {
                     set_reason(&mut out, Reason::DependencyNeverSatisfied);
+                    if kills_on_invalid_dep(job) {
+                        out.push(Decision::CancelNeverSatisfied { job_id: job.job_id });
+                    }
                     continue;
                 }
             }

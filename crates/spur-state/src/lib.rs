@@ -43,6 +43,11 @@ pub enum Command {
     /// A submission rejected after slurmctld had created its job record: the
     /// id it took is gone (`recorded/24.11/job_ids`).
     ConsumeJobId,
+    /// `--kill-on-invalid-dep=yes` and a dependency that can never be
+    /// satisfied: the pending job ends CANCELLED and keeps its reason
+    /// `DependencyNeverSatisfied` (start and end time are now, as slurmctld
+    /// sets them when it kills a dependant).
+    CancelNeverSatisfied { job_id: u32, now: i64 },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -306,6 +311,18 @@ impl State {
                     }
                 }
                 Ok(Applied::Started(id))
+            }
+            Command::CancelNeverSatisfied { job_id, now } => {
+                let pending = self.jobs.get(job_id).map(|j| j.state == JobState::Pending).unwrap_or(false);
+                if !pending {
+                    return Err(ESLURM_JOB_NOT_PENDING);
+                }
+                let r = self.apply(&Command::Kill { job_id: *job_id, task: None, state: JobState::Cancelled, now: *now })?;
+                if let Some(j) = self.jobs.get_mut(job_id) {
+                    j.reason = Reason::DependencyNeverSatisfied;
+                    j.start_time = *now;
+                }
+                Ok(r)
             }
             Command::Reasons { changes } => {
                 for (id, r) in changes {
@@ -587,8 +604,8 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::ConsumeJobId => {
-                self.take_job_id();
-                Ok(Applied::Ok)
+                // the id that was used up (`sbatch --test-only` prints it)
+                Ok(Applied::Submitted(self.take_job_id()))
             }
             Command::Eligible { job_ids, now } => {
                 for id in job_ids {

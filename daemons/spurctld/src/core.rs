@@ -224,6 +224,9 @@ impl Ctld {
                 match d {
                     spur_sched::Decision::Reason { job_id, reason } => reasons.push((job_id, reason)),
                     spur_sched::Decision::Eligible { job_id } => eligible.push(job_id),
+                    spur_sched::Decision::CancelNeverSatisfied { job_id } => {
+                        cmds.push(Command::CancelNeverSatisfied { job_id, now: t })
+                    }
                     spur_sched::Decision::Start { job_id, task, allocs } => {
                         cmds.push(Command::Start { job_id, task, allocs, now: t })
                     }
