@@ -657,6 +657,67 @@ mod tests {
 
     const ALL: [&str; 4] = ["node1", "node2", "node3", "node4"];
 
+    fn job(id: u32, state: JobState, dep: Option<&str>, kill: Option<&str>) -> Job {
+        let mut desc = spur_core::model::JobDesc { dependency: dep.map(|d| d.to_string()), ..Default::default() };
+        if let Some(k) = kill {
+            desc.extra.insert("kill-on-invalid-dep".into(), k.into());
+        }
+        Job {
+            job_id: id,
+            array: None,
+            desc,
+            user_id: 0,
+            group_id: 0,
+            user_name: "root".into(),
+            group_name: "root".into(),
+            state,
+            reason: Reason::None,
+            held: None,
+            priority: 1,
+            partition: "debug".into(),
+            time_limit: None,
+            submit_time: 1,
+            eligible_time: 0,
+            start_time: 0,
+            end_time: 0,
+            suspend_time: 0,
+            pre_sus_time: 0,
+            allocs: vec![],
+            exit_status: 0,
+            derived_exit_code: 0,
+            restart_count: 0,
+            num_nodes: 1,
+            num_tasks: 1,
+            num_cpus: 1,
+            mem_per_node: 0,
+            mem_per_cpu: 0,
+            kill_reason: None,
+            batch_flag: 1,
+        }
+    }
+
+    #[test]
+    fn kill_on_invalid_dep() {
+        // recorded/24.11/workflow/088: afterok on a failed job; only the
+        // dependant with --kill-on-invalid-dep=yes is cancelled
+        let failed = job(16, JobState::Failed, None, None);
+        let stays = job(18, JobState::Pending, Some("afterok:16"), None);
+        let killed = job(19, JobState::Pending, Some("afterok:16"), Some("yes"));
+        let no = job(20, JobState::Pending, Some("afterok:16"), Some("no"));
+        let d = schedule(100, &[&failed, &stays, &killed, &no], &[], &[]);
+        let cancelled: Vec<u32> = d
+            .iter()
+            .filter_map(|x| match x {
+                Decision::CancelNeverSatisfied { job_id } => Some(*job_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cancelled, [19]);
+        for id in [18, 19, 20] {
+            assert!(d.contains(&Decision::Reason { job_id: id, reason: Reason::DependencyNeverSatisfied }));
+        }
+    }
+
     #[test]
     fn placements_of_the_basic_recording() {
         // recorded/24.11/basic/016: jobs 1 and 2 share node1, -N2 gets node[2-3],

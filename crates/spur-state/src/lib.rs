@@ -747,6 +747,20 @@ mod order_tests {
         }
     }
 
+    #[test]
+    fn kill_on_invalid_dep_cancels_and_keeps_the_reason() {
+        let mut s = State::new("c".into(), vec![], vec![], 1, 1000);
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        // a used-up id is reported (`sbatch --test-only` prints it)
+        assert_eq!(s.apply(&Command::ConsumeJobId), Ok(Applied::Submitted(2)));
+        s.apply(&Command::Reasons { changes: vec![(1, Reason::DependencyNeverSatisfied)] }).unwrap();
+        s.apply(&Command::CancelNeverSatisfied { job_id: 1, now: 7 }).unwrap();
+        let j = &s.jobs[&1];
+        assert_eq!((j.state, &j.reason, j.start_time, j.end_time), (JobState::Cancelled, &Reason::DependencyNeverSatisfied, 7, 7));
+        // only a pending job
+        assert_eq!(s.apply(&Command::CancelNeverSatisfied { job_id: 1, now: 8 }), Err(ESLURM_JOB_NOT_PENDING));
+    }
+
     fn order(s: &State) -> Vec<u32> {
         s.view(0).jobs.iter().map(|j| j.job_id).collect()
     }

@@ -650,6 +650,39 @@ fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Resu
     Ok(())
 }
 
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    #[test]
+    fn deadline_against_start_plus_limit() {
+        let t = 1_000_000;
+        let d = |deadline: i64, begin: i64, limit: Option<u32>, min: Option<u32>| JobDesc {
+            deadline,
+            begin_time: begin,
+            time_limit: limit,
+            time_min: min,
+            ..Default::default()
+        };
+        // recorded/24.11/sbatch_options/146: -t 2:00:00 --deadline=now+1hour
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // sbatch_options/185: --deadline=now+2hours -t 10
+        assert_eq!(check_deadline(&d(t + 7200, 0, Some(10), None), None, t), Ok(()));
+        // no limit at all: only the earliest start counts
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t - 60, 0, None, None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // the partition's default time stands in for a missing -t
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), Some(30), t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // --time-min is what must fit when given
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), Some(30)), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t + 600, 0, Some(120), Some(30)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
+        // --begin moves the earliest start
+        assert_eq!(check_deadline(&d(t + 3600, t + 3000, Some(20), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // UNLIMITED never fits before a deadline
+        assert_eq!(check_deadline(&d(t + 86400, 0, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+    }
+}
+
 #[tonic::async_trait]
 impl Controller for Service {
     async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
