@@ -48,6 +48,23 @@ pub enum Command {
     /// `DependencyNeverSatisfied` (start and end time are now, as slurmctld
     /// sets them when it kills a dependant).
     CancelNeverSatisfied { job_id: u32, now: i64 },
+    /// `scontrol update PartitionName=…`.
+    PartitionUpdate { name: String, update: PartUpdate },
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PartUpdate {
+    /// `Some(None)` = UNLIMITED.
+    pub max_time: Option<Option<Minutes>>,
+    pub default_time: Option<Option<Minutes>>,
+    pub max_nodes: Option<Option<u32>>,
+    pub min_nodes: Option<u32>,
+    pub state: Option<PartState>,
+    pub default: Option<bool>,
+    pub hidden: Option<bool>,
+    pub priority_tier: Option<u32>,
+    pub priority_job_factor: Option<u32>,
+    pub oversubscribe: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -62,6 +79,30 @@ pub struct JobUpdate {
     pub num_nodes: Option<u32>,
     pub num_tasks: Option<u32>,
     pub dependency: Option<String>,
+    #[serde(default)]
+    pub time_min: Option<u32>,
+    /// `MinMemoryNode=` / `MinMemoryCPU=` in MB.
+    #[serde(default)]
+    pub mem_per_node: Option<u64>,
+    #[serde(default)]
+    pub mem_per_cpu: Option<u64>,
+    /// `ExcNodeList=`, `ReqNodeList=`, `Features=` (`Some(None)` clears).
+    #[serde(default)]
+    pub exc_nodes: Option<Option<String>>,
+    #[serde(default)]
+    pub req_nodes: Option<Option<String>>,
+    #[serde(default)]
+    pub features: Option<Option<String>>,
+    #[serde(default)]
+    pub work_dir: Option<String>,
+    #[serde(default)]
+    pub requeue: Option<bool>,
+    #[serde(default)]
+    pub std_out: Option<String>,
+    #[serde(default)]
+    pub std_err: Option<String>,
+    #[serde(default)]
+    pub std_in: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -510,8 +551,57 @@ impl State {
                     j.desc.begin_time = b;
                 }
                 if let Some(n) = update.num_nodes {
+                    if j.state == JobState::Pending {
+                        // min = max = n; tasks not asked for follow the node count,
+                        // the CPU count never drops below one per task
+                        j.desc.max_nodes = Some(n);
+                        if j.desc.num_tasks.is_none() || j.desc.num_tasks == Some(j.num_tasks) {
+                            j.num_tasks = n.max(1);
+                        }
+                        let cpt = j.desc.cpus_per_task.unwrap_or(1).max(1);
+                        j.num_cpus = j.num_cpus.max(j.num_tasks * cpt);
+                    }
                     j.num_nodes = n;
                     j.desc.min_nodes = Some(n);
+                }
+                if let Some(m) = update.time_min {
+                    j.desc.time_min = Some(m);
+                }
+                if let Some(m) = update.mem_per_node {
+                    j.mem_per_node = m;
+                    j.mem_per_cpu = 0;
+                    j.desc.mem_per_node = Some(m);
+                    j.desc.mem_per_cpu = None;
+                }
+                if let Some(m) = update.mem_per_cpu {
+                    j.mem_per_cpu = m;
+                    j.mem_per_node = 0;
+                    j.desc.mem_per_cpu = Some(m);
+                    j.desc.mem_per_node = None;
+                }
+                if let Some(x) = &update.exc_nodes {
+                    j.desc.exc_nodes = x.clone();
+                }
+                if let Some(x) = &update.req_nodes {
+                    j.desc.req_nodes = x.clone();
+                }
+                if let Some(x) = &update.features {
+                    j.desc.constraint = x.clone();
+                }
+                if let Some(w) = &update.work_dir {
+                    j.desc.work_dir = w.clone();
+                }
+                if let Some(r) = update.requeue {
+                    j.desc.requeue = Some(r);
+                }
+                if let Some(x) = &update.std_out {
+                    j.desc.std_out = Some(x.clone());
+                }
+                if let Some(x) = &update.std_err {
+                    j.desc.std_err = Some(x.clone());
+                }
+                if let Some(x) = &update.std_in {
+                    j.desc.std_in = Some(x.clone());
                 }
                 if let Some(n) = update.num_tasks {
                     j.num_tasks = n;
@@ -534,6 +624,10 @@ impl State {
                 n.version = reg.version.clone();
                 n.last_heard = *now;
                 n.flags.not_responding = false;
+                if n.last_busy == 0 && n.alloc_cpus == 0 {
+                    // an idle node's LastBusyTime starts at its registration
+                    n.last_busy = *now;
+                }
                 if n.base == NodeBase::Unknown
                     || (n.base == NodeBase::Down
                         && n.reason.as_deref().map(|r| r.starts_with("Not responding")).unwrap_or(false))
@@ -573,20 +667,36 @@ impl State {
             Command::NodeUpdate { name, update, uid, now } => {
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 if let Some(st) = &update.state {
+                    // slurmctld's update_node: RESUME and UNDRAIN keep the reason
+                    // and require the node to register again (NOT_RESPONDING
+                    // until its agent answers, recorded/24.11/scontrol/159,171)
                     match st.to_ascii_lowercase().as_str() {
-                        "drain" => n.flags.drain = true,
-                        "down" | "fail" => {
+                        "drain" | "fail" => n.flags.drain = true,
+                        "down" => {
                             n.base = NodeBase::Down;
                         }
-                        "resume" | "undrain" | "idle" => {
+                        "resume" => {
+                            if n.base == NodeBase::Down || n.flags.drain {
+                                n.flags.not_responding = true;
+                            }
+                            n.flags.drain = false;
+                            if n.base == NodeBase::Down || n.base == NodeBase::Future {
+                                n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
+                            }
+                        }
+                        "undrain" => {
+                            n.flags.drain = false;
+                            n.flags.not_responding = true;
+                        }
+                        "idle" => {
                             n.flags.drain = false;
                             if n.base == NodeBase::Down {
                                 n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
                             }
-                            n.reason = None;
-                            n.reason_time = 0;
-                            n.reason_uid = 0;
+                            n.last_busy = *now;
                         }
+                        "noresp" => n.flags.not_responding = true,
+                        "future" => n.base = NodeBase::Future,
                         _ => return Err(ESLURM_INVALID_NODE_STATE),
                     }
                 }
@@ -600,6 +710,46 @@ impl State {
                 }
                 if let Some(f) = &update.features {
                     n.features = f.clone();
+                }
+                Ok(Applied::Ok)
+            }
+            Command::PartitionUpdate { name, update } => {
+                let i = self.partitions.iter().position(|p| &p.name == name).ok_or(ESLURM_INVALID_PARTITION_NAME)?;
+                if update.default == Some(true) {
+                    for p in &mut self.partitions {
+                        p.default = false;
+                    }
+                }
+                let p = &mut self.partitions[i];
+                if let Some(t) = update.max_time {
+                    p.max_time = t;
+                }
+                if let Some(t) = update.default_time {
+                    p.default_time = t;
+                }
+                if let Some(n) = update.max_nodes {
+                    p.max_nodes = n;
+                }
+                if let Some(n) = update.min_nodes {
+                    p.min_nodes = n;
+                }
+                if let Some(st) = update.state {
+                    p.state = st;
+                }
+                if let Some(d) = update.default {
+                    p.default = d;
+                }
+                if let Some(h) = update.hidden {
+                    p.hidden = h;
+                }
+                if let Some(t) = update.priority_tier {
+                    p.priority_tier = t;
+                }
+                if let Some(f) = update.priority_job_factor {
+                    p.priority_job_factor = f;
+                }
+                if let Some(o) = &update.oversubscribe {
+                    p.oversubscribe = o.clone();
                 }
                 Ok(Applied::Ok)
             }

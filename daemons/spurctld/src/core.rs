@@ -142,6 +142,13 @@ impl Ctld {
         a.signal(self.signed(req)).await.is_ok()
     }
 
+    /// Ask a node's agent to answer (slurmctld pings a node whose registration
+    /// it requires again, after `State=RESUME`/`UNDRAIN`).
+    pub async fn ping_agent(self: &Arc<Self>, node: &str) -> bool {
+        let Some(mut a) = self.agent(node).await else { return false };
+        a.ping(self.signed(spur_proto::PingRequest {})).await.is_ok()
+    }
+
     async fn launch(self: &Arc<Self>, job: Job) {
         let node = match job.allocs.first() {
             Some(a) => a.node.clone(),

@@ -615,6 +615,54 @@ impl Service {
         Ok(())
     }
 
+    /// `scontrol update PartitionName=…` (fields already checked by scontrol).
+    fn update_partition(&self, r: &NodeControlRequest) -> i32 {
+        let mut u = spur_state::PartUpdate::default();
+        let limit = |v: &str| spur_core::time::parse_time_limit(v).map_err(|_| ESLURM_INVALID_TIME_LIMIT);
+        let count = |v: &str| -> Result<Option<u32>, i32> {
+            if v.eq_ignore_ascii_case("unlimited") || v.eq_ignore_ascii_case("infinite") {
+                Ok(None)
+            } else {
+                v.parse().map(Some).map_err(|_| ESLURM_INVALID_NODE_COUNT)
+            }
+        };
+        for kv in &r.fields {
+            let v = kv.value.as_str();
+            let res: Result<(), i32> = (|| {
+                match kv.key.as_str() {
+                    "MaxTime" => u.max_time = Some(limit(v)?),
+                    "DefaultTime" => u.default_time = Some(limit(v)?),
+                    "MaxNodes" => u.max_nodes = Some(count(v)?),
+                    "MinNodes" => u.min_nodes = Some(count(v)?.unwrap_or(0)),
+                    "State" => {
+                        u.state = Some(match v {
+                            "UP" => PartState::Up,
+                            "DOWN" => PartState::Down,
+                            "DRAIN" => PartState::Drain,
+                            _ => PartState::Inactive,
+                        })
+                    }
+                    "Default" => u.default = Some(v == "YES"),
+                    "Hidden" => u.hidden = Some(v == "YES"),
+                    "PriorityTier" => u.priority_tier = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
+                    "PriorityJobFactor" => u.priority_job_factor = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
+                    "OverSubscribe" => u.oversubscribe = Some(v.to_ascii_uppercase()),
+                    _ => return Err(ESLURM_NOT_SUPPORTED),
+                }
+                Ok(())
+            })();
+            if let Err(code) = res {
+                return code;
+            }
+        }
+        let res = self.ctld.commit(vec![Command::PartitionUpdate { name: r.nodes.clone(), update: u }]);
+        self.ctld.sched_wake.notify_one();
+        match res.into_iter().next() {
+            Some(Err(code)) => code,
+            _ => 0,
+        }
+    }
+
     fn owns(&self, id: &Identity, job: &Job) -> bool {
         self.ctld.is_admin(id.uid) || job.user_id == id.uid
     }
@@ -742,7 +790,7 @@ impl Controller for Service {
     }
 
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
-        let _id = self.who(&req)?;
+        let id = self.who(&req)?;
         let q = req.into_inner();
         let mut g = self.ctld.lock();
         let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
@@ -763,7 +811,22 @@ impl Controller for Service {
                 }
                 ids.into_iter().collect()
             };
-            view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
+            if q.with_script {
+                // `scontrol write batch_script`: the owner's (or an admin's) scripts only
+                for i in &ids {
+                    if let Some(j) = g.state.jobs.get(i) {
+                        if !self.owns(&id, j) {
+                            return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
+                        }
+                    }
+                }
+                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get(i).cloned()).collect();
+                for j in &mut view.jobs {
+                    j.desc.env.clear();
+                }
+            } else {
+                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
+            }
         }
         if q.nodes {
             view.nodes = g.state.nodes.clone();
@@ -928,6 +991,33 @@ impl Controller for Service {
                                 }
                             }
                         }
+                        if let Some(p) = &u.partition {
+                            if self.ctld.lock().state.partition(p).is_none() {
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_PARTITION_NAME) });
+                                continue;
+                            }
+                        }
+                        // A pending job asking for more nodes than its partition has:
+                        // slurmctld keeps the new node count but refuses the update,
+                        // and every later one (recorded/24.11/scontrol/188-190).
+                        if job.state == JobState::Pending {
+                            let part_nodes = {
+                                let g = self.ctld.lock();
+                                let pname = u.partition.clone().unwrap_or_else(|| job.partition.clone());
+                                g.state.partition(&pname).map(|p| p.nodes.len() as u32).unwrap_or(0)
+                            };
+                            let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
+                            if too_big(job.num_nodes) {
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
+                                continue;
+                            }
+                            if let Some(n) = u.num_nodes.filter(|n| too_big(*n)) {
+                                let only = JobUpdate { num_nodes: Some(n), ..Default::default() };
+                                let _ = self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: only }]);
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
+                                continue;
+                            }
+                        }
                         Command::UpdateJob { job_id: jid, update: u }
                     }
                     _ => {
@@ -965,6 +1055,9 @@ impl Controller for Service {
             return Ok(Response::new(NodeControlReply { status: st(ESLURM_USER_ID_MISSING) }));
         }
         let r = req.into_inner();
+        if r.op == "partition" {
+            return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&r)) }));
+        }
         let names = match spur_core::hostlist::expand(&r.nodes) {
             Ok(n) => n,
             Err(_) => return Ok(Response::new(NodeControlReply { status: st(ESLURM_INVALID_NODE_NAME) })),
@@ -982,13 +1075,36 @@ impl Controller for Service {
             }
         }
         let t = now();
+        let reg_again = matches!(u.state.as_deref().map(|s| s.to_ascii_lowercase()).as_deref(), Some("resume" | "undrain"));
         let cmds = names
-            .into_iter()
+            .iter()
+            .cloned()
             .map(|name| spur_state::Command::NodeUpdate { name, update: u.clone(), uid: id.uid, now: t })
             .collect();
         for res in self.ctld.commit(cmds) {
             if let Err(code) = res {
                 return Ok(Response::new(NodeControlReply { status: st(code) }));
+            }
+        }
+        if reg_again {
+            // slurmctld pings such nodes on its next background pass; an answer
+            // clears NOT_RESPONDING (liveness is soft state, like a heartbeat)
+            for name in names {
+                let ctld = self.ctld.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(1800)).await;
+                    if ctld.ping_agent(&name).await {
+                        let mut g = ctld.lock();
+                        if let Some(n) = g.state.node(&name) {
+                            if n.flags.not_responding {
+                                let (cpu_load, free_mem) = (n.cpu_load, n.free_mem);
+                                let _ = g.state.apply(&Command::NodeHeartbeat { name: name.clone(), cpu_load, free_mem, now: now() });
+                            }
+                        }
+                        drop(g);
+                        ctld.sched_wake.notify_one();
+                    }
+                });
             }
         }
         self.ctld.sched_wake.notify_one();
@@ -1065,6 +1181,10 @@ impl Controller for Service {
 }
 
 fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Job) -> Result<(), i32> {
+    let pending = job.state == JobState::Pending;
+    // fields that only a pending job may change (slurmctld's _update_job)
+    let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
+    let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
     match key.to_ascii_lowercase().as_str() {
         "timelimit" => {
             let t = spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
@@ -1083,8 +1203,12 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
             }
             u.time_limit = Some(new);
         }
+        "timemin" => u.time_min = Some(spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?.unwrap_or(0)),
         "name" | "jobname" => u.name = Some(value.to_string()),
-        "partition" => u.partition = Some(value.to_string()),
+        "partition" => {
+            pending_only()?;
+            u.partition = Some(value.to_string())
+        }
         "priority" => {
             if !admin {
                 return Err(ESLURM_ACCESS_DENIED);
@@ -1093,12 +1217,55 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         }
         "nice" => u.nice = Some(value.parse().map_err(|_| ESLURM_INVALID_NICE)?),
         "comment" => u.comment = Some(value.to_string()),
-        "numnodes" | "reqnodes" => u.num_nodes = Some(value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?),
-        "numtasks" => u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?),
+        "numnodes" | "reqnodes" => {
+            let n: u32 = value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
+            if !pending && n != job.num_nodes {
+                return Err(ESLURM_NOT_SUPPORTED);
+            }
+            u.num_nodes = Some(n)
+        }
+        "numtasks" => {
+            pending_only()?;
+            u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?)
+        }
+        "minmemorynode" => {
+            pending_only()?;
+            u.mem_per_node = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
+        }
+        "minmemorycpu" => {
+            pending_only()?;
+            u.mem_per_cpu = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
+        }
+        "excnodelist" => {
+            pending_only()?;
+            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            u.exc_nodes = Some(opt(value))
+        }
+        "reqnodelist" => {
+            pending_only()?;
+            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            u.req_nodes = Some(opt(value))
+        }
+        "features" => {
+            pending_only()?;
+            u.features = Some(opt(value))
+        }
+        "workdir" => {
+            pending_only()?;
+            u.work_dir = Some(value.to_string())
+        }
+        "requeue" => u.requeue = Some(value.parse::<u32>().map_err(|_| ESLURM_NOT_SUPPORTED)? != 0),
+        "stdout" => u.std_out = Some(value.to_string()),
+        "stderr" => u.std_err = Some(value.to_string()),
+        "stdin" => u.std_in = Some(value.to_string()),
         "dependency" => u.dependency = Some(value.to_string()),
-        "starttime" | "begintime" => {
+        "starttime" | "begintime" | "eligibletime" => {
             let t = spur_core::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
-            u.begin_time = Some(t);
+            u.begin_time = Some(t.max(now()));
         }
         _ => return Err(ESLURM_NOT_SUPPORTED),
     }
