@@ -232,7 +232,8 @@ fn run_squeue(args: &[String]) -> i32 {
     };
     let rt = runtime();
     let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
-    let q = QueryRequest { jobs: true, partitions: true, nodes: false, job_ids: opts.job_ids.clone(), all_finished: finished, ..Default::default() };
+    // -w needs the node table to map names (squeue loads it too)
+    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some(), job_ids: opts.job_ids.clone(), all_finished: finished, ..Default::default() };
     match rt.block_on(c.query(q)) {
         Ok(view) => {
             let (uid, name) = caller();

@@ -331,26 +331,20 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             o.job_ids = str_list(first);
             o.job_list = build_job_list(first)?;
         } else if !o.steps {
-            return Err(Output::err(
-                format!(
-                    "{}squeue: error: Unrecognized option: {}\n{}",
-                    o.warnings,
-                    first,
-                    include_str!("text/squeue_usage.txt")
-                ),
-                1,
-            ));
+            // the error goes to stderr, the usage text to stdout
+            return Err(Output {
+                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, first),
+                code: 1,
+            });
         }
         if let Some(next) = operands.next() {
-            return Err(Output::err(
-                format!(
-                    "{}squeue: error: Unrecognized option: {}\n{}",
-                    o.warnings,
-                    next,
-                    include_str!("text/squeue_usage.txt")
-                ),
-                1,
-            ));
+            // the error goes to stderr, the usage text to stdout
+            return Err(Output {
+                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, next),
+                code: 1,
+            });
         }
     }
     if o.accounts.is_none() {
@@ -852,9 +846,13 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
     match f {
         Account => opt_cell(&j.desc.account),
         AccrueTime => time_cell(j.eligible_time),
-        AdminComment | BurstBuffer | BurstBufferState | Cluster | ClusterFeature | Container
+        AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container
         | ContainerId | Network | Prefer | Licenses | WcKey | Reservation | SchedNodes
-        | SystemComment | McsLabel | HetJobIdSet => Cell::null(),
+        | SystemComment | McsLabel => Cell::null(),
+        // the job record carries the controller's ClusterName
+        Cluster => Cell::s(view.cluster_name.clone()),
+        // no heterogeneous jobs: het_job_id is 0
+        HetJobIdSet => Cell::s("N/A"),
         AllocNodes => Cell::s(j.desc.alloc_node.clone()),
         AllocSid => Cell::s(j.desc.alloc_sid.to_string()),
         ArrayJobId => Cell::s(if j.array.is_some() { array_job_id(j) } else { j.job_id }.to_string()),
@@ -872,7 +870,8 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
                 Cell::s(j.desc.alloc_node.clone())
             }
         }
-        BoardsPerNode => Cell::s("N/A"),
+        // slurmctld packs 0, not NO_VAL16, when the job asked for nothing
+        BoardsPerNode => Cell::s("0"),
         Command => {
             if j.desc.wrapped {
                 Cell::null()
@@ -885,21 +884,28 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Cores | Sockets | Threads => Cell::s("*"),
         CoreSpec => Cell::s("N/A"),
         CpusPerTask => Cell::s(j.desc.cpus_per_task.unwrap_or(1).to_string()),
-        CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket
-        | TresPerTask => Cell::s("N/A"),
+        CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket => Cell::s("N/A"),
+        // sbatch turns an explicit -c N into tres_per_task "cpu=N"
+        TresPerTask => match j.desc.cpus_per_task {
+            Some(n) => Cell::s(format!("cpu={}", n)),
+            None => Cell::s("N/A"),
+        },
         Deadline => time_cell(j.desc.deadline),
         DelayBoot => Cell::s(format::secs_squeue(0)),
         Dependency => Cell::opt(dependency_text(j).as_deref()),
         DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
         EligibleTime => time_cell(j.eligible_time),
         EndTime => {
-            if j.time_limit.is_none() && j.end_time > now {
+            // a started job without a limit ends "in a year" on Slurm (end_time > now)
+            let endless = j.end_time > now
+                || (j.end_time == 0 && j.start_time != 0 && (j.state.is_active() || j.state == JobState::Suspended));
+            if j.time_limit.is_none() && endless {
                 Cell::s("NONE")
             } else {
                 time_cell(j.end_time)
             }
         }
-        ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
         ExitCode => Cell::s(exit_pair(j.exit_status)),
         Feature => opt_cell(&j.desc.constraint),
         Gres | TresPerNode => match &j.desc.gres {
@@ -925,14 +931,12 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Name => Cell::s(j.desc.name.clone()),
         Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
         NodeList => Cell::uncut(job_nodes(j)),
-        NtPerCore | NtPerSocket | NtPerBoard => Cell::s("N/A"),
-        NtPerNode => match j.desc.ntasks_per_node {
-            Some(n) => Cell::s(n.to_string()),
-            None => Cell::s("N/A"),
-        },
+        NtPerCore | NtPerSocket => Cell::s("N/A"),
+        NtPerBoard => Cell::s("0"),
+        NtPerNode => Cell::s(j.desc.ntasks_per_node.unwrap_or(0).to_string()),
         NumCpus => Cell::s(j.num_cpus.to_string()),
         NumNodes => Cell::s(j.num_nodes.to_string()),
-        NumTasks => Cell::s(j.num_tasks.to_string()),
+        NumTasks => Cell::s(num_tasks_packed(j).to_string()),
         Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw
         | OriginRaw => Cell::s("NA"),
         OverSubscribe => Cell::s(if j.desc.exclusive { "NO" } else { "OK" }),
@@ -962,7 +966,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         Reboot | ReqSwitch => Cell::s("0"),
-        ReqNodes => Cell::uncut(j.desc.req_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        ReqNodes => Cell::uncut(j.desc.req_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
         Requeue => Cell::s(if j.desc.requeue.unwrap_or(true) { "1" } else { "0" }),
         ResizeTime => Cell { text: Some("N/A".into()), cut: false },
         RestartCnt => Cell::s(j.restart_count.to_string()),
@@ -973,14 +977,15 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         StateCompact => Cell::s(j.state.short()),
         StdErr | StdIn | StdOut => {
             let p = match f {
-                StdErr => j.desc.std_err.clone().or_else(|| j.desc.std_out.clone()),
+                // squeue shows only an explicit -e (scontrol fills in StdOut)
+                StdErr => j.desc.std_err.clone(),
                 StdIn => j.desc.std_in.clone(),
                 _ => j.desc.std_out.clone(),
             };
             let p = match (f, p) {
                 (_, Some(p)) => Some(p),
                 (StdIn, None) => None,
-                (_, None) if j.batch_flag > 0 => Some(if j.array.is_some() {
+                (StdOut, None) if j.batch_flag > 0 => Some(if j.array.is_some() {
                     format!("{}/slurm-%A_%a.out", j.desc.work_dir)
                 } else {
                     format!("{}/slurm-%j.out", j.desc.work_dir)
@@ -1008,6 +1013,22 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Wait4Switch => Cell::s(format::secs_squeue(0)),
         WorkDir => Cell::s(j.desc.work_dir.clone()),
     }
+}
+
+/// The task count slurmctld packs: the requested count, else the node count
+/// (requested while pending, allocated after), else NO_VAL for a job that
+/// ended without ever getting nodes.
+fn num_tasks_packed(j: &Job) -> u32 {
+    if let Some(n) = j.desc.num_tasks.filter(|n| *n > 0) {
+        return n;
+    }
+    if j.state == JobState::Pending {
+        return j.desc.min_nodes.unwrap_or(j.num_nodes).max(1);
+    }
+    if !j.allocs.is_empty() {
+        return j.allocs.len() as u32;
+    }
+    0xfffffffe
 }
 
 fn sorted_hosts(expr: &str) -> String {
@@ -1076,6 +1097,26 @@ fn first_host(nodes: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Start times as squeue compares them (`_get_start_time`: a pending job's
+/// past start counts as now). Equal seconds are told apart by the scheduling
+/// pass that started each job: Slurm never starts jobs in two passes within
+/// one second (`batch_sched_delay`), Spur can.
+fn cmp_start(a: &Job, b: &Job, now: i64) -> i32 {
+    let key = |j: &Job| -> (i64, i64) {
+        if j.state == JobState::Pending && j.start_time < now {
+            (now, 0)
+        } else {
+            (j.start_time, j.start_pass_ms)
+        }
+    };
+    let (ka, kb) = (key(a), key(b));
+    if ka.0 != kb.0 {
+        cmp_num(ka.0, kb.0)
+    } else {
+        cmp_num(ka.1, kb.1)
+    }
+}
+
 fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
     // sort_jobs_by_start_time (reverse), then each key from last to first.
     glibc_msort(recs, &|a: &Rec, b: &Rec| {
@@ -1085,7 +1126,7 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
         if b.job.start_time == 0 {
             return -1;
         }
-        -cmp_num(a.job.start_time, b.job.start_time)
+        -cmp_start(a.job, b.job, now)
     });
     let s: Vec<char> = sort.chars().collect();
     let mut i = s.len() as isize - 1;
@@ -1152,19 +1193,28 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                 'm' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(min_memory_mb(a.job), min_memory_mb(b.job)))),
                 'M' => Some(Box::new(move |a: &Rec, b: &Rec| cmp_num(time_used(a.job, now), time_used(b.job, now)))),
                 'N' => Some(Box::new(|a: &Rec, b: &Rec| {
-                    spur_core::hostlist::strnatcmp(&first_host(&job_nodes(a.job)), &first_host(&job_nodes(b.job)))
-                        as i32
+                    // Slurm compares the first host ranges; a job without
+                    // nodes has none and counts as greater than anything,
+                    // itself included (so two such jobs swap).
+                    let (ha, hb) = (first_host(&job_nodes(a.job)), first_host(&job_nodes(b.job)));
+                    if ha.is_empty() {
+                        return 1;
+                    }
+                    if hb.is_empty() {
+                        return -1;
+                    }
+                    spur_core::hostlist::strnatcmp(&ha, &hb) as i32
                 })),
                 'p' | 'Q' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.priority, b.job.priority))),
                 'P' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.partition, &b.job.partition))),
-                'S' => Some(Box::new(|a: &Rec, b: &Rec| {
+                'S' => Some(Box::new(move |a: &Rec, b: &Rec| {
                     if a.job.start_time == 0 {
                         return 1;
                     }
                     if b.job.start_time == 0 {
                         return -1;
                     }
-                    cmp_num(a.job.start_time, b.job.start_time)
+                    cmp_start(a.job, b.job, now)
                 })),
                 't' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.short(), b.job.state.short()))),
                 'T' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.name(), b.job.state.name()))),
@@ -1324,17 +1374,29 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     let mut out = Output { stdout: String::new(), stderr: o.warnings.clone(), code: 0 };
     let users: Option<Vec<u32>> = if o.me { Some(vec![caller_uid]) } else { o.users.clone() };
 
-    // -w: map names to known nodes
-    if let Some(nodes) = &o.nodes {
+    // -w: map names (node names or their hosts' names; localhost is this
+    // host) to node names, as squeue does with the node table it loads
+    let mapped_opts;
+    let o = if let Some(nodes) = &o.nodes {
+        let mut names = Vec::new();
         for n in nodes {
-            let known = view.nodes.iter().any(|x| &x.name == n || &x.hostname == n);
-            if !known && !n.eq_ignore_ascii_case("localhost") {
-                out.stderr.push_str(&format!("squeue: error: Invalid node name {}\n", n));
-                out.code = 1;
-                return out;
+            let want = if n.eq_ignore_ascii_case("localhost") { spur_client::users::short_hostname() } else { n.clone() };
+            match view.nodes.iter().find(|x| x.name == want || x.hostname == want) {
+                Some(x) => names.push(x.name.clone()),
+                None => {
+                    out.stderr.push_str(&format!("squeue: error: Invalid node name {}\n", n));
+                    out.code = 1;
+                    return out;
+                }
             }
         }
-    }
+        let mut c = o.clone();
+        c.nodes = Some(names);
+        mapped_opts = c;
+        &mapped_opts
+    } else {
+        o
+    };
 
     let fmt_long;
     let (fmt, long): (&str, bool) = if let Some(f) = &o.format {
@@ -1538,6 +1600,7 @@ pub(crate) mod tests {
             mem_per_cpu: 500,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
         }
     }
 

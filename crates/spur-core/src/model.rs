@@ -299,6 +299,12 @@ pub struct Job {
     pub kill_reason: Option<JobState>,
     /// Requeued jobs keep their id; a batch flag counts how often.
     pub batch_flag: u32,
+    /// Wall-clock milliseconds of the scheduling pass that started the job
+    /// (0: not started). squeue breaks ties between equal start seconds with
+    /// it: Slurm's passes are at least `batch_sched_delay` (3 s) apart, so its
+    /// jobs started by different passes never share a start second.
+    #[serde(default)]
+    pub start_pass_ms: i64,
 }
 
 impl Job {

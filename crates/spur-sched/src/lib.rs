@@ -693,6 +693,7 @@ mod tests {
             mem_per_cpu: 0,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
         }
     }
 

@@ -20,7 +20,15 @@ pub enum Command {
     /// Create a job (or an array meta-record) from a validated submission.
     Submit { job: Box<Job> },
     /// Start a job (or split task `task` off an array meta-record and start it).
-    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc>, now: i64 },
+    Start {
+        job_id: u32,
+        task: Option<u32>,
+        allocs: Vec<NodeAlloc>,
+        now: i64,
+        /// Milliseconds of the pass that decided the start (`Job::start_pass_ms`).
+        #[serde(default)]
+        pass_ms: i64,
+    },
     /// Pending reasons changed.
     Reasons { changes: Vec<(u32, Reason)> },
     /// The batch script ended (wait status), or its launch failed.
@@ -286,7 +294,7 @@ impl State {
                 self.list_append(id);
                 Ok(Applied::Submitted(id))
             }
-            Command::Start { job_id, task, allocs, now } => {
+            Command::Start { job_id, task, allocs, now, pass_ms } => {
                 let mut id = *job_id;
                 let meta = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if meta.state != JobState::Pending {
@@ -330,6 +338,7 @@ impl State {
                 job.state = JobState::Running;
                 job.reason = Reason::None;
                 job.start_time = *now;
+                job.start_pass_ms = *pass_ms;
                 job.allocs = allocs.clone();
                 job.num_nodes = allocs.len() as u32;
                 job.num_cpus = allocs.iter().map(|a| a.cpus).sum();
@@ -431,6 +440,8 @@ impl State {
                         a.task_id = Some(*t);
                         tj.state = *state;
                         tj.reason = Reason::None;
+                        // a job that ends before starting gets start = end (Slurm)
+                        tj.start_time = *now;
                         tj.end_time = *now;
                         self.jobs.insert(new_id, tj);
                         self.list_split(*job_id, new_id);
@@ -445,6 +456,8 @@ impl State {
                 let j = self.jobs.get_mut(job_id).unwrap();
                 if j.state == JobState::Pending {
                     j.state = *state;
+                    // a job that ends before starting gets start = end (Slurm)
+                    j.start_time = *now;
                     j.end_time = *now;
                     j.reason = Reason::None;
                     if let Some(a) = &mut j.array {
@@ -507,6 +520,7 @@ impl State {
                 j.restart_count += 1;
                 j.allocs.clear();
                 j.start_time = 0;
+                j.start_pass_ms = 0;
                 j.end_time = 0;
                 j.kill_reason = None;
                 j.exit_status = 0;
@@ -894,6 +908,7 @@ mod order_tests {
             mem_per_cpu: 0,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
         }
     }
 
@@ -923,7 +938,7 @@ mod order_tests {
         s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
         assert_eq!(order(&s), [1, 2, 3]);
         // a started task keeps the record's place, the meta-record moves to the end
-        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5 });
+        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5, pass_ms: 5000 });
         assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
         assert_eq!(order(&s), [1, 4, 3, 2]);
         assert_eq!(start(&mut s, 2), Ok(Applied::Started(5)));

@@ -208,6 +208,11 @@ impl Ctld {
     /// One scheduling pass: decide, commit, then launch.
     pub async fn schedule_once(self: &Arc<Self>) {
         let t = now();
+        // one stamp for the whole pass: squeue's tie-break between passes
+        let t_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(t * 1000);
         let started: Vec<Job> = {
             let mut g = self.lock();
             let (decisions, truncated) = {
@@ -235,7 +240,7 @@ impl Ctld {
                         cmds.push(Command::CancelNeverSatisfied { job_id, now: t })
                     }
                     spur_sched::Decision::Start { job_id, task, allocs } => {
-                        cmds.push(Command::Start { job_id, task, allocs, now: t })
+                        cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms })
                     }
                 }
             }

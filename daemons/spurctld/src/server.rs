@@ -513,6 +513,7 @@ impl Service {
             mem_per_cpu,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
             desc,
         })
     }
@@ -809,7 +810,8 @@ impl Controller for Service {
                         }
                     }
                 }
-                ids.into_iter().collect()
+                // in the job list's order, as slurmctld packs them
+                g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
             };
             if q.with_script {
                 // `scontrol write batch_script`: the owner's (or an admin's) scripts only

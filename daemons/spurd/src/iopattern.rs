@@ -252,6 +252,7 @@ pub(crate) mod tests {
             mem_per_cpu: 0,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
         }
     }
 
