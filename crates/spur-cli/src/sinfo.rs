@@ -507,6 +507,38 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
     }
 }
 
+/// A node's state as slurmctld packs it for sinfo (which asks for MIXED):
+/// the base state number (unknown 0, down 1, idle 2, allocated 3, mixed 5,
+/// future 6) ORed with Slurm's flag bits (reserved 0x20, drain 0x200,
+/// completing 0x400, not responding 0x800, powered down 0x1000, maint
+/// 0x8000, reboot requested 0x10000, planned 0x200000).
+fn node_state_word(n: &Node) -> u32 {
+    let mut w = match n.base {
+        NodeBase::Unknown => 0,
+        NodeBase::Down => 1,
+        NodeBase::Idle => 2,
+        NodeBase::Allocated if n.alloc_cpus > 0 && n.is_mixed() => 5,
+        NodeBase::Allocated => 3,
+        NodeBase::Future => 6,
+    };
+    let f = &n.flags;
+    for (on, bit) in [
+        (f.reserved, 0x20),
+        (f.drain, 0x200),
+        (f.completing, 0x400),
+        (f.not_responding, 0x800),
+        (f.power_down, 0x1000),
+        (f.maint, 0x8000),
+        (f.reboot_requested, 0x10000),
+        (f.planned, 0x200000),
+    ] {
+        if on {
+            w |= bit;
+        }
+    }
+    w
+}
+
 fn is_alloc(n: &Node) -> bool {
     n.base == NodeBase::Allocated || n.alloc_cpus > 0
 }
@@ -723,14 +755,11 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
                 let nb = b.part.map(|p| p.name.as_str()).unwrap_or("");
                 na.cmp(nb)
             })),
-            't' => Some(Box::new(|a: &Line, b: &Line| {
-                let sa = a.nodes.first().map(|n| n.state_short()).unwrap_or_default();
-                let sb = b.nodes.first().map(|n| n.state_short()).unwrap_or_default();
-                sa.cmp(&sb)
-            })),
-            'T' => Some(Box::new(|a: &Line, b: &Line| {
-                let sa = a.nodes.first().map(|n| n.state_long()).unwrap_or_default();
-                let sb = b.nodes.first().map(|n| n.state_long()).unwrap_or_default();
+            // both compare the line's first node's state word as slurmctld
+            // packs it (base state number plus flag bits), not its text
+            't' | 'T' => Some(Box::new(|a: &Line, b: &Line| {
+                let sa = a.nodes.first().map(|n| node_state_word(n)).unwrap_or(0);
+                let sb = b.nodes.first().map(|n| node_state_word(n)).unwrap_or(0);
                 sa.cmp(&sb)
             })),
             'c' => Some(Box::new(|a: &Line, b: &Line| {
