@@ -835,7 +835,7 @@ fn add_gres(v: &mut Vec<(String, Option<String>, u64)>, name: &str, ty: &Option<
 }
 
 /// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
-/// recorded/24.11/errors/83).
+/// recorded/24.11/errors/84).
 fn signal_text(sig: i32) -> String {
     let t = match sig {
         1 => "Hangup",

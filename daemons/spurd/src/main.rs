@@ -127,7 +127,7 @@ struct AgentState {
 }
 
 /// `job%05u`, as slurmd names a job's spool directory (the script path shows in
-/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/88).
+/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/89).
 fn job_dir(spool: &Path, id: u32) -> PathBuf {
     let padded = spool.join(format!("job{:05}", id));
     let plain = spool.join(format!("job{}", id));
