@@ -76,7 +76,9 @@ const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "yaml", Optional, "yaml"),
 ];
 
-const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,error,mixed,future,drain,drained,draining,no_respond,reserved,planned,blocked,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot_requested,reboot_issued";
+/// sinfo's list: every base state's name (the unused ERROR prints as `?`),
+/// then the flag words, the two reboot flags by their short names.
+const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,planned,blocked,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^";
 
 /// State words `-t` accepts (prefixes of these, case-insensitive).
 const STATE_WORDS: &[&str] = &[
@@ -453,7 +455,8 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         },
         PartitionName => p.map(|p| p.name.clone()).unwrap_or_else(|| "n/a".into()),
         Port => n.port.to_string(),
-        PreemptMode => "off".into(),
+        // the partition's mode, else the cluster's PreemptMode (OFF)
+        PreemptMode => "OFF".into(),
         PriorityJobFactor => p.map(|p| p.priority_job_factor.to_string()).unwrap_or_default(),
         PriorityTier => p.map(|p| p.priority_tier.to_string()).unwrap_or_default(),
         Reason => n.reason.clone().unwrap_or_else(|| "none".into()),
@@ -473,7 +476,7 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         Sockets => n.sockets.to_string(),
         Sct => format!("{}:{}:{}", n.sockets, n.cores_per_socket, n.threads_per_core),
         StateCompact => n.state_short(),
-        StateComplete => n.state_long().to_ascii_lowercase(),
+        StateComplete => state_complete(n),
         StateLong => n.state_long(),
         Threads => n.threads_per_core.to_string(),
         Time => p.map(|p| mins_str(p.max_time)).unwrap_or_else(|| "n/a".into()),
@@ -484,13 +487,20 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
                 "Unknown".into()
             }
         }
+        // the uid of the last reason's author; root for a node never
+        // allocated nor given a reason (slurmctld's zeroed record), unset
+        // (NO_VAL: Unknown) once a job was allocated it
         User | UserLong => {
-            if n.reason.is_some() {
-                nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(n.reason_uid))
+            if n.reason_uid != NO_VAL {
+                let name = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(n.reason_uid))
                     .ok()
                     .flatten()
-                    .map(|u| u.name)
-                    .unwrap_or_else(|| format!("Unk({})", n.reason_uid))
+                    .map(|u| u.name);
+                match (f, name) {
+                    (User, Some(u)) => u,
+                    (User, None) => format!("Unk({})", n.reason_uid),
+                    (_, u) => format!("{}({})", u.unwrap_or_else(|| "Unk".into()), n.reason_uid),
+                }
             } else {
                 "Unknown".into()
             }
@@ -537,6 +547,40 @@ fn node_state_word(n: &Node) -> u32 {
         }
     }
     w
+}
+
+const NO_VAL: u32 = 0xfffffffe;
+
+/// `node_state_string_complete`, lower case: the base state's name, then
+/// `+FLAG` for each flag in Slurm's table order.
+fn state_complete(n: &Node) -> String {
+    let w = node_state_word(n);
+    let mut s = match w & 0xf {
+        0 => "unknown",
+        1 => "down",
+        2 => "idle",
+        3 => "allocated",
+        5 => "mixed",
+        6 => "future",
+        _ => "invalid",
+    }
+    .to_string();
+    for (bit, name) in [
+        (0x400, "completing"),
+        (0x200, "drain"),
+        (0x8000, "maintenance"),
+        (0x1000, "powered_down"),
+        (0x10000, "reboot_requested"),
+        (0x20, "reserved"),
+        (0x800, "not_responding"),
+        (0x200000, "planned"),
+    ] {
+        if w & bit != 0 {
+            s.push('+');
+            s.push_str(name);
+        }
+    }
+    s
 }
 
 fn is_alloc(n: &Node) -> bool {
@@ -618,6 +662,10 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
     let long = n.state_long().trim_end_matches('*').to_string();
     states.iter().any(|s| {
         let s = s.as_str();
+        // ALLOC(ATED) selects every node with allocated CPUs, mixed ones too
+        if !s.is_empty() && ("alloc".starts_with(s) || "allocated".starts_with(s)) {
+            return n.alloc_cpus > 0;
+        }
         let base_long = match n.base {
             NodeBase::Unknown => "unknown",
             NodeBase::Idle => "idle",
@@ -651,6 +699,11 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
 /// Render sinfo's output for the view.
 pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     let mut out = Output::default();
+    if o.reservation {
+        // -T reports reservations only, and Spur has none
+        out.stdout.push_str("No reservations in the system\n");
+        return out;
+    }
     let fmt = o.format.clone().unwrap_or_default();
     let parsed = if o.long_form { format::parse_long(&fmt, FIELDS) } else { format::parse_short(&fmt, FIELDS) };
     for bad in &parsed.invalid {

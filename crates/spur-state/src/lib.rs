@@ -358,6 +358,10 @@ impl State {
                         }
                         n.base = NodeBase::Allocated;
                         n.last_busy = *now;
+                        if n.reason.is_none() {
+                            // slurmctld unsets the reason's author on allocation (sinfo %u: Unknown)
+                            n.reason_uid = 0xfffffffe;
+                        }
                     }
                 }
                 Ok(Applied::Started(id))
