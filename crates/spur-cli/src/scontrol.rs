@@ -1248,13 +1248,24 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     o.push_str(le);
     o.push_str(&format!("SubmitTime={} EligibleTime={}", ts(j.submit_time), ts(j.eligible_time)));
     o.push_str(le);
-    o.push_str(&format!("AccrueTime={}", ts(j.eligible_time)));
+    // a job requeued after it ended accrues nothing until it starts again
+    o.push_str(&format!("AccrueTime={}", if j.requeued_done { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
-    o.push_str(&format!("StartTime={} ", ts(j.start_time)));
-    if j.time_limit.is_none() && j.end_time > now {
-        o.push_str("EndTime=Unknown ");
+    if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
+        // the earliest start slurmctld expects: its begin time
+        let b = j.desc.begin_time;
+        o.push_str(&format!("StartTime={} ", ts(b)));
+        match j.time_limit {
+            Some(m) => o.push_str(&format!("EndTime={} ", ts(b + m as i64 * 60))),
+            None => o.push_str("EndTime=Unknown "),
+        }
     } else {
-        o.push_str(&format!("EndTime={} ", ts(j.end_time)));
+        o.push_str(&format!("StartTime={} ", ts(j.start_time)));
+        if j.time_limit.is_none() && j.end_time > now {
+            o.push_str("EndTime=Unknown ");
+        } else {
+            o.push_str(&format!("EndTime={} ", ts(j.end_time)));
+        }
     }
     if j.desc.deadline != 0 {
         o.push_str(&format!("Deadline={}", ts(j.desc.deadline)));
@@ -1267,7 +1278,13 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     } else {
         o.push_str("SuspendTime=None ");
     }
-    let last_eval = if j.start_time != 0 { j.start_time } else { j.submit_time };
+    let last_eval = if j.last_sched_eval != 0 {
+        j.last_sched_eval
+    } else if j.start_time != 0 {
+        j.start_time
+    } else {
+        j.submit_time
+    };
     o.push_str(&format!("SecsPreSuspend={} LastSchedEval={} Scheduler=Main", j.pre_sus_time, ts(last_eval)));
     o.push_str(le);
     o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
@@ -1305,7 +1322,7 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     o.push_str(le);
     o.push_str(&format!("ReqTRES={}", tres_str(j)));
     o.push_str(le);
-    if j.allocs.is_empty() {
+    if j.allocs.is_empty() && !j.requeued_done {
         o.push_str("AllocTRES=(null)");
     } else {
         o.push_str(&format!("AllocTRES={}", tres_str(j)));

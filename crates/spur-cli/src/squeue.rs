@@ -1601,6 +1601,8 @@ pub(crate) mod tests {
             kill_reason: None,
             batch_flag: 1,
             start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
     }
 

@@ -305,6 +305,14 @@ pub struct Job {
     /// jobs started by different passes never share a start second.
     #[serde(default)]
     pub start_pass_ms: i64,
+    /// When the scheduler last looked at the job (`LastSchedEval`): its start;
+    /// a requeue keeps it.
+    #[serde(default)]
+    pub last_sched_eval: i64,
+    /// Requeued after it had ended: Slurm keeps its old allocation's TRES for
+    /// `AllocTRES` and shows `AccrueTime=Unknown` until it starts again.
+    #[serde(default)]
+    pub requeued_done: bool,
 }
 
 impl Job {

@@ -76,6 +76,8 @@ fn job(id: u32, nodes: u32) -> Job {
         kill_reason: None,
         batch_flag: 1,
         start_pass_ms: 0,
+        last_sched_eval: 0,
+        requeued_done: false,
     }
 }
 

@@ -226,7 +226,9 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             continue;
         }
         if job.desc.begin_time > now {
-            set_reason(&mut out, Reason::BeginTime);
+            // a requeued job waits out its requeue delay with reason None
+            // (recorded/24.11/scontrol/146)
+            set_reason(&mut out, if job.restart_count > 0 { Reason::None } else { Reason::BeginTime });
             continue;
         }
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
@@ -694,6 +696,8 @@ mod tests {
             kill_reason: None,
             batch_flag: 1,
             start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
     }
 

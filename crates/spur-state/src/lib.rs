@@ -56,6 +56,9 @@ pub enum Command {
     /// `DependencyNeverSatisfied` (start and end time are now, as slurmctld
     /// sets them when it kills a dependant).
     CancelNeverSatisfied { job_id: u32, now: i64 },
+    /// `scontrol suspend`/`resume`: the job's CPUs are free while it is stopped.
+    Suspend { job_id: u32, now: i64 },
+    Resume { job_id: u32, now: i64 },
     /// `scontrol update PartitionName=…`.
     PartitionUpdate { name: String, update: PartUpdate },
 }
@@ -338,6 +341,8 @@ impl State {
                 job.state = JobState::Running;
                 job.reason = Reason::None;
                 job.start_time = *now;
+                job.last_sched_eval = *now;
+                job.requeued_done = false;
                 job.start_pass_ms = *pass_ms;
                 job.allocs = allocs.clone();
                 job.num_nodes = allocs.len() as u32;
@@ -394,6 +399,12 @@ impl State {
                     // already recorded (a repeated report): nothing to do
                     return Ok(Applied::Ok);
                 }
+                if job.state == JobState::Suspended {
+                    // its CPUs were given back at suspension
+                    let allocs = job.allocs.clone();
+                    self.suspend_cpus(&allocs, false);
+                }
+                let job = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 let status = *exit_status;
                 job.exit_status = status;
                 let final_state = if let Some(k) = job.kill_reason {
@@ -481,8 +492,11 @@ impl State {
             Command::Hold { job_id, reason } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
-                    // holding a running job succeeds and changes nothing that
-                    // shows (recorded/24.11/errors/58: rc 0, no output)
+                    // holding a running job succeeds (recorded/24.11/errors/58: rc 0,
+                    // no output); the hold applies if the job is requeued
+                    // (recorded/24.11/scontrol/152: PENDING JobHeldAdmin)
+                    j.held = Some(reason.clone());
+                    j.priority = 0;
                     return Ok(Applied::Ok);
                 }
                 if j.state != JobState::Pending {
@@ -496,7 +510,10 @@ impl State {
             Command::Release { job_id } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
-                    // releasing a running job: rc 0, nothing to do (recorded/24.11/errors/59)
+                    // releasing a running job: rc 0 (recorded/24.11/errors/59)
+                    if j.held.take().is_some() && j.priority == 0 {
+                        j.priority = default_priority(j.job_id);
+                    }
                     return Ok(Applied::Ok);
                 }
                 if j.state != JobState::Pending {
@@ -512,31 +529,80 @@ impl State {
             Command::Requeue { job_id, hold, now } => {
                 let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state == JobState::Pending {
-                    return Err(ESLURM_JOB_PENDING);
+                    return Err(ESLURM_DISABLED);
                 }
                 let allocs = j.allocs.clone();
                 let was_active = j.state.is_active();
+                if j.state == JobState::Suspended {
+                    self.suspend_cpus(&allocs, false);
+                }
                 if was_active {
                     self.release_nodes(&allocs, *now);
                 }
                 let j = self.jobs.get_mut(job_id).unwrap();
                 j.state = JobState::Pending;
                 j.restart_count += 1;
+                j.requeued_done = !was_active && !allocs.is_empty();
+                j.start_pass_ms = 0;
                 j.allocs.clear();
                 j.start_time = 0;
-                j.start_pass_ms = 0;
                 j.end_time = 0;
                 j.kill_reason = None;
                 j.exit_status = 0;
+                j.suspend_time = 0;
+                j.pre_sus_time = 0;
                 j.submit_time = *now;
-                j.eligible_time = *now;
+                // eligible again after slurmctld's requeue delay (the credential
+                // lifetime plus one second, recorded/24.11/scontrol/131)
+                j.desc.begin_time = now + REQUEUE_DELAY;
+                j.eligible_time = now + REQUEUE_DELAY;
                 if *hold {
                     j.held = Some(Reason::Other("job requeued in held state".into()));
                     j.reason = Reason::Other("job requeued in held state".into());
                     j.priority = 0;
+                } else if let Some(h) = j.held.clone() {
+                    // held while it ran
+                    j.reason = h;
+                    j.priority = 0;
                 } else {
-                    j.reason = Reason::BeginTime;
+                    j.reason = Reason::None;
                 }
+                Ok(Applied::Ok)
+            }
+            Command::Suspend { job_id, now } => {
+                let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                match j.state {
+                    JobState::Running => {}
+                    JobState::Suspended => return Ok(Applied::Ok),
+                    JobState::Pending => return Err(ESLURM_JOB_PENDING),
+                    _ => return Err(ESLURM_ALREADY_DONE),
+                }
+                let allocs = j.allocs.clone();
+                self.suspend_cpus(&allocs, true);
+                let j = self.jobs.get_mut(job_id).unwrap();
+                let since = if j.suspend_time != 0 { j.suspend_time } else { j.start_time };
+                j.pre_sus_time += (now - since).max(0);
+                j.suspend_time = *now;
+                j.state = JobState::Suspended;
+                Ok(Applied::Ok)
+            }
+            Command::Resume { job_id, now } => {
+                let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                match j.state {
+                    JobState::Suspended => {}
+                    JobState::Pending => return Err(ESLURM_JOB_PENDING),
+                    JobState::Running => return Err(ESLURM_JOB_NOT_SUSPENDED),
+                    _ => return Err(ESLURM_ALREADY_DONE),
+                }
+                let allocs = j.allocs.clone();
+                self.suspend_cpus(&allocs, false);
+                let j = self.jobs.get_mut(job_id).unwrap();
+                if j.end_time != 0 {
+                    // the time limit does not run while suspended
+                    j.end_time += (now - j.suspend_time).max(0);
+                }
+                j.suspend_time = *now;
+                j.state = JobState::Running;
                 Ok(Applied::Ok)
             }
             Command::UpdateJob { job_id, update } => {
@@ -567,6 +633,9 @@ impl State {
                 }
                 if let Some(b) = update.begin_time {
                     j.desc.begin_time = b;
+                    if j.state == JobState::Pending {
+                        j.eligible_time = b;
+                    }
                 }
                 if let Some(n) = update.num_nodes {
                     if j.state == JobState::Pending {
@@ -802,6 +871,20 @@ impl State {
         }
     }
 
+    /// Give back (`release`) or take again a suspended job's CPUs; its nodes
+    /// stay allocated to it (sinfo shows them `mix`).
+    fn suspend_cpus(&mut self, allocs: &[NodeAlloc], release: bool) {
+        for a in allocs {
+            if let Some(n) = self.node_mut(&a.node) {
+                if release {
+                    n.alloc_cpus = n.alloc_cpus.saturating_sub(a.cpus);
+                } else {
+                    n.alloc_cpus += a.cpus;
+                }
+            }
+        }
+    }
+
     fn release_nodes(&mut self, allocs: &[NodeAlloc], now: i64) {
         for a in allocs {
             if let Some(n) = self.node_mut(&a.node) {
@@ -863,6 +946,10 @@ fn signal_text(sig: i32) -> String {
     };
     t.to_string()
 }
+
+/// Seconds a requeued job waits before it may start again (slurmctld: the
+/// job credential lifetime, 120 s, plus one).
+pub const REQUEUE_DELAY: i64 = 121;
 
 /// Slurm's priority/basic gives each new job a priority a little lower than
 /// the one before, so earlier jobs go first.

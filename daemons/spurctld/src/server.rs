@@ -514,6 +514,8 @@ impl Service {
             kill_reason: None,
             batch_flag: 1,
             start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
             desc,
         })
     }
@@ -966,11 +968,19 @@ impl Controller for Service {
             for jid in targets {
                 let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
                 let Some(job) = job else { continue };
+                let admin = self.ctld.is_admin(id.uid);
+                // suspend/resume are for operators only; requeue for the owner
+                // (recorded/24.11/scontrol/127,138: Access/permission denied)
+                if (matches!(r.op.as_str(), "suspend" | "resume") && !admin)
+                    || (matches!(r.op.as_str(), "requeue" | "requeuehold") && !self.owns(&id, &job))
+                {
+                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                    continue;
+                }
                 if !self.owns(&id, &job) {
                     results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_USER_ID_MISSING) });
                     continue;
                 }
-                let admin = self.ctld.is_admin(id.uid);
                 let cmd = match r.op.as_str() {
                     "hold" => Command::Hold { job_id: jid, reason: if admin { Reason::JobHeldAdmin } else { Reason::JobHeldUser } },
                     "uhold" => Command::Hold { job_id: jid, reason: Reason::JobHeldUser },
@@ -982,6 +992,8 @@ impl Controller for Service {
                         Command::Release { job_id: jid }
                     }
                     "requeue" | "requeuehold" => Command::Requeue { job_id: jid, hold: r.op == "requeuehold", now: t },
+                    "suspend" => Command::Suspend { job_id: jid, now: t },
+                    "resume" => Command::Resume { job_id: jid, now: t },
                     "update" => {
                         let mut u = JobUpdate::default();
                         for kv in &r.fields {
@@ -1031,6 +1043,19 @@ impl Controller for Service {
                 let res = self.ctld.commit(vec![cmd]);
                 match res.into_iter().next() {
                     Some(Ok(_)) => {
+                        // SIGSTOP/SIGCONT to the job's processes on its batch host
+                        let sig = match r.op.as_str() {
+                            "suspend" if job.state == JobState::Running => Some(libc::SIGSTOP),
+                            "resume" => Some(libc::SIGCONT),
+                            _ => None,
+                        };
+                        if let (Some(sig), Some(a)) = (sig, job.allocs.first()) {
+                            let ctld = self.ctld.clone();
+                            let node = a.node.clone();
+                            tokio::spawn(async move {
+                                ctld.signal_job(jid, &node, sig, false, false, "").await;
+                            });
+                        }
                         if (r.op == "requeue" || r.op == "requeuehold") && was_active {
                             if let Some(a) = job.allocs.first() {
                                 let ctld = self.ctld.clone();
