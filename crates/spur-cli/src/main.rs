@@ -233,7 +233,9 @@ fn run_squeue(args: &[String]) -> i32 {
     let rt = runtime();
     let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
     // -w needs the node table to map names (squeue loads it too)
-    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some(), job_ids: opts.job_ids.clone(), all_finished: finished, ..Default::default() };
+    // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
+    let job_ids: Vec<String> = opts.job_ids.iter().map(|s| s.split('_').next().unwrap_or(s).to_string()).collect();
+    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some(), job_ids, all_finished: finished, ..Default::default() };
     match rt.block_on(c.query(q)) {
         Ok(view) => {
             let (uid, name) = caller();

@@ -880,7 +880,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         Comment => opt_cell(&j.desc.comment),
-        Contiguous => Cell::s("0"),
+        Contiguous => Cell::s(if j.desc.contiguous() { "1" } else { "0" }),
         Cores | Sockets | Threads => Cell::s("*"),
         CoreSpec => Cell::s("N/A"),
         CpusPerTask => Cell::s(j.desc.cpus_per_task.unwrap_or(1).to_string()),
@@ -924,10 +924,10 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         LastSchedEval => time_cell(if j.start_time != 0 { j.start_time } else { j.submit_time }),
         MaxCpus => Cell::s(j.num_cpus.to_string()),
         MaxNodes => Cell::s(j.desc.max_nodes.filter(|m| *m > 0).unwrap_or(j.num_nodes).to_string()),
-        MinCpus => Cell::s(format::convert_num_unit(j.desc.cpus_per_task.unwrap_or(1) as f64, 0)),
+        MinCpus => Cell::s(format::convert_num_unit(j.min_cpus_node() as f64, 0)),
         MinMemory => Cell::s(format::convert_num_unit(min_memory_mb(j) as f64, 2)),
         MinTime => Cell::s(format::secs_squeue(j.desc.time_min.unwrap_or(0) as i64 * 60)),
-        MinTmpDisk => Cell::s("0"),
+        MinTmpDisk => Cell::s(format::convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)),
         Name => Cell::s(j.desc.name.clone()),
         Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
         NodeList => Cell::uncut(job_nodes(j)),
@@ -939,7 +939,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         NumTasks => Cell::s(num_tasks_packed(j).to_string()),
         Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw
         | OriginRaw => Cell::s("NA"),
-        OverSubscribe => Cell::s(if j.desc.exclusive { "NO" } else { "OK" }),
+        OverSubscribe => Cell::s(j.desc.oversubscribe()),
         Partition => Cell::s(j.partition.clone()),
         PendingTime => {
             let v = if j.start_time != 0 && j.start_time < now {
@@ -1156,7 +1156,8 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                 })),
                 'b' | 'c' | 'f' | 'h' | 'n' | 'O' => None,
                 'C' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_cpus, b.job.num_cpus))),
-                'd' | 'H' | 'I' | 'J' | 'z' | 'v' => Some(Box::new(|_: &Rec, _: &Rec| 0)),
+                'd' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.desc.tmp_disk_mb(), b.job.desc.tmp_disk_mb()))),
+                'H' | 'I' | 'J' | 'z' | 'v' => Some(Box::new(|_: &Rec, _: &Rec| 0)),
                 'D' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_nodes, b.job.num_nodes))),
                 'e' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.end_time, b.job.end_time))),
                 'g' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.group_name, &b.job.group_name))),
@@ -1470,6 +1471,9 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                 let tasks = partial.unwrap_or_else(|| a.pending_tasks.clone());
                 if tasks.len() == 1 && o.job_list.iter().any(|(i, t)| *i == a.array_job_id && t.is_some()) {
                     rec.task_id = Some(tasks[0]);
+                } else if tasks.is_empty() {
+                    // no task left (the whole array ended while pending):
+                    // slurmctld sends no task string, squeue shows the plain id
                 } else {
                     let mut s = spur_core::model::ranges(&tasks);
                     if a.max_running > 0 {
