@@ -1000,6 +1000,8 @@ mod order_tests {
             kill_reason: None,
             batch_flag: 1,
             start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
     }
 
