@@ -1154,7 +1154,8 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                 task_override = Some(t);
             }
         }
-        out.stdout.push_str(&sprint_job(j, f, now, task_override));
+        let offsets = if f.details { cpu_offsets(view, j) } else { HashMap::new() };
+        out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &offsets));
         printed += 1;
     }
     if printed == 0 {
@@ -1188,8 +1189,33 @@ fn exit_pair(status: i32) -> String {
     }
 }
 
+/// The first CPU id a running job has on each of its nodes: cons_tres gives
+/// the lowest free cores, so the CPUs of the jobs that started there before
+/// it come first (`-d`'s `CPU_IDs=`).
+fn cpu_offsets(view: &ClusterView, j: &Job) -> HashMap<String, u32> {
+    let mut out = HashMap::new();
+    if !j.state.is_active() {
+        return out;
+    }
+    for a in &j.allocs {
+        let before: u32 = view
+            .jobs
+            .iter()
+            .filter(|o| o.job_id != j.job_id && o.state.is_active())
+            .filter(|o| (o.start_time, o.start_pass_ms, o.job_id) < (j.start_time, j.start_pass_ms, j.job_id))
+            .flat_map(|o| o.allocs.iter().filter(|x| x.node == a.node).map(|x| x.cpus))
+            .sum();
+        out.insert(a.node.clone(), before);
+    }
+    out
+}
+
 /// One job as `scontrol show job` prints it (`_sprint_job_info`).
 pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> String {
+    sprint_job_cpus(j, f, now, task_override, &HashMap::new())
+}
+
+fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, offsets: &HashMap<String, u32>) -> String {
     let le = if f.one_liner { " " } else { "\n   " };
     let mut o = format!("JobId={} ", j.job_id);
     if let Some(a) = &j.array {
@@ -1336,16 +1362,17 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
         o.push_str("JOB_GRES=(null)");
         o.push_str(le);
-        // group consecutive nodes with the same CPU count and memory
-        let mut groups: Vec<(Vec<String>, u32, u64)> = Vec::new();
+        // group consecutive nodes with the same CPU ids and memory
+        let mut groups: Vec<(Vec<String>, String, u64)> = Vec::new();
         for a in &j.allocs {
+            let first = offsets.get(&a.node).copied().unwrap_or(0);
+            let ids = if a.cpus <= 1 { first.to_string() } else { format!("{}-{}", first, first + a.cpus - 1) };
             match groups.last_mut() {
-                Some(g) if g.1 == a.cpus && g.2 == a.mem_mb => g.0.push(a.node.clone()),
-                _ => groups.push((vec![a.node.clone()], a.cpus, a.mem_mb)),
+                Some(g) if g.1 == ids && g.2 == a.mem_mb => g.0.push(a.node.clone()),
+                _ => groups.push((vec![a.node.clone()], ids, a.mem_mb)),
             }
         }
-        for (names, cpus, mem) in groups {
-            let ids = if cpus <= 1 { "0".to_string() } else { format!("0-{}", cpus - 1) };
+        for (names, ids, mem) in groups {
             o.push_str(&format!(
                 "  Nodes={} CPU_IDs={} Mem={} GRES=",
                 spur_core::hostlist::compress(&names),
