@@ -1018,4 +1018,49 @@ pub(crate) mod tests {
         assert_eq!(e.code, 1);
         assert!(e.stderr.starts_with("sinfo: error: Bad state string: \"bogus\"\n"));
     }
+
+    fn five_node_view() -> ClusterView {
+        let mut n4 = node(4, 0);
+        n4.flags.drain = true;
+        n4.reason = Some("maint window".into());
+        let mut n5 = node(5, 0);
+        n5.base = NodeBase::Down;
+        n5.reason = Some("broken disk".into());
+        let mut n1 = node(1, 1);
+        n1.reason_uid = 0xfffffffe;
+        let mut n2 = node(2, 2);
+        n2.reason_uid = 0xfffffffe;
+        let mut p = debug_part();
+        p.nodes = (1..=5).map(|i| format!("node{}", i)).collect();
+        ClusterView { now: 0, nodes: vec![n1, n2, node(3, 0), n4, n5], partitions: vec![p], ..Default::default() }
+    }
+
+    fn run_view(args: &[&str], view: &ClusterView) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args, &HashMap::new()) {
+            Ok(o) => render(&o, view),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn state_rows_follow_the_packed_state_word() {
+        let v = five_node_view();
+        let o = run_view(&["-h", "-o", "%t %N"], &v);
+        assert_eq!(o.stdout, "drain node4\nmix node1\nalloc node2\nidle node3\ndown node5\n");
+        let o = run_view(&["-N", "-h", "-o", "%N", "-S", "t"], &v);
+        assert_eq!(o.stdout, "node5\nnode3\nnode2\nnode1\nnode4\n");
+    }
+
+    #[test]
+    fn reason_user_state_complete_and_alloc_filter() {
+        let v = five_node_view();
+        let o = run_view(&["-N", "-h", "-o", "%N %u %U %M"], &v);
+        assert!(o.stdout.starts_with("node1 Unknown Unknown OFF\nnode2 Unknown Unknown OFF\nnode3 root root(0) OFF\n"));
+        let o = run_view(&["-N", "-h", "-O", "StateComplete"], &v);
+        assert_eq!(o.stdout.lines().nth(3).unwrap().trim_end(), "idle+drain");
+        let o = run_view(&["-N", "-h", "-t", "alloc", "-o", "%N"], &v);
+        assert_eq!(o.stdout, "node1\nnode2\n");
+        assert_eq!(run_view(&["-T"], &v).stdout, "No reservations in the system\n");
+    }
 }

@@ -1783,4 +1783,77 @@ pub(crate) mod tests {
         assert_eq!(lines.next().unwrap(), "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)");
         assert_eq!(lines.next().unwrap(), "                 9     debug      dep     root  PENDING       0:00 UNLIMITED      1 (Dependency)");
     }
+
+    fn ids_of(o: &Output) -> Vec<String> {
+        o.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect()
+    }
+
+    fn render_view(args: &[&str], view: &ClusterView) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args, &HashMap::new()) {
+            Ok(o) => render(&o, view, 0, "root"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn same_second_starts_are_ordered_by_pass() {
+        // 1 and 2 started in the same second by two passes: the later pass
+        // lists first (as on Slurm, whose passes are seconds apart); the
+        // tasks of one pass keep the job list order
+        let mut j1 = running(1, 500, &["node1"]);
+        j1.start_pass_ms = 500_100;
+        let mut j2 = running(2, 500, &["node2"]);
+        j2.start_pass_ms = 500_700;
+        let mut t1 = task(3, 3, 1, 500, "node3");
+        t1.start_pass_ms = 500_700;
+        let mut t2 = task(4, 3, 2, 500, "node3");
+        t2.start_pass_ms = 500_700;
+        let view = ClusterView { now: 510, jobs: vec![j1, t1, t2, j2], ..Default::default() };
+        assert_eq!(ids_of(&render_view(&[], &view)), ["3_1", "3_2", "2", "1"]);
+    }
+
+    #[test]
+    fn node_sort_puts_jobs_without_nodes_last_and_swaps_them() {
+        let mut view = basic_view();
+        view.jobs.retain(|j| [1, 3, 4, 9].contains(&j.job_id));
+        assert_eq!(ids_of(&render_view(&["--sort=N,i"], &view)), ["1", "4", "9", "3"]);
+        assert_eq!(ids_of(&render_view(&["--sort=-N,i"], &view)), ["3", "9", "4", "1"]);
+    }
+
+    #[test]
+    fn array_ended_without_tasks_shows_plain_id() {
+        let mut j = base_job(10, JobState::Cancelled);
+        j.array = Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![], max_running: 2, spec: "0-5%2".into() });
+        j.start_time = 900;
+        j.end_time = 900;
+        let view = ClusterView { now: 1000, jobs: vec![j], ..Default::default() };
+        let o = render_view(&["-t", "all", "-h", "-o", "%i %K %S"], &view);
+        assert_eq!(o.stdout.split(' ').next(), Some("10"));
+        assert!(o.stdout.starts_with("10 N/A 19"));
+    }
+
+    #[test]
+    fn field_values_as_slurm_packs_them() {
+        let mut view = basic_view();
+        view.cluster_name = "spur".into();
+        let o = render_view(&["-h", "-j", "1", "-O", "JobID:4,ExcNodes:4,ReqNodes:4,EndTime:6,Cluster:6,HetJobIdSet:5,BoardsPerNode:2,NTPerNode:2,NTPerBoard:2,StdErr:8,NumTasks"], &view);
+        assert_eq!(o.stdout, "1           NONE  spur  N/A  0 0 0 (null)  1                   \n");
+        // a job that never got nodes and ended: NumTasks is NO_VAL
+        let mut j = base_job(12, JobState::Cancelled);
+        j.start_time = 900;
+        j.end_time = 900;
+        j.desc.cpus_per_task = Some(2);
+        let view = ClusterView { now: 1000, jobs: vec![j], ..Default::default() };
+        let o = render_view(&["-h", "-t", "all", "-O", "NumTasks,tres-per-task"], &view);
+        assert_eq!(o.stdout, "4294967294          cpu=2               \n");
+    }
+
+    #[test]
+    fn repeated_job_option_is_a_usage_error() {
+        let e = run(&["-j", "3", "-j", "4"]);
+        assert_eq!(e.code, 1);
+        assert_eq!(e.stderr, "squeue: error: Unrecognized option: 4\n");
+        assert!(e.stdout.starts_with("Usage: squeue"));
+    }
 }
