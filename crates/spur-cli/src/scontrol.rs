@@ -827,8 +827,9 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
                 jobs: *what == ShowWhat::Job,
-                // partitions show their nodes' CPU and memory totals
-                nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition),
+                // partitions show their nodes' CPU and memory totals (jobs:
+                // the memory of a whole node)
+                nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition | ShowWhat::Job),
                 partitions: true,
                 job_ids: vec![],
                 all_finished: true,
@@ -1154,8 +1155,16 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                 task_override = Some(t);
             }
         }
-        let offsets = if f.details { cpu_offsets(view, j) } else { HashMap::new() };
-        out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &offsets));
+        let ctx = JobCtx {
+            offsets: if f.details { cpu_offsets(view, j) } else { HashMap::new() },
+            node_mem: view
+                .partitions
+                .iter()
+                .find(|p| p.name == j.partition)
+                .map(|p| view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).map(|n| n.real_memory).max().unwrap_or(0))
+                .unwrap_or(0),
+        };
+        out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
     }
     if printed == 0 {
@@ -1212,10 +1221,21 @@ fn cpu_offsets(view: &ClusterView, j: &Job) -> HashMap<String, u32> {
 
 /// One job as `scontrol show job` prints it (`_sprint_job_info`).
 pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> String {
-    sprint_job_cpus(j, f, now, task_override, &HashMap::new())
+    sprint_job_cpus(j, f, now, task_override, &JobCtx::default())
 }
 
-fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, offsets: &HashMap<String, u32>) -> String {
+/// What `show job` takes from the rest of the view.
+#[derive(Default)]
+struct JobCtx {
+    /// First CPU id on each node (`-d`).
+    offsets: HashMap<String, u32>,
+    /// The memory of the partition's largest node: what a job asking for all
+    /// of a node's memory (`MinMemoryNode=0`) requests per node.
+    node_mem: u64,
+}
+
+fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
+    let offsets = &ctx.offsets;
     let le = if f.one_liner { " " } else { "\n   " };
     let mut o = format!("JobId={} ", j.job_id);
     if let Some(a) = &j.array {
@@ -1275,7 +1295,9 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, off
     o.push_str(&format!("SubmitTime={} EligibleTime={}", ts(j.submit_time), ts(j.eligible_time)));
     o.push_str(le);
     // a job requeued after it ended accrues nothing until it starts again
-    o.push_str(&format!("AccrueTime={}", if j.requeued_done { "Unknown".into() } else { ts(j.eligible_time) }));
+    // a job held since submission, or requeued after it ended, has accrued nothing
+    let no_accrue = j.requeued_done || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
+    o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
     if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
         // the earliest start slurmctld expects: its begin time
@@ -1346,7 +1368,14 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, off
         j.desc.cpus_per_task.unwrap_or(1)
     ));
     o.push_str(le);
-    o.push_str(&format!("ReqTRES={}", tres_str(j)));
+    let req_tres = if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.state == JobState::Pending {
+        let mut whole = j.clone();
+        whole.mem_per_node = ctx.node_mem;
+        tres_str(&whole)
+    } else {
+        tres_str(j)
+    };
+    o.push_str(&format!("ReqTRES={}", req_tres));
     o.push_str(le);
     if j.allocs.is_empty() && !j.requeued_done {
         o.push_str("AllocTRES=(null)");
@@ -1507,6 +1536,11 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     };
     o.push_str(&format!("Gres={}", gres));
     o.push_str(le);
+    if f.details {
+        // slurmctld fills the GRES drain list only for detailed queries
+        o.push_str("GresDrain=N/A");
+        o.push_str(le);
+    }
     o.push_str(&format!("NodeAddr={} NodeHostName={} ", n.addr, n.hostname));
     if n.port != 0 {
         o.push_str(&format!("Port={} ", n.port));

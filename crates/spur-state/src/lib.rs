@@ -512,7 +512,7 @@ impl State {
                 if j.state.is_active() {
                     // releasing a running job: rc 0 (recorded/24.11/errors/59)
                     if j.held.take().is_some() && j.priority == 0 {
-                        j.priority = default_priority(j.job_id);
+                        j.priority = 1;
                     }
                     return Ok(Applied::Ok);
                 }
@@ -522,7 +522,7 @@ impl State {
                 j.held = None;
                 j.reason = Reason::None;
                 if j.priority == 0 {
-                    j.priority = default_priority(j.job_id);
+                    j.priority = 1;
                 }
                 Ok(Applied::Ok)
             }

@@ -1012,8 +1012,9 @@ impl Controller for Service {
                             }
                         }
                         // A pending job asking for more nodes than its partition has:
-                        // slurmctld keeps the new node count but refuses the update,
-                        // and every later one (recorded/24.11/scontrol/188-190).
+                        // slurmctld makes the change but answers that the partition
+                        // cannot run it, for that update and every later one
+                        // (recorded/24.11/scontrol/188-190, and 194: Comment=after)
                         if job.state == JobState::Pending {
                             let part_nodes = {
                                 let g = self.ctld.lock();
@@ -1021,13 +1022,8 @@ impl Controller for Service {
                                 g.state.partition(&pname).map(|p| p.nodes.len() as u32).unwrap_or(0)
                             };
                             let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
-                            if too_big(job.num_nodes) {
-                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
-                                continue;
-                            }
-                            if let Some(n) = u.num_nodes.filter(|n| too_big(*n)) {
-                                let only = JobUpdate { num_nodes: Some(n), ..Default::default() };
-                                let _ = self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: only }]);
+                            if too_big(u.num_nodes.unwrap_or(job.num_nodes)) {
+                                let _ = self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: u }]);
                                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
                                 continue;
                             }
