@@ -1413,10 +1413,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     }
     let (kind, mem) = if j.mem_per_cpu > 0 { ("CPU", j.mem_per_cpu) } else { ("Node", j.mem_per_node) };
     o.push_str(&format!(
-        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode=0",
-        j.desc.cpus_per_task.unwrap_or(1),
+        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode={}",
+        j.min_cpus_node(),
         kind,
-        convert_num_unit(mem as f64, 2)
+        convert_num_unit(mem as f64, 2),
+        convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
     ));
     o.push_str(le);
     o.push_str(&format!(
@@ -1425,8 +1426,9 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     ));
     o.push_str(le);
     o.push_str(&format!(
-        "OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
-        if j.desc.exclusive { "NO" } else { "OK" }
+        "OverSubscribe={} Contiguous={} Licenses=(null) Network=(null)",
+        j.desc.oversubscribe(),
+        if j.desc.contiguous() { 1 } else { 0 }
     ));
     o.push_str(le);
     let command = if j.desc.wrapped { None } else { j.desc.command.clone() };
@@ -1457,10 +1459,19 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    if let Some(k) = j.desc.kill_on_invalid_dep() {
+        o.push_str(le);
+        o.push_str(if k { "KillOInInvalidDependent=Yes" } else { "KillOInInvalidDependent=No" });
+    }
     if let Some(g) = &j.desc.gres {
         o.push_str(le);
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
+    }
+    if let Some(c) = j.desc.cpus_per_task {
+        // sbatch turns an explicit -c N into tres_per_task cpu=N
+        o.push_str(le);
+        o.push_str(&format!("TresPerTask=cpu={}", c));
     }
     if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
         o.push_str(le);
