@@ -681,6 +681,21 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             d.extra.insert(id.into(), v.into());
         }
         "qos" => d.qos = Some(v.into()),
+        // yes/no set flags that add up: once yes, the dependant is killed
+        "kill-on-invalid-dep" => {
+            let yes = v.eq_ignore_ascii_case("yes");
+            if !yes && !v.eq_ignore_ascii_case("no") {
+                return Err(e255("Invalid --kill-on-invalid-dep specification"));
+            }
+            if yes || d.extra.get(id).map(|x| x != "yes").unwrap_or(true) {
+                d.extra.insert(id.into(), if yes { "yes" } else { "no" }.into());
+            }
+        }
+        // kept in MB, the unit Slurm stores (`MinTmpDiskNode=100M`)
+        "tmp" => {
+            let mb = spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
+            d.extra.insert(id.into(), mb.to_string());
+        }
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
         "signal" => {
@@ -976,7 +991,7 @@ pub fn parse_at(
         match *id {
             "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
             "usage" => return Err(Output::ok(USAGE)),
-            "version" => return Err(Output::ok("slurm 24.11.5\n")),
+            "version" => return Err(Output::ok(crate::SLURM_VERSION_LINE)),
             "verbose" | "quiet" | "wrap" => apply(&mut st, id, v.as_deref(), Src::Cli)?,
             _ => {}
         }
@@ -1715,6 +1730,8 @@ mod tests {
         chk(&["--mail-type=bar", "--wrap=x"], "sbatch: error: Invalid --mail-type specification\n", 255);
         chk(&["--open-mode=x", "--wrap=x"], "sbatch: error: Invalid --open-mode specification\n", 255);
         chk(&["--exclusive=x", "--wrap=x"], "sbatch: error: Invalid --exclusive specification\n", 255);
+        chk(&["--kill-on-invalid-dep=maybe", "--wrap=x"], "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255);
+        chk(&["--tmp=abc", "--wrap=x"], "sbatch: error: Invalid --tmp specification\n", 255);
         chk(&["-v", "-Q", "--wrap=x"], "sbatch: error: don't specify both --verbose (-v) and --quiet (-Q)\n", 1);
         chk(&["--nice=2147483646", "--wrap=x"], "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255);
         chk(&["--deadline=now", "--begin=now+1hour", "--wrap=x"], "sbatch: error: Incompatible begin and deadline time specification\n", 1);
@@ -1762,6 +1779,12 @@ mod tests {
         assert_eq!(r.desc.gres.as_deref(), Some("gpu:2"));
         assert_eq!(r.desc.extra.get("gpus").map(|s| s.as_str()), Some("4"));
         assert_eq!(r.desc.extra.get("tmp").map(|s| s.as_str()), Some("10"));
+        // --tmp is kept in MB; --kill-on-invalid-dep takes yes/no, and yes stays
+        assert_eq!(ok(&["--tmp=2G", "--wrap=x"]).desc.tmp_disk_mb(), 2048);
+        let k = |a: &[&str]| ok(a).desc.kill_on_invalid_dep();
+        assert_eq!(k(&["--kill-on-invalid-dep=YES", "--wrap=x"]), Some(true));
+        assert_eq!(k(&["--kill-on-invalid-dep=no", "--wrap=x"]), Some(false));
+        assert_eq!(k(&["--kill-on-invalid-dep=yes", "--kill-on-invalid-dep=no", "--wrap=x"]), Some(true));
         let r = ok(&["-vvv", "-W", "--test-only", "-H", "--wrap=x"]);
         assert_eq!(r.verbose, 3);
         assert!(r.wait && r.test_only && r.desc.hold);

@@ -28,6 +28,11 @@ pub enum ShowWhat {
     Hostnames,
     Hostlist,
     HostlistSorted,
+    Config,
+    Licenses,
+    Reservation,
+    /// `show assoc_mgr`: the flags asked for (users, assoc, qos).
+    AssocMgr { users: bool, assoc: bool, qos: bool },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,10 +46,15 @@ pub enum ScontrolCmd {
     Resume { flags: Flags, job_ids: Vec<String> },
     Top { flags: Flags, job_ids: Vec<String> },
     /// `update JobId=… Key=Value…` (ids as given, fields in order).
-    UpdateJob { flags: Flags, job_ids: Vec<String>, fields: Vec<(String, String)> },
+    UpdateJob { flags: Flags, job_ids: Vec<String>, fields: Vec<(String, String)>, by_name: Option<String> },
     UpdateNode { flags: Flags, nodes: String, fields: Vec<(String, String)> },
+    UpdatePartition { flags: Flags, name: String, fields: Vec<(String, String)> },
+    /// `write batch_script JOBID [FILE]` (`-` = stdout).
+    WriteBatchScript { flags: Flags, job_id: String, file: Option<String> },
     Version,
     Help,
+    /// No command: read commands from stdin, one a line, after a prompt.
+    Interactive { flags: Flags },
     /// Nothing to do but print (an error found while parsing that Slurm
     /// reports with exit 1 after printing).
     Print(Output),
@@ -117,7 +127,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
     }
     let argv: Vec<&str> = args[i..].iter().map(|s| s.as_str()).collect();
     let Some(&tag) = argv.first() else {
-        return Ok(ScontrolCmd::Help);
+        return Ok(ScontrolCmd::Interactive { flags });
     };
     let few = || err_out(format!("too few arguments for keyword:{}\n", tag));
     let many = || err_out(format!("too many arguments for keyword:{}\n", tag));
@@ -127,12 +137,53 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
         if argv.len() < 2 {
             return Err(few());
         }
+        let ent_full = argv[1];
+        // `show ENTITY=VALUE` is `show ENTITY VALUE`
+        let (ent, eq_val) = match ent_full.find('=') {
+            Some(p) => (&ent_full[..p], Some(ent_full[p + 1..].to_string())),
+            None => (ent_full, None),
+        };
+        if kw(ent, "assoc_mgr", 2) || kw(ent, "cache", 2) {
+            let (mut users, mut assoc, mut qos) = (false, false, false);
+            for a in &argv[2..] {
+                let (k, v) = match a.find('=') {
+                    Some(p) => (&a[..p], &a[p + 1..]),
+                    None => (*a, ""),
+                };
+                if v.is_empty() {
+                    return Err(Output::err(format!("No value given for option {}\n", a), 0));
+                }
+                if kw(k, "flags", 1) {
+                    let lv = v.to_ascii_lowercase();
+                    users |= lv.contains("users");
+                    assoc |= lv.contains("assoc");
+                    qos |= lv.contains("qos");
+                    if !(users || assoc || qos) {
+                        return Err(Output::err(
+                            format!("invalid flag '{}', valid options are 'Assoc, QOS, and/or Users'\n", v),
+                            0,
+                        ));
+                    }
+                } else if !(kw(k, "accounts", 1) || kw(k, "qos", 1) || kw(k, "users", 1)) {
+                    return Err(err_out(format!("invalid entity: {} for keyword:show assoc_mgr\n", k)));
+                }
+            }
+            if !(users || assoc || qos) {
+                (users, assoc, qos) = (true, true, true);
+            }
+            return Ok(ScontrolCmd::Show { flags, what: ShowWhat::AssocMgr { users, assoc, qos }, id: None });
+        }
         if argv.len() > 3 {
             return Err(many());
         }
-        let ent = argv[1];
-        let id = argv.get(2).map(|s| s.to_string());
-        let what = if kw(ent, "hostnames", 5) {
+        let id = eq_val.or_else(|| argv.get(2).map(|s| s.to_string()));
+        let what = if kw(ent, "config", 1) {
+            ShowWhat::Config
+        } else if kw(ent, "licenses", 2) {
+            ShowWhat::Licenses
+        } else if kw(ent, "reservations", 1) || kw(ent, "reservationname", 1) {
+            ShowWhat::Reservation
+        } else if kw(ent, "hostnames", 5) {
             ShowWhat::Hostnames
         } else if kw(ent, "hostlistsorted", 9) {
             ShowWhat::HostlistSorted
@@ -155,6 +206,25 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
             (_, id) => id,
         };
         return Ok(ScontrolCmd::Show { flags, what, id });
+    }
+    if kw(tag, "write", 5) {
+        if argv.len() < 2 {
+            return Err(few());
+        }
+        if kw(argv[1], "batch_script", argv[1].len().max(5)) {
+            if argv.len() > 4 {
+                return Err(many());
+            }
+            let Some(id) = argv.get(2) else {
+                return Ok(ScontrolCmd::Print(Output::ok("")));
+            };
+            return Ok(ScontrolCmd::WriteBatchScript {
+                flags,
+                job_id: id.to_string(),
+                file: argv.get(3).map(|s| s.to_string()),
+            });
+        }
+        return Err(err_out(format!("invalid write argument:{}\n", argv[1])));
     }
     if kw(tag, "requeuehold", 11) || kw(tag, "requeue", 3) {
         let hold = kw(tag, "requeuehold", 11);
@@ -203,45 +273,41 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
     }
     if kw(tag, "update", 1) {
         if argv.len() < 2 {
-            return Err(few());
+            return Err(err_out(format!("too few arguments for {} keyword\n", tag)));
         }
-        let mut fields: Vec<(String, String)> = Vec::new();
-        for a in &rest {
-            match a.find('=') {
-                Some(p) => fields.push((a[..p].to_string(), a[p + 1..].to_string())),
+        // the entity: any JobId/JobName, NodeName or PartitionName tag (Slurm's _update_it)
+        let (mut job_tag, mut node_tag, mut part_tag) = (false, false, false);
+        let mut i = 0;
+        while i < rest.len() {
+            let a = &rest[i];
+            let t = match a.find('=') {
+                Some(p) => a[..p].trim_end_matches(|c| c == '+' || c == '-'),
                 None => {
-                    return Err(err_out(format!("Invalid input: {}\nRequest aborted\n", a)));
+                    i += 1;
+                    a.as_str()
                 }
+            };
+            if kw(t, "nodename", 3) {
+                node_tag = true;
+            } else if kw(t, "partitionname", 3) {
+                part_tag = true;
+            } else if kw(t, "jobid", 3) || kw(t, "jobname", 3) {
+                job_tag = true;
             }
+            i += 1;
         }
-        let first = fields[0].0.to_ascii_lowercase();
-        if kw(&first, "jobid", 3) || first == "job" {
-            let mut ids = Vec::new();
-            let mut others = Vec::new();
-            for (k, v) in fields {
-                let kl = k.to_ascii_lowercase();
-                if kw(&kl, "jobid", 3) || kl == "job" {
-                    ids.extend(v.split(',').filter(|s| !s.is_empty()).map(String::from));
-                } else {
-                    others.push((k, v));
-                }
-            }
-            if others.is_empty() {
-                return Err(err_out("No changes specified\n".into()));
-            }
-            return Ok(ScontrolCmd::UpdateJob { flags, job_ids: ids, fields: others });
+        if job_tag {
+            return parse_update_job(flags, &rest);
         }
-        if kw(&first, "nodename", 1) || first == "node" {
-            let nodes = fields[0].1.clone();
-            let others: Vec<(String, String)> = fields.into_iter().skip(1).collect();
-            if others.is_empty() {
-                return Err(err_out("No changes specified\n".into()));
-            }
-            return Ok(ScontrolCmd::UpdateNode { flags, nodes, fields: others });
+        if node_tag {
+            return parse_update_node(flags, &rest);
         }
-        return Err(err_out(format!(
-            "No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", \"Reservation/ReservationName\", \"JobId\", \"SuspendExcNodes\", \"SuspendExcParts\", \"SuspendExcStates\" or \"StepId\"\n"
-        )));
+        if part_tag {
+            return parse_update_part(flags, &rest);
+        }
+        return Err(err_out(
+            "No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", \"Reservation\", \"JobId\", or \"SlurmctldDebug\"\n".into(),
+        ));
     }
     if kw(tag, "version", 4) {
         return Ok(ScontrolCmd::Version);
@@ -255,6 +321,361 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
     Err(err_out(format!("invalid keyword: {}\n", tag)))
 }
 
+/// `update JobId=…|JobName=… Key=Value…` as scontrol_update_job reads it: tags
+/// by their shortest accepted abbreviation, client-side checks with Slurm's
+/// messages; fields go to the controller under their canonical names.
+fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
+    let mut job_ids: Vec<String> = Vec::new();
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut name: Option<String> = None;
+    let abort = |msg: String| Err(err_out(msg));
+    let error = |msg: &str| Err(err_out(format!("scontrol: error: {}\n", msg)));
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let (tag, add, val): (String, Option<char>, String) = match arg.find('=') {
+            Some(p) => {
+                let mut t = &arg[..p];
+                let mut add = None;
+                if p > 0 && (t.ends_with('+') || t.ends_with('-')) {
+                    add = t.chars().last();
+                    t = &t[..t.len() - 1];
+                }
+                (t.to_string(), add, arg[p + 1..].to_string())
+            }
+            None if kw(arg, "nice", 2) => {
+                fields.push(("Nice".into(), "100".into()));
+                i += 1;
+                continue;
+            }
+            None if kw(arg, "resetaccruetime", 3) => {
+                i += 1;
+                continue;
+            }
+            None if i + 1 < args.len() => {
+                i += 1;
+                (arg.clone(), None, args[i].clone())
+            }
+            None => return abort(format!("Invalid input: {}\nRequest aborted\n", arg)),
+        };
+        i += 1;
+        let t = tag.as_str();
+        let canon: &str = if kw(t, "jobid", 3) {
+            job_ids.extend(val.split(',').filter(|s| !s.is_empty()).map(String::from));
+            if add.is_some() {
+                return error(&format!("Option {} does not accept [+|-]= syntax", t));
+            }
+            continue;
+        } else if kw(t, "timelimit", 5) {
+            let (sign, body) = match val.chars().next() {
+                Some(c @ ('+' | '-')) => {
+                    if add.is_some() {
+                        return error("Invalid syntax, variations of +=- are not accepted.");
+                    }
+                    (Some(c), &val[1..])
+                }
+                _ => (add, val.as_str()),
+            };
+            if spur_core::time::parse_time_limit(body).is_err() || body.is_empty() {
+                return error("Invalid TimeLimit value");
+            }
+            if let Some(c) = sign {
+                if job_ids.is_empty() {
+                    return error("JobId must precede TimeLimit increment or decrement");
+                }
+                fields.push(("TimeLimit".into(), format!("{}{}", c, body)));
+            } else {
+                fields.push(("TimeLimit".into(), body.to_string()));
+            }
+            continue;
+        } else if kw(t, "comment", 3) {
+            "Comment"
+        } else if kw(t, "admincomment", 6) {
+            "AdminComment"
+        } else if kw(t, "timemin", 5) {
+            if spur_core::time::parse_time_limit(&val).is_err() {
+                return error("Invalid TimeMin value");
+            }
+            "TimeMin"
+        } else if kw(t, "priority", 2) {
+            if val.parse::<u32>().is_err() {
+                return error(&format!("Invalid Priority value: {}", val));
+            }
+            "Priority"
+        } else if kw(t, "nice", 2) {
+            let n: i64 = c_atoll(&val);
+            if n.abs() > 2147483645 {
+                return error("Nice value out of range (+/- 2147483645). Value ignored");
+            }
+            fields.push(("Nice".into(), n.to_string()));
+            continue;
+        } else if kw(t, "cpuspertask", 9) {
+            "CPUsPerTask"
+        } else if kw(t, "numcpus", 6) {
+            "NumCPUs"
+        } else if kw(t, "numtasks", 8) || kw(t, "reqprocs", 8) {
+            if val.parse::<u32>().is_err() {
+                return error(&format!("Invalid NumTasks value: {}", val));
+            }
+            "NumTasks"
+        } else if kw(t, "requeue", 4) {
+            if val.parse::<u16>().is_err() {
+                return error(&format!("Invalid Requeue value: {}", val));
+            }
+            "Requeue"
+        } else if kw(t, "reqnodes", 8) || kw(t, "numnodes", 8) {
+            "NumNodes"
+        } else if kw(t, "tasKspernode", 2) {
+            "TasksPerNode"
+        } else if kw(t, "mincpusnode", 4) {
+            "MinCPUsNode"
+        } else if kw(t, "minmemorynode", 10) {
+            if val.parse::<u64>().is_err() {
+                return error(&format!("Invalid MinMemoryNode value: {}", val));
+            }
+            "MinMemoryNode"
+        } else if kw(t, "minmemorycpu", 10) {
+            if val.parse::<u64>().is_err() {
+                return error(&format!("Invalid MinMemoryCPU value: {}", val));
+            }
+            "MinMemoryCPU"
+        } else if kw(t, "mintmpdisknode", 5) {
+            "MinTmpDiskNode"
+        } else if kw(t, "partition", 2) {
+            "Partition"
+        } else if kw(t, "qos", 2) {
+            "QOS"
+        } else if kw(t, "reservationname", 3) {
+            "ReservationName"
+        } else if kw(t, "name", 2) || kw(t, "jobname", 4) {
+            name = Some(val.clone());
+            "JobName"
+        } else if kw(t, "wckey", 1) {
+            "WCKey"
+        } else if kw(t, "stderr", 6) {
+            "StdErr"
+        } else if kw(t, "stdin", 5) {
+            "StdIn"
+        } else if kw(t, "stdout", 6) {
+            "StdOut"
+        } else if kw(t, "oversubscribe", 2) || kw(t, "shared", 2) {
+            "OverSubscribe"
+        } else if kw(t, "contiguous", 3) {
+            "Contiguous"
+        } else if kw(t, "excnodelist", 3) {
+            "ExcNodeList"
+        } else if kw(t, "nodelist", 8) || kw(t, "reqnodelist", 8) {
+            "ReqNodeList"
+        } else if kw(t, "features", 1) {
+            "Features"
+        } else if kw(t, "gres", 2) || kw(t, "tresPerNode", 8) {
+            "TresPerNode"
+        } else if kw(t, "account", 1) {
+            "Account"
+        } else if kw(t, "dependency", 1) {
+            "Dependency"
+        } else if kw(t, "licenses", 1) {
+            "Licenses"
+        } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
+            "StartTime"
+        } else if kw(t, "deadline", 3) {
+            "Deadline"
+        } else if kw(t, "workdir", 2) {
+            "WorkDir"
+        } else if kw(t, "mailtype", 5) {
+            "MailType"
+        } else if kw(t, "mailuser", 5) {
+            "MailUser"
+        } else if kw(t, "userid", 3) {
+            continue;
+        } else {
+            return abort(format!("Update of this parameter is not supported: {}\nRequest aborted\n", arg));
+        };
+        if add.is_some() {
+            return error(&format!("Option {} does not accept [+|-]= syntax", t));
+        }
+        fields.push((canon.to_string(), val));
+    }
+    if fields.is_empty() {
+        return abort("No changes specified\n".into());
+    }
+    if job_ids.is_empty() {
+        match name {
+            // translated to the ids of the user's jobs of that name when run
+            Some(n) => return Ok(ScontrolCmd::UpdateJob { flags, job_ids: vec![], fields, by_name: Some(n) }),
+            None => return error("No job ID specified"),
+        }
+    }
+    Ok(ScontrolCmd::UpdateJob { flags, job_ids, fields, by_name: None })
+}
+
+/// `update NodeName=… Key=Value…` as scontrol_update_node reads it.
+fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
+    let mut nodes = String::new();
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut state: Option<String> = None;
+    let mut reason: Option<String> = None;
+    for arg in args {
+        let Some(p) = arg.find('=') else {
+            return Err(err_out(format!("scontrol: error: Invalid input: {}  Request aborted\n", arg)));
+        };
+        let (t, v) = (&arg[..p], &arg[p + 1..]);
+        if kw(t, "nodeaddr", 5) {
+            fields.push(("NodeAddr".into(), v.into()));
+        } else if kw(t, "nodehostname", 5) {
+            fields.push(("NodeHostName".into(), v.into()));
+        } else if kw(t, "nodename", 1) {
+            nodes = v.to_string();
+        } else if kw(t, "activefeatures", 3) {
+            fields.push(("ActiveFeatures".into(), v.into()));
+        } else if kw(t, "features", 1) || kw(t, "availablefeatures", 3) {
+            fields.push(("AvailableFeatures".into(), v.into()));
+        } else if kw(t, "gres", 1) {
+            fields.push(("Gres".into(), v.into()));
+        } else if kw(t, "weight", 1) {
+            if v.parse::<u32>().is_err() {
+                return Err(err_out(format!("scontrol: error: Invalid value {} for Weight\n", arg)));
+            }
+            fields.push(("Weight".into(), v.into()));
+        } else if kw(t, "comment", 2) {
+            fields.push(("Comment".into(), v.into()));
+        } else if kw(t, "extra", 1) {
+            fields.push(("Extra".into(), v.into()));
+        } else if kw(t, "reason", 1) {
+            let r = v.strip_prefix('"').unwrap_or(v);
+            let r = r.strip_suffix('"').unwrap_or(r);
+            reason = Some(r.to_string());
+            fields.push(("Reason".into(), r.to_string()));
+        } else if kw(t, "state", 1) {
+            let named = [
+                ("noresp", "NORESP", 3),
+                ("cancel_reboot", "CANCEL_REBOOT", 3),
+                ("drain", "DRAIN", 3),
+                ("fail", "FAIL", 3),
+                ("future", "FUTURE", 3),
+                ("resume", "RESUME", 3),
+                ("power_down_asap", "POWER_DOWN_ASAP", 12),
+                ("power_down_force", "POWER_DOWN_FORCE", 12),
+                ("power_down", "POWER_DOWN", 7),
+                ("power_up", "POWER_UP", 7),
+                ("undrain", "UNDRAIN", 3),
+            ];
+            let base = ["UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"];
+            let hit = named
+                .iter()
+                .find(|(w, _, m)| kw(v, w, *m))
+                .map(|x| x.1.to_string())
+                .or_else(|| base.iter().find(|b| kw(v, b, 3)).map(|b| b.to_string()));
+            match hit {
+                Some(h) => {
+                    state = Some(h.clone());
+                    fields.push(("State".into(), h));
+                }
+                None => {
+                    return Err(err_out(format!(
+                        "Invalid input: {}\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n",
+                        arg
+                    )))
+                }
+            }
+        } else {
+            return Err(err_out(format!("Update of this parameter is not supported: {}\nRequest aborted\n", arg)));
+        }
+    }
+    if matches!(state.as_deref(), Some("DOWN" | "DRAIN" | "FAIL")) && reason.as_deref().unwrap_or("").is_empty() {
+        return Err(err_out("You must specify a reason when DOWNING or DRAINING a node. Request denied\n".into()));
+    }
+    if fields.is_empty() {
+        return Err(err_out("No changes specified\n".into()));
+    }
+    Ok(ScontrolCmd::UpdateNode { flags, nodes, fields })
+}
+
+/// atoll(3): optional sign and leading digits.
+fn c_atoll(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, d) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits: String = d.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let v: i64 = digits.parse().unwrap_or(0);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `update PartitionName=P Key=Value…` (scontrol_parse_part_options).
+fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
+    let error = |msgs: &[String]| {
+        Err(err_out(msgs.iter().map(|m| format!("scontrol: error: {}\n", m)).collect::<String>()))
+    };
+    let mut name = String::new();
+    let mut fields = Vec::new();
+    for arg in args {
+        let Some(p) = arg.find('=') else {
+            return error(&[format!("Invalid input: {}  Request aborted", arg)]);
+        };
+        let (t, v) = (&arg[..p], &arg[p + 1..]);
+        let yes_no = |key: &str| -> Result<(String, String), Output> {
+            if kw(v, "yes", 1) || kw(v, "no", 1) {
+                Ok((key.to_string(), if kw(v, "yes", 1) { "YES".into() } else { "NO".into() }))
+            } else {
+                Err(err_out(format!(
+                    "scontrol: error: Invalid input: {}\nscontrol: error: Acceptable {} values are YES and NO\n",
+                    arg, key
+                )))
+            }
+        };
+        if kw(t, "partitionname", 2) {
+            name = v.to_string();
+        } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
+            let key = if kw(t, "maxtime", 4) { "MaxTime" } else { "DefaultTime" };
+            if spur_core::time::parse_time_limit(v).is_err() || v.is_empty() {
+                return error(&[format!("Invalid input {}", arg)]);
+            }
+            fields.push((key.to_string(), v.to_string()));
+        } else if kw(t, "maxnodes", 4) || kw(t, "minnodes", 2) {
+            let key = if kw(t, "maxnodes", 4) { "MaxNodes" } else { "MinNodes" };
+            fields.push((key.to_string(), v.to_string()));
+        } else if kw(t, "default", 7) {
+            fields.push(yes_no("Default")?);
+        } else if kw(t, "hidden", 1) {
+            fields.push(yes_no("Hidden")?);
+        } else if kw(t, "state", 2) {
+            let st = ["UP", "DOWN", "DRAIN", "INACTIVE"].into_iter().find(|s| kw(v, s, 2) || v.eq_ignore_ascii_case(s));
+            match st {
+                Some(s) => fields.push(("State".into(), s.to_string())),
+                None => {
+                    return error(&[
+                        format!("Invalid input: {}", arg),
+                        "Acceptable State values are UP, DOWN, DRAIN and INACTIVE".into(),
+                    ])
+                }
+            }
+        } else if kw(t, "priorityjobfactor", 3) && t.len() > 8 {
+            fields.push(("PriorityJobFactor".into(), v.to_string()));
+        } else if kw(t, "prioritytier", 3) && t.len() > 8 {
+            fields.push(("PriorityTier".into(), v.to_string()));
+        } else if kw(t, "oversubscribe", 5) || kw(t, "shared", 2) {
+            fields.push(("OverSubscribe".into(), v.to_string()));
+        } else if kw(t, "allowgroups", 6) {
+            fields.push(("AllowGroups".into(), v.to_string()));
+        } else if kw(t, "allowaccounts", 6) {
+            fields.push(("AllowAccounts".into(), v.to_string()));
+        } else {
+            return error(&[format!("Update of this parameter is not supported: {}\n", arg), "Request aborted".into()]);
+        }
+    }
+    if name.is_empty() {
+        return error(&["PartitionName must be given.".into()]);
+    }
+    Ok(ScontrolCmd::UpdatePartition { flags, name, fields })
+}
+
 fn usage_text() -> String {
     // `scontrol --help` prints the full command list; Spur prints Slurm's first lines.
     "scontrol [<OPTION>] [<COMMAND>]\n".into()
@@ -266,17 +687,65 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
         ScontrolCmd::Version => Some(Output::ok(crate::squeue::VERSION)),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
         ScontrolCmd::Print(o) => Some(o.clone()),
+        ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
+        // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
-            None => Output::err("", 1),
+            None => Output::err("scontrol: error: host list is empty\n", 0),
             Some(expr) => match spur_core::hostlist::expand(expr) {
                 Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
-                Err(_) => Output::err(format!("scontrol: error: Invalid hostlist: {}\n", expr), 1),
+                Err(e) => {
+                    let mut msg = String::new();
+                    if e.detail.starts_with("_parse_single_range") {
+                        msg.push_str(&format!("scontrol: error: {}\n", e.detail));
+                    }
+                    msg.push_str(&format!("Invalid hostlist: {}\n", expr));
+                    Output::err(msg, 0)
+                }
             },
         }),
         ScontrolCmd::Show { what: ShowWhat::Hostlist, id: Some(expr), .. } => Some(encode(expr, false)),
         ScontrolCmd::Show { what: ShowWhat::HostlistSorted, id: Some(expr), .. } => Some(encode(expr, true)),
         _ => None,
     }
+}
+
+/// Interactive mode: a `scontrol: ` prompt before each line read from stdin;
+/// each line runs as a command of its own (with the global flags given), `exit`
+/// or `quit` (or the end of input) ends it.
+fn interactive(flags: &Flags) -> Output {
+    use std::io::{BufRead, Write};
+    let mut code = 0;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        print!("scontrol: ");
+        let _ = std::io::stdout().flush();
+        let Some(Ok(line)) = lines.next() else {
+            println!();
+            break;
+        };
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let Some(first) = words.first() else { continue };
+        if kw(first, "exit", 2) || kw(first, "quit", 4) {
+            break;
+        }
+        let mut args = vec!["scontrol".to_string()];
+        if flags.one_liner {
+            args.push("-o".into());
+        }
+        if flags.details {
+            args.push("-d".into());
+        }
+        if flags.all {
+            args.push("-a".into());
+        }
+        args.extend(words);
+        let status = std::env::current_exe().and_then(|exe| std::process::Command::new(exe).args(&args).status());
+        if !matches!(status, Ok(s) if s.success()) {
+            code = 1;
+        }
+    }
+    Output { stdout: String::new(), stderr: String::new(), code }
 }
 
 fn encode(expr: &str, sorted: bool) -> Output {
@@ -299,14 +768,77 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
     }
     match cmd {
         ScontrolCmd::Ping => crate::controllers::ping(c).await,
+        ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
+            return Output::ok("No licenses configured in Slurm.\n");
+        }
+        ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
+            return match id {
+                None => Output::ok("No reservations in the system\n"),
+                Some(r) => {
+                    let mut o = Output::default();
+                    o.code = 1;
+                    if flags.quiet != 1 {
+                        o.stdout = format!("Reservation {} not found\n", r);
+                    }
+                    o
+                }
+            };
+        }
+        ScontrolCmd::Show { what: ShowWhat::AssocMgr { users, assoc, qos }, .. } => {
+            return Output::ok(show_assoc_mgr(*users, *assoc, *qos));
+        }
+        ScontrolCmd::Show { what: ShowWhat::Config, .. } => {
+            let q = QueryRequest { partitions: true, ..Default::default() };
+            return match c.query(q).await {
+                Ok(view) => Output::ok(show_config(&c.conf, view.now)),
+                Err(e) => Output::err(format!("slurm_load_ctl_conf error: {}\n", e), 1),
+            };
+        }
+        ScontrolCmd::WriteBatchScript { flags, job_id, file } => {
+            let id: u32 = {
+                // atoll: leading digits
+                let d: String = job_id.trim_start().chars().take_while(|c| c.is_ascii_digit()).collect();
+                d.parse().unwrap_or(0)
+            };
+            let fname = file.clone().unwrap_or_else(|| format!("slurm-{}.sh", id));
+            let q = QueryRequest {
+                jobs: true,
+                job_ids: vec![id.to_string()],
+                all_finished: true,
+                with_script: true,
+                ..Default::default()
+            };
+            let script = match c.query(q).await {
+                Ok(view) => match view.jobs.iter().find(|j| j.job_id == id) {
+                    Some(j) if !j.desc.script.is_empty() => Ok(j.desc.script.clone()),
+                    Some(_) => Err(spur_core::errors::strerror(spur_core::errors::ESLURM_JOB_SCRIPT_MISSING)),
+                    None => Err(spur_core::errors::strerror(spur_core::errors::ESLURM_INVALID_JOB_ID)),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            // Slurm reports a failed retrieval but exits 0.
+            return match script {
+                Err(msg) => Output::err(format!("job script retrieval failed: {}\n", msg), 0),
+                Ok(text) if fname == "-" => Output::ok(text),
+                Ok(text) => match std::fs::write(&fname, text) {
+                    Ok(()) if flags.quiet != 1 => {
+                        Output::ok(format!("batch script for job {} written to {}\n", id, fname))
+                    }
+                    Ok(()) => Output::ok(""),
+                    Err(e) => Output::err(format!("failed to open file `{}`: {}\n", fname, nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0)).desc()), 0),
+                },
+            };
+        }
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
                 jobs: *what == ShowWhat::Job,
-                // partitions show their nodes' CPU and memory totals
-                nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition),
+                // partitions show their nodes' CPU and memory totals (jobs:
+                // the memory of a whole node)
+                nodes: matches!(what, ShowWhat::Node | ShowWhat::Partition | ShowWhat::Job),
                 partitions: true,
                 job_ids: vec![],
                 all_finished: true,
+                ..Default::default()
             };
             match c.query(q).await {
                 Ok(view) => render_show(cmd, &view, view.now),
@@ -319,6 +851,17 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     let _ = (flags, id);
                     Output::err(format!("{}: {}\n", what_s, e), 1)
                 }
+            }
+        }
+        ScontrolCmd::UpdatePartition { name, fields, .. } => {
+            let req = NodeControlRequest {
+                op: "partition".into(),
+                nodes: name.clone(),
+                fields: fields.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect(),
+            };
+            match c.node_control(req).await {
+                Ok(_) => Output::ok(""),
+                Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
             }
         }
         ScontrolCmd::UpdateNode { nodes, fields, .. } => {
@@ -348,7 +891,12 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 ScontrolCmd::Suspend { job_ids, .. } => ("suspend", job_ids.clone(), vec![], "slurm_suspend error"),
                 ScontrolCmd::Resume { job_ids, .. } => ("resume", job_ids.clone(), vec![], "slurm_resume error"),
                 ScontrolCmd::Top { job_ids, .. } => ("top", job_ids.clone(), vec![], "slurm_top_job error"),
-                ScontrolCmd::UpdateJob { job_ids, fields, .. } => ("update", job_ids.clone(), fields.clone(), "slurm_update error"),
+                ScontrolCmd::UpdateJob { job_ids, fields, by_name, .. } => {
+                    match resolve_update_job(c, job_ids, fields, by_name.as_deref()).await {
+                        Ok((ids, f)) => ("update", ids, f, "slurm_update error"),
+                        Err(o) => return o,
+                    }
+                }
                 _ => return Output::ok(""),
             };
             let req = JobControlRequest {
@@ -383,6 +931,161 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             }
         }
     }
+}
+
+/// What scontrol does before sending a job update: translate `JobName=` to
+/// the ids of the jobs of that name, and `TimeLimit=+N`/`-N` to a limit from
+/// the job's current one.
+async fn resolve_update_job(
+    c: &spur_client::Client,
+    job_ids: &[String],
+    fields: &[(String, String)],
+    by_name: Option<&str>,
+) -> Result<(Vec<String>, Vec<(String, String)>), Output> {
+    use spur_client::proto::QueryRequest;
+    let error = |m: String| Err(Output::err(format!("scontrol: error: {}\n", m), 1));
+    let mut ids = job_ids.to_vec();
+    if let Some(name) = by_name {
+        let q = QueryRequest { jobs: true, all_finished: true, ..Default::default() };
+        let view = match c.query(q).await {
+            Ok(v) => v,
+            Err(e) => return error(format!("Could not load state information: {}", e)),
+        };
+        if view.jobs.is_empty() {
+            return error(format!("JobName {} not found", name));
+        }
+        ids = view.jobs.iter().filter(|j| j.desc.name == name).map(|j| j.display_id()).collect();
+        if ids.is_empty() {
+            return error(format!("No jobs with name '{}'", name));
+        }
+        ids = vec![ids.join(",")];
+    }
+    let mut out = Vec::new();
+    for (k, v) in fields {
+        if k == "TimeLimit" && (v.starts_with('+') || v.starts_with('-')) {
+            let jid = ids.first().cloned().unwrap_or_default();
+            let q = QueryRequest { jobs: true, job_ids: vec![jid.clone()], all_finished: true, ..Default::default() };
+            let cur = match c.query(q).await {
+                Ok(view) if view.jobs.len() == 1 => view.jobs[0].time_limit,
+                Ok(view) if view.jobs.is_empty() => return error(format!("Job ID {} not found", jid)),
+                Ok(_) => return error("TimeLimit increment/decrement not supported for job arrays".into()),
+                Err(e) => return error(format!("{}", e)),
+            };
+            let Some(cur) = cur.filter(|m| *m != u32::MAX) else {
+                return error("Cannot increment/decrement TimeLimit when set to UNLIMITED.".into());
+            };
+            let delta = match spur_core::time::parse_time_limit(&v[1..]) {
+                Ok(Some(m)) => m,
+                _ => 0,
+            };
+            let new = if v.starts_with('+') {
+                cur.saturating_add(delta)
+            } else if delta > cur {
+                return error(format!("TimeLimit decrement larger than current time limit ({} > {})", delta, cur));
+            } else {
+                cur - delta
+            };
+            out.push((k.clone(), new.to_string()));
+        } else {
+            out.push((k.clone(), v.clone()));
+        }
+    }
+    Ok((ids, out))
+}
+
+// ---------------------------------------------------------------- config
+
+/// `scontrol show config`: slurmctld's key/value list (`%-23s = %s`), the keys
+/// in Slurm's order, values from slurm.conf or Slurm 24.11's defaults.
+pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
+    let get = |k: &str| conf.get(k).map(|v| v.to_string());
+    let or = |k: &str, d: &str| get(k).unwrap_or_else(|| d.to_string());
+    let secs = |k: &str, d: &str| format!("{} sec", or(k, d));
+    let user = |name: String| {
+        let uid = nix::unistd::User::from_name(&name).ok().flatten().map(|u| u.uid.as_raw());
+        match uid {
+            Some(u) => format!("{}({})", name, u),
+            None => name,
+        }
+    };
+    let mem = |k: &str| get(k).unwrap_or_else(|| "UNLIMITED".into());
+    let rows: Vec<(&str, String)> = vec![
+        ("AccountingStorageBackupHost", or("AccountingStorageBackupHost", "(null)")),
+        ("AccountingStorageEnforce", or("AccountingStorageEnforce", "none")),
+        ("AccountingStorageHost", or("AccountingStorageHost", "localhost")),
+        ("AccountingStorageExternalHost", or("AccountingStorageExternalHost", "(null)")),
+        ("AccountingStorageParameters", or("AccountingStorageParameters", "(null)")),
+        ("AccountingStoragePort", or("AccountingStoragePort", "0")),
+        ("AccountingStorageTRES", "cpu,mem,energy,node,billing,fs/disk,vmem,pages".into()),
+        ("AccountingStorageType", or("AccountingStorageType", "(null)")),
+        ("AccountingStorageUser", or("AccountingStorageUser", "N/A")),
+        ("AccountingStoreFlags", or("AccountingStoreFlags", "(null)")),
+        ("AuthInfo", or("AuthInfo", "(null)")),
+        ("AuthType", or("AuthType", "auth/munge")),
+        ("BatchStartTimeout", secs("BatchStartTimeout", "10")),
+        ("ClusterName", conf.cluster_name.clone()),
+        ("CommunicationParameters", or("CommunicationParameters", "(null)")),
+        ("CompleteWait", secs("CompleteWait", "0")),
+        ("CredType", or("CredType", "cred/munge")),
+        ("DefMemPerNode", "UNLIMITED".into()),
+        ("DefMemPerCPU", conf.def_mem_per_cpu.map(|m| m.to_string()).unwrap_or_default()),
+        ("DisableRootJobs", or("DisableRootJobs", "No")),
+        ("FirstJobId", conf.first_job_id.to_string()),
+        ("GresTypes", if conf.gres_types.is_empty() { "(null)".into() } else { conf.gres_types.join(",") }),
+        ("InactiveLimit", secs("InactiveLimit", "0")),
+        ("JobCompType", or("JobCompType", "(null)")),
+        ("JobRequeue", or("JobRequeue", "1")),
+        ("KillOnBadExit", or("KillOnBadExit", "0")),
+        ("KillWait", format!("{} sec", conf.kill_wait)),
+        ("MailProg", or("MailProg", "/bin/mail")),
+        ("MaxArraySize", or("MaxArraySize", "1001")),
+        ("MaxJobCount", conf.max_job_count.to_string()),
+        ("MaxJobId", conf.max_job_id.to_string()),
+        ("MaxMemPerNode", mem("MaxMemPerNode")),
+        ("MessageTimeout", secs("MessageTimeout", "10")),
+        ("MinJobAge", secs("MinJobAge", "300")),
+        ("MpiDefault", or("MpiDefault", "none")),
+        ("OverTimeLimit", format!("{} min", or("OverTimeLimit", "0"))),
+        ("PriorityType", or("PriorityType", "priority/multifactor")),
+        ("ProctrackType", or("ProctrackType", "proctrack/cgroup")),
+        ("ReturnToService", or("ReturnToService", "1")),
+        ("SchedulerType", or("SchedulerType", "sched/backfill")),
+        ("SelectType", or("SelectType", "select/cons_tres")),
+        ("SelectTypeParameters", or("SelectTypeParameters", "CR_CORE_MEMORY").to_ascii_uppercase()),
+        ("SlurmUser", user(conf.slurm_user.clone())),
+        ("SlurmctldPort", conf.slurmctld_port.to_string()),
+        ("SlurmctldTimeout", secs("SlurmctldTimeout", "120")),
+        ("SlurmdPort", conf.slurmd_port.to_string()),
+        ("SlurmdSpoolDir", conf.slurmd_spool_dir.clone()),
+        ("SlurmdTimeout", format!("{} sec", conf.slurmd_timeout)),
+        ("SlurmdUser", user(or("SlurmdUser", "root"))),
+        ("SLURM_CONF", conf.path.display().to_string()),
+        ("SLURM_VERSION", "24.11.5".into()),
+        ("StateSaveLocation", conf.state_save_location.clone()),
+        ("TaskPlugin", or("TaskPlugin", "(null)")),
+        ("TmpFS", or("TmpFS", "/tmp")),
+        ("TreeWidth", or("TreeWidth", "16")),
+        ("WaitTime", secs("WaitTime", "0")),
+    ];
+    let mut o = format!("Configuration data as of {}\n", fmt_timestamp(as_of));
+    for (k, v) in rows {
+        o.push_str(&format!("{:<23} = {}\n", k, v));
+    }
+    o
+}
+
+fn show_assoc_mgr(users: bool, assoc: bool, qos: bool) -> String {
+    let mut o = String::from("Current Association Manager state\n");
+    if users {
+        o.push_str("\nNo users currently cached in Slurm.\n\n");
+    }
+    if assoc {
+        o.push_str("\nNo associations currently cached in Slurm.\n\n");
+    }
+    if qos {
+        o.push_str("\nNo QOS currently cached in Slurm.\n\n");
+    }
+    o
 }
 
 // ---------------------------------------------------------------- show
@@ -457,7 +1160,16 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                 task_override = Some(t);
             }
         }
-        out.stdout.push_str(&sprint_job(j, f, now, task_override));
+        let ctx = JobCtx {
+            offsets: if f.details { cpu_offsets(view, j) } else { HashMap::new() },
+            node_mem: view
+                .partitions
+                .iter()
+                .find(|p| p.name == j.partition)
+                .map(|p| view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).map(|n| n.real_memory).max().unwrap_or(0))
+                .unwrap_or(0),
+        };
+        out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
     }
     if printed == 0 {
@@ -491,8 +1203,44 @@ fn exit_pair(status: i32) -> String {
     }
 }
 
+/// The first CPU id a running job has on each of its nodes: cons_tres gives
+/// the lowest free cores, so the CPUs of the jobs that started there before
+/// it come first (`-d`'s `CPU_IDs=`).
+fn cpu_offsets(view: &ClusterView, j: &Job) -> HashMap<String, u32> {
+    let mut out = HashMap::new();
+    if !j.state.is_active() {
+        return out;
+    }
+    for a in &j.allocs {
+        let before: u32 = view
+            .jobs
+            .iter()
+            .filter(|o| o.job_id != j.job_id && o.state.is_active())
+            .filter(|o| (o.start_time, o.start_pass_ms, o.job_id) < (j.start_time, j.start_pass_ms, j.job_id))
+            .flat_map(|o| o.allocs.iter().filter(|x| x.node == a.node).map(|x| x.cpus))
+            .sum();
+        out.insert(a.node.clone(), before);
+    }
+    out
+}
+
 /// One job as `scontrol show job` prints it (`_sprint_job_info`).
 pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> String {
+    sprint_job_cpus(j, f, now, task_override, &JobCtx::default())
+}
+
+/// What `show job` takes from the rest of the view.
+#[derive(Default)]
+struct JobCtx {
+    /// First CPU id on each node (`-d`).
+    offsets: HashMap<String, u32>,
+    /// The memory of the partition's largest node: what a job asking for all
+    /// of a node's memory (`MinMemoryNode=0`) requests per node.
+    node_mem: u64,
+}
+
+fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
+    let offsets = &ctx.offsets;
     let le = if f.one_liner { " " } else { "\n   " };
     let mut o = format!("JobId={} ", j.job_id);
     if let Some(a) = &j.array {
@@ -551,13 +1299,26 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     o.push_str(le);
     o.push_str(&format!("SubmitTime={} EligibleTime={}", ts(j.submit_time), ts(j.eligible_time)));
     o.push_str(le);
-    o.push_str(&format!("AccrueTime={}", ts(j.eligible_time)));
+    // a job requeued after it ended accrues nothing until it starts again
+    // a job held since submission, or requeued after it ended, has accrued nothing
+    let no_accrue = j.requeued_done || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
+    o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
-    o.push_str(&format!("StartTime={} ", ts(j.start_time)));
-    if j.time_limit.is_none() && j.end_time > now {
-        o.push_str("EndTime=Unknown ");
+    if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
+        // the earliest start slurmctld expects: its begin time
+        let b = j.desc.begin_time;
+        o.push_str(&format!("StartTime={} ", ts(b)));
+        match j.time_limit {
+            Some(m) => o.push_str(&format!("EndTime={} ", ts(b + m as i64 * 60))),
+            None => o.push_str("EndTime=Unknown "),
+        }
     } else {
-        o.push_str(&format!("EndTime={} ", ts(j.end_time)));
+        o.push_str(&format!("StartTime={} ", ts(j.start_time)));
+        if j.time_limit.is_none() && j.end_time > now {
+            o.push_str("EndTime=Unknown ");
+        } else {
+            o.push_str(&format!("EndTime={} ", ts(j.end_time)));
+        }
     }
     if j.desc.deadline != 0 {
         o.push_str(&format!("Deadline={}", ts(j.desc.deadline)));
@@ -570,7 +1331,13 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     } else {
         o.push_str("SuspendTime=None ");
     }
-    let last_eval = if j.start_time != 0 { j.start_time } else { j.submit_time };
+    let last_eval = if j.last_sched_eval != 0 {
+        j.last_sched_eval
+    } else if j.start_time != 0 {
+        j.start_time
+    } else {
+        j.submit_time
+    };
     o.push_str(&format!("SecsPreSuspend={} LastSchedEval={} Scheduler=Main", j.pre_sus_time, ts(last_eval)));
     o.push_str(le);
     o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
@@ -606,9 +1373,16 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
         j.desc.cpus_per_task.unwrap_or(1)
     ));
     o.push_str(le);
-    o.push_str(&format!("ReqTRES={}", tres_str(j)));
+    let req_tres = if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.state == JobState::Pending {
+        let mut whole = j.clone();
+        whole.mem_per_node = ctx.node_mem;
+        tres_str(&whole)
+    } else {
+        tres_str(j)
+    };
+    o.push_str(&format!("ReqTRES={}", req_tres));
     o.push_str(le);
-    if j.allocs.is_empty() {
+    if j.allocs.is_empty() && !j.requeued_done {
         o.push_str("AllocTRES=(null)");
     } else {
         o.push_str(&format!("AllocTRES={}", tres_str(j)));
@@ -622,16 +1396,17 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
         o.push_str("JOB_GRES=(null)");
         o.push_str(le);
-        // group consecutive nodes with the same CPU count and memory
-        let mut groups: Vec<(Vec<String>, u32, u64)> = Vec::new();
+        // group consecutive nodes with the same CPU ids and memory
+        let mut groups: Vec<(Vec<String>, String, u64)> = Vec::new();
         for a in &j.allocs {
+            let first = offsets.get(&a.node).copied().unwrap_or(0);
+            let ids = if a.cpus <= 1 { first.to_string() } else { format!("{}-{}", first, first + a.cpus - 1) };
             match groups.last_mut() {
-                Some(g) if g.1 == a.cpus && g.2 == a.mem_mb => g.0.push(a.node.clone()),
-                _ => groups.push((vec![a.node.clone()], a.cpus, a.mem_mb)),
+                Some(g) if g.1 == ids && g.2 == a.mem_mb => g.0.push(a.node.clone()),
+                _ => groups.push((vec![a.node.clone()], ids, a.mem_mb)),
             }
         }
-        for (names, cpus, mem) in groups {
-            let ids = if cpus <= 1 { "0".to_string() } else { format!("0-{}", cpus - 1) };
+        for (names, ids, mem) in groups {
             o.push_str(&format!(
                 "  Nodes={} CPU_IDs={} Mem={} GRES=",
                 spur_core::hostlist::compress(&names),
@@ -643,10 +1418,11 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     }
     let (kind, mem) = if j.mem_per_cpu > 0 { ("CPU", j.mem_per_cpu) } else { ("Node", j.mem_per_node) };
     o.push_str(&format!(
-        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode=0",
-        j.desc.cpus_per_task.unwrap_or(1),
+        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode={}",
+        j.min_cpus_node(),
         kind,
-        convert_num_unit(mem as f64, 2)
+        convert_num_unit(mem as f64, 2),
+        convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
     ));
     o.push_str(le);
     o.push_str(&format!(
@@ -655,8 +1431,9 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
     ));
     o.push_str(le);
     o.push_str(&format!(
-        "OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
-        if j.desc.exclusive { "NO" } else { "OK" }
+        "OverSubscribe={} Contiguous={} Licenses=(null) Network=(null)",
+        j.desc.oversubscribe(),
+        if j.desc.contiguous() { 1 } else { 0 }
     ));
     o.push_str(le);
     let command = if j.desc.wrapped { None } else { j.desc.command.clone() };
@@ -687,10 +1464,19 @@ pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> S
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    if let Some(k) = j.desc.kill_on_invalid_dep() {
+        o.push_str(le);
+        o.push_str(if k { "KillOInInvalidDependent=Yes" } else { "KillOInInvalidDependent=No" });
+    }
     if let Some(g) = &j.desc.gres {
         o.push_str(le);
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
+    }
+    if let Some(c) = j.desc.cpus_per_task {
+        // sbatch turns an explicit -c N into tres_per_task cpu=N
+        o.push_str(le);
+        o.push_str(&format!("TresPerTask=cpu={}", c));
     }
     if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
         o.push_str(le);
@@ -766,6 +1552,11 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     };
     o.push_str(&format!("Gres={}", gres));
     o.push_str(le);
+    if f.details {
+        // slurmctld fills the GRES drain list only for detailed queries
+        o.push_str("GresDrain=N/A");
+        o.push_str(le);
+    }
     o.push_str(&format!("NodeAddr={} NodeHostName={} ", n.addr, n.hostname));
     if n.port != 0 {
         o.push_str(&format!("Port={} ", n.port));
@@ -1025,7 +1816,8 @@ mod tests {
             ScontrolCmd::UpdateJob {
                 flags: Flags::default(),
                 job_ids: vec!["9".into()],
-                fields: vec![("TimeLimit".into(), "10".into())]
+                fields: vec![("TimeLimit".into(), "10".into())],
+                by_name: None
             }
         );
         assert!(matches!(parse(&args(&["update", "job=1", "TimeLimit=30"]), &e).unwrap(), ScontrolCmd::UpdateJob { .. }));
@@ -1037,6 +1829,26 @@ mod tests {
             ScontrolCmd::UpdateNode { .. }
         ));
         assert_eq!(parse(&args(&["hold"]), &e).unwrap_err().stderr, "too few arguments for keyword:hold\n");
+        let err = |a: &[&str]| parse(&args(a), &e).unwrap_err();
+        assert_eq!(err(&["update"]).stderr, "too few arguments for update keyword\n");
+        assert_eq!(err(&["update", "JobId=2", "Bogus=1"]).stderr, "Update of this parameter is not supported: Bogus=1\nRequest aborted\n");
+        assert_eq!(err(&["update", "JobId=2", "TimeLimit=abc"]).stderr, "scontrol: error: Invalid TimeLimit value\n");
+        assert_eq!(
+            err(&["update", "NodeName=node3", "State=DRAIN"]).stderr,
+            "You must specify a reason when DOWNING or DRAINING a node. Request denied\n"
+        );
+        assert!(err(&["update", "NodeName=n", "State=BOGUS", "Reason=x"]).stderr.starts_with("Invalid input: State=BOGUS\nRequest aborted\n"));
+        assert!(matches!(
+            parse(&args(&["update", "JobName=x", "Comment=y"]), &e).unwrap(),
+            ScontrolCmd::UpdateJob { by_name: Some(_), .. }
+        ));
+        assert!(matches!(
+            parse(&args(&["update", "PartitionName=debug", "MaxTime=60"]), &e).unwrap(),
+            ScontrolCmd::UpdatePartition { .. }
+        ));
+        assert!(matches!(parse(&args(&["write", "batch_script", "3", "-"]), &e).unwrap(), ScontrolCmd::WriteBatchScript { .. }));
+        assert!(matches!(parse(&args(&["show", "config"]), &e).unwrap(), ScontrolCmd::Show { what: ShowWhat::Config, .. }));
+        assert!(matches!(parse(&args(&["-o"]), &e).unwrap(), ScontrolCmd::Interactive { .. }));
         assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
         assert_eq!(parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr, "invalid entity:bogus for keyword:show \n");
         let o = parse(&args(&["-o", "show", "job", "1"]), &e).unwrap();

@@ -76,7 +76,9 @@ const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "yaml", Optional, "yaml"),
 ];
 
-const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,error,mixed,future,drain,drained,draining,no_respond,reserved,planned,blocked,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot_requested,reboot_issued";
+/// sinfo's list: every base state's name (the unused ERROR prints as `?`),
+/// then the flag words, the two reboot flags by their short names.
+const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,planned,blocked,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^";
 
 /// State words `-t` accepts (prefixes of these, case-insensitive).
 const STATE_WORDS: &[&str] = &[
@@ -453,7 +455,8 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         },
         PartitionName => p.map(|p| p.name.clone()).unwrap_or_else(|| "n/a".into()),
         Port => n.port.to_string(),
-        PreemptMode => "off".into(),
+        // the partition's mode, else the cluster's PreemptMode (OFF)
+        PreemptMode => "OFF".into(),
         PriorityJobFactor => p.map(|p| p.priority_job_factor.to_string()).unwrap_or_default(),
         PriorityTier => p.map(|p| p.priority_tier.to_string()).unwrap_or_default(),
         Reason => n.reason.clone().unwrap_or_else(|| "none".into()),
@@ -473,7 +476,7 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         Sockets => n.sockets.to_string(),
         Sct => format!("{}:{}:{}", n.sockets, n.cores_per_socket, n.threads_per_core),
         StateCompact => n.state_short(),
-        StateComplete => n.state_long().to_ascii_lowercase(),
+        StateComplete => state_complete(n),
         StateLong => n.state_long(),
         Threads => n.threads_per_core.to_string(),
         Time => p.map(|p| mins_str(p.max_time)).unwrap_or_else(|| "n/a".into()),
@@ -484,13 +487,20 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
                 "Unknown".into()
             }
         }
+        // the uid of the last reason's author; root for a node never
+        // allocated nor given a reason (slurmctld's zeroed record), unset
+        // (NO_VAL: Unknown) once a job was allocated it
         User | UserLong => {
-            if n.reason.is_some() {
-                nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(n.reason_uid))
+            if n.reason_uid != NO_VAL {
+                let name = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(n.reason_uid))
                     .ok()
                     .flatten()
-                    .map(|u| u.name)
-                    .unwrap_or_else(|| format!("Unk({})", n.reason_uid))
+                    .map(|u| u.name);
+                match (f, name) {
+                    (User, Some(u)) => u,
+                    (User, None) => format!("Unk({})", n.reason_uid),
+                    (_, u) => format!("{}({})", u.unwrap_or_else(|| "Unk".into()), n.reason_uid),
+                }
             } else {
                 "Unknown".into()
             }
@@ -505,6 +515,72 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         Weight => n.weight.to_string(),
         NodeList | Nodes | NodeAi | NodeAiot | CpusState => String::new(),
     }
+}
+
+/// A node's state as slurmctld packs it for sinfo (which asks for MIXED):
+/// the base state number (unknown 0, down 1, idle 2, allocated 3, mixed 5,
+/// future 6) ORed with Slurm's flag bits (reserved 0x20, drain 0x200,
+/// completing 0x400, not responding 0x800, powered down 0x1000, maint
+/// 0x8000, reboot requested 0x10000, planned 0x200000).
+fn node_state_word(n: &Node) -> u32 {
+    let mut w = match n.base {
+        NodeBase::Unknown => 0,
+        NodeBase::Down => 1,
+        NodeBase::Idle => 2,
+        NodeBase::Allocated if n.alloc_cpus > 0 && n.is_mixed() => 5,
+        NodeBase::Allocated => 3,
+        NodeBase::Future => 6,
+    };
+    let f = &n.flags;
+    for (on, bit) in [
+        (f.reserved, 0x20),
+        (f.drain, 0x200),
+        (f.completing, 0x400),
+        (f.not_responding, 0x800),
+        (f.power_down, 0x1000),
+        (f.maint, 0x8000),
+        (f.reboot_requested, 0x10000),
+        (f.planned, 0x200000),
+    ] {
+        if on {
+            w |= bit;
+        }
+    }
+    w
+}
+
+const NO_VAL: u32 = 0xfffffffe;
+
+/// `node_state_string_complete`, lower case: the base state's name, then
+/// `+FLAG` for each flag in Slurm's table order.
+fn state_complete(n: &Node) -> String {
+    let w = node_state_word(n);
+    let mut s = match w & 0xf {
+        0 => "unknown",
+        1 => "down",
+        2 => "idle",
+        3 => "allocated",
+        5 => "mixed",
+        6 => "future",
+        _ => "invalid",
+    }
+    .to_string();
+    for (bit, name) in [
+        (0x400, "completing"),
+        (0x200, "drain"),
+        (0x8000, "maintenance"),
+        (0x1000, "powered_down"),
+        (0x10000, "reboot_requested"),
+        (0x20, "reserved"),
+        (0x800, "not_responding"),
+        (0x200000, "planned"),
+    ] {
+        if w & bit != 0 {
+            s.push('+');
+            s.push_str(name);
+        }
+    }
+    s
 }
 
 fn is_alloc(n: &Node) -> bool {
@@ -586,6 +662,10 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
     let long = n.state_long().trim_end_matches('*').to_string();
     states.iter().any(|s| {
         let s = s.as_str();
+        // ALLOC(ATED) selects every node with allocated CPUs, mixed ones too
+        if !s.is_empty() && ("alloc".starts_with(s) || "allocated".starts_with(s)) {
+            return n.alloc_cpus > 0;
+        }
         let base_long = match n.base {
             NodeBase::Unknown => "unknown",
             NodeBase::Idle => "idle",
@@ -619,6 +699,11 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
 /// Render sinfo's output for the view.
 pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     let mut out = Output::default();
+    if o.reservation {
+        // -T reports reservations only, and Spur has none
+        out.stdout.push_str("No reservations in the system\n");
+        return out;
+    }
     let fmt = o.format.clone().unwrap_or_default();
     let parsed = if o.long_form { format::parse_long(&fmt, FIELDS) } else { format::parse_short(&fmt, FIELDS) };
     for bad in &parsed.invalid {
@@ -723,14 +808,11 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
                 let nb = b.part.map(|p| p.name.as_str()).unwrap_or("");
                 na.cmp(nb)
             })),
-            't' => Some(Box::new(|a: &Line, b: &Line| {
-                let sa = a.nodes.first().map(|n| n.state_short()).unwrap_or_default();
-                let sb = b.nodes.first().map(|n| n.state_short()).unwrap_or_default();
-                sa.cmp(&sb)
-            })),
-            'T' => Some(Box::new(|a: &Line, b: &Line| {
-                let sa = a.nodes.first().map(|n| n.state_long()).unwrap_or_default();
-                let sb = b.nodes.first().map(|n| n.state_long()).unwrap_or_default();
+            // both compare the line's first node's state word as slurmctld
+            // packs it (base state number plus flag bits), not its text
+            't' | 'T' => Some(Box::new(|a: &Line, b: &Line| {
+                let sa = a.nodes.first().map(|n| node_state_word(n)).unwrap_or(0);
+                let sb = b.nodes.first().map(|n| node_state_word(n)).unwrap_or(0);
                 sa.cmp(&sb)
             })),
             'c' => Some(Box::new(|a: &Line, b: &Line| {
@@ -935,5 +1017,50 @@ pub(crate) mod tests {
         let e = run(&["-t", "bogus"]);
         assert_eq!(e.code, 1);
         assert!(e.stderr.starts_with("sinfo: error: Bad state string: \"bogus\"\n"));
+    }
+
+    fn five_node_view() -> ClusterView {
+        let mut n4 = node(4, 0);
+        n4.flags.drain = true;
+        n4.reason = Some("maint window".into());
+        let mut n5 = node(5, 0);
+        n5.base = NodeBase::Down;
+        n5.reason = Some("broken disk".into());
+        let mut n1 = node(1, 1);
+        n1.reason_uid = 0xfffffffe;
+        let mut n2 = node(2, 2);
+        n2.reason_uid = 0xfffffffe;
+        let mut p = debug_part();
+        p.nodes = (1..=5).map(|i| format!("node{}", i)).collect();
+        ClusterView { now: 0, nodes: vec![n1, n2, node(3, 0), n4, n5], partitions: vec![p], ..Default::default() }
+    }
+
+    fn run_view(args: &[&str], view: &ClusterView) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args, &HashMap::new()) {
+            Ok(o) => render(&o, view),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn state_rows_follow_the_packed_state_word() {
+        let v = five_node_view();
+        let o = run_view(&["-h", "-o", "%t %N"], &v);
+        assert_eq!(o.stdout, "drain node4\nmix node1\nalloc node2\nidle node3\ndown node5\n");
+        let o = run_view(&["-N", "-h", "-o", "%N", "-S", "t"], &v);
+        assert_eq!(o.stdout, "node5\nnode3\nnode2\nnode1\nnode4\n");
+    }
+
+    #[test]
+    fn reason_user_state_complete_and_alloc_filter() {
+        let v = five_node_view();
+        let o = run_view(&["-N", "-h", "-o", "%N %u %U %M"], &v);
+        assert!(o.stdout.starts_with("node1 Unknown Unknown OFF\nnode2 Unknown Unknown OFF\nnode3 root root(0) OFF\n"));
+        let o = run_view(&["-N", "-h", "-O", "StateComplete"], &v);
+        assert_eq!(o.stdout.lines().nth(3).unwrap().trim_end(), "idle+drain");
+        let o = run_view(&["-N", "-h", "-t", "alloc", "-o", "%N"], &v);
+        assert_eq!(o.stdout, "node1\nnode2\n");
+        assert_eq!(run_view(&["-T"], &v).stdout, "No reservations in the system\n");
     }
 }

@@ -12,7 +12,7 @@ use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
-pub const VERSION: &str = "slurm 24.11.5\n";
+pub const VERSION: &str = crate::SLURM_VERSION_LINE;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
@@ -331,26 +331,20 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             o.job_ids = str_list(first);
             o.job_list = build_job_list(first)?;
         } else if !o.steps {
-            return Err(Output::err(
-                format!(
-                    "{}squeue: error: Unrecognized option: {}\n{}",
-                    o.warnings,
-                    first,
-                    include_str!("text/squeue_usage.txt")
-                ),
-                1,
-            ));
+            // the error goes to stderr, the usage text to stdout
+            return Err(Output {
+                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, first),
+                code: 1,
+            });
         }
         if let Some(next) = operands.next() {
-            return Err(Output::err(
-                format!(
-                    "{}squeue: error: Unrecognized option: {}\n{}",
-                    o.warnings,
-                    next,
-                    include_str!("text/squeue_usage.txt")
-                ),
-                1,
-            ));
+            // the error goes to stderr, the usage text to stdout
+            return Err(Output {
+                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, next),
+                code: 1,
+            });
         }
     }
     if o.accounts.is_none() {
@@ -852,9 +846,13 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
     match f {
         Account => opt_cell(&j.desc.account),
         AccrueTime => time_cell(j.eligible_time),
-        AdminComment | BurstBuffer | BurstBufferState | Cluster | ClusterFeature | Container
+        AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container
         | ContainerId | Network | Prefer | Licenses | WcKey | Reservation | SchedNodes
-        | SystemComment | McsLabel | HetJobIdSet => Cell::null(),
+        | SystemComment | McsLabel => Cell::null(),
+        // the job record carries the controller's ClusterName
+        Cluster => Cell::s(view.cluster_name.clone()),
+        // no heterogeneous jobs: het_job_id is 0
+        HetJobIdSet => Cell::s("N/A"),
         AllocNodes => Cell::s(j.desc.alloc_node.clone()),
         AllocSid => Cell::s(j.desc.alloc_sid.to_string()),
         ArrayJobId => Cell::s(if j.array.is_some() { array_job_id(j) } else { j.job_id }.to_string()),
@@ -872,7 +870,8 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
                 Cell::s(j.desc.alloc_node.clone())
             }
         }
-        BoardsPerNode => Cell::s("N/A"),
+        // slurmctld packs 0, not NO_VAL16, when the job asked for nothing
+        BoardsPerNode => Cell::s("0"),
         Command => {
             if j.desc.wrapped {
                 Cell::null()
@@ -881,25 +880,32 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         Comment => opt_cell(&j.desc.comment),
-        Contiguous => Cell::s("0"),
+        Contiguous => Cell::s(if j.desc.contiguous() { "1" } else { "0" }),
         Cores | Sockets | Threads => Cell::s("*"),
         CoreSpec => Cell::s("N/A"),
         CpusPerTask => Cell::s(j.desc.cpus_per_task.unwrap_or(1).to_string()),
-        CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket
-        | TresPerTask => Cell::s("N/A"),
+        CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket => Cell::s("N/A"),
+        // sbatch turns an explicit -c N into tres_per_task "cpu=N"
+        TresPerTask => match j.desc.cpus_per_task {
+            Some(n) => Cell::s(format!("cpu={}", n)),
+            None => Cell::s("N/A"),
+        },
         Deadline => time_cell(j.desc.deadline),
         DelayBoot => Cell::s(format::secs_squeue(0)),
         Dependency => Cell::opt(dependency_text(j).as_deref()),
         DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
         EligibleTime => time_cell(j.eligible_time),
         EndTime => {
-            if j.time_limit.is_none() && j.end_time > now {
+            // a started job without a limit ends "in a year" on Slurm (end_time > now)
+            let endless = j.end_time > now
+                || (j.end_time == 0 && j.start_time != 0 && (j.state.is_active() || j.state == JobState::Suspended));
+            if j.time_limit.is_none() && endless {
                 Cell::s("NONE")
             } else {
                 time_cell(j.end_time)
             }
         }
-        ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
         ExitCode => Cell::s(exit_pair(j.exit_status)),
         Feature => opt_cell(&j.desc.constraint),
         Gres | TresPerNode => match &j.desc.gres {
@@ -918,24 +924,22 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         LastSchedEval => time_cell(if j.start_time != 0 { j.start_time } else { j.submit_time }),
         MaxCpus => Cell::s(j.num_cpus.to_string()),
         MaxNodes => Cell::s(j.desc.max_nodes.filter(|m| *m > 0).unwrap_or(j.num_nodes).to_string()),
-        MinCpus => Cell::s(format::convert_num_unit(j.desc.cpus_per_task.unwrap_or(1) as f64, 0)),
+        MinCpus => Cell::s(format::convert_num_unit(j.min_cpus_node() as f64, 0)),
         MinMemory => Cell::s(format::convert_num_unit(min_memory_mb(j) as f64, 2)),
         MinTime => Cell::s(format::secs_squeue(j.desc.time_min.unwrap_or(0) as i64 * 60)),
-        MinTmpDisk => Cell::s("0"),
+        MinTmpDisk => Cell::s(format::convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)),
         Name => Cell::s(j.desc.name.clone()),
         Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
         NodeList => Cell::uncut(job_nodes(j)),
-        NtPerCore | NtPerSocket | NtPerBoard => Cell::s("N/A"),
-        NtPerNode => match j.desc.ntasks_per_node {
-            Some(n) => Cell::s(n.to_string()),
-            None => Cell::s("N/A"),
-        },
+        NtPerCore | NtPerSocket => Cell::s("N/A"),
+        NtPerBoard => Cell::s("0"),
+        NtPerNode => Cell::s(j.desc.ntasks_per_node.unwrap_or(0).to_string()),
         NumCpus => Cell::s(j.num_cpus.to_string()),
         NumNodes => Cell::s(j.num_nodes.to_string()),
-        NumTasks => Cell::s(j.num_tasks.to_string()),
+        NumTasks => Cell::s(num_tasks_packed(j).to_string()),
         Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw
         | OriginRaw => Cell::s("NA"),
-        OverSubscribe => Cell::s(if j.desc.exclusive { "NO" } else { "OK" }),
+        OverSubscribe => Cell::s(j.desc.oversubscribe()),
         Partition => Cell::s(j.partition.clone()),
         PendingTime => {
             let v = if j.start_time != 0 && j.start_time < now {
@@ -962,7 +966,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         Reboot | ReqSwitch => Cell::s("0"),
-        ReqNodes => Cell::uncut(j.desc.req_nodes.as_deref().map(sorted_hosts).unwrap_or_else(|| "(null)".into())),
+        ReqNodes => Cell::uncut(j.desc.req_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
         Requeue => Cell::s(if j.desc.requeue.unwrap_or(true) { "1" } else { "0" }),
         ResizeTime => Cell { text: Some("N/A".into()), cut: false },
         RestartCnt => Cell::s(j.restart_count.to_string()),
@@ -973,14 +977,15 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         StateCompact => Cell::s(j.state.short()),
         StdErr | StdIn | StdOut => {
             let p = match f {
-                StdErr => j.desc.std_err.clone().or_else(|| j.desc.std_out.clone()),
+                // squeue shows only an explicit -e (scontrol fills in StdOut)
+                StdErr => j.desc.std_err.clone(),
                 StdIn => j.desc.std_in.clone(),
                 _ => j.desc.std_out.clone(),
             };
             let p = match (f, p) {
                 (_, Some(p)) => Some(p),
                 (StdIn, None) => None,
-                (_, None) if j.batch_flag > 0 => Some(if j.array.is_some() {
+                (StdOut, None) if j.batch_flag > 0 => Some(if j.array.is_some() {
                     format!("{}/slurm-%A_%a.out", j.desc.work_dir)
                 } else {
                     format!("{}/slurm-%j.out", j.desc.work_dir)
@@ -1008,6 +1013,22 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Wait4Switch => Cell::s(format::secs_squeue(0)),
         WorkDir => Cell::s(j.desc.work_dir.clone()),
     }
+}
+
+/// The task count slurmctld packs: the requested count, else the node count
+/// (requested while pending, allocated after), else NO_VAL for a job that
+/// ended without ever getting nodes.
+fn num_tasks_packed(j: &Job) -> u32 {
+    if let Some(n) = j.desc.num_tasks.filter(|n| *n > 0) {
+        return n;
+    }
+    if j.state == JobState::Pending {
+        return j.desc.min_nodes.unwrap_or(j.num_nodes).max(1);
+    }
+    if !j.allocs.is_empty() {
+        return j.allocs.len() as u32;
+    }
+    0xfffffffe
 }
 
 fn sorted_hosts(expr: &str) -> String {
@@ -1076,6 +1097,26 @@ fn first_host(nodes: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Start times as squeue compares them (`_get_start_time`: a pending job's
+/// past start counts as now). Equal seconds are told apart by the scheduling
+/// pass that started each job: Slurm never starts jobs in two passes within
+/// one second (`batch_sched_delay`), Spur can.
+fn cmp_start(a: &Job, b: &Job, now: i64) -> i32 {
+    let key = |j: &Job| -> (i64, i64) {
+        if j.state == JobState::Pending && j.start_time < now {
+            (now, 0)
+        } else {
+            (j.start_time, j.start_pass_ms)
+        }
+    };
+    let (ka, kb) = (key(a), key(b));
+    if ka.0 != kb.0 {
+        cmp_num(ka.0, kb.0)
+    } else {
+        cmp_num(ka.1, kb.1)
+    }
+}
+
 fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
     // sort_jobs_by_start_time (reverse), then each key from last to first.
     glibc_msort(recs, &|a: &Rec, b: &Rec| {
@@ -1085,7 +1126,7 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
         if b.job.start_time == 0 {
             return -1;
         }
-        -cmp_num(a.job.start_time, b.job.start_time)
+        -cmp_start(a.job, b.job, now)
     });
     let s: Vec<char> = sort.chars().collect();
     let mut i = s.len() as isize - 1;
@@ -1115,7 +1156,8 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                 })),
                 'b' | 'c' | 'f' | 'h' | 'n' | 'O' => None,
                 'C' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_cpus, b.job.num_cpus))),
-                'd' | 'H' | 'I' | 'J' | 'z' | 'v' => Some(Box::new(|_: &Rec, _: &Rec| 0)),
+                'd' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.desc.tmp_disk_mb(), b.job.desc.tmp_disk_mb()))),
+                'H' | 'I' | 'J' | 'z' | 'v' => Some(Box::new(|_: &Rec, _: &Rec| 0)),
                 'D' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.num_nodes, b.job.num_nodes))),
                 'e' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.end_time, b.job.end_time))),
                 'g' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.group_name, &b.job.group_name))),
@@ -1152,19 +1194,28 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                 'm' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(min_memory_mb(a.job), min_memory_mb(b.job)))),
                 'M' => Some(Box::new(move |a: &Rec, b: &Rec| cmp_num(time_used(a.job, now), time_used(b.job, now)))),
                 'N' => Some(Box::new(|a: &Rec, b: &Rec| {
-                    spur_core::hostlist::strnatcmp(&first_host(&job_nodes(a.job)), &first_host(&job_nodes(b.job)))
-                        as i32
+                    // Slurm compares the first host ranges; a job without
+                    // nodes has none and counts as greater than anything,
+                    // itself included (so two such jobs swap).
+                    let (ha, hb) = (first_host(&job_nodes(a.job)), first_host(&job_nodes(b.job)));
+                    if ha.is_empty() {
+                        return 1;
+                    }
+                    if hb.is_empty() {
+                        return -1;
+                    }
+                    spur_core::hostlist::strnatcmp(&ha, &hb) as i32
                 })),
                 'p' | 'Q' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.priority, b.job.priority))),
                 'P' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.partition, &b.job.partition))),
-                'S' => Some(Box::new(|a: &Rec, b: &Rec| {
+                'S' => Some(Box::new(move |a: &Rec, b: &Rec| {
                     if a.job.start_time == 0 {
                         return 1;
                     }
                     if b.job.start_time == 0 {
                         return -1;
                     }
-                    cmp_num(a.job.start_time, b.job.start_time)
+                    cmp_start(a.job, b.job, now)
                 })),
                 't' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.short(), b.job.state.short()))),
                 'T' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(a.job.state.name(), b.job.state.name()))),
@@ -1324,17 +1375,29 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     let mut out = Output { stdout: String::new(), stderr: o.warnings.clone(), code: 0 };
     let users: Option<Vec<u32>> = if o.me { Some(vec![caller_uid]) } else { o.users.clone() };
 
-    // -w: map names to known nodes
-    if let Some(nodes) = &o.nodes {
+    // -w: map names (node names or their hosts' names; localhost is this
+    // host) to node names, as squeue does with the node table it loads
+    let mapped_opts;
+    let o = if let Some(nodes) = &o.nodes {
+        let mut names = Vec::new();
         for n in nodes {
-            let known = view.nodes.iter().any(|x| &x.name == n || &x.hostname == n);
-            if !known && !n.eq_ignore_ascii_case("localhost") {
-                out.stderr.push_str(&format!("squeue: error: Invalid node name {}\n", n));
-                out.code = 1;
-                return out;
+            let want = if n.eq_ignore_ascii_case("localhost") { spur_client::users::short_hostname() } else { n.clone() };
+            match view.nodes.iter().find(|x| x.name == want || x.hostname == want) {
+                Some(x) => names.push(x.name.clone()),
+                None => {
+                    out.stderr.push_str(&format!("squeue: error: Invalid node name {}\n", n));
+                    out.code = 1;
+                    return out;
+                }
             }
         }
-    }
+        let mut c = o.clone();
+        c.nodes = Some(names);
+        mapped_opts = c;
+        &mapped_opts
+    } else {
+        o
+    };
 
     let fmt_long;
     let (fmt, long): (&str, bool) = if let Some(f) = &o.format {
@@ -1408,6 +1471,9 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                 let tasks = partial.unwrap_or_else(|| a.pending_tasks.clone());
                 if tasks.len() == 1 && o.job_list.iter().any(|(i, t)| *i == a.array_job_id && t.is_some()) {
                     rec.task_id = Some(tasks[0]);
+                } else if tasks.is_empty() {
+                    // no task left (the whole array ended while pending):
+                    // slurmctld sends no task string, squeue shows the plain id
                 } else {
                     let mut s = spur_core::model::ranges(&tasks);
                     if a.max_running > 0 {
@@ -1538,6 +1604,9 @@ pub(crate) mod tests {
             mem_per_cpu: 500,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
     }
 
@@ -1713,5 +1782,78 @@ pub(crate) mod tests {
         assert_eq!(date.len(), 24);
         assert_eq!(lines.next().unwrap(), "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)");
         assert_eq!(lines.next().unwrap(), "                 9     debug      dep     root  PENDING       0:00 UNLIMITED      1 (Dependency)");
+    }
+
+    fn ids_of(o: &Output) -> Vec<String> {
+        o.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect()
+    }
+
+    fn render_view(args: &[&str], view: &ClusterView) -> Output {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args, &HashMap::new()) {
+            Ok(o) => render(&o, view, 0, "root"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn same_second_starts_are_ordered_by_pass() {
+        // 1 and 2 started in the same second by two passes: the later pass
+        // lists first (as on Slurm, whose passes are seconds apart); the
+        // tasks of one pass keep the job list order
+        let mut j1 = running(1, 500, &["node1"]);
+        j1.start_pass_ms = 500_100;
+        let mut j2 = running(2, 500, &["node2"]);
+        j2.start_pass_ms = 500_700;
+        let mut t1 = task(3, 3, 1, 500, "node3");
+        t1.start_pass_ms = 500_700;
+        let mut t2 = task(4, 3, 2, 500, "node3");
+        t2.start_pass_ms = 500_700;
+        let view = ClusterView { now: 510, jobs: vec![j1, t1, t2, j2], ..Default::default() };
+        assert_eq!(ids_of(&render_view(&[], &view)), ["3_1", "3_2", "2", "1"]);
+    }
+
+    #[test]
+    fn node_sort_puts_jobs_without_nodes_last_and_swaps_them() {
+        let mut view = basic_view();
+        view.jobs.retain(|j| [1, 3, 4, 9].contains(&j.job_id));
+        assert_eq!(ids_of(&render_view(&["--sort=N,i"], &view)), ["1", "4", "9", "3"]);
+        assert_eq!(ids_of(&render_view(&["--sort=-N,i"], &view)), ["3", "9", "4", "1"]);
+    }
+
+    #[test]
+    fn array_ended_without_tasks_shows_plain_id() {
+        let mut j = base_job(10, JobState::Cancelled);
+        j.array = Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![], max_running: 2, spec: "0-5%2".into() });
+        j.start_time = 900;
+        j.end_time = 900;
+        let view = ClusterView { now: 1000, jobs: vec![j], ..Default::default() };
+        let o = render_view(&["-t", "all", "-h", "-o", "%i %K %S"], &view);
+        assert_eq!(o.stdout.split(' ').next(), Some("10"));
+        assert!(o.stdout.starts_with("10 N/A 19"));
+    }
+
+    #[test]
+    fn field_values_as_slurm_packs_them() {
+        let mut view = basic_view();
+        view.cluster_name = "spur".into();
+        let o = render_view(&["-h", "-j", "1", "-O", "JobID:4,ExcNodes:4,ReqNodes:4,EndTime:6,Cluster:6,HetJobIdSet:5,BoardsPerNode:2,NTPerNode:2,NTPerBoard:2,StdErr:8,NumTasks"], &view);
+        assert_eq!(o.stdout, "1           NONE  spur  N/A  0 0 0 (null)  1                   \n");
+        // a job that never got nodes and ended: NumTasks is NO_VAL
+        let mut j = base_job(12, JobState::Cancelled);
+        j.start_time = 900;
+        j.end_time = 900;
+        j.desc.cpus_per_task = Some(2);
+        let view = ClusterView { now: 1000, jobs: vec![j], ..Default::default() };
+        let o = render_view(&["-h", "-t", "all", "-O", "NumTasks,tres-per-task"], &view);
+        assert_eq!(o.stdout, "4294967294          cpu=2               \n");
+    }
+
+    #[test]
+    fn repeated_job_option_is_a_usage_error() {
+        let e = run(&["-j", "3", "-j", "4"]);
+        assert_eq!(e.code, 1);
+        assert_eq!(e.stderr, "squeue: error: Unrecognized option: 4\n");
+        assert!(e.stdout.starts_with("Usage: squeue"));
     }
 }

@@ -299,6 +299,20 @@ pub struct Job {
     pub kill_reason: Option<JobState>,
     /// Requeued jobs keep their id; a batch flag counts how often.
     pub batch_flag: u32,
+    /// Wall-clock milliseconds of the scheduling pass that started the job
+    /// (0: not started). squeue breaks ties between equal start seconds with
+    /// it: Slurm's passes are at least `batch_sched_delay` (3 s) apart, so its
+    /// jobs started by different passes never share a start second.
+    #[serde(default)]
+    pub start_pass_ms: i64,
+    /// When the scheduler last looked at the job (`LastSchedEval`): its start;
+    /// a requeue keeps it.
+    #[serde(default)]
+    pub last_sched_eval: i64,
+    /// Requeued after it had ended: Slurm keeps its old allocation's TRES for
+    /// `AllocTRES` and shows `AccrueTime=Unknown` until it starts again.
+    #[serde(default)]
+    pub requeued_done: bool,
 }
 
 impl Job {
@@ -536,5 +550,80 @@ mod tests {
         assert_eq!(JobState::parse("pd"), Some(JobState::Pending));
         assert_eq!(JobState::parse("RUNNING"), Some(JobState::Running));
         assert_eq!(JobState::parse("xx"), None);
+    }
+}
+
+/// Request fields that sbatch keeps in `JobDesc.extra` (by option name), read
+/// the way scontrol and squeue show them.
+impl JobDesc {
+    /// `--tmp` in MB, 0 when not given (`MinTmpDiskNode=`, squeue `%d`).
+    pub fn tmp_disk_mb(&self) -> u64 {
+        self.extra.get("tmp").and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+    /// `--contiguous` (`Contiguous=1`, squeue `%O`).
+    pub fn contiguous(&self) -> bool {
+        self.extra.contains_key("contiguous")
+    }
+    /// `OverSubscribe=` of a job (squeue `%h`): `NO` for `--exclusive`,
+    /// `USER`/`MCS`/`TOPO` for `--exclusive=user|mcs|topo`, `YES` for `-s` or
+    /// `--exclusive=oversubscribe`, else `OK` (Slurm's job_share_string).
+    pub fn oversubscribe(&self) -> &'static str {
+        if self.exclusive {
+            return "NO";
+        }
+        match self.extra.get("exclusive").map(|s| s.as_str()) {
+            Some("user") => "USER",
+            Some("mcs") => "MCS",
+            Some("topo") => "TOPO",
+            Some("oversubscribe") => "YES",
+            _ if self.extra.contains_key("oversubscribe") => "YES",
+            _ => "OK",
+        }
+    }
+    /// `--kill-on-invalid-dep=yes|no` as given (`KillOInInvalidDependent=Yes|No`
+    /// appears in `scontrol show job` only when it was).
+    pub fn kill_on_invalid_dep(&self) -> Option<bool> {
+        self.extra.get("kill-on-invalid-dep").map(|v| v.eq_ignore_ascii_case("yes"))
+    }
+    /// `--mincpus` (0 when not given).
+    pub fn mincpus(&self) -> u32 {
+        self.extra.get("mincpus").and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+    }
+}
+
+impl Job {
+    /// `MinCPUsNode=` (squeue `%c`): slurmctld's pn_min_cpus: `--mincpus`
+    /// (1 by default), raised to CPUs/task × `--ntasks-per-node` when the job
+    /// has more than one task, and never below CPUs/task
+    /// (recorded/24.11/sbatch_options/010 and 013).
+    pub fn min_cpus_node(&self) -> u32 {
+        let cpt = self.desc.cpus_per_task.unwrap_or(1).max(1);
+        let mut n = self.desc.mincpus().max(1);
+        if let Some(per) = self.desc.ntasks_per_node {
+            if self.num_tasks > 1 {
+                n = n.max(cpt * per);
+            }
+        }
+        n.max(cpt)
+    }
+}
+
+#[cfg(test)]
+mod extra_field_tests {
+    use super::*;
+
+    #[test]
+    fn fields_kept_in_extra() {
+        let mut d = JobDesc::default();
+        assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (0, false, "OK", None));
+        d.extra.insert("tmp".into(), "100".into());
+        d.extra.insert("contiguous".into(), String::new());
+        d.extra.insert("kill-on-invalid-dep".into(), "yes".into());
+        d.extra.insert("oversubscribe".into(), String::new());
+        assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (100, true, "YES", Some(true)));
+        d.extra.insert("exclusive".into(), "user".into());
+        assert_eq!(d.oversubscribe(), "USER");
+        d.exclusive = true;
+        assert_eq!(d.oversubscribe(), "NO");
     }
 }

@@ -75,6 +75,9 @@ fn job(id: u32, nodes: u32) -> Job {
         mem_per_cpu: 0,
         kill_reason: None,
         batch_flag: 1,
+        start_pass_ms: 0,
+        last_sched_eval: 0,
+        requeued_done: false,
     }
 }
 

@@ -20,6 +20,10 @@ pub enum Decision {
     /// A job that was not yet eligible (held, or waiting on a dependency) now is:
     /// its eligible time becomes `now`.
     Eligible { job_id: u32 },
+    /// A pending job submitted with `--kill-on-invalid-dep=yes` whose dependency
+    /// can never be satisfied: it is cancelled, keeping its reason
+    /// `DependencyNeverSatisfied` (recorded/24.11/workflow/088, 090).
+    CancelNeverSatisfied { job_id: u32 },
 }
 
 /// Free resources of one node during a pass.
@@ -137,6 +141,16 @@ fn dependency_state(dep: &str, jobs: &HashMap<u32, &Job>) -> Result<bool, ()> {
     Ok(if any { any_ok || all_ok } else { all_ok })
 }
 
+/// Whether a job whose dependency fails is cancelled rather than left
+/// pending: `--kill-on-invalid-dep=yes` (sbatch's option, kept as given).
+fn kills_on_invalid_dep(job: &Job) -> bool {
+    job.desc
+        .extra
+        .get("kill-on-invalid-dep")
+        .map(|v| v.eq_ignore_ascii_case("yes") || v.eq_ignore_ascii_case("kill"))
+        .unwrap_or(false)
+}
+
 /// One scheduling pass.
 pub fn schedule(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
     schedule_depth(now, jobs, nodes, parts, usize::MAX).0
@@ -212,7 +226,9 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             continue;
         }
         if job.desc.begin_time > now {
-            set_reason(&mut out, Reason::BeginTime);
+            // a requeued job waits out its requeue delay with reason None
+            // (recorded/24.11/scontrol/146)
+            set_reason(&mut out, if job.restart_count > 0 { Reason::None } else { Reason::BeginTime });
             continue;
         }
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
@@ -224,6 +240,9 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
                 }
                 Err(()) => {
                     set_reason(&mut out, Reason::DependencyNeverSatisfied);
+                    if kills_on_invalid_dep(job) {
+                        out.push(Decision::CancelNeverSatisfied { job_id: job.job_id });
+                    }
                     continue;
                 }
             }
@@ -639,6 +658,70 @@ mod tests {
     }
 
     const ALL: [&str; 4] = ["node1", "node2", "node3", "node4"];
+
+    fn job(id: u32, state: JobState, dep: Option<&str>, kill: Option<&str>) -> Job {
+        let mut desc = spur_core::model::JobDesc { dependency: dep.map(|d| d.to_string()), ..Default::default() };
+        if let Some(k) = kill {
+            desc.extra.insert("kill-on-invalid-dep".into(), k.into());
+        }
+        Job {
+            job_id: id,
+            array: None,
+            desc,
+            user_id: 0,
+            group_id: 0,
+            user_name: "root".into(),
+            group_name: "root".into(),
+            state,
+            reason: Reason::None,
+            held: None,
+            priority: 1,
+            partition: "debug".into(),
+            time_limit: None,
+            submit_time: 1,
+            eligible_time: 0,
+            start_time: 0,
+            end_time: 0,
+            suspend_time: 0,
+            pre_sus_time: 0,
+            allocs: vec![],
+            exit_status: 0,
+            derived_exit_code: 0,
+            restart_count: 0,
+            num_nodes: 1,
+            num_tasks: 1,
+            num_cpus: 1,
+            mem_per_node: 0,
+            mem_per_cpu: 0,
+            kill_reason: None,
+            batch_flag: 1,
+            start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
+        }
+    }
+
+    #[test]
+    fn kill_on_invalid_dep() {
+        // recorded/24.11/workflow/088: afterok on a failed job; only the
+        // dependant with --kill-on-invalid-dep=yes is cancelled
+        let failed = job(16, JobState::Failed, None, None);
+        let stays = job(18, JobState::Pending, Some("afterok:16"), None);
+        let killed = job(19, JobState::Pending, Some("afterok:16"), Some("yes"));
+        let no = job(20, JobState::Pending, Some("afterok:16"), Some("no"));
+        let d = schedule(100, &[&failed, &stays, &killed, &no], &[], &[]);
+        let cancelled: Vec<u32> = d
+            .iter()
+            .filter_map(|x| match x {
+                Decision::CancelNeverSatisfied { job_id } => Some(*job_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cancelled, [19]);
+        for id in [18, 19, 20] {
+            assert!(d.contains(&Decision::Reason { job_id: id, reason: Reason::DependencyNeverSatisfied }));
+        }
+    }
 
     #[test]
     fn placements_of_the_basic_recording() {

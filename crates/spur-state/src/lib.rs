@@ -20,7 +20,15 @@ pub enum Command {
     /// Create a job (or an array meta-record) from a validated submission.
     Submit { job: Box<Job> },
     /// Start a job (or split task `task` off an array meta-record and start it).
-    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc>, now: i64 },
+    Start {
+        job_id: u32,
+        task: Option<u32>,
+        allocs: Vec<NodeAlloc>,
+        now: i64,
+        /// Milliseconds of the pass that decided the start (`Job::start_pass_ms`).
+        #[serde(default)]
+        pass_ms: i64,
+    },
     /// Pending reasons changed.
     Reasons { changes: Vec<(u32, Reason)> },
     /// The batch script ended (wait status), or its launch failed.
@@ -43,6 +51,31 @@ pub enum Command {
     /// A submission rejected after slurmctld had created its job record: the
     /// id it took is gone (`recorded/24.11/job_ids`).
     ConsumeJobId,
+    /// `--kill-on-invalid-dep=yes` and a dependency that can never be
+    /// satisfied: the pending job ends CANCELLED and keeps its reason
+    /// `DependencyNeverSatisfied` (start and end time are now, as slurmctld
+    /// sets them when it kills a dependant).
+    CancelNeverSatisfied { job_id: u32, now: i64 },
+    /// `scontrol suspend`/`resume`: the job's CPUs are free while it is stopped.
+    Suspend { job_id: u32, now: i64 },
+    Resume { job_id: u32, now: i64 },
+    /// `scontrol update PartitionName=…`.
+    PartitionUpdate { name: String, update: PartUpdate },
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PartUpdate {
+    /// `Some(None)` = UNLIMITED.
+    pub max_time: Option<Option<Minutes>>,
+    pub default_time: Option<Option<Minutes>>,
+    pub max_nodes: Option<Option<u32>>,
+    pub min_nodes: Option<u32>,
+    pub state: Option<PartState>,
+    pub default: Option<bool>,
+    pub hidden: Option<bool>,
+    pub priority_tier: Option<u32>,
+    pub priority_job_factor: Option<u32>,
+    pub oversubscribe: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -57,6 +90,30 @@ pub struct JobUpdate {
     pub num_nodes: Option<u32>,
     pub num_tasks: Option<u32>,
     pub dependency: Option<String>,
+    #[serde(default)]
+    pub time_min: Option<u32>,
+    /// `MinMemoryNode=` / `MinMemoryCPU=` in MB.
+    #[serde(default)]
+    pub mem_per_node: Option<u64>,
+    #[serde(default)]
+    pub mem_per_cpu: Option<u64>,
+    /// `ExcNodeList=`, `ReqNodeList=`, `Features=` (`Some(None)` clears).
+    #[serde(default)]
+    pub exc_nodes: Option<Option<String>>,
+    #[serde(default)]
+    pub req_nodes: Option<Option<String>>,
+    #[serde(default)]
+    pub features: Option<Option<String>>,
+    #[serde(default)]
+    pub work_dir: Option<String>,
+    #[serde(default)]
+    pub requeue: Option<bool>,
+    #[serde(default)]
+    pub std_out: Option<String>,
+    #[serde(default)]
+    pub std_err: Option<String>,
+    #[serde(default)]
+    pub std_in: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -240,7 +297,7 @@ impl State {
                 self.list_append(id);
                 Ok(Applied::Submitted(id))
             }
-            Command::Start { job_id, task, allocs, now } => {
+            Command::Start { job_id, task, allocs, now, pass_ms } => {
                 let mut id = *job_id;
                 let meta = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if meta.state != JobState::Pending {
@@ -284,6 +341,9 @@ impl State {
                 job.state = JobState::Running;
                 job.reason = Reason::None;
                 job.start_time = *now;
+                job.last_sched_eval = *now;
+                job.requeued_done = false;
+                job.start_pass_ms = *pass_ms;
                 job.allocs = allocs.clone();
                 job.num_nodes = allocs.len() as u32;
                 job.num_cpus = allocs.iter().map(|a| a.cpus).sum();
@@ -303,9 +363,25 @@ impl State {
                         }
                         n.base = NodeBase::Allocated;
                         n.last_busy = *now;
+                        if n.reason.is_none() {
+                            // slurmctld unsets the reason's author on allocation (sinfo %u: Unknown)
+                            n.reason_uid = 0xfffffffe;
+                        }
                     }
                 }
                 Ok(Applied::Started(id))
+            }
+            Command::CancelNeverSatisfied { job_id, now } => {
+                let pending = self.jobs.get(job_id).map(|j| j.state == JobState::Pending).unwrap_or(false);
+                if !pending {
+                    return Err(ESLURM_JOB_NOT_PENDING);
+                }
+                let r = self.apply(&Command::Kill { job_id: *job_id, task: None, state: JobState::Cancelled, now: *now })?;
+                if let Some(j) = self.jobs.get_mut(job_id) {
+                    j.reason = Reason::DependencyNeverSatisfied;
+                    j.start_time = *now;
+                }
+                Ok(r)
             }
             Command::Reasons { changes } => {
                 for (id, r) in changes {
@@ -323,6 +399,12 @@ impl State {
                     // already recorded (a repeated report): nothing to do
                     return Ok(Applied::Ok);
                 }
+                if job.state == JobState::Suspended {
+                    // its CPUs were given back at suspension
+                    let allocs = job.allocs.clone();
+                    self.suspend_cpus(&allocs, false);
+                }
+                let job = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 let status = *exit_status;
                 job.exit_status = status;
                 let final_state = if let Some(k) = job.kill_reason {
@@ -373,6 +455,8 @@ impl State {
                         a.task_id = Some(*t);
                         tj.state = *state;
                         tj.reason = Reason::None;
+                        // a job that ends before starting gets start = end (Slurm)
+                        tj.start_time = *now;
                         tj.end_time = *now;
                         self.jobs.insert(new_id, tj);
                         self.list_split(*job_id, new_id);
@@ -387,6 +471,8 @@ impl State {
                 let j = self.jobs.get_mut(job_id).unwrap();
                 if j.state == JobState::Pending {
                     j.state = *state;
+                    // a job that ends before starting gets start = end (Slurm)
+                    j.start_time = *now;
                     j.end_time = *now;
                     j.reason = Reason::None;
                     if let Some(a) = &mut j.array {
@@ -406,8 +492,11 @@ impl State {
             Command::Hold { job_id, reason } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
-                    // holding a running job succeeds and changes nothing that
-                    // shows (recorded/24.11/errors/58: rc 0, no output)
+                    // holding a running job succeeds (recorded/24.11/errors/58: rc 0,
+                    // no output); the hold applies if the job is requeued
+                    // (recorded/24.11/scontrol/152: PENDING JobHeldAdmin)
+                    j.held = Some(reason.clone());
+                    j.priority = 0;
                     return Ok(Applied::Ok);
                 }
                 if j.state != JobState::Pending {
@@ -421,7 +510,10 @@ impl State {
             Command::Release { job_id } => {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
-                    // releasing a running job: rc 0, nothing to do (recorded/24.11/errors/59)
+                    // releasing a running job: rc 0 (recorded/24.11/errors/59)
+                    if j.held.take().is_some() && j.priority == 0 {
+                        j.priority = 1;
+                    }
                     return Ok(Applied::Ok);
                 }
                 if j.state != JobState::Pending {
@@ -430,37 +522,87 @@ impl State {
                 j.held = None;
                 j.reason = Reason::None;
                 if j.priority == 0 {
-                    j.priority = default_priority(j.job_id);
+                    j.priority = 1;
                 }
                 Ok(Applied::Ok)
             }
             Command::Requeue { job_id, hold, now } => {
                 let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state == JobState::Pending {
-                    return Err(ESLURM_JOB_PENDING);
+                    return Err(ESLURM_DISABLED);
                 }
                 let allocs = j.allocs.clone();
                 let was_active = j.state.is_active();
+                if j.state == JobState::Suspended {
+                    self.suspend_cpus(&allocs, false);
+                }
                 if was_active {
                     self.release_nodes(&allocs, *now);
                 }
                 let j = self.jobs.get_mut(job_id).unwrap();
                 j.state = JobState::Pending;
                 j.restart_count += 1;
+                j.requeued_done = !was_active && !allocs.is_empty();
+                j.start_pass_ms = 0;
                 j.allocs.clear();
                 j.start_time = 0;
                 j.end_time = 0;
                 j.kill_reason = None;
                 j.exit_status = 0;
+                j.suspend_time = 0;
+                j.pre_sus_time = 0;
                 j.submit_time = *now;
-                j.eligible_time = *now;
+                // eligible again after slurmctld's requeue delay (the credential
+                // lifetime plus one second, recorded/24.11/scontrol/131)
+                j.desc.begin_time = now + REQUEUE_DELAY;
+                j.eligible_time = now + REQUEUE_DELAY;
                 if *hold {
                     j.held = Some(Reason::Other("job requeued in held state".into()));
                     j.reason = Reason::Other("job requeued in held state".into());
                     j.priority = 0;
+                } else if let Some(h) = j.held.clone() {
+                    // held while it ran
+                    j.reason = h;
+                    j.priority = 0;
                 } else {
-                    j.reason = Reason::BeginTime;
+                    j.reason = Reason::None;
                 }
+                Ok(Applied::Ok)
+            }
+            Command::Suspend { job_id, now } => {
+                let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                match j.state {
+                    JobState::Running => {}
+                    JobState::Suspended => return Ok(Applied::Ok),
+                    JobState::Pending => return Err(ESLURM_JOB_PENDING),
+                    _ => return Err(ESLURM_ALREADY_DONE),
+                }
+                let allocs = j.allocs.clone();
+                self.suspend_cpus(&allocs, true);
+                let j = self.jobs.get_mut(job_id).unwrap();
+                let since = if j.suspend_time != 0 { j.suspend_time } else { j.start_time };
+                j.pre_sus_time += (now - since).max(0);
+                j.suspend_time = *now;
+                j.state = JobState::Suspended;
+                Ok(Applied::Ok)
+            }
+            Command::Resume { job_id, now } => {
+                let j = self.jobs.get(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+                match j.state {
+                    JobState::Suspended => {}
+                    JobState::Pending => return Err(ESLURM_JOB_PENDING),
+                    JobState::Running => return Err(ESLURM_JOB_NOT_SUSPENDED),
+                    _ => return Err(ESLURM_ALREADY_DONE),
+                }
+                let allocs = j.allocs.clone();
+                self.suspend_cpus(&allocs, false);
+                let j = self.jobs.get_mut(job_id).unwrap();
+                if j.end_time != 0 {
+                    // the time limit does not run while suspended
+                    j.end_time += (now - j.suspend_time).max(0);
+                }
+                j.suspend_time = *now;
+                j.state = JobState::Running;
                 Ok(Applied::Ok)
             }
             Command::UpdateJob { job_id, update } => {
@@ -491,10 +633,62 @@ impl State {
                 }
                 if let Some(b) = update.begin_time {
                     j.desc.begin_time = b;
+                    if j.state == JobState::Pending {
+                        j.eligible_time = b;
+                    }
                 }
                 if let Some(n) = update.num_nodes {
+                    if j.state == JobState::Pending {
+                        // min = max = n; tasks not asked for follow the node count,
+                        // the CPU count never drops below one per task
+                        j.desc.max_nodes = Some(n);
+                        if j.desc.num_tasks.is_none() || j.desc.num_tasks == Some(j.num_tasks) {
+                            j.num_tasks = n.max(1);
+                        }
+                        let cpt = j.desc.cpus_per_task.unwrap_or(1).max(1);
+                        j.num_cpus = j.num_cpus.max(j.num_tasks * cpt);
+                    }
                     j.num_nodes = n;
                     j.desc.min_nodes = Some(n);
+                }
+                if let Some(m) = update.time_min {
+                    j.desc.time_min = Some(m);
+                }
+                if let Some(m) = update.mem_per_node {
+                    j.mem_per_node = m;
+                    j.mem_per_cpu = 0;
+                    j.desc.mem_per_node = Some(m);
+                    j.desc.mem_per_cpu = None;
+                }
+                if let Some(m) = update.mem_per_cpu {
+                    j.mem_per_cpu = m;
+                    j.mem_per_node = 0;
+                    j.desc.mem_per_cpu = Some(m);
+                    j.desc.mem_per_node = None;
+                }
+                if let Some(x) = &update.exc_nodes {
+                    j.desc.exc_nodes = x.clone();
+                }
+                if let Some(x) = &update.req_nodes {
+                    j.desc.req_nodes = x.clone();
+                }
+                if let Some(x) = &update.features {
+                    j.desc.constraint = x.clone();
+                }
+                if let Some(w) = &update.work_dir {
+                    j.desc.work_dir = w.clone();
+                }
+                if let Some(r) = update.requeue {
+                    j.desc.requeue = Some(r);
+                }
+                if let Some(x) = &update.std_out {
+                    j.desc.std_out = Some(x.clone());
+                }
+                if let Some(x) = &update.std_err {
+                    j.desc.std_err = Some(x.clone());
+                }
+                if let Some(x) = &update.std_in {
+                    j.desc.std_in = Some(x.clone());
                 }
                 if let Some(n) = update.num_tasks {
                     j.num_tasks = n;
@@ -517,6 +711,10 @@ impl State {
                 n.version = reg.version.clone();
                 n.last_heard = *now;
                 n.flags.not_responding = false;
+                if n.last_busy == 0 && n.alloc_cpus == 0 {
+                    // an idle node's LastBusyTime starts at its registration
+                    n.last_busy = *now;
+                }
                 if n.base == NodeBase::Unknown
                     || (n.base == NodeBase::Down
                         && n.reason.as_deref().map(|r| r.starts_with("Not responding")).unwrap_or(false))
@@ -556,20 +754,36 @@ impl State {
             Command::NodeUpdate { name, update, uid, now } => {
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 if let Some(st) = &update.state {
+                    // slurmctld's update_node: RESUME and UNDRAIN keep the reason
+                    // and require the node to register again (NOT_RESPONDING
+                    // until its agent answers, recorded/24.11/scontrol/159,171)
                     match st.to_ascii_lowercase().as_str() {
-                        "drain" => n.flags.drain = true,
-                        "down" | "fail" => {
+                        "drain" | "fail" => n.flags.drain = true,
+                        "down" => {
                             n.base = NodeBase::Down;
                         }
-                        "resume" | "undrain" | "idle" => {
+                        "resume" => {
+                            if n.base == NodeBase::Down || n.flags.drain {
+                                n.flags.not_responding = true;
+                            }
+                            n.flags.drain = false;
+                            if n.base == NodeBase::Down || n.base == NodeBase::Future {
+                                n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
+                            }
+                        }
+                        "undrain" => {
+                            n.flags.drain = false;
+                            n.flags.not_responding = true;
+                        }
+                        "idle" => {
                             n.flags.drain = false;
                             if n.base == NodeBase::Down {
                                 n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
                             }
-                            n.reason = None;
-                            n.reason_time = 0;
-                            n.reason_uid = 0;
+                            n.last_busy = *now;
                         }
+                        "noresp" => n.flags.not_responding = true,
+                        "future" => n.base = NodeBase::Future,
                         _ => return Err(ESLURM_INVALID_NODE_STATE),
                     }
                 }
@@ -586,9 +800,49 @@ impl State {
                 }
                 Ok(Applied::Ok)
             }
-            Command::ConsumeJobId => {
-                self.take_job_id();
+            Command::PartitionUpdate { name, update } => {
+                let i = self.partitions.iter().position(|p| &p.name == name).ok_or(ESLURM_INVALID_PARTITION_NAME)?;
+                if update.default == Some(true) {
+                    for p in &mut self.partitions {
+                        p.default = false;
+                    }
+                }
+                let p = &mut self.partitions[i];
+                if let Some(t) = update.max_time {
+                    p.max_time = t;
+                }
+                if let Some(t) = update.default_time {
+                    p.default_time = t;
+                }
+                if let Some(n) = update.max_nodes {
+                    p.max_nodes = n;
+                }
+                if let Some(n) = update.min_nodes {
+                    p.min_nodes = n;
+                }
+                if let Some(st) = update.state {
+                    p.state = st;
+                }
+                if let Some(d) = update.default {
+                    p.default = d;
+                }
+                if let Some(h) = update.hidden {
+                    p.hidden = h;
+                }
+                if let Some(t) = update.priority_tier {
+                    p.priority_tier = t;
+                }
+                if let Some(f) = update.priority_job_factor {
+                    p.priority_job_factor = f;
+                }
+                if let Some(o) = &update.oversubscribe {
+                    p.oversubscribe = o.clone();
+                }
                 Ok(Applied::Ok)
+            }
+            Command::ConsumeJobId => {
+                // the id that was used up (`sbatch --test-only` prints it)
+                Ok(Applied::Submitted(self.take_job_id()))
             }
             Command::Eligible { job_ids, now } => {
                 for id in job_ids {
@@ -613,6 +867,20 @@ impl State {
                     }
                 }
                 Ok(Applied::Ok)
+            }
+        }
+    }
+
+    /// Give back (`release`) or take again a suspended job's CPUs; its nodes
+    /// stay allocated to it (sinfo shows them `mix`).
+    fn suspend_cpus(&mut self, allocs: &[NodeAlloc], release: bool) {
+        for a in allocs {
+            if let Some(n) = self.node_mut(&a.node) {
+                if release {
+                    n.alloc_cpus = n.alloc_cpus.saturating_sub(a.cpus);
+                } else {
+                    n.alloc_cpus += a.cpus;
+                }
             }
         }
     }
@@ -654,7 +922,7 @@ fn add_gres(v: &mut Vec<(String, Option<String>, u64)>, name: &str, ty: &Option<
 }
 
 /// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
-/// recorded/24.11/errors/83).
+/// recorded/24.11/errors/84).
 fn signal_text(sig: i32) -> String {
     let t = match sig {
         1 => "Hangup",
@@ -678,6 +946,10 @@ fn signal_text(sig: i32) -> String {
     };
     t.to_string()
 }
+
+/// Seconds a requeued job waits before it may start again (slurmctld: the
+/// job credential lifetime, 120 s, plus one).
+pub const REQUEUE_DELAY: i64 = 121;
 
 /// Slurm's priority/basic gives each new job a priority a little lower than
 /// the one before, so earlier jobs go first.
@@ -727,7 +999,24 @@ mod order_tests {
             mem_per_cpu: 0,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
+    }
+
+    #[test]
+    fn kill_on_invalid_dep_cancels_and_keeps_the_reason() {
+        let mut s = State::new("c".into(), vec![], vec![], 1, 1000);
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        // a used-up id is reported (`sbatch --test-only` prints it)
+        assert_eq!(s.apply(&Command::ConsumeJobId), Ok(Applied::Submitted(2)));
+        s.apply(&Command::Reasons { changes: vec![(1, Reason::DependencyNeverSatisfied)] }).unwrap();
+        s.apply(&Command::CancelNeverSatisfied { job_id: 1, now: 7 }).unwrap();
+        let j = &s.jobs[&1];
+        assert_eq!((j.state, &j.reason, j.start_time, j.end_time), (JobState::Cancelled, &Reason::DependencyNeverSatisfied, 7, 7));
+        // only a pending job
+        assert_eq!(s.apply(&Command::CancelNeverSatisfied { job_id: 1, now: 8 }), Err(ESLURM_JOB_NOT_PENDING));
     }
 
     fn order(s: &State) -> Vec<u32> {
@@ -742,7 +1031,7 @@ mod order_tests {
         s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
         assert_eq!(order(&s), [1, 2, 3]);
         // a started task keeps the record's place, the meta-record moves to the end
-        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5 });
+        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5, pass_ms: 5000 });
         assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
         assert_eq!(order(&s), [1, 4, 3, 2]);
         assert_eq!(start(&mut s, 2), Ok(Applied::Started(5)));

@@ -160,6 +160,13 @@ impl Ctld {
         a.signal(self.signed(req)).await.is_ok()
     }
 
+    /// Ask a node's agent to answer (slurmctld pings a node whose registration
+    /// it requires again, after `State=RESUME`/`UNDRAIN`).
+    pub async fn ping_agent(self: &Arc<Self>, node: &str) -> bool {
+        let Some(mut a) = self.agent(node).await else { return false };
+        a.ping(self.signed(spur_proto::PingRequest {})).await.is_ok()
+    }
+
     async fn launch(self: &Arc<Self>, job: Job) {
         let node = match job.allocs.first() {
             Some(a) => a.node.clone(),
@@ -225,6 +232,11 @@ impl Ctld {
     /// overtaken by a cancel, hold or node change, which `Start` refuses.
     pub async fn schedule_once(self: &Arc<Self>) {
         let t = now();
+        // one stamp for the whole pass: squeue's tie-break between passes
+        let t_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(t * 1000);
         let cmds = {
             let g = self.lock();
             let (decisions, truncated) = {
@@ -248,8 +260,11 @@ impl Ctld {
                 match d {
                     spur_sched::Decision::Reason { job_id, reason } => reasons.push((job_id, reason)),
                     spur_sched::Decision::Eligible { job_id } => eligible.push(job_id),
+                    spur_sched::Decision::CancelNeverSatisfied { job_id } => {
+                        cmds.push(Command::CancelNeverSatisfied { job_id, now: t })
+                    }
                     spur_sched::Decision::Start { job_id, task, allocs } => {
-                        cmds.push(Command::Start { job_id, task, allocs, now: t })
+                        cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms })
                     }
                 }
             }

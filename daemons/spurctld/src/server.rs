@@ -440,6 +440,12 @@ impl Service {
             Some(t) => Some(t),
             None => part.default_time.or(part.max_time),
         };
+        // No reservations exist in Spur: any named one is unknown (slurmctld
+        // checks it after the job has its id; recorded/24.11/sbatch_options/144).
+        if desc.extra.get("reservation").map(|r| !r.is_empty()).unwrap_or(false) {
+            return Err(ESLURM_RESERVATION_INVALID);
+        }
+        check_deadline(&desc, part.default_time, now())?;
         let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
         let nodes = desc.min_nodes.unwrap_or(1).max(1);
         let tasks = match (desc.num_tasks, desc.ntasks_per_node) {
@@ -510,7 +516,87 @@ impl Service {
             mem_per_cpu,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
             desc,
+        })
+    }
+
+    /// `sbatch --test-only`: the job record is made (its id is used up, as
+    /// slurmctld's will-run test does) and the scheduler is asked where and
+    /// when it would start against the running jobs, without queueing it.
+    async fn will_run(&self, mut job: Job) -> Result<SubmitReply, tonic::Status> {
+        let jid = match self.ctld.commit(vec![Command::ConsumeJobId]).await?.into_iter().next() {
+            Some(Ok(Applied::Submitted(id))) => id,
+            _ => 0,
+        };
+        let t = now();
+        let earliest = job.desc.begin_time.max(t);
+        job.job_id = jid;
+        job.held = None;
+        job.priority = u32::MAX;
+        job.reason = Reason::None;
+        job.desc.begin_time = 0;
+        job.desc.dependency = None;
+        if job.eligible_time == 0 {
+            job.eligible_time = t;
+        }
+        let g = self.ctld.lock();
+        let state = &g.state;
+        let parts: Vec<&Partition> = state.partitions.iter().collect();
+        let placed = |nodes: &[&Node]| {
+            spur_sched::schedule(t, &[&job], nodes, &parts).into_iter().find_map(|d| match d {
+                spur_sched::Decision::Start { job_id, allocs, .. } if job_id == jid => Some(allocs),
+                _ => None,
+            })
+        };
+        let nodes: Vec<&Node> = state.nodes.iter().collect();
+        let (allocs, start) = match placed(&nodes) {
+            Some(a) => (a, earliest),
+            None => {
+                // busy now: place it as if the running jobs had ended, and start
+                // it when the last of them on those nodes ends
+                let empty: Vec<Node> = state
+                    .nodes
+                    .iter()
+                    .map(|n| {
+                        let mut n = n.clone();
+                        n.alloc_cpus = 0;
+                        n.alloc_mem = 0;
+                        n.alloc_gres.clear();
+                        if n.base == NodeBase::Allocated {
+                            n.base = NodeBase::Idle;
+                        }
+                        n
+                    })
+                    .collect();
+                let refs: Vec<&Node> = empty.iter().collect();
+                match placed(&refs) {
+                    Some(a) => {
+                        let end = state
+                            .jobs
+                            .values()
+                            .filter(|j| j.state.is_active() && j.allocs.iter().any(|x| a.iter().any(|y| y.node == x.node)))
+                            .map(|j| if j.end_time > 0 { j.end_time } else { t + 365 * 86400 })
+                            .max()
+                            .unwrap_or(t);
+                        (a, end.max(earliest))
+                    }
+                    None => (vec![], earliest),
+                }
+            }
+        };
+        drop(g);
+        let names: Vec<&str> = allocs.iter().map(|a| a.node.as_str()).collect();
+        Ok(SubmitReply {
+            status: st(0),
+            job_id: jid,
+            start_time: start,
+            nodes: spur_core::hostlist::compress(&names),
+            partition: job.partition.clone(),
+            cpus: allocs.iter().map(|a| a.cpus).sum::<u32>(),
+            ..Default::default()
         })
     }
 
@@ -535,8 +621,119 @@ impl Service {
         Ok(())
     }
 
+    /// `scontrol update PartitionName=…` (fields already checked by scontrol).
+    async fn update_partition(&self, r: &NodeControlRequest) -> Result<i32, tonic::Status> {
+        let mut u = spur_state::PartUpdate::default();
+        let limit = |v: &str| spur_core::time::parse_time_limit(v).map_err(|_| ESLURM_INVALID_TIME_LIMIT);
+        let count = |v: &str| -> Result<Option<u32>, i32> {
+            if v.eq_ignore_ascii_case("unlimited") || v.eq_ignore_ascii_case("infinite") {
+                Ok(None)
+            } else {
+                v.parse().map(Some).map_err(|_| ESLURM_INVALID_NODE_COUNT)
+            }
+        };
+        for kv in &r.fields {
+            let v = kv.value.as_str();
+            let res: Result<(), i32> = (|| {
+                match kv.key.as_str() {
+                    "MaxTime" => u.max_time = Some(limit(v)?),
+                    "DefaultTime" => u.default_time = Some(limit(v)?),
+                    "MaxNodes" => u.max_nodes = Some(count(v)?),
+                    "MinNodes" => u.min_nodes = Some(count(v)?.unwrap_or(0)),
+                    "State" => {
+                        u.state = Some(match v {
+                            "UP" => PartState::Up,
+                            "DOWN" => PartState::Down,
+                            "DRAIN" => PartState::Drain,
+                            _ => PartState::Inactive,
+                        })
+                    }
+                    "Default" => u.default = Some(v == "YES"),
+                    "Hidden" => u.hidden = Some(v == "YES"),
+                    "PriorityTier" => u.priority_tier = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
+                    "PriorityJobFactor" => u.priority_job_factor = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
+                    "OverSubscribe" => u.oversubscribe = Some(v.to_ascii_uppercase()),
+                    _ => return Err(ESLURM_NOT_SUPPORTED),
+                }
+                Ok(())
+            })();
+            if let Err(code) = res {
+                return Ok(code);
+            }
+        }
+        let res = self.ctld.commit(vec![Command::PartitionUpdate { name: r.nodes.clone(), update: u }]).await?;
+        self.ctld.sched_wake.notify_one();
+        Ok(match res.into_iter().next() {
+            Some(Err(code)) => code,
+            _ => 0,
+        })
+    }
+
     fn owns(&self, id: &Identity, job: &Job) -> bool {
         self.ctld.is_admin(id.uid) || job.user_id == id.uid
+    }
+}
+
+/// slurmctld's deadline test at submission: the job must be able to run its
+/// minimum time (or else its time limit, the partition's default if none
+/// was given) between its earliest start (now or `--begin`) and the deadline
+/// (recorded/24.11/sbatch_options/146).
+fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Result<(), i32> {
+    if desc.deadline == 0 {
+        return Ok(());
+    }
+    let earliest = desc.begin_time.max(t);
+    if desc.deadline < earliest {
+        return Err(ESLURM_INVALID_TIME_LIMIT);
+    }
+    let secs = |m: Minutes| m as i64 * 60;
+    match desc.time_min.filter(|m| *m != 0) {
+        Some(min) => {
+            if desc.deadline < earliest + secs(min) {
+                return Err(ESLURM_INVALID_TIME_MIN_LIMIT);
+            }
+        }
+        None => {
+            if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
+                if desc.deadline < earliest + secs(lim) {
+                    return Err(ESLURM_INVALID_TIME_LIMIT);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    #[test]
+    fn deadline_against_start_plus_limit() {
+        let t = 1_000_000;
+        let d = |deadline: i64, begin: i64, limit: Option<u32>, min: Option<u32>| JobDesc {
+            deadline,
+            begin_time: begin,
+            time_limit: limit,
+            time_min: min,
+            ..Default::default()
+        };
+        // recorded/24.11/sbatch_options/146: -t 2:00:00 --deadline=now+1hour
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // sbatch_options/185: --deadline=now+2hours -t 10
+        assert_eq!(check_deadline(&d(t + 7200, 0, Some(10), None), None, t), Ok(()));
+        // no limit at all: only the earliest start counts
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t - 60, 0, None, None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // the partition's default time stands in for a missing -t
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), Some(30), t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // --time-min is what must fit when given
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), Some(30)), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t + 600, 0, Some(120), Some(30)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
+        // --begin moves the earliest start
+        assert_eq!(check_deadline(&d(t + 3600, t + 3000, Some(20), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // UNLIMITED never fits before a deadline
+        assert_eq!(check_deadline(&d(t + 86400, 0, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
     }
 }
 
@@ -564,12 +761,19 @@ impl Controller for Service {
         // Rejections slurmctld makes only after creating the job record use up
         // a job id (recorded/24.11/job_ids: -N 10, -n 9, --mem=3000, -c 3, -N 0
         // and bad dependencies do; an unknown partition or array spec does not).
+        // (`--test-only` too: slurmctld's will-run test creates the record;
+        // recorded/24.11/sbatch_options/141-143. An unknown reservation is
+        // found after the id is set: recorded/24.11/sbatch_options/144-145.)
         macro_rules! reject {
             ($code:expr, $msg:expr) => {{
                 let code: i32 = $code;
-                if !r.test_only
-                    && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT | ESLURM_DEPENDENCY)
-                {
+                if matches!(
+                    code,
+                    ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+                        | ESLURM_INVALID_NODE_COUNT
+                        | ESLURM_DEPENDENCY
+                        | ESLURM_RESERVATION_INVALID
+                ) {
                     self.ctld.commit(vec![Command::ConsumeJobId]).await?;
                 }
                 return Ok(Response::new(SubmitReply { status: st(code), user_msg: $msg, ..Default::default() }));
@@ -583,13 +787,7 @@ impl Controller for Service {
             Err((code, msg)) => reject!(code, msg),
         };
         if r.test_only {
-            return Ok(Response::new(SubmitReply {
-                status: st(0),
-                job_id: 0,
-                start_time: now(),
-                partition: job.partition.clone(),
-                ..Default::default()
-            }));
+            return Ok(Response::new(self.will_run(job).await?));
         }
         let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]).await?;
         self.ctld.sched_wake.notify_one();
@@ -601,7 +799,7 @@ impl Controller for Service {
     }
 
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
-        let _id = self.who(&req)?;
+        let id = self.who(&req)?;
         let q = req.into_inner();
         let mut g = self.ctld.lock();
         let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
@@ -620,9 +818,25 @@ impl Controller for Service {
                         }
                     }
                 }
-                ids.into_iter().collect()
+                // in the job list's order, as slurmctld packs them
+                g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
             };
-            view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
+            if q.with_script {
+                // `scontrol write batch_script`: the owner's (or an admin's) scripts only
+                for i in &ids {
+                    if let Some(j) = g.state.jobs.get(i) {
+                        if !self.owns(&id, j) {
+                            return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
+                        }
+                    }
+                }
+                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get(i).cloned()).collect();
+                for j in &mut view.jobs {
+                    j.desc.env.clear();
+                }
+            } else {
+                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
+            }
         }
         if q.nodes {
             view.nodes = g.state.nodes.clone();
@@ -760,11 +974,19 @@ impl Controller for Service {
             for jid in targets {
                 let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
                 let Some(job) = job else { continue };
+                let admin = self.ctld.is_admin(id.uid);
+                // suspend/resume are for operators only; requeue for the owner
+                // (recorded/24.11/scontrol/127,138: Access/permission denied)
+                if (matches!(r.op.as_str(), "suspend" | "resume") && !admin)
+                    || (matches!(r.op.as_str(), "requeue" | "requeuehold") && !self.owns(&id, &job))
+                {
+                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                    continue;
+                }
                 if !self.owns(&id, &job) {
                     results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_USER_ID_MISSING) });
                     continue;
                 }
-                let admin = self.ctld.is_admin(id.uid);
                 let cmd = match r.op.as_str() {
                     "hold" => Command::Hold { job_id: jid, reason: if admin { Reason::JobHeldAdmin } else { Reason::JobHeldUser } },
                     "uhold" => Command::Hold { job_id: jid, reason: Reason::JobHeldUser },
@@ -776,6 +998,8 @@ impl Controller for Service {
                         Command::Release { job_id: jid }
                     }
                     "requeue" | "requeuehold" => Command::Requeue { job_id: jid, hold: r.op == "requeuehold", now: t },
+                    "suspend" => Command::Suspend { job_id: jid, now: t },
+                    "resume" => Command::Resume { job_id: jid, now: t },
                     "update" => {
                         let mut u = JobUpdate::default();
                         for kv in &r.fields {
@@ -785,6 +1009,29 @@ impl Controller for Service {
                                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
                                     return Ok(Response::new(JobControlReply { status: st(0), results }));
                                 }
+                            }
+                        }
+                        if let Some(p) = &u.partition {
+                            if self.ctld.lock().state.partition(p).is_none() {
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_PARTITION_NAME) });
+                                continue;
+                            }
+                        }
+                        // A pending job asking for more nodes than its partition has:
+                        // slurmctld makes the change but answers that the partition
+                        // cannot run it, for that update and every later one
+                        // (recorded/24.11/scontrol/188-190, and 194: Comment=after)
+                        if job.state == JobState::Pending {
+                            let part_nodes = {
+                                let g = self.ctld.lock();
+                                let pname = u.partition.clone().unwrap_or_else(|| job.partition.clone());
+                                g.state.partition(&pname).map(|p| p.nodes.len() as u32).unwrap_or(0)
+                            };
+                            let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
+                            if too_big(u.num_nodes.unwrap_or(job.num_nodes)) {
+                                self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: u }]).await?;
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
+                                continue;
                             }
                         }
                         Command::UpdateJob { job_id: jid, update: u }
@@ -798,6 +1045,19 @@ impl Controller for Service {
                 let res = self.ctld.commit(vec![cmd]).await?;
                 match res.into_iter().next() {
                     Some(Ok(_)) => {
+                        // SIGSTOP/SIGCONT to the job's processes on its batch host
+                        let sig = match r.op.as_str() {
+                            "suspend" if job.state == JobState::Running => Some(libc::SIGSTOP),
+                            "resume" => Some(libc::SIGCONT),
+                            _ => None,
+                        };
+                        if let (Some(sig), Some(a)) = (sig, job.allocs.first()) {
+                            let ctld = self.ctld.clone();
+                            let node = a.node.clone();
+                            tokio::spawn(async move {
+                                ctld.signal_job(jid, &node, sig, false, false, "").await;
+                            });
+                        }
                         if (r.op == "requeue" || r.op == "requeuehold") && was_active {
                             if let Some(a) = job.allocs.first() {
                                 let ctld = self.ctld.clone();
@@ -824,6 +1084,9 @@ impl Controller for Service {
             return Ok(Response::new(NodeControlReply { status: st(ESLURM_USER_ID_MISSING) }));
         }
         let r = req.into_inner();
+        if r.op == "partition" {
+            return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&r).await?) }));
+        }
         let names = match spur_core::hostlist::expand(&r.nodes) {
             Ok(n) => n,
             Err(_) => return Ok(Response::new(NodeControlReply { status: st(ESLURM_INVALID_NODE_NAME) })),
@@ -841,13 +1104,36 @@ impl Controller for Service {
             }
         }
         let t = now();
+        let reg_again = matches!(u.state.as_deref().map(|s| s.to_ascii_lowercase()).as_deref(), Some("resume" | "undrain"));
         let cmds = names
-            .into_iter()
+            .iter()
+            .cloned()
             .map(|name| spur_state::Command::NodeUpdate { name, update: u.clone(), uid: id.uid, now: t })
             .collect();
         for res in self.ctld.commit(cmds).await? {
             if let Err(code) = res {
                 return Ok(Response::new(NodeControlReply { status: st(code) }));
+            }
+        }
+        if reg_again {
+            // slurmctld pings such nodes on its next background pass; an answer
+            // clears NOT_RESPONDING (liveness is soft state, like a heartbeat)
+            for name in names {
+                let ctld = self.ctld.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(1800)).await;
+                    if ctld.ping_agent(&name).await {
+                        let mut g = ctld.lock();
+                        if let Some(n) = g.state.node(&name) {
+                            if n.flags.not_responding {
+                                let (cpu_load, free_mem) = (n.cpu_load, n.free_mem);
+                                let _ = g.state.apply(&Command::NodeHeartbeat { name: name.clone(), cpu_load, free_mem, now: now() });
+                            }
+                        }
+                        drop(g);
+                        ctld.sched_wake.notify_one();
+                    }
+                });
             }
         }
         self.ctld.sched_wake.notify_one();
@@ -1003,6 +1289,10 @@ impl Controller for Service {
 }
 
 fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Job) -> Result<(), i32> {
+    let pending = job.state == JobState::Pending;
+    // fields that only a pending job may change (slurmctld's _update_job)
+    let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
+    let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
     match key.to_ascii_lowercase().as_str() {
         "timelimit" => {
             let t = spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
@@ -1021,8 +1311,12 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
             }
             u.time_limit = Some(new);
         }
+        "timemin" => u.time_min = Some(spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?.unwrap_or(0)),
         "name" | "jobname" => u.name = Some(value.to_string()),
-        "partition" => u.partition = Some(value.to_string()),
+        "partition" => {
+            pending_only()?;
+            u.partition = Some(value.to_string())
+        }
         "priority" => {
             if !admin {
                 return Err(ESLURM_ACCESS_DENIED);
@@ -1031,12 +1325,55 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         }
         "nice" => u.nice = Some(value.parse().map_err(|_| ESLURM_INVALID_NICE)?),
         "comment" => u.comment = Some(value.to_string()),
-        "numnodes" | "reqnodes" => u.num_nodes = Some(value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?),
-        "numtasks" => u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?),
+        "numnodes" | "reqnodes" => {
+            let n: u32 = value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
+            if !pending && n != job.num_nodes {
+                return Err(ESLURM_NOT_SUPPORTED);
+            }
+            u.num_nodes = Some(n)
+        }
+        "numtasks" => {
+            pending_only()?;
+            u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?)
+        }
+        "minmemorynode" => {
+            pending_only()?;
+            u.mem_per_node = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
+        }
+        "minmemorycpu" => {
+            pending_only()?;
+            u.mem_per_cpu = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
+        }
+        "excnodelist" => {
+            pending_only()?;
+            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            u.exc_nodes = Some(opt(value))
+        }
+        "reqnodelist" => {
+            pending_only()?;
+            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            u.req_nodes = Some(opt(value))
+        }
+        "features" => {
+            pending_only()?;
+            u.features = Some(opt(value))
+        }
+        "workdir" => {
+            pending_only()?;
+            u.work_dir = Some(value.to_string())
+        }
+        "requeue" => u.requeue = Some(value.parse::<u32>().map_err(|_| ESLURM_NOT_SUPPORTED)? != 0),
+        "stdout" => u.std_out = Some(value.to_string()),
+        "stderr" => u.std_err = Some(value.to_string()),
+        "stdin" => u.std_in = Some(value.to_string()),
         "dependency" => u.dependency = Some(value.to_string()),
-        "starttime" | "begintime" => {
+        "starttime" | "begintime" | "eligibletime" => {
             let t = spur_core::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
-            u.begin_time = Some(t);
+            u.begin_time = Some(t.max(now()));
         }
         _ => return Err(ESLURM_NOT_SUPPORTED),
     }

@@ -252,6 +252,9 @@ pub(crate) mod tests {
             mem_per_cpu: 0,
             kill_reason: None,
             batch_flag: 1,
+            start_pass_ms: 0,
+            last_sched_eval: 0,
+            requeued_done: false,
         }
     }
 

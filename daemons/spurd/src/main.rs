@@ -126,8 +126,6 @@ struct AgentState {
     done_tx: mpsc::UnboundedSender<u32>,
 }
 
-/// `job%05u`, as slurmd names a job's spool directory (the script path shows in
-/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/88).
 /// The mark a finished run leaves once its spool directory is gone: a launch of
 /// that run arriving late (a new leader re-sends the launches of the jobs it
 /// sees running) must not start it a second time. Keyed by job id and restart
@@ -153,6 +151,8 @@ fn prune_tombstones(spool: &Path) {
     }
 }
 
+/// `job%05u`, as slurmd names a job's spool directory (the script path shows in
+/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/89).
 fn job_dir(spool: &Path, id: u32) -> PathBuf {
     let padded = spool.join(format!("job{:05}", id));
     let plain = spool.join(format!("job{}", id));

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol hold $R1
+scancel $R1

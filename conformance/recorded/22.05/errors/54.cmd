@@ -1,2 +1,2 @@
 run as=spurtest
-scancel -u root 2>&1 | sort
+scontrol update NodeName=node1 State=DRAIN Reason=x

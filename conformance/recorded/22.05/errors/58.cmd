@@ -1,2 +1,2 @@
 run
-scontrol hold $R1
+squeue -h -j $R1 -o '%i %T %l'

@@ -1,2 +1,2 @@
-run capture=U1 as=spurtest
-sbatch --parsable --wrap 'sleep 300'
+run
+scontrol release $R1

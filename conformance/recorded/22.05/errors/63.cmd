@@ -1,2 +1,2 @@
-run
-squeue -u spurtest -o '%i %u %g %T'
+run as=spurtest
+squeue -u spurtest

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol update JobId=$U1 TimeLimit=UNLIMITED
+scontrol update JobId=$U1 TimeLimit=5

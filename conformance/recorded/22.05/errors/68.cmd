@@ -1,2 +1,2 @@
 run as=spurtest
-scancel $U1
+scontrol update JobId=$U1 TimeLimit=UNLIMITED

@@ -1,2 +1,2 @@
 run
-scancel $R1
+scontrol show job $U1

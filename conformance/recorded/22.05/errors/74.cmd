@@ -1,2 +1,2 @@
-run capture=X1
-sbatch --parsable -o exit3-%j.out --wrap 'echo before; exit 3'
+run
+sbatch --wait --wrap 'exit 3'

@@ -1,2 +1,2 @@
 run
-squeue -t all -h -j $X1 -o '%i %T %r'
+squeue -j $X1

@@ -1,2 +1,2 @@
 run
-scontrol show job $X1
+squeue -t all -h -j $X1 -o '%i %T %r'

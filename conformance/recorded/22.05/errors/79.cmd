@@ -1,2 +1,2 @@
-file
-exit3-$X1.out
+run
+scontrol show job $X1

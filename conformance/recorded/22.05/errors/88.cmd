@@ -1,2 +1,2 @@
-file
-nocmd-$X3.out
+run
+squeue -t all -h -j $X3 -o '%i %T %r'

@@ -1,2 +1,2 @@
-file
-timeout-$T1.out
+run
+scontrol show job $T1

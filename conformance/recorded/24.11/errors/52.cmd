@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol update JobId=$R1 TimeLimit=5
+scontrol hold $R1

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol update NodeName=node1 State=DRAIN Reason=x
+scontrol update JobId=$R1 TimeLimit=5

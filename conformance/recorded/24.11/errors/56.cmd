@@ -1,2 +1,2 @@
-run as=spurtest
-squeue
+run as=spurtest compare=rc
+scancel -u root

@@ -1,2 +1,2 @@
-run
-squeue -h -j $R1 -o '%i %T %l'
+run as=spurtest
+squeue

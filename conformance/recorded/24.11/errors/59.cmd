@@ -1,2 +1,2 @@
 run
-scontrol release $R1
+scontrol hold $R1

@@ -1,2 +1,2 @@
-run as=spurtest
-scontrol update JobId=$U1 TimeLimit=10
+run
+squeue -u spurtest -o '%i %u %g %T'

@@ -1,2 +1,2 @@
 run as=spurtest
-squeue -h -j $U1 -o '%i %l'
+scontrol update JobId=$U1 TimeLimit=10

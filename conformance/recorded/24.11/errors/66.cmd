@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol update JobId=$U1 TimeLimit=5
+squeue -h -j $U1 -o '%i %l'

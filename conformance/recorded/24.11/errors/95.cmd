@@ -1,2 +1,2 @@
 run
-scontrol show job $T1
+squeue -t all -h -j $T1 -o '%i %T %r %l'

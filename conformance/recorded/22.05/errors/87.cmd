@@ -1,2 +1,0 @@
-run
-squeue -t all -h -j $X3 -o '%i %T %r'

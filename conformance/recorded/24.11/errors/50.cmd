@@ -1,2 +1,0 @@
-run as=spurtest
-scancel $R1

@@ -1,2 +1,0 @@
-run as=spurtest
-squeue -u spurtest

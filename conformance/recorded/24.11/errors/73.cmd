@@ -1,2 +1,0 @@
-run
-sbatch --wait --wrap 'exit 3'

@@ -1,2 +1,0 @@
-run
-squeue -j $X1

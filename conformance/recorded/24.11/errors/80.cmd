@@ -1,0 +1,2 @@
+file
+exit3-$X1.out

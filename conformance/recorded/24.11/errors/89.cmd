@@ -1,0 +1,2 @@
+file
+nocmd-$X3.out

@@ -1,0 +1,2 @@
+file
+timeout-$T1.out
