@@ -310,9 +310,11 @@ impl Ctld {
             g.state.jobs.values().filter(|j| j.state == JobState::Running).cloned().collect()
         };
         let mut launched = self.launched.lock().unwrap_or_else(|e| e.into_inner());
-        launched.clear();
         for job in running {
-            launched.insert(job.job_id);
+            // (a job this leader's own scheduler started is being launched already)
+            if !launched.insert(job.job_id) {
+                continue;
+            }
             let me = self.clone();
             tokio::spawn(async move { me.launch(job).await });
         }
@@ -343,6 +345,9 @@ impl Ctld {
             if leader && !was_leader {
                 self.take_over().await;
                 completing_since.clear();
+            }
+            if !leader && was_leader {
+                self.launched.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
             was_leader = leader;
             if !leader {
@@ -398,6 +403,10 @@ impl Ctld {
                     }
                 }
                 completing_since.retain(|id, _| g.state.jobs.get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
+                self.launched
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|id| g.state.jobs.get(id).map(|j| j.state.is_active()).unwrap_or(false));
                 if !purge.is_empty() {
                     cmds.push(Command::Purge { job_ids: purge });
                 }

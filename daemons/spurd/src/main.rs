@@ -124,6 +124,9 @@ struct AgentState {
     verifier: spur_client::auth::Verifier,
     slurm_user_uid: u32,
     done_tx: mpsc::UnboundedSender<u32>,
+    /// Launches are decided one at a time: two copies of one launch (a retry,
+    /// a new leader's re-send) arriving together must start one run.
+    launching: tokio::sync::Mutex<()>,
 }
 
 /// The mark a finished run leaves once its spool directory is gone: a launch of
@@ -186,6 +189,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         verifier: spur_client::auth::Verifier::new(key),
         slurm_user_uid: spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0),
         done_tx: done_tx.clone(),
+        launching: tokio::sync::Mutex::new(()),
     });
     let client = Client::new(conf.clone(), &conf_path);
 
@@ -447,6 +451,7 @@ impl Agent for Svc {
         };
         let id = spec.job.job_id;
         let dir = job_dir(&self.st.spool, id);
+        let _one_at_a_time = self.st.launching.lock().await;
         if dir.join("spec.bin").exists() {
             // a repeated launch (lost reply): the job already runs here
             return Ok(Response::new(LaunchReply { status: ok() }));
