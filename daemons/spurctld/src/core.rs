@@ -34,6 +34,8 @@ pub struct Ctld {
     pub me: u64,
     /// Jobs this controller launched (or re-sent) while leader.
     launched: Mutex<HashSet<u32>>,
+    /// Launch calls in flight at most (a new leader re-sends every running job's).
+    launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
     pub key: Vec<u8>,
     pub verifier: spur_client::auth::Verifier,
@@ -59,6 +61,7 @@ impl Ctld {
             raft,
             me,
             launched: Mutex::new(HashSet::new()),
+            launch_slots: tokio::sync::Semaphore::new(256),
             conf,
             verifier: spur_client::auth::Verifier::new(key.clone()),
             key,
@@ -172,6 +175,7 @@ impl Ctld {
             Some(a) => a.node.clone(),
             None => return,
         };
+        let Ok(_slot) = self.launch_slots.acquire().await else { return };
         let spec = LaunchSpec {
             node_name: node.clone(),
             cluster_name: self.conf.cluster_name.clone(),
