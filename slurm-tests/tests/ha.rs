@@ -97,6 +97,27 @@ fn takes_work(c: &Cluster, acked: &mut Vec<u32>) {
     c.wait_state(&id.to_string(), "COMPLETED", T);
 }
 
+/// Kill the leader: the others carry on with every job, and take work.
+fn survives_losing(c: &Cluster, leader: &str, acked: &mut Vec<u32>) {
+    kill_ctld(c, leader);
+    check(c, acked);
+    takes_work(c, acked);
+    check(c, acked);
+}
+
+/// Wait until `scontrol ping` shows `name` as UP (and, with `not_primary`, not as the leader).
+fn wait_up(c: &Cluster, name: &str, not_primary: bool) {
+    let start = Instant::now();
+    loop {
+        let p = c.run("scontrol", &["ping"]).stdout;
+        if p.contains(&format!("at {} is UP", name)) && !(not_primary && p.contains(&format!("Slurmctld(primary) at {} ", name))) {
+            return;
+        }
+        assert!(start.elapsed() < T, "{} is not back: {}", name, p);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn leader_killed_during_a_burst_of_submissions() {
     let c = Arc::new(cluster("ha-burst"));
@@ -118,11 +139,7 @@ fn leader_killed_during_a_burst_of_submissions() {
     takes_work(&c, &mut acked);
     // the killed controller comes back as a follower and catches up
     c.restart_missing().ok();
-    let start = Instant::now();
-    while !c.run("scontrol", &["ping"]).stdout.contains(&format!("at {} is UP", leader)) {
-        assert!(start.elapsed() < T, "{} did not come back", leader);
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_up(&c, &leader, true);
     check(&c, &acked);
 }
 
@@ -168,12 +185,10 @@ fn follower_killed_then_back() {
     assert_eq!(c.leader(T), leader, "killing a follower moved the leader");
     check(&c, &acked);
     c.restart_missing().ok();
-    // once it is back, the old leader can go: the returned follower has everything
+    wait_up(&c, &follower, false);
+    // once it is back (and has had a moment to catch up), the old leader can go
     std::thread::sleep(Duration::from_secs(1));
-    kill_ctld(&c, &leader);
-    check(&c, &acked);
-    takes_work(&c, &mut acked);
-    check(&c, &acked);
+    survives_losing(&c, &leader, &mut acked);
 }
 
 #[test]
@@ -223,10 +238,7 @@ fn member_rebuilds_after_its_disk_state_is_deleted() {
     }
     std::thread::sleep(Duration::from_secs(1));
     // now the old leader goes: the rebuilt member and the third one carry on
-    kill_ctld(&c, &leader);
-    check(&c, &acked);
-    takes_work(&c, &mut acked);
-    check(&c, &acked);
+    survives_losing(&c, &leader, &mut acked);
 }
 
 #[test]
@@ -256,15 +268,7 @@ fn leader_cut_off_by_the_network() {
     check(&c, &acked);
     proxies.heal();
     // the old leader rejoins as a follower; it never committed anything alone
-    let start = Instant::now();
-    loop {
-        let p = c.run("scontrol", &["ping"]).stdout;
-        if p.contains(&format!("at {} is UP", leader)) && !p.contains(&format!("Slurmctld(primary) at {} ", leader)) {
-            break;
-        }
-        assert!(start.elapsed() < T, "{} did not rejoin: {}", leader, p);
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_up(&c, &leader, true);
     takes_work(&c, &mut acked);
     check(&c, &acked);
 }
@@ -295,8 +299,5 @@ fn controllers_removed_and_added_without_downtime() {
     check(&c, &acked);
     // ctld4 is a voter with everything: with the leader gone it makes the majority
     let leader = c.leader(T);
-    kill_ctld(&c, &leader);
-    check(&c, &acked);
-    takes_work(&c, &mut acked);
-    check(&c, &acked);
+    survives_losing(&c, &leader, &mut acked);
 }
