@@ -1252,11 +1252,41 @@ impl Controller for Service {
                     return fail(ESLURM_INVALID_NODE_NAME, "add needs an id and an address".into());
                 }
                 let node = openraft::BasicNode { addr: r.addr.clone() };
-                if let Err(e) = raft.add_learner(r.id, node, true).await {
+                let voters_now: std::collections::BTreeSet<u64> =
+                    self.ctld.raft.metrics().borrow().membership_config.membership().voter_ids().collect();
+                if voters_now.contains(&r.id) {
+                    return fail(ESLURM_INVALID_NODE_NAME, format!("controller {} is already a member", r.id));
+                }
+                if let Err(e) = raft.add_learner(r.id, node, false).await {
                     return fail(SLURM_ERROR_ANY, format!("cannot add controller {}: {}", r.id, e));
                 }
-                let mut voters: std::collections::BTreeSet<u64> =
-                    self.ctld.raft.metrics().borrow().membership_config.membership().voter_ids().collect();
+                // it must have caught up before it gets a vote; one that does
+                // not answer is dropped again rather than left half-added
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+                loop {
+                    let caught_up = {
+                        let m = self.ctld.raft.metrics();
+                        let m = m.borrow();
+                        let last = m.last_log_index.unwrap_or(0);
+                        m.replication
+                            .as_ref()
+                            .and_then(|r2| r2.get(&r.id).cloned().flatten())
+                            .map(|l| l.index + 1 >= last)
+                            .unwrap_or(false)
+                    };
+                    if caught_up {
+                        break;
+                    }
+                    if std::time::Instant::now() > deadline {
+                        let _ = raft.change_membership(voters_now.clone(), false).await;
+                        return fail(
+                            SLURM_ERROR_ANY,
+                            format!("controller {} at {} did not catch up (is it running, started with --join?)", r.id, r.addr),
+                        );
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                let mut voters = voters_now;
                 voters.insert(r.id);
                 if let Err(e) = raft.change_membership(voters, false).await {
                     return fail(SLURM_ERROR_ANY, format!("cannot make controller {} a voter: {}", r.id, e));
