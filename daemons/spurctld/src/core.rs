@@ -34,7 +34,15 @@ pub struct Ctld {
     pub slurm_user_uid: u32,
     agents: Mutex<HashMap<String, Channel>>,
     pub host: String,
+    /// Jobs just released (`scontrol release`): slurmctld looks at them in
+    /// a scheduling pass that comes a moment later, so until then they show
+    /// reason `None` and do not start (recorded/24.11/scontrol/106,
+    /// basic/075 and 082). Soft state.
+    pub released: Mutex<HashMap<u32, std::time::Instant>>,
 }
+
+/// How long the scheduler leaves a released job alone.
+pub const RELEASE_QUIET: Duration = Duration::from_secs(1);
 
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 pub const MIN_JOB_AGE: i64 = 300;
@@ -56,6 +64,7 @@ impl Ctld {
             slurm_user_uid,
             agents: Mutex::new(HashMap::new()),
             host: spur_client::users::short_hostname(),
+            released: Mutex::new(HashMap::new()),
         })
     }
 
@@ -226,6 +235,27 @@ impl Ctld {
                 // more jobs may start: run another pass right after this one
                 self.sched_wake.notify_one();
             }
+            let quiet: Vec<u32> = {
+                let mut rel = self.released.lock().unwrap_or_else(|e| e.into_inner());
+                rel.retain(|_, at| at.elapsed() < RELEASE_QUIET);
+                rel.keys().copied().collect()
+            };
+            let decisions: Vec<spur_sched::Decision> = if quiet.is_empty() {
+                decisions
+            } else {
+                decisions
+                    .into_iter()
+                    .filter(|d| {
+                        let id = match d {
+                            spur_sched::Decision::Reason { job_id, .. }
+                            | spur_sched::Decision::Eligible { job_id }
+                            | spur_sched::Decision::CancelNeverSatisfied { job_id }
+                            | spur_sched::Decision::Start { job_id, .. } => *job_id,
+                        };
+                        !quiet.contains(&id)
+                    })
+                    .collect()
+            };
             if decisions.is_empty() {
                 return;
             }

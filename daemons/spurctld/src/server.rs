@@ -1061,6 +1061,14 @@ impl Controller for Service {
                                 });
                             }
                         }
+                        if r.op == "release" {
+                            self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, std::time::Instant::now());
+                            let ctld = self.ctld.clone();
+                            tokio::spawn(async move {
+                                tokio::time::sleep(crate::core::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
+                                ctld.sched_wake.notify_one();
+                            });
+                        }
                         results.push(CancelResult { job_id: s.clone(), status: st(0) })
                     }
                     Some(Err(code)) => results.push(CancelResult { job_id: s.clone(), status: st(code) }),
