@@ -1049,4 +1049,121 @@ mod order_tests {
         copy.reindex();
         assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
     }
+
+    fn node(name: &str) -> Node {
+        Node {
+            name: name.into(),
+            addr: "127.0.0.1".into(),
+            hostname: name.into(),
+            port: 0,
+            cpus: 2,
+            boards: 1,
+            sockets: 1,
+            cores_per_socket: 2,
+            threads_per_core: 1,
+            real_memory: 2000,
+            tmp_disk: 0,
+            weight: 1,
+            features: vec![],
+            gres: vec![],
+            base: NodeBase::Idle,
+            flags: NodeFlags::default(),
+            reason: None,
+            reason_time: 0,
+            reason_uid: 0,
+            alloc_cpus: 0,
+            alloc_mem: 0,
+            alloc_gres: vec![],
+            boot_time: 0,
+            slurmd_start_time: 0,
+            last_busy: 0,
+            os: String::new(),
+            arch: String::new(),
+            version: String::new(),
+            last_heard: 0,
+            cpu_load: 0,
+            free_mem: 0,
+        }
+    }
+
+    fn running(s: &mut State) -> u32 {
+        let id = match s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap() {
+            Applied::Submitted(id) => id,
+            other => panic!("{:?}", other),
+        };
+        let allocs = vec![NodeAlloc { node: "n1".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
+        s.apply(&Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 10_000 }).unwrap();
+        id
+    }
+
+    #[test]
+    fn suspend_resume_requeue() {
+        let mut s = State::new("c".into(), vec![node("n1")], vec![], 1, 1000);
+        let id = running(&mut s);
+        assert_eq!(s.apply(&Command::Resume { job_id: id, now: 20 }), Err(ESLURM_JOB_NOT_SUSPENDED));
+        s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Suspended);
+        // its CPUs are free, the node stays allocated (sinfo: mix)
+        assert_eq!((s.nodes[0].alloc_cpus, s.nodes[0].base), (0, NodeBase::Allocated));
+        assert_eq!(s.apply(&Command::Suspend { job_id: id, now: 21 }), Ok(Applied::Ok));
+        s.apply(&Command::Resume { job_id: id, now: 30 }).unwrap();
+        assert_eq!((s.jobs[&id].state, s.nodes[0].alloc_cpus), (JobState::Running, 1));
+        // a hold of the running job shows once it is requeued
+        s.apply(&Command::Hold { job_id: id, reason: Reason::JobHeldAdmin }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Running);
+        s.apply(&Command::Requeue { job_id: id, hold: false, now: 40 }).unwrap();
+        let j = &s.jobs[&id];
+        assert_eq!((j.state, j.reason.clone(), j.restart_count), (JobState::Pending, Reason::JobHeldAdmin, 1));
+        assert_eq!((j.desc.begin_time, j.last_sched_eval, j.requeued_done), (40 + REQUEUE_DELAY, 10, false));
+        assert_eq!(s.nodes[0].alloc_cpus, 0);
+        // the old run's late report does not end the requeued job
+        s.apply(&Command::Complete { job_id: id, exit_status: 9, launch_failed: false, now: 41 }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Pending);
+        assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_DISABLED));
+        // a finished job requeued keeps its allocation's TRES for show job
+        let id2 = running(&mut s);
+        s.apply(&Command::Complete { job_id: id2, exit_status: 0, launch_failed: false, now: 50 }).unwrap();
+        s.apply(&Command::Requeue { job_id: id2, hold: true, now: 51 }).unwrap();
+        let j = &s.jobs[&id2];
+        assert_eq!((j.state, j.requeued_done, j.priority), (JobState::Pending, true, 0));
+        assert_eq!(j.reason, Reason::Other("job requeued in held state".into()));
+    }
+
+    #[test]
+    fn node_resume_keeps_reason_and_partition_update() {
+        let part = Partition {
+            name: "p".into(),
+            nodes: vec!["n1".into()],
+            nodes_expr: "n1".into(),
+            default: true,
+            hidden: false,
+            state: PartState::Up,
+            max_time: None,
+            default_time: None,
+            max_nodes: None,
+            min_nodes: 0,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: None,
+            other: vec![],
+        };
+        let mut s = State::new("c".into(), vec![node("n1")], vec![part], 1, 1000);
+        let upd = |state: &str, reason: Option<&str>| NodeUpdate {
+            state: Some(state.into()),
+            reason: reason.map(String::from),
+            ..Default::default()
+        };
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("down", Some("broken")), uid: 0, now: 5 }).unwrap();
+        assert_eq!((s.nodes[0].base, s.nodes[0].flags.drain), (NodeBase::Down, false));
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("resume", None), uid: 0, now: 6 }).unwrap();
+        let n = &s.nodes[0];
+        assert_eq!((n.base, n.flags.not_responding, n.reason.as_deref()), (NodeBase::Idle, true, Some("broken")));
+        let u = PartUpdate { max_time: Some(Some(60)), state: Some(PartState::Down), ..Default::default() };
+        s.apply(&Command::PartitionUpdate { name: "p".into(), update: u }).unwrap();
+        assert_eq!((s.partitions[0].max_time, s.partitions[0].state), (Some(60), PartState::Down));
+        let u = PartUpdate::default();
+        assert_eq!(s.apply(&Command::PartitionUpdate { name: "x".into(), update: u }), Err(ESLURM_INVALID_PARTITION_NAME));
+    }
 }
