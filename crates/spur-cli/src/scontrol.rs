@@ -1364,7 +1364,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
         num_nodes,
         j.num_cpus,
-        j.num_tasks,
+        num_tasks_text(j),
         j.desc.cpus_per_task.unwrap_or(1)
     ));
     o.push_str(le);
@@ -1480,6 +1480,25 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     o.push_str(if f.one_liner { "\n" } else { "\n\n" });
     o
+}
+
+/// `NumTasks=` as slurmctld packs it: the task count asked for, else the
+/// node count (asked for while pending, allocated after), else `N/A` for a job
+/// that ended without an allocation (also one requeued while it ran).
+fn num_tasks_text(j: &Job) -> String {
+    if let Some(n) = j.desc.num_tasks.filter(|n| *n > 0) {
+        return n.to_string();
+    }
+    if j.state == JobState::Pending {
+        return j.num_tasks.to_string();
+    }
+    if !j.allocs.is_empty() {
+        return j.allocs.len().to_string();
+    }
+    if j.requeued_done {
+        return j.num_nodes.to_string();
+    }
+    "N/A".into()
 }
 
 fn node_state_complete(n: &Node) -> String {

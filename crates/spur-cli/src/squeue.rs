@@ -710,7 +710,8 @@ pub fn dependency_text(j: &Job) -> Option<String> {
     let status = match &j.reason {
         spur_core::model::Reason::Dependency => "unfulfilled",
         spur_core::model::Reason::DependencyNeverSatisfied => "failed",
-        _ if j.state == JobState::Pending && j.held.is_some() => "unfulfilled",
+        // (a held job cancelled while pending keeps it: scontrol/194)
+        _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
         _ => return None,
     };
     let mut parts = Vec::new();

@@ -226,9 +226,7 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             continue;
         }
         if job.desc.begin_time > now {
-            // a requeued job waits out its requeue delay with reason None
-            // (recorded/24.11/scontrol/146)
-            set_reason(&mut out, if job.restart_count > 0 { Reason::None } else { Reason::BeginTime });
+            set_reason(&mut out, Reason::BeginTime);
             continue;
         }
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {

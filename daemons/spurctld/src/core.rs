@@ -42,7 +42,7 @@ pub struct Ctld {
 }
 
 /// How long the scheduler leaves a released job alone.
-pub const RELEASE_QUIET: Duration = Duration::from_secs(1);
+pub const RELEASE_QUIET: Duration = Duration::from_millis(500);
 
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 pub const MIN_JOB_AGE: i64 = 300;

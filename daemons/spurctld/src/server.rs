@@ -1061,7 +1061,10 @@ impl Controller for Service {
                                 });
                             }
                         }
-                        if r.op == "release" {
+                        // a requeued job, like a released one, keeps reason None
+                        // until slurmctld's next pass (recorded/24.11/scontrol/146,
+                        // 194: BeginTime only later)
+                        if matches!(r.op.as_str(), "release" | "requeue" | "requeuehold") {
                             self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, std::time::Instant::now());
                             let ctld = self.ctld.clone();
                             tokio::spawn(async move {
