@@ -1194,6 +1194,13 @@ impl Controller for Service {
         let id = self.who(&req)?;
         self.require_admin(&id)?;
         let r = req.into_inner();
+        if let Some(run) = r.restarts {
+            let stale = self.ctld.lock().state.jobs.get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
+            if stale {
+                // the report of a run that a requeue replaced: acknowledged, ignored
+                return Ok(Response::new(JobCompleteReply { status: st(0) }));
+            }
+        }
         let res = self.ctld.commit(vec![Command::Complete {
             job_id: r.job_id,
             exit_status: r.exit_status,

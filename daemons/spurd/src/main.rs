@@ -261,7 +261,15 @@ async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::Un
                 continue;
             }
         };
-        let req = JobCompleteRequest { job_id: id, node: node.clone(), exit_status: status, launch_failed: false, message: String::new() };
+        let restarts = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+        let req = JobCompleteRequest {
+            job_id: id,
+            node: node.clone(),
+            exit_status: status,
+            launch_failed: false,
+            message: String::new(),
+            restarts,
+        };
         let client = client.clone();
         let tx = tx.clone();
         let dir2 = dir.clone();
@@ -410,7 +418,43 @@ impl Agent for Svc {
         let id = spec.job.job_id;
         let dir = job_dir(&self.st.spool, id);
         if dir.join("spec.bin").exists() {
-            // a repeated launch (lost reply): the job already runs here
+            let here = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+            if here.is_none() || here == Some(spec.job.restart_count) {
+                // a repeated launch (lost reply): the job already runs here
+                return Ok(Response::new(LaunchReply { status: ok() }));
+            }
+            // An earlier run of the requeued job is still here: end it, let it
+            // be reported (the controller ignores that report) and cleaned up,
+            // then start the new run in a fresh directory.
+            let st = self.st.clone();
+            let kill_wait = spec.kill_wait;
+            tokio::spawn(async move {
+                let d = dir.clone();
+                let _ = tokio::task::spawn_blocking(move || supervisor::terminate_job(&d, kill_wait)).await;
+                for _ in 0..(kill_wait as u64 * 2 + 600) {
+                    if !dir.exists() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                if dir.exists() {
+                    tracing::error!("job {}: the earlier run never went away; new run not started", id);
+                    return;
+                }
+                let st2 = st.clone();
+                let res = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+                    std::fs::create_dir_all(&dir)?;
+                    let tmp = dir.join("spec.bin.tmp");
+                    std::fs::write(&tmp, &r.spec)?;
+                    std::fs::rename(&tmp, dir.join("spec.bin"))?;
+                    supervisor::spawn_supervisor(&st2.exe, &dir)
+                })
+                .await;
+                match res {
+                    Ok(Ok(())) => tracing::info!("launched batch job {} (restart) on {}", id, st.node),
+                    _ => tracing::error!("job {}: launching the new run failed", id),
+                }
+            });
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
         let st = self.st.clone();
