@@ -680,7 +680,7 @@ fn usage_text() -> String {
 /// Commands answered without the controller.
 pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     match cmd {
-        ScontrolCmd::Version => Some(Output::ok(crate::squeue::VERSION)),
+        ScontrolCmd::Version => Some(Output::ok(crate::version_line())),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
         ScontrolCmd::Print(o) => Some(o.clone()),
         ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
@@ -1041,7 +1041,7 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("MinJobAge", secs("MinJobAge", "300")),
         ("MpiDefault", or("MpiDefault", "none")),
         ("OverTimeLimit", format!("{} min", or("OverTimeLimit", "0"))),
-        ("PriorityType", or("PriorityType", "priority/multifactor")),
+        ("PriorityType", or("PriorityType", spur_core::compat::release().default_priority_type())),
         ("ProctrackType", or("ProctrackType", "proctrack/cgroup")),
         ("ReturnToService", or("ReturnToService", "1")),
         ("SchedulerType", or("SchedulerType", "sched/backfill")),
@@ -1055,7 +1055,7 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("SlurmdTimeout", format!("{} sec", conf.slurmd_timeout)),
         ("SlurmdUser", user(or("SlurmdUser", "root"))),
         ("SLURM_CONF", conf.path.display().to_string()),
-        ("SLURM_VERSION", "24.11.5".into()),
+        ("SLURM_VERSION", spur_core::compat::release().version().into()),
         ("StateSaveLocation", conf.state_save_location.clone()),
         ("TaskPlugin", or("TaskPlugin", "(null)")),
         ("TmpFS", or("TmpFS", "/tmp")),
@@ -1375,6 +1375,16 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     } else {
         tres_str(j)
     };
+    if spur_core::compat::v22_05() {
+        // 22.05: one TRES line, the allocated TRES once there are any, else
+        // the requested ones
+        if j.allocs.is_empty() && !j.requeued_done {
+            o.push_str(&format!("TRES={}", req_tres));
+        } else {
+            o.push_str(&format!("TRES={}", tres_str(j)));
+        }
+        o.push_str(le);
+    } else {
     o.push_str(&format!("ReqTRES={}", req_tres));
     o.push_str(le);
     if j.allocs.is_empty() && !j.requeued_done {
@@ -1383,6 +1393,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(&format!("AllocTRES={}", tres_str(j)));
     }
     o.push_str(le);
+    }
     o.push_str(&format!(
         "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
         j.desc.ntasks_per_node.unwrap_or(0)
@@ -1431,7 +1442,12 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         if j.desc.contiguous() { 1 } else { 0 }
     ));
     o.push_str(le);
-    let command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    if spur_core::compat::v22_05() && j.desc.argv.len() > 1 {
+        // 22.05 packs the whole command line: the script, then its arguments
+        // joined by blanks (recorded/22.05/sbatch_options/075)
+        command = command.map(|c| format!("{} {}", c, j.desc.argv[1..].join(" ")));
+    }
     o.push_str(&format!("Command={}", command.as_deref().unwrap_or("(null)")));
     o.push_str(le);
     o.push_str(&format!("WorkDir={}", j.desc.work_dir));
@@ -1459,6 +1475,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    if spur_core::compat::v22_05() {
+        // 22.05 always has a Power line (no power flags: empty)
+        o.push_str(le);
+        o.push_str("Power=");
+    }
     if let Some(k) = j.desc.kill_on_invalid_dep() {
         o.push_str(le);
         o.push_str(if k { "KillOInInvalidDependent=Yes" } else { "KillOInInvalidDependent=No" });
@@ -1468,8 +1489,8 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
     }
-    if let Some(c) = j.desc.cpus_per_task {
-        // sbatch turns an explicit -c N into tres_per_task cpu=N
+    if let Some(c) = j.desc.cpus_per_task.filter(|_| !spur_core::compat::v22_05()) {
+        // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
     }
@@ -1612,7 +1633,11 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
         if n.slurmd_start_time != 0 { ts(n.slurmd_start_time) } else { "None".into() }
     ));
     o.push_str(le);
+    if spur_core::compat::v22_05() {
+        o.push_str(&format!("LastBusyTime={}", ts(n.last_busy)));
+    } else {
     o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
+    }
     o.push_str(le);
     o.push_str(&format!("CfgTRES=cpu={},mem={},billing={}", n.cpus, convert_num_unit(n.real_memory as f64, 2), n.cpus));
     o.push_str(le);
@@ -1628,8 +1653,17 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     }
     o.push_str(&format!("AllocTRES={}", alloc));
     o.push_str(le);
+    if spur_core::compat::v22_05() {
+        // 22.05: power capping and external sensor lines (nothing configured)
+        o.push_str("CapWatts=n/a");
+        o.push_str(le);
+        o.push_str("CurrentWatts=0 AveWatts=0");
+        o.push_str(le);
+        o.push_str("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+    } else {
     o.push_str("CurrentWatts=0 AveWatts=0");
     o.push_str(le);
+    }
     if let Some(r) = n.reason.as_ref().filter(|r| !r.is_empty()) {
         o.push_str(le);
         for (i, tok) in r.split('\n').filter(|t| !t.is_empty()).enumerate() {
@@ -1764,6 +1798,10 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
     o.push('\n');
     if !f.one_liner {
         o.push('\n');
+    }
+    if spur_core::compat::v22_05() {
+        // neither field exists in 22.05
+        o = o.replace(" ExclusiveTopo=NO", "").replace(" MaxCPUsPerSocket=UNLIMITED", "");
     }
     o
 }

@@ -61,6 +61,10 @@ pub enum Command {
     Resume { job_id: u32, now: i64 },
     /// `scontrol update PartitionName=…`.
     PartitionUpdate { name: String, update: PartUpdate },
+    /// A submission rejected after slurmctld had also given it a priority
+    /// (priority/basic: the next job's priority is one lower; 22.05's
+    /// rejections by node configuration or count). Nothing without priority/basic.
+    ConsumeBasicPriority,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -167,6 +171,18 @@ pub struct State {
     /// Job id -> position key in `job_order`.
     pub job_pos: HashMap<u32, u64>,
     pub next_pos: u64,
+    /// PriorityType=priority/basic (set by the controller from slurm.conf, or
+    /// from the imitated release's default when the key is absent): a job
+    /// that gets a priority takes one less than the lowest given so far.
+    #[serde(default)]
+    pub priority_basic: bool,
+    /// The lowest priority/basic priority given so far (0: none yet).
+    #[serde(default)]
+    pub lowest_prio: u32,
+    /// Behave as Slurm 22.05's slurmctld where it differs from 24.11 (set by
+    /// the controller from spur_core::compat, like `priority_basic`).
+    #[serde(default)]
+    pub slurm_22_05: bool,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -187,10 +203,31 @@ impl State {
             job_order: BTreeMap::new(),
             job_pos: HashMap::new(),
             next_pos: 0,
+            priority_basic: false,
+            lowest_prio: 0,
+            slurm_22_05: false,
             node_index: HashMap::new(),
         };
         s.reindex();
         s
+    }
+
+    /// priority/basic's next priority (slurmctld's set_job_prio with the
+    /// basic plugin): one below the lowest so far (0xffff0000 at first), moved
+    /// down by a positive nice (up by a negative one), never below 1; the
+    /// lowest so far follows the priority before the nice adjustment.
+    pub fn next_basic_priority(&mut self, nice: i32) -> u32 {
+        const TOP: u32 = 0xffff_0000;
+        let last = if self.lowest_prio == 0 { TOP } else { self.lowest_prio };
+        let mut p: i64 = if last >= 2 { last as i64 - 1 } else { 1 };
+        let off = nice as i64;
+        if off <= 0 || p > off + 1 {
+            p -= off;
+        }
+        let p = p.clamp(1, u32::MAX as i64) as u32;
+        let relative = (p as i64 + off).clamp(1, u32::MAX as i64) as u32;
+        self.lowest_prio = relative.min(last);
+        p
     }
 
     pub fn reindex(&mut self) {
@@ -287,6 +324,9 @@ impl State {
                 let mut job = (**job).clone();
                 let id = self.take_job_id();
                 job.job_id = id;
+                if self.priority_basic && job.priority == 1 {
+                    job.priority = self.next_basic_priority(job.desc.nice.unwrap_or(0));
+                }
                 if let Some(a) = &mut job.array {
                     a.array_job_id = id;
                 }
@@ -513,6 +553,11 @@ impl State {
                     // releasing a running job: rc 0 (recorded/24.11/errors/59)
                     if j.held.take().is_some() && j.priority == 0 {
                         j.priority = 1;
+                        if self.priority_basic {
+                            let nice = self.jobs[job_id].desc.nice.unwrap_or(0);
+                            let p = self.next_basic_priority(nice);
+                            self.jobs.get_mut(job_id).unwrap().priority = p;
+                        }
                     }
                     return Ok(Applied::Ok);
                 }
@@ -523,6 +568,11 @@ impl State {
                 j.reason = Reason::None;
                 if j.priority == 0 {
                     j.priority = 1;
+                    if self.priority_basic {
+                        let nice = j.desc.nice.unwrap_or(0);
+                        let p = self.next_basic_priority(nice);
+                        self.jobs.get_mut(job_id).unwrap().priority = p;
+                    }
                 }
                 Ok(Applied::Ok)
             }
@@ -552,6 +602,11 @@ impl State {
                 j.suspend_time = 0;
                 j.pre_sus_time = 0;
                 j.submit_time = *now;
+                if self.slurm_22_05 {
+                    // a requeued 22.05 job shows a single node count
+                    // (recorded/22.05/scontrol/131: NumNodes=2, 24.11 2-2)
+                    j.desc.max_nodes = None;
+                }
                 // eligible again after slurmctld's requeue delay (the credential
                 // lifetime plus one second, recorded/24.11/scontrol/131)
                 j.desc.begin_time = now + REQUEUE_DELAY;
@@ -596,6 +651,13 @@ impl State {
                 }
                 let allocs = j.allocs.clone();
                 self.suspend_cpus(&allocs, false);
+                if self.priority_basic {
+                    // an admin's suspend holds the job's priority at 0 and its
+                    // resume gives it a new one (slurmctld job_suspend)
+                    let nice = self.jobs[job_id].desc.nice.unwrap_or(0);
+                    let p = self.next_basic_priority(nice);
+                    self.jobs.get_mut(job_id).unwrap().priority = p;
+                }
                 let j = self.jobs.get_mut(job_id).unwrap();
                 if j.end_time != 0 {
                     // the time limit does not run while suspended
@@ -606,6 +668,7 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::UpdateJob { job_id, update } => {
+                let (slurm_22_05, basic) = (self.slurm_22_05, self.priority_basic);
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_finished() {
                     return Err(ESLURM_JOB_FINISHED);
@@ -641,7 +704,8 @@ impl State {
                     if j.state == JobState::Pending {
                         // min = max = n; tasks not asked for follow the node count,
                         // the CPU count never drops below one per task
-                        j.desc.max_nodes = Some(n);
+                        // (22.05 changes only the minimum: `NumNodes=N` afterwards)
+                        j.desc.max_nodes = if slurm_22_05 { None } else { Some(n) };
                         if j.desc.num_tasks.is_none() || j.desc.num_tasks == Some(j.num_tasks) {
                             j.num_tasks = n.max(1);
                         }
@@ -695,6 +759,12 @@ impl State {
                     j.desc.num_tasks = Some(n);
                 }
                 if let Some(n) = update.nice {
+                    let old = j.desc.nice.unwrap_or(0);
+                    if basic && old != n {
+                        // priority/basic moves the priority by the change of
+                        // nice, to no less than 2 (even for a held job)
+                        j.priority = (j.priority as i64 + old as i64 - n as i64).clamp(2, u32::MAX as i64) as u32;
+                    }
                     j.desc.nice = Some(n);
                 }
                 if let Some(d) = &update.dependency {
@@ -703,6 +773,7 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::NodeRegistered { name, reg, now } => {
+                let slurm_22_05 = self.slurm_22_05;
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 n.boot_time = reg.boot_time;
                 n.slurmd_start_time = reg.start_time;
@@ -725,6 +796,13 @@ impl State {
                         n.reason_time = 0;
                         n.reason_uid = 0;
                     }
+                }
+                if slurm_22_05 && !n.flags.drain && n.base != NodeBase::Down {
+                    // 22.05: a node that registers in service has no reason and
+                    // no reason author (sinfo %u Unknown; recorded/22.05/sinfo_formats/063, 160)
+                    n.reason = None;
+                    n.reason_time = 0;
+                    n.reason_uid = 0xfffffffe;
                 }
                 Ok(Applied::Ok)
             }
@@ -752,6 +830,7 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::NodeUpdate { name, update, uid, now } => {
+                let slurm_22_05 = self.slurm_22_05;
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 if let Some(st) = &update.state {
                     // slurmctld's update_node: RESUME and UNDRAIN keep the reason
@@ -767,6 +846,13 @@ impl State {
                                 n.flags.not_responding = true;
                             }
                             n.flags.drain = false;
+                            if n.base == NodeBase::Down && slurm_22_05 {
+                                // 22.05 makes a resumed DOWN node idle and
+                                // forgets its reason (recorded/22.05/scontrol/168)
+                                n.reason = None;
+                                n.reason_time = 0;
+                                n.reason_uid = 0;
+                            }
                             if n.base == NodeBase::Down || n.base == NodeBase::Future {
                                 n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
                             }
@@ -843,6 +929,12 @@ impl State {
             Command::ConsumeJobId => {
                 // the id that was used up (`sbatch --test-only` prints it)
                 Ok(Applied::Submitted(self.take_job_id()))
+            }
+            Command::ConsumeBasicPriority => {
+                if self.priority_basic {
+                    self.next_basic_priority(0);
+                }
+                Ok(Applied::Ok)
             }
             Command::Eligible { job_ids, now } => {
                 for id in job_ids {
@@ -1003,6 +1095,33 @@ mod order_tests {
             last_sched_eval: 0,
             requeued_done: false,
         }
+    }
+
+    #[test]
+    fn priority_basic_counts_down_per_job_release_nice_and_rejection() {
+        let mut s = State::new("c".into(), vec![], vec![], 1, 1000);
+        s.priority_basic = true;
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        let mut held = job(None);
+        held.priority = 0;
+        s.apply(&Command::Submit { job: Box::new(held) }).unwrap();
+        s.apply(&Command::ConsumeBasicPriority).unwrap();
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        assert_eq!(s.jobs[&1].priority, 4294901759);
+        assert_eq!(s.jobs[&2].priority, 0);
+        assert_eq!(s.jobs[&3].priority, 4294901757);
+        s.apply(&Command::Release { job_id: 2 }).unwrap();
+        assert_eq!(s.jobs[&2].priority, 4294901756);
+        // a nice change moves the priority by the difference, to no less than 2
+        let upd = |n| Command::UpdateJob { job_id: 3, update: JobUpdate { nice: Some(n), ..Default::default() } };
+        s.apply(&upd(5)).unwrap();
+        assert_eq!(s.jobs[&3].priority, 4294901752);
+        // without priority/basic nothing changes
+        let mut m = State::new("c".into(), vec![], vec![], 1, 1000);
+        m.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        m.apply(&Command::ConsumeBasicPriority).unwrap();
+        assert_eq!(m.jobs[&1].priority, 1);
+        assert_eq!(m.lowest_prio, 0);
     }
 
     #[test]

@@ -158,6 +158,22 @@ impl Ctld {
         a.ping(self.signed(spur_proto::PingRequest {})).await.is_ok()
     }
 
+    /// `SLURM_WORKING_CLUSTER` of a 22.05 batch job (its sbatch sets it:
+    /// cluster, first controller's address, port, 22.05's protocol version
+    /// 38<<8, the select plugin's id); empty when imitating 24.11.
+    fn working_cluster(&self) -> String {
+        if !spur_core::compat::v22_05() {
+            return String::new();
+        }
+        let addr = self.conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_default();
+        let select = match self.conf.get("SelectType").unwrap_or("select/cons_tres") {
+            "select/cons_res" => 101,
+            "select/linear" => 102,
+            _ => 109,
+        };
+        format!("{}:{}:{}:{}:{}", self.conf.cluster_name, addr, self.conf.slurmctld_port, 38 << 8, select)
+    }
+
     async fn launch(self: &Arc<Self>, job: Job) {
         let node = match job.allocs.first() {
             Some(a) => a.node.clone(),
@@ -174,6 +190,7 @@ impl Ctld {
             } else {
                 job.desc.submit_host.clone()
             },
+            working_cluster: self.working_cluster(),
             job: job.clone(),
         };
         let bytes = match bincode::serialize(&spec) {

@@ -185,6 +185,10 @@ fn main() {
         State::new(conf.cluster_name.clone(), nodes_from_conf(&conf), partitions_from_conf(&conf), conf.first_job_id, conf.max_job_id)
     });
     let mut state = merge_conf(base, &conf);
+    // PriorityType, or the imitated release's default when the key is absent
+    // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
+    state.priority_basic = spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic";
+    state.slurm_22_05 = spur_core::compat::v22_05();
     let mut replayed = 0;
     for (idx, cmd) in &rec.commands {
         if *idx <= state.applied {

@@ -340,6 +340,27 @@ impl Service {
         self.build_job_inner(id, desc).map_err(|c| (c, String::new()))
     }
 
+    /// For a job accepted beyond its partition's CPUs (22.05): the node count
+    /// slurmctld estimates for it, the tasks' CPUs over the largest node's.
+    fn nodes_beyond_partition(&self, desc: &JobDesc) -> Option<u32> {
+        let g = self.ctld.lock();
+        let st = &g.state;
+        let part = match &desc.partition {
+            Some(p) => st.partition(p)?,
+            None => st.default_partition()?,
+        };
+        let nodes: Vec<&Node> = part.nodes.iter().filter_map(|n| st.node(n)).collect();
+        let cpt = desc.cpus_per_task.unwrap_or(1).max(1) as u64;
+        let want = desc.min_nodes.unwrap_or(1) as u64;
+        let cpus = (desc.num_tasks.unwrap_or(1).max(1) as u64 * cpt).max(want);
+        let total: u64 = nodes.iter().map(|n| n.cpus as u64).sum();
+        let max_cpus = nodes.iter().map(|n| n.cpus as u64).max().unwrap_or(0);
+        if cpus <= total || max_cpus == 0 {
+            return None;
+        }
+        Some(cpus.div_ceil(max_cpus).min(u32::MAX as u64) as u32)
+    }
+
     fn validate_shape(&self, desc: &JobDesc) -> Result<(), (i32, String)> {
         let g = self.ctld.lock();
         let st = &g.state;
@@ -356,7 +377,10 @@ impl Service {
         let nodes: Vec<&Node> = part.nodes.iter().filter_map(|n| st.node(n)).collect();
         let unavailable = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         let want_nodes = desc.min_nodes.unwrap_or(1);
-        if want_nodes as usize > nodes.len() {
+        // 22.05 accepts a job larger than its partition and leaves it pending
+        // (PartitionConfig / PartitionNodeLimit, recorded/22.05/errors/57)
+        let v22 = spur_core::compat::v22_05();
+        if want_nodes as usize > nodes.len() && !v22 {
             return Err((unavailable, String::new()));
         }
         let max_cpus = nodes.iter().map(|n| n.cpus).max().unwrap_or(0);
@@ -377,7 +401,7 @@ impl Service {
         }
         let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1);
         let total: u64 = nodes.iter().map(|n| (n.cpus / cpt) as u64).sum();
-        if tasks as u64 > total {
+        if tasks as u64 > total && !v22 {
             return Err((unavailable, String::new()));
         }
         Ok(())
@@ -467,7 +491,8 @@ impl Service {
         } else {
             None
         };
-        if held.is_some() && desc.max_nodes.is_none() {
+        if held.is_some() && desc.max_nodes.is_none() && !spur_core::compat::v22_05() {
+            // (not in 22.05: its held job shows `NumNodes=1`, recorded/22.05/basic/051)
             // a job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047)
             desc.max_nodes = Some(nodes);
         }
@@ -610,7 +635,8 @@ impl Service {
             for id in ids.split(':') {
                 let id = id.split('+').next().unwrap_or(id);
                 let n: u32 = id.split('_').next().and_then(|x| x.parse().ok()).ok_or(ESLURM_DEPENDENCY)?;
-                if !g.state.jobs.contains_key(&n) {
+                // (22.05 accepts a dependency on an unknown job, as satisfied)
+                if !g.state.jobs.contains_key(&n) && !spur_core::compat::v22_05() {
                     return Err(ESLURM_DEPENDENCY);
                 }
             }
@@ -690,6 +716,9 @@ fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Resu
                 return Err(ESLURM_INVALID_TIME_MIN_LIMIT);
             }
         }
+        // (22.05 compares the time limit only when a zero --time-min was
+        // given, so it accepts a limit past the deadline: recorded/22.05/sbatch_options/146)
+        None if spur_core::compat::v22_05() => {}
         None => {
             if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
                 if desc.deadline < earliest + secs(lim) {
@@ -770,16 +799,27 @@ impl Controller for Service {
                     | ESLURM_RESERVATION_INVALID
             ) {
                 let _ = self.ctld.commit(vec![Command::ConsumeJobId]);
+                if spur_core::compat::v22_05()
+                    && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT)
+                {
+                    // 22.05 gives the job its priority before these checks
+                    // (recorded/22.05/errors/71: 3 more used up than jobs kept)
+                    let _ = self.ctld.commit(vec![Command::ConsumeBasicPriority]);
+                }
             }
             Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }))
         };
         if let Err((code, msg)) = self.validate_shape(&desc) {
             return reject(code, msg);
         }
-        let job = match self.build_job(&id, desc) {
+        let over = if spur_core::compat::v22_05() { self.nodes_beyond_partition(&desc) } else { None };
+        let mut job = match self.build_job(&id, desc) {
             Ok(j) => j,
             Err((code, msg)) => return reject(code, msg),
         };
+        if let Some(n) = over {
+            job.num_nodes = job.num_nodes.max(n);
+        }
         if r.test_only {
             return Ok(Response::new(self.will_run(job)));
         }

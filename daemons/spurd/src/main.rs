@@ -21,8 +21,6 @@ use tonic::{Request, Response};
 
 const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
 
-/// The Slurm version Spur implements.
-const SLURM_VERSION: &str = "24.11.5";
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -334,7 +332,7 @@ async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::
             // the Slurm release whose protocol and behaviour this agent implements,
             // as slurmd reports its own (`scontrol show node`: Version=24.11.5,
             // recorded/24.11/basic/053); the commands' --version says the same
-            version: SLURM_VERSION.into(),
+            version: spur_core::compat::release().version().into(),
             running_jobs: running,
             cpu_load: load,
             free_mem: free,
