@@ -900,6 +900,11 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 fields: fields.into_iter().map(|(k, v)| KeyValue { key: k, value: v }).collect(),
             };
             match c.job_control(req).await {
+                Ok(r) if op == "top" => match r.status.filter(|s| s.code != 0) {
+                    // one answer for the whole list
+                    Some(s) => Output::err(format!("{}: {}\n", perror, spur_core::errors::strerror(s.code)), 1),
+                    None => Output::ok(""),
+                },
                 Ok(r) => {
                     let mut out = Output::ok("");
                     for res in r.results {

@@ -692,6 +692,70 @@ impl Service {
         }
     }
 
+    /// `scontrol top`: the listed pending jobs take the highest priorities
+    /// among their owner's pending jobs of the same partition (slurmctld's
+    /// job_set_top; operators only, as without `enable_user_top`).
+    fn top(&self, id: &Identity, job_ids: &[String]) -> i32 {
+        if !self.ctld.is_admin(id.uid) {
+            return ESLURM_ACCESS_DENIED;
+        }
+        let mut g = self.ctld.lock();
+        let mut top: Vec<u32> = vec![];
+        for s in split_job_list(job_ids) {
+            let refs = match parse_job_ref(&s) {
+                Some(r) => r,
+                None => return ESLURM_INVALID_JOB_ID,
+            };
+            let ids: Vec<u32> = refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect();
+            if ids.is_empty() {
+                return ESLURM_INVALID_JOB_ID;
+            }
+            top.extend(ids);
+        }
+        let mut rc = 0;
+        top.retain(|jid| {
+            let j = &g.state.jobs[jid];
+            if j.state != JobState::Pending {
+                rc = ESLURM_JOB_NOT_PENDING;
+                false
+            } else if j.priority == 0 {
+                rc = ESLURM_JOB_HELD;
+                false
+            } else {
+                true
+            }
+        });
+        top.dedup();
+        let Some(first) = top.first().map(|j| g.state.jobs[j].clone()) else { return rc };
+        let others: Vec<u32> = g
+            .state
+            .jobs_in_order()
+            .filter(|j| {
+                j.state == JobState::Pending
+                    && j.priority > 1
+                    && !top.contains(&j.job_id)
+                    && j.user_id == first.user_id
+                    && j.partition == first.partition
+            })
+            .map(|j| j.job_id)
+            .collect();
+        let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs[j].priority).collect();
+        prios.sort_unstable_by(|a, b| b.cmp(a));
+        let cmds: Vec<Command> = top
+            .iter()
+            .chain(others.iter())
+            .zip(prios)
+            .filter(|(j, p)| g.state.jobs[*j].priority != *p)
+            .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
+            .collect();
+        if !cmds.is_empty() {
+            Ctld::commit_locked(&mut g, cmds);
+        }
+        drop(g);
+        self.ctld.sched_wake.notify_one();
+        0
+    }
+
     fn owns(&self, id: &Identity, job: &Job) -> bool {
         self.ctld.is_admin(id.uid) || job.user_id == id.uid
     }
@@ -991,6 +1055,10 @@ impl Controller for Service {
     async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
         let id = self.who(&req)?;
         let r = req.into_inner();
+        if r.op == "top" {
+            let code = self.top(&id, &r.job_ids);
+            return Ok(Response::new(JobControlReply { status: st(code), results: vec![] }));
+        }
         let mut results = vec![];
         let t = now();
         for s in &split_job_list(&r.job_ids) {
