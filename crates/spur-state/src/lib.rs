@@ -523,6 +523,12 @@ impl State {
                     }
                     return Ok(Applied::Ended(*job_id));
                 }
+                if j.state == JobState::Suspended {
+                    // it is woken to die: its CPUs count again until it ends
+                    let allocs = j.allocs.clone();
+                    self.suspend_cpus(&allocs, false);
+                }
+                let j = self.jobs.get_mut(job_id).unwrap();
                 if j.kill_reason.is_none() {
                     j.kill_reason = Some(*state);
                 }
@@ -1239,6 +1245,13 @@ mod order_tests {
         s.apply(&Command::Complete { job_id: id, exit_status: 9, launch_failed: false, now: 41 }).unwrap();
         assert_eq!(s.jobs[&id].state, JobState::Pending);
         assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_DISABLED));
+        // cancelling a suspended job gives its CPUs back exactly once
+        let id3 = running(&mut s);
+        s.apply(&Command::Suspend { job_id: id3, now: 43 }).unwrap();
+        s.apply(&Command::Kill { job_id: id3, task: None, state: JobState::Cancelled, now: 44 }).unwrap();
+        assert_eq!(s.nodes[0].alloc_cpus, 1);
+        s.apply(&Command::Complete { job_id: id3, exit_status: 9, launch_failed: false, now: 45 }).unwrap();
+        assert_eq!(s.nodes[0].alloc_cpus, 0);
         // a finished job requeued keeps its allocation's TRES for show job
         let id2 = running(&mut s);
         s.apply(&Command::Complete { job_id: id2, exit_status: 0, launch_failed: false, now: 50 }).unwrap();
