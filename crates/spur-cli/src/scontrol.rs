@@ -687,7 +687,7 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
         // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
             None => Output::err("scontrol: error: host list is empty\n", 0),
-            Some(expr) => match spur_core::hostlist::expand(expr) {
+            Some(expr) => match spur_core::compat::hostlist_expand(expr) {
                 Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
                 Err(e) => {
                     let mut msg = String::new();

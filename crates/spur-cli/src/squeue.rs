@@ -1463,10 +1463,15 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     let table_22_05: Vec<FieldDef<JF>>;
     let table: &[FieldDef<JF>] = if spur_core::compat::v22_05() {
         // fields 22.05's squeue does not know
+        // (ExcNodes only as `%x`)
         table_22_05 = FIELDS
             .iter()
-            .filter(|d| !matches!(d.key, JF::ContainerId | JF::ExcNodes))
-            .map(|d| FieldDef { name: d.name, letter: d.letter, key: d.key.clone() })
+            .filter(|d| !matches!(d.key, JF::ContainerId))
+            .map(|d| FieldDef {
+                name: if matches!(d.key, JF::ExcNodes) { None } else { d.name },
+                letter: d.letter,
+                key: d.key.clone(),
+            })
             .collect();
         &table_22_05
     } else {

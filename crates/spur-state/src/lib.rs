@@ -554,16 +554,20 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::Release { job_id } => {
+                // priority/basic: a release gives the job a new priority, held
+                // or not (slurmctld sets the priority of every job an operator
+                // releases; recorded/22.05/scontrol/194)
+                let basic = self.priority_basic;
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
                     // releasing a running job: rc 0 (recorded/24.11/errors/59)
                     if j.held.take().is_some() && j.priority == 0 {
                         j.priority = 1;
-                        if self.priority_basic {
-                            let nice = self.jobs[job_id].desc.nice.unwrap_or(0);
-                            let p = self.next_basic_priority(nice);
-                            self.jobs.get_mut(job_id).unwrap().priority = p;
-                        }
+                    }
+                    if basic {
+                        let nice = j.desc.nice.unwrap_or(0);
+                        let p = self.next_basic_priority(nice);
+                        self.jobs.get_mut(job_id).unwrap().priority = p;
                     }
                     return Ok(Applied::Ok);
                 }
@@ -574,11 +578,11 @@ impl State {
                 j.reason = Reason::None;
                 if j.priority == 0 {
                     j.priority = 1;
-                    if self.priority_basic {
-                        let nice = j.desc.nice.unwrap_or(0);
-                        let p = self.next_basic_priority(nice);
-                        self.jobs.get_mut(job_id).unwrap().priority = p;
-                    }
+                }
+                if basic {
+                    let nice = j.desc.nice.unwrap_or(0);
+                    let p = self.next_basic_priority(nice);
+                    self.jobs.get_mut(job_id).unwrap().priority = p;
                 }
                 Ok(Applied::Ok)
             }
@@ -851,14 +855,15 @@ impl State {
                             if n.base == NodeBase::Down || n.flags.drain {
                                 n.flags.not_responding = true;
                             }
-                            n.flags.drain = false;
-                            if n.base == NodeBase::Down && slurm_22_05 {
-                                // 22.05 makes a resumed DOWN node idle and
-                                // forgets its reason (recorded/22.05/scontrol/168)
+                            if (n.base == NodeBase::Down || n.flags.drain) && slurm_22_05 {
+                                // 22.05 forgets the reason of a resumed DOWN or
+                                // drained node (recorded/22.05/scontrol/168,
+                                // sinfo_formats/160)
                                 n.reason = None;
                                 n.reason_time = 0;
-                                n.reason_uid = 0;
+                                n.reason_uid = 0xfffffffe;
                             }
+                            n.flags.drain = false;
                             if n.base == NodeBase::Down || n.base == NodeBase::Future {
                                 n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
                             }
