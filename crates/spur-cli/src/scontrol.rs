@@ -1301,7 +1301,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     // a job requeued after it ended accrues nothing until it starts again
     // a job held since submission, or requeued after it ended, has accrued nothing
-    let no_accrue = j.requeued_done || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
+    // (a job requeued after it ended accrues again once the scheduler has seen
+    // it: its reason is then set, recorded/24.11/scontrol/194)
+    let no_accrue = (j.requeued_done && (j.reason == spur_core::model::Reason::None || j.held.is_some()))
+        || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
     o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
     if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
@@ -1373,12 +1376,18 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.desc.cpus_per_task.unwrap_or(1)
     ));
     o.push_str(le);
-    let req_tres = if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.state == JobState::Pending {
-        let mut whole = j.clone();
-        whole.mem_per_node = ctx.node_mem;
-        tres_str(&whole)
-    } else {
-        tres_str(j)
+    let req_tres = {
+        let mut r = j.clone();
+        if let Some((cpus, nodes)) = j.tres_counted {
+            // counted before an update slurmctld refused
+            r.num_cpus = cpus;
+            r.num_nodes = nodes;
+        }
+        if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.allocs.is_empty() {
+            // all of a node's memory, as requested
+            r.mem_per_node = ctx.node_mem;
+        }
+        tres_str(&r)
     };
     if spur_core::compat::v22_05() {
         // 22.05: one TRES line, the allocated TRES once there are any, else

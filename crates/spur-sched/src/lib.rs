@@ -704,6 +704,7 @@ mod tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
     }
 

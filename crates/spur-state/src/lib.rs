@@ -118,6 +118,10 @@ pub struct JobUpdate {
     pub std_err: Option<String>,
     #[serde(default)]
     pub std_in: Option<String>,
+    /// slurmctld makes this update but refuses it (a pending job beyond its
+    /// partition): the request's TRES are not counted again.
+    #[serde(default)]
+    pub refused: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -514,7 +518,8 @@ impl State {
                     // a job that ends before starting gets start = end (Slurm)
                     j.start_time = *now;
                     j.end_time = *now;
-                    j.reason = Reason::None;
+                    // it keeps its pending reason (recorded/24.11/scontrol/194:
+                    // CANCELLED Reason=BeginTime)
                     if let Some(a) = &mut j.array {
                         if a.task_id.is_none() {
                             // the whole remaining array ends
@@ -682,6 +687,13 @@ impl State {
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_finished() {
                     return Err(ESLURM_JOB_FINISHED);
+                }
+                if update.refused {
+                    if j.tres_counted.is_none() {
+                        j.tres_counted = Some((j.num_cpus, j.num_nodes));
+                    }
+                } else {
+                    j.tres_counted = None;
                 }
                 if let Some(t) = update.time_limit {
                     j.time_limit = t;
@@ -1105,6 +1117,7 @@ mod order_tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
     }
 

@@ -34,11 +34,14 @@ pub struct Ctld {
     pub slurm_user_uid: u32,
     agents: Mutex<HashMap<String, Channel>>,
     pub host: String,
-    /// Jobs just released (`scontrol release`): slurmctld looks at them in
-    /// a scheduling pass that comes a moment later, so until then they show
-    /// reason `None` and do not start (recorded/24.11/scontrol/106,
-    /// basic/075 and 082). Soft state.
-    pub released: Mutex<HashMap<u32, std::time::Instant>>,
+    /// Jobs just released or requeued: slurmctld looks at them in a
+    /// scheduling pass that comes a moment later (or with the next
+    /// submission's), so until then they show reason `None` and do not start
+    /// (recorded/24.11/scontrol/106, 146, 194, basic/075 and 082). Soft state:
+    /// when, and the submission count then.
+    pub released: Mutex<HashMap<u32, (std::time::Instant, u64)>>,
+    /// Submissions so far (soft state, for `released`).
+    pub submissions: std::sync::atomic::AtomicU64,
 }
 
 /// How long the scheduler leaves a released job alone.
@@ -65,6 +68,7 @@ impl Ctld {
             agents: Mutex::new(HashMap::new()),
             host: spur_client::users::short_hostname(),
             released: Mutex::new(HashMap::new()),
+            submissions: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -254,7 +258,8 @@ impl Ctld {
             }
             let quiet: Vec<u32> = {
                 let mut rel = self.released.lock().unwrap_or_else(|e| e.into_inner());
-                rel.retain(|_, at| at.elapsed() < RELEASE_QUIET);
+                let subs = self.submissions.load(std::sync::atomic::Ordering::SeqCst);
+                rel.retain(|_, (at, seen)| at.elapsed() < RELEASE_QUIET && *seen == subs);
                 rel.keys().copied().collect()
             };
             let decisions: Vec<spur_sched::Decision> = if quiet.is_empty() {

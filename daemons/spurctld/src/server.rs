@@ -542,6 +542,7 @@ impl Service {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
             desc,
         })
     }
@@ -889,6 +890,7 @@ impl Controller for Service {
             return Ok(Response::new(self.will_run(job)));
         }
         let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]);
+        self.ctld.submissions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.ctld.sched_wake.notify_one();
         match res.into_iter().next() {
             Some(Ok(Applied::Submitted(jid))) => Ok(Response::new(SubmitReply { status: st(0), job_id: jid, ..Default::default() })),
@@ -1132,7 +1134,8 @@ impl Controller for Service {
                             };
                             let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
                             if too_big(u.num_nodes.unwrap_or(job.num_nodes)) {
-                                let _ = self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: u }]);
+                                let refused = JobUpdate { refused: true, ..u };
+                                let _ = self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: refused }]);
                                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
                                 continue;
                             }
@@ -1174,7 +1177,8 @@ impl Controller for Service {
                         // until slurmctld's next pass (recorded/24.11/scontrol/146,
                         // 194: BeginTime only later)
                         if matches!(r.op.as_str(), "release" | "requeue" | "requeuehold") {
-                            self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, std::time::Instant::now());
+                            let subs = self.ctld.submissions.load(std::sync::atomic::Ordering::SeqCst);
+                            self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, (std::time::Instant::now(), subs));
                             let ctld = self.ctld.clone();
                             tokio::spawn(async move {
                                 tokio::time::sleep(crate::core::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
