@@ -331,3 +331,36 @@ fn unsigned_and_forged_requests_are_refused() {
     let id = o.stdout.trim().to_string();
     assert_eq!(c.run("squeue", &["-h", "-t", "all", "-j", &id, "-o", "%u"]).stdout, format!("{}\n", TEST_USER));
 }
+
+#[test]
+fn suspend_stops_the_job_and_requeue_runs_it_again() {
+    let c = Cluster::up("suspend", 1, &[]);
+    let id = c.sbatch(&["-o", "tick.out", "--wrap", "echo run $SLURM_RESTART_COUNT; while true; do echo x; sleep 0.1; done"]);
+    let ids = id.to_string();
+    c.wait_file("tick.out", "x", T);
+    let lines = || c.read_work("tick.out").lines().count();
+    assert_eq!(c.run("scontrol", &["suspend", &ids]).code, 0);
+    assert_eq!(c.state(&ids), "SUSPENDED");
+    std::thread::sleep(Duration::from_millis(300));
+    let a = lines();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(lines(), a, "a suspended job's processes must be stopped");
+    // users may not suspend or resume; resuming a running job is refused
+    let o = c.run_as(TEST_USER, "scontrol", &["resume", &ids]);
+    assert_eq!((o.code, o.stderr.as_str()), (1, format!("Access/permission denied for job {}\n", id).as_str()));
+    assert_eq!(c.run("scontrol", &["resume", &ids]).code, 0);
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(lines() > a, "a resumed job runs again");
+    let o = c.run("scontrol", &["resume", &ids]);
+    assert_eq!((o.code, o.stderr.as_str()), (1, format!("Job is not suspended for job {}\n", id).as_str()));
+    // requeue: pending again, its restart counted, the old run ended; it may
+    // start again at once once its begin time is moved
+    assert_eq!(c.run("scontrol", &["requeue", &ids]).code, 0);
+    let show = c.run("scontrol", &["show", "job", &ids]).stdout;
+    assert!(show.contains("JobState=PENDING Reason=None") && show.contains(" Restarts=1 "), "{}", show);
+    assert_eq!(c.run("scontrol", &["update", &format!("JobId={}", id), "StartTime=now"]).code, 0);
+    c.wait_state(&ids, "RUNNING", T);
+    c.wait_file("tick.out", "run 1", T);
+    assert_eq!(c.run("scancel", &[&ids]).code, 0);
+    c.wait_state(&ids, "CANCELLED", T);
+}

@@ -24,10 +24,12 @@ struct UpOpts {
     wait: bool,
     /// Lines appended to the generated slurm.conf (`--extra-conf FILE`).
     extra_conf: Option<PathBuf>,
+    /// The Slurm release to imitate (`--compat 22.05`; see spur_core::compat).
+    compat: Option<spur_core::compat::Release>,
 }
 
 fn usage() -> String {
-    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--compat 22.05|24.11]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -45,6 +47,7 @@ pub fn main(args: &[String]) -> i32 {
         kill_wait: 30,
         wait: true,
         extra_conf: None,
+        compat: None,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -68,6 +71,13 @@ pub fn main(args: &[String]) -> i32 {
                 "--kill-wait" => o.kill_wait = num(&val()?)?,
                 "--no-wait" => o.wait = false,
                 "--extra-conf" => o.extra_conf = Some(PathBuf::from(val()?)),
+                "--compat" => {
+                    let v = val()?;
+                    o.compat = Some(
+                        spur_core::compat::Release::parse(&v)
+                            .ok_or_else(|| format!("spur cluster: unknown release '{}' (22.05 or 24.11)", v))?,
+                    )
+                }
                 "-h" | "--help" => return Err(usage()),
                 _ => return Err(format!("spur cluster: unknown option {}\n{}", a, usage())),
             }
@@ -283,6 +293,10 @@ fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &
 
 fn up(o: &UpOpts) -> Result<(), String> {
     let d = &o.dir;
+    if let Some(r) = o.compat {
+        // inherited by every daemon started below (no other thread runs yet)
+        std::env::set_var(spur_core::compat::ENV, r.name());
+    }
     for sub in ["bin", "run", "log", "state", "spool"] {
         std::fs::create_dir_all(d.join(sub)).map_err(|e| format!("spur cluster: {}: {}", d.join(sub).display(), e))?;
     }
@@ -350,6 +364,9 @@ fn up(o: &UpOpts) -> Result<(), String> {
     }
     println!("export SLURM_CONF={}", conf_path.display());
     println!("export PATH={}/bin:$PATH", d.display());
+    if let Some(r) = o.compat {
+        println!("export {}={}", spur_core::compat::ENV, r.name());
+    }
     Ok(())
 }
 

@@ -990,8 +990,16 @@ pub fn parse_at(
     for (id, v) in &first.opts {
         match *id {
             "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
-            "usage" => return Err(Output::ok(USAGE)),
-            "version" => return Err(Output::ok(crate::SLURM_VERSION_LINE)),
+            "usage" => {
+                // 22.05's ends before the options added since
+                let u = if spur_core::compat::v22_05() {
+                    USAGE.replace(" [--tres-bind=...] [--tres-per-task=list]\n              [--oom-kill-step[=0|1]]", "")
+                } else {
+                    USAGE.to_string()
+                };
+                return Err(Output::ok(u));
+            }
+            "version" => return Err(Output::ok(crate::version_line())),
             "verbose" | "quiet" | "wrap" => apply(&mut st, id, v.as_deref(), Src::Cli)?,
             _ => {}
         }

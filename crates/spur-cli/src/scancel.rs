@@ -364,7 +364,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "state" => o.state = Some(state(&v, false).map_err(|e| fail(&stderr, e))?),
             "user" => o.user = Some(v),
             "verbose" => o.verbose += 1,
-            "version" => return Err(Output::ok(crate::SLURM_VERSION_LINE)),
+            "version" => return Err(Output::ok(crate::version_line())),
             "wckey" => o.wckey = Some(v),
             "nodelist" => o.nodelist = Some(v),
             "sibling" => o.sibling = Some(v),

@@ -684,14 +684,14 @@ fn usage_text() -> String {
 /// Commands answered without the controller.
 pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     match cmd {
-        ScontrolCmd::Version => Some(Output::ok(crate::squeue::VERSION)),
+        ScontrolCmd::Version => Some(Output::ok(crate::version_line())),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
         ScontrolCmd::Print(o) => Some(o.clone()),
         ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
         // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
             None => Output::err("scontrol: error: host list is empty\n", 0),
-            Some(expr) => match spur_core::hostlist::expand(expr) {
+            Some(expr) => match spur_core::compat::hostlist_expand(expr) {
                 Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
                 Err(e) => {
                     let mut msg = String::new();
@@ -905,6 +905,11 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 fields: fields.into_iter().map(|(k, v)| KeyValue { key: k, value: v }).collect(),
             };
             match c.job_control(req).await {
+                Ok(r) if op == "top" => match r.status.filter(|s| s.code != 0) {
+                    // one answer for the whole list
+                    Some(s) => Output::err(format!("{}: {}\n", perror, spur_core::errors::strerror(s.code)), 1),
+                    None => Output::ok(""),
+                },
                 Ok(r) => {
                     let mut out = Output::ok("");
                     for res in r.results {
@@ -1046,7 +1051,7 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("MinJobAge", secs("MinJobAge", "300")),
         ("MpiDefault", or("MpiDefault", "none")),
         ("OverTimeLimit", format!("{} min", or("OverTimeLimit", "0"))),
-        ("PriorityType", or("PriorityType", "priority/multifactor")),
+        ("PriorityType", or("PriorityType", spur_core::compat::release().default_priority_type())),
         ("ProctrackType", or("ProctrackType", "proctrack/cgroup")),
         ("ReturnToService", or("ReturnToService", "1")),
         ("SchedulerType", or("SchedulerType", "sched/backfill")),
@@ -1060,7 +1065,7 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("SlurmdTimeout", format!("{} sec", conf.slurmd_timeout)),
         ("SlurmdUser", user(or("SlurmdUser", "root"))),
         ("SLURM_CONF", conf.path.display().to_string()),
-        ("SLURM_VERSION", "24.11.5".into()),
+        ("SLURM_VERSION", spur_core::compat::release().version().into()),
         ("StateSaveLocation", conf.state_save_location.clone()),
         ("TaskPlugin", or("TaskPlugin", "(null)")),
         ("TmpFS", or("TmpFS", "/tmp")),
@@ -1301,7 +1306,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     // a job requeued after it ended accrues nothing until it starts again
     // a job held since submission, or requeued after it ended, has accrued nothing
-    let no_accrue = j.requeued_done || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
+    // (a job requeued after it ended accrues again once the scheduler has seen
+    // it: its reason is then set, recorded/24.11/scontrol/194)
+    let no_accrue = (j.requeued_done && (j.reason == spur_core::model::Reason::None || j.held.is_some()))
+        || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
     o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
     if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
@@ -1369,17 +1377,33 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
         num_nodes,
         j.num_cpus,
-        j.num_tasks,
+        num_tasks_text(j),
         j.desc.cpus_per_task.unwrap_or(1)
     ));
     o.push_str(le);
-    let req_tres = if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.state == JobState::Pending {
-        let mut whole = j.clone();
-        whole.mem_per_node = ctx.node_mem;
-        tres_str(&whole)
-    } else {
-        tres_str(j)
+    let req_tres = {
+        let mut r = j.clone();
+        if let Some((cpus, nodes)) = j.tres_counted {
+            // counted before an update slurmctld refused
+            r.num_cpus = cpus;
+            r.num_nodes = nodes;
+        }
+        if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.allocs.is_empty() {
+            // all of a node's memory, as requested
+            r.mem_per_node = ctx.node_mem;
+        }
+        tres_str(&r)
     };
+    if spur_core::compat::v22_05() {
+        // 22.05: one TRES line, the allocated TRES once there are any, else
+        // the requested ones
+        if j.allocs.is_empty() && !j.requeued_done {
+            o.push_str(&format!("TRES={}", req_tres));
+        } else {
+            o.push_str(&format!("TRES={}", tres_str(j)));
+        }
+        o.push_str(le);
+    } else {
     o.push_str(&format!("ReqTRES={}", req_tres));
     o.push_str(le);
     if j.allocs.is_empty() && !j.requeued_done {
@@ -1388,6 +1412,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(&format!("AllocTRES={}", tres_str(j)));
     }
     o.push_str(le);
+    }
     o.push_str(&format!(
         "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
         j.desc.ntasks_per_node.unwrap_or(0)
@@ -1436,7 +1461,12 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         if j.desc.contiguous() { 1 } else { 0 }
     ));
     o.push_str(le);
-    let command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    if spur_core::compat::v22_05() && j.desc.argv.len() > 1 {
+        // 22.05 packs the whole command line: the script, then its arguments
+        // joined by blanks (recorded/22.05/sbatch_options/075)
+        command = command.map(|c| format!("{} {}", c, j.desc.argv[1..].join(" ")));
+    }
     o.push_str(&format!("Command={}", command.as_deref().unwrap_or("(null)")));
     o.push_str(le);
     o.push_str(&format!("WorkDir={}", j.desc.work_dir));
@@ -1464,6 +1494,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    if spur_core::compat::v22_05() {
+        // 22.05 always has a Power line (no power flags: empty)
+        o.push_str(le);
+        o.push_str("Power=");
+    }
     if let Some(k) = j.desc.kill_on_invalid_dep() {
         o.push_str(le);
         o.push_str(if k { "KillOInInvalidDependent=Yes" } else { "KillOInInvalidDependent=No" });
@@ -1473,8 +1508,8 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
     }
-    if let Some(c) = j.desc.cpus_per_task {
-        // sbatch turns an explicit -c N into tres_per_task cpu=N
+    if let Some(c) = j.desc.cpus_per_task.filter(|_| !spur_core::compat::v22_05()) {
+        // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
     }
@@ -1485,6 +1520,25 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     o.push_str(if f.one_liner { "\n" } else { "\n\n" });
     o
+}
+
+/// `NumTasks=` as slurmctld packs it: the task count asked for, else the
+/// node count (asked for while pending, allocated after), else `N/A` for a job
+/// that ended without an allocation (also one requeued while it ran).
+fn num_tasks_text(j: &Job) -> String {
+    if let Some(n) = j.desc.num_tasks.filter(|n| *n > 0) {
+        return n.to_string();
+    }
+    if j.state == JobState::Pending {
+        return j.num_tasks.to_string();
+    }
+    if !j.allocs.is_empty() {
+        return j.allocs.len().to_string();
+    }
+    if j.requeued_done {
+        return j.num_nodes.to_string();
+    }
+    "N/A".into()
 }
 
 fn node_state_complete(n: &Node) -> String {
@@ -1598,7 +1652,11 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
         if n.slurmd_start_time != 0 { ts(n.slurmd_start_time) } else { "None".into() }
     ));
     o.push_str(le);
+    if spur_core::compat::v22_05() {
+        o.push_str(&format!("LastBusyTime={}", ts(n.last_busy)));
+    } else {
     o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
+    }
     o.push_str(le);
     o.push_str(&format!("CfgTRES=cpu={},mem={},billing={}", n.cpus, convert_num_unit(n.real_memory as f64, 2), n.cpus));
     o.push_str(le);
@@ -1614,8 +1672,17 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     }
     o.push_str(&format!("AllocTRES={}", alloc));
     o.push_str(le);
+    if spur_core::compat::v22_05() {
+        // 22.05: power capping and external sensor lines (nothing configured)
+        o.push_str("CapWatts=n/a");
+        o.push_str(le);
+        o.push_str("CurrentWatts=0 AveWatts=0");
+        o.push_str(le);
+        o.push_str("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+    } else {
     o.push_str("CurrentWatts=0 AveWatts=0");
     o.push_str(le);
+    }
     if let Some(r) = n.reason.as_ref().filter(|r| !r.is_empty()) {
         o.push_str(le);
         for (i, tok) in r.split('\n').filter(|t| !t.is_empty()).enumerate() {
@@ -1750,6 +1817,10 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
     o.push('\n');
     if !f.one_liner {
         o.push('\n');
+    }
+    if spur_core::compat::v22_05() {
+        // neither field exists in 22.05
+        o = o.replace(" ExclusiveTopo=NO", "").replace(" MaxCPUsPerSocket=UNLIMITED", "");
     }
     o
 }

@@ -78,6 +78,9 @@ const SPECS: &[OptSpec] = &[
 
 /// sinfo's list: every base state's name (the unused ERROR prints as `?`),
 /// then the flag words, the two reboot flags by their short names.
+/// 22.05's list (it still had PERFCTRS, not PLANNED/BLOCKED, and ends with
+/// a second `unknown`).
+const NODE_STATE_LIST_22_05: &str = "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,perfctrs,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^,unknown";
 const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,planned,blocked,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^";
 
 /// State words `-t` accepts (prefixes of these, case-insensitive).
@@ -163,7 +166,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
                             return Err(Output::err(
                                 format!(
                                     "sinfo: error: Bad state string: \"{}\"\nsinfo: error: valid states: {}\n",
-                                    s, NODE_STATE_LIST
+                                    s,
+                                    if spur_core::compat::v22_05() { NODE_STATE_LIST_22_05 } else { NODE_STATE_LIST }
                                 ),
                                 1,
                             ));
@@ -175,7 +179,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             }
             "T" => o.reservation = true,
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(crate::squeue::VERSION)),
+            "V" => return Err(Output::ok(crate::version_line())),
             "help" => return Err(Output::ok(include_str!("text/sinfo_help.txt"))),
             "usage" => return Err(Output::ok(include_str!("text/sinfo_usage.txt"))),
             "hide" => o.all = false,
@@ -225,7 +229,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             String::new()
         } else {
             o.part_field_flag = true;
-            if o.long {
+            if o.long && spur_core::compat::v22_05() {
+                // 22.05's long listing has no RESERVATION column
+                "partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,oversubscribe:.8 ,groups:.10 ,nodes:.6 ,statelong:.11 ,nodelist:0".into()
+            } else if o.long {
                 "partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,oversubscribe:.8 ,groups:.10 ,nodes:.6 ,statelong:.11 ,reservation:.11 ,nodelist:0".into()
             } else {
                 "partition:9 ,available:.5 ,time:.10 ,nodes:.6 ,statecompact:.6 ,nodelist:0".into()
@@ -698,6 +705,21 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
 
 /// Render sinfo's output for the view.
 pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
+    // 22.05's sinfo shows a node whose only jobs are suspended as idle
+    // (24.11: mixed; recorded/22.05/scontrol/122)
+    let idle_view;
+    let view = if spur_core::compat::v22_05()
+        && view.nodes.iter().any(|n| n.base == NodeBase::Allocated && n.alloc_cpus == 0)
+    {
+        let mut v = view.clone();
+        for n in v.nodes.iter_mut().filter(|n| n.base == NodeBase::Allocated && n.alloc_cpus == 0) {
+            n.base = NodeBase::Idle;
+        }
+        idle_view = v;
+        &idle_view
+    } else {
+        view
+    };
     let mut out = Output::default();
     if o.reservation {
         // -T reports reservations only, and Spur has none
@@ -705,7 +727,19 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
         return out;
     }
     let fmt = o.format.clone().unwrap_or_default();
-    let parsed = if o.long_form { format::parse_long(&fmt, FIELDS) } else { format::parse_short(&fmt, FIELDS) };
+    let table_22_05: Vec<format::FieldDef<SF>>;
+    let table: &[format::FieldDef<SF>] = if spur_core::compat::v22_05() {
+        // 22.05's sinfo has no reservation field (`%i`, `-O Reservation`)
+        table_22_05 = FIELDS
+            .iter()
+            .filter(|d| !matches!(d.key, SF::Reservation))
+            .map(|d| format::FieldDef { name: d.name, letter: d.letter, key: d.key })
+            .collect();
+        &table_22_05
+    } else {
+        FIELDS
+    };
+    let parsed = if o.long_form { format::parse_long(&fmt, table) } else { format::parse_short(&fmt, table) };
     for bad in &parsed.invalid {
         if o.long_form {
             out.stderr.push_str(&format!("sinfo: error: Invalid job format specification: {}\n", bad));

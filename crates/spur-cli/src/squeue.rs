@@ -169,7 +169,9 @@ fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
                 return Err(Output::err(
                     format!(
                         "squeue: error: Invalid job state specified: {}\nsqueue: error: Valid job states include: {}\n\n",
-                        tok, JOB_STATE_LIST
+                        tok,
+                        // 22.05 lists them in upper case
+                        if spur_core::compat::v22_05() { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
                     ),
                     1,
                 ))
@@ -281,13 +283,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 o.users = Some(build_user_list(&v, &mut o.warnings));
             }
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(VERSION)),
+            "V" => return Err(Output::ok(crate::version_line())),
             "w" => match spur_core::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
             },
             "help" => return Err(Output::ok(include_str!("text/squeue_help.txt"))),
-            "usage" => return Err(Output::ok(include_str!("text/squeue_usage.txt"))),
+            "usage" => return Err(Output::ok(usage_text())),
             "expand-patterns" => o.expand_patterns = true,
             "hide" => all_flag = false,
             "me" => {
@@ -333,7 +335,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
         } else if !o.steps {
             // the error goes to stderr, the usage text to stdout
             return Err(Output {
-                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stdout: usage_text().to_string(),
                 stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, first),
                 code: 1,
             });
@@ -341,7 +343,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
         if let Some(next) = operands.next() {
             // the error goes to stderr, the usage text to stdout
             return Err(Output {
-                stdout: include_str!("text/squeue_usage.txt").to_string(),
+                stdout: usage_text().to_string(),
                 stderr: format!("{}squeue: error: Unrecognized option: {}\n", o.warnings, next),
                 code: 1,
             });
@@ -419,6 +421,15 @@ macro_rules! f {
 
 /// squeue's field table, in Slurm's order (the `-o` letter lookup takes the
 /// first entry with the letter, the `-O` lookup the first with the name).
+/// squeue's usage text (22.05's lacks the options added since).
+fn usage_text() -> &'static str {
+    if spur_core::compat::v22_05() {
+        include_str!("text/squeue_usage_22_05.txt")
+    } else {
+        include_str!("text/squeue_usage.txt")
+    }
+}
+
 pub static FIELDS: &[FieldDef<JF>] = &[
     f!(Some("Account"), Some('a'), Account),
     f!(Some("AccrueTime"), None, AccrueTime),
@@ -710,7 +721,8 @@ pub fn dependency_text(j: &Job) -> Option<String> {
     let status = match &j.reason {
         spur_core::model::Reason::Dependency => "unfulfilled",
         spur_core::model::Reason::DependencyNeverSatisfied => "failed",
-        _ if j.state == JobState::Pending && j.held.is_some() => "unfulfilled",
+        // (a held job cancelled while pending keeps it: scontrol/194)
+        _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
         _ => return None,
     };
     let mut parts = Vec::new();
@@ -736,6 +748,9 @@ pub fn dependency_text(j: &Job) -> Option<String> {
 /// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
 /// made absolute against `work_dir`.
 pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
+    if spur_core::compat::v22_05() {
+        return fname_format_22_05(path, j, task_override);
+    }
     let b: Vec<char> = path.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -784,6 +799,24 @@ pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
         }
         i = k + 1;
     }
+    if out.starts_with('/') {
+        out
+    } else {
+        format!("{}/{}", j.desc.work_dir, out)
+    }
+}
+
+/// Slurm 22.05's expansion: only the two-letter `%A %a %j %u %x`, each
+/// replaced everywhere in turn, no widths and no `%%`.
+fn fname_format_22_05(path: &str, j: &Job, task_override: Option<u32>) -> String {
+    let task = task_override.or(array_task_id(j)).unwrap_or(u32::MAX - 1);
+    let a = if j.array.is_some() { array_job_id(j) } else { j.job_id };
+    let out = path
+        .replace("%A", &a.to_string())
+        .replace("%a", &task.to_string())
+        .replace("%j", &j.job_id.to_string())
+        .replace("%u", &j.user_name)
+        .replace("%x", &j.desc.name);
     if out.starts_with('/') {
         out
     } else {
@@ -886,6 +919,8 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         CpusPerTask => Cell::s(j.desc.cpus_per_task.unwrap_or(1).to_string()),
         CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket => Cell::s("N/A"),
         // sbatch turns an explicit -c N into tres_per_task "cpu=N"
+        // (22.05's sbatch does not turn -c into a TRES per task)
+        TresPerTask if spur_core::compat::v22_05() => Cell::s("N/A"),
         TresPerTask => match j.desc.cpus_per_task {
             Some(n) => Cell::s(format!("cpu={}", n)),
             None => Cell::s("N/A"),
@@ -893,6 +928,8 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Deadline => time_cell(j.desc.deadline),
         DelayBoot => Cell::s(format::secs_squeue(0)),
         Dependency => Cell::opt(dependency_text(j).as_deref()),
+        // 22.05 prints the raw wait status
+        DerivedEc if spur_core::compat::v22_05() => Cell::s(j.derived_exit_code.to_string()),
         DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
         EligibleTime => time_cell(j.eligible_time),
         EndTime => {
@@ -906,6 +943,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
+        ExitCode if spur_core::compat::v22_05() => Cell::s(j.exit_status.to_string()),
         ExitCode => Cell::s(exit_pair(j.exit_status)),
         Feature => opt_cell(&j.desc.constraint),
         Gres | TresPerNode => match &j.desc.gres {
@@ -978,6 +1016,14 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         StdErr | StdIn | StdOut => {
             let p = match f {
                 // squeue shows only an explicit -e (scontrol fills in StdOut)
+                // 22.05: else the output file, else slurm-<id>.out
+                StdErr if spur_core::compat::v22_05() && j.batch_flag > 0 => Some(
+                    j.desc
+                        .std_err
+                        .clone()
+                        .or_else(|| j.desc.std_out.clone())
+                        .unwrap_or_else(|| format!("{}/slurm-{}.out", j.desc.work_dir, j.job_id)),
+                ),
                 StdErr => j.desc.std_err.clone(),
                 StdIn => j.desc.std_in.clone(),
                 _ => j.desc.std_out.clone(),
@@ -1414,7 +1460,24 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         };
         (fmt_long, true)
     };
-    let parsed = if long { format::parse_long(fmt, FIELDS) } else { format::parse_short(fmt, FIELDS) };
+    let table_22_05: Vec<FieldDef<JF>>;
+    let table: &[FieldDef<JF>] = if spur_core::compat::v22_05() {
+        // fields 22.05's squeue does not know
+        // (ExcNodes only as `%x`)
+        table_22_05 = FIELDS
+            .iter()
+            .filter(|d| !matches!(d.key, JF::ContainerId))
+            .map(|d| FieldDef {
+                name: if matches!(d.key, JF::ExcNodes) { None } else { d.name },
+                letter: d.letter,
+                key: d.key.clone(),
+            })
+            .collect();
+        &table_22_05
+    } else {
+        FIELDS
+    };
+    let parsed = if long { format::parse_long(fmt, table) } else { format::parse_short(fmt, table) };
     for bad in &parsed.invalid {
         out.stderr.push_str(&format!("squeue: error: Invalid job format specification: {}\n", bad));
     }
@@ -1607,6 +1670,7 @@ pub(crate) mod tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
     }
 

@@ -19,4 +19,9 @@ pub struct LaunchSpec {
     /// Supplementary groups of the owner, resolved on the controller side
     /// when the job was submitted are not trusted: the agent resolves them.
     pub submit_host: String,
+    /// `SLURM_WORKING_CLUSTER` as Slurm 22.05's sbatch sets it
+    /// (`cluster:address:port:protocol:select plugin id`); empty unless the
+    /// controller imitates 22.05 (spur_core::compat).
+    #[serde(default)]
+    pub working_cluster: String,
 }

@@ -8,3 +8,4 @@ pub mod time;
 pub mod config;
 pub mod gres;
 pub mod size;
+pub mod compat;

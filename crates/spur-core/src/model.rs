@@ -313,6 +313,11 @@ pub struct Job {
     /// `AllocTRES` and shows `AccrueTime=Unknown` until it starts again.
     #[serde(default)]
     pub requeued_done: bool,
+    /// (CPUs, nodes) the request's TRES were last counted with, kept when
+    /// slurmctld refused an update that still changed the counts (it does not
+    /// recount `ReqTRES` then, recorded/24.11/scontrol/194).
+    #[serde(default)]
+    pub tres_counted: Option<(u32, u32)>,
 }
 
 impl Job {

@@ -78,6 +78,7 @@ fn job(id: u32, nodes: u32) -> Job {
         start_pass_ms: 0,
         last_sched_eval: 0,
         requeued_done: false,
+        tres_counted: None,
     }
 }
 

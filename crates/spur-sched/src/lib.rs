@@ -192,6 +192,7 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
         );
     }
     let part_by_name: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
+    let cpus_of: HashMap<&str, u32> = nodes.iter().map(|n| (n.name.as_str(), n.cpus)).collect();
     // running array tasks per array, for the % throttle
     let mut running_tasks: HashMap<u32, u32> = HashMap::new();
     let mut singleton_busy: HashSet<(u32, String)> = HashSet::new();
@@ -226,9 +227,7 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             continue;
         }
         if job.desc.begin_time > now {
-            // a requeued job waits out its requeue delay with reason None
-            // (recorded/24.11/scontrol/146)
-            set_reason(&mut out, if job.restart_count > 0 { Reason::None } else { Reason::BeginTime });
+            set_reason(&mut out, Reason::BeginTime);
             continue;
         }
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
@@ -279,6 +278,13 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             }
         }
         let shape = shape_of(job);
+        // more CPUs than the partition has at all (slurmctld's partition
+        // access check; only a job accepted despite it, as 22.05 does, gets here)
+        let part_cpus: u64 = part.nodes.iter().filter_map(|n| cpus_of.get(n.as_str())).map(|c| *c as u64).sum();
+        if (job.num_cpus.max(job.num_nodes) as u64) > part_cpus && !part.nodes.is_empty() {
+            set_reason(&mut out, Reason::Other("PartitionConfig".into()));
+            continue;
+        }
         if shape.min_nodes as usize > part.nodes.len()
             || part.max_nodes.map(|m| shape.min_nodes > m).unwrap_or(false)
         {
@@ -698,6 +704,7 @@ mod tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
     }
 

@@ -61,6 +61,10 @@ pub enum Command {
     Resume { job_id: u32, now: i64 },
     /// `scontrol update PartitionName=…`.
     PartitionUpdate { name: String, update: PartUpdate },
+    /// A submission rejected after slurmctld had also given it a priority
+    /// (priority/basic: the next job's priority is one lower; 22.05's
+    /// rejections by node configuration or count). Nothing without priority/basic.
+    ConsumeBasicPriority,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -114,6 +118,10 @@ pub struct JobUpdate {
     pub std_err: Option<String>,
     #[serde(default)]
     pub std_in: Option<String>,
+    /// slurmctld makes this update but refuses it (a pending job beyond its
+    /// partition): the request's TRES are not counted again.
+    #[serde(default)]
+    pub refused: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -167,6 +175,18 @@ pub struct State {
     /// Job id -> position key in `job_order`.
     pub job_pos: HashMap<u32, u64>,
     pub next_pos: u64,
+    /// PriorityType=priority/basic (set by the controller from slurm.conf, or
+    /// from the imitated release's default when the key is absent): a job
+    /// that gets a priority takes one less than the lowest given so far.
+    #[serde(default)]
+    pub priority_basic: bool,
+    /// The lowest priority/basic priority given so far (0: none yet).
+    #[serde(default)]
+    pub lowest_prio: u32,
+    /// Behave as Slurm 22.05's slurmctld where it differs from 24.11 (set by
+    /// the controller from spur_core::compat, like `priority_basic`).
+    #[serde(default)]
+    pub slurm_22_05: bool,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -187,10 +207,31 @@ impl State {
             job_order: BTreeMap::new(),
             job_pos: HashMap::new(),
             next_pos: 0,
+            priority_basic: false,
+            lowest_prio: 0,
+            slurm_22_05: false,
             node_index: HashMap::new(),
         };
         s.reindex();
         s
+    }
+
+    /// priority/basic's next priority (slurmctld's set_job_prio with the
+    /// basic plugin): one below the lowest so far (0xffff0000 at first), moved
+    /// down by a positive nice (up by a negative one), never below 1; the
+    /// lowest so far follows the priority before the nice adjustment.
+    pub fn next_basic_priority(&mut self, nice: i32) -> u32 {
+        const TOP: u32 = 0xffff_0000;
+        let last = if self.lowest_prio == 0 { TOP } else { self.lowest_prio };
+        let mut p: i64 = if last >= 2 { last as i64 - 1 } else { 1 };
+        let off = nice as i64;
+        if off <= 0 || p > off + 1 {
+            p -= off;
+        }
+        let p = p.clamp(1, u32::MAX as i64) as u32;
+        let relative = (p as i64 + off).clamp(1, u32::MAX as i64) as u32;
+        self.lowest_prio = relative.min(last);
+        p
     }
 
     pub fn reindex(&mut self) {
@@ -287,6 +328,9 @@ impl State {
                 let mut job = (**job).clone();
                 let id = self.take_job_id();
                 job.job_id = id;
+                if self.priority_basic && job.priority == 1 {
+                    job.priority = self.next_basic_priority(job.desc.nice.unwrap_or(0));
+                }
                 if let Some(a) = &mut job.array {
                     a.array_job_id = id;
                 }
@@ -474,7 +518,8 @@ impl State {
                     // a job that ends before starting gets start = end (Slurm)
                     j.start_time = *now;
                     j.end_time = *now;
-                    j.reason = Reason::None;
+                    // it keeps its pending reason (recorded/24.11/scontrol/194:
+                    // CANCELLED Reason=BeginTime)
                     if let Some(a) = &mut j.array {
                         if a.task_id.is_none() {
                             // the whole remaining array ends
@@ -483,6 +528,12 @@ impl State {
                     }
                     return Ok(Applied::Ended(*job_id));
                 }
+                if j.state == JobState::Suspended {
+                    // it is woken to die: its CPUs count again until it ends
+                    let allocs = j.allocs.clone();
+                    self.suspend_cpus(&allocs, false);
+                }
+                let j = self.jobs.get_mut(job_id).unwrap();
                 if j.kill_reason.is_none() {
                     j.kill_reason = Some(*state);
                 }
@@ -508,11 +559,20 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::Release { job_id } => {
+                // priority/basic: a release gives the job a new priority, held
+                // or not (slurmctld sets the priority of every job an operator
+                // releases; recorded/22.05/scontrol/194)
+                let basic = self.priority_basic;
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_active() {
                     // releasing a running job: rc 0 (recorded/24.11/errors/59)
                     if j.held.take().is_some() && j.priority == 0 {
                         j.priority = 1;
+                    }
+                    if basic {
+                        let nice = j.desc.nice.unwrap_or(0);
+                        let p = self.next_basic_priority(nice);
+                        self.jobs.get_mut(job_id).unwrap().priority = p;
                     }
                     return Ok(Applied::Ok);
                 }
@@ -523,6 +583,11 @@ impl State {
                 j.reason = Reason::None;
                 if j.priority == 0 {
                     j.priority = 1;
+                }
+                if basic {
+                    let nice = j.desc.nice.unwrap_or(0);
+                    let p = self.next_basic_priority(nice);
+                    self.jobs.get_mut(job_id).unwrap().priority = p;
                 }
                 Ok(Applied::Ok)
             }
@@ -552,6 +617,11 @@ impl State {
                 j.suspend_time = 0;
                 j.pre_sus_time = 0;
                 j.submit_time = *now;
+                if self.slurm_22_05 {
+                    // a requeued 22.05 job shows a single node count
+                    // (recorded/22.05/scontrol/131: NumNodes=2, 24.11 2-2)
+                    j.desc.max_nodes = None;
+                }
                 // eligible again after slurmctld's requeue delay (the credential
                 // lifetime plus one second, recorded/24.11/scontrol/131)
                 j.desc.begin_time = now + REQUEUE_DELAY;
@@ -596,6 +666,13 @@ impl State {
                 }
                 let allocs = j.allocs.clone();
                 self.suspend_cpus(&allocs, false);
+                if self.priority_basic {
+                    // an admin's suspend holds the job's priority at 0 and its
+                    // resume gives it a new one (slurmctld job_suspend)
+                    let nice = self.jobs[job_id].desc.nice.unwrap_or(0);
+                    let p = self.next_basic_priority(nice);
+                    self.jobs.get_mut(job_id).unwrap().priority = p;
+                }
                 let j = self.jobs.get_mut(job_id).unwrap();
                 if j.end_time != 0 {
                     // the time limit does not run while suspended
@@ -606,9 +683,17 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::UpdateJob { job_id, update } => {
+                let (slurm_22_05, basic) = (self.slurm_22_05, self.priority_basic);
                 let j = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 if j.state.is_finished() {
                     return Err(ESLURM_JOB_FINISHED);
+                }
+                if update.refused {
+                    if j.tres_counted.is_none() {
+                        j.tres_counted = Some((j.num_cpus, j.num_nodes));
+                    }
+                } else {
+                    j.tres_counted = None;
                 }
                 if let Some(t) = update.time_limit {
                     j.time_limit = t;
@@ -641,7 +726,8 @@ impl State {
                     if j.state == JobState::Pending {
                         // min = max = n; tasks not asked for follow the node count,
                         // the CPU count never drops below one per task
-                        j.desc.max_nodes = Some(n);
+                        // (22.05 changes only the minimum: `NumNodes=N` afterwards)
+                        j.desc.max_nodes = if slurm_22_05 { None } else { Some(n) };
                         if j.desc.num_tasks.is_none() || j.desc.num_tasks == Some(j.num_tasks) {
                             j.num_tasks = n.max(1);
                         }
@@ -695,6 +781,12 @@ impl State {
                     j.desc.num_tasks = Some(n);
                 }
                 if let Some(n) = update.nice {
+                    let old = j.desc.nice.unwrap_or(0);
+                    if basic && old != n {
+                        // priority/basic moves the priority by the change of
+                        // nice, to no less than 2 (even for a held job)
+                        j.priority = (j.priority as i64 + old as i64 - n as i64).clamp(2, u32::MAX as i64) as u32;
+                    }
                     j.desc.nice = Some(n);
                 }
                 if let Some(d) = &update.dependency {
@@ -703,6 +795,7 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::NodeRegistered { name, reg, now } => {
+                let slurm_22_05 = self.slurm_22_05;
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 n.boot_time = reg.boot_time;
                 n.slurmd_start_time = reg.start_time;
@@ -725,6 +818,13 @@ impl State {
                         n.reason_time = 0;
                         n.reason_uid = 0;
                     }
+                }
+                if slurm_22_05 && !n.flags.drain && n.base != NodeBase::Down {
+                    // 22.05: a node that registers in service has no reason and
+                    // no reason author (sinfo %u Unknown; recorded/22.05/sinfo_formats/063, 160)
+                    n.reason = None;
+                    n.reason_time = 0;
+                    n.reason_uid = 0xfffffffe;
                 }
                 Ok(Applied::Ok)
             }
@@ -752,6 +852,7 @@ impl State {
                 Ok(Applied::Ok)
             }
             Command::NodeUpdate { name, update, uid, now } => {
+                let slurm_22_05 = self.slurm_22_05;
                 let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
                 if let Some(st) = &update.state {
                     // slurmctld's update_node: RESUME and UNDRAIN keep the reason
@@ -765,6 +866,14 @@ impl State {
                         "resume" => {
                             if n.base == NodeBase::Down || n.flags.drain {
                                 n.flags.not_responding = true;
+                            }
+                            if (n.base == NodeBase::Down || n.flags.drain) && slurm_22_05 {
+                                // 22.05 forgets the reason of a resumed DOWN or
+                                // drained node (recorded/22.05/scontrol/168,
+                                // sinfo_formats/160)
+                                n.reason = None;
+                                n.reason_time = 0;
+                                n.reason_uid = 0xfffffffe;
                             }
                             n.flags.drain = false;
                             if n.base == NodeBase::Down || n.base == NodeBase::Future {
@@ -843,6 +952,12 @@ impl State {
             Command::ConsumeJobId => {
                 // the id that was used up (`sbatch --test-only` prints it)
                 Ok(Applied::Submitted(self.take_job_id()))
+            }
+            Command::ConsumeBasicPriority => {
+                if self.priority_basic {
+                    self.next_basic_priority(0);
+                }
+                Ok(Applied::Ok)
             }
             Command::Eligible { job_ids, now } => {
                 for id in job_ids {
@@ -1002,7 +1117,35 @@ mod order_tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
+    }
+
+    #[test]
+    fn priority_basic_counts_down_per_job_release_nice_and_rejection() {
+        let mut s = State::new("c".into(), vec![], vec![], 1, 1000);
+        s.priority_basic = true;
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        let mut held = job(None);
+        held.priority = 0;
+        s.apply(&Command::Submit { job: Box::new(held) }).unwrap();
+        s.apply(&Command::ConsumeBasicPriority).unwrap();
+        s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        assert_eq!(s.jobs[&1].priority, 4294901759);
+        assert_eq!(s.jobs[&2].priority, 0);
+        assert_eq!(s.jobs[&3].priority, 4294901757);
+        s.apply(&Command::Release { job_id: 2 }).unwrap();
+        assert_eq!(s.jobs[&2].priority, 4294901756);
+        // a nice change moves the priority by the difference, to no less than 2
+        let upd = |n| Command::UpdateJob { job_id: 3, update: JobUpdate { nice: Some(n), ..Default::default() } };
+        s.apply(&upd(5)).unwrap();
+        assert_eq!(s.jobs[&3].priority, 4294901752);
+        // without priority/basic nothing changes
+        let mut m = State::new("c".into(), vec![], vec![], 1, 1000);
+        m.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
+        m.apply(&Command::ConsumeBasicPriority).unwrap();
+        assert_eq!(m.jobs[&1].priority, 1);
+        assert_eq!(m.lowest_prio, 0);
     }
 
     #[test]
@@ -1048,5 +1191,129 @@ mod order_tests {
         let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
         copy.reindex();
         assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
+    }
+
+    fn node(name: &str) -> Node {
+        Node {
+            name: name.into(),
+            addr: "127.0.0.1".into(),
+            hostname: name.into(),
+            port: 0,
+            cpus: 2,
+            boards: 1,
+            sockets: 1,
+            cores_per_socket: 2,
+            threads_per_core: 1,
+            real_memory: 2000,
+            tmp_disk: 0,
+            weight: 1,
+            features: vec![],
+            gres: vec![],
+            base: NodeBase::Idle,
+            flags: NodeFlags::default(),
+            reason: None,
+            reason_time: 0,
+            reason_uid: 0,
+            alloc_cpus: 0,
+            alloc_mem: 0,
+            alloc_gres: vec![],
+            boot_time: 0,
+            slurmd_start_time: 0,
+            last_busy: 0,
+            os: String::new(),
+            arch: String::new(),
+            version: String::new(),
+            last_heard: 0,
+            cpu_load: 0,
+            free_mem: 0,
+        }
+    }
+
+    fn running(s: &mut State) -> u32 {
+        let id = match s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap() {
+            Applied::Submitted(id) => id,
+            other => panic!("{:?}", other),
+        };
+        let allocs = vec![NodeAlloc { node: "n1".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
+        s.apply(&Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 10_000 }).unwrap();
+        id
+    }
+
+    #[test]
+    fn suspend_resume_requeue() {
+        let mut s = State::new("c".into(), vec![node("n1")], vec![], 1, 1000);
+        let id = running(&mut s);
+        assert_eq!(s.apply(&Command::Resume { job_id: id, now: 20 }), Err(ESLURM_JOB_NOT_SUSPENDED));
+        s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Suspended);
+        // its CPUs are free, the node stays allocated (sinfo: mix)
+        assert_eq!((s.nodes[0].alloc_cpus, s.nodes[0].base), (0, NodeBase::Allocated));
+        assert_eq!(s.apply(&Command::Suspend { job_id: id, now: 21 }), Ok(Applied::Ok));
+        s.apply(&Command::Resume { job_id: id, now: 30 }).unwrap();
+        assert_eq!((s.jobs[&id].state, s.nodes[0].alloc_cpus), (JobState::Running, 1));
+        // a hold of the running job shows once it is requeued
+        s.apply(&Command::Hold { job_id: id, reason: Reason::JobHeldAdmin }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Running);
+        s.apply(&Command::Requeue { job_id: id, hold: false, now: 40 }).unwrap();
+        let j = &s.jobs[&id];
+        assert_eq!((j.state, j.reason.clone(), j.restart_count), (JobState::Pending, Reason::JobHeldAdmin, 1));
+        assert_eq!((j.desc.begin_time, j.last_sched_eval, j.requeued_done), (40 + REQUEUE_DELAY, 10, false));
+        assert_eq!(s.nodes[0].alloc_cpus, 0);
+        // the old run's late report does not end the requeued job
+        s.apply(&Command::Complete { job_id: id, exit_status: 9, launch_failed: false, now: 41 }).unwrap();
+        assert_eq!(s.jobs[&id].state, JobState::Pending);
+        assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_DISABLED));
+        // cancelling a suspended job gives its CPUs back exactly once
+        let id3 = running(&mut s);
+        s.apply(&Command::Suspend { job_id: id3, now: 43 }).unwrap();
+        s.apply(&Command::Kill { job_id: id3, task: None, state: JobState::Cancelled, now: 44 }).unwrap();
+        assert_eq!(s.nodes[0].alloc_cpus, 1);
+        s.apply(&Command::Complete { job_id: id3, exit_status: 9, launch_failed: false, now: 45 }).unwrap();
+        assert_eq!(s.nodes[0].alloc_cpus, 0);
+        // a finished job requeued keeps its allocation's TRES for show job
+        let id2 = running(&mut s);
+        s.apply(&Command::Complete { job_id: id2, exit_status: 0, launch_failed: false, now: 50 }).unwrap();
+        s.apply(&Command::Requeue { job_id: id2, hold: true, now: 51 }).unwrap();
+        let j = &s.jobs[&id2];
+        assert_eq!((j.state, j.requeued_done, j.priority), (JobState::Pending, true, 0));
+        assert_eq!(j.reason, Reason::Other("job requeued in held state".into()));
+    }
+
+    #[test]
+    fn node_resume_keeps_reason_and_partition_update() {
+        let part = Partition {
+            name: "p".into(),
+            nodes: vec!["n1".into()],
+            nodes_expr: "n1".into(),
+            default: true,
+            hidden: false,
+            state: PartState::Up,
+            max_time: None,
+            default_time: None,
+            max_nodes: None,
+            min_nodes: 0,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: None,
+            other: vec![],
+        };
+        let mut s = State::new("c".into(), vec![node("n1")], vec![part], 1, 1000);
+        let upd = |state: &str, reason: Option<&str>| NodeUpdate {
+            state: Some(state.into()),
+            reason: reason.map(String::from),
+            ..Default::default()
+        };
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("down", Some("broken")), uid: 0, now: 5 }).unwrap();
+        assert_eq!((s.nodes[0].base, s.nodes[0].flags.drain), (NodeBase::Down, false));
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("resume", None), uid: 0, now: 6 }).unwrap();
+        let n = &s.nodes[0];
+        assert_eq!((n.base, n.flags.not_responding, n.reason.as_deref()), (NodeBase::Idle, true, Some("broken")));
+        let u = PartUpdate { max_time: Some(Some(60)), state: Some(PartState::Down), ..Default::default() };
+        s.apply(&Command::PartitionUpdate { name: "p".into(), update: u }).unwrap();
+        assert_eq!((s.partitions[0].max_time, s.partitions[0].state), (Some(60), PartState::Down));
+        let u = PartUpdate::default();
+        assert_eq!(s.apply(&Command::PartitionUpdate { name: "x".into(), update: u }), Err(ESLURM_INVALID_PARTITION_NAME));
     }
 }

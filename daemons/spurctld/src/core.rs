@@ -43,7 +43,18 @@ pub struct Ctld {
     pub slurm_user_uid: u32,
     agents: Mutex<HashMap<String, Channel>>,
     pub host: String,
+    /// Jobs just released or requeued: slurmctld looks at them in a
+    /// scheduling pass that comes a moment later (or with the next
+    /// submission's), so until then they show reason `None` and do not start
+    /// (recorded/24.11/scontrol/106, 146, 194, basic/075 and 082). Soft state:
+    /// when, and the submission count then.
+    pub released: Mutex<HashMap<u32, (std::time::Instant, u64)>>,
+    /// Submissions so far (soft state, for `released`).
+    pub submissions: std::sync::atomic::AtomicU64,
 }
+
+/// How long the scheduler leaves a released job alone.
+pub const RELEASE_QUIET: Duration = Duration::from_millis(500);
 
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 pub const MIN_JOB_AGE: i64 = 300;
@@ -69,6 +80,8 @@ impl Ctld {
             slurm_user_uid,
             agents: Mutex::new(HashMap::new()),
             host: spur_client::users::short_hostname(),
+            released: Mutex::new(HashMap::new()),
+            submissions: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -170,6 +183,22 @@ impl Ctld {
         a.ping(self.signed(spur_proto::PingRequest {})).await.is_ok()
     }
 
+    /// `SLURM_WORKING_CLUSTER` of a 22.05 batch job (its sbatch sets it:
+    /// cluster, first controller's address, port, 22.05's protocol version
+    /// 38<<8, the select plugin's id); empty when imitating 24.11.
+    fn working_cluster(&self) -> String {
+        if !spur_core::compat::v22_05() {
+            return String::new();
+        }
+        let addr = self.conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_default();
+        let select = match self.conf.get("SelectType").unwrap_or("select/cons_tres") {
+            "select/cons_res" => 101,
+            "select/linear" => 102,
+            _ => 109,
+        };
+        format!("{}:{}:{}:{}:{}", self.conf.cluster_name, addr, self.conf.slurmctld_port, 38 << 8, select)
+    }
+
     async fn launch(self: &Arc<Self>, job: Job) {
         let node = match job.allocs.first() {
             Some(a) => a.node.clone(),
@@ -187,6 +216,7 @@ impl Ctld {
             } else {
                 job.desc.submit_host.clone()
             },
+            working_cluster: self.working_cluster(),
             job: job.clone(),
         };
         let bytes = match bincode::serialize(&spec) {
@@ -254,6 +284,28 @@ impl Ctld {
                 // more jobs may start: run another pass right after this one
                 self.sched_wake.notify_one();
             }
+            let quiet: Vec<u32> = {
+                let mut rel = self.released.lock().unwrap_or_else(|e| e.into_inner());
+                let subs = self.submissions.load(std::sync::atomic::Ordering::SeqCst);
+                rel.retain(|_, (at, seen)| at.elapsed() < RELEASE_QUIET && *seen == subs);
+                rel.keys().copied().collect()
+            };
+            let decisions: Vec<spur_sched::Decision> = if quiet.is_empty() {
+                decisions
+            } else {
+                decisions
+                    .into_iter()
+                    .filter(|d| {
+                        let id = match d {
+                            spur_sched::Decision::Reason { job_id, .. }
+                            | spur_sched::Decision::Eligible { job_id }
+                            | spur_sched::Decision::CancelNeverSatisfied { job_id }
+                            | spur_sched::Decision::Start { job_id, .. } => *job_id,
+                        };
+                        !quiet.contains(&id)
+                    })
+                    .collect()
+            };
             if decisions.is_empty() {
                 return;
             }

@@ -219,7 +219,12 @@ fn main() {
         let base = recovered.unwrap_or_else(|| {
             State::new(conf.cluster_name.clone(), nodes_from_conf(&conf), partitions_from_conf(&conf), conf.first_job_id, conf.max_job_id)
         });
-        merge_conf(base, &conf)
+        let mut state = merge_conf(base, &conf);
+        // PriorityType, or the imitated release's default when the key is absent
+        // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
+        state.priority_basic = spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic";
+        state.slurm_22_05 = spur_core::compat::v22_05();
+        state
     }) {
         Ok(x) => x,
         Err(e) => {

@@ -255,6 +255,7 @@ pub(crate) mod tests {
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
+            tres_counted: None,
         }
     }
 

@@ -225,6 +225,14 @@ pub fn submission_env(spec: &LaunchSpec) -> Env {
     if let Some(n) = d.ntasks_per_node {
         env.set_if_absent("SLURM_NTASKS_PER_NODE", n.to_string());
     }
+    if spur_core::compat::v22_05() {
+        // 22.05's sbatch: no TRES-per-task or MPI launcher variables, but the
+        // controller it talked to (cluster:address:port:protocol:select id)
+        if !spec.working_cluster.is_empty() {
+            env.set_if_absent("SLURM_WORKING_CLUSTER", spec.working_cluster.clone());
+        }
+        return env;
+    }
     if let Some(c) = d.cpus_per_task {
         env.set_if_absent("SLURM_TRES_PER_TASK", format!("cpu={}", c));
     }
@@ -308,6 +316,10 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     }
     env.set("SLURM_JOB_NODELIST", nodelist.clone());
     env.set("SLURM_JOB_PARTITION", job.partition.clone());
+    if spur_core::compat::v22_05() {
+        // 22.05 passes the (here empty) node alias list
+        env.set("SLURM_NODE_ALIASES", "(null)");
+    }
     env.set("SLURM_JOB_CPUS_PER_NODE", compress_counts(&cpus));
     env.set("ENVIRONMENT", "BATCH");
     env.set("HOSTNAME", node.to_string());
@@ -377,8 +389,13 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     if cpus_on_node > 0 {
         env.set("SLURM_CPUS_ON_NODE", cpus_on_node.to_string());
     }
-    env.set("SLURM_OOM_KILL_STEP", "0");
-    if job.end_time > 0 {
+    let v22 = spur_core::compat::v22_05();
+    if !v22 {
+        env.set("SLURM_OOM_KILL_STEP", "0");
+    }
+    if v22 {
+        // 22.05 has neither SLURM_JOB_END_TIME nor SLURM_JOB_START_TIME
+    } else if job.end_time > 0 {
         env.set("SLURM_JOB_END_TIME", job.end_time.to_string());
     } else if job.start_time > 0 && job.time_limit.is_none() {
         // no time limit: slurmctld's end time is the start plus 365 days
@@ -387,7 +404,7 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     }
     env.set("SLURM_JOB_ID", job.job_id.to_string());
     env.set("SLURM_JOBID", job.job_id.to_string());
-    if job.start_time > 0 {
+    if job.start_time > 0 && !v22 {
         env.set("SLURM_JOB_START_TIME", job.start_time.to_string());
     }
     if ctx.task_pid > 0 {
@@ -467,6 +484,7 @@ mod tests {
             ctld_port: 6817,
             kill_wait: 30,
             submit_host: "login1".into(),
+            working_cluster: String::new(),
         }
     }
 
@@ -740,6 +758,7 @@ mod tests {
             ctld_port: 47800,
             kill_wait: 30,
             submit_host: "vm".into(),
+            working_cluster: String::new(),
         }
     }
 

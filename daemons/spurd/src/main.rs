@@ -21,8 +21,6 @@ use tonic::{Request, Response};
 
 const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
 
-/// The Slurm version Spur implements.
-const SLURM_VERSION: &str = "24.11.5";
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -290,7 +288,15 @@ async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::Un
                 continue;
             }
         };
-        let req = JobCompleteRequest { job_id: id, node: node.clone(), exit_status: status, launch_failed: false, message: String::new() };
+        let restarts = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+        let req = JobCompleteRequest {
+            job_id: id,
+            node: node.clone(),
+            exit_status: status,
+            launch_failed: false,
+            message: String::new(),
+            restarts,
+        };
         let client = client.clone();
         let tx = tx.clone();
         let dir2 = dir.clone();
@@ -368,7 +374,7 @@ async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::
             // the Slurm release whose protocol and behaviour this agent implements,
             // as slurmd reports its own (`scontrol show node`: Version=24.11.5,
             // recorded/24.11/basic/053); the commands' --version says the same
-            version: SLURM_VERSION.into(),
+            version: spur_core::compat::release().version().into(),
             running_jobs: running,
             cpu_load: load,
             free_mem: free,
@@ -453,7 +459,44 @@ impl Agent for Svc {
         let dir = job_dir(&self.st.spool, id);
         let _one_at_a_time = self.st.launching.lock().await;
         if dir.join("spec.bin").exists() {
-            // a repeated launch (lost reply): the job already runs here
+            let here = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+            if here.is_none() || here >= Some(spec.job.restart_count) {
+                // a repeated launch (lost reply, a new leader's re-send), or a
+                // late one of an earlier run: the job already runs here
+                return Ok(Response::new(LaunchReply { status: ok() }));
+            }
+            // An earlier run of the requeued job is still here: end it, let it
+            // be reported (the controller ignores that report) and cleaned up,
+            // then start the new run in a fresh directory.
+            let st = self.st.clone();
+            let kill_wait = spec.kill_wait;
+            tokio::spawn(async move {
+                let d = dir.clone();
+                let _ = tokio::task::spawn_blocking(move || supervisor::terminate_job(&d, kill_wait)).await;
+                for _ in 0..(kill_wait as u64 * 2 + 600) {
+                    if !dir.exists() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                if dir.exists() {
+                    tracing::error!("job {}: the earlier run never went away; new run not started", id);
+                    return;
+                }
+                let st2 = st.clone();
+                let res = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+                    std::fs::create_dir_all(&dir)?;
+                    let tmp = dir.join("spec.bin.tmp");
+                    std::fs::write(&tmp, &r.spec)?;
+                    std::fs::rename(&tmp, dir.join("spec.bin"))?;
+                    supervisor::spawn_supervisor(&st2.exe, &dir)
+                })
+                .await;
+                match res {
+                    Ok(Ok(())) => tracing::info!("launched batch job {} (restart) on {}", id, st.node),
+                    _ => tracing::error!("job {}: launching the new run failed", id),
+                }
+            });
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
         if tombstone(&self.st.spool, id, spec.job.restart_count).exists() {

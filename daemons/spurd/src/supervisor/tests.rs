@@ -86,6 +86,7 @@ fn spec_for(id: u32, work: &Path, script: &str) -> LaunchSpec {
         ctld_port: 6817,
         kill_wait: 2,
         submit_host: "login1".into(),
+        working_cluster: String::new(),
     }
 }
 
