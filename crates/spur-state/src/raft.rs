@@ -706,7 +706,7 @@ mod tests {
             let e = ent(1, 1, vec![Command::ConsumeJobId, Command::Release { job_id: 42 }]);
             let r = o.sm.apply(vec![e]).await.unwrap();
             assert_eq!(r.len(), 1);
-            assert_eq!(r[0][0], Ok(Applied::Ok));
+            assert_eq!(r[0][0], Ok(Applied::Submitted(1)));
             assert!(r[0][1].is_err());
             assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
             // a snapshot carries the state to a restarted member
