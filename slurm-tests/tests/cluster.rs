@@ -364,3 +364,32 @@ fn suspend_stops_the_job_and_requeue_runs_it_again() {
     assert_eq!(c.run("scancel", &[&ids]).code, 0);
     c.wait_state(&ids, "CANCELLED", T);
 }
+
+#[test]
+fn compat_22_05_cluster_behaves_like_slurm_22_05() {
+    // `--compat 22.05` starts the daemons with SPUR_SLURM_COMPAT=22.05; the
+    // commands get it from the environment, as `cluster up` prints it
+    let c = Cluster::up("compat", 2, &["--compat", "22.05"]);
+    let run = |prog: &str, args: &[&str]| -> String {
+        let o = std::process::Command::new(c.dir.join("bin").join(prog))
+            .args(args)
+            .env("SLURM_CONF", &c.conf)
+            .env("SPUR_SLURM_COMPAT", "22.05")
+            .current_dir(&c.work)
+            .output()
+            .expect("run");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    assert_eq!(run("sbatch", &["-V"]), "slurm-wlm 22.05.8\n");
+    let id = run("sbatch", &["--parsable", "--wrap", "sleep 30"]).trim().to_string();
+    c.wait_state(&id, "RUNNING", T);
+    let job = run("scontrol", &["show", "job", &id]);
+    // priority/basic (22.05's default PriorityType), one TRES line, a Power line
+    assert!(job.contains("   Priority=4294901759 Nice=0"), "{}", job);
+    assert!(job.contains("\n   TRES=cpu=1,") && !job.contains("ReqTRES="), "{}", job);
+    assert!(job.contains("\n   Power=\n"), "{}", job);
+    assert!(run("scontrol", &["show", "node", "node1"]).contains(" Version=22.05.8\n"));
+    // the 24.11 default everywhere else
+    assert!(c.run("scontrol", &["show", "job", &id]).stdout.contains("   ReqTRES=cpu=1,"));
+    c.run("scancel", &[&id]);
+}

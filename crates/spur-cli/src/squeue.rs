@@ -12,8 +12,6 @@ use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
-pub const VERSION: &str = crate::SLURM_VERSION_LINE;
-
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
     /// `-j` job ids as given (`123`, `123_4`).
@@ -1828,7 +1826,7 @@ pub(crate) mod tests {
         let e = run(&["--sort=Z"]);
         assert_eq!(e.code, 1);
         assert!(e.stderr.contains("Invalid sort specification: Z"));
-        assert_eq!(run(&["--version"]).stdout, VERSION);
+        assert_eq!(run(&["--version"]).stdout, crate::SLURM_VERSION_LINE);
     }
 
     #[test]

@@ -448,6 +448,7 @@ impl State {
                     let allocs = job.allocs.clone();
                     self.suspend_cpus(&allocs, false);
                 }
+                let slurm_22_05 = self.slurm_22_05;
                 let job = self.jobs.get_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
                 let status = *exit_status;
                 job.exit_status = status;
@@ -463,6 +464,11 @@ impl State {
                 job.state = final_state;
                 job.reason = match final_state {
                     JobState::Failed if *launch_failed => Reason::Other("launch failed requeued held".into()),
+                    // 22.05 calls any death by a signal a launch failure
+                    // (recorded/22.05/errors/84; 24.11 RaisedSignal:9(Killed))
+                    JobState::Failed if slurm_22_05 && status & 0x7f != 0 && status & 0x7f != 0x7f => {
+                        Reason::Other("JobLaunchFailure".into())
+                    }
                     JobState::Failed if status & 0x7f != 0 && status & 0x7f != 0x7f => {
                         let sig = status & 0x7f;
                         Reason::Other(format!("RaisedSignal:{}({})", sig, signal_text(sig)))
