@@ -83,7 +83,11 @@ impl Cluster {
         args.extend(extra.iter().map(|s| s.to_string()));
         let o = Command::new(bin.join("spur")).args(&args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("spur cluster up");
         let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-        assert!(o.status.success(), "cluster up failed: {} {}", stdout, String::from_utf8_lossy(&o.stderr));
+        if !o.status.success() {
+            // stop whatever did start before failing the test
+            let _ = Command::new(bin.join("spur")).args(["cluster", "down", "--dir", &dir.to_string_lossy()]).output();
+            panic!("cluster up failed: {} {}", stdout, String::from_utf8_lossy(&o.stderr));
+        }
         assert!(stdout.contains(&format!("export SLURM_CONF={}/slurm.conf", dir.display())), "{}", stdout);
         assert!(stdout.contains(&format!("export PATH={}/bin:$PATH", dir.display())), "{}", stdout);
         let work = dir.join("work");
