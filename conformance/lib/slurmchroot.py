@@ -113,7 +113,8 @@ def setup():
         log(f"debootstrap trixie into {ROOT} (about 20 s)")
         sh(["debootstrap", "--variant=minbase", "trixie", ROOT, MIRROR], stdout=subprocess.DEVNULL)
     if not all(os.path.exists(f"{ROOT}{p}") for p in
-               ("/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch", "/usr/bin/ps")):
+               ("/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged", "/usr/bin/sbatch", "/usr/bin/ps",
+                "/usr/bin/python3")):
         with open(f"{ROOT}/etc/apt/sources.list", "w") as f:
             f.write(f"deb {MIRROR} trixie main\ndeb {MIRROR} trixie-updates main\n"
                     f"deb {MIRROR.rsplit('/debian', 1)[0]}/debian-security trixie-security main\n")
@@ -126,7 +127,7 @@ def setup():
         sh(chroot_cmd(["bash", "-c",
                        "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
                        "slurm-wlm slurm-client munge >/dev/null && DEBIAN_FRONTEND=noninteractive "
-                       "apt-get install -y -qq --no-install-recommends procps iproute2 >/dev/null"]))
+                       "apt-get install -y -qq --no-install-recommends procps iproute2 python3 >/dev/null"]))
     ensure_user_host()
     ensure_user_chroot()
     log(f"chroot ready in {time.time() - t0:.0f}s: " + subprocess.run(

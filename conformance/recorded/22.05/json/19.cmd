@@ -1,0 +1,2 @@
+run
+squeue --json=v0.0.1

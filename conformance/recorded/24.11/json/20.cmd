@@ -1,0 +1,2 @@
+run
+sinfo --json=v0.0.1
