@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=future NodeCnt=1

@@ -1,0 +1,2 @@
+run as=spurtest
+sbatch --reservation=r1 --wrap 'sleep 1'

@@ -1,0 +1,2 @@
+run
+squeue -h -o '%i %T %r' -j $J2

@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=nosuch Duration=10

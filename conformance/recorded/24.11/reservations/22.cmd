@@ -1,0 +1,2 @@
+run
+squeue -h -o '%i %T %N %v' -j $J1

@@ -1,0 +1,2 @@
+run
+sbatch --reservation=nosuch --wrap 'sleep 1'

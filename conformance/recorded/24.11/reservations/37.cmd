@@ -1,0 +1,2 @@
+run capture=J2
+sbatch --parsable --wrap 'sleep 1'
