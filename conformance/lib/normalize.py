@@ -29,6 +29,33 @@ NODEPORT = re.compile(r"(\bNodeHostName=\S+ )Port=\d+")
 # 22.05 batch jobs: SLURM_WORKING_CLUSTER=<cluster>:<ctld host>:<ctld port>:<protocol>:<plugin id>
 WORKING_CLUSTER = re.compile(r"(\bSLURM_WORKING_CLUSTER=[^:\s]+:[^:\s]+:)\d+")
 
+# R7: squeue/sinfo --json/--yaml (data_parser): clock readings (epoch seconds, bare or in a
+# {"set","infinite","number"} object) under the named time keys only, the slurmd port, and
+# node load / free memory. Each pattern names its key; nothing else in the document changes.
+_EPOCH_K = ("accrue_time|eligible_time|end_time|last_sched_evaluation|start_time|submit_time|"
+            "last_update|last_backfill|boot_time|last_busy|slurmd_start_time")
+_NUMOBJ_J = r'\{\s*"set": true,\s*"infinite": false,\s*"number": '
+_NUMOBJ_Y = (r"!!map\n\s*!!str set: !!bool true\n\s*!!str infinite: !!bool false\n"
+             r"\s*!!str number: !!int ")
+_ANYOBJ_J = r'\{\s*"set": (?:true|false),\s*"infinite": (?:true|false),\s*"number": '
+_ANYOBJ_Y = (r"!!map\n\s*!!str set: !!bool \w+\n\s*!!str infinite: !!bool \w+\n"
+             r"\s*!!str number: !!int ")
+JSON_RULES = [
+    (re.compile(r'("(?:' + _EPOCH_K + r')": (?:' + _NUMOBJ_J + r')?)\d{9,}\b'), "<EPOCH>"),
+    (re.compile(r"(!!str (?:" + _EPOCH_K + r"): (?:" + _NUMOBJ_Y + r"|!!int ))\d{9,}\b"), "<EPOCH>"),
+    (re.compile(r'("port": |!!str port: !!int )\d+\b'), "<PORT>"),
+    (re.compile(r'("cpu_load": |!!str cpu_load: !!int )\d+\b'), "<LOAD>"),
+    (re.compile(r'("free_memory": |!!str free_memory: !!int )\d+\b'), "<MEM>"),
+]
+JSON_PAIR_RULES = [   # two values: minimum and maximum
+    (re.compile(r'("load": \{\s*"minimum": )\d+(,\s*"maximum": )\d+\b'), "<LOAD>"),
+    (re.compile(r"(!!str load: !!map\n\s*!!str minimum: !!int )\d+(\n\s*!!str maximum: !!int )\d+\b"), "<LOAD>"),
+    (re.compile(r'("free": \{\s*"minimum": ' + _ANYOBJ_J + r')\d+(\s*\},\s*"maximum": ' + _ANYOBJ_J + r')\d+\b'),
+     "<MEM>"),
+    (re.compile(r"(!!str free: !!map\n\s*!!str minimum: " + _ANYOBJ_Y + r")\d+(\n\s*!!str maximum: "
+                + _ANYOBJ_Y + r")\d+\b"), "<MEM>"),
+]
+
 
 def mask_digits(s):
     return re.sub(r"\d", "N", s)
@@ -87,4 +114,9 @@ def normalize(data, ctx):
     text = FREEMEM.sub("FreeMem=<MEM>", text)
     text = NODEPORT.sub(r"\1Port=<PORT>", text)
     text = WORKING_CLUSTER.sub(r"\1<PORT>", text)
+    # R7
+    for rx, ph in JSON_RULES:
+        text = rx.sub(lambda m: m.group(1) + ph, text)
+    for rx, ph in JSON_PAIR_RULES:
+        text = rx.sub(lambda m: m.group(1) + ph + m.group(2) + ph, text)
     return text

@@ -10,6 +10,7 @@ mod cluster;
 mod common;
 mod controllers;
 mod format;
+mod json;
 mod opts;
 mod sbatch;
 mod scancel;
@@ -245,10 +246,19 @@ fn run_squeue(args: &[String]) -> i32 {
     // -w needs the node table to map names (squeue loads it too)
     // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
     let job_ids: Vec<String> = opts.job_ids.iter().map(|s| s.split('_').next().unwrap_or(s).to_string()).collect();
-    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some(), job_ids, all_finished: finished, ..Default::default() };
+    let mime = json::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = json::check_version("squeue", m) {
+            return emit(&o);
+        }
+    }
+    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
     match rt.block_on(c.query(q)) {
         Ok(view) => {
             let (uid, name) = caller();
+            if let Some(m) = &mime {
+                return emit(&json::squeue(&opts, m, args, &view, uid));
+            }
             emit(&squeue::render(&opts, &view, uid, &name))
         }
         Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
@@ -266,8 +276,15 @@ fn run_sinfo(args: &[String]) -> i32 {
         Err(o) => return emit(&o),
     };
     let rt = runtime();
+    let mime = json::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = json::check_version("sinfo", m) {
+            return emit(&o);
+        }
+    }
     let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
     match rt.block_on(c.query(q)) {
+        Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
         Ok(view) => emit(&sinfo::render(&opts, &view)),
         Err(e) => emit(&load_error("slurm_load_partitions", &e)),
     }

@@ -1414,6 +1414,20 @@ pub fn ctime_line(t: i64) -> String {
 }
 
 /// Render squeue's output for the view.
+/// The job records squeue selects (`-j`, `-u`, `-t`, `-p`, ... filters), in
+/// list order, for `--json`/`--yaml` (crate::json).
+pub fn selected_jobs<'a>(o: &SqueueOpts, view: &'a ClusterView, caller_uid: u32) -> Vec<&'a Job> {
+    let users: Option<Vec<u32>> = if o.me { Some(vec![caller_uid]) } else { o.users.clone() };
+    view.jobs
+        .iter()
+        .filter(|j| filter_job(o, &users, j, caller_uid).is_some())
+        .filter(|j| match &o.partitions {
+            Some(parts) => j.partition.split(',').any(|p| parts.iter().any(|x| x == p)),
+            None => true,
+        })
+        .collect()
+}
+
 pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: &str) -> Output {
     let _ = caller_name;
     let mut out = Output { stdout: String::new(), stderr: o.warnings.clone(), code: 0 };

@@ -1,0 +1,930 @@
+//! `squeue --json/--yaml` and `sinfo --json/--yaml`: the document Slurm 24.11's
+//! data_parser/v0.0.42 plugin writes (field names, order and value shapes as
+//! the recordings in conformance/recorded/24.11/json show them), built as a
+//! small value tree and written by two tiny emitters (JSON as Slurm's
+//! serializer prints it, YAML as its libyaml-based serializer does).
+
+use crate::common::Output;
+use crate::squeue::{self, SqueueOpts};
+use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
+
+/// A value of the document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum V {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Arr(Vec<V>),
+    Obj(Vec<(&'static str, V)>),
+}
+
+fn o(v: Vec<(&'static str, V)>) -> V {
+    V::Obj(v)
+}
+fn a(v: Vec<V>) -> V {
+    V::Arr(v)
+}
+fn s(x: &str) -> V {
+    V::Str(x.to_string())
+}
+fn i(x: i64) -> V {
+    V::Int(x)
+}
+fn b(x: bool) -> V {
+    V::Bool(x)
+}
+fn f(x: f64) -> V {
+    V::Float(x)
+}
+/// Slurm's `{"set","infinite","number"}` number object.
+fn n(set: bool, infinite: bool, number: i64) -> V {
+    o(vec![("set", b(set)), ("infinite", b(infinite)), ("number", i(number))])
+}
+fn num(x: i64) -> V {
+    n(true, false, x)
+}
+fn unset() -> V {
+    n(false, false, 0)
+}
+fn inf() -> V {
+    n(false, true, 0)
+}
+fn strs(v: &[&str]) -> V {
+    a(v.iter().map(|x| s(x)).collect())
+}
+
+/// Which output was asked (`--json`/`--yaml`, the last one wins) and the
+/// data_parser version given with it (`--json=v0.0.42`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mime {
+    pub yaml: bool,
+    pub version: Option<String>,
+}
+
+pub fn mime(args: &[String]) -> Option<Mime> {
+    let mut m = None;
+    for x in args {
+        if x == "--" {
+            break;
+        }
+        for (flag, yaml) in [("--json", false), ("--yaml", true)] {
+            if x == flag {
+                m = Some(Mime { yaml, version: None });
+            } else if let Some(v) = x.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                m = Some(Mime {
+                    yaml,
+                    version: Some(v.to_string()),
+                });
+            }
+        }
+    }
+    m
+}
+
+const PARSER: &str = "data_parser/v0.0.42";
+
+/// The errors Slurm prints for a data_parser plugin it does not have.
+pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
+    match m.version.as_deref() {
+        None | Some("") | Some("v0.0.42") | Some("data_parser/v0.0.42") => Ok(()),
+        Some(v) => {
+            let name = if v.starts_with("data_parser/") {
+                v.to_string()
+            } else {
+                format!("data_parser/{}", v)
+            };
+            let kind = if m.yaml {
+                "application/x-yaml"
+            } else {
+                "application/json"
+            };
+            Err(Output::err(
+                format!(
+                    "{p}: error: load_plugins: unable to find plugin: {n}\n\
+                     {p}: error: data_parser_g_new: failure loading plugins: Plugin has invalid format or unable to be loaded\n\
+                     {p}: error: {k} output not supported by {d}\n",
+                    p = prog,
+                    n = name,
+                    k = kind,
+                    d = PARSER
+                ),
+                1,
+            ))
+        }
+    }
+}
+
+fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
+    let uid = unsafe { libc::getuid() };
+    let gid = unsafe { libc::getgid() };
+    let user = spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string());
+    let group = spur_client::users::group_name(gid).unwrap_or_else(|| gid.to_string());
+    // Slurm lists argv without its last element
+    let mut cmd = vec![s(prog)];
+    if !args.is_empty() {
+        cmd.extend(args[..args.len() - 1].iter().map(|x| s(x)));
+    }
+    o(vec![
+        (
+            "plugin",
+            o(vec![
+                ("type", s("")),
+                ("name", s("")),
+                ("data_parser", s(PARSER)),
+                ("accounting_storage", s("")),
+            ]),
+        ),
+        (
+            "client",
+            o(vec![("source", s("")), ("user", s(&user)), ("group", s(&group))]),
+        ),
+        ("command", a(cmd)),
+        (
+            "slurm",
+            o(vec![
+                (
+                    "version",
+                    o(vec![("major", s("24")), ("micro", s("5")), ("minor", s("11"))]),
+                ),
+                ("release", s("24.11.5")),
+                ("cluster", s(&view.cluster_name)),
+            ]),
+        ),
+    ])
+}
+
+fn state_name(st: JobState) -> String {
+    format!("{:?}", st).to_uppercase()
+}
+
+fn exit_code(status: i32) -> V {
+    let (rc, sig) = if status & 0x7f != 0 {
+        (0, status & 0x7f)
+    } else {
+        ((status >> 8) & 0xff, 0)
+    };
+    let st = if sig != 0 {
+        "SIGNALED"
+    } else if rc != 0 {
+        "ERROR"
+    } else {
+        "SUCCESS"
+    };
+    o(vec![
+        ("status", strs(&[st])),
+        ("return_code", num(rc as i64)),
+        (
+            "signal",
+            o(vec![
+                ("id", if sig != 0 { num(sig as i64) } else { unset() }),
+                ("name", s("")),
+            ]),
+        ),
+    ])
+}
+
+fn job_resources(j: &Job, view: &ClusterView) -> V {
+    if j.allocs.is_empty() {
+        return V::Null;
+    }
+    let mut allocation = Vec::new();
+    for (idx, al) in j.allocs.iter().enumerate() {
+        let node = view.nodes.iter().find(|x| x.name == al.node);
+        let (sockets, cores) = node
+            .map(|x| (x.sockets.max(1), x.cores_per_socket.max(1)))
+            .unwrap_or((1, al.cpus.max(1)));
+        let mut left = al.cpus;
+        let mut sv = Vec::new();
+        for si in 0..sockets {
+            let mut cv = Vec::new();
+            for ci in 0..cores {
+                let st = if left > 0 {
+                    left -= 1;
+                    "ALLOCATED"
+                } else {
+                    "UNALLOCATED"
+                };
+                cv.push(o(vec![("index", i(ci as i64)), ("status", strs(&[st]))]));
+            }
+            sv.push(o(vec![("index", i(si as i64)), ("cores", a(cv))]));
+        }
+        allocation.push(o(vec![
+            ("index", i(idx as i64)),
+            ("name", s(&al.node)),
+            ("cpus", o(vec![("count", i(al.cpus as i64)), ("used", i(0))])),
+            ("memory", o(vec![("used", i(0)), ("allocated", i(al.mem_mb as i64))])),
+            ("sockets", a(sv)),
+        ]));
+    }
+    o(vec![
+        ("select_type", strs(&["CORE"])),
+        (
+            "nodes",
+            o(vec![
+                ("count", i(j.allocs.len() as i64)),
+                ("select_type", strs(&["ONE_ROW"])),
+                ("list", s(&squeue::job_nodes(j))),
+                ("whole", b(false)),
+                ("allocation", a(allocation)),
+            ]),
+        ),
+        ("cpus", i(j.num_cpus as i64)),
+        ("threads_per_core", unset()),
+    ])
+}
+
+fn job(j: &Job, view: &ClusterView) -> V {
+    let started = !j.allocs.is_empty() || j.start_time > 0 && j.state != JobState::Pending;
+    let pending = j.state == JobState::Pending;
+    let mut flags: Vec<&str> = Vec::new();
+    if started {
+        flags.push("JOB_WAS_RUNNING");
+    }
+    if j.desc.account.is_none() {
+        flags.push("USING_DEFAULT_ACCOUNT");
+    }
+    if j.desc.partition.is_none() {
+        flags.push("USING_DEFAULT_PARTITION");
+    }
+    if j.desc.qos.is_none() {
+        flags.push("USING_DEFAULT_QOS");
+    }
+    flags.push("USING_DEFAULT_WCKEY");
+    if pending {
+        flags.push("DEPENDENT");
+    }
+    flags.push("PARTITION_ASSIGNED");
+    let held = j.held.is_some();
+    let eligible = if pending && (held || j.desc.dependency.is_some()) {
+        0
+    } else {
+        j.eligible_time
+    };
+    let tres = squeue::tres_str(j);
+    let out = |p: &Option<String>| match p {
+        Some(x) if x.starts_with('/') => x.clone(),
+        Some(x) => format!("{}/{}", j.desc.work_dir, x),
+        None => squeue::default_out(j, None),
+    };
+    let stdout = out(&j.desc.std_out);
+    let stderr = if j.desc.std_err.is_some() {
+        out(&j.desc.std_err)
+    } else {
+        stdout.clone()
+    };
+    let (array_job, array_task) = match &j.array {
+        Some(ar) => (
+            ar.array_job_id as i64,
+            ar.task_id.map(|t| num(t as i64)).unwrap_or_else(unset),
+        ),
+        None => (0, unset()),
+    };
+    o(vec![
+        ("account", s(j.desc.account.as_deref().unwrap_or(""))),
+        ("accrue_time", num(eligible)),
+        ("admin_comment", s("")),
+        ("allocating_node", s(&j.desc.alloc_node)),
+        ("array_job_id", num(array_job)),
+        ("array_task_id", array_task),
+        (
+            "array_max_tasks",
+            num(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0)),
+        ),
+        ("array_task_string", s("")),
+        ("association_id", i(0)),
+        ("batch_features", s("")),
+        ("batch_flag", b(j.batch_flag != 0)),
+        (
+            "batch_host",
+            s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default()),
+        ),
+        ("flags", strs(&flags)),
+        ("burst_buffer", s("")),
+        ("burst_buffer_state", s("")),
+        ("cluster", s(&view.cluster_name)),
+        ("cluster_features", s("")),
+        (
+            "command",
+            s(if j.desc.wrapped {
+                ""
+            } else {
+                j.desc.command.as_deref().unwrap_or("")
+            }),
+        ),
+        ("comment", s(j.desc.comment.as_deref().unwrap_or(""))),
+        ("container", s("")),
+        ("container_id", s("")),
+        ("contiguous", b(false)),
+        ("core_spec", i(0)),
+        ("thread_spec", i(32766)),
+        ("cores_per_socket", unset()),
+        (
+            "billable_tres",
+            if started {
+                o(vec![
+                    ("set", b(true)),
+                    ("infinite", b(false)),
+                    ("number", f(j.num_cpus as f64)),
+                ])
+            } else {
+                o(vec![("set", b(false)), ("infinite", b(false)), ("number", f(0.0))])
+            },
+        ),
+        ("cpus_per_task", num(j.desc.cpus_per_task.unwrap_or(1) as i64)),
+        ("cpu_frequency_minimum", unset()),
+        ("cpu_frequency_maximum", unset()),
+        ("cpu_frequency_governor", unset()),
+        ("cpus_per_tres", s("")),
+        ("cron", s("")),
+        ("deadline", num(j.desc.deadline)),
+        ("delay_boot", num(0)),
+        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("derived_exit_code", exit_code(j.derived_exit_code)),
+        ("eligible_time", num(eligible)),
+        ("end_time", num(if pending { 0 } else { j.end_time })),
+        ("excluded_nodes", s(j.desc.exc_nodes.as_deref().unwrap_or(""))),
+        ("exit_code", exit_code(j.exit_status)),
+        ("extra", s("")),
+        ("failed_node", s("")),
+        ("features", s(j.desc.constraint.as_deref().unwrap_or(""))),
+        ("federation_origin", s("")),
+        ("federation_siblings_active", s("")),
+        ("federation_siblings_viable", s("")),
+        ("gres_detail", a(vec![])),
+        ("group_id", i(j.group_id as i64)),
+        ("group_name", s(&j.group_name)),
+        ("het_job_id", num(0)),
+        ("het_job_id_set", s("")),
+        ("het_job_offset", num(0)),
+        ("job_id", i(j.job_id as i64)),
+        ("job_resources", job_resources(j, view)),
+        ("job_size_str", a(vec![])),
+        ("job_state", a(vec![s(&state_name(j.state))])),
+        (
+            "last_sched_evaluation",
+            num(if j.last_sched_eval > 0 {
+                j.last_sched_eval
+            } else {
+                j.submit_time
+            }),
+        ),
+        ("licenses", s("")),
+        ("mail_type", a(vec![])),
+        ("mail_user", s(j.desc.mail_user.as_deref().unwrap_or(&j.user_name))),
+        ("max_cpus", num(0)),
+        (
+            "max_nodes",
+            num(if pending {
+                j.desc.max_nodes.unwrap_or(j.num_nodes) as i64
+            } else {
+                0
+            }),
+        ),
+        ("mcs_label", s("")),
+        ("memory_per_tres", s("")),
+        ("name", s(&j.desc.name)),
+        ("network", s("")),
+        ("nodes", s(&squeue::job_nodes(j))),
+        ("nice", i(j.desc.nice.unwrap_or(0) as i64)),
+        ("tasks_per_core", inf()),
+        ("tasks_per_tres", num(0)),
+        ("tasks_per_node", num(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
+        ("tasks_per_socket", inf()),
+        ("tasks_per_board", num(0)),
+        ("cpus", num(j.num_cpus as i64)),
+        ("node_count", num(j.num_nodes as i64)),
+        ("tasks", num(j.num_tasks as i64)),
+        ("partition", s(&j.partition)),
+        ("prefer", s("")),
+        (
+            "memory_per_cpu",
+            if j.mem_per_cpu > 0 {
+                num(j.mem_per_cpu as i64)
+            } else {
+                unset()
+            },
+        ),
+        (
+            "memory_per_node",
+            if j.mem_per_cpu == 0 && j.mem_per_node > 0 {
+                num(j.mem_per_node as i64)
+            } else {
+                unset()
+            },
+        ),
+        ("minimum_cpus_per_node", num(j.desc.cpus_per_task.unwrap_or(1) as i64)),
+        ("minimum_tmp_disk_per_node", num(0)),
+        ("power", o(vec![("flags", a(vec![]))])),
+        ("preempt_time", num(0)),
+        ("preemptable_time", num(0)),
+        ("pre_sus_time", num(j.pre_sus_time)),
+        ("hold", b(held)),
+        ("priority", num(j.priority as i64)),
+        ("priority_by_partition", a(vec![])),
+        ("profile", strs(&["NOT_SET"])),
+        ("qos", s(j.desc.qos.as_deref().unwrap_or(""))),
+        ("reboot", b(false)),
+        ("required_nodes", s(j.desc.req_nodes.as_deref().unwrap_or(""))),
+        ("required_switches", i(0)),
+        ("requeue", b(j.desc.requeue.unwrap_or(true))),
+        ("resize_time", num(0)),
+        ("restart_cnt", i(j.restart_count as i64)),
+        ("resv_name", s("")),
+        ("scheduled_nodes", s("")),
+        ("selinux_context", s("")),
+        ("shared", a(vec![])),
+        ("sockets_per_board", i(0)),
+        ("sockets_per_node", unset()),
+        ("start_time", num(if pending { 0 } else { j.start_time })),
+        ("state_description", s("")),
+        ("state_reason", s(&squeue::reason_text(j))),
+        ("standard_error", s(&stderr)),
+        ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
+        ("standard_output", s(&stdout)),
+        ("submit_time", num(j.submit_time)),
+        ("suspend_time", num(j.suspend_time)),
+        ("system_comment", s("")),
+        (
+            "time_limit",
+            match j.time_limit {
+                Some(m) if m != u32::MAX => num(m as i64),
+                _ => inf(),
+            },
+        ),
+        ("time_minimum", num(j.desc.time_min.unwrap_or(0) as i64)),
+        ("threads_per_core", unset()),
+        ("tres_bind", s("")),
+        ("tres_freq", s("")),
+        ("tres_per_job", s("")),
+        ("tres_per_node", s("")),
+        ("tres_per_socket", s("")),
+        ("tres_per_task", s("")),
+        ("tres_req_str", s(&tres)),
+        ("tres_alloc_str", s(if started { &tres } else { "" })),
+        ("user_id", i(j.user_id as i64)),
+        ("user_name", s(&j.user_name)),
+        ("maximum_switch_wait_time", i(0)),
+        ("wckey", s("")),
+        ("current_working_directory", s(&j.desc.work_dir)),
+    ])
+}
+
+/// `squeue --json/--yaml`: the jobs squeue would list, as one document.
+pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, caller_uid: u32) -> Output {
+    let jobs: Vec<&Job> = squeue::selected_jobs(o_, view, caller_uid);
+    let mut warnings = Vec::new();
+    if jobs.is_empty() {
+        warnings.push(o(vec![("description", s("Zero jobs to dump")), ("source", s(""))]));
+    }
+    let doc = o(vec![
+        ("jobs", a(jobs.iter().map(|j| job(j, view)).collect())),
+        ("last_backfill", num(0)),
+        ("last_update", num(view.now)),
+        ("meta", meta("squeue", args, view)),
+        ("errors", a(vec![])),
+        ("warnings", a(warnings)),
+    ]);
+    Output {
+        stdout: emit(&doc, m.yaml),
+        stderr: String::new(),
+        code: 0,
+    }
+}
+
+fn node_state(nd: &Node) -> V {
+    let base = match nd.base {
+        NodeBase::Allocated if nd.is_mixed() => "MIXED".to_string(),
+        _ => format!("{:?}", nd.base).to_uppercase(),
+    };
+    let mut v = vec![base];
+    if nd.flags.drain {
+        v.push("DRAIN".into());
+    }
+    if nd.flags.completing {
+        v.push("COMPLETING".into());
+    }
+    if nd.flags.not_responding {
+        v.push("NOT_RESPONDING".into());
+    }
+    a(v.iter().map(|x| s(x)).collect())
+}
+
+fn minmax(v: &[i64]) -> (i64, i64) {
+    (
+        v.iter().copied().min().unwrap_or(0),
+        v.iter().copied().max().unwrap_or(0),
+    )
+}
+
+fn mm(v: &[i64]) -> V {
+    let (lo, hi) = minmax(v);
+    o(vec![("minimum", i(lo)), ("maximum", i(hi))])
+}
+
+fn partition_obj(p: &Partition, view: &ClusterView) -> V {
+    let nodes: Vec<&Node> = view.nodes.iter().filter(|x| p.nodes.contains(&x.name)).collect();
+    let cpus: i64 = nodes.iter().map(|x| x.cpus as i64).sum();
+    let mem: u64 = nodes.iter().map(|x| x.real_memory).sum();
+    let tres = format!(
+        "cpu={},mem={},node={},billing={}",
+        cpus,
+        crate::format::convert_num_unit(mem as f64, 2),
+        nodes.len(),
+        cpus
+    );
+    let mins = |m: Option<u32>| match m {
+        Some(x) if x != u32::MAX => num(x as i64),
+        _ => inf(),
+    };
+    o(vec![
+        (
+            "nodes",
+            o(vec![
+                ("allowed_allocation", s("")),
+                ("configured", s(&p.nodes_expr)),
+                ("total", i(p.nodes.len() as i64)),
+            ]),
+        ),
+        ("accounts", o(vec![("allowed", s("")), ("deny", s(""))])),
+        ("groups", o(vec![("allowed", s(""))])),
+        ("qos", o(vec![("allowed", s("")), ("deny", s("")), ("assigned", s(""))])),
+        ("alternate", s("")),
+        ("tres", o(vec![("billing_weights", s("")), ("configured", s(&tres))])),
+        ("cluster", s("")),
+        ("select_type", a(vec![])),
+        ("cpus", o(vec![("task_binding", i(0)), ("total", i(cpus))])),
+        (
+            "defaults",
+            o(vec![
+                ("memory_per_cpu", i(0)),
+                ("partition_memory_per_cpu", unset()),
+                ("partition_memory_per_node", num(0)),
+                (
+                    "time",
+                    match p.default_time {
+                        Some(x) if x != u32::MAX => num(x as i64),
+                        Some(_) => inf(),
+                        None => unset(),
+                    },
+                ),
+                ("job", s("")),
+            ]),
+        ),
+        ("grace_time", i(0)),
+        (
+            "maximums",
+            o(vec![
+                ("cpus_per_node", inf()),
+                ("cpus_per_socket", inf()),
+                ("memory_per_cpu", i(0)),
+                ("partition_memory_per_cpu", unset()),
+                ("partition_memory_per_node", num(0)),
+                ("nodes", mins(p.max_nodes)),
+                ("shares", i(1)),
+                ("oversubscribe", o(vec![("jobs", i(1)), ("flags", a(vec![]))])),
+                ("time", mins(p.max_time)),
+                ("over_time_limit", unset()),
+            ]),
+        ),
+        ("minimums", o(vec![("nodes", i(p.min_nodes as i64))])),
+        ("name", s(&p.name)),
+        ("node_sets", s("")),
+        (
+            "priority",
+            o(vec![
+                ("job_factor", i(p.priority_job_factor as i64)),
+                ("tier", i(p.priority_tier as i64)),
+            ]),
+        ),
+        ("timeouts", o(vec![("resume", unset()), ("suspend", unset())])),
+        ("partition", o(vec![("state", a(vec![s(p.state.name())]))])),
+        ("suspend_time", unset()),
+    ])
+}
+
+fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
+    let first = group[0];
+    let alloc_nodes = group.iter().filter(|x| x.base == NodeBase::Allocated).count() as i64;
+    let idle_nodes = group
+        .iter()
+        .filter(|x| x.base == NodeBase::Idle && x.is_usable())
+        .count() as i64;
+    let total = group.len() as i64;
+    let cpus: i64 = group.iter().map(|x| x.cpus as i64).sum();
+    let acpus: i64 = group.iter().map(|x| x.alloc_cpus as i64).sum();
+    let other_cpus: i64 = group
+        .iter()
+        .filter(|x| !x.is_usable())
+        .map(|x| (x.cpus - x.alloc_cpus.min(x.cpus)) as i64)
+        .sum();
+    let col = |fnc: &dyn Fn(&Node) -> i64| group.iter().map(|x| fnc(x)).collect::<Vec<i64>>();
+    let (fmin, fmax) = minmax(&col(&|x| x.free_mem as i64));
+    o(vec![
+        ("port", i(first.port as i64)),
+        ("node", o(vec![("state", node_state(first))])),
+        (
+            "nodes",
+            o(vec![
+                ("allocated", i(alloc_nodes)),
+                ("idle", i(idle_nodes)),
+                ("other", i(total - alloc_nodes - idle_nodes)),
+                ("total", i(total)),
+                ("hostnames", a(vec![])),
+                ("addresses", a(vec![])),
+                ("nodes", a(group.iter().map(|x| s(&x.name)).collect())),
+            ]),
+        ),
+        (
+            "cpus",
+            o(vec![
+                ("allocated", i(acpus)),
+                ("idle", i(cpus - acpus - other_cpus)),
+                ("other", i(other_cpus)),
+                ("total", i(cpus)),
+                ("minimum", i(minmax(&col(&|x| x.cpus as i64)).0)),
+                ("maximum", i(minmax(&col(&|x| x.cpus as i64)).1)),
+                ("load", mm(&col(&|x| x.cpu_load as i64))),
+                ("per_node", o(vec![("max", inf())])),
+            ]),
+        ),
+        ("sockets", mm(&col(&|x| x.sockets as i64))),
+        ("cores", mm(&col(&|x| x.cores_per_socket as i64))),
+        ("threads", mm(&col(&|x| x.threads_per_core as i64))),
+        ("disk", mm(&col(&|x| x.tmp_disk as i64))),
+        (
+            "memory",
+            o(vec![
+                ("minimum", i(minmax(&col(&|x| x.real_memory as i64)).0)),
+                ("maximum", i(minmax(&col(&|x| x.real_memory as i64)).1)),
+                ("free", o(vec![("minimum", num(fmin)), ("maximum", num(fmax))])),
+                ("allocated", i(group.iter().map(|x| x.alloc_mem as i64).sum())),
+            ]),
+        ),
+        ("weight", mm(&col(&|x| x.weight as i64))),
+        (
+            "features",
+            o(vec![
+                ("total", s(&first.features.join(","))),
+                ("active", s(&first.features.join(","))),
+            ]),
+        ),
+        ("gres", o(vec![("total", s("")), ("used", s(""))])),
+        ("cluster", s("")),
+        ("comment", s("")),
+        ("extra", s("")),
+        (
+            "reason",
+            o(vec![
+                ("description", s(first.reason.as_deref().unwrap_or(""))),
+                ("time", i(if first.reason.is_some() { first.reason_time } else { 0 })),
+                (
+                    "user",
+                    s(&spur_client::users::user_name(first.reason_uid).unwrap_or_default()),
+                ),
+            ]),
+        ),
+        ("reservation", s("")),
+        ("resource_spec", o(vec![("cpus", s("")), ("memory", i(0))])),
+        ("partition", partition_obj(p, view)),
+    ])
+}
+
+/// `sinfo --json/--yaml`: one entry per partition and group of alike nodes.
+pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
+    let mut entries = Vec::new();
+    for p in &view.partitions {
+        let nodes: Vec<&Node> = view.nodes.iter().filter(|x| p.nodes.contains(&x.name)).collect();
+        let key = |x: &Node| {
+            (
+                node_state(x),
+                x.cpus,
+                x.sockets,
+                x.cores_per_socket,
+                x.threads_per_core,
+                x.real_memory,
+                x.tmp_disk,
+                x.weight,
+                x.features.clone(),
+                x.reason.clone(),
+            )
+        };
+        let mut groups: Vec<Vec<&Node>> = Vec::new();
+        for nd in nodes {
+            match groups.iter_mut().find(|g| key(g[0]) == key(nd)) {
+                Some(g) => g.push(nd),
+                None => groups.push(vec![nd]),
+            }
+        }
+        for g in groups {
+            entries.push(sinfo_entry(p, &g, view));
+        }
+    }
+    let doc = o(vec![
+        ("sinfo", a(entries)),
+        ("meta", meta("sinfo", args, view)),
+        ("errors", a(vec![])),
+        ("warnings", a(vec![])),
+    ]);
+    Output {
+        stdout: emit(&doc, m.yaml),
+        stderr: String::new(),
+        code: 0,
+    }
+}
+
+// ---- emitters ------------------------------------------------------------------
+
+pub fn emit(v: &V, yaml: bool) -> String {
+    let mut out = String::new();
+    if yaml {
+        out.push_str("%YAML 1.1\n---");
+        yaml_value(v, 0, &mut out);
+        out.push_str("...\n\n");
+    } else {
+        json_value(v, 0, &mut out);
+        out.push('\n');
+    }
+    out
+}
+
+fn json_str(x: &str, out: &mut String) {
+    out.push('"');
+    for c in x.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '/' => out.push_str("\\/"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn json_float(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{:.1}", x)
+    } else {
+        format!("{}", x)
+    }
+}
+
+fn json_value(v: &V, ind: usize, out: &mut String) {
+    let pad = |k: usize| "  ".repeat(k);
+    match v {
+        V::Null => out.push_str("null"),
+        V::Bool(x) => out.push_str(if *x { "true" } else { "false" }),
+        V::Int(x) => out.push_str(&x.to_string()),
+        V::Float(x) => out.push_str(&json_float(*x)),
+        V::Str(x) => json_str(x, out),
+        V::Arr(items) if items.is_empty() => out.push_str("[]"),
+        V::Obj(items) if items.is_empty() => out.push_str("{}"),
+        V::Arr(items) => {
+            out.push_str("[\n");
+            for (k, x) in items.iter().enumerate() {
+                out.push_str(&pad(ind + 1));
+                json_value(x, ind + 1, out);
+                out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(ind));
+            out.push(']');
+        }
+        V::Obj(items) => {
+            out.push_str("{\n");
+            for (k, (key, x)) in items.iter().enumerate() {
+                out.push_str(&pad(ind + 1));
+                json_str(key, out);
+                out.push_str(": ");
+                json_value(x, ind + 1, out);
+                out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(ind));
+            out.push('}');
+        }
+    }
+}
+
+fn yaml_plain_ok(x: &str) -> bool {
+    !x.is_empty()
+        && !x.starts_with(|c: char| ",[]{}#&*!|>'\"%@` ".contains(c))
+        // `-`, `?`, `:` only start an indicator when a space (or nothing) follows
+        && !(x.starts_with(|c: char| "-?:".contains(c))
+            && x.chars().nth(1).map(|c| c == ' ').unwrap_or(true))
+        && !x.starts_with("---")
+        && !x.starts_with("...")
+        && !x.ends_with(' ')
+        && !x.contains(": ")
+        && !x.contains(" #")
+        && !x.chars().any(|c| c.is_control())
+}
+
+fn yaml_scalar(x: &str) -> String {
+    if x.is_empty() {
+        return "!!str".into();
+    }
+    if yaml_plain_ok(x) {
+        return format!("!!str {}", x);
+    }
+    let mut q = String::from("\"");
+    for c in x.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\t' => q.push_str("\\t"),
+            c if c.is_control() => q.push_str(&format!("\\x{:02X}", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    format!("!!str {}", q)
+}
+
+/// Writes ` TAG...` after a key or dash, then the block below it. `ind` is
+/// the indentation of the children of a map.
+fn yaml_value(v: &V, ind: usize, out: &mut String) {
+    let pad = "  ".repeat(ind);
+    match v {
+        V::Null => out.push_str(" !!null null\n"),
+        V::Bool(x) => out.push_str(&format!(" !!bool {}\n", x)),
+        V::Int(x) => out.push_str(&format!(" !!int {}\n", x)),
+        V::Float(x) => out.push_str(&format!(" !!float {:.6}\n", x)),
+        V::Str(x) => {
+            out.push(' ');
+            out.push_str(&yaml_scalar(x));
+            out.push('\n');
+        }
+        V::Arr(items) if items.is_empty() => out.push_str(" !!seq []\n"),
+        V::Obj(items) if items.is_empty() => out.push_str(" !!map {}\n"),
+        V::Arr(items) => {
+            out.push_str(" !!seq\n");
+            // items sit at the parent's key indentation
+            let ipad = "  ".repeat(ind.saturating_sub(1));
+            for x in items {
+                out.push_str(&ipad);
+                out.push('-');
+                yaml_value(x, ind, out);
+            }
+        }
+        V::Obj(items) => {
+            out.push_str(" !!map\n");
+            for (key, x) in items {
+                out.push_str(&pad);
+                out.push_str(&yaml_scalar(key));
+                out.push(':');
+                yaml_value(x, ind + 1, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_yaml_shapes() {
+        let doc = o(vec![
+            ("jobs", a(vec![])),
+            ("n", num(3)),
+            ("p", s("a/b")),
+            ("l", a(vec![s("x"), o(vec![("k", s(""))])])),
+        ]);
+        assert_eq!(
+            emit(&doc, false),
+            "{\n  \"jobs\": [],\n  \"n\": {\n    \"set\": true,\n    \"infinite\": false,\n    \"number\": 3\n  },\n  \"p\": \"a\\/b\",\n  \"l\": [\n    \"x\",\n    {\n      \"k\": \"\"\n    }\n  ]\n}\n"
+        );
+        assert_eq!(
+            emit(&doc, true),
+            "%YAML 1.1\n--- !!map\n!!str jobs: !!seq []\n!!str n: !!map\n  !!str set: !!bool true\n  !!str infinite: !!bool false\n  !!str number: !!int 3\n!!str p: !!str a/b\n!!str l: !!seq\n- !!str x\n- !!map\n  !!str k: !!str\n...\n\n"
+        );
+    }
+
+    #[test]
+    fn mime_and_bad_version() {
+        let args: Vec<String> = ["--json", "--yaml"].iter().map(|x| x.to_string()).collect();
+        assert_eq!(
+            mime(&args),
+            Some(Mime {
+                yaml: true,
+                version: None
+            })
+        );
+        let m = Mime {
+            yaml: false,
+            version: Some("v0.0.1".into()),
+        };
+        let e = check_version("squeue", &m).unwrap_err();
+        assert_eq!(e.code, 1);
+        assert!(e
+            .stderr
+            .starts_with("squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"));
+    }
+}
