@@ -59,6 +59,8 @@ pub enum ScontrolCmd {
     /// reports with exit 1 after printing).
     Print(Output),
     Ping,
+    /// `create|update|delete reservation` (action, name as typed for messages, fields).
+    Reservation { action: &'static str, arg: String, name: String, fields: Vec<(String, String)> },
 }
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
@@ -271,6 +273,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
         }
         return Ok(ScontrolCmd::Top { flags, job_ids: argv[1].split(',').map(String::from).collect() });
     }
+    if kw(tag, "create", 2) || kw(tag, "delete", 3) {
+        return crate::resv::parse(tag, &rest);
+    }
     if kw(tag, "update", 1) {
         if argv.len() < 2 {
             return Err(err_out(format!("too few arguments for {} keyword\n", tag)));
@@ -287,6 +292,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
                     a.as_str()
                 }
             };
+            if kw(t, "reservationname", 3) {
+                return crate::resv::parse("update", &rest);
+            }
             if kw(t, "nodename", 3) {
                 node_tag = true;
             } else if kw(t, "partitionname", 3) {
@@ -771,6 +779,16 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
             return Output::ok("No licenses configured in Slurm.\n");
         }
+        ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
+            return match c.query(QueryRequest::default()).await {
+                Ok(view) => crate::resv::show(&view, id.as_deref(), flags.one_liner, flags.quiet == 1),
+                Err(e) => Output::err(format!("slurm_load_reservations error: {}\n", e), 1),
+            };
+        }
+        ScontrolCmd::Reservation { action, arg, name, fields } => {
+            return crate::resv::execute(c, action, arg, name, fields).await;
+        }
+        #[allow(unreachable_patterns)]
         ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
             return match id {
                 None => Output::ok("No reservations in the system\n"),
@@ -1350,6 +1368,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
     o.push_str(le);
+    if let Some(r) = j.desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+        o.push_str(&format!("Reservation={}", r));
+        o.push_str(le);
+    }
     o.push_str(&format!(
         "ReqNodeList={} ExcNodeList={}",
         j.desc.req_nodes.as_deref().unwrap_or("(null)"),

@@ -722,8 +722,8 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     };
     let mut out = Output::default();
     if o.reservation {
-        // -T reports reservations only, and Spur has none
-        out.stdout.push_str("No reservations in the system\n");
+        // -T reports reservations only
+        out.stdout.push_str(&crate::resv::sinfo_list(view));
         return out;
     }
     let fmt = o.format.clone().unwrap_or_default();

@@ -876,9 +876,10 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
     let now = view.now;
     match f {
         Account => opt_cell(&j.desc.account),
+        Reservation => opt_cell(&j.desc.extra.get("reservation").filter(|r| !r.is_empty()).cloned()),
         AccrueTime => time_cell(j.eligible_time),
         AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container
-        | ContainerId | Network | Prefer | Licenses | WcKey | Reservation | SchedNodes
+        | ContainerId | Network | Prefer | Licenses | WcKey | SchedNodes
         | SystemComment | McsLabel => Cell::null(),
         // the job record carries the controller's ClusterName
         Cluster => Cell::s(view.cluster_name.clone()),

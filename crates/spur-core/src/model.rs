@@ -479,6 +479,10 @@ fn node_state_string(n: &Node, short: bool) -> String {
         "completing".to_string()
     } else if n.flags.completing {
         "comp".to_string()
+    } else if n.base == NodeBase::Idle && n.flags.maint {
+        "maint".to_string()
+    } else if n.base == NodeBase::Idle && n.flags.reserved {
+        if short { "resv" } else { "reserved" }.to_string()
     } else {
         base.to_string()
     };
@@ -539,6 +543,38 @@ pub struct ClusterView {
     pub jobs: Vec<Job>,
     pub nodes: Vec<Node>,
     pub partitions: Vec<Partition>,
+    /// Reservations in creation order (`scontrol show reservation`, `sinfo -T`).
+    #[serde(default)]
+    pub reservations: Vec<Reservation>,
+}
+
+/// An advance reservation (`scontrol create reservation`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reservation {
+    pub name: String,
+    pub start_time: i64,
+    pub end_time: i64,
+    /// Reserved nodes in node order.
+    pub nodes: Vec<String>,
+    /// Users allowed to run in it, as given.
+    pub users: Vec<String>,
+    /// Flags as slurmctld prints them (`MAINT`, `IGNORE_JOBS`, ...).
+    pub flags: Vec<String>,
+    /// The nodes were named (`Nodes=`) rather than counted (`NodeCnt=`).
+    pub spec_nodes: bool,
+    /// `PartitionName=` (slurmctld sets the default one for `NodeCnt=`).
+    pub partition: Option<String>,
+    /// Cores (CPUs) of the reserved nodes.
+    pub cores: u32,
+}
+
+impl Reservation {
+    pub fn active(&self, now: i64) -> bool {
+        self.start_time <= now && now < self.end_time
+    }
+    pub fn maint(&self) -> bool {
+        self.flags.iter().any(|f| f == "MAINT")
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! jobs behind it in that partition (reason `Resources` for it, `Priority` for
 //! them), as Slurm's builtin scheduler does.
 
-use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, Partition, PartState, Reason};
+use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, Partition, PartState, Reason, Reservation};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -164,6 +164,20 @@ pub const DEFAULT_QUEUE_DEPTH: usize = 100;
 /// One scheduling pass that stops after `depth` placement attempts; the flag
 /// says whether it stopped early (more jobs might start in another pass).
 pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], depth: usize) -> (Vec<Decision>, bool) {
+    schedule_resv(now, jobs, nodes, parts, &[], depth)
+}
+
+/// `schedule_depth` with reservations: the nodes of a reservation active at
+/// `now` go only to jobs that asked for it (`--reservation`), and such jobs
+/// get only its nodes.
+pub fn schedule_resv(
+    now: i64,
+    jobs: &[&Job],
+    nodes: &[&Node],
+    parts: &[&Partition],
+    resvs: &[&Reservation],
+    depth: usize,
+) -> (Vec<Decision>, bool) {
     let mut attempts = 0usize;
     let mut truncated = false;
     let mut out = Vec::new();
@@ -325,6 +339,37 @@ pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partit
             .filter(|n| !exc.contains(*n))
             .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
             .collect();
+        let want_resv = job.desc.extra.get("reservation").filter(|r| !r.is_empty());
+        let candidates: Vec<&str> = if let Some(name) = want_resv {
+            match resvs.iter().find(|r| &r.name == name) {
+                Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
+                _ => {
+                    set_reason(&mut out, Reason::Other("Reservation".into()));
+                    continue;
+                }
+            }
+        } else if resvs.iter().any(|r| r.active(now)) {
+            let before = candidates.len();
+            let mut maint = false;
+            let left: Vec<&str> = candidates
+                .into_iter()
+                .filter(|n| {
+                    let held = resvs.iter().filter(|r| r.active(now)).find(|r| r.nodes.iter().any(|x| x == n));
+                    if let Some(r) = held {
+                        maint |= r.maint();
+                    }
+                    held.is_none()
+                })
+                .collect();
+            if left.is_empty() && before > 0 {
+                let text = if maint { "ReqNodeNotAvail, Reserved for maintenance" } else { "ReqNodeNotAvail" };
+                set_reason(&mut out, Reason::Other(text.into()));
+                continue;
+            }
+            left
+        } else {
+            candidates
+        };
         let mut started_any = false;
         for task in tasks {
             if let (Some(a), Some(_)) = (&job.array, task) {

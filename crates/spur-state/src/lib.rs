@@ -65,6 +65,11 @@ pub enum Command {
     /// (priority/basic: the next job's priority is one lower; 22.05's
     /// rejections by node configuration or count). Nothing without priority/basic.
     ConsumeBasicPriority,
+    /// `scontrol create reservation` (the leader has resolved times and nodes).
+    ResvCreate { resv: Reservation },
+    /// `scontrol update reservation`: the whole new record.
+    ResvUpdate { resv: Reservation },
+    ResvDelete { name: String },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -187,6 +192,9 @@ pub struct State {
     /// the controller from spur_core::compat, like `priority_basic`).
     #[serde(default)]
     pub slurm_22_05: bool,
+    /// Reservations in creation order.
+    #[serde(default)]
+    pub reservations: Vec<Reservation>,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -210,6 +218,7 @@ impl State {
             priority_basic: false,
             lowest_prio: 0,
             slurm_22_05: false,
+            reservations: Vec::new(),
             node_index: HashMap::new(),
         };
         s.reindex();
@@ -955,6 +964,28 @@ impl State {
                 }
                 Ok(Applied::Ok)
             }
+            Command::ResvCreate { resv } => {
+                if self.reservations.iter().any(|r| r.name == resv.name) {
+                    return Err(ESLURM_RESERVATION_NAME_DUP);
+                }
+                self.reservations.push(resv.clone());
+                Ok(Applied::Ok)
+            }
+            Command::ResvUpdate { resv } => match self.reservations.iter_mut().find(|r| r.name == resv.name) {
+                Some(r) => {
+                    *r = resv.clone();
+                    Ok(Applied::Ok)
+                }
+                None => Err(ESLURM_RESERVATION_INVALID),
+            },
+            Command::ResvDelete { name } => {
+                let before = self.reservations.len();
+                self.reservations.retain(|r| &r.name != name);
+                if self.reservations.len() == before {
+                    return Err(ESLURM_RESERVATION_INVALID);
+                }
+                Ok(Applied::Ok)
+            }
             Command::ConsumeJobId => {
                 // the id that was used up (`sbatch --test-only` prints it)
                 Ok(Applied::Submitted(self.take_job_id()))
@@ -1028,9 +1059,25 @@ impl State {
             cluster_name: self.cluster_name.clone(),
             now,
             jobs: self.jobs_in_order().cloned().collect(),
-            nodes: self.nodes.clone(),
+            nodes: self.nodes_with_resv_flags(now),
             partitions: self.partitions.clone(),
+            reservations: self.reservations.clone(),
         }
+    }
+
+    /// The nodes with the `RESERVED`/`MAINT` flags of the reservations active at `now`.
+    pub fn nodes_with_resv_flags(&self, now: i64) -> Vec<Node> {
+        let mut nodes = self.nodes.clone();
+        for r in self.reservations.iter().filter(|r| r.active(now)) {
+            for n in nodes.iter_mut().filter(|n| r.nodes.contains(&n.name)) {
+                if r.maint() {
+                    n.flags.maint = true;
+                } else {
+                    n.flags.reserved = true;
+                }
+            }
+        }
+        nodes
     }
 }
 

@@ -278,7 +278,8 @@ impl Ctld {
                 let jobs: Vec<&Job> = st.jobs_in_order().collect();
                 let nodes: Vec<&Node> = st.nodes.iter().collect();
                 let parts: Vec<&Partition> = st.partitions.iter().collect();
-                spur_sched::schedule_depth(t, &jobs, &nodes, &parts, spur_sched::DEFAULT_QUEUE_DEPTH)
+                let resvs: Vec<&Reservation> = st.reservations.iter().collect();
+                spur_sched::schedule_resv(t, &jobs, &nodes, &parts, &resvs, spur_sched::DEFAULT_QUEUE_DEPTH)
             };
             if truncated {
                 // more jobs may start: run another pass right after this one

@@ -3,6 +3,7 @@
 //! schedules, and watches nodes and time limits.
 
 mod core;
+mod resv;
 mod raftnet;
 mod server;
 

@@ -465,10 +465,18 @@ impl Service {
             Some(t) => Some(t),
             None => part.default_time.or(part.max_time),
         };
-        // No reservations exist in Spur: any named one is unknown (slurmctld
-        // checks it after the job has its id; recorded/24.11/sbatch_options/144).
-        if desc.extra.get("reservation").map(|r| !r.is_empty()).unwrap_or(false) {
-            return Err(ESLURM_RESERVATION_INVALID);
+        // An unknown reservation, or one the user is not in (slurmctld checks
+        // it after the job has its id; recorded/24.11/sbatch_options/144,
+        // recorded/24.11/reservations/024-025).
+        if let Some(name) = desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+            let g = self.ctld.lock();
+            match g.state.reservations.iter().find(|r| &r.name == name) {
+                None => return Err(ESLURM_RESERVATION_INVALID),
+                Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
+                    return Err(ESLURM_RESERVATION_ACCESS)
+                }
+                Some(_) => {}
+            }
         }
         check_deadline(&desc, part.default_time, now())?;
         let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
@@ -870,6 +878,7 @@ impl Controller for Service {
                         | ESLURM_INVALID_NODE_COUNT
                         | ESLURM_DEPENDENCY
                         | ESLURM_RESERVATION_INVALID
+                        | ESLURM_RESERVATION_ACCESS
                 ) {
                     self.ctld.commit(vec![Command::ConsumeJobId]).await?;
                     if spur_core::compat::v22_05()
@@ -948,11 +957,13 @@ impl Controller for Service {
             }
         }
         if q.nodes {
-            view.nodes = g.state.nodes.clone();
+            // with the RESERVED/MAINT flags of the active reservations
+            view.nodes = g.state.nodes_with_resv_flags(view.now);
         }
         if q.partitions || q.nodes {
             view.partitions = g.state.partitions.clone();
         }
+        view.reservations = g.state.reservations.clone();
         drop(g);
         let bytes = bincode::serialize(&view).map_err(|e| tonic::Status::internal(e.to_string()))?;
         Ok(Response::new(QueryReply { status: st(0), view: bytes }))
@@ -1212,6 +1223,17 @@ impl Controller for Service {
         let r = req.into_inner();
         if r.op == "partition" {
             return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&r).await?) }));
+        }
+        if let Some(action) = r.op.strip_prefix("reservation_") {
+            let code = match crate::resv::plan(&self.ctld, action, &r.nodes, &r.fields, now()) {
+                Ok(cmd) => match self.ctld.commit(vec![cmd]).await?.into_iter().next() {
+                    Some(Err(code)) => code,
+                    _ => 0,
+                },
+                Err(code) => code,
+            };
+            self.ctld.sched_wake.notify_one();
+            return Ok(Response::new(NodeControlReply { status: st(code) }));
         }
         let names = match spur_core::hostlist::expand(&r.nodes) {
             Ok(n) => n,
