@@ -17,11 +17,11 @@ pub enum V {
     Float(f64),
     Str(String),
     Arr(Vec<V>),
-    Obj(Vec<(&'static str, V)>),
+    Obj(Vec<(String, V)>),
 }
 
-fn o(v: Vec<(&'static str, V)>) -> V {
-    V::Obj(v)
+fn o(v: Vec<(&str, V)>) -> V {
+    V::Obj(v.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
 }
 fn a(v: Vec<V>) -> V {
     V::Arr(v)
@@ -87,6 +87,20 @@ const PARSER: &str = "data_parser/v0.0.42";
 
 /// The errors Slurm prints for a data_parser plugin it does not have.
 pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
+    if old() {
+        // 22.05's getopt: --json and --yaml take no argument
+        return match &m.version {
+            None => Ok(()),
+            Some(_) => Err(Output::err(
+                format!(
+                    "{p}: option '--{f}' doesn't allow an argument\nTry \"{p} --help\" for more information\n",
+                    p = prog,
+                    f = if m.yaml { "yaml" } else { "json" }
+                ),
+                1,
+            )),
+        };
+    }
     match m.version.as_deref() {
         None | Some("") | Some("v0.0.42") | Some("data_parser/v0.0.42") => Ok(()),
         Some(v) => {
@@ -473,10 +487,27 @@ fn job(j: &Job, view: &ClusterView) -> V {
 
 /// `squeue --json/--yaml`: the jobs squeue would list, as one document.
 pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, caller_uid: u32) -> Output {
-    let jobs: Vec<&Job> = squeue::selected_jobs(o_, view, caller_uid);
+    // 22.05 dumps every job it loaded, without squeue's filters
+    let jobs: Vec<&Job> = if old() {
+        view.jobs.iter().collect()
+    } else {
+        squeue::selected_jobs(o_, view, caller_uid)
+    };
     let mut warnings = Vec::new();
     if jobs.is_empty() {
         warnings.push(o(vec![("description", s("Zero jobs to dump")), ("source", s(""))]));
+    }
+    if old() {
+        let doc = o(vec![
+            ("meta", meta22()),
+            ("errors", a(vec![])),
+            ("jobs", a(jobs.iter().map(|j| job22(j)).collect())),
+        ]);
+        return Output {
+            stdout: emit_styled(&doc, m.yaml, true),
+            stderr: String::new(),
+            code: 0,
+        };
     }
     let doc = o(vec![
         ("jobs", a(jobs.iter().map(|j| job(j, view)).collect())),
@@ -693,6 +724,18 @@ fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
 
 /// `sinfo --json/--yaml`: one entry per partition and group of alike nodes.
 pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
+    if old() {
+        let doc = o(vec![
+            ("meta", meta22()),
+            ("errors", a(vec![])),
+            ("nodes", a(view.nodes.iter().map(|x| node22(x, view)).collect())),
+        ]);
+        return Output {
+            stdout: emit_styled(&doc, m.yaml, true),
+            stderr: String::new(),
+            code: 0,
+        };
+    }
     let mut entries = Vec::new();
     for p in &view.partitions {
         let nodes: Vec<&Node> = view.nodes.iter().filter(|x| p.nodes.contains(&x.name)).collect();
@@ -734,17 +777,368 @@ pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
     }
 }
 
+// ---- Slurm 22.05 (openapi/v0.0.38 through its own serializer) -------------------
+
+fn old() -> bool {
+    spur_core::compat::v22_05()
+}
+
+fn meta22() -> V {
+    o(vec![
+        (
+            "plugin",
+            o(vec![
+                ("type", s("openapi/v0.0.38")),
+                ("name", s("Slurm OpenAPI v0.0.38")),
+            ]),
+        ),
+        (
+            "Slurm",
+            o(vec![
+                ("version", o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))])),
+                ("release", s("22.05.8")),
+            ]),
+        ),
+    ])
+}
+
+fn opt_i(x: Option<i64>) -> V {
+    x.map(i).unwrap_or(V::Null)
+}
+
+fn job22(j: &Job) -> V {
+    let started = !j.allocs.is_empty() || j.start_time > 0 && j.state != JobState::Pending;
+    let pending = j.state == JobState::Pending;
+    let held = j.held.is_some();
+    let eligible = if pending && (held || j.desc.dependency.is_some()) {
+        0
+    } else {
+        j.eligible_time
+    };
+    let tres = squeue::tres_str(j);
+    let path = |p: &Option<String>| match p {
+        Some(x) if x.starts_with('/') => x.clone(),
+        Some(x) => format!("{}/{}", j.desc.work_dir, x),
+        None => String::new(),
+    };
+    let rc = |st: i32| {
+        i(if st & 0x7f != 0 {
+            (st & 0x7f) as i64
+        } else {
+            ((st >> 8) & 0xff) as i64
+        })
+    };
+    let mut v: Vec<(&str, V)> = vec![
+        ("account", s(j.desc.account.as_deref().unwrap_or(""))),
+        ("accrue_time", i(eligible)),
+        ("admin_comment", s("")),
+        (
+            "array_job_id",
+            i(j.array.as_ref().map(|x| x.array_job_id as i64).unwrap_or(0)),
+        ),
+        (
+            "array_task_id",
+            opt_i(j.array.as_ref().and_then(|x| x.task_id).map(|t| t as i64)),
+        ),
+        (
+            "array_max_tasks",
+            i(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0)),
+        ),
+        ("array_task_string", s("")),
+        ("association_id", i(0)),
+        ("batch_features", s("")),
+        ("batch_flag", b(j.batch_flag != 0)),
+        (
+            "batch_host",
+            s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default()),
+        ),
+        ("flags", if started { strs(&["JOB_WAS_RUNNING"]) } else { a(vec![]) }),
+        ("burst_buffer", s("")),
+        ("burst_buffer_state", s("")),
+        ("cluster", s("spur")),
+        ("cluster_features", s("")),
+        (
+            "command",
+            s(if j.desc.wrapped {
+                ""
+            } else {
+                j.desc.command.as_deref().unwrap_or("")
+            }),
+        ),
+        ("comment", s(j.desc.comment.as_deref().unwrap_or(""))),
+        ("container", s("")),
+        ("contiguous", b(false)),
+        ("core_spec", V::Null),
+        ("thread_spec", V::Null),
+        ("cores_per_socket", V::Null),
+        ("billable_tres", if started { f(j.num_cpus as f64) } else { V::Null }),
+        ("cpus_per_task", opt_i(j.desc.cpus_per_task.map(|x| x as i64))),
+        ("cpu_frequency_minimum", V::Null),
+        ("cpu_frequency_maximum", V::Null),
+        ("cpu_frequency_governor", V::Null),
+        ("cpus_per_tres", s("")),
+        ("deadline", i(j.desc.deadline)),
+        ("delay_boot", i(0)),
+        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("derived_exit_code", rc(j.derived_exit_code)),
+        ("eligible_time", i(eligible)),
+        ("end_time", i(if pending { 0 } else { j.end_time })),
+        ("excluded_nodes", s(j.desc.exc_nodes.as_deref().unwrap_or(""))),
+        ("exit_code", rc(j.exit_status)),
+        ("features", s(j.desc.constraint.as_deref().unwrap_or(""))),
+        ("federation_origin", s("")),
+        ("federation_siblings_active", s("")),
+        ("federation_siblings_viable", s("")),
+        ("gres_detail", a(vec![])),
+        ("group_id", i(j.group_id as i64)),
+        ("group_name", s(&j.group_name)),
+        ("job_id", i(j.job_id as i64)),
+    ];
+    if !j.allocs.is_empty() {
+        let nodes: Vec<V> = j
+            .allocs
+            .iter()
+            .map(|al| {
+                let cores: Vec<(String, V)> = (0..al.cpus).map(|c| (c.to_string(), s("allocated"))).collect();
+                o(vec![
+                    ("sockets", o(vec![("0", o(vec![("cores", V::Obj(cores))]))])),
+                    ("nodename", s(&al.node)),
+                    ("cpus_used", i(0)),
+                    ("memory_used", i(0)),
+                    ("memory_allocated", i(al.mem_mb as i64)),
+                ])
+            })
+            .collect();
+        v.push((
+            "job_resources",
+            o(vec![
+                ("nodes", s(&squeue::job_nodes(j))),
+                ("allocated_cores", i(j.num_cpus as i64)),
+                ("allocated_hosts", i(j.allocs.len() as i64)),
+                ("allocated_nodes", a(nodes)),
+            ]),
+        ));
+    }
+    v.extend(vec![
+        ("job_state", s(&state_name(j.state))),
+        (
+            "last_sched_evaluation",
+            i(if j.last_sched_eval > 0 {
+                j.last_sched_eval
+            } else {
+                j.submit_time
+            }),
+        ),
+        ("licenses", s("")),
+        ("max_cpus", i(0)),
+        ("max_nodes", i(0)),
+        ("mcs_label", s("")),
+        ("memory_per_tres", s("")),
+        ("name", s(&j.desc.name)),
+        ("nodes", s(&squeue::job_nodes(j))),
+        ("nice", opt_i(j.desc.nice.filter(|x| *x != 0).map(|x| x as i64))),
+        ("tasks_per_core", V::Null),
+        ("tasks_per_node", i(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
+        ("tasks_per_socket", V::Null),
+        ("tasks_per_board", i(0)),
+        ("cpus", i(j.num_cpus as i64)),
+        ("node_count", i(j.num_nodes as i64)),
+        ("tasks", i(j.num_tasks as i64)),
+        ("het_job_id", i(0)),
+        ("het_job_id_set", s("")),
+        ("het_job_offset", i(0)),
+        ("partition", s(&j.partition)),
+        ("prefer", s("")),
+        (
+            "memory_per_node",
+            if j.mem_per_cpu == 0 && j.mem_per_node > 0 {
+                i(j.mem_per_node as i64)
+            } else {
+                V::Null
+            },
+        ),
+        (
+            "memory_per_cpu",
+            if j.mem_per_cpu > 0 {
+                i(j.mem_per_cpu as i64)
+            } else {
+                V::Null
+            },
+        ),
+        ("minimum_cpus_per_node", i(j.desc.cpus_per_task.unwrap_or(1) as i64)),
+        ("minimum_tmp_disk_per_node", i(0)),
+        ("preempt_time", i(0)),
+        ("pre_sus_time", i(j.pre_sus_time)),
+        ("priority", i(j.priority as i64)),
+        ("profile", V::Null),
+        ("qos", s(j.desc.qos.as_deref().unwrap_or(""))),
+        ("reboot", b(false)),
+        ("required_nodes", s(j.desc.req_nodes.as_deref().unwrap_or(""))),
+        ("requeue", b(j.desc.requeue.unwrap_or(true))),
+        ("resize_time", i(0)),
+        ("restart_cnt", i(j.restart_count as i64)),
+        ("resv_name", s("")),
+        ("shared", V::Null),
+        ("show_flags", strs(&["SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"])),
+        ("sockets_per_board", i(0)),
+        ("sockets_per_node", V::Null),
+        ("start_time", i(if pending { 0 } else { j.start_time })),
+        ("state_description", s("")),
+        ("state_reason", s(&squeue::reason_text(j))),
+        ("standard_error", s(&path(&j.desc.std_err))),
+        ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
+        ("standard_output", s(&path(&j.desc.std_out))),
+        ("submit_time", i(j.submit_time)),
+        ("suspend_time", i(j.suspend_time)),
+        ("system_comment", s("")),
+        (
+            "time_limit",
+            match j.time_limit {
+                Some(m) if m != u32::MAX => i(m as i64),
+                _ => V::Null,
+            },
+        ),
+        ("time_minimum", i(j.desc.time_min.unwrap_or(0) as i64)),
+        ("threads_per_core", V::Null),
+        ("tres_bind", s("")),
+        ("tres_freq", s("")),
+        ("tres_per_job", s("")),
+        ("tres_per_node", s("")),
+        ("tres_per_socket", s("")),
+        ("tres_per_task", s("")),
+        ("tres_req_str", s(&tres)),
+        ("tres_alloc_str", s(if started { &tres } else { "" })),
+        ("user_id", i(j.user_id as i64)),
+        ("user_name", s(&j.user_name)),
+        ("wckey", s("")),
+        ("current_working_directory", s(&j.desc.work_dir)),
+    ]);
+    o(v)
+}
+
+fn node22(nd: &Node, view: &ClusterView) -> V {
+    let mut flags: Vec<&str> = Vec::new();
+    if nd.flags.drain {
+        flags.push("DRAIN");
+    }
+    if nd.flags.not_responding {
+        flags.push("NOT_RESPONDING");
+    }
+    if nd.flags.completing {
+        flags.push("COMPLETING");
+    }
+    let parts: Vec<V> = view
+        .partitions
+        .iter()
+        .filter(|p| p.nodes.contains(&nd.name))
+        .map(|p| s(&p.name))
+        .collect();
+    let conv = |m: u64| crate::format::convert_num_unit(m as f64, 2);
+    o(vec![
+        ("architecture", s(&nd.arch)),
+        ("burstbuffer_network_address", s("")),
+        ("boards", i(nd.boards.max(1) as i64)),
+        ("boot_time", i(nd.boot_time)),
+        ("comment", s("")),
+        ("cores", i(nd.cores_per_socket as i64)),
+        ("cpu_binding", i(0)),
+        ("cpu_load", i(nd.cpu_load as i64)),
+        ("extra", s("")),
+        ("free_memory", i(nd.free_mem as i64)),
+        ("cpus", i(nd.cpus as i64)),
+        ("last_busy", i(nd.last_busy)),
+        ("features", s(&nd.features.join(","))),
+        ("active_features", s(&nd.features.join(","))),
+        ("gres", s("")),
+        ("gres_drained", s("N/A")),
+        ("gres_used", s("")),
+        ("mcs_label", s("")),
+        ("name", s(&nd.name)),
+        ("next_state_after_reboot", s("invalid")),
+        ("address", s(&nd.addr)),
+        ("hostname", s(&nd.hostname)),
+        ("state", s(node_base22(nd))),
+        ("state_flags", strs(&flags)),
+        ("next_state_after_reboot_flags", a(vec![])),
+        ("operating_system", s(&nd.os)),
+        ("owner", V::Null),
+        ("partitions", a(parts)),
+        ("port", i(nd.port as i64)),
+        ("real_memory", i(nd.real_memory as i64)),
+        ("reason", s(nd.reason.as_deref().unwrap_or(""))),
+        (
+            "reason_changed_at",
+            i(if nd.reason.is_some() { nd.reason_time } else { 0 }),
+        ),
+        (
+            "reason_set_by_user",
+            if nd.reason.is_some() {
+                spur_client::users::user_name(nd.reason_uid)
+                    .map(|x| s(&x))
+                    .unwrap_or(V::Null)
+            } else {
+                V::Null
+            },
+        ),
+        ("slurmd_start_time", i(nd.slurmd_start_time)),
+        ("sockets", i(nd.sockets as i64)),
+        ("threads", i(nd.threads_per_core as i64)),
+        ("temporary_disk", i(nd.tmp_disk as i64)),
+        ("weight", i(nd.weight as i64)),
+        (
+            "tres",
+            s(&format!(
+                "cpu={},mem={},billing={}",
+                nd.cpus,
+                conv(nd.real_memory),
+                nd.cpus
+            )),
+        ),
+        ("slurmd_version", s("22.05.8")),
+        ("alloc_memory", i(nd.alloc_mem as i64)),
+        ("alloc_cpus", i(nd.alloc_cpus as i64)),
+        ("idle_cpus", i(nd.cpus.saturating_sub(nd.alloc_cpus) as i64)),
+        (
+            "tres_used",
+            if nd.alloc_cpus > 0 {
+                s(&format!("cpu={},mem={}", nd.alloc_cpus, conv(nd.alloc_mem)))
+            } else {
+                V::Null
+            },
+        ),
+        ("tres_weighted", f(nd.alloc_cpus as f64)),
+    ])
+}
+
+fn node_base22(nd: &Node) -> &'static str {
+    match nd.base {
+        NodeBase::Allocated if nd.is_mixed() => "mixed",
+        NodeBase::Allocated => "allocated",
+        NodeBase::Idle => "idle",
+        NodeBase::Down => "down",
+        _ => "unknown",
+    }
+}
+
 // ---- emitters ------------------------------------------------------------------
 
 pub fn emit(v: &V, yaml: bool) -> String {
+    emit_styled(v, yaml, false)
+}
+
+/// `old`: as 22.05's serializer writes (empty lists over two lines, no
+/// newline after the JSON document, empty strings as YAML nulls).
+pub fn emit_styled(v: &V, yaml: bool, old: bool) -> String {
     let mut out = String::new();
     if yaml {
         out.push_str("%YAML 1.1\n---");
-        yaml_value(v, 0, &mut out);
-        out.push_str("...\n\n");
+        yaml_value(v, 0, old, &mut out);
+        out.push_str(if old { "...\n" } else { "...\n\n" });
     } else {
-        json_value(v, 0, &mut out);
-        out.push('\n');
+        json_value(v, 0, old, &mut out);
+        if !old {
+            out.push('\n');
+        }
     }
     out
 }
@@ -776,7 +1170,7 @@ fn json_float(x: f64) -> String {
     }
 }
 
-fn json_value(v: &V, ind: usize, out: &mut String) {
+fn json_value(v: &V, ind: usize, old: bool, out: &mut String) {
     let pad = |k: usize| "  ".repeat(k);
     match v {
         V::Null => out.push_str("null"),
@@ -784,13 +1178,18 @@ fn json_value(v: &V, ind: usize, out: &mut String) {
         V::Int(x) => out.push_str(&x.to_string()),
         V::Float(x) => out.push_str(&json_float(*x)),
         V::Str(x) => json_str(x, out),
+        V::Arr(items) if items.is_empty() && old => {
+            out.push_str("[\n");
+            out.push_str(&pad(ind));
+            out.push(']');
+        }
         V::Arr(items) if items.is_empty() => out.push_str("[]"),
         V::Obj(items) if items.is_empty() => out.push_str("{}"),
         V::Arr(items) => {
             out.push_str("[\n");
             for (k, x) in items.iter().enumerate() {
                 out.push_str(&pad(ind + 1));
-                json_value(x, ind + 1, out);
+                json_value(x, ind + 1, old, out);
                 out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
             }
             out.push_str(&pad(ind));
@@ -802,7 +1201,7 @@ fn json_value(v: &V, ind: usize, out: &mut String) {
                 out.push_str(&pad(ind + 1));
                 json_str(key, out);
                 out.push_str(": ");
-                json_value(x, ind + 1, out);
+                json_value(x, ind + 1, old, out);
                 out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
             }
             out.push_str(&pad(ind));
@@ -832,6 +1231,10 @@ fn yaml_scalar(x: &str) -> String {
     if yaml_plain_ok(x) {
         return format!("!!str {}", x);
     }
+    if !x.chars().any(|c| c.is_control()) {
+        // libyaml's choice when plain is not possible: single quotes
+        return format!("!!str '{}'", x.replace('\'', "''"));
+    }
     let mut q = String::from("\"");
     for c in x.chars() {
         match c {
@@ -849,13 +1252,14 @@ fn yaml_scalar(x: &str) -> String {
 
 /// Writes ` TAG...` after a key or dash, then the block below it. `ind` is
 /// the indentation of the children of a map.
-fn yaml_value(v: &V, ind: usize, out: &mut String) {
+fn yaml_value(v: &V, ind: usize, old: bool, out: &mut String) {
     let pad = "  ".repeat(ind);
     match v {
         V::Null => out.push_str(" !!null null\n"),
         V::Bool(x) => out.push_str(&format!(" !!bool {}\n", x)),
         V::Int(x) => out.push_str(&format!(" !!int {}\n", x)),
         V::Float(x) => out.push_str(&format!(" !!float {:.6}\n", x)),
+        V::Str(x) if old && x.is_empty() => out.push_str(" !!null null\n"),
         V::Str(x) => {
             out.push(' ');
             out.push_str(&yaml_scalar(x));
@@ -870,7 +1274,7 @@ fn yaml_value(v: &V, ind: usize, out: &mut String) {
             for x in items {
                 out.push_str(&ipad);
                 out.push('-');
-                yaml_value(x, ind, out);
+                yaml_value(x, ind, old, out);
             }
         }
         V::Obj(items) => {
@@ -879,7 +1283,7 @@ fn yaml_value(v: &V, ind: usize, out: &mut String) {
                 out.push_str(&pad);
                 out.push_str(&yaml_scalar(key));
                 out.push(':');
-                yaml_value(x, ind + 1, out);
+                yaml_value(x, ind + 1, old, out);
             }
         }
     }
