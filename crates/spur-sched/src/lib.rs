@@ -348,13 +348,17 @@ pub fn schedule_resv(
                     continue;
                 }
             }
-        } else if resvs.iter().any(|r| r.active(now)) {
+        } else if resvs.iter().any(|r| r.end_time > now) {
+            // a node is out while a reservation holds it during the job's run
+            // (an unlimited job runs into every later reservation)
+            let job_end = job.time_limit.map(|m| now + m as i64 * 60).unwrap_or(i64::MAX);
+            let blocks = |r: &&&Reservation| r.end_time > now && r.start_time < job_end;
             let before = candidates.len();
             let mut maint = false;
             let left: Vec<&str> = candidates
                 .into_iter()
                 .filter(|n| {
-                    let held = resvs.iter().filter(|r| r.active(now)).find(|r| r.nodes.iter().any(|x| x == n));
+                    let held = resvs.iter().filter(blocks).find(|r| r.nodes.iter().any(|x| x == n));
                     if let Some(r) = held {
                         maint |= r.maint();
                     }
@@ -362,8 +366,8 @@ pub fn schedule_resv(
                 })
                 .collect();
             if left.is_empty() && before > 0 {
-                let text = if maint { "ReqNodeNotAvail, Reserved for maintenance" } else { "ReqNodeNotAvail" };
-                set_reason(&mut out, Reason::Other(text.into()));
+                let r = if maint { Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into()) } else { Reason::Resources };
+                set_reason(&mut out, r);
                 continue;
             }
             left
@@ -791,5 +795,100 @@ mod tests {
         assert!(slurm_pick(&shape(3, 1, true), &ALL, &free(&[0, 0, 0, 0]), 1).is_none());
         // four tasks without -N: two nodes, in order
         assert_eq!(slurm_pick(&shape(4, 1, false), &ALL, &free(&[0, 0, 0, 0]), 1).unwrap(), ["node1", "node2"]);
+    }
+
+    fn idle_node(name: &str) -> Node {
+        Node {
+            name: name.into(),
+            addr: String::new(),
+            hostname: String::new(),
+            port: 0,
+            cpus: 2,
+            boards: 1,
+            sockets: 1,
+            cores_per_socket: 2,
+            threads_per_core: 1,
+            real_memory: 2000,
+            tmp_disk: 0,
+            weight: 1,
+            features: vec![],
+            gres: vec![],
+            base: spur_core::model::NodeBase::Idle,
+            flags: Default::default(),
+            reason: None,
+            reason_time: 0,
+            reason_uid: 0,
+            alloc_cpus: 0,
+            alloc_mem: 0,
+            alloc_gres: vec![],
+            boot_time: 0,
+            slurmd_start_time: 0,
+            last_busy: 0,
+            os: String::new(),
+            arch: String::new(),
+            version: String::new(),
+            last_heard: 0,
+            cpu_load: 0,
+            free_mem: 0,
+        }
+    }
+
+    #[test]
+    fn reserved_nodes_only_for_the_reservation() {
+        // recorded/24.11/reservations: r1 holds node1; a MAINT reservation of
+        // every node keeps other jobs pending with slurmctld's reason
+        let nodes: Vec<Node> = ALL.iter().map(|n| idle_node(n)).collect();
+        let nr: Vec<&Node> = nodes.iter().collect();
+        let part = Partition {
+            name: "debug".into(),
+            nodes: ALL.iter().map(|n| n.to_string()).collect(),
+            nodes_expr: "node[1-4]".into(),
+            default: true,
+            hidden: false,
+            state: PartState::Up,
+            max_time: None,
+            default_time: None,
+            max_nodes: None,
+            min_nodes: 0,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: None,
+            other: vec![],
+        };
+        let resv = |name: &str, nodes: &[&str], flags: &[&str], start: i64| Reservation {
+            name: name.into(),
+            start_time: start,
+            end_time: start + 3600,
+            nodes: nodes.iter().map(|n| n.to_string()).collect(),
+            users: vec!["root".into()],
+            flags: flags.iter().map(|f| f.to_string()).collect(),
+            ..Default::default()
+        };
+        let started_on = |d: &[Decision], id: u32| -> Option<String> {
+            d.iter().find_map(|x| match x {
+                Decision::Start { job_id, allocs, .. } if *job_id == id => Some(allocs[0].node.clone()),
+                _ => None,
+            })
+        };
+        let r1 = resv("r1", &["node1"], &[], 0);
+        let mut inside = job(1, JobState::Pending, None, None);
+        inside.desc.extra.insert("reservation".into(), "r1".into());
+        let outside = job(2, JobState::Pending, None, None);
+        let (d, _) = schedule_resv(100, &[&inside, &outside], &nr, &[&part], &[&r1], usize::MAX);
+        assert_eq!(started_on(&d, 1).as_deref(), Some("node1"));
+        assert_ne!(started_on(&d, 2).as_deref(), Some("node1"));
+        // an unlimited job runs into a later reservation of node1 too
+        let later = resv("later", &["node1", "node2", "node3"], &[], 5000);
+        let (d, _) = schedule_resv(100, &[&outside], &nr, &[&part], &[&later], usize::MAX);
+        assert_eq!(started_on(&d, 2).as_deref(), Some("node4"));
+        let all = resv("all", &ALL, &["MAINT"], 0);
+        let (d, _) = schedule_resv(100, &[&outside], &nr, &[&part], &[&all], usize::MAX);
+        assert_eq!(started_on(&d, 2), None);
+        assert!(d.contains(&Decision::Reason {
+            job_id: 2,
+            reason: Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into())
+        }));
     }
 }

@@ -1369,4 +1369,25 @@ mod order_tests {
         let u = PartUpdate::default();
         assert_eq!(s.apply(&Command::PartitionUpdate { name: "x".into(), update: u }), Err(ESLURM_INVALID_PARTITION_NAME));
     }
+
+    #[test]
+    fn reservations_create_update_delete_and_node_flags() {
+        let mut s = State::new("c".into(), vec![node("n1"), node("n2")], vec![], 1, 1000);
+        s.nodes[0].base = NodeBase::Idle;
+        s.nodes[1].base = NodeBase::Idle;
+        let r = Reservation { name: "r".into(), start_time: 10, end_time: 20, nodes: vec!["n1".into()], ..Default::default() };
+        s.apply(&Command::ResvCreate { resv: r.clone() }).unwrap();
+        assert_eq!(s.apply(&Command::ResvCreate { resv: r.clone() }), Err(ESLURM_RESERVATION_NAME_DUP));
+        assert!(!s.view(5).nodes[0].flags.reserved);
+        assert_eq!(s.view(15).nodes[0].state_short(), "resv");
+        assert_eq!(s.view(15).nodes[1].state_short(), "idle");
+        let m = Reservation { flags: vec!["MAINT".into()], ..r.clone() };
+        s.apply(&Command::ResvUpdate { resv: m }).unwrap();
+        assert_eq!(s.view(15).nodes[0].state_long(), "maint");
+        assert_eq!(s.view(15).reservations.len(), 1);
+        s.apply(&Command::ResvDelete { name: "r".into() }).unwrap();
+        assert_eq!(s.apply(&Command::ResvDelete { name: "r".into() }), Err(ESLURM_RESERVATION_INVALID));
+        assert_eq!(s.apply(&Command::ResvUpdate { resv: r }), Err(ESLURM_RESERVATION_INVALID));
+        assert_eq!(s.view(15).nodes[0].state_short(), "idle");
+    }
 }

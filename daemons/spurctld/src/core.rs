@@ -467,10 +467,15 @@ impl Ctld {
                 if !purge.is_empty() {
                     cmds.push(Command::Purge { job_ids: purge });
                 }
+                // a reservation ends at its end time: slurmctld deletes it
+                for r in g.state.reservations.iter().filter(|r| r.end_time <= t) {
+                    cmds.push(Command::ResvDelete { name: r.name.clone() });
+                }
             }
             if !cmds.is_empty() {
+                let resv_ended = cmds.iter().any(|c| matches!(c, Command::ResvDelete { .. }));
                 let rs = self.commit(cmds).await.unwrap_or_default();
-                if rs.iter().any(|r| matches!(r, Ok(Applied::Ended(_)))) {
+                if resv_ended || rs.iter().any(|r| matches!(r, Ok(Applied::Ended(_)))) {
                     self.sched_wake.notify_one();
                 }
             }
