@@ -134,6 +134,15 @@ pub async fn execute(c: &spur_client::Client, action: &str, arg: &str, name: &st
     }
 }
 
+/// `ACTIVE` from its start to its end time, both included (as the commands print it).
+fn state(r: &Reservation, now: i64) -> &'static str {
+    if r.start_time <= now && r.end_time >= now {
+        "ACTIVE"
+    } else {
+        "INACTIVE"
+    }
+}
+
 fn or_null(s: &str) -> &str {
     if s.is_empty() {
         "(null)"
@@ -168,7 +177,7 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
         format!(
             "Users={} Groups=(null) Accounts=(null) Licenses=(null) State={} BurstBuffer=(null){}",
             or_null(&r.users.join(",")),
-            if r.active(now) { "ACTIVE" } else { "INACTIVE" },
+            state(r, now),
             if spur_core::compat::v22_05() { " Watts=n/a" } else { "" }
         ),
         "MaxStartDelay=(null)".to_string(),
@@ -212,16 +221,18 @@ pub fn sinfo_list(view: &ClusterView) -> String {
     if view.reservations.is_empty() {
         return "No reservations in the system\n".into();
     }
-    let mut s = format!("{:<13}{:>6}{:>21}{:>21}{:>13}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+    // the name column is as wide as the longest name (at least 9)
+    let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
+    let mut s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
     for r in &view.reservations {
         s.push_str(&format!(
-            "{:<13}{:>6}{:>21}{:>21}{:>13}  {}\n",
+            "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
             r.name,
-            if r.active(view.now) { "ACTIVE" } else { "INACTIVE" },
+            state(r, view.now),
             fmt_timestamp(r.start_time),
             fmt_timestamp(r.end_time),
             fmt_secs_scontrol(r.end_time - r.start_time),
-            nodelist(r)
+            or_null(&nodelist(r))
         ));
     }
     s

@@ -481,7 +481,7 @@ fn node_state_string(n: &Node, short: bool) -> String {
         "comp".to_string()
     } else if n.base == NodeBase::Idle && n.flags.maint {
         "maint".to_string()
-    } else if n.base == NodeBase::Idle && n.flags.reserved {
+    } else if n.base == NodeBase::Idle && n.flags.reserved && !n.flags.not_responding {
         if short { "resv" } else { "reserved" }.to_string()
     } else {
         base.to_string()

@@ -10,9 +10,10 @@ use spur_state::Command;
 
 /// The order slurmctld prints reservation flags in (the ones Spur knows).
 const FLAG_ORDER: &[&str] = &[
-    "MAINT", "NO_MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "DAILY", "WEEKDAY", "WEEKEND", "WEEKLY",
-    "STATIC", "ANY_NODES", "PART_NODES", "NO_HOLD_JOBS_AFTER", "PURGE_COMP", "FIRST_CORES",
-    "TIME_FLOAT", "REPLACE", "REPLACE_DOWN", "MAGNETIC", "SPEC_NODES",
+    "MAINT", "NO_MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "HOURLY", "NO_HOURLY", "DAILY", "NO_DAILY",
+    "WEEKDAY", "WEEKEND", "WEEKLY", "NO_WEEKLY", "SPEC_NODES", "ALL_NODES", "ANY_NODES", "NO_ANY_NODES",
+    "STATIC", "NO_STATIC", "PART_NODES", "NO_PART_NODES", "TIME_FLOAT", "REPLACE", "REPLACE_DOWN",
+    "PURGE_COMP", "NO_HOLD_JOBS_AFTER_END", "MAGNETIC", "NO_MAGNETIC", "USER_DELETE", "NO_USER_DELETE",
 ];
 
 fn field<'a>(fields: &'a [KeyValue], key: &str) -> Option<&'a str> {
@@ -123,9 +124,39 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 }
                 (None, None) => return Err(ESLURM_RESERVATION_EMPTY),
             };
+            let (end, has) = (start + dur, |f: &[String], x: &str| f.iter().any(|y| y == x));
+            if spec && !has(&flags, "MAINT") && !has(&flags, "OVERLAP") {
+                // another reservation of these nodes at the same time
+                let clash = st.reservations.iter().any(|r| {
+                    !has(&r.flags, "MAINT")
+                        && !has(&r.flags, "OVERLAP")
+                        && r.start_time < end
+                        && start < r.end_time
+                        && r.nodes.iter().any(|n| nodes.contains(n))
+                });
+                if clash {
+                    return Err(ESLURM_RESERVATION_OVERLAP);
+                }
+            }
+            if spec && !has(&flags, "IGNORE_JOBS") {
+                // jobs still running on these nodes when it starts
+                let busy = st.jobs.values().any(|j| {
+                    j.state.is_active()
+                        && (j.end_time == 0 || j.end_time > start)
+                        && j.allocs.iter().any(|a| nodes.contains(&a.node))
+                });
+                if busy {
+                    return Err(ESLURM_NODES_BUSY);
+                }
+            }
             if spec {
                 flags.push("SPEC_NODES".into());
             }
+            if field(fields, "Nodes").map(|v| v.eq_ignore_ascii_case("ALL")).unwrap_or(false) {
+                flags.push("ALL_NODES".into());
+            }
+            flags.sort_by_key(|x| FLAG_ORDER.iter().position(|o| o == x).unwrap_or(FLAG_ORDER.len()));
+            flags.dedup();
             let cores = cores(&nodes);
             Ok(Command::ResvCreate {
                 resv: Reservation {
