@@ -188,12 +188,12 @@ fn exit_code(status: i32) -> V {
     };
     o(vec![
         ("status", strs(&[st])),
-        ("return_code", num(rc as i64)),
+        ("return_code", if sig != 0 { unset() } else { num(rc as i64) }),
         (
             "signal",
             o(vec![
                 ("id", if sig != 0 { num(sig as i64) } else { unset() }),
-                ("name", s("")),
+                ("name", s(signal_name(sig))),
             ]),
         ),
     ])
@@ -209,12 +209,16 @@ fn job_resources(j: &Job, view: &ClusterView) -> V {
         let (sockets, cores) = node
             .map(|x| (x.sockets.max(1), x.cores_per_socket.max(1)))
             .unwrap_or((1, al.cpus.max(1)));
+        let mut skip = core_offset(view, j, &al.node);
         let mut left = al.cpus;
         let mut sv = Vec::new();
         for si in 0..sockets {
             let mut cv = Vec::new();
             for ci in 0..cores {
-                let st = if left > 0 {
+                let st = if skip > 0 {
+                    skip -= 1;
+                    "UNALLOCATED"
+                } else if left > 0 {
                     left -= 1;
                     "ALLOCATED"
                 } else {
@@ -249,12 +253,75 @@ fn job_resources(j: &Job, view: &ClusterView) -> V {
     ])
 }
 
+/// The wait status Slurm keeps for a job: a running job cancelled by
+/// scancel ended by SIGTERM.
+fn exit_status(j: &Job) -> i32 {
+    if j.state == JobState::Cancelled && !j.allocs.is_empty() && j.exit_status == 0 {
+        15
+    } else {
+        j.exit_status
+    }
+}
+
+/// Slurm's end time: the expected one for a running job, a year after its
+/// start when it has no time limit.
+fn end_time(j: &Job) -> i64 {
+    if j.state == JobState::Pending {
+        0
+    } else if j.end_time == 0 && j.start_time > 0 && j.state.is_active() {
+        j.start_time + 365 * 86400
+    } else {
+        j.end_time
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => "HUP",
+        2 => "INT",
+        3 => "QUIT",
+        6 => "ABRT",
+        9 => "KILL",
+        10 => "USR1",
+        12 => "USR2",
+        15 => "TERM",
+        _ => "",
+    }
+}
+
+/// The first core a job holds on `node`: cons_tres gives the lowest free
+/// cores, so the CPUs of the jobs that started there before it, and still
+/// ran when it started, come first.
+fn core_offset(view: &ClusterView, j: &Job, node: &str) -> u32 {
+    let key = |o: &Job| {
+        (
+            o.start_time,
+            o.start_pass_ms,
+            o.array.as_ref().and_then(|a| a.task_id).unwrap_or(0),
+            o.job_id,
+        )
+    };
+    view.jobs
+        .iter()
+        .filter(|o| o.job_id != j.job_id && !o.allocs.is_empty())
+        .filter(|o| o.state.is_active() || o.end_time > j.start_time)
+        .filter(|o| key(o) < key(j))
+        .flat_map(|o| o.allocs.iter().filter(|x| x.node == node).map(|x| x.cpus))
+        .sum()
+}
+
 fn job(j: &Job, view: &ClusterView) -> V {
-    let started = !j.allocs.is_empty() || j.start_time > 0 && j.state != JobState::Pending;
+    let started = !j.allocs.is_empty();
     let pending = j.state == JobState::Pending;
+    let finished = !pending && !j.state.is_active();
     let mut flags: Vec<&str> = Vec::new();
-    if started {
+    if started && finished {
+        flags.push("SKIP_TRES_STRING_ACCOUNTING");
+    } else if started {
         flags.push("JOB_WAS_RUNNING");
+    }
+    if j.desc.mem_per_node.is_some() {
+        flags.push("EXACT_MEMORY_REQUESTED");
     }
     if j.desc.account.is_none() {
         flags.push("USING_DEFAULT_ACCOUNT");
@@ -266,20 +333,20 @@ fn job(j: &Job, view: &ClusterView) -> V {
         flags.push("USING_DEFAULT_QOS");
     }
     flags.push("USING_DEFAULT_WCKEY");
-    if pending {
+    if !started {
         flags.push("DEPENDENT");
     }
     flags.push("PARTITION_ASSIGNED");
     let held = j.held.is_some();
-    let eligible = if pending && (held || j.desc.dependency.is_some()) {
+    let eligible = if !started && (held || j.desc.dependency.is_some()) {
         0
     } else {
         j.eligible_time
     };
     let tres = squeue::tres_str(j);
     let out = |p: &Option<String>| match p {
-        Some(x) if x.starts_with('/') => x.clone(),
-        Some(x) => format!("{}/{}", j.desc.work_dir, x),
+        Some(x) if x.starts_with('/') => squeue::fname_format(x, j, None),
+        Some(x) => squeue::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
         None => squeue::default_out(j, None),
     };
     let stdout = out(&j.desc.std_out);
@@ -357,9 +424,9 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
         ("derived_exit_code", exit_code(j.derived_exit_code)),
         ("eligible_time", num(eligible)),
-        ("end_time", num(if pending { 0 } else { j.end_time })),
+        ("end_time", num(end_time(j))),
         ("excluded_nodes", s(j.desc.exc_nodes.as_deref().unwrap_or(""))),
-        ("exit_code", exit_code(j.exit_status)),
+        ("exit_code", exit_code(exit_status(j))),
         ("extra", s("")),
         ("failed_node", s("")),
         ("features", s(j.desc.constraint.as_deref().unwrap_or(""))),
@@ -390,7 +457,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("max_cpus", num(0)),
         (
             "max_nodes",
-            num(if pending {
+            num(if !started {
                 j.desc.max_nodes.unwrap_or(j.num_nodes) as i64
             } else {
                 0
@@ -409,7 +476,14 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("tasks_per_board", num(0)),
         ("cpus", num(j.num_cpus as i64)),
         ("node_count", num(j.num_nodes as i64)),
-        ("tasks", num(j.num_tasks as i64)),
+        (
+            "tasks",
+            if finished && !started {
+                unset()
+            } else {
+                num(j.num_tasks as i64)
+            },
+        ),
         ("partition", s(&j.partition)),
         ("prefer", s("")),
         (
@@ -451,7 +525,16 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("shared", a(vec![])),
         ("sockets_per_board", i(0)),
         ("sockets_per_node", unset()),
-        ("start_time", num(if pending { 0 } else { j.start_time })),
+        (
+            "start_time",
+            num(if pending {
+                0
+            } else if j.start_time > 0 {
+                j.start_time
+            } else {
+                j.end_time
+            }),
+        ),
         ("state_description", s("")),
         ("state_reason", s(&squeue::reason_text(j))),
         ("standard_error", s(&stderr)),
@@ -501,7 +584,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
         let doc = o(vec![
             ("meta", meta22()),
             ("errors", a(vec![])),
-            ("jobs", a(jobs.iter().map(|j| job22(j)).collect())),
+            ("jobs", a(jobs.iter().map(|j| job22(j, view)).collect())),
         ]);
         return Output {
             stdout: emit_styled(&doc, m.yaml, true),
@@ -690,7 +773,7 @@ fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
                 ("minimum", i(minmax(&col(&|x| x.real_memory as i64)).0)),
                 ("maximum", i(minmax(&col(&|x| x.real_memory as i64)).1)),
                 ("free", o(vec![("minimum", num(fmin)), ("maximum", num(fmax))])),
-                ("allocated", i(group.iter().map(|x| x.alloc_mem as i64).sum())),
+                ("allocated", i(group.last().map(|x| x.alloc_mem as i64).unwrap_or(0))),
             ]),
         ),
         ("weight", mm(&col(&|x| x.weight as i64))),
@@ -760,6 +843,15 @@ pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
                 None => groups.push(vec![nd]),
             }
         }
+        // sinfo's default order within a partition: by node state, descending
+        let rank = |x: &Node| match x.base {
+            NodeBase::Allocated if x.is_mixed() => 5,
+            NodeBase::Allocated => 3,
+            NodeBase::Idle => 2,
+            NodeBase::Down => 1,
+            _ => 0,
+        };
+        groups.sort_by_key(|g| std::cmp::Reverse(rank(g[0])));
         for g in groups {
             entries.push(sinfo_entry(p, &g, view));
         }
@@ -806,11 +898,21 @@ fn opt_i(x: Option<i64>) -> V {
     x.map(i).unwrap_or(V::Null)
 }
 
-fn job22(j: &Job) -> V {
-    let started = !j.allocs.is_empty() || j.start_time > 0 && j.state != JobState::Pending;
+fn job22(j: &Job, view: &ClusterView) -> V {
+    let started = !j.allocs.is_empty();
     let pending = j.state == JobState::Pending;
+    let finished = !pending && !j.state.is_active();
+    let mut flags: Vec<&str> = Vec::new();
+    if started && finished {
+        flags.push("TRES_STR_CALC");
+    } else if started {
+        flags.push("JOB_WAS_RUNNING");
+        if j.desc.mem_per_node.is_some() {
+            flags.push("JOB_MEM_SET");
+        }
+    }
     let held = j.held.is_some();
-    let eligible = if pending && (held || j.desc.dependency.is_some()) {
+    let eligible = if !started && (held || j.desc.dependency.is_some()) {
         0
     } else {
         j.eligible_time
@@ -820,13 +922,6 @@ fn job22(j: &Job) -> V {
         Some(x) if x.starts_with('/') => x.clone(),
         Some(x) => format!("{}/{}", j.desc.work_dir, x),
         None => String::new(),
-    };
-    let rc = |st: i32| {
-        i(if st & 0x7f != 0 {
-            (st & 0x7f) as i64
-        } else {
-            ((st >> 8) & 0xff) as i64
-        })
     };
     let mut v: Vec<(&str, V)> = vec![
         ("account", s(j.desc.account.as_deref().unwrap_or(""))),
@@ -852,7 +947,7 @@ fn job22(j: &Job) -> V {
             "batch_host",
             s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default()),
         ),
-        ("flags", if started { strs(&["JOB_WAS_RUNNING"]) } else { a(vec![]) }),
+        ("flags", strs(&flags)),
         ("burst_buffer", s("")),
         ("burst_buffer_state", s("")),
         ("cluster", s("spur")),
@@ -880,11 +975,11 @@ fn job22(j: &Job) -> V {
         ("deadline", i(j.desc.deadline)),
         ("delay_boot", i(0)),
         ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
-        ("derived_exit_code", rc(j.derived_exit_code)),
+        ("derived_exit_code", i(j.derived_exit_code as i64)),
         ("eligible_time", i(eligible)),
-        ("end_time", i(if pending { 0 } else { j.end_time })),
+        ("end_time", i(end_time(j))),
         ("excluded_nodes", s(j.desc.exc_nodes.as_deref().unwrap_or(""))),
-        ("exit_code", rc(j.exit_status)),
+        ("exit_code", i(exit_status(j) as i64)),
         ("features", s(j.desc.constraint.as_deref().unwrap_or(""))),
         ("federation_origin", s("")),
         ("federation_siblings_active", s("")),
@@ -899,7 +994,10 @@ fn job22(j: &Job) -> V {
             .allocs
             .iter()
             .map(|al| {
-                let cores: Vec<(String, V)> = (0..al.cpus).map(|c| (c.to_string(), s("allocated"))).collect();
+                let first = core_offset(view, j, &al.node);
+                let cores: Vec<(String, V)> = (first..first + al.cpus)
+                    .map(|c| (c.to_string(), s("allocated")))
+                    .collect();
                 o(vec![
                     ("sockets", o(vec![("0", o(vec![("cores", V::Obj(cores))]))])),
                     ("nodename", s(&al.node)),
@@ -941,9 +1039,23 @@ fn job22(j: &Job) -> V {
         ("tasks_per_node", i(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
         ("tasks_per_socket", V::Null),
         ("tasks_per_board", i(0)),
-        ("cpus", i(j.num_cpus as i64)),
+        (
+            "cpus",
+            if finished && !started {
+                V::Null
+            } else {
+                i(j.num_cpus as i64)
+            },
+        ),
         ("node_count", i(j.num_nodes as i64)),
-        ("tasks", i(j.num_tasks as i64)),
+        (
+            "tasks",
+            if finished && !started {
+                V::Null
+            } else {
+                i(j.num_tasks as i64)
+            },
+        ),
         ("het_job_id", i(0)),
         ("het_job_id_set", s("")),
         ("het_job_offset", i(0)),

@@ -1,0 +1,2 @@
+run capture=J3
+sbatch --parsable -J gamma -o gamma.out --wrap 'exit 3'

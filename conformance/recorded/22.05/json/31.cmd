@@ -1,0 +1,2 @@
+run
+squeue --json -t all

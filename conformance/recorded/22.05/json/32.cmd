@@ -1,0 +1,2 @@
+run
+squeue --yaml -t all
