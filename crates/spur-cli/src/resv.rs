@@ -11,26 +11,34 @@ fn kw(tag: &str, word: &str, min: usize) -> bool {
     tag.len() >= min && tag.len() <= word.len() && word[..tag.len()].eq_ignore_ascii_case(tag)
 }
 
-/// The canonical name of a `create`/`update` key (`None`: unknown).
+/// The canonical name of a `create`/`update` key, tried in scontrol's order
+/// with its shortest accepted abbreviations (`None`: unknown).
 fn key_name(t: &str) -> Option<&'static str> {
-    const KEYS: &[(&str, usize)] = &[
-        ("ReservationName", 3),
-        ("StartTime", 5),
-        ("EndTime", 3),
-        ("Duration", 3),
-        ("Users", 1),
-        ("Nodes", 5),
-        ("NodeCnt", 5),
-        ("Flags", 2),
-        ("PartitionName", 4),
-        ("Accounts", 1),
-        ("Groups", 1),
-        ("CoreCnt", 2),
+    const KEYS: &[(&str, &str, usize)] = &[
+        ("Accounts", "Accounts", 1),
+        ("Comment", "Comment", 3),
+        ("Flags", "Flags", 2),
+        ("Groups", "Groups", 1),
+        ("Users", "Users", 1),
+        ("ReservationName", "ReservationName", 1),
+        ("BurstBuffer", "BurstBuffer", 2),
+        ("StartTime", "StartTime", 2),
+        ("EndTime", "EndTime", 1),
+        ("Duration", "Duration", 1),
+        ("MaxStartDelay", "MaxStartDelay", 2),
+        ("NodeCnt", "NodeCnt", 5),
+        ("NodeCount", "NodeCnt", 5),
+        ("CoreCnt", "CoreCnt", 5),
+        ("CoreCount", "CoreCnt", 5),
+        ("CPUCnt", "CoreCnt", 5),
+        ("CPUCount", "CoreCnt", 5),
+        ("Nodes", "Nodes", 5),
+        ("Features", "Features", 2),
+        ("Licenses", "Licenses", 2),
+        ("PartitionName", "PartitionName", 1),
+        ("TRES", "TRES", 1),
     ];
-    if kw(t, "nodecount", 5) {
-        return Some("NodeCnt");
-    }
-    KEYS.iter().find(|(k, min)| kw(t, k, *min)).map(|(k, _)| *k)
+    KEYS.iter().find(|(w, _, min)| kw(t, w, *min)).map(|(_, k, _)| *k)
 }
 
 fn no_resv(msg: &str) -> Output {
@@ -68,34 +76,81 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             _ => {}
         }
     }
+    let msg = if action == "create" { "No reservation created." } else { "No reservation update." };
+    let fail = |m: String| Output::err(format!("scontrol: error: {}\n", m), 1);
     let mut name = String::new();
     let mut fields: Vec<(String, String)> = Vec::new();
     for a in rest {
         let Some(p) = a.find('=') else {
-            return Err(no_resv(&format!("Unknown parameter {}", a)));
+            if a.len() >= 3 && a[..3].eq_ignore_ascii_case("res") {
+                continue;
+            }
+            if kw(a, "skip", 2) {
+                continue;
+            }
+            return Err(fail(format!("Misformatted parameter '{}', most options have a parameter after '='.  {}", a, msg)));
         };
         let (t, v) = (&a[..p], &a[p + 1..]);
-        let Some(k) = key_name(t.trim_end_matches(['+', '-'])) else {
-            return Err(no_resv(&format!("Unknown parameter {}", a)));
+        let pm = t.ends_with(['+', '-']).then(|| &t[t.len() - 1..]);
+        let t = t.trim_end_matches(['+', '-']);
+        let Some(k) = key_name(t) else {
+            if t.len() >= 3 && t[..3].eq_ignore_ascii_case("res") {
+                continue;
+            }
+            return Err(fail(format!("Unknown parameter {}.  {}", a, msg)));
         };
+        if fields.iter().any(|(f, _)| f == k) && matches!(k, "Accounts" | "Comment" | "Groups" | "Users" | "TRES") {
+            return Err(fail(format!("Parameter {} specified more than once", a)));
+        }
         match k {
             "ReservationName" => name = v.to_string(),
             "Duration" => {
                 if spur_core::time::parse_time_limit(v).is_err() {
-                    return Err(if action == "create" {
-                        no_resv(&format!("Invalid duration {}", a))
-                    } else {
-                        Output::err(format!("scontrol: error: Invalid duration {}.  No reservation updated.\n", a), 1)
-                    });
+                    return Err(fail(format!("Invalid duration {}.  {}", a, msg)));
                 }
                 fields.push((k.into(), v.into()));
+            }
+            "StartTime" | "EndTime" => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs() as i64)
+                    .unwrap_or(0);
+                if spur_core::time::parse_time(v, now, false).is_err() {
+                    let what = if k == "StartTime" { "start" } else { "end" };
+                    return Err(fail(format!("Invalid {} time {}.  {}", what, a, msg)));
+                }
+                fields.push((k.into(), v.into()));
+            }
+            "NodeCnt" => {
+                if v.contains(',') {
+                    return Err(fail("Using a comma separated array for NodeCnt is no longer valid.".into()));
+                }
+                if v.trim().parse::<u32>().is_err() {
+                    return Err(fail(format!("\"{}\" is not a valid node count", v)));
+                }
+                fields.push((k.into(), v.into()));
+            }
+            // `Users+=a` / `Users-=a`: each name marked for the controller
+            "Users" | "Accounts" | "Groups" if pm.is_some() => {
+                let sign = pm.unwrap_or("");
+                let v: Vec<String> = v.split(',').filter(|x| !x.is_empty()).map(|x| format!("{}{}", sign, x)).collect();
+                fields.push((k.into(), v.join(",")));
             }
             _ => fields.push((k.into(), v.into())),
         }
     }
     let has = |k: &str| fields.iter().any(|(f, _)| f == k);
+    if action == "update" && name.is_empty() {
+        return Err(fail("Reservation must be given.  No reservation update.".into()));
+    }
     if action == "create" {
-        if !(has("Nodes") || has("NodeCnt") || has("CoreCnt")) {
+        if !has("StartTime") {
+            return Err(no_resv("A start time must be given"));
+        }
+        if !has("EndTime") && !has("Duration") {
+            return Err(no_resv("An end time or duration must be given"));
+        }
+        if !(has("Nodes") || has("NodeCnt") || has("CoreCnt") || has("TRES")) {
             return Err(no_resv(if spur_core::compat::v22_05() {
                 "CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be specified"
             } else {
@@ -104,6 +159,11 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
         }
         if !(has("Users") || has("Accounts") || has("Groups")) {
             return Err(no_resv("Either Users/Groups and/or Accounts must be specified"));
+        }
+        if has("Users") && has("Groups") {
+            return Err(no_resv(
+                "Users and Groups are mutually exclusive.  You can have one or the other, but not both",
+            ));
         }
     }
     Ok(ScontrolCmd::Reservation { action, arg: String::new(), name, fields })
@@ -250,11 +310,19 @@ mod tests {
     fn create_checks_as_scontrol() {
         let e = parse("create", &args(&["reservation", "ReservationName=b", "Duration=bogus", "Users=root", "Nodes=n1"])).err().unwrap();
         assert_eq!(e.stderr, "scontrol: error: Invalid duration Duration=bogus.  No reservation created.\n");
-        let e = parse("create", &args(&["res", "ReservationName=b", "Duration=60", "Users=root"])).err().unwrap();
+        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Users=root"])).err().unwrap();
         assert!(e.stderr.contains("must be specified"));
-        let e = parse("create", &args(&["res", "ReservationName=b", "Duration=60", "Nodes=n1"])).err().unwrap();
+        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Nodes=n1"])).err().unwrap();
         assert!(e.stderr.contains("Either Users/Groups"));
         assert!(parse("create", &args(&["res", "garbage"])).is_err());
+        let e = parse("create", &args(&["res", "ReservationName=b", "Duration=60", "Nodes=n1", "Users=root"])).err().unwrap();
+        assert_eq!(e.stderr, "scontrol: error: A start time must be given.  No reservation created.\n");
+        let e = parse("update", &args(&["ReservationName=b", "Bogus=1"])).err().unwrap();
+        assert_eq!(e.stderr, "scontrol: error: Unknown parameter Bogus=1.  No reservation update.\n");
+        match parse("update", &args(&["ReservationName=b", "Users+=a,b"])).unwrap() {
+            ScontrolCmd::Reservation { fields, .. } => assert_eq!(fields, [("Users".to_string(), "+a,+b".to_string())]),
+            _ => panic!(),
+        }
         assert!(parse("delete", &args(&[])).is_err());
         match parse("delete", &args(&["reservation", "x"])).unwrap() {
             ScontrolCmd::Reservation { name, arg, .. } => assert_eq!((name.as_str(), arg.as_str()), ("x", "reservation")),

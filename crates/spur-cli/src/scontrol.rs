@@ -1368,10 +1368,6 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(le);
     o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
     o.push_str(le);
-    if let Some(r) = j.desc.extra.get("reservation").filter(|r| !r.is_empty()) {
-        o.push_str(&format!("Reservation={}", r));
-        o.push_str(le);
-    }
     o.push_str(&format!(
         "ReqNodeList={} ExcNodeList={}",
         j.desc.req_nodes.as_deref().unwrap_or("(null)"),
@@ -1477,6 +1473,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.desc.constraint.as_deref().unwrap_or("(null)")
     ));
     o.push_str(le);
+    // (its own line after Features=, as scontrol prints a job's reservation)
+    if let Some(r) = j.desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+        o.push_str(&format!("Reservation={}", r));
+        o.push_str(le);
+    }
     o.push_str(&format!(
         "OverSubscribe={} Contiguous={} Licenses=(null) Network=(null)",
         j.desc.oversubscribe(),

@@ -186,7 +186,20 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 r.end_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
             }
             if let Some(v) = field(fields, "Users") {
-                r.users = users(v)?;
+                if v.starts_with(['+', '-']) {
+                    // Users+= / Users-=
+                    for u in list(v) {
+                        let (sign, name) = u.split_at(1);
+                        users(name)?;
+                        if sign == "+" && !r.users.iter().any(|x| x == name) {
+                            r.users.push(name.to_string());
+                        } else if sign == "-" {
+                            r.users.retain(|x| x != name);
+                        }
+                    }
+                } else {
+                    r.users = users(v)?;
+                }
             }
             if let Some(v) = field(fields, "NodeCnt") {
                 let c: usize = v.trim().parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
