@@ -588,7 +588,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
         ]);
         return Output {
             stdout: emit_styled(&doc, m.yaml, true),
-            stderr: String::new(),
+            stderr: o_.warnings.clone(),
             code: 0,
         };
     }
@@ -602,7 +602,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
     ]);
     Output {
         stdout: emit(&doc, m.yaml),
-        stderr: String::new(),
+        stderr: o_.warnings.clone(),
         code: 0,
     }
 }
