@@ -179,7 +179,10 @@ pub async fn execute(c: &spur_client::Client, action: &str, arg: &str, name: &st
     };
     let res = c.node_control(req).await;
     match (action, res) {
-        ("create", Ok(_)) => Output::ok(format!("Reservation created: {}\n", name)),
+        ("create", Ok(r)) => {
+            let given = r.status.map(|s| s.message).filter(|m| !m.is_empty());
+            Output::ok(format!("Reservation created: {}\n", given.as_deref().unwrap_or(name)))
+        }
         ("create", Err(e)) => Output::err(format!("Error creating the reservation: {}\n", e), 1),
         ("update", Ok(_)) => Output::ok("Reservation updated.\n"),
         ("update", Err(e)) => {
@@ -277,13 +280,16 @@ pub fn show(view: &ClusterView, id: Option<&str>, one_liner: bool, quiet: bool) 
 }
 
 /// `sinfo -T`.
-pub fn sinfo_list(view: &ClusterView) -> String {
+pub fn sinfo_list(view: &ClusterView, no_header: bool) -> String {
     if view.reservations.is_empty() {
         return "No reservations in the system\n".into();
     }
     // the name column is as wide as the longest name (at least 9)
     let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
-    let mut s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+    let mut s = String::new();
+    if !no_header {
+        s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+    }
     for r in &view.reservations {
         s.push_str(&format!(
             "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
@@ -348,6 +354,6 @@ mod tests {
         assert!(o.contains(" Duration=01:00:00\n   Nodes=node[1-2] NodeCnt=2 CoreCnt=4"));
         assert!(o.ends_with("MaxStartDelay=(null)\n\n"));
         assert_eq!(show(&v, Some("x"), false, false).code, 1);
-        assert!(sinfo_list(&v).contains("r1           ACTIVE"));
+        assert!(sinfo_list(&v, false).contains("r1           ACTIVE"));
     }
 }

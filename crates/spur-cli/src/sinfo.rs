@@ -723,7 +723,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     let mut out = Output::default();
     if o.reservation {
         // -T reports reservations only
-        out.stdout.push_str(&crate::resv::sinfo_list(view));
+        out.stdout.push_str(&crate::resv::sinfo_list(view, o.no_header));
         return out;
     }
     let fmt = o.format.clone().unwrap_or_default();

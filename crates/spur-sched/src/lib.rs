@@ -343,8 +343,13 @@ pub fn schedule_resv(
         let candidates: Vec<&str> = if let Some(name) = want_resv {
             match resvs.iter().find(|r| &r.name == name) {
                 Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
-                _ => {
+                // waiting for it to start; or it is gone
+                Some(_) => {
                     set_reason(&mut out, Reason::Other("Reservation".into()));
+                    continue;
+                }
+                None => {
+                    set_reason(&mut out, Reason::Other("ReservationDeleted".into()));
                     continue;
                 }
             }

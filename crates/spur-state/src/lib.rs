@@ -195,6 +195,9 @@ pub struct State {
     /// Reservations in creation order.
     #[serde(default)]
     pub reservations: Vec<Reservation>,
+    /// slurmctld's `top_suffix`: the last reservation id given (names `user_N`).
+    #[serde(default)]
+    pub resv_top: u32,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -219,6 +222,7 @@ impl State {
             lowest_prio: 0,
             slurm_22_05: false,
             reservations: Vec::new(),
+            resv_top: 0,
             node_index: HashMap::new(),
         };
         s.reindex();
@@ -969,6 +973,7 @@ impl State {
                     return Err(ESLURM_RESERVATION_NAME_DUP);
                 }
                 self.reservations.push(resv.clone());
+                self.resv_top += 1;
                 Ok(Applied::Ok)
             }
             Command::ResvUpdate { resv } => match self.reservations.iter_mut().find(|r| r.name == resv.name) {

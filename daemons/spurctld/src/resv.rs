@@ -54,6 +54,19 @@ fn flags(v: &str) -> Vec<String> {
 pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64) -> Result<Command, i32> {
     let g = ctld.lock();
     let st = &g.state;
+    // no name: slurmctld names it after the first account, user or group and its id
+    let generated;
+    let name = if name.is_empty() && action == "create" {
+        let key = ["Accounts", "Users", "Groups"]
+            .iter()
+            .find_map(|k| field(fields, k).filter(|v| !v.is_empty()))
+            .unwrap_or("resv");
+        let key = key.strip_prefix('-').unwrap_or(key);
+        generated = format!("{}_{}", key.split(',').next().unwrap_or(key), st.resv_top + 1);
+        generated.as_str()
+    } else {
+        name
+    };
     let cores = |nodes: &[String]| -> u32 { nodes.iter().filter_map(|n| st.node(n)).map(|n| n.cpus).sum() };
     // the nodes of the default partition not held by another reservation overlapping [start, end)
     let pick = |count: usize, start: i64, end: i64, skip: &str, keep: &[String]| -> Result<Vec<String>, i32> {
@@ -80,6 +93,13 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
         "delete" => {
             if !st.reservations.iter().any(|r| r.name == name) {
                 return Err(ESLURM_RESERVATION_INVALID);
+            }
+            // a job still running in it
+            let used = st.jobs.values().any(|j| {
+                j.state.is_active() && j.desc.extra.get("reservation").map(|r| r == name).unwrap_or(false)
+            });
+            if used {
+                return Err(ESLURM_RESERVATION_BUSY);
             }
             Ok(Command::ResvDelete { name: name.to_string() })
         }

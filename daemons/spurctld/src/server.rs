@@ -1225,15 +1225,26 @@ impl Controller for Service {
             return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&r).await?) }));
         }
         if let Some(action) = r.op.strip_prefix("reservation_") {
+            // the reply names the reservation (slurmctld's generated name when none was given)
+            let mut name = r.nodes.clone();
             let code = match crate::resv::plan(&self.ctld, action, &r.nodes, &r.fields, now()) {
-                Ok(cmd) => match self.ctld.commit(vec![cmd]).await?.into_iter().next() {
-                    Some(Err(code)) => code,
-                    _ => 0,
-                },
+                Ok(cmd) => {
+                    if let Command::ResvCreate { resv } = &cmd {
+                        name = resv.name.clone();
+                    }
+                    match self.ctld.commit(vec![cmd]).await?.into_iter().next() {
+                        Some(Err(code)) => code,
+                        _ => 0,
+                    }
+                }
                 Err(code) => code,
             };
             self.ctld.sched_wake.notify_one();
-            return Ok(Response::new(NodeControlReply { status: st(code) }));
+            let mut status = st(code);
+            if let (Some(s), 0) = (status.as_mut(), code) {
+                s.message = name;
+            }
+            return Ok(Response::new(NodeControlReply { status }));
         }
         let names = match spur_core::hostlist::expand(&r.nodes) {
             Ok(n) => n,
