@@ -1370,8 +1370,10 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
             return None;
         }
     }
-    if o.reservation.is_some() {
-        return None;
+    if let Some(r) = &o.reservation {
+        if j.desc.extra.get("reservation") != Some(r) {
+            return None;
+        }
     }
     if let Some(names) = &o.names {
         if !names.iter().any(|n| n.eq_ignore_ascii_case(&j.desc.name)) {
