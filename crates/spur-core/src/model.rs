@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 pub type Minutes = u32;
 
 /// Job states, named as Slurm names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 pub enum JobState {
+    #[default]
     Pending,
     Running,
     Suspended,
@@ -256,7 +257,7 @@ pub struct GresAlloc {
     pub indexes: Vec<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     pub job_id: u32,
     pub array: Option<ArrayInfo>,
