@@ -1726,6 +1726,11 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
             }
         }
     }
+    // the active reservation holding the node
+    if let Some(r) = view.reservations.iter().find(|r| r.active(view.now) && r.nodes.contains(&n.name)) {
+        o.push_str(le);
+        o.push_str(&format!("ReservationName={}", r.name));
+    }
     o.push_str(if f.one_liner { "\n" } else { "\n\n" });
     o
 }

@@ -1075,10 +1075,10 @@ impl State {
         let mut nodes = self.nodes.clone();
         for r in self.reservations.iter().filter(|r| r.active(now)) {
             for n in nodes.iter_mut().filter(|n| r.nodes.contains(&n.name)) {
+                // slurmctld sets RESERVED on every reserved node, and MAINT too for MAINT
+                n.flags.reserved = true;
                 if r.maint() {
                     n.flags.maint = true;
-                } else {
-                    n.flags.reserved = true;
                 }
             }
         }
