@@ -648,15 +648,7 @@ fn node_value_empty(f: SF, p: Option<&Partition>) -> String {
         Available | DefaultTime | Groups | OverSubscribe | Partition | PartitionName | Size | Time
         | PriorityJobFactor | PriorityTier | AllocNodes | Root | PreemptMode => {
             // partition attributes only
-            let dummy = Node {
-                name: String::new(), addr: String::new(), hostname: String::new(), port: 0, cpus: 0,
-                boards: 0, sockets: 0, cores_per_socket: 0, threads_per_core: 0, real_memory: 0,
-                tmp_disk: 0, weight: 0, features: vec![], gres: vec![], base: NodeBase::Unknown,
-                flags: Default::default(), reason: None, reason_time: 0, reason_uid: 0, alloc_cpus: 0,
-                alloc_mem: 0, alloc_gres: vec![], boot_time: 0, slurmd_start_time: 0, last_busy: 0,
-                os: String::new(), arch: String::new(), version: String::new(), last_heard: 0,
-                cpu_load: 0, free_mem: 0,
-            };
+            let dummy = Node::default();
             node_value(f, &dummy, p)
         }
         Reason => "none".into(),
@@ -924,7 +916,6 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use spur_core::model::*;
 
     pub fn node(i: u32, alloc: u32) -> Node {
         Node {
@@ -938,27 +929,16 @@ pub(crate) mod tests {
             cores_per_socket: 2,
             threads_per_core: 1,
             real_memory: 2000,
-            tmp_disk: 0,
             weight: 1,
-            features: vec![],
-            gres: vec![],
             base: if alloc > 0 { NodeBase::Allocated } else { NodeBase::Idle },
-            flags: NodeFlags::default(),
-            reason: None,
-            reason_time: 0,
-            reason_uid: 0,
             alloc_cpus: alloc,
             alloc_mem: 500 * alloc as u64,
-            alloc_gres: vec![],
-            boot_time: 0,
-            slurmd_start_time: 0,
-            last_busy: 0,
             os: "Linux".into(),
             arch: "x86_64".into(),
             version: "24.11.5".into(),
-            last_heard: 0,
             cpu_load: 44,
             free_mem: 22908,
+            ..Default::default()
         }
     }
 

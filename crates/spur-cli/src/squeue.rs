@@ -1646,7 +1646,6 @@ pub(crate) mod tests {
     pub fn base_job(id: u32, state: JobState) -> Job {
         Job {
             job_id: id,
-            array: None,
             desc: JobDesc {
                 name: "wrap".into(),
                 work_dir: "/tmp/spur-conf-work".into(),
@@ -1655,37 +1654,19 @@ pub(crate) mod tests {
                 alloc_sid: 4057,
                 ..Default::default()
             },
-            user_id: 0,
-            group_id: 0,
             user_name: "root".into(),
             group_name: "root".into(),
             state,
-            reason: Reason::None,
-            held: None,
             priority: 1,
             partition: "debug".into(),
-            time_limit: None,
             submit_time: 1000,
             eligible_time: 1000,
-            start_time: 0,
-            end_time: 0,
-            suspend_time: 0,
-            pre_sus_time: 0,
-            allocs: vec![],
-            exit_status: 0,
-            derived_exit_code: 0,
-            restart_count: 0,
             num_nodes: 1,
             num_tasks: 1,
             num_cpus: 1,
-            mem_per_node: 0,
             mem_per_cpu: 500,
-            kill_reason: None,
             batch_flag: 1,
-            start_pass_ms: 0,
-            last_sched_eval: 0,
-            requeued_done: false,
-            tres_counted: None,
+            ..Default::default()
         }
     }
 

@@ -372,8 +372,10 @@ pub fn ranges(v: &[u32]) -> String {
 }
 
 /// The base state of a node; flags are separate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
 pub enum NodeBase {
+    /// Before its agent has registered.
+    #[default]
     Unknown,
     Idle,
     /// Some or all resources allocated; `mixed` is derived from the counts.
@@ -394,7 +396,7 @@ pub struct NodeFlags {
     pub reserved: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub name: String,
     pub addr: String,

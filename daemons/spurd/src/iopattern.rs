@@ -214,12 +214,11 @@ fn substitute(out: &mut String, pattern: &str, job: &Job, node: &str, taskid: u3
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use spur_core::model::{ArrayInfo, Job, JobDesc, JobState, Reason};
+    use spur_core::model::{ArrayInfo, Job, JobDesc, JobState};
 
     pub(crate) fn job(id: u32) -> Job {
         Job {
             job_id: id,
-            array: None,
             desc: JobDesc {
                 name: "myjob".into(),
                 work_dir: "/home/alice/run".into(),
@@ -230,32 +229,13 @@ pub(crate) mod tests {
             user_name: "alice".into(),
             group_name: "alice".into(),
             state: JobState::Running,
-            reason: Reason::None,
-            held: None,
             priority: 1,
             partition: "debug".into(),
-            time_limit: None,
-            submit_time: 0,
-            eligible_time: 0,
-            start_time: 0,
-            end_time: 0,
-            suspend_time: 0,
-            pre_sus_time: 0,
-            allocs: vec![],
-            exit_status: 0,
-            derived_exit_code: 0,
-            restart_count: 0,
             num_nodes: 1,
             num_tasks: 1,
             num_cpus: 1,
-            mem_per_node: 0,
-            mem_per_cpu: 0,
-            kill_reason: None,
             batch_flag: 1,
-            start_pass_ms: 0,
-            last_sched_eval: 0,
-            requeued_done: false,
-            tres_counted: None,
+            ..Default::default()
         }
     }
 
