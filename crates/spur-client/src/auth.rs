@@ -82,6 +82,17 @@ impl Verifier {
     pub fn new(key: Vec<u8>) -> Verifier {
         Verifier { key, seen: Mutex::new(HashMap::new()) }
     }
+
+    /// The identity a gRPC request's credential proves (metadata `x-spur-auth`),
+    /// or the Unauthenticated status every service answers without one.
+    pub fn verify_request<T>(&self, req: &tonic::Request<T>) -> Result<Identity, tonic::Status> {
+        let tok = req
+            .metadata()
+            .get(METADATA_KEY)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
+        self.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))
+    }
     pub fn verify(&self, token: &str) -> Result<Identity, AuthError> {
         let parts: Vec<&str> = token.split('.').collect();
         if parts.len() != 6 || parts[0] != "v1" {

@@ -130,12 +130,7 @@ pub struct ConsensusService {
 
 impl ConsensusService {
     fn admin<T>(&self, req: &tonic::Request<T>) -> Result<(), tonic::Status> {
-        let tok = req
-            .metadata()
-            .get(spur_client::auth::METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        let id = self.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        let id = self.verifier.verify_request(req)?;
         if id.uid != 0 {
             return Err(tonic::Status::permission_denied("Access/permission denied"));
         }

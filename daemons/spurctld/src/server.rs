@@ -23,12 +23,7 @@ type R<T> = Result<Response<T>, tonic::Status>;
 
 impl Service {
     fn who<T>(&self, req: &Request<T>) -> Result<Identity, tonic::Status> {
-        let tok = req
-            .metadata()
-            .get(spur_client::auth::METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        let id = self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        let id = self.ctld.verifier.verify_request(req)?;
         // only the leader answers; the others name it
         self.ctld.gate()?;
         Ok(id)
@@ -713,56 +708,56 @@ impl Service {
             return Ok(ESLURM_ACCESS_DENIED);
         }
         let cmds: Vec<Command> = {
-        let g = self.ctld.lock();
-        let mut top: Vec<u32> = vec![];
-        for s in split_job_list(job_ids) {
-            let refs = match parse_job_ref(&s) {
-                Some(r) => r,
-                None => return Ok(ESLURM_INVALID_JOB_ID),
-            };
-            let ids: Vec<u32> = refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect();
-            if ids.is_empty() {
-                return Ok(ESLURM_INVALID_JOB_ID);
+            let g = self.ctld.lock();
+            let mut top: Vec<u32> = vec![];
+            for s in split_job_list(job_ids) {
+                let refs = match parse_job_ref(&s) {
+                    Some(r) => r,
+                    None => return Ok(ESLURM_INVALID_JOB_ID),
+                };
+                let ids: Vec<u32> = refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect();
+                if ids.is_empty() {
+                    return Ok(ESLURM_INVALID_JOB_ID);
+                }
+                top.extend(ids);
             }
-            top.extend(ids);
-        }
-        let mut rc = 0;
-        top.retain(|jid| {
-            let j = &g.state.jobs[jid];
-            if j.state != JobState::Pending {
-                rc = ESLURM_JOB_NOT_PENDING;
-                false
-            } else if j.priority == 0 {
-                rc = ESLURM_JOB_HELD;
-                false
-            } else {
-                true
-            }
-        });
-        top.dedup();
-        let Some(first) = top.first().map(|j| g.state.jobs[j].clone()) else { return Ok(rc) };
-        let others: Vec<u32> = g
-            .state
-            .jobs_in_order()
-            .filter(|j| {
-                j.state == JobState::Pending
-                    && j.priority > 1
-                    && !top.contains(&j.job_id)
-                    && j.user_id == first.user_id
-                    && j.partition == first.partition
-            })
-            .map(|j| j.job_id)
-            .collect();
-        let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs[j].priority).collect();
-        prios.sort_unstable_by(|a, b| b.cmp(a));
-        let cmds: Vec<Command> = top
-            .iter()
-            .chain(others.iter())
-            .zip(prios)
-            .filter(|(j, p)| g.state.jobs[*j].priority != *p)
-            .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
-            .collect();
-        cmds
+            let mut rc = 0;
+            top.retain(|jid| {
+                let j = &g.state.jobs[jid];
+                if j.state != JobState::Pending {
+                    rc = ESLURM_JOB_NOT_PENDING;
+                    false
+                } else if j.priority == 0 {
+                    rc = ESLURM_JOB_HELD;
+                    false
+                } else {
+                    true
+                }
+            });
+            top.dedup();
+            let Some(first) = top.first().map(|j| g.state.jobs[j].clone()) else { return Ok(rc) };
+            let others: Vec<u32> = g
+                .state
+                .jobs_in_order()
+                .filter(|j| {
+                    j.state == JobState::Pending
+                        && j.priority > 1
+                        && !top.contains(&j.job_id)
+                        && j.user_id == first.user_id
+                        && j.partition == first.partition
+                })
+                .map(|j| j.job_id)
+                .collect();
+            let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs[j].priority).collect();
+            prios.sort_unstable_by(|a, b| b.cmp(a));
+            let cmds: Vec<Command> = top
+                .iter()
+                .chain(others.iter())
+                .zip(prios)
+                .filter(|(j, p)| g.state.jobs[*j].priority != *p)
+                .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
+                .collect();
+            cmds
         };
         if !cmds.is_empty() {
             self.ctld.commit(cmds).await?;
@@ -1375,12 +1370,7 @@ impl Controller for Service {
 
     async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
         // any member answers a ping, leader or not
-        let tok = req
-            .metadata()
-            .get(spur_client::auth::METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        self.ctld.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        self.ctld.verifier.verify_request(&req)?;
         let m = self.ctld.raft.metrics().borrow().clone();
         let role = match m.state {
             openraft::ServerState::Leader => "leader",

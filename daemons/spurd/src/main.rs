@@ -432,12 +432,7 @@ fn err(code: i32, msg: String) -> Option<Status> {
 
 impl Svc {
     fn admin<T>(&self, req: &Request<T>) -> Result<(), tonic::Status> {
-        let tok = req
-            .metadata()
-            .get(spur_client::auth::METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        let id = self.st.verifier.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))?;
+        let id = self.st.verifier.verify_request(req)?;
         if id.uid == 0 || id.uid == self.st.slurm_user_uid {
             Ok(())
         } else {
