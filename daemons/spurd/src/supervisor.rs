@@ -48,12 +48,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub const SPEC_FILE: &str = "spec.bin";
-pub const PID_FILE: &str = "supervisor.pid";
-pub const PGID_FILE: &str = "job.pgid";
+/// What the supervisor tells about its processes, appended as they become
+/// known (one file, so one inode per job; spool directories come and go at
+/// the job rate): line 1 its own pid, line 2 the script's pid (and process
+/// group), then the stderr path to the end of the file.
+pub const PROC_FILE: &str = "supervisor.proc";
 pub const SCRIPT_FILE: &str = "slurm_script";
 pub const STATUS_FILE: &str = "status";
-pub const STDERR_PATH_FILE: &str = "stderr.path";
-pub const LOG_FILE: &str = "supervisor.log";
 /// The agent's notification socket, in the spool directory.
 pub const SOCKET_NAME: &str = "spurd.sock";
 
@@ -88,6 +89,8 @@ pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
     bincode::deserialize(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// Replace `path` whole (readers see the old or the new content), flushed
+/// to disk first.
 fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
@@ -104,42 +107,43 @@ fn read_num<T: std::str::FromStr>(path: &Path) -> Option<T> {
     fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
-/// Start `exe supervise jobdir` as a process of its own: a new session,
-/// reparented away from the caller (double fork, so the caller has no child
-/// to reap), stdin from /dev/null, stdout and stderr to `jobdir/supervisor.log`.
+/// Start `exe supervise jobdir` as a process of its own, stdin and stdout
+/// on /dev/null, its stderr (the supervisor's log lines, each naming its
+/// pid) the agent's log. The supervisor
+/// makes itself a session leader at once, so it outlives the agent; the agent
+/// reaps it when it ends (`reap_supervisors`).
 pub fn spawn_supervisor(exe: &Path, jobdir: &Path) -> io::Result<()> {
     spawn_detached(exe, &[OsStr::new("supervise"), jobdir.as_os_str()], jobdir, &[])
 }
 
+/// Supervisors started by this process and not yet reaped.
+static SPAWNED: std::sync::Mutex<Vec<std::process::Child>> = std::sync::Mutex::new(Vec::new());
+
 /// As `spawn_supervisor` with any arguments and extra environment (tests).
+/// No code runs between fork and exec, so std spawns with posix_spawn (no
+/// copy of the agent's address space).
 pub(crate) fn spawn_detached(exe: &Path, args: &[&OsStr], jobdir: &Path, envs: &[(&str, &OsStr)]) -> io::Result<()> {
-    let log = fs::OpenOptions::new().create(true).append(true).open(jobdir.join(LOG_FILE))?;
-    let log2 = log.try_clone()?;
+    let _ = jobdir;
     let mut cmd = std::process::Command::new(exe);
     cmd.args(args)
         .stdin(std::process::Stdio::null())
-        .stdout(log)
-        .stderr(log2)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
         .current_dir("/");
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    // SAFETY: only async-signal-safe calls (setsid, fork, _exit) run between
-    // fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            match libc::fork() {
-                -1 => Err(io::Error::last_os_error()),
-                0 => Ok(()),
-                _ => libc::_exit(0),
-            }
-        });
-    }
-    // The exec status pipe of std reports exec errors of the grandchild.
-    let mut child = cmd.spawn()?;
-    child.wait()?;
+    let child = cmd.spawn()?;
+    SPAWNED.lock().unwrap_or_else(|e| e.into_inner()).push(child);
     Ok(())
+}
+
+/// Reap the supervisors that have ended (called on SIGCHLD); how many are
+/// still running.
+pub fn reap_supervisors() -> usize {
+    let mut v = SPAWNED.lock().unwrap_or_else(|e| e.into_inner());
+    v.retain_mut(|c| matches!(c.try_wait(), Ok(None)));
+    v.len()
 }
 
 fn log(msg: &str) {
@@ -172,6 +176,9 @@ fn strerror(e: i32) -> String {
 /// Entry point of `spurd supervise <jobdir>`. Always writes `status`
 /// (unless the directory itself is unusable) and returns 0.
 pub fn run(jobdir: &Path) -> i32 {
+    // Out of the agent's session and process group: a signal to those (a
+    // closed terminal, `kill -- -PGID`) does not reach the job.
+    let _ = unistd::setsid();
     let (status, spec) = match supervise(jobdir) {
         Ok((s, spec)) => (s, Some(spec)),
         Err(e) => {
@@ -228,7 +235,8 @@ fn cstr(s: &str) -> CString {
 
 fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     let spec = read_spec(jobdir)?;
-    write_atomic(&jobdir.join(PID_FILE), format!("{}\n", std::process::id()).as_bytes())?;
+    let mut proc_file = fs::OpenOptions::new().create(true).truncate(true).write(true).open(jobdir.join(PROC_FILE))?;
+    proc_file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
     // SAFETY: plain prctl with integer arguments.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -299,7 +307,6 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // not the node name (recorded/24.11/basic/064: `out-5-pat-root-vm-%.txt`
     // with every slurmd on host `vm`)
     let (out, err, inp) = iopattern::batch_paths(job, &spur_client::users::short_hostname());
-    let _ = write_atomic(&jobdir.join(STDERR_PATH_FILE), err.as_bytes());
     let stepd = stepd_name(&spec.node_name);
     let work_dir = if job.desc.work_dir.is_empty() { "/".to_string() } else { job.desc.work_dir.clone() };
 
@@ -354,7 +361,9 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         Ok(ForkResult::Parent { child }) => child,
     };
     drop(wr);
-    let _ = write_atomic(&jobdir.join(PGID_FILE), format!("{}\n", child.as_raw()).as_bytes());
+    // one write: a reader sees the pid line whole or not at all
+    let _ = proc_file.write_all(format!("{}\n{}", child.as_raw(), prep.stderr.to_string_lossy()).as_bytes());
+    drop(proc_file);
     let mut setup_code = None;
     {
         let mut f = fs::File::from(rd);
@@ -396,6 +405,13 @@ fn wait_for(child: Pid) -> i32 {
 fn kill_leftovers(pgid: Pid) {
     let me = unistd::getpid().as_raw();
     let deadline = Instant::now() + Duration::from_secs(10);
+    let _ = signal::killpg(pgid, Signal::SIGKILL);
+    if no_children_left() {
+        // The supervisor is a subreaper: every process the job left behind is
+        // its child or a child's descendant, so none at all means nothing is
+        // left, and the process table need not be read (the common case).
+        return;
+    }
     loop {
         let _ = signal::killpg(pgid, Signal::SIGKILL);
         for p in descendants(me) {
@@ -415,6 +431,18 @@ fn kill_leftovers(pgid: Pid) {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Reap what has ended; true when the supervisor has no child at all.
+fn no_children_left() -> bool {
+    loop {
+        match waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => return false,
+            Ok(_) => continue,
+            Err(Errno::EINTR) => continue,
+            Err(_) => return true, // ECHILD
+        }
     }
 }
 
@@ -721,7 +749,7 @@ fn is_zombie(pid: i32) -> bool {
 /// The supervisor of `jobdir` is alive (its pid is running `supervise` for
 /// this very directory, so a reused pid does not count).
 fn supervisor_pid(jobdir: &Path) -> Option<i32> {
-    let pid: i32 = read_num(&jobdir.join(PID_FILE))?;
+    let pid = read_proc(jobdir).0?;
     if !pid_alive(pid) {
         return None;
     }
@@ -738,11 +766,25 @@ fn supervisor_pid(jobdir: &Path) -> Option<i32> {
     }
 }
 
+/// `PROC_FILE`: the supervisor's pid, the script's pid, the stderr path, as
+/// far as they are written (a line counts once its newline is there).
+fn read_proc(jobdir: &Path) -> (Option<i32>, Option<i32>, Option<String>) {
+    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else { return (None, None, None) };
+    let mut parts = text.splitn(3, '\n');
+    let first = parts.next();
+    let second = parts.next();
+    let rest = parts.next();
+    // a number counts only with its newline after it
+    let sup = second.and(first).and_then(|l| l.trim().parse().ok());
+    let script = rest.and(second).and_then(|l| l.trim().parse().ok());
+    (sup, script, rest.map(|r| r.to_string()))
+}
+
 /// The processes of the job: the script's process group and every
 /// descendant of the supervisor (or of the script when the supervisor is
 /// gone).
 fn job_processes(jobdir: &Path) -> (Option<i32>, Vec<i32>) {
-    let script: Option<i32> = read_num(&jobdir.join(PGID_FILE));
+    let script = read_proc(jobdir).1;
     let sup = supervisor_pid(jobdir);
     let mut procs = match (sup, script) {
         (Some(s), _) => descendants(s),
@@ -824,8 +866,8 @@ pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
 /// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
 pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
     let spec = read_spec(jobdir)?;
-    let path = fs::read_to_string(jobdir.join(STDERR_PATH_FILE))?;
-    let mut f = fs::OpenOptions::new().append(true).open(path.trim_end_matches('\n'))?;
+    let path = read_proc(jobdir).2.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
+    let mut f = fs::OpenOptions::new().append(true).open(path)?;
     f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
 }
 

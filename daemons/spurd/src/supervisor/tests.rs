@@ -183,7 +183,7 @@ fn runs_as_the_user_with_slurm_env_and_files() {
     }
     assert!(!out.contains("SLURM_UMASK="));
     let pid_line = lines.iter().find(|l| l.starts_with("SLURM_TASK_PID=")).unwrap();
-    let pgid: i32 = read_num(&dir.join(PGID_FILE)).unwrap();
+    let pgid: i32 = read_proc(&dir).1.unwrap();
     assert_eq!(*pid_line, format!("SLURM_TASK_PID={}", pgid));
     assert!(out.ends_with("to-stderr\n"), "stderr joins stdout by default");
 
