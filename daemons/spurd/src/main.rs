@@ -125,31 +125,100 @@ struct AgentState {
     /// Launches are decided one at a time: two copies of one launch (a retry,
     /// a new leader's re-send) arriving together must start one run.
     launching: tokio::sync::Mutex<()>,
+    tombs: Arc<Tombstones>,
 }
 
-/// The mark a finished run leaves once its spool directory is gone: a launch of
-/// that run arriving late (a new leader re-sends the launches of the jobs it
-/// sees running) must not start it a second time. Keyed by job id and restart
-/// count, since a requeued job runs again under the same id.
-fn tombstone(spool: &Path, id: u32, restart: u32) -> PathBuf {
-    spool.join("done").join(format!("{}.{}", id, restart))
+/// The marks finished runs leave once their spool directory is gone: a launch
+/// of such a run arriving late (a new leader re-sends the launches of the jobs
+/// it sees running) must not start it a second time. Keyed by job id and
+/// restart count, since a requeued job runs again under the same id. Held in
+/// memory and appended to `spool/done.log` (`ID RESTART EPOCH` lines), so
+/// they outlive an agent restart without a file per job.
+struct Tombstones {
+    path: PathBuf,
+    inner: std::sync::Mutex<(std::collections::HashMap<(u32, u32), i64>, Option<std::fs::File>)>,
+}
+
+impl Tombstones {
+    /// Load `spool/done.log` (and the one-file-per-mark `spool/done/ID.RESTART`
+    /// of earlier versions, folded into it).
+    fn open(spool: &Path) -> Tombstones {
+        let path = spool.join("done.log");
+        let mut marks = std::collections::HashMap::new();
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            for line in text.lines() {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                if let [id, run, at] = f[..] {
+                    if let (Ok(id), Ok(run), Ok(at)) = (id.parse(), run.parse(), at.parse()) {
+                        marks.insert((id, run), at);
+                    }
+                }
+            }
+        }
+        let old_dir = spool.join("done");
+        let mut fold = false;
+        if let Ok(rd) = std::fs::read_dir(&old_dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                let at = e
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs() as i64)
+                    .unwrap_or_else(spur_client::auth::now);
+                if let Some((id, run)) = name.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))) {
+                    marks.insert((id, run), at);
+                    fold = true;
+                }
+            }
+        }
+        let t = Tombstones { path, inner: std::sync::Mutex::new((marks, None)) };
+        if fold {
+            t.prune(i64::MAX);
+            let _ = std::fs::remove_dir_all(&old_dir);
+        }
+        t
+    }
+
+    fn contains(&self, id: u32, run: u32) -> bool {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).0.contains_key(&(id, run))
+    }
+
+    fn add(&self, id: u32, run: u32) {
+        use std::io::Write;
+        let now = spur_client::auth::now();
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.insert((id, run), now);
+        if g.1.is_none() {
+            g.1 = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).ok();
+        }
+        if let Some(f) = g.1.as_mut() {
+            let _ = f.write_all(format!("{} {} {}\n", id, run, now).as_bytes());
+        }
+    }
+
+    /// Forget marks older than `max_age` seconds (a late launch comes within
+    /// seconds; a day is kept) and rewrite the file with the rest.
+    fn prune(&self, max_age: i64) {
+        let now = spur_client::auth::now();
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.retain(|_, at| now.saturating_sub(*at) <= max_age);
+        let mut text = String::new();
+        for ((id, run), at) in &g.0 {
+            text.push_str(&format!("{} {} {}\n", id, run, at));
+        }
+        let tmp = self.path.with_extension("log.tmp");
+        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &self.path).is_ok() {
+            g.1 = None; // the next mark opens the new file
+        }
+    }
 }
 
 /// Which run of its job a spool directory holds.
 fn run_of(dir: &Path) -> Option<u32> {
     let spec: LaunchSpec = bincode::deserialize(&std::fs::read(dir.join("spec.bin")).ok()?).ok()?;
     Some(spec.job.restart_count)
-}
-
-/// Forget marks older than a day (a late launch comes within seconds).
-fn prune_tombstones(spool: &Path) {
-    let Ok(rd) = std::fs::read_dir(spool.join("done")) else { return };
-    for e in rd.flatten() {
-        let old = e.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok()).map(|d| d.as_secs() > 86_400);
-        if old == Some(true) {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 /// `job%05u`, as slurmd names a job's spool directory (the script path shows in
@@ -180,6 +249,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     };
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spurd"));
     let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
+    let tombs = Arc::new(Tombstones::open(&spool));
     let st = Arc::new(AgentState {
         node: node.clone(),
         spool: spool.clone(),
@@ -188,6 +258,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         slurm_user_uid: spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0),
         done_tx: done_tx.clone(),
         launching: tokio::sync::Mutex::new(()),
+        tombs: tombs.clone(),
     });
     let client = Client::new(conf.clone(), &conf_path);
 
@@ -227,8 +298,9 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
             let _ = done_tx.send(j.job_id);
         }
     }
-    tokio::spawn(reporter(client.clone(), spool.clone(), node.clone(), done_rx, done_tx.clone()));
-    tokio::spawn(registrar(client.clone(), spool.clone(), node.clone(), nc.clone(), conf.slurmd_timeout as u64));
+    tokio::spawn(reporter(client.clone(), spool.clone(), node.clone(), tombs.clone(), done_rx, done_tx.clone()));
+    tokio::spawn(reaper());
+    tokio::spawn(registrar(client.clone(), spool.clone(), node.clone(), tombs.clone(), nc.clone(), conf.slurmd_timeout as u64));
 
     let port = nc.port.unwrap_or(conf.slurmd_port);
     let bind = if nc.addr.is_empty() { "0.0.0.0".to_string() } else { nc.addr.clone() };
@@ -271,7 +343,7 @@ fn read_status(dir: &Path) -> Option<i32> {
 
 /// Report finished jobs to the controller, each until it is acknowledged,
 /// then remove its spool directory.
-async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
+async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombstones>, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
     while let Some(id) = rx.recv().await {
         let dir = job_dir(&spool, id);
         let status = match read_status(&dir) {
@@ -300,15 +372,13 @@ async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::Un
         let client = client.clone();
         let tx = tx.clone();
         let dir2 = dir.clone();
-        let spool2 = spool.clone();
+        let tombs = tombs.clone();
         tokio::spawn(async move {
             let r = spur_client::call!(client, job_complete, req);
             match r {
                 Ok(_) => {
                     if let Some(run) = run_of(&dir2) {
-                        let t = tombstone(&spool2, id, run);
-                        let _ = std::fs::create_dir_all(t.parent().unwrap_or(&spool2));
-                        let _ = std::fs::File::create(&t);
+                        tombs.add(id, run);
                     }
                     supervisor::cleanup(&dir2)
                 }
@@ -319,6 +389,28 @@ async fn reporter(client: Client, spool: PathBuf, node: String, mut rx: mpsc::Un
                 }
             }
         });
+    }
+}
+
+/// Reap ended supervisors as SIGCHLD reports them (and every 10 s, should a
+/// signal be missed), so none lingers as a zombie.
+async fn reaper() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut sig = match signal(SignalKind::child()) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!("no SIGCHLD stream ({}); reaping every 10 s", e);
+            None
+        }
+    };
+    loop {
+        match sig.as_mut() {
+            Some(s) => {
+                let _ = tokio::time::timeout(Duration::from_secs(10), s.recv()).await;
+            }
+            None => tokio::time::sleep(Duration::from_secs(10)).await,
+        }
+        supervisor::reap_supervisors();
     }
 }
 
@@ -348,14 +440,14 @@ fn arch_string() -> String {
 
 /// Register, then heartbeat; re-register whenever the controller restarts or
 /// does not answer.
-async fn registrar(client: Client, spool: PathBuf, node: String, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
+async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombstones>, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
     let start = spur_client::auth::now();
     let mut registered = false;
     let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
     let mut pruned = std::time::Instant::now() - Duration::from_secs(7200);
     loop {
         if pruned.elapsed() > Duration::from_secs(3600) {
-            prune_tombstones(&spool);
+            tombs.prune(86_400);
             pruned = std::time::Instant::now();
         }
         let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
@@ -494,7 +586,7 @@ impl Agent for Svc {
             });
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
-        if tombstone(&self.st.spool, id, spec.job.restart_count).exists() {
+        if self.st.tombs.contains(id, spec.job.restart_count) {
             // a late launch of a run that already ended here and was reported
             tracing::info!("ignoring a repeated launch of job {} (run {}), which already ended", id, spec.job.restart_count);
             return Ok(Response::new(LaunchReply { status: ok() }));
