@@ -7,8 +7,9 @@
 //!   purging after a snapshot rewrites it (temporary file, sync, rename).
 //! - `raft.meta`: the vote and the last purged log id, `[crc32][bincode]`,
 //!   written to a temporary file, synced and renamed.
-//! - `raft.committed`: the last committed log id (a hint: a stale or missing
-//!   one only means re-applying from the snapshot after a restart).
+//! - `raft.committed`: the last committed log id, `[crc32][bincode]`, rewritten
+//!   in place and not synced (a hint: a stale, torn or missing one only means
+//!   re-applying from the snapshot after a restart).
 //! - `raft.snapshot`: `[magic "SPURRSN1"][len: u64 LE][crc32][bincode (meta, state bytes)]`.
 //!
 //! A bad checksum in the middle of the log, a bad meta or snapshot file is a
@@ -124,6 +125,29 @@ struct LogFile {
     entries: BTreeMap<u64, (u64, Ent)>,
     meta: Meta,
     committed: Option<LogId<NodeId>>,
+    /// `raft.committed`, kept open: the hint is rewritten in place at every
+    /// commit (a new file and a rename each time would allocate an inode per
+    /// commit). A torn or stale write fails its checksum and is ignored.
+    committed_file: Option<File>,
+}
+
+impl LogFile {
+    fn write_committed(&mut self, body: &[u8]) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if self.committed_file.is_none() {
+            let f = OpenOptions::new().create(true).read(true).write(true).open(self.dir.join("raft.committed"))?;
+            self.committed_file = Some(f);
+        }
+        let Some(f) = self.committed_file.as_ref() else { return Ok(()) };
+        let mut rec = Vec::with_capacity(body.len() + 4);
+        rec.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+        rec.extend_from_slice(body);
+        f.write_all_at(&rec, 0)?;
+        if f.metadata()?.len() != rec.len() as u64 {
+            f.set_len(rec.len() as u64)?;
+        }
+        Ok(())
+    }
 }
 
 fn encode(e: &Ent, out: &mut Vec<u8>) -> io::Result<()> {
@@ -234,7 +258,7 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
     };
     let state = initial(state);
     let shared: Shared = Arc::new(Mutex::new(SmInner { state, last_applied, membership }));
-    let lf = LogFile { dir: dir.to_path_buf(), file, len: good_len, entries, meta, committed };
+    let lf = LogFile { dir: dir.to_path_buf(), file, len: good_len, entries, meta, committed, committed_file: None };
     let inner = Arc::new(Mutex::new(lf));
     Ok(Opened {
         log: LogStore { inner },
@@ -365,7 +389,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         g.committed = committed;
         let body = bincode::serialize(&committed).map_err(|e| w_err(io_err(e)))?;
         // not synced: losing it only costs re-applying entries after a crash
-        write_atomic(&g.dir.clone(), "raft.committed", &body, false).map_err(w_err)
+        g.write_committed(&body).map_err(w_err)
     }
 
     async fn read_committed(&mut self) -> Result<Option<LogId<NodeId>>, SErr> {
