@@ -92,7 +92,7 @@ pub fn shape_of(job: &Job) -> Shape {
     }
 }
 
-fn dependency_state(dep: &str, jobs: &HashMap<u32, &Job>) -> Result<bool, ()> {
+fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Result<bool, ()> {
     // Ok(true) = satisfied, Ok(false) = wait, Err = can never be satisfied.
     let any = dep.contains('?');
     let mut all_ok = true;
@@ -112,7 +112,7 @@ fn dependency_state(dep: &str, jobs: &HashMap<u32, &Job>) -> Result<bool, ()> {
                 Some(v) => v,
                 None => return Err(()),
             };
-            let st = jobs.get(&id).map(|j| j.state);
+            let st = job(id).map(|j| j.state);
             let ok = match (kind, st) {
                 (_, None) => Ok(true),
                 ("after", Some(s)) => Ok(s != JobState::Pending),
@@ -178,10 +178,26 @@ pub fn schedule_resv(
     resvs: &[&Reservation],
     depth: usize,
 ) -> (Vec<Decision>, bool) {
+    let by_id: HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
+    schedule_with(now, jobs, &|id| by_id.get(&id).copied(), nodes, parts, resvs, depth)
+}
+
+/// `schedule_resv` for a controller: `jobs` need hold only the jobs not yet
+/// finished (a finished job is never placed and counts for no throttle), and
+/// `lookup` finds any job a dependency names, finished ones included. The
+/// cost of a pass then follows the queue, not every job still remembered.
+pub fn schedule_with<'a>(
+    now: i64,
+    jobs: &[&'a Job],
+    lookup: &dyn Fn(u32) -> Option<&'a Job>,
+    nodes: &[&Node],
+    parts: &[&Partition],
+    resvs: &[&Reservation],
+    depth: usize,
+) -> (Vec<Decision>, bool) {
     let mut attempts = 0usize;
     let mut truncated = false;
     let mut out = Vec::new();
-    let by_id: HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let mut free: HashMap<&str, Free> = HashMap::new();
     for (index, n) in nodes.iter().enumerate() {
         if !n.is_usable() {
@@ -245,7 +261,7 @@ pub fn schedule_resv(
             continue;
         }
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
-            match dependency_state(dep, &by_id) {
+            match dependency_state(dep, lookup) {
                 Ok(true) => {}
                 Ok(false) => {
                     set_reason(&mut out, Reason::Dependency);

@@ -198,6 +198,12 @@ pub struct State {
     /// slurmctld's `top_suffix`: the last reservation id given (names `user_N`).
     #[serde(default)]
     pub resv_top: u32,
+    /// Ids of every job not yet finished, and of some finished since (pruned by
+    /// `queue_ids`), so that a scheduling pass costs what the queue holds, not
+    /// every finished job still remembered. Not part of the replicated state:
+    /// rebuilt from `jobs` on first use after a restart or a snapshot.
+    #[serde(skip)]
+    queue_hint: Option<std::collections::BTreeSet<u32>>,
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
@@ -223,6 +229,7 @@ impl State {
             slurm_22_05: false,
             reservations: Vec::new(),
             resv_top: 0,
+            queue_hint: None,
             node_index: HashMap::new(),
         };
         s.reindex();
@@ -297,6 +304,24 @@ impl State {
         }
     }
 
+    /// A job (new, or requeued) is in the queue again.
+    fn queued(&mut self, id: u32) {
+        if let Some(q) = &mut self.queue_hint {
+            q.insert(id);
+        }
+    }
+
+    /// The ids of the jobs not yet finished (pending, running, suspended,
+    /// completing), in id order.
+    pub fn queue_ids(&mut self) -> Vec<u32> {
+        let jobs = &self.jobs;
+        let q = self
+            .queue_hint
+            .get_or_insert_with(|| jobs.values().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect());
+        q.retain(|id| jobs.get(id).map(|j| !j.state.is_finished()).unwrap_or(false));
+        q.iter().copied().collect()
+    }
+
     /// Jobs in slurmctld's job list order.
     pub fn jobs_in_order(&self) -> impl Iterator<Item = &Job> + '_ {
         self.job_order.values().filter_map(move |id| self.jobs.get(id))
@@ -351,6 +376,7 @@ impl State {
                     self.request_ids.insert(rid.clone(), id);
                 }
                 self.jobs.insert(id, job);
+                self.queued(id);
                 self.list_append(id);
                 Ok(Applied::Submitted(id))
             }
@@ -385,6 +411,7 @@ impl State {
                         a.pending_tasks.clear();
                         a.task_id = Some(*t);
                         self.jobs.insert(new_id, tj);
+                        self.queued(new_id);
                         self.list_split(*job_id, new_id);
                         let m = self.jobs.get_mut(job_id).unwrap();
                         m.array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
@@ -522,6 +549,7 @@ impl State {
                         tj.start_time = *now;
                         tj.end_time = *now;
                         self.jobs.insert(new_id, tj);
+                        self.queued(new_id);
                         self.list_split(*job_id, new_id);
                         self.jobs.get_mut(job_id).unwrap().array.as_mut().unwrap().pending_tasks.retain(|x| x != t);
                         return Ok(Applied::Ended(new_id));
@@ -623,6 +651,7 @@ impl State {
                 if was_active {
                     self.release_nodes(&allocs, *now);
                 }
+                self.queued(*job_id);
                 let j = self.jobs.get_mut(job_id).unwrap();
                 j.state = JobState::Pending;
                 j.restart_count += 1;
@@ -1295,6 +1324,31 @@ mod order_tests {
         let j = &s.jobs[&id2];
         assert_eq!((j.state, j.requeued_done, j.priority), (JobState::Pending, true, 0));
         assert_eq!(j.reason, Reason::Other("job requeued in held state".into()));
+    }
+
+    #[test]
+    fn queue_ids_follow_the_unfinished_jobs() {
+        let mut s = State::new("c".into(), vec![node("n1"), node("n2")], vec![], 1, 1000);
+        let done = running(&mut s);
+        let run = running(&mut s);
+        s.apply(&Command::Complete { job_id: done, exit_status: 0, launch_failed: false, now: 20 }).unwrap();
+        let pending = match s.apply(&Command::Submit { job: Box::new(job(Some(&[1, 2, 3]))) }).unwrap() {
+            Applied::Submitted(id) => id,
+            other => panic!("{:?}", other),
+        };
+        assert_eq!(s.queue_ids(), vec![run, pending]);
+        // an array task split off to run is queued under its own id
+        let allocs = vec![NodeAlloc { node: "n2".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
+        s.apply(&Command::Start { job_id: pending, task: Some(1), allocs, now: 21, pass_ms: 21_000 }).unwrap();
+        let task = *s.jobs.keys().max().unwrap();
+        assert_eq!(s.queue_ids(), vec![run, pending, task]);
+        // a finished job requeued is back; ended ones leave
+        s.apply(&Command::Requeue { job_id: done, hold: false, now: 22 }).unwrap();
+        s.apply(&Command::Kill { job_id: pending, task: None, state: JobState::Cancelled, now: 23 }).unwrap();
+        assert_eq!(s.queue_ids(), vec![done, run, task]);
+        // a copy made from the wire (a snapshot) rebuilds the same set
+        let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
+        assert_eq!(copy.queue_ids(), s.queue_ids());
     }
 
     #[test]

@@ -272,14 +272,18 @@ impl Ctld {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(t * 1000);
         let cmds = {
-            let g = self.lock();
+            let mut g = self.lock();
+            // the queue only: finished jobs are found by id when a dependency
+            // names them
+            let queue = g.state.queue_ids();
             let (decisions, truncated) = {
                 let st = &g.state;
-                let jobs: Vec<&Job> = st.jobs_in_order().collect();
+                let jobs: Vec<&Job> = queue.iter().filter_map(|id| st.jobs.get(id)).collect();
                 let nodes: Vec<&Node> = st.nodes.iter().collect();
                 let parts: Vec<&Partition> = st.partitions.iter().collect();
                 let resvs: Vec<&Reservation> = st.reservations.iter().collect();
-                spur_sched::schedule_resv(t, &jobs, &nodes, &parts, &resvs, spur_sched::DEFAULT_QUEUE_DEPTH)
+                let lookup = |id: u32| st.jobs.get(&id);
+                spur_sched::schedule_with(t, &jobs, &lookup, &nodes, &parts, &resvs, spur_sched::DEFAULT_QUEUE_DEPTH)
             };
             if truncated {
                 // more jobs may start: run another pass right after this one
