@@ -1087,31 +1087,39 @@ fn sorted_hosts(expr: &str) -> String {
 
 /// glibc's `msort` (merge sort, left element first on ties), reproduced so
 /// that Slurm's comparators, some of them inconsistent, give the same order.
-pub fn glibc_msort<T: Clone>(v: &mut Vec<T>, cmp: &dyn Fn(&T, &T) -> i32) {
-    fn rec<T: Clone>(b: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
+pub fn glibc_msort<T>(v: &mut Vec<T>, cmp: &dyn Fn(&T, &T) -> i32) {
+    // The merges move indices through one scratch buffer; the elements move
+    // once, at the end.
+    fn rec<T>(b: &mut [usize], tmp: &mut [usize], v: &[T], cmp: &dyn Fn(&T, &T) -> i32) {
         let n = b.len();
         if n <= 1 {
             return;
         }
         let n1 = n / 2;
-        rec(&mut b[..n1], cmp);
-        rec(&mut b[n1..], cmp);
-        let mut tmp = Vec::with_capacity(n);
-        let (mut i, mut k) = (0, n1);
+        rec(&mut b[..n1], tmp, v, cmp);
+        rec(&mut b[n1..], tmp, v, cmp);
+        let (mut i, mut k, mut o) = (0, n1, 0);
         while i < n1 && k < n {
-            if cmp(&b[i], &b[k]) <= 0 {
-                tmp.push(b[i].clone());
+            if cmp(&v[b[i]], &v[b[k]]) <= 0 {
+                tmp[o] = b[i];
                 i += 1;
             } else {
-                tmp.push(b[k].clone());
+                tmp[o] = b[k];
                 k += 1;
             }
+            o += 1;
         }
-        tmp.extend_from_slice(&b[i..n1]);
-        tmp.extend_from_slice(&b[k..n]);
-        b.clone_from_slice(&tmp);
+        let rest = if i < n1 { &b[i..n1] } else { &b[k..n] };
+        let len = rest.len();
+        tmp[o..o + len].copy_from_slice(rest);
+        b.copy_from_slice(&tmp[..n]);
     }
-    rec(v.as_mut_slice(), cmp);
+    let n = v.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut tmp = vec![0usize; n];
+    rec(&mut order, &mut tmp, v, cmp);
+    let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
+    v.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 fn cmp_num<T: PartialOrd>(a: T, b: T) -> i32 {
