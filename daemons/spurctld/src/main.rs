@@ -279,7 +279,7 @@ fn main() {
         };
         tokio::spawn(ctld.clone().scheduler_loop());
         tokio::spawn(ctld.clone().monitor_loop());
-        let svc = spur_proto::controller_server::ControllerServer::new(server::Service { ctld: ctld.clone() })
+        let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
             .max_decoding_message_size(64 << 20);
         let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
             raft: raft.clone(),

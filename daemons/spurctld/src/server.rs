@@ -7,11 +7,35 @@ use spur_core::model::*;
 use spur_proto::controller_server::Controller;
 use spur_proto::*;
 use spur_state::{Applied, Command, JobUpdate};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tonic::{Request, Response};
 
 pub struct Service {
     pub ctld: Arc<Ctld>,
+    pub peer_names: PeerNames,
+}
+
+impl Service {
+    pub fn new(ctld: Arc<Ctld>) -> Service {
+        Service { ctld, peer_names: PeerNames::default() }
+    }
+
+    /// A peer's host name (getnameinfo), looked up once a minute per address.
+    async fn peer_name(&self, ip: std::net::IpAddr) -> Option<String> {
+        if let Some((name, at)) = self.peer_names.lock().unwrap_or_else(|e| e.into_inner()).get(&ip) {
+            if at.elapsed() < PEER_NAME_TTL {
+                return Some(name.clone());
+            }
+        }
+        let name = tokio::task::spawn_blocking(move || host_of(ip)).await.ok()?;
+        let mut g = self.peer_names.lock().unwrap_or_else(|e| e.into_inner());
+        if g.len() > 4096 {
+            g.retain(|_, (_, at)| at.elapsed() < PEER_NAME_TTL);
+        }
+        g.insert(ip, (name.clone(), std::time::Instant::now()));
+        Some(name)
+    }
 }
 
 fn st(code: i32) -> Option<Status> {
@@ -154,6 +178,13 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
         }
     }
 }
+
+/// How long a looked-up peer name is reused: a burst of submissions from one
+/// login node asks the resolver once.
+const PEER_NAME_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Peer names looked up lately: address → (name, when).
+pub(crate) type PeerNames = std::sync::Mutex<HashMap<std::net::IpAddr, (String, std::time::Instant)>>;
 
 /// The name of a peer address as getnameinfo(3) gives it (`localhost` for
 /// 127.0.0.1 with a usual /etc/hosts), or the address itself.
@@ -853,8 +884,7 @@ impl Controller for Service {
             desc.submit_host = desc.alloc_node.clone();
         }
         if let Some(peer) = peer {
-            let ip = peer.ip();
-            if let Ok(name) = tokio::task::spawn_blocking(move || host_of(ip)).await {
+            if let Some(name) = self.peer_name(peer.ip()).await {
                 desc.alloc_node = name;
             }
         }
