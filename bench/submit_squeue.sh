@@ -205,11 +205,25 @@ cancel_all() {
 
 check_fail() { [ "$1" = 0 ] || die "$CUR: $1 of $N sbatch failed during $2 (see $OUT/$CUR-sbatch.err)"; }
 
+# wait_idle: until the machine is quiet (under 20% of one core busy over half a second,
+# at most 60 s), so that one system's leftovers (Slurm's accounting of the jobs just
+# cancelled, MariaDB's writes, the kernel's writeback) do not run in the other's phase
+wait_idle() {
+  local end=$((SECONDS + 60)) a b hz
+  hz=$(getconf CLK_TCK)
+  while [ $SECONDS -lt $end ]; do
+    a=$(machine_busy); sleep 0.5; b=$(machine_busy)
+    [ $(( (b - a) * 100 )) -lt $(( hz * 20 / 2 )) ] && return 0
+  done
+  log "machine still busy after 60 s; measuring anyway"
+}
+
 # ------------------------------------------------------------------ phases
 phase_submit() { # SYSTEM REP
   use "$1"
   local t0 t_sub fail t_all
   [ "$(queue_len)" = 0 ] || die "$CUR: queue not empty before the submission phase"
+  wait_idle
   log "$CUR rep $2: $N sbatch in a loop"
   local cpu0 busy0; cpu0=$(cpu_ticks "$(ctld_pid)"); busy0=$(machine_busy)
   t0=$EPOCHREALTIME
@@ -223,6 +237,7 @@ phase_submit() { # SYSTEM REP
   sample "$CUR" submit_loop_per_s "$(python3 -c "print($N/($t_sub/1000))")"
   sample "$CUR" complete_loop_s "$(python3 -c "print($t_all/1000)")"
   log "$CUR rep $2: $N sbatch from $PAR parallel submitters"
+  wait_idle
   t0=$EPOCHREALTIME
   fail=$(submit_par "$N")
   t_sub=$(ms_since "$t0")
@@ -265,6 +280,7 @@ phase_held() {
     use "$s"
     [ "$(queue_len)" = 0 ] || die "$CUR: queue not empty before the held phase"
     log "rep $1: $CUR: $N held jobs ($PAR parallel submitters)"
+    wait_idle
     t0=$EPOCHREALTIME
     fail=$(submit_par "$N" --hold)
     sample "$CUR" submit_par_held_per_s "$(python3 -c "print($N/($EPOCHREALTIME-$t0))")"
