@@ -65,14 +65,18 @@ impl Service {
 /// A copy of a job for the commands, without its environment and script
 /// (most of a job's bytes; no command prints them). The two are moved out
 /// and back so that they are not copied; the record is the same afterwards.
-fn slim_copy(j: &mut Job) -> Job {
-    let env = std::mem::take(&mut j.desc.env);
-    let script = std::mem::take(&mut j.desc.script);
-    let c = j.clone();
-    j.desc.env = env;
-    j.desc.script = script;
-    c
+/// `ClusterView` as bincode writes it (same fields, same order, same
+/// encoding), made of references into the state.
+#[derive(serde::Serialize)]
+struct ViewOut<'a> {
+    cluster_name: &'a str,
+    now: i64,
+    jobs: Vec<&'a Job>,
+    nodes: &'a [Node],
+    partitions: &'a [Partition],
+    reservations: &'a [Reservation],
 }
+
 
 /// `1,2,5_[1,3]` → `1`, `2`, `5_[1,3]`: commas separate jobs except inside brackets.
 fn split_job_list(words: &[String]) -> Vec<String> {
@@ -978,7 +982,37 @@ impl Controller for Service {
                     j.desc.env.clear();
                 }
             } else {
-                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get_mut(i).map(|j| slim_copy(j))).collect();
+                // Serialised in place, without a copy of each job: the
+                // environment and script (never shown) are taken out for the
+                // moment and put back.
+                let nodes = if q.nodes { g.state.nodes_with_resv_flags(view.now) } else { vec![] };
+                let mut stash = Vec::with_capacity(ids.len());
+                for i in &ids {
+                    if let Some(j) = g.state.jobs.get_mut(i) {
+                        stash.push((*i, std::mem::take(&mut j.desc.env), std::mem::take(&mut j.desc.script)));
+                    }
+                }
+                let bytes = {
+                    let s = &g.state;
+                    let out = ViewOut {
+                        cluster_name: &s.cluster_name,
+                        now: view.now,
+                        jobs: ids.iter().filter_map(|i| s.jobs.get(i)).collect(),
+                        nodes: &nodes,
+                        partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
+                        reservations: &s.reservations,
+                    };
+                    bincode::serialize(&out)
+                };
+                for (i, env, script) in stash {
+                    if let Some(j) = g.state.jobs.get_mut(&i) {
+                        j.desc.env = env;
+                        j.desc.script = script;
+                    }
+                }
+                drop(g);
+                let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
+                return Ok(Response::new(QueryReply { status: st(0), view: bytes }));
             }
         }
         if q.nodes {
@@ -1594,4 +1628,53 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         _ => return Err(ESLURM_NOT_SUPPORTED),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+
+    #[test]
+    fn view_out_encodes_as_a_cluster_view() {
+        let mut job = Job { job_id: 7, user_name: "alice".into(), partition: "p".into(), ..Default::default() };
+        job.desc.name = "wrap".into();
+        job.desc.argv = vec!["a".into(), "b".into()];
+        let node = Node { name: "n1".into(), cpus: 4, ..Default::default() };
+        let part = Partition {
+            name: "p".into(),
+            nodes: vec!["n1".into()],
+            nodes_expr: "n1".into(),
+            default: true,
+            hidden: false,
+            state: PartState::Up,
+            max_time: Some(60),
+            default_time: None,
+            max_nodes: None,
+            min_nodes: 1,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            allow_groups: None,
+            allow_accounts: Some(vec!["x".into()]),
+            other: vec![("K".into(), "V".into())],
+        };
+        let resv = Reservation { name: "r".into(), start_time: 1, end_time: 2, ..Default::default() };
+        let view = ClusterView {
+            cluster_name: "c".into(),
+            now: 42,
+            jobs: vec![job.clone()],
+            nodes: vec![node.clone()],
+            partitions: vec![part.clone()],
+            reservations: vec![resv.clone()],
+        };
+        let out = ViewOut {
+            cluster_name: "c",
+            now: 42,
+            jobs: vec![&job],
+            nodes: std::slice::from_ref(&node),
+            partitions: std::slice::from_ref(&part),
+            reservations: std::slice::from_ref(&resv),
+        };
+        assert_eq!(bincode::serialize(&out).unwrap(), bincode::serialize(&view).unwrap());
+    }
 }
