@@ -148,6 +148,20 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.starts_with("spurctld: error: CPUs value \"abc\" is not a valid number\nspurctld: error: Parse error in file "), "{}", err);
     assert_eq!(o.status.code(), Some(1));
+    // an agent will not start with a bad gres.conf beside slurm.conf (slurmd 22.05's words)
+    let node = "node1";
+    let gres = c.dir.join("gres.conf");
+    std::fs::write(&gres, "AutoDetect=off\nName=gpu Colour=red\n").unwrap();
+    let o = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&c.conf).output().unwrap();
+    std::fs::remove_file(&gres).unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "spurd: error: Parsing error at unrecognized key: Colour\nspurd: error: Parse error in file {0} line 2: \" Colour=red\"\nspurd: fatal: error opening/reading {0}\n",
+            gres.display()
+        )
+    );
 }
 
 #[test]

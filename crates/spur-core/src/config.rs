@@ -1467,6 +1467,71 @@ pub fn load(path: &Path) -> Result<SlurmConf, ConfError> {
     parse_str(&text, path)
 }
 
+/// A `gres.conf` slurmd would not start with: its error lines, then the fatal one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GresConfError {
+    pub errors: Vec<String>,
+    pub fatal: String,
+}
+
+impl GresConfError {
+    /// The lines slurmd prints, `prog: error: ...` then `prog: fatal: ...`.
+    pub fn report(&self, prog: &str) -> String {
+        let mut out = String::new();
+        for e in &self.errors {
+            out.push_str(&format!("{}: error: {}\n", prog, e));
+        }
+        out.push_str(&format!("{}: fatal: {}\n", prog, self.fatal));
+        out
+    }
+}
+
+/// The `gres.conf` beside `slurm_conf` (where slurmd looks for it), parsed;
+/// `Ok(None)` when there is none. A line Slurm would reject gives slurmd's
+/// messages (checked against slurmd 22.05: the key's error, `Parse error in
+/// file F line N: "<the line from that key on>"`, `fatal: error
+/// opening/reading F`).
+pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres::GresConfLine>>, GresConfError> {
+    let path = slurm_conf.parent().map(|d| d.join("gres.conf")).unwrap_or_else(|| PathBuf::from("gres.conf"));
+    let fatal = format!("error opening/reading {}", path.display());
+    let text = match std::fs::read(&path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(GresConfError {
+                errors: vec![format!("s_p_parse_file: unable to read \"{}\": {}", path.display(), io_msg(&e))],
+                fatal,
+            })
+        }
+    };
+    let e = match crate::gres::parse_gres_conf(&text) {
+        Ok(lines) => return Ok(Some(lines)),
+        Err(e) => e,
+    };
+    // "line N: message"
+    let (line, message) = match e.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
+        Some((n, m)) => (n.parse::<usize>().ok(), m.to_string()),
+        None => (None, e),
+    };
+    let mut errors = vec![message.clone()];
+    if let Some(n) = line {
+        let logical = logical_lines(&text).into_iter().find(|(l, _)| *l == n).map(|(_, t)| t).unwrap_or_default();
+        // the rest of the line from the offending key on, with the blank before it
+        let rest = message
+            .strip_prefix("Parsing error at unrecognized key: ")
+            .and_then(|k| logical.find(&format!("{}=", k)))
+            .map(|i| {
+                let start = logical[..i].trim_end_matches(|c: char| c == ' ' || c == '\t').len();
+                logical[start..].to_string()
+            });
+        match rest {
+            Some(r) => errors.push(format!("Parse error in file {} line {}: \"{}\"", path.display(), n, r.trim_end_matches(['\r', '\n']))),
+            None => errors.push(format!("Parse error in file {} line {}", path.display(), n)),
+        }
+    }
+    Err(GresConfError { errors, fatal })
+}
+
 /// Parse slurm.conf text; `path` names it in errors and anchors Includes.
 pub fn parse_str(text: &str, path: &Path) -> Result<SlurmConf, ConfError> {
     let conf_dir = path.parent().map(|p| p.to_path_buf()).unwrap_or_else(|| PathBuf::from("."));
@@ -1902,4 +1967,26 @@ PartitionName=gpu Nodes=gn[01-02] MaxTime=2-00:00:00 DefaultTime=01:00:00 State=
             let _ = parse(&format!("NodeName=n[1-2]\nPartitionName=p {}", s));
         }
     }
+    #[test]
+    fn gres_conf_beside_slurm_conf() {
+        let d = std::env::temp_dir().join(format!("spur-gres-conf-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&d);
+        let sc = d.join("slurm.conf");
+        let _ = std::fs::remove_file(d.join("gres.conf"));
+        assert_eq!(load_gres_conf(&sc).unwrap(), None);
+        std::fs::write(d.join("gres.conf"), "# GPUs\nNodeName=gn[01-02] Name=gpu Type=mi300x File=/dev/dri/renderD[128-135]\n").unwrap();
+        let g = load_gres_conf(&sc).unwrap().unwrap();
+        assert_eq!((g.len(), g[0].count, g[0].line), (1, 8, 2));
+        std::fs::write(d.join("gres.conf"), "Name=gpu File=/dev/nvidia0\nName=gpu Colour=red\n").unwrap();
+        let e = load_gres_conf(&sc).unwrap_err();
+        assert_eq!(
+            e.report("spurd"),
+            format!(
+                "spurd: error: Parsing error at unrecognized key: Colour\nspurd: error: Parse error in file {0} line 2: \" Colour=red\"\nspurd: fatal: error opening/reading {0}\n",
+                d.join("gres.conf").display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
 }

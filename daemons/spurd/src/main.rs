@@ -64,7 +64,22 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // slurmd reads gres.conf at start and will not run with a bad one
+    let gres_conf = match spur_core::config::load_gres_conf(&conf_path) {
+        Ok(g) => g,
+        Err(e) => {
+            eprint!("{}", e.report("spurd"));
+            std::process::exit(1);
+        }
+    };
     init_logging(log.as_deref());
+    if let (Some(lines), Some(n)) = (&gres_conf, &node) {
+        let mine = lines.iter().filter(|l| match &l.node_name {
+            None => true,
+            Some(expr) => spur_core::hostlist::expand(expr).map(|h| h.iter().any(|x| x == n)).unwrap_or(false),
+        });
+        tracing::info!("gres.conf: {} line(s) for {}", mine.count(), n);
+    }
     // Step supervisors inherit it (jobs see it as SLURM_CONF).
     std::env::set_var("SLURM_CONF", &conf_path);
     let key_path = spur_client::auth::key_path(&conf_path);
