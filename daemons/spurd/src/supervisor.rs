@@ -179,6 +179,12 @@ pub fn run(jobdir: &Path) -> i32 {
     // Out of the agent's session and process group: a signal to those (a
     // closed terminal, `kill -- -PGID`) does not reach the job.
     let _ = unistd::setsid();
+    // Its log lines go to the agent's stderr, which may be a pipe whose
+    // reader is gone: that must not end the supervisor.
+    // SAFETY: installing SIG_IGN has no handler code.
+    unsafe {
+        let _ = signal::signal(Signal::SIGPIPE, signal::SigHandler::SigIgn);
+    }
     let (status, spec) = match supervise(jobdir) {
         Ok((s, spec)) => (s, Some(spec)),
         Err(e) => {
