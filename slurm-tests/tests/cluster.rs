@@ -77,6 +77,41 @@ fn another_users_scancel_is_refused_with_slurms_text() {
     c.wait_state(&id.to_string(), "CANCELLED", T);
 }
 
+/// scancel with a filter or a signal checks the ids against the queue first
+/// (messages and exit codes as measured on slurm 22.05 here).
+#[test]
+fn scancel_with_a_signal_or_filter_names_ids_not_in_the_queue() {
+    let c = Cluster::up("scverify", 1, &[]);
+    let unknown = |args: &[&str], id: &str| {
+        let o = c.run("scancel", args);
+        assert_eq!(o.stderr, format!("scancel: error: Kill job error on job id {}: Invalid job id specified\n", id), "{:?}", args);
+        assert_eq!(o.code, 1, "{:?}", args);
+    };
+    for args in [&["--signal=USR1", "999999"][..], &["-u", "root", "999999"], &["-b", "999999"], &["-n", "foo", "999999"]] {
+        unknown(args, "999999");
+    }
+    // quiet: no message, the same exit code; by id alone: silent success
+    let o = c.run("scancel", &["-Q", "-s", "USR1", "999999"]);
+    assert_eq!((o.stderr.as_str(), o.code), ("", 1));
+    let o = c.run("scancel", &["999999"]);
+    assert_eq!((o.stderr.as_str(), o.code), ("", 0));
+    // a finished job is no longer in the queue
+    let done = c.sbatch(&["--wrap", "true"]).to_string();
+    c.wait_state(&done, "COMPLETED", T);
+    unknown(&["-s", "USR1", &done], &done);
+    // a pending job cannot take a signal
+    let held = c.sbatch(&["--hold", "--wrap", "sleep 60"]).to_string();
+    let o = c.run("scancel", &["-s", "USR1", &held]);
+    assert_eq!(o.stderr, format!("scancel: error: Kill job error on job id {}: Job can not be altered now, try again later\n", held));
+    assert_eq!(o.code, 2020 & 0xff);
+    // a good id beside a bad one: the bad one is named, the good one signalled
+    let run = c.sbatch(&["--wrap", "sleep 60"]).to_string();
+    c.wait_state(&run, "RUNNING", T);
+    unknown(&["-s", "KILL", &run, "999998"], "999998");
+    c.wait_state(&run, "CANCELLED", T);
+    assert_eq!(c.state(&held), "PENDING", "a filter path never widens to all jobs");
+}
+
 #[test]
 fn bad_input_gets_slurms_error_and_changes_nothing() {
     let c = Cluster::up("bad", 4, &[]);

@@ -306,9 +306,31 @@ fn run_scancel(args: &[String]) -> i32 {
         Err(o) => return emit(&o),
     };
     let rt = runtime();
+    // Every path but the by-id one loads the jobs first and names the
+    // requested ids that are not (or no longer) in the queue.
+    let mut invalid = Vec::new();
+    if !opts.by_id_only() && !opts.ids.is_empty() {
+        let q = QueryRequest { jobs: true, job_ids: opts.ids_text.clone(), ..Default::default() };
+        match rt.block_on(c.query(q)) {
+            Ok(view) => invalid = scancel::verify_ids(&opts, &view.jobs),
+            Err(e) => return emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
+        }
+        if invalid.len() == opts.ids.len() {
+            // nothing left to signal (and no id must not mean "all jobs")
+            return emit(&scancel::report(&opts, &invalid));
+        }
+    }
     let req = cancel_request(&opts);
     match rt.block_on(c.cancel(req)) {
-        Ok(r) => emit(&scancel::report(&opts, &CancelResults(r))),
+        Ok(r) => {
+            let mut results = invalid.clone();
+            results.extend(
+                scancel::KillResults::job_results(&CancelResults(r))
+                    .into_iter()
+                    .filter(|k| !invalid.iter().any(|v| v.id == k.id)),
+            );
+            emit(&scancel::report(&opts, &results))
+        }
         Err(e) => emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
     }
 }

@@ -402,10 +402,36 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
     Ok(o)
 }
 
+/// scancel's `_verify_job_ids` (every path but the by-id one): each
+/// requested id that names no unfinished job among `jobs` gives a
+/// [`Phase::Verify`] result (`Invalid job id specified`, exit 1), in request
+/// order. An array id counts when any of its tasks is unfinished, a task id
+/// when that task runs or is still pending in the array's record.
+pub fn verify_ids(opts: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<JobResult> {
+    let active: Vec<&spur_core::model::Job> = jobs.iter().filter(|j| !j.state.is_finished()).collect();
+    let array_of = |j: &spur_core::model::Job| j.array.as_ref().map(|a| a.array_job_id);
+    let mut out = Vec::new();
+    for spec in &opts.ids {
+        let id = spec.job_id;
+        let found = match spec.array {
+            ArraySel::None => active.iter().any(|j| j.job_id == id || array_of(j) == Some(id)),
+            ArraySel::All => active.iter().any(|j| array_of(j) == Some(id)),
+            ArraySel::Task(t) => active.iter().any(|j| match &j.array {
+                Some(a) if a.array_job_id == id => a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t)),
+                _ => false,
+            }),
+        };
+        if !found {
+            out.push(JobResult { id: spec.display(), step: spec.step, phase: Phase::Verify, code: 0 });
+        }
+    }
+    out
+}
+
 /// Where a per-job result came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// A requested id that is not among the active jobs (`_verify_job_ids`;
+    /// A requested id that is not among the active jobs ([`verify_ids`];
     /// not used in the by-id path).
     Verify,
     /// The controller's answer to the kill request (0 = success).

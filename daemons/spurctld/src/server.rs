@@ -1095,7 +1095,9 @@ impl Controller for Service {
                     (j.state, j.allocs.first().map(|a| a.node.clone()))
                 };
                 if state == JobState::Pending {
-                    results.push(CancelResult { job_id: label, status: st(ESLURM_JOB_PENDING) });
+                    // slurmctld 22.05, measured: `scancel -s USR1 <pending>`
+                    // says "Job can not be altered now, try again later"
+                    results.push(CancelResult { job_id: label, status: st(ESLURM_TRANSITION_STATE_NO_UPDATE) });
                     continue;
                 }
                 if state.is_finished() {
