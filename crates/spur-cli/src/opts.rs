@@ -124,6 +124,8 @@ pub struct Parsed {
     pub error: Option<GetoptError>,
 }
 
+/// Lookups the option tests use (the commands walk `opts` in order).
+#[cfg(test)]
 impl Parsed {
     /// Last value given for `id` (None if absent or given without value).
     pub fn last(&self, id: &str) -> Option<&str> {
@@ -263,7 +265,9 @@ pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Pars
 }
 
 /// [`parse`], turning an error into Slurm's usage error: glibc's line, then
-/// `Try "CMD --help" for more information`, exit `code`.
+/// `Try "CMD --help" for more information`, exit `code` (the commands build
+/// their own from `Parsed::error`; the tests use this one).
+#[cfg(test)]
 pub fn parse_or_exit(
     prog: &str,
     cmd: &str,

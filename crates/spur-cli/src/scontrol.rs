@@ -1247,11 +1247,6 @@ fn cpu_offsets(view: &ClusterView, j: &Job) -> HashMap<String, u32> {
     out
 }
 
-/// One job as `scontrol show job` prints it (`_sprint_job_info`).
-pub fn sprint_job(j: &Job, f: &Flags, now: i64, task_override: Option<u32>) -> String {
-    sprint_job_cpus(j, f, now, task_override, &JobCtx::default())
-}
-
 /// What `show job` takes from the rest of the view.
 #[derive(Default)]
 struct JobCtx {
