@@ -25,7 +25,7 @@ sleep 4
 SCRIPT
 
 say "sbatch hello.sh"; J1=$(sbatch --parsable hello.sh); echo "$J1"
-run sbatch --array=1-4 --output='array-%A_%a.out' --wrap='echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID"; sleep 3'
+run sbatch --array=1-4 --output='array-%A_%a.out' --wrap='echo "task $SLURM_ARRAY_TASK_ID of array job $SLURM_ARRAY_JOB_ID (of $SLURM_ARRAY_TASK_COUNT tasks)"; sleep 3'
 say "sbatch --dependency=afterok:$J1 --wrap='echo after $J1'"
 J3=$(sbatch --parsable --dependency=afterok:$J1 -J after --output=after-%j.out --wrap="echo 'ran after job $J1'")
 echo "Submitted batch job $J3"
