@@ -322,6 +322,14 @@ impl State {
         q.iter().copied().collect()
     }
 
+    /// The unfinished jobs' ids in slurmctld's job list order (what squeue
+    /// lists by default): costs what the queue holds, not every job kept.
+    pub fn queue_in_order(&mut self) -> Vec<u32> {
+        let mut ids = self.queue_ids();
+        ids.sort_by_key(|id| self.job_pos.get(id).copied().unwrap_or(u64::MAX));
+        ids
+    }
+
     /// Jobs in slurmctld's job list order.
     pub fn jobs_in_order(&self) -> impl Iterator<Item = &Job> + '_ {
         self.job_order.values().filter_map(move |id| self.jobs.get(id))
@@ -1346,6 +1354,9 @@ mod order_tests {
         s.apply(&Command::Requeue { job_id: done, hold: false, now: 22 }).unwrap();
         s.apply(&Command::Kill { job_id: pending, task: None, state: JobState::Cancelled, now: 23 }).unwrap();
         assert_eq!(s.queue_ids(), vec![done, run, task]);
+        // in job list order: the split task kept the array record's place
+        let listed: Vec<u32> = s.jobs_in_order().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect();
+        assert_eq!(s.queue_in_order(), listed);
         // a copy made from the wire (a snapshot) rebuilds the same set
         let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
         assert_eq!(copy.queue_ids(), s.queue_ids());

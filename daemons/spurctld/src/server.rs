@@ -953,7 +953,11 @@ impl Controller for Service {
         if q.jobs {
             let ids: Vec<u32> = if q.job_ids.is_empty() {
                 // Finished jobs only when asked for (squeue -t all, scontrol show job).
-                g.state.jobs_in_order().filter(|j| q.all_finished || !j.state.is_finished()).map(|j| j.job_id).collect()
+                if q.all_finished {
+                    g.state.jobs_in_order().map(|j| j.job_id).collect()
+                } else {
+                    g.state.queue_in_order()
+                }
             } else {
                 let mut ids = std::collections::BTreeSet::new();
                 for s in &q.job_ids {
