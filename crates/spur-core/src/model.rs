@@ -495,8 +495,9 @@ fn node_state_string(n: &Node, short: bool) -> String {
     s
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PartState {
+    #[default]
     Up,
     Down,
     Drain,
@@ -514,7 +515,7 @@ impl PartState {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Partition {
     pub name: String,
     /// Member nodes in configuration order.

@@ -1649,20 +1649,11 @@ mod view_tests {
         let part = Partition {
             name: "p".into(),
             nodes: vec!["n1".into()],
-            nodes_expr: "n1".into(),
-            default: true,
-            hidden: false,
-            state: PartState::Up,
             max_time: Some(60),
-            default_time: None,
-            max_nodes: None,
             min_nodes: 1,
-            oversubscribe: "NO".into(),
-            priority_tier: 1,
-            priority_job_factor: 1,
-            allow_groups: None,
             allow_accounts: Some(vec!["x".into()]),
             other: vec![("K".into(), "V".into())],
+            ..Default::default()
         };
         let resv = Reservation { name: "r".into(), start_time: 1, end_time: 2, ..Default::default() };
         let view = ClusterView {
