@@ -113,7 +113,7 @@ fn read_num<T: std::str::FromStr>(path: &Path) -> Option<T> {
 /// makes itself a session leader at once, so it outlives the agent; the agent
 /// reaps it when it ends (`reap_supervisors`).
 pub fn spawn_supervisor(exe: &Path, jobdir: &Path) -> io::Result<()> {
-    spawn_detached(exe, &[OsStr::new("supervise"), jobdir.as_os_str()], jobdir, &[])
+    spawn_detached(exe, &[OsStr::new("supervise"), jobdir.as_os_str()], &[])
 }
 
 /// Supervisors started by this process and not yet reaped.
@@ -122,8 +122,7 @@ static SPAWNED: std::sync::Mutex<Vec<std::process::Child>> = std::sync::Mutex::n
 /// As `spawn_supervisor` with any arguments and extra environment (tests).
 /// No code runs between fork and exec, so std spawns with posix_spawn (no
 /// copy of the agent's address space).
-pub(crate) fn spawn_detached(exe: &Path, args: &[&OsStr], jobdir: &Path, envs: &[(&str, &OsStr)]) -> io::Result<()> {
-    let _ = jobdir;
+pub(crate) fn spawn_detached(exe: &Path, args: &[&OsStr], envs: &[(&str, &OsStr)]) -> io::Result<()> {
     let mut cmd = std::process::Command::new(exe);
     cmd.args(args)
         .stdin(std::process::Stdio::null())
@@ -775,7 +774,15 @@ fn supervisor_pid(jobdir: &Path) -> Option<i32> {
 /// `PROC_FILE`: the supervisor's pid, the script's pid, the stderr path, as
 /// far as they are written (a line counts once its newline is there).
 fn read_proc(jobdir: &Path) -> (Option<i32>, Option<i32>, Option<String>) {
-    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else { return (None, None, None) };
+    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else {
+        // a job started by an earlier spurd (one file per fact), still
+        // running across the upgrade
+        return (
+            read_num(&jobdir.join("supervisor.pid")),
+            read_num(&jobdir.join("job.pgid")),
+            fs::read_to_string(jobdir.join("stderr.path")).ok().map(|p| p.trim_end_matches('\n').to_string()),
+        );
+    };
     let mut parts = text.splitn(3, '\n');
     let first = parts.next();
     let second = parts.next();

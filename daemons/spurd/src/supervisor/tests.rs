@@ -103,7 +103,6 @@ fn start(spool: &Path, spec: &LaunchSpec) -> PathBuf {
             OsStr::new("--test-threads=1"),
             dir.as_os_str(),
         ],
-        &dir,
         &[("SPUR_TEST_SUPERVISE", dir.as_os_str())],
     )
     .unwrap();
@@ -409,4 +408,28 @@ fn root_job_and_unknown_user() {
     let out = work.join("slurm-211.out");
     assert_eq!(fs::read_to_string(&out).unwrap(), "15999\n");
     assert_eq!(fs::metadata(&out).unwrap().uid(), 15999);
+}
+
+#[test]
+fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
+    let d = std::env::temp_dir().join(format!("spur-proc-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    assert_eq!(read_proc(&d), (None, None, None));
+    let put = |t: &str| fs::write(d.join(PROC_FILE), t).unwrap();
+    put("12");
+    assert_eq!(read_proc(&d), (None, None, None));
+    put("123\n");
+    assert_eq!(read_proc(&d), (Some(123), None, None));
+    put("123\n45");
+    assert_eq!(read_proc(&d), (Some(123), None, None));
+    put("123\n456\n/home/u/slurm-7.out");
+    assert_eq!(read_proc(&d), (Some(123), Some(456), Some("/home/u/slurm-7.out".to_string())));
+    // a job started by an earlier spurd: one file per fact
+    fs::remove_file(d.join(PROC_FILE)).unwrap();
+    fs::write(d.join("supervisor.pid"), "77\n").unwrap();
+    fs::write(d.join("job.pgid"), "78\n").unwrap();
+    fs::write(d.join("stderr.path"), "/tmp/e.err").unwrap();
+    assert_eq!(read_proc(&d), (Some(77), Some(78), Some("/tmp/e.err".to_string())));
+    let _ = fs::remove_dir_all(&d);
 }
