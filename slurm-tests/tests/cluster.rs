@@ -183,12 +183,19 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.starts_with("spurctld: error: CPUs value \"abc\" is not a valid number\nspurctld: error: Parse error in file "), "{}", err);
     assert_eq!(o.status.code(), Some(1));
-    // an agent will not start with a bad gres.conf beside slurm.conf (slurmd 22.05's words)
+    // an agent will not start with a bad gres.conf beside a slurm.conf that
+    // names GresTypes (slurmd 22.05's and 24.11's words) ...
     let node = "node1";
     let gres = c.dir.join("gres.conf");
     std::fs::write(&gres, "AutoDetect=off\nName=gpu Colour=red\n").unwrap();
-    let o = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&c.conf).output().unwrap();
+    let with_types = c.dir.join("gres-types.conf");
+    std::fs::write(&with_types, format!("{}GresTypes=gpu\n", text)).unwrap();
+    let o = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&with_types).output().unwrap();
+    // ... and, as slurmd, does not read it at all without GresTypes (here it
+    // then stops at the port the cluster's own node1 holds)
+    let o2 = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&c.conf).output().unwrap();
     std::fs::remove_file(&gres).unwrap();
+    assert!(!String::from_utf8_lossy(&o2.stderr).contains("gres.conf"), "{}", String::from_utf8_lossy(&o2.stderr));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),

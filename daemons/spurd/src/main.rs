@@ -64,12 +64,18 @@ fn main() {
             std::process::exit(1);
         }
     };
-    // slurmd reads gres.conf at start and will not run with a bad one
-    let gres_conf = match spur_core::config::load_gres_conf(&conf_path) {
-        Ok(g) => g,
-        Err(e) => {
-            eprint!("{}", e.report("spurd"));
-            std::process::exit(1);
+    // slurmd reads gres.conf at start when slurm.conf names GresTypes (it
+    // ignores the file otherwise; 22.05 and 24.11 measured) and will not run
+    // with a bad one
+    let gres_conf = if conf.gres_types.is_empty() {
+        None
+    } else {
+        match spur_core::config::load_gres_conf(&conf_path) {
+            Ok(g) => g,
+            Err(e) => {
+                eprint!("{}", e.report("spurd"));
+                std::process::exit(1);
+            }
         }
     };
     init_logging(log.as_deref());
