@@ -948,19 +948,10 @@ pub(crate) mod tests {
             nodes: (1..=4).map(|i| format!("node{}", i)).collect(),
             nodes_expr: "node[1-4]".into(),
             default: true,
-            hidden: false,
-            state: PartState::Up,
-            max_time: None,
-            default_time: None,
-            max_nodes: None,
-            min_nodes: 0,
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            allow_groups: None,
-            allow_accounts: None,
-            other: vec![],
-        }
+            ..Default::default()        }
     }
 
     pub fn view() -> ClusterView {

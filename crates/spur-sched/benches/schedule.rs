@@ -55,19 +55,10 @@ fn bench(c: &mut Criterion) {
             nodes: nodes.iter().map(|n| n.name.clone()).collect(),
             nodes_expr: String::new(),
             default: true,
-            hidden: false,
-            state: PartState::Up,
-            max_time: None,
-            default_time: None,
-            max_nodes: None,
-            min_nodes: 0,
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            allow_groups: None,
-            allow_accounts: None,
-            other: vec![],
-        };
+            ..Default::default()        };
         // Whole-node jobs of 1-4 nodes: the queue is far longer than the
         // cluster, so most of them stay pending (the worst case for a pass).
         let jobs: Vec<Job> = (1..=n_jobs).map(|i| job(i, 1 + i % 4)).collect();

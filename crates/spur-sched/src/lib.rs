@@ -823,19 +823,10 @@ mod tests {
             nodes: ALL.iter().map(|n| n.to_string()).collect(),
             nodes_expr: "node[1-4]".into(),
             default: true,
-            hidden: false,
-            state: PartState::Up,
-            max_time: None,
-            default_time: None,
-            max_nodes: None,
-            min_nodes: 0,
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            allow_groups: None,
-            allow_accounts: None,
-            other: vec![],
-        };
+            ..Default::default()        };
         let resv = |name: &str, nodes: &[&str], flags: &[&str], start: i64| Reservation {
             name: name.into(),
             start_time: start,

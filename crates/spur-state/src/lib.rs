@@ -1369,19 +1369,10 @@ mod order_tests {
             nodes: vec!["n1".into()],
             nodes_expr: "n1".into(),
             default: true,
-            hidden: false,
-            state: PartState::Up,
-            max_time: None,
-            default_time: None,
-            max_nodes: None,
-            min_nodes: 0,
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            allow_groups: None,
-            allow_accounts: None,
-            other: vec![],
-        };
+            ..Default::default()        };
         let mut s = State::new("c".into(), vec![node("n1")], vec![part], 1, 1000);
         let upd = |state: &str, reason: Option<&str>| NodeUpdate {
             state: Some(state.into()),

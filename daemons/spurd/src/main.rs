@@ -236,6 +236,16 @@ impl Tombstones {
     }
 }
 
+/// A run's spool directory with its launch spec (written whole, then
+/// renamed), and its supervisor started.
+fn place_and_spawn(exe: &Path, dir: &Path, spec: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join("spec.bin.tmp");
+    std::fs::write(&tmp, spec)?;
+    std::fs::rename(&tmp, dir.join("spec.bin"))?;
+    supervisor::spawn_supervisor(exe, dir)
+}
+
 /// Which run of its job a spool directory holds.
 fn run_of(dir: &Path) -> Option<u32> {
     let spec: LaunchSpec = bincode::deserialize(&std::fs::read(dir.join("spec.bin")).ok()?).ok()?;
@@ -591,15 +601,8 @@ impl Agent for Svc {
                     tracing::error!("job {}: the earlier run never went away; new run not started", id);
                     return;
                 }
-                let st2 = st.clone();
-                let res = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-                    std::fs::create_dir_all(&dir)?;
-                    let tmp = dir.join("spec.bin.tmp");
-                    std::fs::write(&tmp, &r.spec)?;
-                    std::fs::rename(&tmp, dir.join("spec.bin"))?;
-                    supervisor::spawn_supervisor(&st2.exe, &dir)
-                })
-                .await;
+                let exe = st.exe.clone();
+                let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &r.spec)).await;
                 match res {
                     Ok(Ok(())) => tracing::info!("launched batch job {} (restart) on {}", id, st.node),
                     _ => tracing::error!("job {}: launching the new run failed", id),
@@ -612,15 +615,8 @@ impl Agent for Svc {
             tracing::info!("ignoring a repeated launch of job {} (run {}), which already ended", id, spec.job.restart_count);
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
-        let st = self.st.clone();
-        let res = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join("spec.bin.tmp");
-            std::fs::write(&tmp, &r.spec)?;
-            std::fs::rename(&tmp, dir.join("spec.bin"))?;
-            supervisor::spawn_supervisor(&st.exe, &dir)
-        })
-        .await;
+        let exe = self.st.exe.clone();
+        let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &r.spec)).await;
         match res {
             Ok(Ok(())) => {
                 tracing::info!("launched batch job {} on {}", id, self.st.node);
