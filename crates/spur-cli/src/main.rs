@@ -133,7 +133,7 @@ fn run_sbatch(args: &[String]) -> i32 {
     // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
     // GresTypes unless --clusters sends the job elsewhere: no job id is used
     // (recorded/24.11/job_ids/22)
-    if !req.desc.extra.contains_key("clusters") && !sbatch::gres_known(&req.desc, &c.conf.gres_types) {
+    if req.clusters.is_none() && !sbatch::gres_known(&req.desc, &c.conf().gres_types) {
         eprintln!("sbatch: error: Invalid generic resource (gres) specification");
         return 1;
     }

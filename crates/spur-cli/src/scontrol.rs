@@ -1469,7 +1469,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     ));
     o.push_str(le);
     // (its own line after Features=, as scontrol prints a job's reservation)
-    if let Some(r) = j.desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+    if let Some(r) = j.desc.reservation_name() {
         o.push_str(&format!("Reservation={}", r));
         o.push_str(le);
     }

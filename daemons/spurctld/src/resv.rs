@@ -96,7 +96,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             }
             // a job still running in it
             let used = st.jobs.values().any(|j| {
-                j.state.is_active() && j.desc.extra.get("reservation").map(|r| r == name).unwrap_or(false)
+                j.state.is_active() && j.desc.reservation.as_deref() == Some(name)
             });
             if used {
                 return Err(ESLURM_RESERVATION_BUSY);

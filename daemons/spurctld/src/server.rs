@@ -498,7 +498,7 @@ impl Service {
         // An unknown reservation, or one the user is not in (slurmctld checks
         // it after the job has its id; recorded/24.11/sbatch_options/144,
         // recorded/24.11/reservations/024-025).
-        if let Some(name) = desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+        if let Some(name) = desc.reservation_name() {
             let g = self.ctld.lock();
             match g.state.reservations.iter().find(|r| &r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
