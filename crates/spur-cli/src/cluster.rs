@@ -304,9 +304,9 @@ fn up(o: &UpOpts) -> Result<(), String> {
     if !conf_path.exists() {
         write_conf(o)?;
     }
-    let key = spur_client::auth::key_path(&conf_path);
+    let key = spur_auth::key_path(&conf_path);
     if !key.exists() {
-        spur_client::auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
+        spur_auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
     }
     let conf = spur_core::config::load(&conf_path).map_err(|e| e.to_string())?;
     // links named after Slurm's commands

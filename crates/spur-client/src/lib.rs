@@ -5,8 +5,9 @@
 //! **API boundary**: callers see typed helpers returning spur-core types and
 //! Slurm error numbers, never tonic internals.
 
-pub mod auth;
-pub mod users;
+use spur_auth as auth;
+/// User and group names (getpwuid_r and friends).
+pub use spur_auth::users;
 
 use spur_core::config::SlurmConf;
 use spur_core::errors;
@@ -21,10 +22,7 @@ pub use spur_proto as proto;
 
 /// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf.
 pub fn conf_path() -> PathBuf {
-    match std::env::var("SLURM_CONF") {
-        Ok(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from("/etc/slurm/slurm.conf"),
-    }
+    spur_core::config::default_path()
 }
 
 #[derive(Debug)]

@@ -36,7 +36,7 @@ fn duration_secs(v: &str) -> Result<i64, i32> {
 fn users(v: &str) -> Result<Vec<String>, i32> {
     let u = list(v);
     for name in &u {
-        if spur_client::users::uid_of(name).is_none() {
+        if spur_auth::users::uid_of(name).is_none() {
             return Err(ESLURM_USER_ID_MISSING);
         }
     }

@@ -1,7 +1,7 @@
 //! The controller's gRPC service: authenticate, authorise, validate, commit.
 
 use crate::core::{now, Ctld};
-use spur_client::auth::Identity;
+use spur_auth::Identity;
 use spur_core::errors::*;
 use spur_core::model::*;
 use spur_proto::controller_server::Controller;
@@ -449,13 +449,13 @@ impl Service {
             None => st.default_partition().ok_or(ESLURM_DEFAULT_PARTITION_NOT_SET)?.clone(),
         };
         drop(g);
-        let user_name = spur_client::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
-        let group_name = spur_client::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
+        let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
+        let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
         if let Some(groups) = &part.allow_groups {
             if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && id.uid != 0 {
-                let mine: Vec<String> = spur_client::users::groups_of(id.uid)
+                let mine: Vec<String> = spur_auth::users::groups_of(id.uid)
                     .into_iter()
-                    .filter_map(spur_client::users::group_name)
+                    .filter_map(spur_auth::users::group_name)
                     .collect();
                 if !groups.iter().any(|g| mine.contains(g)) {
                     return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
