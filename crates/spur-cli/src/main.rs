@@ -125,7 +125,14 @@ fn run_sbatch(args: &[String]) -> i32 {
     if !req.stderr.is_empty() {
         eprint!("{}", req.stderr);
     }
-    req.desc.request_id = Some(request_id());
+    // a retried submission carries the same id, so it is queued once
+    req.desc.request_id = match spur_auth::random_hex(12) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
+    };
     let c = match client("sbatch") {
         Ok(c) => c,
         Err(o) => return emit(&o),
@@ -192,14 +199,6 @@ fn sbatch_needs_stdin(args: &[String]) -> bool {
         return false;
     }
     p.operands.is_empty()
-}
-
-fn request_id() -> String {
-    let mut b = [0u8; 12];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut b);
-    }
-    b.iter().map(|x| format!("{:02x}", x)).collect()
 }
 
 async fn wait_for_job(c: &Client, id: u32) -> i32 {
