@@ -377,8 +377,8 @@ fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
     let start = Instant::now();
     rt.block_on(async {
         loop {
-            let q = spur_client::proto::QueryRequest { nodes: true, ..Default::default() };
-            if let Ok(v) = client.query(q).await {
+            let q = spur_core::request::Query { nodes: true, ..Default::default() };
+            if let Ok(v) = client.query(&q).await {
                 let up = v.nodes.iter().filter(|n| n.base != spur_core::model::NodeBase::Unknown && !n.flags.not_responding).count();
                 if up >= nodes {
                     return Ok(());

@@ -6,6 +6,7 @@ mod core;
 mod resv;
 mod raftnet;
 mod server;
+mod validate;
 
 use spur_core::config::SlurmConf;
 use spur_core::model::*;

@@ -392,7 +392,7 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
             }
         };
         let restarts = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
-        let req = JobCompleteRequest {
+        let req = spur_core::request::JobCompletion {
             job_id: id,
             node: node.clone(),
             exit_status: status,
@@ -405,7 +405,14 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
         let dir2 = dir.clone();
         let tombs = tombs.clone();
         tokio::spawn(async move {
-            let r = spur_client::call!(client, job_complete, req);
+            // any answer acknowledges the report (a refusal is logged)
+            let r = match client.job_complete(&req).await {
+                Err(spur_client::ClientError::Slurm(code, msg)) => {
+                    tracing::warn!("job {} completion refused ({}: {})", id, code, msg);
+                    Ok(())
+                }
+                other => other,
+            };
             match r {
                 Ok(_) => {
                     if let Some(run) = run_of(&dir2) {
@@ -483,7 +490,7 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
         }
         let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
         let (load, free) = sysinfo();
-        let req = RegisterRequest {
+        let req = spur_core::request::NodeRegistration {
             node: node.clone(),
             cpus: nc.cpus as u32,
             sockets: nc.sockets as u32,
@@ -503,15 +510,14 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
             free_mem: free,
             heartbeat: registered,
         };
-        match spur_client::call!(client, register, req) {
-            Ok(r) => {
-                if let Some(s) = &r.status {
-                    if s.code != 0 {
-                        tracing::error!("registration refused: {}", s.message);
-                    }
-                }
+        match client.register(&req).await {
+            Err(spur_client::ClientError::Slurm(_, msg)) => {
+                tracing::error!("registration refused: {}", msg);
                 registered = true;
-                for id in r.kill_jobs {
+            }
+            Ok(kill_jobs) => {
+                registered = true;
+                for id in kill_jobs {
                     let dir = job_dir(&spool, id);
                     tokio::task::spawn_blocking(move || supervisor::terminate_job(&dir, 0));
                 }
