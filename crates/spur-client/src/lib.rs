@@ -394,3 +394,6 @@ impl Client {
         check(&r.status)
     }
 }
+
+#[cfg(test)]
+mod tests;

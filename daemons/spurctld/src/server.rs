@@ -1556,3 +1556,6 @@ mod view_tests {
         assert_eq!(bincode::serialize(&out).unwrap(), bincode::serialize(&view).unwrap());
     }
 }
+
+#[cfg(test)]
+mod rpc_tests;
