@@ -301,7 +301,17 @@ impl Client {
 
     /// Submit a batch job (`test_only`: ask where and when it would start).
     /// A refusal is [`ClientError::Rejected`], with the lines to show first.
+    /// A description without a request id gets a fresh one (from the OS
+    /// random source), so that the retries of this call cannot queue it twice.
     pub async fn submit(&self, desc: &JobDesc, test_only: bool) -> Result<SubmitOutcome, ClientError> {
+        let with_id;
+        let desc = if desc.request_id.is_some() {
+            desc
+        } else {
+            let id = spur_auth::random_hex(12).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
+            with_id = JobDesc { request_id: Some(id), ..desc.clone() };
+            &with_id
+        };
         let job_desc = bincode::serialize(desc).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
         let r = call!(self, submit, pb::SubmitRequest { job_desc, test_only })?;
         if let Some(s) = r.status.as_ref().filter(|s| s.code != 0) {

@@ -255,6 +255,14 @@ async fn a_retried_submission_keeps_its_request_id() {
     assert_eq!(out.job_id, 42);
     let seen = c.seen[0].lock().unwrap().clone();
     assert_eq!(seen, ["same-id", "same-id", "same-id"]);
+    // a description without an id gets a random one, kept across retries
+    let c = Cluster::start(vec![Slot::Fake(Mode::ElectionThenLeader(1)), Slot::Dead]).await;
+    c.client().submit(&JobDesc::default(), false).await.unwrap();
+    let seen = c.seen[0].lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0], seen[1]);
+    assert_eq!(seen[0].len(), 24);
+    assert_ne!(seen[0], "0".repeat(24));
 }
 
 #[tokio::test]
