@@ -11,7 +11,7 @@ use spur_core::config::SlurmConf;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
-use spur_proto::{LaunchRequest, SignalRequest};
+use spur_proto::{LaunchRequest, SignalRequest, StopReason};
 use spur_state::raft::{Batch, Raft, Reply, Shared};
 use spur_state::{Applied, Command};
 use std::collections::{HashMap, HashSet};
@@ -173,9 +173,9 @@ impl Ctld {
 
     /// Ask a job's batch host to signal (or terminate) it. Best effort; the
     /// monitor repeats terminations that do not finish.
-    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: &str) -> bool {
+    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: StopReason) -> bool {
         let Some(mut a) = self.agent(node).await else { return false };
-        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason.to_string() };
+        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason as i32 };
         a.signal(self.signed(req)).await.is_ok()
     }
 
@@ -419,7 +419,7 @@ impl Ctld {
             }
             let t = now();
             let mut cmds = vec![];
-            let mut kills: Vec<(u32, String, &'static str)> = vec![];
+            let mut kills: Vec<(u32, String, StopReason)> = vec![];
             {
                 let g = self.lock();
                 let timeout = self.conf.slurmd_timeout as i64;
@@ -449,7 +449,7 @@ impl Ctld {
                     if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
                         cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
                         if let Some(a) = j.allocs.first() {
-                            kills.push((j.job_id, a.node.clone(), "timeout"));
+                            kills.push((j.job_id, a.node.clone(), StopReason::Timeout));
                         }
                     }
                     if j.state == JobState::Completing {
@@ -457,7 +457,7 @@ impl Ctld {
                         if t - since > self.conf.kill_wait as i64 + 15 {
                             completing_since.insert(j.job_id, t);
                             if let Some(a) = j.allocs.first() {
-                                kills.push((j.job_id, a.node.clone(), ""));
+                                kills.push((j.job_id, a.node.clone(), StopReason::Unspecified));
                             }
                         }
                     }

@@ -1090,7 +1090,7 @@ impl Controller for Service {
                 }
                 if let Some(node) = node {
                     if r.batch || r.full {
-                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, "").await;
+                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, StopReason::Unspecified).await;
                     }
                 }
                 results.push(CancelResult { job_id: label, status: st(0) });
@@ -1106,7 +1106,7 @@ impl Controller for Service {
                     if let Some(node) = node {
                         let ctld = self.ctld.clone();
                         tokio::spawn(async move {
-                            ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "cancel").await;
+                            ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Cancel).await;
                         });
                     }
                     results.push(CancelResult { job_id: label, status: st(0) });
@@ -1211,7 +1211,7 @@ impl Controller for Service {
                             let ctld = self.ctld.clone();
                             let node = a.node.clone();
                             tokio::spawn(async move {
-                                ctld.signal_job(jid, &node, sig, false, false, "").await;
+                                ctld.signal_job(jid, &node, sig, false, false, StopReason::Unspecified).await;
                             });
                         }
                         if matches!(op, JobControl::Requeue { .. }) && was_active {
@@ -1219,7 +1219,7 @@ impl Controller for Service {
                                 let ctld = self.ctld.clone();
                                 let node = a.node.clone();
                                 tokio::spawn(async move {
-                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "").await;
+                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Unspecified).await;
                                 });
                             }
                         }

@@ -644,11 +644,11 @@ impl Agent for Svc {
         }
         if r.terminate {
             let kw = r.kill_wait;
-            let why = r.reason.clone();
+            let why = StopReason::try_from(r.reason).unwrap_or(StopReason::Unspecified);
             tokio::task::spawn_blocking(move || {
-                if why == "cancel" || why == "timeout" {
+                if why != StopReason::Unspecified {
                     let t = spur_auth::now();
-                    let _ = supervisor::note_cancelled(&dir, t, why == "timeout");
+                    let _ = supervisor::note_cancelled(&dir, t, why == StopReason::Timeout);
                 }
                 supervisor::terminate_job(&dir, kw)
             });
