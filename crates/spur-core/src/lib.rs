@@ -3,6 +3,7 @@
 pub mod errors;
 pub mod launch;
 pub mod model;
+pub mod request;
 pub mod hostlist;
 pub mod time;
 pub mod config;
