@@ -2,7 +2,7 @@
 //! StateSaveLocation, serves the Controller gRPC service on SlurmctldPort,
 //! schedules, and watches nodes and time limits.
 
-mod core;
+mod ctld;
 mod resv;
 mod raftnet;
 mod server;
@@ -269,7 +269,7 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let ctld = core::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
+        let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
             Ok(a) => a,
             Err(e) => {

@@ -2,7 +2,7 @@
 //! into a complete [`Reservation`] (times resolved against its clock, nodes
 //! chosen) and logs it as one command, so every member applies the same record.
 
-use crate::core::Ctld;
+use crate::ctld::Ctld;
 use spur_core::errors::*;
 use spur_core::model::Reservation;
 use spur_proto::KeyValue;

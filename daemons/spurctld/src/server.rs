@@ -1,6 +1,6 @@
 //! The controller's gRPC service: authenticate, authorise, validate, commit.
 
-use crate::core::{now, Ctld};
+use crate::ctld::{now, Ctld};
 use spur_client::auth::Identity;
 use spur_core::errors::*;
 use spur_core::model::*;
@@ -1265,7 +1265,7 @@ impl Controller for Service {
                             self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, (std::time::Instant::now(), subs));
                             let ctld = self.ctld.clone();
                             tokio::spawn(async move {
-                                tokio::time::sleep(crate::core::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
+                                tokio::time::sleep(crate::ctld::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
                                 ctld.sched_wake.notify_one();
                             });
                         }
