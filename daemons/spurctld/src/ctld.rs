@@ -272,7 +272,7 @@ impl Ctld {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(t * 1000);
         let cmds = {
-            let mut g = self.lock();
+            let g = self.lock();
             // the queue only: finished jobs are found by id when a dependency
             // names them
             let queue = g.state.queue_ids();
