@@ -17,10 +17,12 @@
 //!
 //! [`raft`] replicates and keeps the commands durable: openraft's log on disk
 //! with a checksum on every record, fsynced before a change is acknowledged,
-//! and snapshots that bound it.
+//! and snapshots that bound it. [`view`] serialises a query's answer straight
+//! from the state, without copying or changing it.
 
 mod apply;
 pub mod raft;
+pub mod view;
 
 use serde::{Deserialize, Serialize};
 use spur_core::model::*;

@@ -6,7 +6,9 @@ use spur_core::errors::*;
 use spur_core::model::*;
 use spur_proto::controller_server::Controller;
 use spur_proto::*;
+use spur_state::view::Lean;
 use spur_state::{Applied, Command, JobUpdate};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tonic::{Request, Response};
@@ -61,22 +63,6 @@ impl Service {
         }
     }
 }
-
-/// A copy of a job for the commands, without its environment and script
-/// (most of a job's bytes; no command prints them). The two are moved out
-/// and back so that they are not copied; the record is the same afterwards.
-/// `ClusterView` as bincode writes it (same fields, same order, same
-/// encoding), made of references into the state.
-#[derive(serde::Serialize)]
-struct ViewOut<'a> {
-    cluster_name: &'a str,
-    now: i64,
-    jobs: Vec<&'a Job>,
-    nodes: &'a [Node],
-    partitions: &'a [Partition],
-    reservations: &'a [Reservation],
-}
-
 
 /// `1,2,5_[1,3]` → `1`, `2`, `5_[1,3]`: commas separate jobs except inside brackets.
 fn split_job_list(words: &[String]) -> Vec<String> {
@@ -948,87 +934,58 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let id = self.who(&req)?;
         let q = req.into_inner();
-        let mut g = self.ctld.lock();
-        let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
-        if q.jobs {
-            let ids: Vec<u32> = if q.job_ids.is_empty() {
-                // Finished jobs only when asked for (squeue -t all, scontrol show job).
-                if q.all_finished {
-                    g.state.jobs_in_order().map(|j| j.job_id).collect()
-                } else {
-                    g.state.queue_in_order()
-                }
+        let t = now();
+        // read only: the answer is serialised from the state in place
+        let g = self.ctld.lock();
+        let ids: Vec<u32> = if !q.jobs {
+            vec![]
+        } else if q.job_ids.is_empty() {
+            // Finished jobs only when asked for (squeue -t all, scontrol show job).
+            if q.all_finished {
+                g.state.jobs_in_order().map(|j| j.job_id).collect()
             } else {
-                let mut ids = std::collections::BTreeSet::new();
-                for s in &q.job_ids {
-                    if let Some(refs) = parse_job_ref(s) {
-                        for r in refs {
-                            for (jid, _) in resolve(&g.state, &r) {
-                                ids.insert(jid);
-                            }
+                g.state.queue_in_order()
+            }
+        } else {
+            let mut ids = std::collections::BTreeSet::new();
+            for s in &q.job_ids {
+                if let Some(refs) = parse_job_ref(s) {
+                    for r in refs {
+                        for (jid, _) in resolve(&g.state, &r) {
+                            ids.insert(jid);
                         }
                     }
                 }
-                // in the job list's order, as slurmctld packs them
-                g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
-            };
-            if q.with_script {
-                // `scontrol write batch_script`: the owner's (or an admin's) scripts only
-                for i in &ids {
-                    if let Some(j) = g.state.jobs.get(i) {
-                        if !self.owns(&id, j) {
-                            return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
-                        }
+            }
+            // in the job list's order, as slurmctld packs them
+            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
+        };
+        if q.with_script {
+            // `scontrol write batch_script`: the owner's (or an admin's) scripts only
+            for i in &ids {
+                if let Some(j) = g.state.jobs.get(i) {
+                    if !self.owns(&id, j) {
+                        return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
                     }
                 }
-                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get(i).cloned()).collect();
-                for j in &mut view.jobs {
-                    j.desc.env.clear();
-                }
-            } else {
-                // Serialised in place, without a copy of each job: the
-                // environment and script (never shown) are taken out for the
-                // moment and put back.
-                let nodes = if q.nodes { g.state.nodes_with_resv_flags(view.now) } else { vec![] };
-                let mut stash = Vec::with_capacity(ids.len());
-                for i in &ids {
-                    if let Some(j) = g.state.jobs.get_mut(i) {
-                        stash.push((*i, std::mem::take(&mut j.desc.env), std::mem::take(&mut j.desc.script)));
-                    }
-                }
-                let bytes = {
-                    let s = &g.state;
-                    let out = ViewOut {
-                        cluster_name: &s.cluster_name,
-                        now: view.now,
-                        jobs: ids.iter().filter_map(|i| s.jobs.get(i)).collect(),
-                        nodes: &nodes,
-                        partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
-                        reservations: &s.reservations,
-                    };
-                    bincode::serialize(&out)
-                };
-                for (i, env, script) in stash {
-                    if let Some(j) = g.state.jobs.get_mut(&i) {
-                        j.desc.env = env;
-                        j.desc.script = script;
-                    }
-                }
-                drop(g);
-                let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-                return Ok(Response::new(QueryReply { status: st(0), view: bytes }));
             }
         }
-        if q.nodes {
-            // with the RESERVED/MAINT flags of the active reservations
-            view.nodes = g.state.nodes_with_resv_flags(view.now);
-        }
-        if q.partitions || q.nodes {
-            view.partitions = g.state.partitions.clone();
-        }
-        view.reservations = g.state.reservations.clone();
+        let bytes = {
+            let s = &g.state;
+            let out = spur_state::view::ViewOut {
+                cluster_name: &s.cluster_name,
+                now: t,
+                // without their environment, and without their script unless asked
+                jobs: ids.iter().filter_map(|i| s.jobs.get(i)).map(|job| Lean { job, script: q.with_script }).collect(),
+                // with the RESERVED/MAINT flags of the active reservations
+                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
+                partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
+                reservations: &s.reservations,
+            };
+            out.encode()
+        };
         drop(g);
-        let bytes = bincode::serialize(&view).map_err(|e| tonic::Status::internal(e.to_string()))?;
+        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
         Ok(Response::new(QueryReply { status: st(0), view: bytes }))
     }
 
@@ -1634,44 +1591,4 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         _ => return Err(ESLURM_NOT_SUPPORTED),
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod view_tests {
-    use super::*;
-
-    #[test]
-    fn view_out_encodes_as_a_cluster_view() {
-        let mut job = Job { job_id: 7, user_name: "alice".into(), partition: "p".into(), ..Default::default() };
-        job.desc.name = "wrap".into();
-        job.desc.argv = vec!["a".into(), "b".into()];
-        let node = Node { name: "n1".into(), cpus: 4, ..Default::default() };
-        let part = Partition {
-            name: "p".into(),
-            nodes: vec!["n1".into()],
-            max_time: Some(60),
-            min_nodes: 1,
-            allow_accounts: Some(vec!["x".into()]),
-            other: vec![("K".into(), "V".into())],
-            ..Default::default()
-        };
-        let resv = Reservation { name: "r".into(), start_time: 1, end_time: 2, ..Default::default() };
-        let view = ClusterView {
-            cluster_name: "c".into(),
-            now: 42,
-            jobs: vec![job.clone()],
-            nodes: vec![node.clone()],
-            partitions: vec![part.clone()],
-            reservations: vec![resv.clone()],
-        };
-        let out = ViewOut {
-            cluster_name: "c",
-            now: 42,
-            jobs: vec![&job],
-            nodes: std::slice::from_ref(&node),
-            partitions: std::slice::from_ref(&part),
-            reservations: std::slice::from_ref(&resv),
-        };
-        assert_eq!(bincode::serialize(&out).unwrap(), bincode::serialize(&view).unwrap());
-    }
 }
