@@ -15,6 +15,10 @@
 //! its arithmetic checked. `tests/replicas.rs` applies random command
 //! sequences to two replicas, one through a snapshot, and checks both.
 //!
+//! [`State`]'s fields are private: readers get accessors, and the controller
+//! changes it outside the log only through the few methods that say so
+//! (configuration at start, liveness from heartbeats).
+//!
 //! [`raft`] replicates and keeps the commands durable: openraft's log on disk
 //! with a checksum on every record, fsynced before a change is acknowledged,
 //! and snapshots that bound it. [`view`] serialises a query's answer straight
@@ -189,42 +193,42 @@ pub type ApplyResult = Result<Applied, ApplyError>;
 /// indexes marked `skip` are derived and rebuilt by [`State::decode`].
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
-    pub cluster_name: String,
-    pub nodes: Vec<Node>,
-    pub partitions: Vec<Partition>,
-    pub jobs: BTreeMap<u32, Job>,
-    pub next_job_id: u32,
-    pub first_job_id: u32,
-    pub max_job_id: u32,
+    cluster_name: String,
+    nodes: Vec<Node>,
+    partitions: Vec<Partition>,
+    jobs: BTreeMap<u32, Job>,
+    next_job_id: u32,
+    first_job_id: u32,
+    max_job_id: u32,
     /// Index of the last log entry applied (the log's numbering).
-    pub applied: u64,
+    applied: u64,
     /// Client request ids already seen, for idempotent submission.
-    pub request_ids: BTreeMap<String, u32>,
+    request_ids: BTreeMap<String, u32>,
     /// slurmctld's job list order: new records are appended; when an array task
     /// splits off its meta-record, the task keeps the record's place and the
     /// meta-record moves to the end. Position key -> job id.
-    pub job_order: BTreeMap<u64, u32>,
+    job_order: BTreeMap<u64, u32>,
     /// Job id -> position key in `job_order`.
-    pub job_pos: BTreeMap<u32, u64>,
-    pub next_pos: u64,
+    job_pos: BTreeMap<u32, u64>,
+    next_pos: u64,
     /// PriorityType=priority/basic (set by the controller from slurm.conf, or
     /// from the imitated release's default when the key is absent): a job
     /// that gets a priority takes one less than the lowest given so far.
     #[serde(default)]
-    pub priority_basic: bool,
+    priority_basic: bool,
     /// The lowest priority/basic priority given so far (0: none yet).
     #[serde(default)]
-    pub lowest_prio: u32,
+    lowest_prio: u32,
     /// Behave as Slurm 22.05's slurmctld where it differs from 24.11 (set by
     /// the controller from spur_core::compat, like `priority_basic`).
     #[serde(default)]
-    pub slurm_22_05: bool,
+    slurm_22_05: bool,
     /// Reservations in creation order.
     #[serde(default)]
-    pub reservations: Vec<Reservation>,
+    reservations: Vec<Reservation>,
     /// slurmctld's `top_suffix`: the last reservation id given (names `user_N`).
     #[serde(default)]
-    pub resv_top: u32,
+    resv_top: u32,
     /// Ids of the jobs not yet finished, kept by every command that starts,
     /// ends, splits, requeues or purges a job, so that a scheduling pass
     /// costs what the queue holds, not every finished job still remembered.
@@ -266,7 +270,7 @@ impl State {
 
     /// Rebuild the derived indexes (node names, the queue, and the job list
     /// order of an older snapshot that lacks it).
-    pub fn reindex(&mut self) {
+    fn reindex(&mut self) {
         self.node_index = self.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
         // a state whose list order does not cover exactly its jobs (older snapshot):
         // rebuild it in id order

@@ -132,7 +132,7 @@ fn merge_conf(recovered: State, conf: &SlurmConf) -> State {
     let fresh = nodes_from_conf(conf);
     let mut nodes = Vec::with_capacity(fresh.len());
     for mut n in fresh {
-        if let Some(old) = st.nodes.iter().find(|o| o.name == n.name) {
+        if let Some(old) = st.nodes().iter().find(|o| o.name == n.name) {
             n.base = old.base;
             n.flags = old.flags.clone();
             n.reason = old.reason.clone();
@@ -150,10 +150,7 @@ fn merge_conf(recovered: State, conf: &SlurmConf) -> State {
         }
         nodes.push(n);
     }
-    st.nodes = nodes;
-    st.partitions = partitions_from_conf(conf);
-    st.cluster_name = conf.cluster_name.clone();
-    st.reindex();
+    st.set_config(conf.cluster_name.clone(), nodes, partitions_from_conf(conf));
     st
 }
 
@@ -223,8 +220,8 @@ fn main() {
         let mut state = merge_conf(base, &conf);
         // PriorityType, or the imitated release's default when the key is absent
         // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
-        state.priority_basic = spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic";
-        state.slurm_22_05 = spur_core::compat::v22_05();
+        state.set_priority_basic(spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic");
+        state.set_slurm_22_05(spur_core::compat::v22_05());
         state
     }) {
         Ok(x) => x,

@@ -62,7 +62,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             .find_map(|k| field(fields, k).filter(|v| !v.is_empty()))
             .unwrap_or("resv");
         let key = key.strip_prefix('-').unwrap_or(key);
-        generated = format!("{}_{}", key.split(',').next().unwrap_or(key), st.resv_top + 1);
+        generated = format!("{}_{}", key.split(',').next().unwrap_or(key), st.resv_top().wrapping_add(1));
         generated.as_str()
     } else {
         name
@@ -76,7 +76,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             if out.len() >= count {
                 break;
             }
-            let busy = st.reservations.iter().any(|r| {
+            let busy = st.reservations().iter().any(|r| {
                 r.name != skip && r.start_time < end && start < r.end_time && r.nodes.contains(n)
             });
             if !busy && !out.contains(n) {
@@ -86,16 +86,16 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
         if out.len() < count {
             return Err(ESLURM_NODES_BUSY);
         }
-        out.sort_by_key(|n| st.nodes.iter().position(|x| &x.name == n));
+        out.sort_by_key(|n| st.nodes().iter().position(|x| &x.name == n));
         Ok(out)
     };
     match action {
         "delete" => {
-            if !st.reservations.iter().any(|r| r.name == name) {
+            if !st.reservations().iter().any(|r| r.name == name) {
                 return Err(ESLURM_RESERVATION_INVALID);
             }
             // a job still running in it
-            let used = st.jobs.values().any(|j| {
+            let used = st.jobs().values().any(|j| {
                 j.state.is_active() && j.desc.extra.get("reservation").map(|r| r == name).unwrap_or(false)
             });
             if used {
@@ -104,7 +104,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             Ok(Command::ResvDelete { name: name.to_string() })
         }
         "create" => {
-            if st.reservations.iter().any(|r| r.name == name) {
+            if st.reservations().iter().any(|r| r.name == name) {
                 return Err(ESLURM_RESERVATION_NAME_DUP);
             }
             let start = match field(fields, "StartTime") {
@@ -124,14 +124,14 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             let (nodes, spec, partition) = match (field(fields, "Nodes"), field(fields, "NodeCnt")) {
                 (Some(v), _) => {
                     let nodes: Vec<String> = if v.eq_ignore_ascii_case("ALL") {
-                        st.nodes.iter().map(|n| n.name.clone()).collect()
+                        st.nodes().iter().map(|n| n.name.clone()).collect()
                     } else {
                         let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                         if names.iter().any(|n| st.node(n).is_none()) {
                             return Err(ESLURM_INVALID_NODE_NAME);
                         }
                         let mut names = names;
-                        names.sort_by_key(|n| st.nodes.iter().position(|x| &x.name == n));
+                        names.sort_by_key(|n| st.nodes().iter().position(|x| &x.name == n));
                         names.dedup();
                         names
                     };
@@ -147,7 +147,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             let (end, has) = (start + dur, |f: &[String], x: &str| f.iter().any(|y| y == x));
             if spec && !has(&flags, "MAINT") && !has(&flags, "OVERLAP") {
                 // another reservation of these nodes at the same time
-                let clash = st.reservations.iter().any(|r| {
+                let clash = st.reservations().iter().any(|r| {
                     !has(&r.flags, "MAINT")
                         && !has(&r.flags, "OVERLAP")
                         && r.start_time < end
@@ -160,7 +160,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             }
             if spec && !has(&flags, "IGNORE_JOBS") {
                 // jobs still running on these nodes when it starts
-                let busy = st.jobs.values().any(|j| {
+                let busy = st.jobs().values().any(|j| {
                     j.state.is_active()
                         && (j.end_time == 0 || j.end_time > start)
                         && j.allocs.iter().any(|a| nodes.contains(&a.node))
@@ -193,7 +193,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             })
         }
         "update" => {
-            let mut r = st.reservations.iter().find(|r| r.name == name).cloned().ok_or(ESLURM_RESERVATION_INVALID)?;
+            let mut r = st.reservations().iter().find(|r| r.name == name).cloned().ok_or(ESLURM_RESERVATION_INVALID)?;
             if let Some(v) = field(fields, "StartTime") {
                 let dur = r.end_time - r.start_time;
                 r.start_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;

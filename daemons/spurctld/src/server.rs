@@ -134,9 +134,9 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
     match r {
         JobRef::Job(id) => {
             // A plain id names the job, or every record of the array it heads.
-            match state.jobs.get(id) {
+            match state.jobs().get(id) {
                 Some(j) if j.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false) => state
-                    .jobs
+                    .jobs()
                     .values()
                     .filter(|x| x.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false))
                     .map(|x| (x.job_id, None))
@@ -146,13 +146,13 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
             }
         }
         JobRef::Array(a) => state
-            .jobs
+            .jobs()
             .values()
             .filter(|x| x.array.as_ref().map(|ai| ai.array_job_id == *a).unwrap_or(false))
             .map(|x| (x.job_id, None))
             .collect(),
         JobRef::Task(a, t) => {
-            for x in state.jobs.values() {
+            for x in state.jobs().values() {
                 if let Some(ai) = &x.array {
                     if ai.array_job_id == *a {
                         if ai.task_id == Some(*t) {
@@ -486,7 +486,7 @@ impl Service {
         // recorded/24.11/reservations/024-025).
         if let Some(name) = desc.extra.get("reservation").filter(|r| !r.is_empty()) {
             let g = self.ctld.lock();
-            match g.state.reservations.iter().find(|r| &r.name == name) {
+            match g.state.reservations().iter().find(|r| &r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
                 Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
                     return Err(ESLURM_RESERVATION_ACCESS)
@@ -595,21 +595,21 @@ impl Service {
         }
         let g = self.ctld.lock();
         let state = &g.state;
-        let parts: Vec<&Partition> = state.partitions.iter().collect();
+        let parts: Vec<&Partition> = state.partitions().iter().collect();
         let placed = |nodes: &[&Node]| {
             spur_sched::schedule(t, &[&job], nodes, &parts).into_iter().find_map(|d| match d {
                 spur_sched::Decision::Start { job_id, allocs, .. } if job_id == jid => Some(allocs),
                 _ => None,
             })
         };
-        let nodes: Vec<&Node> = state.nodes.iter().collect();
+        let nodes: Vec<&Node> = state.nodes().iter().collect();
         let (allocs, start) = match placed(&nodes) {
             Some(a) => (a, earliest),
             None => {
                 // busy now: place it as if the running jobs had ended, and start
                 // it when the last of them on those nodes ends
                 let empty: Vec<Node> = state
-                    .nodes
+                    .nodes()
                     .iter()
                     .map(|n| {
                         let mut n = n.clone();
@@ -626,7 +626,7 @@ impl Service {
                 match placed(&refs) {
                     Some(a) => {
                         let end = state
-                            .jobs
+                            .jobs()
                             .values()
                             .filter(|j| j.state.is_active() && j.allocs.iter().any(|x| a.iter().any(|y| y.node == x.node)))
                             .map(|j| if j.end_time > 0 { j.end_time } else { t + 365 * 86400 })
@@ -665,7 +665,7 @@ impl Service {
                 let id = id.split('+').next().unwrap_or(id);
                 let n: u32 = id.split('_').next().and_then(|x| x.parse().ok()).ok_or(ESLURM_DEPENDENCY)?;
                 // (22.05 accepts a dependency on an unknown job, as satisfied)
-                if !g.state.jobs.contains_key(&n) && !spur_core::compat::v22_05() {
+                if !g.state.jobs().contains_key(&n) && !spur_core::compat::v22_05() {
                     return Err(ESLURM_DEPENDENCY);
                 }
             }
@@ -744,7 +744,7 @@ impl Service {
             }
             let mut rc = 0;
             top.retain(|jid| {
-                let j = &g.state.jobs[jid];
+                let j = &g.state.jobs()[jid];
                 if j.state != JobState::Pending {
                     rc = ESLURM_JOB_NOT_PENDING;
                     false
@@ -756,7 +756,7 @@ impl Service {
                 }
             });
             top.dedup();
-            let Some(first) = top.first().map(|j| g.state.jobs[j].clone()) else { return Ok(rc) };
+            let Some(first) = top.first().map(|j| g.state.jobs()[j].clone()) else { return Ok(rc) };
             let others: Vec<u32> = g
                 .state
                 .jobs_in_order()
@@ -769,13 +769,13 @@ impl Service {
                 })
                 .map(|j| j.job_id)
                 .collect();
-            let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs[j].priority).collect();
+            let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs()[j].priority).collect();
             prios.sort_unstable_by(|a, b| b.cmp(a));
             let cmds: Vec<Command> = top
                 .iter()
                 .chain(others.iter())
                 .zip(prios)
-                .filter(|(j, p)| g.state.jobs[*j].priority != *p)
+                .filter(|(j, p)| g.state.jobs()[*j].priority != *p)
                 .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
                 .collect();
             cmds
@@ -963,7 +963,7 @@ impl Controller for Service {
         if q.with_script {
             // `scontrol write batch_script`: the owner's (or an admin's) scripts only
             for i in &ids {
-                if let Some(j) = g.state.jobs.get(i) {
+                if let Some(j) = g.state.jobs().get(i) {
                     if !self.owns(&id, j) {
                         return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
                     }
@@ -973,14 +973,14 @@ impl Controller for Service {
         let bytes = {
             let s = &g.state;
             let out = spur_state::view::ViewOut {
-                cluster_name: &s.cluster_name,
+                cluster_name: s.cluster_name(),
                 now: t,
                 // without their environment, and without their script unless asked
-                jobs: ids.iter().filter_map(|i| s.jobs.get(i)).map(|job| Lean { job, script: q.with_script }).collect(),
+                jobs: ids.iter().filter_map(|i| s.jobs().get(i)).map(|job| Lean { job, script: q.with_script }).collect(),
                 // with the RESERVED/MAINT flags of the active reservations
                 nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
-                partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
-                reservations: &s.reservations,
+                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
+                reservations: s.reservations(),
             };
             out.encode()
         };
@@ -1007,7 +1007,7 @@ impl Controller for Service {
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
-                for j in g.state.jobs.values().rev() {
+                for j in g.state.jobs().values().rev() {
                     if !j.state.is_finished() && filter(j) {
                         if self.owns(&id, j) {
                             targets.push((j.display_id(), j.job_id, None));
@@ -1029,7 +1029,7 @@ impl Controller for Service {
                     for rf in refs {
                         for (jid, task) in resolve(&g.state, &rf) {
                             found = true;
-                            let j = &g.state.jobs[&jid];
+                            let j = &g.state.jobs()[&jid];
                             if !filter(j) {
                                 continue;
                             }
@@ -1052,7 +1052,7 @@ impl Controller for Service {
                 // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script
                 let (state, node) = {
                     let g = self.ctld.lock();
-                    let j = &g.state.jobs[&jid];
+                    let j = &g.state.jobs()[&jid];
                     (j.state, j.allocs.first().map(|a| a.node.clone()))
                 };
                 if state == JobState::Pending {
@@ -1078,7 +1078,7 @@ impl Controller for Service {
                 Some(Ok(_)) => {
                     let node = {
                         let g = self.ctld.lock();
-                        g.state.jobs.get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
+                        g.state.jobs().get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
                     };
                     if let Some(node) = node {
                         let ctld = self.ctld.clone();
@@ -1118,7 +1118,7 @@ impl Controller for Service {
                 continue;
             }
             for jid in targets {
-                let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
+                let job = { self.ctld.lock().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
                 let admin = self.ctld.is_admin(id.uid);
                 // suspend/resume are for operators only; requeue for the owner
@@ -1308,7 +1308,7 @@ impl Controller for Service {
                         if let Some(n) = g.state.node(&name) {
                             if n.flags.not_responding {
                                 let (cpu_load, free_mem) = (n.cpu_load, n.free_mem);
-                                let _ = g.state.apply(&Command::NodeHeartbeat { name: name.clone(), cpu_load, free_mem, now: now() });
+                                g.state.heard_from(&name, cpu_load, free_mem, now());
                             }
                         }
                         drop(g);
@@ -1334,7 +1334,7 @@ impl Controller for Service {
                 return Ok(Response::new(RegisterReply { status: st(ESLURM_INVALID_NODE_NAME), kill_jobs }));
             }
             for jid in &r.running_jobs {
-                let alive = g.state.jobs.get(jid).map(|j| j.state.is_active()).unwrap_or(false);
+                let alive = g.state.jobs().get(jid).map(|j| j.state.is_active()).unwrap_or(false);
                 if !alive {
                     kill_jobs.push(*jid);
                 }
@@ -1360,7 +1360,7 @@ impl Controller for Service {
                 register = Some(Command::NodeRegistered { name: r.node.clone(), reg, now: t });
             } else {
                 // liveness is soft state: not logged, refreshed by every heartbeat
-                let _ = g.state.apply(&Command::NodeHeartbeat { name: r.node.clone(), cpu_load: r.cpu_load, free_mem: r.free_mem, now: t });
+                g.state.heard_from(&r.node, r.cpu_load, r.free_mem, t);
             }
         }
         if let Some(cmd) = register {
@@ -1375,7 +1375,7 @@ impl Controller for Service {
         self.require_admin(&id)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
-            let stale = self.ctld.lock().state.jobs.get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
+            let stale = self.ctld.lock().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
             if stale {
                 // the report of a run that a requeue replaced: acknowledged, ignored
                 return Ok(Response::new(JobCompleteReply { status: st(0) }));
