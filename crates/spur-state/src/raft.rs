@@ -467,7 +467,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 // ----------------------------------------------------------------------------- state machine
 
 /// The applied state, shared between the state machine and the controller's
-/// readers.
+/// readers. Whoever holds the lock holds up every apply: nothing that can
+/// block (name service lookups, I/O) happens under it.
 pub struct SmInner {
     pub state: State,
     pub last_applied: Option<LogId<NodeId>>,

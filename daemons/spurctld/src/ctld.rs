@@ -22,6 +22,12 @@ use tonic::transport::{Channel, Endpoint};
 
 /// The applied state (shared with the Raft state machine, which alone changes it
 /// through committed commands; liveness from heartbeats is soft state kept beside).
+///
+/// **The lock rule**: nothing blocks while [`Ctld::lock`] is held: no name
+/// service lookups (getpwnam, getgrouplist, getnameinfo: NSS may ask LDAP or
+/// DNS and wait), no file or network I/O, no `.await`. The Raft state machine
+/// applies every committed entry under the same lock, so a slow lookup under
+/// it stalls replication and every request. Look names up first, then lock.
 pub type Inner = spur_state::raft::SmInner;
 
 /// The gRPC metadata key of a "not leader" answer naming the leader's address.
@@ -85,6 +91,8 @@ impl Ctld {
         })
     }
 
+    /// The state, for reading or for soft state (see [`Inner`] for the rule
+    /// while it is held).
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }

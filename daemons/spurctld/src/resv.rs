@@ -33,14 +33,42 @@ fn duration_secs(v: &str) -> Result<i64, i32> {
     }
 }
 
-fn users(v: &str) -> Result<Vec<String>, i32> {
-    let u = list(v);
-    for name in &u {
-        if spur_client::users::uid_of(name).is_none() {
+/// `Users=+a,-b` / `Users+=a`: a leading sign, and the name after it (split
+/// at a character boundary: the first character is the sign, as it was).
+fn signed(u: &str) -> (&str, &str) {
+    let cut = u.chars().next().map(char::len_utf8).unwrap_or(0);
+    u.split_at(cut)
+}
+
+/// The user names a request's `Users=` names that the system does not know,
+/// looked up before the state lock is taken (getpwnam may block on NSS).
+struct UnknownUsers(Vec<String>);
+
+impl UnknownUsers {
+    fn of(fields: &[KeyValue]) -> UnknownUsers {
+        let mut unknown = vec![];
+        if let Some(v) = field(fields, "Users") {
+            // every name `users` below may be asked about: each of the
+            // list, and each without its sign
+            let mut names = list(v);
+            names.extend(list(v).iter().flat_map(|u| list(signed(u).1)));
+            for name in names {
+                if !unknown.contains(&name) && spur_client::users::uid_of(&name).is_none() {
+                    unknown.push(name);
+                }
+            }
+        }
+        UnknownUsers(unknown)
+    }
+
+    /// The names of `v`, or the error for an unknown one.
+    fn users(&self, v: &str) -> Result<Vec<String>, i32> {
+        let u = list(v);
+        if u.iter().any(|name| self.0.contains(name)) {
             return Err(ESLURM_USER_ID_MISSING);
         }
+        Ok(u)
     }
-    Ok(u)
 }
 
 fn flags(v: &str) -> Vec<String> {
@@ -52,6 +80,8 @@ fn flags(v: &str) -> Vec<String> {
 
 /// The command for one request, or Slurm's error number.
 pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64) -> Result<Command, i32> {
+    // no lookups under the state lock
+    let unknown = UnknownUsers::of(fields);
     let g = ctld.lock();
     let st = &g.state;
     // no name: slurmctld names it after the first account, user or group and its id
@@ -115,11 +145,11 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             let dur = match field(fields, "Duration") {
                 Some(v) => duration_secs(v)?,
                 None => match field(fields, "EndTime") {
-                    Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)? - start,
+                    Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?.saturating_sub(start),
                     None => 365 * 86400,
                 },
             };
-            let users = users(field(fields, "Users").unwrap_or(""))?;
+            let users = unknown.users(field(fields, "Users").unwrap_or(""))?;
             let mut flags = flags(field(fields, "Flags").unwrap_or(""));
             let (nodes, spec, partition) = match (field(fields, "Nodes"), field(fields, "NodeCnt")) {
                 (Some(v), _) => {
@@ -140,11 +170,11 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 (None, Some(c)) => {
                     let c: usize = c.trim().parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
                     let part = st.default_partition().map(|p| p.name.clone());
-                    (pick(c, start, start + dur, name, &[])?, false, part)
+                    (pick(c, start, start.saturating_add(dur), name, &[])?, false, part)
                 }
                 (None, None) => return Err(ESLURM_RESERVATION_EMPTY),
             };
-            let (end, has) = (start + dur, |f: &[String], x: &str| f.iter().any(|y| y == x));
+            let (end, has) = (start.saturating_add(dur), |f: &[String], x: &str| f.iter().any(|y| y == x));
             if spec && !has(&flags, "MAINT") && !has(&flags, "OVERLAP") {
                 // another reservation of these nodes at the same time
                 let clash = st.reservations().iter().any(|r| {
@@ -182,7 +212,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 resv: Reservation {
                     name: name.to_string(),
                     start_time: start,
-                    end_time: start + dur,
+                    end_time: start.saturating_add(dur),
                     nodes,
                     users,
                     flags,
@@ -195,12 +225,12 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
         "update" => {
             let mut r = st.reservations().iter().find(|r| r.name == name).cloned().ok_or(ESLURM_RESERVATION_INVALID)?;
             if let Some(v) = field(fields, "StartTime") {
-                let dur = r.end_time - r.start_time;
+                let dur = r.end_time.saturating_sub(r.start_time);
                 r.start_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
-                r.end_time = r.start_time + dur;
+                r.end_time = r.start_time.saturating_add(dur);
             }
             if let Some(v) = field(fields, "Duration") {
-                r.end_time = r.start_time + duration_secs(v)?;
+                r.end_time = r.start_time.saturating_add(duration_secs(v)?);
             }
             if let Some(v) = field(fields, "EndTime") {
                 r.end_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
@@ -209,8 +239,8 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 if v.starts_with(['+', '-']) {
                     // Users+= / Users-=
                     for u in list(v) {
-                        let (sign, name) = u.split_at(1);
-                        users(name)?;
+                        let (sign, name) = signed(&u);
+                        unknown.users(name)?;
                         if sign == "+" && !r.users.iter().any(|x| x == name) {
                             r.users.push(name.to_string());
                         } else if sign == "-" {
@@ -218,7 +248,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                         }
                     }
                 } else {
-                    r.users = users(v)?;
+                    r.users = unknown.users(v)?;
                 }
             }
             if let Some(v) = field(fields, "NodeCnt") {
@@ -249,5 +279,28 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             Ok(Command::ResvUpdate { resv: r })
         }
         _ => Err(ESLURM_NOT_SUPPORTED),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn users_field(v: &str) -> Vec<KeyValue> {
+        vec![KeyValue { key: "Users".into(), value: v.into() }]
+    }
+
+    #[test]
+    fn users_are_looked_up_before_the_lock_and_checked_after() {
+        let u = UnknownUsers::of(&users_field("root,spur-no-such-user"));
+        assert_eq!(u.users("root"), Ok(vec!["root".to_string()]));
+        assert_eq!(u.users("root, spur-no-such-user"), Err(ESLURM_USER_ID_MISSING));
+        // Users+=/-= lists: each name is also known without its sign
+        let u = UnknownUsers::of(&users_field("+root,-spur-no-such-user"));
+        assert_eq!(u.users(signed("+root").1), Ok(vec!["root".to_string()]));
+        assert_eq!(u.users(signed("-spur-no-such-user").1), Err(ESLURM_USER_ID_MISSING));
+        // a first character that is not ASCII is split whole (it panicked)
+        assert_eq!(signed("éve"), ("é", "ve"));
+        assert_eq!(signed(""), ("", ""));
     }
 }
