@@ -44,16 +44,10 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for n in [1_000u32, 10_000, 100_000] {
         let st = state(n);
-        let bytes = bincode::serialize(&st).unwrap();
+        let bytes = st.encode().unwrap();
         println!("{} jobs: snapshot {} bytes", n, bytes.len());
-        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
-        g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| {
-            b.iter(|| {
-                let mut s: State = bincode::deserialize(bytes).unwrap();
-                s.reindex();
-                s
-            })
-        });
+        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| st.encode().unwrap()));
+        g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| b.iter(|| State::decode(bytes).unwrap()));
         let batch: Vec<Command> = (0..100).map(|i| Command::Submit { job: Box::new(job(n + i)) }).collect();
         g.bench_with_input(BenchmarkId::new("apply_100_submits", n), &st, |b, st| {
             b.iter_batched(

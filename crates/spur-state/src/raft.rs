@@ -18,9 +18,14 @@
 //! acknowledged — is cut off and reported.
 //!
 //! One entry carries a batch of [`Command`]s applied in order; the response is
-//! each command's own result, exactly as [`State::apply`] returned it.
+//! each command's own result, exactly as [`State::apply`] returned it: a
+//! command that cannot apply is an error result beside the others, never a
+//! failed entry (a failed or panicking apply would fail every member alike).
+//!
+//! A snapshot's state bytes are [`State::encode`]; installing one is
+//! [`State::decode`], which rebuilds the indexes kept beside the state.
 
-use crate::{Applied, Command, State};
+use crate::{ApplyResult, Command, State};
 use openraft::storage::{LogFlushed, LogState, RaftLogStorage, RaftStateMachine, Snapshot};
 use openraft::{
     BasicNode, Entry, EntryPayload, LogId, OptionalSend, RaftLogReader, RaftSnapshotBuilder, SnapshotMeta,
@@ -49,7 +54,7 @@ impl std::fmt::Display for Batch {
 }
 
 /// Each command's result.
-pub type Reply = Vec<Result<Applied, i32>>;
+pub type Reply = Vec<ApplyResult>;
 
 openraft::declare_raft_types!(
     pub TypeConfig:
@@ -249,9 +254,8 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
     let snap = read_snapshot(&dir.join("raft.snapshot"))?;
     let (state, last_applied, membership, snap_id) = match snap {
         Some((m, bytes)) => {
-            let mut st: State = bincode::deserialize(&bytes)
+            let st = State::decode(&bytes)
                 .map_err(|e| format!("{}: corrupt state file: {}", dir.join("raft.snapshot").display(), e))?;
-            st.reindex();
             (Some(st), m.last_log_id, m.last_membership, m.snapshot_id)
         }
         None => (None, None, StoredMembership::default(), String::new()),
@@ -463,7 +467,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 // ----------------------------------------------------------------------------- state machine
 
 /// The applied state, shared between the state machine and the controller's
-/// readers.
+/// readers. Whoever holds the lock holds up every apply: nothing that can
+/// block (name service lookups, I/O) happens under it.
 pub struct SmInner {
     pub state: State,
     pub last_applied: Option<LogId<NodeId>>,
@@ -537,9 +542,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), SErr> {
         let data = snapshot.into_inner();
-        let mut st: State = bincode::deserialize(&data)
+        let st = State::decode(&data)
             .map_err(|e| StorageError::from(StorageIOError::read_snapshot(Some(meta.signature()), &io_err(e))))?;
-        st.reindex();
         tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         let mut g = lock(&self.shared);
@@ -566,7 +570,7 @@ impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig>, SErr> {
         let (data, last, membership) = {
             let g = lock(&self.shared);
-            let data = bincode::serialize(&g.state).map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
+            let data = g.state.encode().map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
             (data, g.last_applied, g.membership.clone())
         };
         let id = format!("{}-{}-{}", last.map(|l| l.leader_id.term).unwrap_or(0), last.map(|l| l.index).unwrap_or(0), self.seq);
@@ -591,6 +595,7 @@ impl LogStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Applied;
     use openraft::testing::{StoreBuilder, Suite};
     use openraft::{CommittedLeaderId, RaftLogReader};
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -732,13 +737,13 @@ mod tests {
             assert_eq!(r.len(), 1);
             assert_eq!(r[0][0], Ok(Applied::Submitted(1)));
             assert!(r[0][1].is_err());
-            assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+            assert_eq!(o.shared.lock().unwrap().state.next_job_id(), 2);
             // a snapshot carries the state to a restarted member
             let mut b = o.sm.get_snapshot_builder().await;
             b.build_snapshot().await.unwrap();
         });
         let o = open(&d, |s| s.expect("state from the snapshot")).unwrap();
-        assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+        assert_eq!(o.shared.lock().unwrap().state.next_job_id(), 2);
         assert_eq!(o.shared.lock().unwrap().last_applied.map(|l| l.index), Some(1));
         let _ = fs::remove_dir_all(&d);
     }
