@@ -288,13 +288,13 @@ pub fn secs_squeue(t: i64) -> String {
     if !(0..=365 * 24 * 3600).contains(&t) {
         return "INVALID".into();
     }
-    spur_core::time::fmt_secs_squeue(t)
+    spur_grammar::time::fmt_secs_squeue(t)
 }
 
 /// `slurm_make_time_str` honouring `SLURM_TIME_FORMAT=standard` only (the
 /// default): `YYYY-MM-DDTHH:MM:SS` local time.
 pub fn time_str(t: i64) -> String {
-    spur_core::time::fmt_timestamp(t)
+    spur_grammar::time::fmt_timestamp(t)
 }
 
 /// Slurm's `convert_num_unit` with `CONVERT_NUM_UNIT_EXACT`: divide by

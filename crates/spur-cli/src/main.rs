@@ -148,7 +148,7 @@ fn run_sbatch(args: &[String]) -> i32 {
     match res {
         Ok(r) => {
             if req.test_only {
-                let when = spur_core::time::fmt_timestamp(r.start_time);
+                let when = spur_grammar::time::fmt_timestamp(r.start_time);
                 eprintln!(
                     "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
                     r.job_id,

@@ -5,7 +5,7 @@
 use crate::common::Output;
 use crate::scontrol::ScontrolCmd;
 use spur_core::model::{ClusterView, Reservation};
-use spur_core::time::{fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
     tag.len() >= min && tag.len() <= word.len() && word[..tag.len()].eq_ignore_ascii_case(tag)
@@ -105,7 +105,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
         match k {
             "ReservationName" => name = v.to_string(),
             "Duration" => {
-                if spur_core::time::parse_time_limit(v).is_err() {
+                if spur_grammar::time::parse_time_limit(v).is_err() {
                     return Err(fail(format!("Invalid duration {}.  {}", a, msg)));
                 }
                 fields.push((k.into(), v.into()));
@@ -115,7 +115,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| d.as_secs() as i64)
                     .unwrap_or(0);
-                if spur_core::time::parse_time(v, now, false).is_err() {
+                if spur_grammar::time::parse_time(v, now, false).is_err() {
                     let what = if k == "StartTime" { "start" } else { "end" };
                     return Err(fail(format!("Invalid {} time {}.  {}", what, a, msg)));
                 }
@@ -215,7 +215,7 @@ fn or_null(s: &str) -> &str {
 }
 
 fn nodelist(r: &Reservation) -> String {
-    spur_core::hostlist::compress(&r.nodes)
+    spur_grammar::hostlist::compress(&r.nodes)
 }
 
 /// One reservation as `scontrol show reservation` prints it.

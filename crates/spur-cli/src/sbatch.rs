@@ -539,7 +539,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
     match id {
         "account" => d.account = Some(v.into()),
         "array" => d.array = Some(v.into()),
-        "begin" => match spur_core::time::parse_time(v, st.now, false) {
+        "begin" => match spur_grammar::time::parse_time(v, st.now, false) {
             Ok(t) if t != 0 => d.begin_time = t,
             r => {
                 let mut o = e255("Invalid --begin specification");
@@ -549,7 +549,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 return Err(o);
             }
         },
-        "deadline" => match spur_core::time::parse_time(v, st.now, false) {
+        "deadline" => match spur_grammar::time::parse_time(v, st.now, false) {
             Ok(t) if t != 0 => d.deadline = t,
             r => {
                 let mut o = e255("Invalid --deadline specification");
@@ -617,16 +617,16 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "mail-user" => d.mail_user = Some(v.into()),
         "mem" => {
             d.mem_per_node =
-                Some(spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
+                Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
         }
         "mem-per-cpu" => {
             d.mem_per_cpu = Some(
-                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
+                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
             )
         }
         "mem-per-gpu" => {
             st.mem_per_gpu = Some(
-                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
+                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
             );
             d.extra.insert(id.into(), v.into());
         }
@@ -693,7 +693,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         }
         // kept in MB, the unit Slurm stores (`MinTmpDiskNode=100M`)
         "tmp" => {
-            let mb = spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
+            let mb = spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
             d.extra.insert(id.into(), mb.to_string());
         }
         "requeue" => d.requeue = Some(true),
@@ -705,11 +705,11 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             d.signal = Some(v.into())
         }
         "test-only" => st.test_only = true,
-        "time" => match spur_core::time::parse_job_time_limit(v) {
+        "time" => match spur_grammar::time::parse_job_time_limit(v) {
             Ok(m) => d.time_limit = Some(m.unwrap_or(u32::MAX)),
             Err(_) => return Err(e255("Invalid --time specification")),
         },
-        "time-min" => match spur_core::time::parse_job_time_limit(v) {
+        "time-min" => match spur_grammar::time::parse_job_time_limit(v) {
             Ok(m) => d.time_min = Some(m.unwrap_or(u32::MAX)),
             Err(_) => return Err(e255("Invalid --time-min specification")),
         },
@@ -1108,7 +1108,7 @@ pub fn parse_at(
     }
     if let Some(nl) = d.req_nodes.clone() {
         if !st.nodes_set && !nl.contains('{') && !nl.contains('/') {
-            let mut hl = spur_core::hostlist::Hostlist::parse(&nl)
+            let mut hl = spur_grammar::hostlist::Hostlist::parse(&nl)
                 .map_err(|_| fatal("Invalid node list specified"))?;
             hl.uniq();
             d.min_nodes = Some(hl.count().min(u32::MAX as u64) as u32);

@@ -218,7 +218,7 @@ fn parse_ids(words: &[String]) -> Result<(Vec<JobIdSpec>, Vec<String>), Output> 
                 return Err(bad());
             }
             let inner = &r[..end];
-            let tasks = spur_core::hostlist::expand(&format!("[{}]", inner)).map_err(|_| bad())?;
+            let tasks = spur_grammar::hostlist::expand(&format!("[{}]", inner)).map_err(|_| bad())?;
             for t in tasks {
                 let n: u32 = t.parse().map_err(|_| bad())?;
                 ids.push(JobIdSpec { job_id: jid, array: ArraySel::Task(n), step: None });

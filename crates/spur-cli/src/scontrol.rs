@@ -7,7 +7,7 @@ use crate::common::Output;
 use crate::format::convert_num_unit;
 use crate::squeue::{default_out, dependency_text, fname_format, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
-use spur_core::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
 
 /// Global flags of one scontrol invocation.
@@ -384,7 +384,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 }
                 _ => (add, val.as_str()),
             };
-            if spur_core::time::parse_time_limit(body).is_err() || body.is_empty() {
+            if spur_grammar::time::parse_time_limit(body).is_err() || body.is_empty() {
                 return error("Invalid TimeLimit value");
             }
             if let Some(c) = sign {
@@ -401,7 +401,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         } else if kw(t, "admincomment", 6) {
             "AdminComment"
         } else if kw(t, "timemin", 5) {
-            if spur_core::time::parse_time_limit(&val).is_err() {
+            if spur_grammar::time::parse_time_limit(&val).is_err() {
                 return error("Invalid TimeMin value");
             }
             "TimeMin"
@@ -642,7 +642,7 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
             name = v.to_string();
         } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
             let key = if kw(t, "maxtime", 4) { "MaxTime" } else { "DefaultTime" };
-            if spur_core::time::parse_time_limit(v).is_err() || v.is_empty() {
+            if spur_grammar::time::parse_time_limit(v).is_err() || v.is_empty() {
                 return error(&[format!("Invalid input {}", arg)]);
             }
             fields.push((key.to_string(), v.to_string()));
@@ -699,17 +699,25 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
         // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
             None => Output::err("scontrol: error: host list is empty\n", 0),
-            Some(expr) => match spur_core::compat::hostlist_expand(expr) {
-                Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
-                Err(e) => {
-                    let mut msg = String::new();
-                    if e.detail.starts_with("_parse_single_range") {
-                        msg.push_str(&format!("scontrol: error: {}\n", e.detail));
+            Some(expr) => {
+                // 22.05's parser differs (see spur_grammar::hostlist::expand_22_05)
+                let hosts = if spur_core::compat::v22_05() {
+                    spur_grammar::hostlist::expand_22_05(expr)
+                } else {
+                    spur_grammar::hostlist::expand(expr)
+                };
+                match hosts {
+                    Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
+                    Err(e) => {
+                        let mut msg = String::new();
+                        if e.detail.starts_with("_parse_single_range") {
+                            msg.push_str(&format!("scontrol: error: {}\n", e.detail));
+                        }
+                        msg.push_str(&format!("Invalid hostlist: {}\n", expr));
+                        Output::err(msg, 0)
                     }
-                    msg.push_str(&format!("Invalid hostlist: {}\n", expr));
-                    Output::err(msg, 0)
                 }
-            },
+            }
         }),
         ScontrolCmd::Show { what: ShowWhat::Hostlist, id: Some(expr), .. } => Some(encode(expr, false)),
         ScontrolCmd::Show { what: ShowWhat::HostlistSorted, id: Some(expr), .. } => Some(encode(expr, true)),
@@ -758,9 +766,9 @@ fn interactive(flags: &Flags) -> Output {
 
 fn encode(expr: &str, sorted: bool) -> Output {
     let r = if sorted {
-        spur_core::hostlist::reformat_sorted(expr)
+        spur_grammar::hostlist::reformat_sorted(expr)
     } else {
-        spur_core::hostlist::reformat(expr)
+        spur_grammar::hostlist::reformat(expr)
     };
     match r {
         Ok(s) => Output::ok(format!("{}\n", s)),
@@ -997,7 +1005,7 @@ async fn resolve_update_job(
             let Some(cur) = cur.filter(|m| *m != u32::MAX) else {
                 return error("Cannot increment/decrement TimeLimit when set to UNLIMITED.".into());
             };
-            let delta = match spur_core::time::parse_time_limit(&v[1..]) {
+            let delta = match spur_grammar::time::parse_time_limit(&v[1..]) {
                 Ok(Some(m)) => m,
                 _ => 0,
             };
@@ -1447,7 +1455,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         for (names, ids, mem) in groups {
             o.push_str(&format!(
                 "  Nodes={} CPU_IDs={} Mem={} GRES=",
-                spur_core::hostlist::compress(&names),
+                spur_grammar::hostlist::compress(&names),
                 ids,
                 mem
             ));
@@ -1744,7 +1752,7 @@ fn show_nodes(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
             }
         }
         Some(expr) => {
-            let names = match spur_core::hostlist::expand(expr) {
+            let names = match spur_grammar::hostlist::expand(expr) {
                 Ok(h) => h,
                 Err(_) => {
                     out.code = 1;

@@ -282,7 +282,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             }
             "v" => o.verbose += 1,
             "V" => return Err(Output::ok(crate::version_line())),
-            "w" => match spur_core::hostlist::expand(&v) {
+            "w" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
             },
@@ -685,7 +685,7 @@ pub fn reason_text(j: &Job) -> String {
 
 /// Sorted, compressed node list (`slurm_sort_node_list_str`).
 pub fn job_nodes(j: &Job) -> String {
-    spur_core::hostlist::compress_unique(&j.node_names())
+    spur_grammar::hostlist::compress_unique(&j.node_names())
 }
 
 /// `job_time_used` with the controller's `now`.
@@ -1077,8 +1077,8 @@ fn num_tasks_packed(j: &Job) -> u32 {
 }
 
 fn sorted_hosts(expr: &str) -> String {
-    match spur_core::hostlist::expand(expr) {
-        Ok(h) => spur_core::hostlist::compress_unique(&h),
+    match spur_grammar::hostlist::expand(expr) {
+        Ok(h) => spur_grammar::hostlist::compress_unique(&h),
         Err(_) => expr.to_string(),
     }
 }
@@ -1141,10 +1141,10 @@ fn cmp_str(a: &str, b: &str) -> i32 {
 }
 
 fn first_host(nodes: &str) -> String {
-    spur_core::hostlist::expand(nodes)
+    spur_grammar::hostlist::expand(nodes)
         .ok()
         .and_then(|mut h| {
-            h.sort_by(|a, b| spur_core::hostlist::strnatcmp(a, b));
+            h.sort_by(|a, b| spur_grammar::hostlist::strnatcmp(a, b));
             h.into_iter().next()
         })
         .unwrap_or_default()
@@ -1257,7 +1257,7 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                     if hb.is_empty() {
                         return -1;
                     }
-                    spur_core::hostlist::strnatcmp(&ha, &hb) as i32
+                    spur_grammar::hostlist::strnatcmp(&ha, &hb) as i32
                 })),
                 'p' | 'Q' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.priority, b.job.priority))),
                 'P' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.partition, &b.job.partition))),
@@ -1395,7 +1395,7 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
 pub fn ctime_line(t: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    match spur_core::time::localtime(t) {
+    match spur_grammar::time::localtime(t) {
         Some(tm) => {
             let y = tm.year as i64 + 1900;
             let m = tm.mon as i64 + 1;

@@ -339,13 +339,13 @@ pub fn schedule_with<'a>(
             .desc
             .req_nodes
             .as_deref()
-            .and_then(|r| spur_core::hostlist::expand(r).ok())
+            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
             .map(|v| v.into_iter().collect());
         let exc: HashSet<String> = job
             .desc
             .exc_nodes
             .as_deref()
-            .and_then(|r| spur_core::hostlist::expand(r).ok())
+            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
             .map(|v| v.into_iter().collect())
             .unwrap_or_default();
         let candidates: Vec<&str> = part

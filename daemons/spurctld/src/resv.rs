@@ -25,7 +25,7 @@ fn list(v: &str) -> Vec<String> {
 }
 
 fn duration_secs(v: &str) -> Result<i64, i32> {
-    match spur_core::time::parse_time_limit(v) {
+    match spur_grammar::time::parse_time_limit(v) {
         Ok(Some(m)) => Ok(m as i64 * 60),
         // UNLIMITED: slurmctld's one year
         Ok(None) => Ok(365 * 86400),
@@ -108,14 +108,14 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 return Err(ESLURM_RESERVATION_NAME_DUP);
             }
             let start = match field(fields, "StartTime") {
-                Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?,
+                Some(v) => spur_grammar::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?,
                 None => now,
             };
             let start = if start == 0 { now } else { start };
             let dur = match field(fields, "Duration") {
                 Some(v) => duration_secs(v)?,
                 None => match field(fields, "EndTime") {
-                    Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)? - start,
+                    Some(v) => spur_grammar::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)? - start,
                     None => 365 * 86400,
                 },
             };
@@ -126,7 +126,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                     let nodes: Vec<String> = if v.eq_ignore_ascii_case("ALL") {
                         st.nodes.iter().map(|n| n.name.clone()).collect()
                     } else {
-                        let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+                        let names = spur_grammar::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                         if names.iter().any(|n| st.node(n).is_none()) {
                             return Err(ESLURM_INVALID_NODE_NAME);
                         }
@@ -196,14 +196,14 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
             let mut r = st.reservations.iter().find(|r| r.name == name).cloned().ok_or(ESLURM_RESERVATION_INVALID)?;
             if let Some(v) = field(fields, "StartTime") {
                 let dur = r.end_time - r.start_time;
-                r.start_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+                r.start_time = spur_grammar::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
                 r.end_time = r.start_time + dur;
             }
             if let Some(v) = field(fields, "Duration") {
                 r.end_time = r.start_time + duration_secs(v)?;
             }
             if let Some(v) = field(fields, "EndTime") {
-                r.end_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+                r.end_time = spur_grammar::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
             }
             if let Some(v) = field(fields, "Users") {
                 if v.starts_with(['+', '-']) {
@@ -232,7 +232,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 r.cores = cores(&r.nodes);
             }
             if let Some(v) = field(fields, "Nodes") {
-                let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+                let names = spur_grammar::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                 if names.iter().any(|n| st.node(n).is_none()) {
                     return Err(ESLURM_INVALID_NODE_NAME);
                 }

@@ -473,7 +473,7 @@ impl Service {
             }
         }
         if let Some(r) = &desc.req_nodes {
-            let names = spur_core::hostlist::expand(r).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+            let names = spur_grammar::hostlist::expand(r).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
             for n in &names {
                 if !part.nodes.contains(n) {
                     return Err(ESLURM_REQUESTED_NODES_NOT_IN_PARTITION);
@@ -658,7 +658,7 @@ impl Service {
             status: st(0),
             job_id: jid,
             start_time: start,
-            nodes: spur_core::hostlist::compress(&names),
+            nodes: spur_grammar::hostlist::compress(&names),
             partition: job.partition.clone(),
             cpus: allocs.iter().map(|a| a.cpus).sum::<u32>(),
             ..Default::default()
@@ -690,7 +690,7 @@ impl Service {
     /// `scontrol update PartitionName=…` (fields already checked by scontrol).
     async fn update_partition(&self, r: &NodeControlRequest) -> Result<i32, tonic::Status> {
         let mut u = spur_state::PartUpdate::default();
-        let limit = |v: &str| spur_core::time::parse_time_limit(v).map_err(|_| ESLURM_INVALID_TIME_LIMIT);
+        let limit = |v: &str| spur_grammar::time::parse_time_limit(v).map_err(|_| ESLURM_INVALID_TIME_LIMIT);
         let count = |v: &str| -> Result<Option<u32>, i32> {
             if v.eq_ignore_ascii_case("unlimited") || v.eq_ignore_ascii_case("infinite") {
                 Ok(None)
@@ -1311,7 +1311,7 @@ impl Controller for Service {
             }
             return Ok(Response::new(NodeControlReply { status }));
         }
-        let names = match spur_core::hostlist::expand(&r.nodes) {
+        let names = match spur_grammar::hostlist::expand(&r.nodes) {
             Ok(n) => n,
             Err(_) => return Ok(Response::new(NodeControlReply { status: st(ESLURM_INVALID_NODE_NAME) })),
         };
@@ -1551,7 +1551,7 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
     let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
     match key.to_ascii_lowercase().as_str() {
         "timelimit" => {
-            let t = spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
+            let t = spur_grammar::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
             let new = t;
             if !admin {
                 // users may only lower their limit
@@ -1567,7 +1567,7 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
             }
             u.time_limit = Some(new);
         }
-        "timemin" => u.time_min = Some(spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?.unwrap_or(0)),
+        "timemin" => u.time_min = Some(spur_grammar::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?.unwrap_or(0)),
         "name" | "jobname" => u.name = Some(value.to_string()),
         "partition" => {
             pending_only()?;
@@ -1602,14 +1602,14 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         }
         "excnodelist" => {
             pending_only()?;
-            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+            if !value.is_empty() && spur_grammar::hostlist::expand(value).is_err() {
                 return Err(ESLURM_INVALID_NODE_NAME);
             }
             u.exc_nodes = Some(opt(value))
         }
         "reqnodelist" => {
             pending_only()?;
-            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
+            if !value.is_empty() && spur_grammar::hostlist::expand(value).is_err() {
                 return Err(ESLURM_INVALID_NODE_NAME);
             }
             u.req_nodes = Some(opt(value))
@@ -1628,7 +1628,7 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         "stdin" => u.std_in = Some(value.to_string()),
         "dependency" => u.dependency = Some(value.to_string()),
         "starttime" | "begintime" | "eligibletime" => {
-            let t = spur_core::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+            let t = spur_grammar::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
             u.begin_time = Some(t.max(now()));
         }
         _ => return Err(ESLURM_NOT_SUPPORTED),

@@ -19,7 +19,7 @@
 
 #![allow(dead_code)]
 
-use spur_core::hostlist;
+use spur_grammar::hostlist;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::{Job, NodeAlloc};
 

@@ -1,0 +1,12 @@
+//! Every Slurm grammar once: hostlists, times, sizes, GRES.
+//!
+//! This is the lowest crate of Spur: it depends on nothing of Spur, does no
+//! I/O (the one exception: `time` asks the C library for the local time
+//! zone), starts no process and has no async. Each parser returns a typed
+//! value or a typed error and never panics, whatever its input; each has a
+//! table of accepted and refused inputs taken from real Slurm under
+//! `tests/data/` and a garbage-input test.
+pub mod gres;
+pub mod hostlist;
+pub mod size;
+pub mod time;
