@@ -144,27 +144,9 @@ pub fn parse_long_token(tok: &str) -> (String, bool, i32, String) {
             } else {
                 false
             };
-            // strtol: optional blanks and sign, then digits.
-            let t = rest.trim_start_matches([' ', '\t', '\n']);
-            let (neg, t2) = if let Some(s) = t.strip_prefix('-') {
-                (true, s)
-            } else if let Some(s) = t.strip_prefix('+') {
-                (false, s)
-            } else {
-                (false, t)
-            };
-            let nd = t2.bytes().take_while(|c| c.is_ascii_digit()).count();
-            if nd == 0 {
-                return (name, right, 0, rest.to_string());
-            }
-            let mut v: i64 = 0;
-            for c in t2[..nd].bytes() {
-                v = (v * 10 + (c - b'0') as i64).min(i32::MAX as i64);
-            }
-            if neg {
-                v = -v;
-            }
-            (name, right, v as i32, t2[nd..].to_string())
+            // squeue's `_parse_long_token`: `(int) strtol(...)`, the rest is a suffix
+            let c = spur_grammar::num::strtol(rest, 10);
+            (name, right, c.value as i32, c.rest(rest).to_string())
         }
     }
 }

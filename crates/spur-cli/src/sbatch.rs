@@ -22,6 +22,7 @@
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{JobDesc, JobState};
+use spur_grammar::num::strtol;
 use std::collections::HashMap;
 
 /// What `sbatch` will submit, with the client-side switches.
@@ -281,30 +282,11 @@ fn fatal(msg: impl AsRef<str>) -> Output {
     Output::err(format!("sbatch: fatal: {}\n", msg.as_ref()), 1)
 }
 
-/// C `strtol` prefix: (value, rest). None when no digits.
-fn strtol(s: &str) -> (Option<i64>, &str) {
-    let t = s.trim_start();
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let ds = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i == ds {
-        return (None, s);
-    }
-    let v = t[..i].parse::<i64>().unwrap_or(if b[0] == b'-' { i64::MIN } else { i64::MAX });
-    (Some(v), &t[i..])
-}
-
 /// Slurm's `parse_int(name, val, positive)`: exits 1 on error.
 fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
-    let (v, rest) = strtol(val);
-    let r = v.unwrap_or(0);
-    if v.is_none() && !val.is_empty() || !rest.is_empty() || r < 0 || (positive && r <= 0) {
+    let n = strtol(val, 10);
+    let r = n.value;
+    if !n.rest(val).is_empty() || r < 0 || (positive && r <= 0) {
         return Err(e1(format!("Invalid numeric value \"{}\" for {}.", val, name)));
     }
     if r >= i32::MAX as i64 {
@@ -315,9 +297,11 @@ fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
 
 /// Slurm's `str_to_nodes`: number with optional k/m multiplier.
 fn str_to_nodes(s: &str) -> Result<i64, ()> {
-    let (v, rest) = strtol(s);
-    let mut n = v.ok_or(())?;
-    let mut rest = rest;
+    let c = strtol(s, 10);
+    if !c.converted() {
+        return Err(());
+    }
+    let (mut n, mut rest) = (c.value, c.rest(s));
     if let Some(r) = rest.strip_prefix(['k', 'K']) {
         n = n.saturating_mul(1024);
         rest = r;
@@ -394,11 +378,10 @@ pub const SIGNALS: &[(&str, i32)] = &[
 
 /// Slurm's `sig_name2num`: `9`, `KILL`, `SIGKILL` (any case); 0 if unknown.
 pub fn sig_name2num(s: &str) -> i32 {
-    let (v, rest) = strtol(s);
-    if let Some(n) = v {
-        if s.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
-            return if rest.trim().is_empty() { n.clamp(i32::MIN as i64, i32::MAX as i64) as i32 } else { 0 };
-        }
+    let c = strtol(s, 10);
+    if c.converted() {
+        let n = c.value;
+        return if c.rest(s).trim().is_empty() { n.clamp(i32::MIN as i64, i32::MAX as i64) as i32 } else { 0 };
     }
     let mut p = s.trim_start();
     if p.len() >= 3 && p[..3].eq_ignore_ascii_case("SIG") {
@@ -438,9 +421,8 @@ fn valid_signal(arg: &str) -> bool {
     match time {
         None => true,
         Some(t) => {
-            let (v, rest) = strtol(t);
-            let v = v.unwrap_or(0);
-            (0..=0xffff).contains(&v) && rest.is_empty()
+            let c = strtol(t, 10);
+            (0..=0xffff).contains(&c.value) && c.rest(t).is_empty()
         }
     }
 }
@@ -514,10 +496,8 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         if let (Some(spec), Some(a)) = (spec, arg) {
             match spec.arg {
                 None_ => {
-                    let (n, rest) = strtol(a);
-                    let set = a.is_empty()
-                        || a.eq_ignore_ascii_case("yes")
-                        || (n.unwrap_or(0) != 0 && rest.is_empty());
+                    let n = strtol(a, 10);
+                    let set = a.is_empty() || a.eq_ignore_ascii_case("yes") || (n.value != 0 && n.rest(a).is_empty());
                     if !set {
                         reset(st, id);
                         return Ok(());
@@ -585,7 +565,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "export-file" => st.export_file = Some(v.into()),
         "get-user-env" => {
             if let Some(a) = arg {
-                let (_, rest) = strtol(a);
+                let rest = strtol(a, 10).rest(a);
                 if !(rest.is_empty() || rest.starts_with(['s', 'S', 'l', 'L'])) {
                     return Err(e255("Invalid --get-user-env specification"));
                 }
@@ -633,7 +613,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "nice" => {
             let n = match arg {
                 None => 100,
-                Some(a) => strtol(a).0.unwrap_or(0),
+                Some(a) => strtol(a, 10).value,
             };
             if n.unsigned_abs() > NICE_LIMIT as u64 {
                 return Err(e255(format!("Invalid --nice value, out of range (+/- {})", NICE_LIMIT)));
@@ -670,7 +650,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "partition" => d.partition = Some(v.into()),
         "priority" => {
             if !v.eq_ignore_ascii_case("TOP") {
-                let n = strtol(v).0.unwrap_or(0);
+                let n = strtol(v, 10).value;
                 if n < 0 {
                     return Err(e255("Priority must be >= 0"));
                 }

@@ -16,6 +16,7 @@
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use crate::sbatch::sig_name2num;
+use spur_grammar::num::Conv;
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
 use std::collections::HashMap;
@@ -179,22 +180,10 @@ fn uid_from_string(s: &str) -> Option<u32> {
     }
 }
 
-/// C strtol on a prefix: (value, rest); value None when no digits.
+/// C `strtol` as the old parser used it: (value if any digit, rest).
 fn strtol(s: &str) -> (Option<i64>, &str) {
-    let t = s.trim_start();
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let ds = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i == ds {
-        return (None, s);
-    }
-    (Some(t[..i].parse::<i64>().unwrap_or(i64::MAX)), &t[i..])
+    let c: Conv<i64> = spur_grammar::num::strtol(s, 10);
+    (c.converted().then_some(c.value), c.rest(s))
 }
 
 /// Slurm's `_xlate_job_step_ids`.

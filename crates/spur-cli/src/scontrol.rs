@@ -411,8 +411,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             }
             "Priority"
         } else if kw(t, "nice", 2) {
-            let n: i64 = c_atoll(&val);
-            if n.abs() > 2147483645 {
+            let n: i64 = spur_grammar::num::atol(&val); // atoll
+            if n.unsigned_abs() > 2147483645 {
                 return error("Nice value out of range (+/- 2147483645). Value ignored");
             }
             fields.push(("Nice".into(), n.to_string()));
@@ -597,23 +597,6 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         return Err(err_out("No changes specified\n".into()));
     }
     Ok(ScontrolCmd::UpdateNode { flags, nodes, fields })
-}
-
-/// atoll(3): optional sign and leading digits.
-fn c_atoll(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, d) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits: String = d.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let v: i64 = digits.parse().unwrap_or(0);
-    if neg {
-        -v
-    } else {
-        v
-    }
 }
 
 /// `update PartitionName=P Key=Value…` (scontrol_parse_part_options).
@@ -821,11 +804,8 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             };
         }
         ScontrolCmd::WriteBatchScript { flags, job_id, file } => {
-            let id: u32 = {
-                // atoll: leading digits
-                let d: String = job_id.trim_start().chars().take_while(|c| c.is_ascii_digit()).collect();
-                d.parse().unwrap_or(0)
-            };
+            // `(uint32_t) atoll(...)`, as scontrol_batch_script reads it
+            let id = spur_grammar::num::atol(job_id) as u32;
             let fname = file.clone().unwrap_or_else(|| format!("slurm-{}.sh", id));
             let q = QueryRequest {
                 jobs: true,

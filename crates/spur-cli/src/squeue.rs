@@ -9,6 +9,7 @@
 use crate::common::Output;
 use crate::format::{self, Cell, FieldDef, Item};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
@@ -108,29 +109,12 @@ fn str_list(s: &str) -> Vec<String> {
     s.split(',').filter(|t| !t.is_empty()).map(|t| t.to_string()).collect()
 }
 
-/// Parse a C `strtol` prefix: (value, rest).
-fn strtol(s: &str) -> (i64, &str) {
-    let t = s.trim_start();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let n = body.bytes().take_while(|c| c.is_ascii_digit()).count();
-    if n == 0 {
-        return (0, s);
-    }
-    let mut v: i64 = 0;
-    for c in body[..n].bytes() {
-        v = v.saturating_mul(10).saturating_add((c - b'0') as i64);
-    }
-    (if neg { -v } else { v }, &body[n..])
-}
-
 fn build_job_list(s: &str) -> Result<Vec<(u32, Option<u32>)>, Output> {
     let mut out = Vec::new();
     for tok in s.split(',').filter(|t| !t.is_empty()) {
-        let (id, rest) = strtol(tok);
-        let task = rest.strip_prefix('_').map(|r| strtol(r).0);
+        let c = strtol(tok, 10);
+        let (id, rest) = (c.value, c.rest(tok));
+        let task = rest.strip_prefix('_').map(|r| strtol(r, 10).value);
         if id <= 0 || id > u32::MAX as i64 {
             return Err(err1(&format!("Invalid job id: {}", tok)));
         }
@@ -185,8 +169,9 @@ pub fn uid_from_string(s: &str) -> Option<u32> {
     if let Ok(Some(u)) = nix::unistd::User::from_name(s) {
         return Some(u.uid.as_raw());
     }
-    let (v, rest) = strtol(s);
-    if rest.is_empty() && !s.is_empty() && v >= 0 && v <= u32::MAX as i64 {
+    let c = strtol(s, 10);
+    let v = c.value;
+    if c.rest(s).is_empty() && !s.is_empty() && v >= 0 && v <= u32::MAX as i64 {
         if let Ok(Some(u)) = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(v as u32)) {
             return Some(u.uid.as_raw());
         }
@@ -231,7 +216,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "a" => all_flag = true,
             "h" => o.no_header = true,
             "i" => {
-                if strtol(&v).0 <= 0 {
+                // atoi, as squeue reads it
+                if atoi(&v) <= 0 {
                     return Err(err1(&format!("--iterate={}\n", v)));
                 }
             }

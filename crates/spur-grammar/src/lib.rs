@@ -1,4 +1,4 @@
-//! Every Slurm grammar once: hostlists, times, sizes, GRES.
+//! Every Slurm grammar once: hostlists, times, sizes, GRES, C numbers.
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -8,5 +8,6 @@
 //! `tests/data/` and a garbage-input test.
 pub mod gres;
 pub mod hostlist;
+pub mod num;
 pub mod size;
 pub mod time;
