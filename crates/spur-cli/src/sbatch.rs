@@ -444,41 +444,6 @@ fn valid_mail_type(arg: &str) -> bool {
     any
 }
 
-/// Syntax of `--array` (`1-10:2%4`, `1,3,5`); Slurm checks this in the
-/// controller, which answers `Invalid job array specification`.
-pub fn valid_array(spec: &str) -> bool {
-    let (list, throttle) = match spec.split_once('%') {
-        Some((l, t)) => (l, Some(t)),
-        None => (spec, None),
-    };
-    // The throttle is read with strtol: `1-3%abc` is accepted (recorded 24.11).
-    let _ = throttle;
-    if list.is_empty() {
-        return false;
-    }
-    for part in list.split(',') {
-        let (range, step) = match part.split_once(':') {
-            Some((r, s)) => (r, Some(s)),
-            None => (part, None),
-        };
-        let (a, b) = match range.split_once('-') {
-            Some((a, b)) => (a, b),
-            None => (range, range),
-        };
-        let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else { return false };
-        if b < a || b >= 4_000_000_000 {
-            return false;
-        }
-        if let Some(s) = step {
-            match s.parse::<u32>() {
-                Ok(s) if s > 0 => {}
-                _ => return false,
-            }
-        }
-    }
-    true
-}
-
 fn full_path(cwd: &str, p: &str) -> String {
     if p.starts_with('/') {
         p.to_string()
@@ -1127,12 +1092,8 @@ pub fn parse_at(
     }
     // `-N 0` is left to the controller, which refuses it ("Node count
     // specification invalid") after taking a job id, as slurmctld does
-    // (recorded/24.11/job_ids/12-13).
-    if let Some(a) = &d.array {
-        if !valid_array(a) {
-            return Err(e1("Batch job submission failed: Invalid job array specification"));
-        }
-    }
+    // (recorded/24.11/job_ids/12-13). So is `--array`: sbatch sends it as
+    // given and slurmctld decides (spur_grammar::array), without using an id.
 
     // ---- the job's environment (sbatch's own environ after its setenv calls)
     let mut environ: Vec<(String, String)> = {
@@ -1724,7 +1685,6 @@ mod tests {
         chk(&["--nice=2147483646", "--wrap=x"], "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255);
         chk(&["--deadline=now", "--begin=now+1hour", "--wrap=x"], "sbatch: error: Incompatible begin and deadline time specification\n", 1);
         chk(&["--mem=1G", "--mem-per-cpu=1G", "--wrap=x"], "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1);
-        chk(&["--array=abc", "--wrap=x"], "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1);
         // the script is read before second-pass option errors
         chk(&["--time=abc", "nosuch.sh"], "sbatch: error: Unable to open file nosuch.sh\n", 1);
     }
@@ -1734,6 +1694,8 @@ mod tests {
         // refused by the controller, not here (it uses up a job id: recorded/24.11/job_ids/12)
         assert_eq!(ok(&["-N", "0", "--wrap=x"]).desc.min_nodes, Some(0));
         assert_eq!(ok(&["--array=1-3%abc", "--wrap=x"]).desc.array.as_deref(), Some("1-3%abc"));
+        // (a bad one too: slurmctld refuses it)
+        assert_eq!(ok(&["--array=abc", "--wrap=x"]).desc.array.as_deref(), Some("abc"));
         let o = err(&["--time=1-00:00:00:00", "--wrap=x"]);
         assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid --time specification\n", 255));
         let o = err(&["--bogus-option", "--wrap", "true"]);
@@ -1843,7 +1805,6 @@ mod tests {
         assert_eq!(sig_name2num("15"), 15);
         assert_eq!(sig_name2num("15x"), 0);
         assert_eq!(sig_name2num("FOO"), 0);
-        assert!(valid_array("1-10:2%4") && valid_array("0,3,5-7") && !valid_array("") && !valid_array("3-1"));
     }
 
     #[test]

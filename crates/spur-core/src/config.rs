@@ -533,6 +533,21 @@ impl SlurmConf {
         self.all.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
     }
 
+    /// `MaxArraySize` (1001 when absent).
+    pub fn max_array_size(&self) -> u32 {
+        self.get("MaxArraySize")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(spur_grammar::array::DEFAULT_MAX_ARRAY_SIZE)
+    }
+
+    /// `SchedulerParameters=max_array_tasks=N`, read as slurmctld does
+    /// (the first `max_array_tasks=` anywhere in the value, any case, then atoi).
+    pub fn max_array_tasks(&self) -> Option<u32> {
+        let p = self.get("SchedulerParameters")?;
+        let at = p.to_ascii_lowercase().find("max_array_tasks=")?;
+        Some(spur_grammar::num::atoi(&p[at + 16..]) as u32)
+    }
+
     /// Node by name.
     pub fn node(&self, name: &str) -> Option<&NodeConf> {
         self.nodes.iter().find(|n| n.name == name)

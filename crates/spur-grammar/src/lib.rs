@@ -1,4 +1,5 @@
-//! Every Slurm grammar once: hostlists, times, sizes, GRES, C numbers.
+//! Every Slurm grammar once: hostlists, times, sizes, GRES, C numbers, job
+//! array specifications.
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -6,6 +7,7 @@
 //! value or a typed error and never panics, whatever its input; each has a
 //! table of accepted and refused inputs taken from real Slurm under
 //! `tests/data/` and a garbage-input test.
+pub mod array;
 pub mod gres;
 pub mod hostlist;
 pub mod num;

@@ -243,131 +243,6 @@ fn host_of(ip: std::net::IpAddr) -> String {
     ip.to_string()
 }
 
-/// C `strtol` on a byte slice: optional blanks and sign, decimal digits. Returns the
-/// value (saturated) and the index just past the number (0 when there were no digits).
-fn c_strtol(s: &[u8]) -> (i64, usize) {
-    let mut i = 0;
-    while i < s.len() && (s[i] == b' ' || (b'\t'..=b'\r').contains(&s[i])) {
-        i += 1;
-    }
-    let mut neg = false;
-    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
-        neg = s[i] == b'-';
-        i += 1;
-    }
-    let digits_start = i;
-    let mut v: i64 = 0;
-    while i < s.len() && s[i].is_ascii_digit() {
-        v = v.saturating_mul(10).saturating_add((s[i] - b'0') as i64);
-        i += 1;
-    }
-    if i == digits_start {
-        return (0, 0);
-    }
-    (if neg { -v } else { v }, i)
-}
-
-/// C `atoi`.
-fn c_atoi(s: &[u8]) -> i64 {
-    let (v, _) = c_strtol(s);
-    v.clamp(i32::MIN as i64, i32::MAX as i64)
-}
-
-/// A job array expression as slurmctld 24.11 reads it: comma-separated tokens
-/// `N`, `N-M`, `N-M:S` (each may be wrapped in `[...]`), each token ending at its end or
-/// at a `%`; the throttle is `atoi` of what follows the first `%` (so `1-3%abc` is
-/// accepted with no throttle, `recorded/24.11/errors` `--array=1-3%abc`).
-fn parse_array_spec(spec: &str) -> Result<(Vec<u32>, u32), i32> {
-    const MAX_ARRAY_SIZE: i64 = 1001; // MaxArraySize default
-    let mut v = vec![];
-    for tok in spec.split(',').filter(|t| !t.is_empty()) {
-        let mut t = tok.as_bytes();
-        if t.first() == Some(&b'[') {
-            t = &t[1..];
-        }
-        let at = |t: &[u8], i: usize| -> u8 { t.get(i).copied().unwrap_or(0) };
-        let (first, mut e) = c_strtol(t);
-        if at(t, e) == b']' {
-            e += 1;
-        }
-        if first < 0 {
-            return Err(ESLURM_INVALID_ARRAY);
-        }
-        let (last, step);
-        if at(t, e) == b'-' {
-            let (l, n) = c_strtol(&t[e + 1..]);
-            last = l;
-            e = if n == 0 { e + 1 } else { e + 1 + n };
-            if at(t, e) == b']' {
-                e += 1;
-            }
-            if at(t, e) == b':' {
-                let (s, n) = c_strtol(&t[e + 1..]);
-                e = if n == 0 { e + 1 } else { e + 1 + n };
-                if at(t, e) == b']' {
-                    e += 1;
-                }
-                if at(t, e) != 0 && at(t, e) != b'%' {
-                    return Err(ESLURM_INVALID_ARRAY);
-                }
-                if s <= 0 || s >= MAX_ARRAY_SIZE {
-                    return Err(ESLURM_INVALID_ARRAY);
-                }
-                step = s;
-            } else if at(t, e) != 0 && at(t, e) != b'%' {
-                return Err(ESLURM_INVALID_ARRAY);
-            } else {
-                step = 1;
-            }
-            if last < first {
-                return Err(ESLURM_INVALID_ARRAY);
-            }
-        } else if at(t, e) != 0 && at(t, e) != b'%' {
-            return Err(ESLURM_INVALID_ARRAY);
-        } else {
-            last = first;
-            step = 1;
-        }
-        if last >= MAX_ARRAY_SIZE {
-            return Err(ESLURM_INVALID_ARRAY);
-        }
-        let mut i = first;
-        while i <= last {
-            v.push(i as u32);
-            i += step;
-        }
-    }
-    v.sort_unstable();
-    v.dedup();
-    if v.is_empty() {
-        return Err(ESLURM_INVALID_ARRAY);
-    }
-    let throttle = match spec.find('%') {
-        Some(p) => c_atoi(&spec.as_bytes()[p + 1..]).max(0) as u32,
-        None => 0,
-    };
-    Ok((v, throttle))
-}
-
-#[cfg(test)]
-mod array_spec_tests {
-    use super::*;
-
-    #[test]
-    fn array_specs_as_slurmctld_reads_them() {
-        assert_eq!(parse_array_spec("1-3").unwrap(), (vec![1, 2, 3], 0));
-        assert_eq!(parse_array_spec("1-3%2").unwrap(), (vec![1, 2, 3], 2));
-        // recorded/24.11/errors: --array=1-3%abc is accepted, throttle 0
-        assert_eq!(parse_array_spec("1-3%abc").unwrap(), (vec![1, 2, 3], 0));
-        assert_eq!(parse_array_spec("0-6:3,10").unwrap(), (vec![0, 3, 6, 10], 0));
-        assert_eq!(parse_array_spec("[1-2]").unwrap(), (vec![1, 2], 0));
-        for bad in ["abc", "3-1", "1-3:0", "1000-1001", "-1", "1-x", "1:2", "1-3%2x,y"] {
-            assert!(parse_array_spec(bad).is_err(), "{bad}");
-        }
-        assert!(parse_array_spec("1-99999999999999999999999").is_err());
-    }
-}
-
 impl Service {
     fn build_job(&self, id: &Identity, desc: JobDesc) -> Result<Job, (i32, String)> {
         self.build_job_inner(id, desc).map_err(|c| (c, String::new()))
@@ -483,10 +358,20 @@ impl Service {
         if let Some(dep) = &desc.dependency {
             self.check_dependency(dep)?;
         }
+        // slurmctld's _valid_array_inx; a specification naming no task (`,`)
+        // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
         let array = match &desc.array {
             Some(spec) => {
-                let (tasks, throttle) = parse_array_spec(spec)?;
-                Some(ArrayInfo { array_job_id: 0, task_id: None, pending_tasks: tasks, max_running: throttle, spec: spec.clone() })
+                let conf = &self.ctld.conf;
+                let a = spur_grammar::array::parse_limited(spec, conf.max_array_size(), conf.max_array_tasks())
+                    .map_err(|_| ESLURM_INVALID_ARRAY)?;
+                (!a.tasks.is_empty()).then(|| ArrayInfo {
+                    array_job_id: 0,
+                    task_id: None,
+                    pending_tasks: a.tasks,
+                    max_running: a.throttle,
+                    spec: spec.clone(),
+                })
             }
             None => None,
         };

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Record the tests/data/*.txt tables of spur-grammar from a real Slurm.
+
+    tests/record/slurm.py --run CMD GRAMMAR > tests/data/GRAMMAR.txt
+
+CMD runs one Slurm client command with its arguments against a test cluster
+and is split on blanks (e.g. `env SLURM24_ROOT=/var/tmp/x
+.../reference/slurm-24.11/cmd.sh` for the 24.11 chroot of
+../shared/reference). The cluster must have a partition that holds the
+submitted jobs (`--hold` is used; every job submitted is cancelled at the
+end). GRAMMAR is one of the functions below; each prints its header, then
+one `OP "INPUT" => RESULT` line per case, as tests/common/mod.rs reads them.
+"""
+import argparse, re, subprocess, sys
+
+RUN = []
+
+
+def run(*args):
+    p = subprocess.run(RUN + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def esc(s):
+    out = []
+    for ch in s:
+        if ch == "\\": out.append("\\\\")
+        elif ch == '"': out.append('\\"')
+        elif ch == "\t": out.append("\\t")
+        elif ch == "\n": out.append("\\n")
+        elif ord(ch) < 32 or ord(ch) == 127: out.append("\\x%02x" % ord(ch))
+        elif ord(ch) > 126: out.append("\\u{%x}" % ord(ch))
+        else: out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def version():
+    return run("sbatch", "--version")[1].strip()
+
+
+def one_line(s):
+    return " / ".join(l for l in s.strip().splitlines() if l)
+
+
+submitted = []
+
+
+def submit(*opts):
+    rc, out, err = run("sbatch", "--parsable", "--hold", *opts, "--wrap", "true")
+    if rc == 0:
+        submitted.append(out.strip().split(";")[0])
+    return rc, out.strip(), err
+
+
+def show_job(jid):
+    return run("scontrol", "-o", "show", "job", jid)[1]
+
+
+def field(text, name):
+    m = re.search(r"(?:^| )%s=(\S*)" % name, text)
+    return m.group(1) if m else None
+
+
+ARRAY = [
+    "",
+    "1-3", "1-3%2", "1-3%abc", "1-3%0", "1-3%-2", "1-3% 2", "0-6:3,10", "1,3,5", "1,,3", ",", ",,", "%5",
+    "[1-2]", "[1-3]%2", "[1]", "1]", "[1,3]", "1-3]", "[1-3:2]", "1-[3]", "0", "0-", "1-", "-1", "1--3",
+    "3-1", "1-3:0", "1-3:-1", "1-10:3", "1-10:3%2", "1:2", "1-3:2:1", "abc", "1x", "1-3x", "1-3:2x",
+    " 1-3", "1- 3", "1-3: 2", "+1-+3", "1 -3", "1,abc", "1-3%2,5", "1%2,5-6", "1000", "1001", "0-1000",
+    "999-1001", "1-5:1000", "1-5:1001", "99999999999999999999", "1-99999999999999999999", "0x10",
+    "010", "1_2", "1.5", "1-3%2%3", "%", "%%", "5%", "1-3%99999999999", "1-3%4294967297", "-",
+    "1-3,", ",1-3", "1-3,,,5-6", "\u00e9", "1-3%\u00e9",
+]
+
+
+def array():
+    print("# sbatch --array, as slurmctld decides (`_valid_array_inx`, `slurm_parse_array_tok`).")
+    print("# Recorded from %s (MaxArraySize=1001, the default) by tests/record/slurm.py:" % version())
+    print("# `sbatch --hold --array=SPEC --wrap true`, then scontrol show job's ArrayTaskId and")
+    print("# ArrayTaskThrottle; `ok no array` when the job was accepted as a plain job, else")
+    print("# sbatch's stderr and exit code.")
+    for spec in ARRAY:
+        rc, jid, err = submit("--array=" + spec)
+        if rc != 0:
+            res = "err %d %s" % (rc, one_line(err))
+        else:
+            j = show_job(jid)
+            tasks = field(j, "ArrayTaskId")
+            if tasks is None:
+                res = "ok no array"
+            else:
+                res = "ok tasks=%s throttle=%s" % (tasks.split("%")[0], field(j, "ArrayTaskThrottle") or "0")
+        print("array %s => %s" % (esc(spec), res))
+
+
+SIGNAL_NAMES = [
+    "HUP", "INT", "QUIT", "ABRT", "KILL", "ALRM", "TERM", "CHLD", "USR1", "USR2", "PIPE", "URG", "CONT",
+    "STOP", "TSTP", "TTIN", "TTOU", "XCPU", "sigusr1", "SigTerm", "SIG", "SIGSIG", "BUS", "SEGV", "WINCH",
+    "IO", "SYS", "RTMIN", "USR", "USR12", "KILLX", " USR1", "USR1 ", " SIGUSR1 ", "SIG USR1", "SIGUSR1x",
+    "10", " 10", "10 ", "+10", "-10", "0", "10x", "0x0a", "010", "64", "65", "99", "65535", "65536", "65546",
+    "4294967306", "99999999999999999999", "", " ", "1 2", "\u00e9",
+]
+SIGNAL_OPTS = [
+    "USR1", "B:USR1", "b:usr1", "BUSR1", "B:USR1@30", "USR1@30", "10@30", "USR1@", "USR1@0", "USR1@65535",
+    "USR1@65536", "USR1@-1", "USR1@x", "USR1@30x", "USR1@ 30", "USR1@30 ", "USR1@@30", "@30", "B:", "B",
+    ":USR1", "::USR1", "BB:USR1", "B:B:USR1", "0", "65535", "65536", "65537", "-1", "FOO", "SIGTERM@120",
+    "B:15@5", "CHLD", "PIPE", "R:USR1", "RB:USR1", "BR:USR1", "RBR:USR1", "r:10", "X:USR1", " USR1",
+]
+
+
+def running_job():
+    """A running job that ignores every named signal (steps get them; it has none)."""
+    rc, jid, err = run("sbatch", "--parsable", "--wrap",
+                       "trap '' HUP INT QUIT ABRT ALRM TERM CHLD USR1 USR2 PIPE URG TSTP TTIN TTOU XCPU; sleep 600")
+    submitted.append(jid.strip())
+    for _ in range(100):
+        if field(show_job(jid.strip()), "JobState") == "RUNNING":
+            return jid.strip()
+        subprocess.run(["sleep", "0.2"])
+    raise SystemExit("job %s did not start" % jid)
+
+
+def signal():
+    print("# Signal names and numbers: sig_name2num through `scancel -v -s NAME JOB` (the number is")
+    print("# what scancel prints, `Signal N to job`; JOB is a running job with no steps, so nothing")
+    print("# reaches it) and get_signal_opts through `sbatch --hold --signal=ARG --wrap true`.")
+    print("# Recorded from %s by tests/record/slurm.py. The cluster runs PreemptMode=OFF, so" % version())
+    print("# slurmctld refuses the R flag after sbatch accepted it.")
+    jid = running_job()
+    for name in SIGNAL_NAMES:
+        rc, out, err = run("scancel", "-v", "-s", name, jid)
+        m = re.search(r"Signal (\d+) to job", err)
+        if m:
+            res = "ok %s" % m.group(1)
+        else:
+            res = "err %d %s" % (rc, one_line(err))
+        print("scancel %s => %s" % (esc(name), res))
+        if field(show_job(jid), "JobState") != "RUNNING":
+            jid = running_job()
+    run("scancel", jid)
+    for arg in SIGNAL_OPTS:
+        rc, out, err = submit("--signal=" + arg)
+        print("sbatch %s => %s" % (esc(arg), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run", required=True)
+    ap.add_argument("grammar")
+    a = ap.parse_args()
+    RUN.extend(a.run.split())
+    try:
+        globals()[a.grammar]()
+    finally:
+        for j in submitted:
+            run("scancel", j)
+
+
+if __name__ == "__main__":
+    main()
