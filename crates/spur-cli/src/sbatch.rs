@@ -23,6 +23,7 @@ use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{JobDesc, JobState};
 use spur_grammar::num::strtol;
+use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
 
 /// What `sbatch` will submit, with the client-side switches.
@@ -356,77 +357,6 @@ fn node_count(arg: &str) -> Result<(u32, u32), Output> {
     Ok((c(min), c(max)))
 }
 
-/// Signal names Slurm knows (`sig_name2num`), with numbers as on Linux.
-pub const SIGNALS: &[(&str, i32)] = &[
-    ("HUP", 1),
-    ("INT", 2),
-    ("QUIT", 3),
-    ("ABRT", 6),
-    ("KILL", 9),
-    ("ALRM", 14),
-    ("TERM", 15),
-    ("USR1", 10),
-    ("USR2", 12),
-    ("URG", 23),
-    ("CONT", 18),
-    ("STOP", 19),
-    ("TSTP", 20),
-    ("TTIN", 21),
-    ("TTOU", 22),
-    ("XCPU", 24),
-];
-
-/// Slurm's `sig_name2num`: `9`, `KILL`, `SIGKILL` (any case); 0 if unknown.
-pub fn sig_name2num(s: &str) -> i32 {
-    let c = strtol(s, 10);
-    if c.converted() {
-        let n = c.value;
-        return if c.rest(s).trim().is_empty() { n.clamp(i32::MIN as i64, i32::MAX as i64) as i32 } else { 0 };
-    }
-    let mut p = s.trim_start();
-    if p.len() >= 3 && p[..3].eq_ignore_ascii_case("SIG") {
-        p = &p[3..];
-    }
-    for (name, num) in SIGNALS {
-        if p.len() >= name.len()
-            && p.is_char_boundary(name.len())
-            && p[..name.len()].eq_ignore_ascii_case(name)
-            && p[name.len()..].trim().is_empty()
-        {
-            return *num;
-        }
-    }
-    0
-}
-
-/// Slurm's `get_signal_opts` for sbatch: `[{R|B}:]SIG[@TIME]`.
-fn valid_signal(arg: &str) -> bool {
-    let mut p = arg;
-    for _ in 0..2 {
-        if p.starts_with(['R', 'r', 'B', 'b']) {
-            p = &p[1..];
-        }
-    }
-    if let Some(r) = p.strip_prefix(':') {
-        p = r;
-    }
-    let (sig, time) = match p.find('@') {
-        Some(i) => (&p[..i], Some(&p[i + 1..])),
-        None => (p, None),
-    };
-    let n = sig_name2num(sig) as u16 as i64;
-    if n < 1 {
-        return false;
-    }
-    match time {
-        None => true,
-        Some(t) => {
-            let c = strtol(t, 10);
-            (0..=0xffff).contains(&c.value) && c.rest(t).is_empty()
-        }
-    }
-}
-
 fn valid_mail_type(arg: &str) -> bool {
     const OK: &[&str] = &[
         "ARRAY_TASKS", "BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "ALL", "STAGE_OUT",
@@ -644,8 +574,8 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
         "signal" => {
-            if !valid_signal(v) {
-                return Err(e255("Invalid --signal specification"));
+            if let Err(e) = parse_signal_opts(v, true, spur_core::compat::signal_names()) {
+                return Err(e255(e.to_string()));
             }
             d.signal = Some(v.into())
         }
@@ -1796,15 +1726,6 @@ mod tests {
         assert_eq!(wait_exit_code(JobState::Timeout, 9), 1);
         assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Running, 0)]), None);
         assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Failed, 2 << 8)]), Some(2));
-    }
-
-    #[test]
-    fn signals_and_arrays() {
-        assert_eq!(sig_name2num("KILL"), 9);
-        assert_eq!(sig_name2num("sigusr1"), 10);
-        assert_eq!(sig_name2num("15"), 15);
-        assert_eq!(sig_name2num("15x"), 0);
-        assert_eq!(sig_name2num("FOO"), 0);
     }
 
     #[test]

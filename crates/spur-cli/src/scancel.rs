@@ -15,7 +15,6 @@
 
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
-use crate::sbatch::sig_name2num;
 use spur_grammar::num::Conv;
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
@@ -344,7 +343,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "qos" => o.qos = Some(v.to_ascii_lowercase()),
             "reservation" => o.reservation = Some(v),
             "signal" => {
-                let n = sig_name2num(&v) as u16;
+                // scancel keeps `(uint16_t) sig_name2num(...)`
+                let n = spur_grammar::signal::sig_name2num(&v, spur_core::compat::signal_names()) as u16;
                 if n == 0 {
                     return Err(fail(&stderr, Output::err(format!("Unknown job signal: {}\n", v), 1)));
                 }

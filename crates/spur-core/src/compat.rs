@@ -73,6 +73,15 @@ pub fn v22_05() -> bool {
     release() == Release::V22_05
 }
 
+/// The signal names the imitated release knows (24.11 added CHLD and PIPE).
+pub fn signal_names() -> spur_grammar::signal::Names {
+    if v22_05() {
+        spur_grammar::signal::Names::V22_05
+    } else {
+        spur_grammar::signal::Names::V24_11
+    }
+}
+
 /// The PriorityType in force: the configured one, else the release's default.
 pub fn priority_type(configured: Option<&str>) -> &str {
     match configured {
