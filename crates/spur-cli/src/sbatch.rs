@@ -558,10 +558,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "qos" => d.qos = Some(v.into()),
         // yes/no set flags that add up: once yes, the dependant is killed
         "kill-on-invalid-dep" => {
-            let yes = v.eq_ignore_ascii_case("yes");
-            if !yes && !v.eq_ignore_ascii_case("no") {
-                return Err(e255("Invalid --kill-on-invalid-dep specification"));
-            }
+            let yes = spur_grammar::dependency::parse_kill_on_invalid_dep(v).map_err(|e| e255(e.to_string()))?;
             if yes || d.extra.get(id).map(|x| x != "yes").unwrap_or(true) {
                 d.extra.insert(id.into(), if yes { "yes" } else { "no" }.into());
             }

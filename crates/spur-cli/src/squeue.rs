@@ -709,24 +709,10 @@ pub fn dependency_text(j: &Job) -> Option<String> {
         _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
         _ => return None,
     };
-    let mut parts = Vec::new();
-    for item in dep.split([',', '?']).filter(|s| !s.is_empty()) {
-        let mut it = item.split(':');
-        let kind = it.next().unwrap_or("");
-        let ids: Vec<&str> = it.collect();
-        if ids.is_empty() {
-            parts.push(format!("{}({})", kind, status));
-        }
-        for id in ids {
-            let id = id.split('+').next().unwrap_or(id);
-            parts.push(format!("{}:{}({})", kind, id, status));
-        }
-    }
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join(if dep.contains('?') { "?" } else { "," }))
-    }
+    // as slurmctld keeps it (_depend_list2str); the controller accepted the
+    // text, so it reads with the largest MaxArraySize
+    let d = spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok()??;
+    Some(d.display(status)).filter(|s| !s.is_empty())
 }
 
 /// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),

@@ -626,9 +626,10 @@ impl JobDesc {
         }
     }
     /// `--kill-on-invalid-dep=yes|no` as given (`KillOInInvalidDependent=Yes|No`
-    /// appears in `scontrol show job` only when it was).
+    /// appears in `scontrol show job` only when it was); the one reading of
+    /// the value, for scontrol and the scheduler.
     pub fn kill_on_invalid_dep(&self) -> Option<bool> {
-        self.extra.get("kill-on-invalid-dep").map(|v| v.eq_ignore_ascii_case("yes"))
+        self.extra.get("kill-on-invalid-dep").and_then(|v| spur_grammar::dependency::parse_kill_on_invalid_dep(v).ok())
     }
     /// `--mincpus` (0 when not given).
     pub fn mincpus(&self) -> u32 {

@@ -1,5 +1,5 @@
 //! Every Slurm grammar once: hostlists, times, sizes, GRES, C numbers, job
-//! array specifications, signals.
+//! array specifications, signals, dependencies.
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -8,6 +8,7 @@
 //! table of accepted and refused inputs taken from real Slurm under
 //! `tests/data/` and a garbage-input test.
 pub mod array;
+pub mod dependency;
 pub mod gres;
 pub mod hostlist;
 pub mod num;

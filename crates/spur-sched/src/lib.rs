@@ -9,6 +9,7 @@
 //! them), as Slurm's builtin scheduler does.
 
 use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, Partition, PartState, Reason, Reservation};
+use spur_grammar::dependency::{DepKind, Dependency};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -92,49 +93,44 @@ pub fn shape_of(job: &Job) -> Shape {
     }
 }
 
-fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Result<bool, ()> {
+/// The dependency a job was accepted with (the controller checked it against
+/// its MaxArraySize; read again with the largest bound it is the same).
+fn dependency_of(dep: &str) -> Option<Dependency> {
+    spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok().flatten()
+}
+
+fn dependency_state<'a>(dep: &Dependency, job: &dyn Fn(u32) -> Option<&'a Job>) -> Result<bool, ()> {
     // Ok(true) = satisfied, Ok(false) = wait, Err = can never be satisfied.
-    let any = dep.contains('?');
+    let any = dep.any;
     let mut all_ok = true;
     let mut any_ok = false;
-    for term in dep.split(|c| c == ',' || c == '?').filter(|t| !t.is_empty()) {
-        let (kind, ids) = match term.split_once(':') {
-            Some((k, rest)) => (k, rest),
-            None => (term, ""),
-        };
-        if kind == "singleton" {
+    for item in &dep.items {
+        if item.kind == DepKind::Singleton {
             // handled by the caller
             continue;
         }
-        for id in ids.split(':').filter(|i| !i.is_empty()) {
-            let id = id.split('+').next().unwrap_or(id);
-            let id: u32 = match id.split('_').next().and_then(|x| x.parse().ok()) {
-                Some(v) => v,
-                None => return Err(()),
-            };
-            let st = job(id).map(|j| j.state);
-            let ok = match (kind, st) {
-                (_, None) => Ok(true),
-                ("after", Some(s)) => Ok(s != JobState::Pending),
-                ("afterany", Some(s)) => Ok(s.is_finished()),
-                ("afterok", Some(s)) if s.is_finished() => {
-                    if s == JobState::Completed { Ok(true) } else { Err(()) }
+        let st = job(item.job_id).map(|j| j.state);
+        let ok = match (item.kind, st) {
+            (_, None) => Ok(true),
+            (DepKind::After, Some(s)) => Ok(s != JobState::Pending),
+            (DepKind::AfterAny, Some(s)) => Ok(s.is_finished()),
+            (DepKind::AfterOk, Some(s)) if s.is_finished() => {
+                if s == JobState::Completed { Ok(true) } else { Err(()) }
+            }
+            (DepKind::AfterNotOk, Some(s)) if s.is_finished() => {
+                if s != JobState::Completed { Ok(true) } else { Err(()) }
+            }
+            (DepKind::AfterCorr, Some(s)) => Ok(s.is_finished()),
+            (_, Some(_)) => Ok(false),
+        };
+        match ok {
+            Ok(true) => any_ok = true,
+            Ok(false) => all_ok = false,
+            Err(()) => {
+                if !any {
+                    return Err(());
                 }
-                ("afternotok", Some(s)) if s.is_finished() => {
-                    if s != JobState::Completed { Ok(true) } else { Err(()) }
-                }
-                ("aftercorr", Some(s)) => Ok(s.is_finished()),
-                (_, Some(_)) => Ok(false),
-            };
-            match ok {
-                Ok(true) => any_ok = true,
-                Ok(false) => all_ok = false,
-                Err(()) => {
-                    if !any {
-                        return Err(());
-                    }
-                    all_ok = false
-                }
+                all_ok = false
             }
         }
     }
@@ -142,13 +138,9 @@ fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Resu
 }
 
 /// Whether a job whose dependency fails is cancelled rather than left
-/// pending: `--kill-on-invalid-dep=yes` (sbatch's option, kept as given).
+/// pending: `--kill-on-invalid-dep=yes`.
 fn kills_on_invalid_dep(job: &Job) -> bool {
-    job.desc
-        .extra
-        .get("kill-on-invalid-dep")
-        .map(|v| v.eq_ignore_ascii_case("yes") || v.eq_ignore_ascii_case("kill"))
-        .unwrap_or(false)
+    job.desc.kill_on_invalid_dep() == Some(true)
 }
 
 /// One scheduling pass.
@@ -260,8 +252,13 @@ pub fn schedule_with<'a>(
             set_reason(&mut out, Reason::BeginTime);
             continue;
         }
-        if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
-            match dependency_state(dep, lookup) {
+        if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()).map(dependency_of) {
+            // (a dependency that does not read, never accepted, never clears)
+            let state = match &dep {
+                Some(d) => dependency_state(d, lookup),
+                None => Err(()),
+            };
+            match state {
                 Ok(true) => {}
                 Ok(false) => {
                     set_reason(&mut out, Reason::Dependency);
@@ -275,7 +272,7 @@ pub fn schedule_with<'a>(
                     continue;
                 }
             }
-            if dep.split(',').any(|t| t == "singleton")
+            if dep.as_ref().is_some_and(|d| d.items.iter().any(|i| i.kind == DepKind::Singleton))
                 && singleton_busy.contains(&(job.user_id, job.desc.name.clone()))
             {
                 set_reason(&mut out, Reason::Dependency);

@@ -356,7 +356,9 @@ impl Service {
             }
         }
         if let Some(dep) = &desc.dependency {
-            self.check_dependency(dep)?;
+            if self.check_dependency(dep)?.is_none() {
+                desc.dependency = None;
+            }
         }
         // slurmctld's _valid_array_inx; a specification naming no task (`,`)
         // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
@@ -550,26 +552,47 @@ impl Service {
         })
     }
 
-    fn check_dependency(&self, dep: &str) -> Result<(), i32> {
+    /// slurmctld's update_job_dependency: the grammar (spur_grammar::dependency),
+    /// then what it checks against the jobs it has. `Ok(None)` clears the
+    /// dependency (empty or `0`).
+    fn check_dependency(&self, dep: &str) -> Result<Option<()>, i32> {
+        use spur_grammar::dependency::{DepKind, DepTask, DependencyError};
+        let conf = &self.ctld.conf;
+        let permit = conf
+            .get("SchedulerParameters")
+            .map(|p| p.to_ascii_lowercase().contains("permit_job_expansion"))
+            .unwrap_or(false);
+        let d = match spur_grammar::dependency::parse(dep, conf.max_array_size(), permit) {
+            Ok(Some(d)) => d,
+            Ok(None) => return Ok(None),
+            Err(DependencyError::Invalid) => return Err(ESLURM_DEPENDENCY),
+            Err(DependencyError::ExpandNotPermitted) => return Err(ESLURM_NOT_SUPPORTED),
+        };
         let g = self.ctld.lock();
-        for term in dep.split(|c| c == ',' || c == '?').filter(|t| !t.is_empty()) {
-            if term == "singleton" {
-                continue;
-            }
-            let (kind, ids) = term.split_once(':').ok_or(ESLURM_DEPENDENCY)?;
-            if !matches!(kind, "after" | "afterany" | "afterok" | "afternotok" | "aftercorr" | "afterburstbuffer") {
-                return Err(ESLURM_DEPENDENCY);
-            }
-            for id in ids.split(':') {
-                let id = id.split('+').next().unwrap_or(id);
-                let n: u32 = id.split('_').next().and_then(|x| x.parse().ok()).ok_or(ESLURM_DEPENDENCY)?;
-                // (22.05 accepts a dependency on an unknown job, as satisfied)
-                if !g.state.jobs.contains_key(&n) && !spur_core::compat::v22_05() {
-                    return Err(ESLURM_DEPENDENCY);
+        let st = &g.state;
+        for it in &d.items {
+            let job = match it.task {
+                DepTask::Job | DepTask::All => st.jobs.get(&it.job_id),
+                DepTask::One(t) => st.jobs.values().find(|j| {
+                    j.array.as_ref().is_some_and(|a| {
+                        a.array_job_id == it.job_id
+                            && (a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t)))
+                    })
+                }),
+            };
+            match it.kind {
+                // slurmctld 24.11 refuses afterok/afternotok on a job it does not
+                // know, and takes the other kinds (22.05 takes them all:
+                // recorded/22.05/errors/20; spur-grammar's tests/data/dependency.txt)
+                DepKind::AfterOk | DepKind::AfterNotOk if job.is_none() && !spur_core::compat::v22_05() => {
+                    return Err(ESLURM_DEPENDENCY)
                 }
+                // only a running job can be expanded
+                DepKind::Expand if !job.is_some_and(|j| j.state == JobState::Running) => return Err(ESLURM_DEPENDENCY),
+                _ => {}
             }
         }
-        Ok(())
+        Ok(Some(()))
     }
 
     /// `scontrol update PartitionName=…` (fields already checked by scontrol).
@@ -791,6 +814,9 @@ impl Controller for Service {
                     ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
                         | ESLURM_INVALID_NODE_COUNT
                         | ESLURM_DEPENDENCY
+                        // (only an `expand:` dependency gives it here; measured
+                        // on slurmctld 24.11.5: the refusal uses up an id)
+                        | ESLURM_NOT_SUPPORTED
                         | ESLURM_RESERVATION_INVALID
                         | ESLURM_RESERVATION_ACCESS
                 ) {
@@ -1077,7 +1103,11 @@ impl Controller for Service {
                     "update" => {
                         let mut u = JobUpdate::default();
                         for kv in &r.fields {
-                            match parse_update(&mut u, &kv.key, &kv.value, admin, &job) {
+                            let checked = match kv.key.eq_ignore_ascii_case("dependency") {
+                                true => self.check_dependency(&kv.value).map(|_| ()),
+                                false => Ok(()),
+                            };
+                            match checked.and_then(|_| parse_update(&mut u, &kv.key, &kv.value, admin, &job)) {
                                 Ok(()) => {}
                                 Err(code) => {
                                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
@@ -1511,7 +1541,8 @@ fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Jo
         "stdout" => u.std_out = Some(value.to_string()),
         "stderr" => u.std_err = Some(value.to_string()),
         "stdin" => u.std_in = Some(value.to_string()),
-        "dependency" => u.dependency = Some(value.to_string()),
+        // (checked by check_dependency; empty or `0` clears it)
+        "dependency" => u.dependency = Some(if value == "0" { String::new() } else { value.to_string() }),
         "starttime" | "begintime" | "eligibletime" => {
             let t = spur_grammar::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
             u.begin_time = Some(t.max(now()));

@@ -143,6 +143,49 @@ def signal():
         print("sbatch %s => %s" % (esc(arg), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
 
 
+DEPENDENCIES = [
+    "", "0", "afterok:{P}", "afterany:{P}", "after:{P}", "afternotok:{P}", "aftercorr:{P}",
+    "afterburstbuffer:{P}", "afterburstb:{P}", "afterburstbXYZ:{P}", "afterburst:{P}", "expand:{P}",
+    "singleton", "SINGLETON", "singleton(failed)", "singletonx", "singleton,afterok:{P}",
+    "singleton?afterok:{P}", "AFTEROK:{P}", "AfterAny:{P}", "afterok:{P}:{P}", "afterok:{P},afterany:{P}",
+    "afterok:{P}?afterany:{P}", "afterok:{P},afterany:{P}?after:{P}", "afterok:{P}+10", "afterok:{P}+0",
+    "afterok:{P}+-5", "afterok:{P}+x", "afterok:{P}+10x", "afterok:{P}(failed)", "afterok:{P}(unfulfilled)",
+    "afterok:{P}(fulfilled)", "afterok:{P}(", "afterok:{P})", "afterok:{P}x", "afterok:{P},", "afterok:{P}?",
+    ",afterok:{P}", "afterok:", "afterok", "afterok:0", "afterok:-1", "afterok:abc", "afterok: {P}",
+    "afterok:{A}", "afterok:{A}_*", "afterok:{A}_1", "afterok:{A}_[1-2]", "afterok:{A}_[1,3]",
+    "afterok:{A}_[1-3:2]", "afterok:{A}_[]", "afterok:{A}_[x]", "afterok:{A}_[1-2", "afterok:{A}_x",
+    "afterany:{A}_2+5", "{P}", "{P},{A}", "{P}:{A}", "{P}?{A}", "{P}x", "{P}_*", "{P},afterok:{P}",
+    "afterok:{P},{P}", "bogus:{P}", "afterok:999999", "afternotok:999999", "afterany:999999",
+    "after:999999", "aftercorr:999999", "afterok:4294967296", "afterok:{P}:999999", "afterany:{P}:999999",
+    "afterok:{P}?afterok:999999", "99999", "singleton,", "afterok:{P}(failed),afterany:{P}",
+    "afterok:{P},afterany:{A}(failed)", "afterany:{P}+1(failed)", "\u00e9", "afterok:{P}\u00e9",
+]
+KILL_ON_INVALID_DEP = ["yes", "no", "YES", "No", "kill", "nokill", "", "y", "1", "0", "true", "yes "]
+
+
+def dependency():
+    print("# Dependencies as slurmctld reads them (update_job_dependency and its helpers) and")
+    print("# --kill-on-invalid-dep as sbatch reads it. Recorded from %s by" % version())
+    print("# tests/record/slurm.py: `sbatch --hold -d DEP --wrap true`, then scontrol show job's")
+    print("# Dependency= (the ok line), else sbatch's stderr and exit code. The `known` line lists")
+    print("# the jobs that existed: a held job and a held array 1-3 (slurmctld shows a dependency")
+    print("# on an array's job id as JOB_*).")
+    rc, pend, err = submit()
+    rc, arr, err = submit("--array=1-3")
+    print('known "%s %s" => pending array' % (pend, arr))
+    for d in DEPENDENCIES:
+        dep = d.replace("{P}", pend).replace("{A}", arr)
+        rc, jid, err = submit("--dependency=" + dep)
+        if rc == 0:
+            res = "ok Dependency=%s" % field(show_job(jid), "Dependency")
+        else:
+            res = "err %d %s" % (rc, one_line(err))
+        print("sbatch %s => %s" % (esc(dep), res))
+    for v in KILL_ON_INVALID_DEP:
+        rc, jid, err = submit("--kill-on-invalid-dep=" + v)
+        print("kill-on-invalid-dep %s => %s" % (esc(v), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", required=True)
