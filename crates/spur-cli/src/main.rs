@@ -133,9 +133,11 @@ fn run_sbatch(args: &[String]) -> i32 {
     // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
     // GresTypes unless --clusters sends the job elsewhere: no job id is used
     // (recorded/24.11/job_ids/22)
-    if !req.desc.extra.contains_key("clusters") && !sbatch::gres_known(&req.desc, &c.conf.gres_types) {
-        eprintln!("sbatch: error: Invalid generic resource (gres) specification");
-        return 1;
+    if !req.desc.extra.contains_key("clusters") {
+        if let Err(e) = sbatch::check_gres(&req.desc, &c.conf.gres_types) {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
     }
     let rt = runtime();
     let res = rt.block_on(c.submit(&req.desc, req.test_only));

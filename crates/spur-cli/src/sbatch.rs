@@ -23,6 +23,7 @@ use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{JobDesc, JobState};
 use spur_grammar::num::strtol;
+use spur_grammar::gres::{parse_request, GresRequestError};
 use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
 
@@ -804,23 +805,18 @@ fn env_set(env: &mut Vec<(String, String)>, k: &str, v: &str) {
     }
 }
 
-/// Whether every GRES the job asks for (`--gres`, `--gpus`) is one of the
-/// configured `GresTypes`.
-pub fn gres_known(d: &JobDesc, gres_types: &[String]) -> bool {
-    let known = |name: &str| gres_types.iter().any(|t| t.eq_ignore_ascii_case(name));
+/// sbatch's check of the GRES the job asks for (`--gres`, `--gpus`) against
+/// this slurm.conf's `GresTypes` (`gres_job_state_validate` in
+/// `slurm_opt_create_job_desc`), before submitting: the error is what sbatch
+/// prints.
+pub fn check_gres(d: &JobDesc, gres_types: &[String]) -> Result<(), GresRequestError> {
     if let Some(g) = d.gres.as_deref() {
-        for part in g.split(',').filter(|p| !p.is_empty() && !p.eq_ignore_ascii_case("none")) {
-            let part = part.strip_prefix("gres/").unwrap_or(part);
-            let name = part.split(':').next().unwrap_or(part);
-            if !known(name) {
-                return false;
-            }
-        }
+        parse_request(g, Some(gres_types))?;
     }
-    if d.extra.contains_key("gpus") && !known("gpu") {
-        return false;
+    if let Some(n) = d.extra.get("gpus") {
+        parse_request(&format!("gpu:{}", n), Some(gres_types))?;
     }
-    true
+    Ok(())
 }
 
 /// Parse an sbatch command line. `args` excludes argv[0]. `env` is the

@@ -1,7 +1,180 @@
-//! Generic resources: node `Gres=` specs, job `--gres` requests, gres.conf.
+//! Generic resources: a node's `Gres=` in slurm.conf ([`GresSpec`],
+//! [`parse_gres_list`]; gres.conf's `Count=` reads with [`parse_count`]) and
+//! a job's request (`--gres`, `--gpus`: [`parse_request`]).
+//!
+//! A request is read as sbatch and slurmctld 24.11 read it
+//! (`gres_prepend_tres_type`, then `slurm_get_next_tres` and
+//! `_is_valid_number` in `slurm_protocol_defs.c`, the names matched in
+//! `gres.c` `_get_next_gres`):
+//!
+//! 1. `none` (any case) asks for nothing. Otherwise every comma-separated
+//!    item gets a `gres/` prefix, then each `gres/gres/` becomes `gres/` (one
+//!    pass: an item that had one `gres/` keeps one); an empty item is skipped.
+//! 2. An item's count is what follows its last `=`, else its last `:`. A
+//!    count must start with a digit; `strtoull` reads it and the rest must be
+//!    a suffix of `suffix_mult` (`k`/`kib` 1024, `kb` 1000, likewise `m`,
+//!    `g`, `t`, `p`; any case) or nothing; the product wraps as C's does. A
+//!    value of `ULLONG_MAX` is not a number. After `:`, text that is not a
+//!    number is the type (count 1); after `=` it is refused, as is an empty
+//!    count (`gpu:`).
+//! 3. The text before the count: `name` or `name:type`; a second type is
+//!    refused (`gpu:a:b`). An item that is only a number names nothing and
+//!    ends the list: sbatch takes it, slurmctld refuses it
+//!    ([`GresRequests::bare_count`]).
+//! 4. An item with count 0 is dropped; one with an empty name (`:2`) ends
+//!    the list like a bare number.
+//! 5. The name must be one of slurm.conf's `GresTypes`, exactly (case
+//!    matters). Syntax errors are `Invalid Trackable RESource (TRES)
+//!    specification` (`ESLURM_INVALID_TRES`), unknown names `Invalid generic
+//!    resource (gres) specification` (`ESLURM_INVALID_GRES`); sbatch prints
+//!    either and exits 1 before submitting (unless `--clusters` is given).
+//! 6. A request may not name both `gpu` and a GRES that shares it (`mps`,
+//!    `shard`): `ESLURM_INVALID_GRES`.
 
+use crate::num::strtoul;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// One item of a job's GRES request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GresRequest {
+    pub name: String,
+    pub type_: Option<String>,
+    pub count: u64,
+}
+
+/// A job's GRES request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GresRequests {
+    pub items: Vec<GresRequest>,
+    /// An item that was only a number ended the list (rule 3).
+    pub bare_count: bool,
+}
+
+/// Why a request is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GresRequestError {
+    /// `ESLURM_INVALID_TRES`: the text does not read.
+    InvalidTres,
+    /// `ESLURM_INVALID_GRES`: a name that is not in `GresTypes`.
+    InvalidGres,
+}
+
+impl fmt::Display for GresRequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GresRequestError::InvalidTres => "Invalid Trackable RESource (TRES) specification",
+            GresRequestError::InvalidGres => "Invalid generic resource (gres) specification",
+        })
+    }
+}
+impl std::error::Error for GresRequestError {}
+
+/// Slurm's `suffix_mult`.
+fn suffix_mult(s: &str) -> Option<u64> {
+    const K: u64 = 1024;
+    let t = s.to_ascii_lowercase();
+    Some(match t.as_str() {
+        "" => 1,
+        "k" | "kib" => K,
+        "kb" => 1000,
+        "m" | "mib" => K * K,
+        "mb" => 1000 * 1000,
+        "g" | "gib" => K * K * K,
+        "gb" => 1000 * 1000 * 1000,
+        "t" | "tib" => K * K * K * K,
+        "tb" => 1000 * 1000 * 1000 * 1000,
+        "p" | "pib" => K * K * K * K * K,
+        "pb" => 1000 * 1000 * 1000 * 1000 * 1000,
+        _ => return None,
+    })
+}
+
+/// Slurm's `_is_valid_number`.
+fn valid_number(tok: &str) -> Option<u64> {
+    if !tok.as_bytes().first()?.is_ascii_digit() {
+        return None;
+    }
+    let n = strtoul(tok, 10);
+    if n.value == u64::MAX {
+        return None;
+    }
+    Some(n.value.wrapping_mul(suffix_mult(n.rest(tok))?))
+}
+
+/// Read a job's request. `gres_types` are slurm.conf's `GresTypes`; with
+/// `None` names are not checked (the scheduler reads requests the controller
+/// already accepted).
+pub fn parse_request(s: &str, gres_types: Option<&[String]>) -> Result<GresRequests, GresRequestError> {
+    use GresRequestError::*;
+    let mut out = GresRequests::default();
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(out);
+    }
+    // gres_prepend_tres_type: `gres/` before each item, then one pass
+    // replacing `gres/gres/` with `gres/`; every item then starts with `gres/`
+    let prefixed = format!("gres/{}", s.replace(',', ",gres/")).replace("gres/gres/", "gres/");
+    for item in prefixed.split(',') {
+        let mut name = item.get(5..).unwrap_or("");
+        if name.is_empty() {
+            continue;
+        }
+        let mut type_: Option<&str> = None;
+        let count;
+        let sep = name.rfind('=').or_else(|| name.rfind(':'));
+        if let Some(p) = sep {
+            let equals = name.as_bytes()[p] == b'=';
+            let c = &name[p + 1..];
+            name = &name[..p];
+            if c.is_empty() {
+                return Err(InvalidTres);
+            }
+            match valid_number(c) {
+                Some(n) => count = n,
+                None if equals => return Err(InvalidTres),
+                None => {
+                    type_ = Some(c);
+                    count = 1;
+                }
+            }
+        } else if valid_number(name).is_some() {
+            out.bare_count = true;
+            break;
+        } else {
+            count = 1;
+        }
+        if let Some(p) = name.find(':') {
+            if type_.is_some() {
+                return Err(InvalidTres);
+            }
+            type_ = Some(&name[p + 1..]);
+            name = &name[..p];
+        }
+        if count == 0 {
+            continue;
+        }
+        if name.is_empty() {
+            // (`:2`: slurm_get_next_tres drops an empty name, as for a bare count)
+            out.bare_count = true;
+            break;
+        }
+        if let Some(known) = gres_types {
+            if !known.iter().any(|k| k == name) {
+                return Err(InvalidGres);
+            }
+        }
+        out.items.push(GresRequest { name: name.to_string(), type_: type_.map(str::to_string), count });
+    }
+    // a sharing GRES (gpu) and a shared one (mps, shard) in one request
+    // (gres.c _foreach_job_state_validate)
+    if gres_types.is_some()
+        && out.items.iter().any(|g| g.name == "gpu")
+        && out.items.iter().any(|g| g.name == "mps" || g.name == "shard")
+    {
+        return Err(InvalidGres);
+    }
+    Ok(out)
+}
 
 /// One GRES item such as `gpu:mi300x:8`, `gpu:2`, `mps:100`, `gpu`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

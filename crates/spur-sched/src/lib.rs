@@ -54,24 +54,6 @@ pub struct Shape {
     pub max_nodes: Option<u32>,
 }
 
-/// Parse a job-side GRES request like `gpu:2`, `gpu:a100:1`, `gres/gpu:2`.
-pub fn parse_gres_req(s: &str) -> Vec<(String, Option<String>, u64)> {
-    let mut out = vec![];
-    for part in s.split(',').filter(|p| !p.is_empty()) {
-        let part = part.strip_prefix("gres/").unwrap_or(part);
-        let f: Vec<&str> = part.split(':').collect();
-        match f.len() {
-            1 => out.push((f[0].to_string(), None, 1)),
-            2 => match f[1].parse::<u64>() {
-                Ok(n) => out.push((f[0].to_string(), None, n)),
-                Err(_) => out.push((f[0].to_string(), Some(f[1].to_string()), 1)),
-            },
-            _ => out.push((f[0].to_string(), Some(f[1].to_string()), f[2].parse().unwrap_or(1))),
-        }
-    }
-    out
-}
-
 pub fn shape_of(job: &Job) -> Shape {
     let d = &job.desc;
     let cpt = d.cpus_per_task.unwrap_or(1).max(1);
@@ -83,7 +65,13 @@ pub fn shape_of(job: &Job) -> Shape {
         cpus_per_task: cpt,
         mem_per_node: d.mem_per_node.unwrap_or(0),
         mem_per_cpu: if d.mem_per_node.is_some() { 0 } else { job.mem_per_cpu },
-        gres_per_node: d.gres.as_deref().map(parse_gres_req).unwrap_or_default(),
+        // (the request was checked when the job was submitted)
+        gres_per_node: d
+            .gres
+            .as_deref()
+            .and_then(|g| spur_grammar::gres::parse_request(g, None).ok())
+            .map(|r| r.items.into_iter().map(|g| (g.name, g.type_, g.count)).collect())
+            .unwrap_or_default(),
         exclusive: d.exclusive,
         max_nodes: if d.min_nodes.is_some() {
             Some(d.max_nodes.unwrap_or(job.num_nodes.max(1)).max(job.num_nodes.max(1)))

@@ -14,6 +14,9 @@ one `OP "INPUT" => RESULT` line per case, as tests/common/mod.rs reads them.
 import argparse, re, subprocess, sys
 
 RUN = []
+# (gres) a copy of the cluster's slurm.conf with GresTypes=gpu,mps,shard, as the
+# client sees it (a path inside the chroot)
+GRES_CONF = "/tmp/slurm24/etc-gres/slurm.conf"
 
 
 def run(*args):
@@ -184,6 +187,33 @@ def dependency():
     for v in KILL_ON_INVALID_DEP:
         rc, jid, err = submit("--kill-on-invalid-dep=" + v)
         print("kill-on-invalid-dep %s => %s" % (esc(v), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
+
+
+GRES = [
+    "gpu", "gpu:2", "gpu:a100", "gpu:a100:2", "gpu=2", "gpu=a100", "gpu:a100=2", "gpu:", "gpu=", ":2",
+    "gpu:a:b", "gpu:a100:2:3", "gpu:0", "gpu:a100:0", "gpu:2,mps:100", "gpu,,mps", "gpu,", ",gpu",
+    "gres/gpu:2", "gres/gres/gpu", "gres:gpu:2", "GPU:2", "Gpu", "bogus", "bogus:1", "gpu:1,bogus:1",
+    "5", "gpu:1,5", "5,bogus", "none", "NONE", "none,gpu", "gpu:none", "gpu:1k", "gpu:1K", "gpu:1kb",
+    "gpu:1kib", "gpu:2m", "gpu:1p", "gpu:1x", "gpu:1.5", "gpu:-1", "gpu:+1", "gpu: 1", "gpu:0x10",
+    "gpu:18446744073709551615", "gpu:18446744073709551616", "gpu:99999999999999999999", "gpu:20000000000p",
+    "mps:100", "shard:4", "gpu(S:0)", "gpu:2(S:0-1)", "", "gpu:a100:x", "gpu::2", "gpu:a b",
+    "gpu:\u00e9", "\u00e9",
+]
+
+
+def gres():
+    print("# GRES requests as sbatch checks them before submitting (gres_job_state_validate, with")
+    print("# slurm_get_next_tres). Recorded from %s by tests/record/slurm.py, with a" % version())
+    print("# slurm.conf that adds GresTypes=gpu,mps,shard for the client only: `sbatch --hold")
+    print("# --gres=REQ --wrap true`. What sbatch accepts reaches slurmctld, whose nodes have no")
+    print("# GRES: it refuses a request for any (`Batch job submission failed`), and accepts one")
+    print("# that asks for none.")
+    conf = "SLURM_CONF=" + GRES_CONF
+    for g in GRES:
+        rc, out, err = run("env", conf, "sbatch", "--parsable", "--hold", "--gres=" + g, "--wrap", "true")
+        if rc == 0:
+            submitted.append(out.strip())
+        print("sbatch %s => %s" % (esc(g), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
 
 
 def main():
