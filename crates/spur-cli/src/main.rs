@@ -248,7 +248,7 @@ fn run_squeue(args: &[String]) -> i32 {
     let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
     // -w needs the node table to map names (squeue loads it too)
     // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
-    let job_ids: Vec<String> = opts.job_ids.iter().map(|s| s.split('_').next().unwrap_or(s).to_string()).collect();
+    let job_ids: Vec<String> = opts.job_list.iter().map(|(id, _)| id.to_string()).collect();
     let mime = json::mime(args);
     if let Some(m) = &mime {
         if let Err(o) = json::check_version("squeue", m) {

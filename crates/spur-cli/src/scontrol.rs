@@ -1117,17 +1117,24 @@ pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64) -> Output {
 fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Output {
     let mut out = Output::default();
     let (mut job_id, mut task) = (None, None);
+    let mut het = None;
     if let Some(s) = id {
-        if !s.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '+') || s.is_empty() {
-            if f.quiet != 1 {
-                out.stderr = "scontrol_print_job error: Invalid job id specified\n".into();
+        // scontrol_print_job's reading (spur_grammar::jobref::parse_scontrol_job)
+        let r = match spur_grammar::jobref::parse_scontrol_job(s).filter(|_| !s.is_empty()) {
+            Some(r) => r,
+            None => {
+                if f.quiet != 1 {
+                    out.stderr = "scontrol_print_job error: Invalid job id specified\n".into();
+                }
+                out.code = 1;
+                return out;
             }
-            out.code = 1;
-            return out;
+        };
+        job_id = Some(r.job_id);
+        if let spur_grammar::jobref::Tasks::One(t) = r.tasks {
+            task = Some(t);
         }
-        let mut parts = s.splitn(2, '_');
-        job_id = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok()).or(Some(0));
-        task = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok());
+        het = r.het;
     }
     // slurm_load_job order for one id, the job list otherwise.
     let jobs: Vec<&Job> = match job_id {
@@ -1156,6 +1163,10 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
     };
     let mut printed = 0;
     for j in jobs {
+        // a heterogeneous job's component: Spur has none to match
+        if het.is_some() {
+            continue;
+        }
         let mut task_override = None;
         if let Some(t) = task {
             let a = j.array.as_ref();
@@ -1186,9 +1197,10 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
     if printed == 0 {
         out.code = 1;
         if f.quiet != 1 {
-            out.stdout = match (job_id, task) {
-                (Some(j), Some(t)) => format!("Job {}_{} not found\n", j, t),
-                (Some(j), None) => format!("Job {} not found\n", j),
+            out.stdout = match (job_id, task, het) {
+                (Some(j), Some(t), _) => format!("Job {}_{} not found\n", j, t),
+                (Some(j), None, Some(h)) => format!("Job {}+{} not found\n", j, h),
+                (Some(j), None, None) => format!("Job {} not found\n", j),
                 _ => "No jobs in the system\n".into(),
             };
         }

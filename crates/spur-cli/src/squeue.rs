@@ -9,15 +9,14 @@
 use crate::common::Output;
 use crate::format::{self, Cell, FieldDef, Item};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
-    /// `-j` job ids as given (`123`, `123_4`).
-    pub job_ids: Vec<String>,
-    /// Parsed `-j` list: (job id, array task id).
+    /// `-j` list as squeue reads it: (job id, array task id).
     pub job_list: Vec<(u32, Option<u32>)>,
     /// `-u`/`--me`: uids (Some(empty) when every name was invalid).
     pub users: Option<Vec<u32>>,
@@ -109,18 +108,17 @@ fn str_list(s: &str) -> Vec<String> {
     s.split(',').filter(|t| !t.is_empty()).map(|t| t.to_string()).collect()
 }
 
+/// squeue's `_build_job_list` (spur_grammar::jobref::parse_squeue_jobs):
+/// (job id, task) pairs.
 fn build_job_list(s: &str) -> Result<Vec<(u32, Option<u32>)>, Output> {
-    let mut out = Vec::new();
-    for tok in s.split(',').filter(|t| !t.is_empty()) {
-        let c = strtol(tok, 10);
-        let (id, rest) = (c.value, c.rest(tok));
-        let task = rest.strip_prefix('_').map(|r| strtol(r, 10).value);
-        if id <= 0 || id > u32::MAX as i64 {
-            return Err(err1(&format!("Invalid job id: {}", tok)));
-        }
-        out.push((id as u32, task.and_then(|t| u32::try_from(t).ok())));
-    }
-    Ok(out)
+    let refs = parse_squeue_jobs(s).map_err(|tok| err1(&format!("Invalid job id: {}", tok)))?;
+    Ok(refs
+        .into_iter()
+        .map(|r| match r.tasks {
+            Tasks::One(t) => (r.job_id, Some(t)),
+            _ => (r.job_id, None),
+        })
+        .collect())
 }
 
 /// Slurm's lower-case job state list for error messages and `--helpstate`.
@@ -223,7 +221,6 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             }
             "j" => {
                 if val.is_some() {
-                    o.job_ids = str_list(&v);
                     o.job_list = build_job_list(&v)?;
                 }
                 job_flag = true;
@@ -314,7 +311,6 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     let mut operands = p.operands.iter();
     if let Some(first) = operands.next() {
         if job_flag {
-            o.job_ids = str_list(first);
             o.job_list = build_job_list(first)?;
         } else if !o.steps {
             // the error goes to stderr, the usage text to stdout

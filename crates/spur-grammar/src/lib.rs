@@ -1,5 +1,5 @@
 //! Every Slurm grammar once: hostlists, times, sizes, GRES, C numbers, job
-//! array specifications, signals, dependencies.
+//! array specifications, signals, dependencies, job references.
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -11,6 +11,7 @@ pub mod array;
 pub mod dependency;
 pub mod gres;
 pub mod hostlist;
+pub mod jobref;
 pub mod num;
 pub mod signal;
 pub mod size;

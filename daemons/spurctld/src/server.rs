@@ -2,6 +2,7 @@
 
 use crate::core::{now, Ctld};
 use spur_client::auth::Identity;
+use spur_grammar::jobref::{split_list, JobRef, Tasks};
 use spur_core::errors::*;
 use spur_core::model::*;
 use spur_proto::controller_server::Controller;
@@ -78,108 +79,47 @@ struct ViewOut<'a> {
 }
 
 
-/// `1,2,5_[1,3]` → `1`, `2`, `5_[1,3]`: commas separate jobs except inside brackets.
-fn split_job_list(words: &[String]) -> Vec<String> {
-    let mut out = vec![];
-    for w in words {
-        let mut depth = 0;
-        let mut cur = String::new();
-        for ch in w.chars() {
-            match ch {
-                '[' => depth += 1,
-                ']' => depth -= 1,
-                _ => {}
-            }
-            if ch == ',' && depth <= 0 {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            } else {
-                cur.push(ch);
-            }
-        }
-        if !cur.is_empty() {
-            out.push(cur);
-        }
-    }
-    out
-}
-
-/// Parse a job id as users type it: `123`, `123_4`, `123_[1-3]` (array tasks).
-pub enum JobRef {
-    Job(u32),
-    Task(u32, u32),
-    Array(u32),
-}
-
-pub fn parse_job_ref(s: &str) -> Option<Vec<JobRef>> {
-    let s = s.trim();
-    if let Some((a, t)) = s.split_once('_') {
-        let a: u32 = a.parse().ok()?;
-        let t = t.trim_start_matches('[').trim_end_matches(']');
-        if t == "*" {
-            return Some(vec![JobRef::Array(a)]);
-        }
-        let mut out = vec![];
-        for part in t.split(',') {
-            let part = part.split('%').next()?;
-            if let Some((lo, hi)) = part.split_once('-') {
-                let lo: u32 = lo.parse().ok()?;
-                let hi: u32 = hi.parse().ok()?;
-                if hi < lo || hi - lo > 1_000_000 {
-                    return None;
-                }
-                out.extend((lo..=hi).map(|i| JobRef::Task(a, i)));
-            } else {
-                out.push(JobRef::Task(a, part.parse().ok()?));
-            }
-        }
-        return Some(out);
-    }
-    let id: u32 = s.parse().ok()?;
-    if id == 0 {
-        return None;
-    }
-    Some(vec![JobRef::Job(id)])
+/// A job reference as slurmctld reads one by id (`job_str_signal`:
+/// `123`, `123_4`, `123_[1-3]`, `123_1-3`, `123_*`, `123+1`).
+fn parse_job_ref(ctld: &crate::core::Ctld, s: &str) -> Option<JobRef> {
+    spur_grammar::jobref::parse_job_str(s, ctld.conf.max_array_size())
 }
 
 /// The records a reference names: (record id, pending task to split off).
+/// Spur has no heterogeneous jobs: a `+N` component names none.
 fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
-    match r {
-        JobRef::Job(id) => {
-            // A plain id names the job, or every record of the array it heads.
-            match state.jobs.get(id) {
-                Some(j) if j.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false) => state
-                    .jobs
-                    .values()
-                    .filter(|x| x.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false))
-                    .map(|x| (x.job_id, None))
-                    .collect(),
-                Some(_) => vec![(*id, None)],
-                None => vec![],
-            }
-        }
-        JobRef::Array(a) => state
-            .jobs
-            .values()
-            .filter(|x| x.array.as_ref().map(|ai| ai.array_job_id == *a).unwrap_or(false))
-            .map(|x| (x.job_id, None))
-            .collect(),
-        JobRef::Task(a, t) => {
-            for x in state.jobs.values() {
-                if let Some(ai) = &x.array {
-                    if ai.array_job_id == *a {
-                        if ai.task_id == Some(*t) {
-                            return vec![(x.job_id, None)];
-                        }
-                        if ai.task_id.is_none() && ai.pending_tasks.contains(t) {
-                            return vec![(x.job_id, Some(*t))];
-                        }
+    if r.het.is_some() {
+        return vec![];
+    }
+    let id = r.job_id;
+    let in_array = |x: &&Job| x.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false);
+    let task = |t: u32| -> Vec<(u32, Option<u32>)> {
+        for x in state.jobs.values() {
+            if let Some(ai) = &x.array {
+                if ai.array_job_id == id {
+                    if ai.task_id == Some(t) {
+                        return vec![(x.job_id, None)];
+                    }
+                    if ai.task_id.is_none() && ai.pending_tasks.contains(&t) {
+                        return vec![(x.job_id, Some(t))];
                     }
                 }
             }
-            vec![]
         }
+        vec![]
+    };
+    match &r.tasks {
+        // A plain id names the job, or every record of the array it heads.
+        Tasks::Job => match state.jobs.get(&id) {
+            Some(j) if j.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false) => {
+                state.jobs.values().filter(in_array).map(|x| (x.job_id, None)).collect()
+            }
+            Some(_) => vec![(id, None)],
+            None => vec![],
+        },
+        Tasks::All => state.jobs.values().filter(in_array).map(|x| (x.job_id, None)).collect(),
+        Tasks::One(t) => task(*t),
+        Tasks::Set(ts) => ts.iter().flat_map(|t| task(*t)).collect(),
     }
 }
 
@@ -653,12 +593,12 @@ impl Service {
         let cmds: Vec<Command> = {
             let g = self.ctld.lock();
             let mut top: Vec<u32> = vec![];
-            for s in split_job_list(job_ids) {
-                let refs = match parse_job_ref(&s) {
+            for s in split_list(job_ids) {
+                let jref = match parse_job_ref(&self.ctld, &s) {
                     Some(r) => r,
                     None => return Ok(ESLURM_INVALID_JOB_ID),
                 };
-                let ids: Vec<u32> = refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect();
+                let ids: Vec<u32> = resolve(&g.state, &jref).into_iter().map(|x| x.0).collect();
                 if ids.is_empty() {
                     return Ok(ESLURM_INVALID_JOB_ID);
                 }
@@ -872,11 +812,9 @@ impl Controller for Service {
             } else {
                 let mut ids = std::collections::BTreeSet::new();
                 for s in &q.job_ids {
-                    if let Some(refs) = parse_job_ref(s) {
-                        for r in refs {
-                            for (jid, _) in resolve(&g.state, &r) {
-                                ids.insert(jid);
-                            }
+                    if let Some(r) = parse_job_ref(&self.ctld, s) {
+                        for (jid, _) in resolve(&g.state, &r) {
+                            ids.insert(jid);
                         }
                     }
                 }
@@ -972,7 +910,7 @@ impl Controller for Service {
                 }
             } else {
                 for s in &r.job_ids {
-                    let refs = match parse_job_ref(s) {
+                    let jref = match parse_job_ref(&self.ctld, s) {
                         Some(x) => x,
                         None => {
                             results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
@@ -980,19 +918,17 @@ impl Controller for Service {
                         }
                     };
                     let mut found = false;
-                    for rf in refs {
-                        for (jid, task) in resolve(&g.state, &rf) {
-                            found = true;
-                            let j = &g.state.jobs[&jid];
-                            if !filter(j) {
-                                continue;
-                            }
-                            if !self.owns(&id, j) {
-                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
-                                continue;
-                            }
-                            targets.push((s.clone(), jid, task));
+                    for (jid, task) in resolve(&g.state, &jref) {
+                        found = true;
+                        let j = &g.state.jobs[&jid];
+                        if !filter(j) {
+                            continue;
                         }
+                        if !self.owns(&id, j) {
+                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                            continue;
+                        }
+                        targets.push((s.clone(), jid, task));
                     }
                     if !found {
                         results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
@@ -1059,11 +995,11 @@ impl Controller for Service {
         }
         let mut results = vec![];
         let t = now();
-        for s in &split_job_list(&r.job_ids) {
+        for s in &split_list(&r.job_ids) {
             let targets: Vec<u32> = {
                 let g = self.ctld.lock();
-                match parse_job_ref(s) {
-                    Some(refs) => refs.iter().flat_map(|rf| resolve(&g.state, rf)).map(|x| x.0).collect(),
+                match parse_job_ref(&self.ctld, s) {
+                    Some(jref) => resolve(&g.state, &jref).into_iter().map(|x| x.0).collect(),
                     None => vec![],
                 }
             };

@@ -216,6 +216,72 @@ def gres():
         print("sbatch %s => %s" % (esc(g), "ok" if rc == 0 else "err %d %s" % (rc, one_line(err))))
 
 
+UNFMT = [
+    "", "5", " 5", "5 ", "+5", "0", "-5", "abc", "5x", "4294967293", "4294967292", "99999999999999999999",
+    "5_", "5_3", "5_-1", "5_x", "5_3x", "5_*", "5_[1-3]", "5_[1-3]x", "5_[1-3", "5_3+1", "5+", "5+0",
+    "5+1", "5+128", "5+129", "5+-1", "5+x", "5+1_2", "5+1x", "5.", "5.0", "5.3", "5.-1", "5.4294967279",
+    "5.4294967280", "5.batch", "5.BATCH", "5.batchx", "5.extern", "5.interactive", "5.TBD", "5.tbd",
+    "5.3x", "5_3.2", "5+1.2", "5.2+", "5.2+1", "5.2+0", "5.2+-1", "5.2+127", "5.2+128", "5.2+x",
+    "5.2+1x", "5+1.2+1", "5.batch+1", "5.2.3", "5,6", "\u00e9",
+]
+SCANCEL = [
+    "99991", "99991_2", "99991_[1-3]", "99991_[1,3,5]", "99991_[01-03]", "99991_[1-3],99992",
+    "99991_[1-3].2", "99991_[x]", "99991_[", "99991_[]", "99991_*", "99991_", "99991_-1", "99991_x",
+    "99991.3", "99991.-1", "99991.batch", "99991_2.3", "99991+1", "99991+1.2", "99991+-1", "99991,99992",
+    "99991,", ",99991", "99991,,99992", "99991,x", "99991x", " 99991", "+99991", "0", "-5", "abc",
+    "4294967297", "99991_4294967297", "99991.4294967297",
+]
+SQUEUE_J = [
+    "{P}", "{A}", "{A}_2", "{A}_x", "{P}x", "{P},{A}", "{P},,{A}", ",", "{P},abc", "abc", "0", "-1",
+    "2147483647", "2147483648", "4294967297", "{A}_-1", " {P}", "{P} ", "+{P}", "{P}.1", "\u00e9",
+]
+SCONTROL_JOB = [
+    "{P}", "{A}_2", "{A}_9", "{P}+0", "{P}x", "{P}.1", "{P},{A}", " {P}", "-{P}", "{P}_", "{P}__2",
+    "abc", "{A}_2+1",
+]
+
+
+def jobref():
+    print("# Job references, each as its reader takes it, recorded from %s by" % version())
+    print("# tests/record/slurm.py:")
+    print("# - unfmt: `scontrol -- show step REF` (unfmt_job_id_string; `ok` when it read the reference")
+    print("#   and only the lookup failed; Slurm reads past its table on an unknown step name (5.x")
+    print("#   crashes scontrol), so none is here: Spur refuses them);")
+    print("# - scancel: `scancel -s USR1 -- REF` for jobs that do not exist: the ids scancel read,")
+    print("#   as its verify step names them, else its error;")
+    print("# - squeue: `squeue -h --jobs=REF` and scontrol: `scontrol -- show job REF`, with a held job and")
+    print("#   a held array 1-3 (the `known` line): `ok` unless the command refused the text itself.")
+    for ref in UNFMT:
+        rc, out, err = run("scontrol", "--", "show", "step", ref)
+        m = re.search(r"failed: (.*)$", err.strip())
+        if m and m.group(1) != "Invalid job id specified":
+            res = "err " + m.group(1)
+        else:
+            res = "ok"
+        print("unfmt %s => %s" % (esc(ref), res))
+    for ref in SCANCEL:
+        rc, out, err = run("scancel", "-s", "USR1", "--", ref)
+        ids = re.findall(r"Kill job error on job (?:step )?id (\S+):", err)
+        if ids:
+            res = "ok " + " ".join(ids)
+        else:
+            res = "err %d %s" % (rc, one_line(err))
+        print("scancel %s => %s" % (esc(ref), res))
+    rc, pend, err = submit()
+    rc, arr, err = submit("--array=1-3")
+    print('known "%s %s" => pending array' % (pend, arr))
+    for r in SQUEUE_J:
+        ref = r.replace("{P}", pend).replace("{A}", arr)
+        rc, out, err = run("squeue", "-h", "--jobs=" + ref)
+        res = "err %d %s" % (rc, one_line(err)) if "Invalid job id:" in err else "ok"
+        print("squeue %s => %s" % (esc(ref), res))
+    for r in SCONTROL_JOB:
+        ref = r.replace("{P}", pend).replace("{A}", arr)
+        rc, out, err = run("scontrol", "--", "show", "job", ref)
+        res = "err %d %s" % (rc, one_line(err)) if "scontrol_print_job error" in err else "ok"
+        print("scontrol %s => %s" % (esc(ref), res))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", required=True)
