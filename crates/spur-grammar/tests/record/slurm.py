@@ -282,6 +282,67 @@ def jobref():
         print("scontrol %s => %s" % (esc(ref), res))
 
 
+HOSTLISTS = [
+    "gpu[01-03]", "n[1-3,7],m5", "a[1-2]b[3-4]", "a[1-2]b[3-4]c", "n[1-2]-ib", "n[07-10]", "n[9-11]", "[1-3]",
+    "n1,n1,n2", "a,b c", "a\tb,,d", "n[1-]", "foo", "x1-2]", "n01,n1,n001", "n[00-02]", "n[1-010]", "",
+    "r[1-2]n[1-2]x[5]", "n[010-9]", "n[3-1]", "n[a-b]", "n[]", "n[1,,2]", "n[-3]", "x[1-2", "n[1-3",
+    "n[1--3]", "n[1x3]", "n[0-70000]", "n[0-65535]", "n[1-3],n2", "n3,n1,n2,n10,n9", "n[1-5],n[3-8]",
+    "b1,a2,a1,c,a", "n01,n1,n001,n2,n02", "x,x1,x2", "n10,n9,n08", "a1b2,a1b3,a2b2", "1,2,3", "n[009-011]",
+    "n5,m1,n6,m2", "n[1-2],n[1-2]", "n[1-10],n[5-6]", "[a]", "n[1-2]x[3", "n]1[2", "\u00e9[1-2]",
+]
+TIMES = [
+    "0", "5", "5:30", "5:00", "1:02:03", "1:00:00", "2-0", "1-2", "1-2:30", "1-2:30:01", "1-", "UNLIMITED",
+    "infinite", "-1", "", "abc", "1:", ":5", "1::", "1-2-3", "1:2-3", "1:2:3:4", "1-:", "5m", " 5", "-2",
+    "1.5", "99999999999999999999", "59:59", "60", "0:59", "0:0:1", "1-0:0:0", "365-00:00:00", "1:60",
+    "4294967295", "71582788", "71582789", "\u00e9",
+]
+MEMS = [
+    "4G", "4g", "4GB", "512M", "512", "1T", "100K", "2048K", "2049k", "0", "0G", "", "G", "4X", "4GBB",
+    "4 G", "-1", "-5G", "1.5G", "abc", "4Gx", "99999999999999999999", "9999999999999T", " 4G", "+4G",
+    "4KB", "4kb", "1P", "4096", "1024K", "4Gb", "8796093022207", "8796093022208", "\u00e9",
+]
+
+
+def hostlist():
+    print("# Hostlist expressions: `scontrol show hostnames|hostlist|hostlistsorted EXPR`, recorded")
+    print("# from %s by tests/record/slurm.py. scontrol prints a bad list's error on" % version())
+    print("# stderr and exits 0: `err` lines give that stderr.")
+    for h in HOSTLISTS:
+        for what in ("hostnames", "hostlist", "hostlistsorted"):
+            rc, out, err = run("scontrol", "show", what, h)
+            if err.strip():
+                res = "err " + one_line(err)
+            else:
+                res = "ok " + " ".join(out.split())
+            print("%s %s => %s" % (what, esc(h), res))
+
+
+def opt_value(opt, name, value):
+    """sbatch -v's line for an option (`sbatch: mem  : 4G`), or its error."""
+    rc, out, err = run("sbatch", "-v", "--parsable", "--hold", "--%s=%s" % (opt, value), "--wrap", "true")
+    if rc == 0:
+        submitted.append(out.strip())
+        m = re.search(r"^sbatch: %s\s+: (.*)$" % name, err, re.M)
+        return "ok " + (m.group(1) if m else "(not shown)")
+    return "err %d %s" % (rc, one_line("\n".join(l for l in err.splitlines() if "error" in l)))
+
+
+def time():
+    print("# Time limits (time_str2mins through sbatch --time): `sbatch -v --hold --time=T`, the")
+    print("# value as sbatch -v shows it (mins2time_str), else its error. Recorded from")
+    print("# %s by tests/record/slurm.py." % version())
+    for t in TIMES:
+        print("sbatch %s => %s" % (esc(t), opt_value("time", "time", t)))
+
+
+def size():
+    print("# Memory sizes (str_to_mbytes through sbatch --mem): `sbatch -v --hold --mem=M`, the")
+    print("# value as sbatch -v shows it (mbytes_to_str), else its error. Recorded from")
+    print("# %s by tests/record/slurm.py." % version())
+    for m in MEMS:
+        print("sbatch %s => %s" % (esc(m), opt_value("mem", "mem", m)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", required=True)
