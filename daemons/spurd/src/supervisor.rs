@@ -2,21 +2,9 @@
 //! independent of it (`spurd supervise <jobdir>`), so a job keeps running
 //! while spurd restarts.
 //!
-//! The job directory is the only interface between the two:
-//!
-//! | file | written by | content |
-//! |---|---|---|
-//! | `spec.bin` | agent | bincode of the `LaunchSpec` |
-//! | `supervisor.pid` | supervisor | its pid |
-//! | `slurm_script` | supervisor | the script, owned by the user, 0700 |
-//! | `job.pgid` | supervisor | pid (= process group) of the script |
-//! | `stderr.path` | supervisor | where the job's stderr goes |
-//! | `status` | supervisor | the `wait(2)` status of the script, decimal, last |
-//! | `supervisor.log` | supervisor | its own diagnostics |
-//!
-//! The directory is root's (mode 0750, group = the job's group, as Slurm's
-//! `job%05u` directory), so the user can run the script but can write
-//! nothing the agent trusts.
+//! The job directory is the only interface between the two; what it holds,
+//! who writes each file and which processes are the job's is defined in the
+//! `spur_spool` crate (its module doc is the contract table).
 //!
 //! The supervisor is a child subreaper: processes the script leaves behind
 //! stay its descendants, so signals reach them and they are killed when the
@@ -26,8 +14,6 @@
 //! the raw status, as slurmstepd reports it: 4021 (ESLURMD_IO_ERROR, shown
 //! as `ExitCode=0:53`) when an output file cannot be opened, 4016
 //! (ESLURMD_SET_UID_OR_GID_ERROR) when the identity cannot be taken.
-
-#![allow(dead_code)]
 
 use crate::iopattern;
 use crate::jobenv::{self, EnvContext};
@@ -44,19 +30,8 @@ use std::io::{self, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-pub const SPEC_FILE: &str = "spec.bin";
-/// What the supervisor tells about its processes, appended as they become
-/// known (one file, so one inode per job; spool directories come and go at
-/// the job rate): line 1 its own pid, line 2 the script's pid (and process
-/// group), then the stderr path to the end of the file.
-pub const PROC_FILE: &str = "supervisor.proc";
-pub const SCRIPT_FILE: &str = "slurm_script";
-pub const STATUS_FILE: &str = "status";
-/// The agent's notification socket, in the spool directory.
-pub const SOCKET_NAME: &str = "spurd.sock";
 
 /// Slurm's codes for a batch step that could not start (raw status).
 pub const ESLURMD_CREATE_BATCH_DIR_ERROR: i32 = 4010;
@@ -64,48 +39,6 @@ pub const ESLURMD_SET_UID_OR_GID_ERROR: i32 = 4016;
 pub const ESLURMD_IO_ERROR: i32 = 4021;
 /// Raw status for a failure Slurm reports as a plain exit code 1.
 const EXIT_1: i32 = 1 << 8;
-
-/// What the agent finds in one job directory after a restart.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobDirState {
-    pub job_id: u32,
-    pub dir: PathBuf,
-    /// The supervisor process is alive.
-    pub running: bool,
-    /// The script's wait status, once it ended.
-    pub status: Option<i32>,
-}
-
-/// Write `spec.bin` into `jobdir` (created when missing), atomically.
-/// A helper for the agent; `run` only reads it.
-pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
-    fs::create_dir_all(jobdir)?;
-    let bytes = bincode::serialize(spec).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    write_atomic(&jobdir.join(SPEC_FILE), &bytes)
-}
-
-pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
-    let bytes = fs::read(jobdir.join(SPEC_FILE))?;
-    bincode::deserialize(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
-/// Replace `path` whole (readers see the old or the new content), flushed
-/// to disk first.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = fs::OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)
-}
-
-fn read_num<T: std::str::FromStr>(path: &Path) -> Option<T> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
-}
 
 /// Start `exe supervise jobdir` as a process of its own, stdin and stdout
 /// on /dev/null, its stderr (the supervisor's log lines, each naming its
@@ -191,21 +124,21 @@ pub fn run(jobdir: &Path) -> i32 {
             (ESLURMD_CREATE_BATCH_DIR_ERROR, None)
         }
     };
-    if let Err(e) = write_atomic(&jobdir.join(STATUS_FILE), format!("{}\n", status).as_bytes()) {
+    if let Err(e) = spur_spool::write_status(jobdir, status) {
         log(&format!("writing status: {}", e));
     }
     let job_id = spec
         .as_ref()
         .map(|s| s.job.job_id)
-        .or_else(|| job_id_of(jobdir))
+        .or_else(|| spur_spool::job_id_of(jobdir))
         .unwrap_or(0);
     notify_agent(jobdir, job_id);
     0
 }
 
 fn notify_agent(jobdir: &Path, job_id: u32) {
-    if let Some(spool) = jobdir.parent() {
-        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(spool.join(SOCKET_NAME)) {
+    if let Some(spool_dir) = jobdir.parent() {
+        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(spur_spool::socket_path(spool_dir)) {
             let _ = s.set_write_timeout(Some(Duration::from_secs(5)));
             let _ = s.write_all(format!("done {}\n", job_id).as_bytes());
         }
@@ -239,9 +172,8 @@ fn cstr(s: &str) -> CString {
 }
 
 fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
-    let spec = read_spec(jobdir)?;
-    let mut proc_file = fs::OpenOptions::new().create(true).truncate(true).write(true).open(jobdir.join(PROC_FILE))?;
-    proc_file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
+    let spec = spur_spool::read_spec(jobdir)?;
+    let proc_file = spur_spool::ProcWriter::create(jobdir)?;
     // SAFETY: plain prctl with integer arguments.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -259,7 +191,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     }
 
     // The script, as the user's, 0700.
-    let script_path = jobdir.join(SCRIPT_FILE);
+    let script_path = spur_spool::script_path(jobdir);
     let _ = fs::remove_file(&script_path);
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -366,9 +298,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         Ok(ForkResult::Parent { child }) => child,
     };
     drop(wr);
-    // one write: a reader sees the pid line whole or not at all
-    let _ = proc_file.write_all(format!("{}\n{}", child.as_raw(), prep.stderr.to_string_lossy()).as_bytes());
-    drop(proc_file);
+    let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     let mut setup_code = None;
     {
         let mut f = fs::File::from(rd);
@@ -419,7 +349,7 @@ fn kill_leftovers(pgid: Pid) {
     }
     loop {
         let _ = signal::killpg(pgid, Signal::SIGKILL);
-        for p in descendants(me) {
+        for p in spur_spool::descendants(me) {
             let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
         }
         // Reap what is there.
@@ -703,183 +633,13 @@ fn bracket_balance(s: &str) -> i32 {
     })
 }
 
-/// Parent pid of every process: `(pid, ppid)`.
-fn process_table() -> Vec<(i32, i32)> {
-    let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir("/proc") else { return out };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        let Ok(stat) = fs::read_to_string(format!("/proc/{}/stat", pid)) else { continue };
-        // The command may contain spaces and parentheses: split after the last ')'.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-        let mut f = rest.split_whitespace();
-        let _state = f.next();
-        if let Some(ppid) = f.next().and_then(|s| s.parse::<i32>().ok()) {
-            out.push((pid, ppid));
-        }
-    }
-    out
-}
-
-/// All descendants of `root` (not `root` itself).
-fn descendants(root: i32) -> Vec<i32> {
-    let table = process_table();
-    let mut found = vec![root];
-    let mut i = 0;
-    while i < found.len() {
-        let p = found[i];
-        for &(c, pp) in &table {
-            if pp == p && !found.contains(&c) {
-                found.push(c);
-            }
-        }
-        i += 1;
-    }
-    found.remove(0);
-    found
-}
-
-fn pid_alive(pid: i32) -> bool {
-    pid > 0 && signal::kill(Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
-}
-
-fn is_zombie(pid: i32) -> bool {
-    fs::read_to_string(format!("/proc/{}/stat", pid))
-        .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().starts_with('Z')))
-        .unwrap_or(true)
-}
-
-/// The supervisor of `jobdir` is alive (its pid is running `supervise` for
-/// this very directory, so a reused pid does not count).
-fn supervisor_pid(jobdir: &Path) -> Option<i32> {
-    let pid = read_proc(jobdir).0?;
-    if !pid_alive(pid) {
-        return None;
-    }
-    let cmdline = fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
-    let want = jobdir.as_os_str().as_bytes();
-    let canon = fs::canonicalize(jobdir).ok();
-    let matches = cmdline.split(|&b| b == 0).any(|a| {
-        a == want || canon.as_ref().map(|c| c.as_os_str().as_bytes() == a).unwrap_or(false)
-    });
-    if matches {
-        Some(pid)
-    } else {
-        None
-    }
-}
-
-/// `PROC_FILE`: the supervisor's pid, the script's pid, the stderr path, as
-/// far as they are written (a line counts once its newline is there).
-fn read_proc(jobdir: &Path) -> (Option<i32>, Option<i32>, Option<String>) {
-    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else {
-        // a job started by an earlier spurd (one file per fact), still
-        // running across the upgrade
-        return (
-            read_num(&jobdir.join("supervisor.pid")),
-            read_num(&jobdir.join("job.pgid")),
-            fs::read_to_string(jobdir.join("stderr.path")).ok().map(|p| p.trim_end_matches('\n').to_string()),
-        );
-    };
-    let mut parts = text.splitn(3, '\n');
-    let first = parts.next();
-    let second = parts.next();
-    let rest = parts.next();
-    // a number counts only with its newline after it
-    let sup = second.and(first).and_then(|l| l.trim().parse().ok());
-    let script = rest.and(second).and_then(|l| l.trim().parse().ok());
-    (sup, script, rest.map(|r| r.to_string()))
-}
-
-/// The processes of the job: the script's process group and every
-/// descendant of the supervisor (or of the script when the supervisor is
-/// gone).
-fn job_processes(jobdir: &Path) -> (Option<i32>, Vec<i32>) {
-    let script = read_proc(jobdir).1;
-    let sup = supervisor_pid(jobdir);
-    let mut procs = match (sup, script) {
-        (Some(s), _) => descendants(s),
-        (None, Some(p)) if pid_alive(p) => {
-            let mut v = vec![p];
-            v.extend(descendants(p));
-            v
-        }
-        _ => Vec::new(),
-    };
-    procs.retain(|&p| Some(p) != sup && !is_zombie(p));
-    (script, procs)
-}
-
-/// Send `sig` to the job: its whole process tree, or only the script
-/// process when `batch_only`. Nothing left to signal is not an error.
-pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
-    let signal = Signal::try_from(sig).map_err(io::Error::from)?;
-    if jobdir.join(STATUS_FILE).exists() {
-        return Ok(());
-    }
-    let (script, procs) = job_processes(jobdir);
-    if batch_only {
-        if let Some(p) = script {
-            if procs.contains(&p) {
-                return ignore_esrch(signal::kill(Pid::from_raw(p), signal));
-            }
-        }
-        return Ok(());
-    }
-    if let Some(p) = script {
-        if procs.contains(&p) {
-            ignore_esrch(signal::killpg(Pid::from_raw(p), signal))?;
-        }
-    }
-    for p in procs {
-        let _ = signal::kill(Pid::from_raw(p), signal);
-    }
-    Ok(())
-}
-
-fn ignore_esrch(r: nix::Result<()>) -> io::Result<()> {
-    match r {
-        Ok(()) | Err(Errno::ESRCH) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Cancel or time-limit kill: SIGCONT and SIGTERM to everything, up to
-/// `kill_wait_secs` for it to end, then SIGKILL. Blocking.
-pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
-    let _ = signal_job(jobdir, libc::SIGCONT, false);
-    let _ = signal_job(jobdir, libc::SIGTERM, false);
-    let deadline = Instant::now() + Duration::from_secs(kill_wait_secs as u64);
-    loop {
-        if job_processes(jobdir).1.is_empty() {
-            return;
-        }
-        if Instant::now() >= deadline {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    for _ in 0..50 {
-        let (_, procs) = job_processes(jobdir);
-        if procs.is_empty() {
-            return;
-        }
-        let _ = signal_job(jobdir, libc::SIGKILL, false);
-        // Also what is no longer in the table walk (e.g. status written).
-        for p in procs {
-            let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// Append a slurmstepd-style error line to the job's stderr file, e.g.
 /// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
 pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
-    let path = read_proc(jobdir).2.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
+    let spec = spur_spool::read_spec(jobdir)?;
+    let path = spur_spool::read_proc(jobdir)
+        .stderr
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
     let mut f = fs::OpenOptions::new().append(true).open(path)?;
     f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
 }
@@ -910,7 +670,7 @@ pub fn slurm_time(epoch: i64) -> String {
 /// ` DUE TO TIME LIMIT` before the closing stars for a time-limit kill.
 /// Call it before `terminate_job`.
 pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
+    let spec = spur_spool::read_spec(jobdir)?;
     let msg = format!(
         "*** JOB {} ON {} CANCELLED AT {}{} ***",
         spec.job.job_id,
@@ -919,43 +679,6 @@ pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result
         if time_limit { " DUE TO TIME LIMIT" } else { "" }
     );
     write_job_stderr(jobdir, &msg)
-}
-
-fn job_id_of(dir: &Path) -> Option<u32> {
-    let name = dir.file_name()?.to_str()?;
-    let digits = name.strip_prefix("job")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// The job directories under `spool` (`job<ID>`, any zero padding), in
-/// job id order.
-pub fn scan(spool: &Path) -> Vec<JobDirState> {
-    let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir(spool) else { return out };
-    for e in rd.flatten() {
-        let dir = e.path();
-        if !dir.is_dir() {
-            continue;
-        }
-        let Some(job_id) = job_id_of(&dir) else { continue };
-        let status = read_num::<i32>(&dir.join(STATUS_FILE));
-        let running = status.is_none() && supervisor_pid(&dir).is_some();
-        out.push(JobDirState { job_id, dir, running, status });
-    }
-    out.sort_by_key(|s| s.job_id);
-    out
-}
-
-/// Remove a finished job's directory (best effort; a missing one is fine).
-pub fn cleanup(jobdir: &Path) {
-    match fs::remove_dir_all(jobdir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => log(&format!("removing {}: {}", jobdir.display(), e)),
-    }
 }
 
 #[cfg(test)]

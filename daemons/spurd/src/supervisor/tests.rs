@@ -9,8 +9,13 @@
 use super::*;
 use crate::iopattern::tests::job;
 use spur_core::model::NodeAlloc;
+use spur_spool::{
+    cleanup, pid_alive, read_proc, read_status, scan, signal_job, terminate_job, write_spec, JobDirState, SCRIPT_FILE,
+    SOCKET_NAME, STATUS_FILE,
+};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 
 const TEST_UID: u32 = 1500;
 
@@ -133,7 +138,7 @@ fn wait_contains(p: &Path, what: &str, secs: u64) -> bool {
 
 fn status_of(dir: &Path) -> i32 {
     assert!(wait_file(&dir.join(STATUS_FILE), 60), "no status in {}", dir.display());
-    read_num(&dir.join(STATUS_FILE)).unwrap()
+    read_status(dir).unwrap()
 }
 
 #[test]
@@ -182,7 +187,7 @@ fn runs_as_the_user_with_slurm_env_and_files() {
     }
     assert!(!out.contains("SLURM_UMASK="));
     let pid_line = lines.iter().find(|l| l.starts_with("SLURM_TASK_PID=")).unwrap();
-    let pgid: i32 = read_proc(&dir).1.unwrap();
+    let pgid: i32 = read_proc(&dir).script.unwrap();
     assert_eq!(*pid_line, format!("SLURM_TASK_PID={}", pgid));
     assert!(out.ends_with("to-stderr\n"), "stderr joins stdout by default");
 
@@ -201,7 +206,7 @@ fn runs_as_the_user_with_slurm_env_and_files() {
 
     let st = scan(&spool);
     assert_eq!(st, vec![JobDirState { job_id: 201, dir: dir.clone(), running: false, status: Some(0) }]);
-    cleanup(&dir);
+    cleanup(&dir).unwrap();
     assert!(!dir.exists());
     assert!(scan(&spool).is_empty());
 }
@@ -299,7 +304,7 @@ fn terminate_kills_a_script_ignoring_sigterm_after_kill_wait() {
     let dir = start(&spool, &spec);
     let out = work.join("slurm-207.out");
     assert!(wait_contains(&out, "started", 30));
-    let escaped: i32 = read_num(&work.join("escaped.pid")).unwrap();
+    let escaped: i32 = fs::read_to_string(work.join("escaped.pid")).unwrap().trim().parse().unwrap();
     assert!(pid_alive(escaped));
     let st = scan(&spool);
     assert_eq!(st.len(), 1);
@@ -329,7 +334,7 @@ fn signal_batch_only_and_leftovers_killed_at_end() {
     let dir = start(&spool, &spec);
     let out = work.join("slurm-208.out");
     assert!(wait_contains(&out, "started", 30));
-    let bg: i32 = read_num(&work.join("bg.pid")).unwrap();
+    let bg: i32 = fs::read_to_string(work.join("bg.pid")).unwrap().trim().parse().unwrap();
     signal_job(&dir, libc::SIGUSR1, true).unwrap();
     assert_eq!(status_of(&dir), 0);
     assert!(fs::read_to_string(&out).unwrap().contains("got USR1"));
@@ -366,21 +371,13 @@ fn garbage_spec_still_writes_a_status() {
     let base = PathBuf::from(format!("/tmp/spur-sup-test-garbage-{}", std::process::id()));
     let dir = base.join("job77");
     fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join(SPEC_FILE), b"not bincode").unwrap();
+    fs::write(dir.join(spur_spool::SPEC_FILE), b"not bincode").unwrap();
     assert_eq!(run(&dir), 0);
-    assert_eq!(read_num::<i32>(&dir.join(STATUS_FILE)), Some(ESLURMD_CREATE_BATCH_DIR_ERROR));
+    assert_eq!(read_status(&dir), Some(ESLURMD_CREATE_BATCH_DIR_ERROR));
     let st = scan(&base);
     assert_eq!(st[0].job_id, 77);
     assert!(!st[0].running);
     let _ = fs::remove_dir_all(&base);
-}
-
-#[test]
-fn job_dir_names() {
-    assert_eq!(job_id_of(Path::new("/s/job00012")), Some(12));
-    assert_eq!(job_id_of(Path::new("/s/job5")), Some(5));
-    assert_eq!(job_id_of(Path::new("/s/jobx")), None);
-    assert_eq!(job_id_of(Path::new("/s/cred")), None);
 }
 
 #[test]
@@ -408,28 +405,4 @@ fn root_job_and_unknown_user() {
     let out = work.join("slurm-211.out");
     assert_eq!(fs::read_to_string(&out).unwrap(), "15999\n");
     assert_eq!(fs::metadata(&out).unwrap().uid(), 15999);
-}
-
-#[test]
-fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
-    let d = std::env::temp_dir().join(format!("spur-proc-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    assert_eq!(read_proc(&d), (None, None, None));
-    let put = |t: &str| fs::write(d.join(PROC_FILE), t).unwrap();
-    put("12");
-    assert_eq!(read_proc(&d), (None, None, None));
-    put("123\n");
-    assert_eq!(read_proc(&d), (Some(123), None, None));
-    put("123\n45");
-    assert_eq!(read_proc(&d), (Some(123), None, None));
-    put("123\n456\n/home/u/slurm-7.out");
-    assert_eq!(read_proc(&d), (Some(123), Some(456), Some("/home/u/slurm-7.out".to_string())));
-    // a job started by an earlier spurd: one file per fact
-    fs::remove_file(d.join(PROC_FILE)).unwrap();
-    fs::write(d.join("supervisor.pid"), "77\n").unwrap();
-    fs::write(d.join("job.pgid"), "78\n").unwrap();
-    fs::write(d.join("stderr.path"), "/tmp/e.err").unwrap();
-    assert_eq!(read_proc(&d), (Some(77), Some(78), Some("/tmp/e.err".to_string())));
-    let _ = fs::remove_dir_all(&d);
 }
