@@ -41,6 +41,37 @@ pub fn ensure_test_user() {
     let _ = Command::new("useradd").args(["-u", "1500", "-g", TEST_USER, "-m", "-s", "/bin/bash", TEST_USER]).status();
 }
 
+/// Wait until `cond` holds, polling every 10 ms; fail the test naming `what`
+/// after `timeout`.
+pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        if start.elapsed() > timeout {
+            panic!("{} did not happen within {:?}", what, timeout);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The processes (other than this one) whose command line contains `needle`.
+pub fn processes_with(needle: &str) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let mut out = vec![];
+    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == me {
+            continue;
+        }
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            if c.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
 pub fn uid_of(user: &str) -> u32 {
     let o = Command::new("id").args(["-u", user]).output().expect("id");
     String::from_utf8_lossy(&o.stdout).trim().parse().expect("uid")
@@ -217,6 +248,15 @@ impl Cluster {
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("spur cluster up");
+        Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
+    }
+
+    /// `spur cluster down` on this cluster.
+    pub fn down(&self) -> Out {
+        let o = Command::new(self.bin.join("spur"))
+            .args(["cluster", "down", "--dir", &self.dir.to_string_lossy()])
+            .output()
+            .expect("spur cluster down");
         Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
     }
 

@@ -300,6 +300,33 @@ fn scancel_reaches_the_whole_process_tree() {
     assert_eq!(count(), 0, "every process of the job must be gone");
 }
 
+/// `spur cluster down` ends the jobs of the cluster it stops, with their
+/// supervisors: no process is left that belongs to the cluster.
+#[test]
+fn cluster_down_ends_the_running_jobs() {
+    let c = Cluster::up("downjobs", 2, &[]);
+    let marker = format!("spur-down-{}", std::process::id());
+    let job = format!("bash -c 'exec -a {m} sleep 300' & echo started; wait", m = marker);
+    for i in 0..3 {
+        let out = format!("down{}.out", i);
+        c.sbatch(&["-o", &out, "--wrap", &job]);
+        c.wait_file(&out, "started", T);
+    }
+    wait_for("the jobs' sleeps", T, || processes_with(&marker).len() == 3);
+    let dir = c.dir.to_string_lossy().to_string();
+    assert!(!processes_with(&dir).is_empty());
+    let o = c.down();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let sleeps = processes_with(&marker);
+    // daemons, supervisors and job scripts all name the cluster's directory
+    let left = processes_with(&dir);
+    for p in sleeps.iter().chain(&left) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*p), nix::sys::signal::Signal::SIGKILL);
+    }
+    assert_eq!(sleeps, Vec::<i32>::new(), "the jobs' processes outlived `spur cluster down`");
+    assert_eq!(left, Vec::<i32>::new(), "processes of the cluster outlived `spur cluster down`");
+}
+
 #[test]
 fn running_job_survives_an_agent_restart() {
     let c = Cluster::up("agent", 1, &[]);
