@@ -3,6 +3,8 @@
 //! jobs outlive agent restarts) and the local credential signing service
 //! (`spurd --authd`).
 
+#[cfg(test)]
+mod alloc_guard;
 mod iopattern;
 mod jobenv;
 mod supervisor;

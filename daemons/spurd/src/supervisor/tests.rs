@@ -138,7 +138,13 @@ fn wait_contains(p: &Path, what: &str, secs: u64) -> bool {
 
 fn status_of(dir: &Path) -> i32 {
     assert!(wait_file(&dir.join(STATUS_FILE), 60), "no status in {}", dir.display());
-    read_status(dir).unwrap()
+    let st = read_status(dir).unwrap();
+    assert_ne!(
+        (libc::WIFEXITED(st), libc::WEXITSTATUS(st)),
+        (true, crate::alloc_guard::ALLOCATED),
+        "the script's process allocated between fork and execve"
+    );
+    st
 }
 
 #[test]
@@ -405,4 +411,21 @@ fn root_job_and_unknown_user() {
     let out = work.join("slurm-211.out");
     assert_eq!(fs::read_to_string(&out).unwrap(), "15999\n");
     assert_eq!(fs::metadata(&out).unwrap().uid(), 15999);
+}
+
+#[test]
+fn the_childs_data_is_made_before_the_fork() {
+    let mut buf = [0xffu8; 32];
+    fill_task_pid(&mut buf, 4_294_967_295);
+    assert_eq!(&buf[..26], b"SLURM_TASK_PID=4294967295\0");
+    fill_task_pid(&mut buf, 0);
+    assert_eq!(CStr::from_bytes_until_nul(&buf).unwrap(), c"SLURM_TASK_PID=0");
+    assert_eq!(parent_dirs(c"/a/b/out-%j"), [c"/a".to_owned(), c"/a/b".to_owned()]);
+    assert_eq!(parent_dirs(c"sub/o.txt"), [c"sub".to_owned()]);
+    assert!(parent_dirs(c"/out").is_empty());
+    assert_eq!(strerror(libc::ENOENT), "No such file or directory");
+    let v = [c"a".to_owned(), c"bc".to_owned()];
+    let a = c_array(&v);
+    assert_eq!((a.len(), a[2]), (3, std::ptr::null()));
+    assert_eq!(a[1], v[1].as_ptr());
 }
