@@ -218,12 +218,13 @@ impl Cluster {
 
     /// `kill -9` a daemon by its pid file name (e.g. "spurctld-vm", "spurd-node1").
     pub fn kill9(&self, daemon: &str) {
-        let pid = self.pid(daemon).unwrap_or_else(|| panic!("no pid file for {}", daemon));
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        use nix::sys::signal::{kill, Signal};
+        let pid = nix::unistd::Pid::from_raw(self.pid(daemon).unwrap_or_else(|| panic!("no pid file for {}", daemon)));
+        let _ = kill(pid, Signal::SIGKILL);
         let start = Instant::now();
-        while unsafe { libc::kill(pid, 0) } == 0 && start.elapsed() < Duration::from_secs(5) {
+        while kill(pid, None).is_ok() && start.elapsed() < Duration::from_secs(5) {
             // reap if it happens to be ours
-            unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+            let _ = nix::sys::wait::waitpid(pid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -338,9 +339,12 @@ impl Cluster {
         }
         c.envs(self.env.iter().map(|(k, v)| (k, v)));
         c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);
+        // SAFETY: the closure runs in the child between fork and exec, where
+        // only async-signal-safe calls are allowed: setsid(2) is one, and
+        // nothing is allocated.
         unsafe {
             c.pre_exec(|| {
-                libc::setsid();
+                let _ = nix::unistd::setsid();
                 Ok(())
             });
         }

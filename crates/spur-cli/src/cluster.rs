@@ -7,6 +7,8 @@
 //! those, then ends the jobs their agents started (found through the spool
 //! contract, `spur_spool`) and their supervisors.
 
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -279,9 +281,12 @@ fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &
         .stdin(std::process::Stdio::null())
         .stdout(out)
         .stderr(err);
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed: setsid(2) is one, and nothing is
+    // allocated (its error, which a new child cannot get, is dropped).
     unsafe {
         c.pre_exec(|| {
-            libc::setsid();
+            let _ = nix::unistd::setsid();
             Ok(())
         });
     }
@@ -396,7 +401,7 @@ fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
 fn kill_wait(pid: i32, timeout: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < timeout {
-        if unsafe { libc::kill(pid, 0) } != 0 {
+        if signal::kill(Pid::from_raw(pid), None).is_err() {
             return true;
         }
         // a zombie waiting for its reaper is gone too
@@ -428,13 +433,13 @@ fn down(dir: &Path) -> Result<(), String> {
         let fname = pf.file_name().unwrap_or_default().to_string_lossy().to_string();
         let bin = if fname.starts_with("spurctld") { "spurctld" } else { "spurd" };
         if let Some(pid) = alive(pf, bin) {
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            let _ = signal::kill(Pid::from_raw(pid), Signal::SIGTERM);
             stopping.push(pid);
         }
     }
     for pid in stopping {
         if !kill_wait(pid, Duration::from_secs(5)) {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let _ = signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
             kill_wait(pid, Duration::from_secs(2));
         }
     }
