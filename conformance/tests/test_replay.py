@@ -1,6 +1,7 @@
 """Tests of the conformance harness itself: `python3 -m unittest discover -s conformance/tests`.
 
-The replay must never read as a pass when it could not run.
+The replay must never read as a pass when it could not run, and the scenario
+runner's waits must poll their condition and report a timeout.
 """
 
 import glob
@@ -62,6 +63,59 @@ class ReplayHarnessErrors(unittest.TestCase):
         rc, out, _ = replay("job_ids", "--compare-only", self.tmp.name)
         self.assertEqual(rc, 2)
         self.assertEqual(out.rstrip("\n").splitlines()[-1], f"0 passed, {steps} failed")
+
+
+class FakeExecutor:
+    """Answers `run` with the exit codes given, in turn (the last one repeats)."""
+
+    def __init__(self, codes):
+        self.codes, self.cmds = list(codes), []
+
+    def run(self, text, user):
+        self.cmds.append(text)
+        rc = self.codes.pop(0) if len(self.codes) > 1 else self.codes[0]
+        return b"", b"", rc
+
+    def read_file(self, path):
+        return None
+
+
+class WaitUntil(unittest.TestCase):
+    def scenario(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".scn", delete=False) as f:
+            f.write(text)
+        try:
+            return scn.parse(f.name)
+        finally:
+            os.unlink(f.name)
+
+    def test_parsed_as_an_unrecorded_step_with_its_options(self):
+        sc = self.scenario("run capture=J sbatch x\nwait_until timeout=3 grep -qx started out-$J.txt\nrun squeue\n")
+        kinds = [(s.id, s.kind, s.records) for s in sc.steps]
+        self.assertEqual(kinds, [("01", "run", True), ("02", "wait_until", False), ("03", "run", True)])
+        self.assertEqual(sc.steps[1].opts, {"timeout": "3"})
+        self.assertEqual(sc.steps[1].text, "grep -qx started out-$J.txt")
+        with self.assertRaises(scn.ScenarioError):
+            self.scenario("wait_until\n")
+
+    def test_polls_until_the_command_succeeds(self):
+        sc = self.scenario("wait_until test -e $X\n")
+        ex = FakeExecutor([1, 1, 0])
+        r = scn.Runner(ex, sc)
+        r.captures["X"] = "f1"
+        self.assertEqual(list(r.run()), [])
+        self.assertEqual(ex.cmds, ["test -e f1"] * 3)
+        self.assertEqual(r.wait_timeouts, [])
+
+    def test_a_timeout_is_reported(self):
+        sc = self.scenario("wait_until timeout=0.3 false\n")
+        r = scn.Runner(FakeExecutor([1]), sc, log=lambda m: None, soft_waits=True)
+        list(r.run())
+        self.assertEqual(len(r.wait_timeouts), 1)
+        self.assertIn("`false` still exits 1", r.wait_timeouts[0])
+        # when recording, it stops the scenario
+        with self.assertRaises(scn.ScenarioError):
+            list(scn.Runner(FakeExecutor([1]), sc).run())
 
 
 class Scenarios(unittest.TestCase):
