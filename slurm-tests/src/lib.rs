@@ -53,6 +53,12 @@ pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// A process's state letter from /proc (`R`, `S`, `T` stopped, `Z`, ...).
+pub fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
 /// The processes (other than this one) whose command line contains `needle`.
 pub fn processes_with(needle: &str) -> Vec<i32> {
     let me = std::process::id() as i32;
@@ -261,6 +267,24 @@ impl Cluster {
         Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
     }
 
+    /// The job's spool directory on the node running it (`spur_spool`'s
+    /// layout under DIR/spool/slurmd.NODE), while it exists.
+    pub fn job_dir(&self, id: u32) -> Option<PathBuf> {
+        let rd = std::fs::read_dir(self.dir.join("spool")).ok()?;
+        rd.flatten().map(|e| spur_spool::job_dir(&e.path(), id)).find(|d| d.is_dir())
+    }
+
+    /// The job's script has ended on its node (its supervisor wrote
+    /// `status`), reported to the controller or not.
+    pub fn run_ended(&self, id: u32) -> bool {
+        self.job_dir(id).map(|d| spur_spool::has_status(&d)).unwrap_or(false)
+    }
+
+    /// The job's processes on its node, as its agent would signal them.
+    pub fn job_processes(&self, id: u32) -> Vec<i32> {
+        self.job_dir(id).map(|d| spur_spool::job_processes(&d).1).unwrap_or_default()
+    }
+
     pub fn read_work(&self, name: &str) -> String {
         std::fs::read_to_string(self.work.join(name)).unwrap_or_else(|e| panic!("{}: {}", name, e))
     }
@@ -351,6 +375,18 @@ impl Cluster {
         let child = c.spawn().expect("spawn spurctld");
         std::fs::write(self.dir.join("run").join(format!("spurctld-{}.pid", name)), format!("{}\n", child.id())).unwrap();
         std::mem::forget(child);
+    }
+
+    /// The last log index controller `name` (`ctldN`) has stored as
+    /// committed: its `raft.committed` (spur-state's `[crc32][bincode
+    /// Option<LogId>]`), when there is a whole one.
+    pub fn committed_index(&self, name: &str) -> Option<u64> {
+        let b = std::fs::read(self.dir.join("state").join(name).join("raft.committed")).ok()?;
+        if b.len() < 4 || crc32fast::hash(&b[4..]).to_le_bytes() != b[..4] {
+            return None;
+        }
+        let id: Option<openraft::LogId<u64>> = bincode::deserialize(&b[4..]).ok()?;
+        id.map(|l| l.index)
     }
 
     /// SlurmctldPort of this cluster.
