@@ -1,5 +1,7 @@
 //! End-to-end test harness: a real Spur cluster on loopback (`spur cluster
-//! up`), driven with the real commands, as root or as a normal user.
+//! up`), driven with the real commands, as root or as a normal user. The
+//! tests need root and the user `spurtest` (created when missing): without
+//! them they fail, saying so.
 //!
 //! The binaries come from `$SPUR_BIN_DIR`, else the workspace's
 //! `target/debug` (build them first: `cargo build --workspace --bins`).
@@ -39,6 +41,8 @@ pub fn ensure_test_user() {
     }
     let _ = Command::new("groupadd").args(["-g", "1500", TEST_USER]).status();
     let _ = Command::new("useradd").args(["-u", "1500", "-g", TEST_USER, "-m", "-s", "/bin/bash", TEST_USER]).status();
+    let made = Command::new("id").arg(TEST_USER).stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    assert!(made, "the end-to-end tests need the user {} (uid 1500), which could not be created", TEST_USER);
 }
 
 /// Wait until `cond` holds, polling every 10 ms; fail the test naming `what`
@@ -112,6 +116,11 @@ impl Cluster {
 
     /// The same, with extra environment for the daemons (e.g. Raft settings).
     pub fn up_env(tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "the end-to-end tests need root: the agents run jobs as their owners, among them the user {}",
+            TEST_USER
+        );
         ensure_test_user();
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
