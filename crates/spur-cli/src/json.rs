@@ -5,6 +5,7 @@
 //! serializer prints it, YAML as its libyaml-based serializer does).
 
 use crate::common::Output;
+use crate::records;
 use crate::squeue::{self, SqueueOpts};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
 use spur_grammar::signal::sig_num2name;
@@ -245,7 +246,7 @@ fn job_resources(j: &Job, view: &ClusterView) -> V {
             o(vec![
                 ("count", i(j.allocs.len() as i64)),
                 ("select_type", strs(&["ONE_ROW"])),
-                ("list", s(&squeue::job_nodes(j))),
+                ("list", s(&records::job_nodes(j))),
                 ("whole", b(false)),
                 ("allocation", a(allocation)),
             ]),
@@ -331,11 +332,11 @@ fn job(j: &Job, view: &ClusterView) -> V {
     } else {
         j.eligible_time
     };
-    let tres = squeue::tres_str(j);
+    let tres = records::tres_str(j);
     let out = |p: &Option<String>| match p {
-        Some(x) if x.starts_with('/') => squeue::fname_format(x, j, None),
-        Some(x) => squeue::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
-        None => squeue::default_out(j, None),
+        Some(x) if x.starts_with('/') => records::fname_format(x, j, None),
+        Some(x) => records::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
+        None => records::default_out(j, None),
     };
     let stdout = out(&j.desc.std_out);
     let stderr = if j.desc.std_err.is_some() {
@@ -409,7 +410,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("cron", s("")),
         ("deadline", num(j.desc.deadline)),
         ("delay_boot", num(0)),
-        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("dependency", s(&records::dependency_text(j).unwrap_or_default())),
         ("derived_exit_code", exit_code(j.derived_exit_code)),
         ("eligible_time", num(eligible)),
         ("end_time", num(end_time(j))),
@@ -455,7 +456,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("memory_per_tres", s("")),
         ("name", s(&j.desc.name)),
         ("network", s("")),
-        ("nodes", s(&squeue::job_nodes(j))),
+        ("nodes", s(&records::job_nodes(j))),
         ("nice", i(j.desc.nice.unwrap_or(0) as i64)),
         ("tasks_per_core", inf()),
         ("tasks_per_tres", num(0)),
@@ -524,7 +525,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
             }),
         ),
         ("state_description", s("")),
-        ("state_reason", s(&squeue::reason_text(j))),
+        ("state_reason", s(&records::reason_text(j))),
         ("standard_error", s(&stderr)),
         ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
         ("standard_output", s(&stdout)),
@@ -905,7 +906,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
     } else {
         j.eligible_time
     };
-    let tres = squeue::tres_str(j);
+    let tres = records::tres_str(j);
     let path = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => x.clone(),
         Some(x) => format!("{}/{}", j.desc.work_dir, x),
@@ -962,7 +963,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("cpus_per_tres", s("")),
         ("deadline", i(j.desc.deadline)),
         ("delay_boot", i(0)),
-        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("dependency", s(&records::dependency_text(j).unwrap_or_default())),
         ("derived_exit_code", i(j.derived_exit_code as i64)),
         ("eligible_time", i(eligible)),
         ("end_time", i(end_time(j))),
@@ -998,7 +999,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         v.push((
             "job_resources",
             o(vec![
-                ("nodes", s(&squeue::job_nodes(j))),
+                ("nodes", s(&records::job_nodes(j))),
                 ("allocated_cores", i(j.num_cpus as i64)),
                 ("allocated_hosts", i(j.allocs.len() as i64)),
                 ("allocated_nodes", a(nodes)),
@@ -1021,7 +1022,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("mcs_label", s("")),
         ("memory_per_tres", s("")),
         ("name", s(&j.desc.name)),
-        ("nodes", s(&squeue::job_nodes(j))),
+        ("nodes", s(&records::job_nodes(j))),
         ("nice", opt_i(j.desc.nice.filter(|x| *x != 0).map(|x| x as i64))),
         ("tasks_per_core", V::Null),
         ("tasks_per_node", i(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
@@ -1084,7 +1085,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("sockets_per_node", V::Null),
         ("start_time", i(if pending { 0 } else { j.start_time })),
         ("state_description", s("")),
-        ("state_reason", s(&squeue::reason_text(j))),
+        ("state_reason", s(&records::reason_text(j))),
         ("standard_error", s(&path(&j.desc.std_err))),
         ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
         ("standard_output", s(&path(&j.desc.std_out))),

@@ -12,6 +12,7 @@ mod controllers;
 mod format;
 mod json;
 mod opts;
+mod records;
 mod resv;
 mod sbatch;
 mod scancel;

@@ -5,7 +5,7 @@
 
 use crate::common::Output;
 use crate::format::convert_num_unit;
-use crate::squeue::{default_out, dependency_text, fname_format, reason_text, time_used, tres_str};
+use crate::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
 use spur_core::request::{
     self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
@@ -1276,17 +1276,6 @@ fn ts(t: i64) -> String {
     fmt_timestamp(t)
 }
 
-fn exit_pair(status: i32) -> String {
-    let sig = status & 0x7f;
-    if sig != 0 && sig != 0x7f {
-        format!("0:{}", sig)
-    } else if sig == 0 {
-        format!("{}:0", (status >> 8) & 0xff)
-    } else {
-        "0:0".into()
-    }
-}
-
 /// The first CPU id a running job has on each of its nodes: cons_tres gives
 /// the lowest free cores, so the CPUs of the jobs that started there before
 /// it come first (`-d`'s `CPU_IDs=`).
@@ -1430,7 +1419,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.desc.exc_nodes.as_deref().unwrap_or("(null)")
     ));
     o.push_str(le);
-    let nodes = crate::squeue::job_nodes(j);
+    let nodes = job_nodes(j);
     o.push_str(&format!("NodeList={}", nodes));
     o.push_str(le);
     if let Some(bh) = j.allocs.first() {

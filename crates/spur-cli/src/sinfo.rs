@@ -9,6 +9,8 @@
 use crate::common::Output;
 use crate::format::{self, Cell, FieldDef, Item, ItemKind};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use crate::records::{or_null, resv_nodes, resv_state};
+use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
 use std::collections::HashMap;
 
@@ -715,7 +717,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     let mut out = Output::default();
     if o.reservation {
         // -T reports reservations only
-        out.stdout.push_str(&crate::resv::sinfo_list(view, o.no_header));
+        out.stdout.push_str(&reservations(view, o.no_header));
         return out;
     }
     let fmt = o.format.clone().unwrap_or_default();
@@ -913,6 +915,31 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     out
 }
 
+/// `sinfo -T`: the reservations, one a line.
+fn reservations(view: &ClusterView, no_header: bool) -> String {
+    if view.reservations.is_empty() {
+        return "No reservations in the system\n".into();
+    }
+    // the name column is as wide as the longest name (at least 9)
+    let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
+    let mut s = String::new();
+    if !no_header {
+        s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+    }
+    for r in &view.reservations {
+        s.push_str(&format!(
+            "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
+            r.name,
+            resv_state(r, view.now),
+            fmt_timestamp(r.start_time),
+            fmt_timestamp(r.end_time),
+            fmt_secs_scontrol(r.end_time - r.start_time),
+            or_null(&resv_nodes(r))
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -1067,5 +1094,22 @@ pub(crate) mod tests {
         let o = run_view(&["-N", "-h", "-t", "alloc", "-o", "%N"], &v);
         assert_eq!(o.stdout, "node1\nnode2\n");
         assert_eq!(run_view(&["-T"], &v).stdout, "No reservations in the system\n");
+    }
+
+    #[test]
+    fn reservation_list() {
+        let r = spur_core::model::Reservation {
+            name: "r1".into(),
+            start_time: 0,
+            end_time: 3600,
+            nodes: vec!["node1".into(), "node2".into()],
+            ..Default::default()
+        };
+        let v = ClusterView { now: 10, reservations: vec![r], ..Default::default() };
+        let l = run_view(&["-T"], &v).stdout;
+        assert!(l.starts_with("RESV_NAME     STATE"), "{}", l);
+        assert!(l.contains("\nr1           ACTIVE"), "{}", l);
+        assert!(l.ends_with("01:00:00  node[1-2]\n"), "{}", l);
+        assert_eq!(run_view(&["-T"], &ClusterView::default()).stdout, "No reservations in the system\n");
     }
 }
