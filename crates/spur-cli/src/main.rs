@@ -9,6 +9,7 @@
 mod cluster;
 mod common;
 mod controllers;
+mod data;
 mod format;
 mod json;
 mod opts;
@@ -248,9 +249,9 @@ fn run_squeue(args: &[String]) -> i32 {
     // -w needs the node table to map names (squeue loads it too)
     // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
     let job_ids: Vec<String> = opts.job_list.iter().map(|(id, _)| id.to_string()).collect();
-    let mime = json::mime(args);
+    let mime = data::mime(args);
     if let Some(m) = &mime {
-        if let Err(o) = json::check_version("squeue", m) {
+        if let Err(o) = data::check_version("squeue", m) {
             return emit(&o);
         }
     }
@@ -282,9 +283,9 @@ fn run_sinfo(args: &[String]) -> i32 {
         Err(o) => return emit(&o),
     };
     let rt = runtime();
-    let mime = json::mime(args);
+    let mime = data::mime(args);
     if let Some(m) = &mime {
-        if let Err(o) = json::check_version("sinfo", m) {
+        if let Err(o) = data::check_version("sinfo", m) {
             return emit(&o);
         }
     }
