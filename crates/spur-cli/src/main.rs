@@ -13,6 +13,7 @@ mod data;
 mod format;
 mod json;
 mod opts;
+mod ping;
 mod records;
 mod resv;
 mod sbatch;

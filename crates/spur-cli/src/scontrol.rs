@@ -848,7 +848,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         return o;
     }
     match cmd {
-        ScontrolCmd::Ping => crate::controllers::ping(c).await,
+        ScontrolCmd::Ping => crate::ping::ping(c).await,
         ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
             return Output::ok("No licenses configured in Slurm.\n");
         }
