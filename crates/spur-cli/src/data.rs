@@ -43,7 +43,11 @@ pub fn f(x: f64) -> V {
 }
 /// Slurm's `{"set","infinite","number"}` number object.
 pub fn n(set: bool, infinite: bool, number: i64) -> V {
-    o(vec![("set", b(set)), ("infinite", b(infinite)), ("number", i(number))])
+    o(vec![
+        ("set", b(set)),
+        ("infinite", b(infinite)),
+        ("number", i(number)),
+    ])
 }
 /// A number object holding `x`.
 pub fn num(x: i64) -> V {
@@ -79,7 +83,10 @@ pub fn mime(args: &[String]) -> Option<Mime> {
         }
         for (flag, yaml) in [("--json", false), ("--yaml", true)] {
             if x == flag {
-                m = Some(Mime { yaml, version: None });
+                m = Some(Mime {
+                    yaml,
+                    version: None,
+                });
             } else if let Some(v) = x.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
                 m = Some(Mime {
                     yaml,
@@ -164,7 +171,11 @@ pub fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
         ),
         (
             "client",
-            o(vec![("source", s("")), ("user", s(&user)), ("group", s(&group))]),
+            o(vec![
+                ("source", s("")),
+                ("user", s(&user)),
+                ("group", s(&group)),
+            ]),
         ),
         ("command", a(cmd)),
         (
@@ -172,7 +183,11 @@ pub fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
             o(vec![
                 (
                     "version",
-                    o(vec![("major", s("24")), ("micro", s("5")), ("minor", s("11"))]),
+                    o(vec![
+                        ("major", s("24")),
+                        ("micro", s("5")),
+                        ("minor", s("11")),
+                    ]),
                 ),
                 ("release", s("24.11.5")),
                 ("cluster", s(&view.cluster_name)),
@@ -194,7 +209,10 @@ pub fn meta22() -> V {
         (
             "Slurm",
             o(vec![
-                ("version", o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))])),
+                (
+                    "version",
+                    o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))]),
+                ),
                 ("release", s("22.05.8")),
             ]),
         ),
@@ -406,8 +424,8 @@ mod tests {
         };
         let e = check_version("squeue", &m).unwrap_err();
         assert_eq!(e.code, 1);
-        assert!(e
-            .stderr
-            .starts_with("squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"));
+        assert!(e.stderr.starts_with(
+            "squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"
+        ));
     }
 }
