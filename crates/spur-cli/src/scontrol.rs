@@ -4,6 +4,7 @@
 //! src/api/partition_info.c), and the execution against the controller.
 
 use crate::common::Output;
+use crate::version::version_line;
 use crate::format::convert_num_unit;
 use crate::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
@@ -12,6 +13,7 @@ use spur_core::request::{
 };
 use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
+use crate::process::{client, emit, runtime};
 
 /// Global flags of one scontrol invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -757,7 +759,7 @@ fn usage_text() -> String {
 /// Commands answered without the controller.
 pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     match cmd {
-        ScontrolCmd::Version => Some(Output::ok(crate::version_line())),
+        ScontrolCmd::Version => Some(Output::ok(version_line())),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
         ScontrolCmd::Print(o) => Some(o.clone()),
         ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
@@ -1925,11 +1927,30 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     out
 }
 
+
+/// scontrol as a process: parse, answer what needs no controller, else run
+/// the command through spur-client; returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let cmd = match parse(args, env) {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    // Commands that need no controller.
+    if let Some(o) = run_local(&cmd) {
+        return emit(&o);
+    }
+    let c = match client("scontrol") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    emit(&rt.block_on(execute(&cmd, &c)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sinfo::tests::{debug_part, node};
-    use crate::squeue::tests::basic_view;
+    use crate::fixtures::{basic_view, debug_part, node};
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

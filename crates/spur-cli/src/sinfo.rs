@@ -7,12 +7,17 @@
 //! match flags do. `-N` gives every (node, partition) its own line.
 
 use crate::common::Output;
+use crate::version::version_line;
 use crate::format::{self, Cell, FieldDef, Item, ItemKind};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use crate::records::{or_null, resv_nodes, resv_state};
 use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
 use std::collections::HashMap;
+use crate::data;
+use crate::json;
+use crate::process::{client, emit, load_error, runtime};
+use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SinfoOpts {
@@ -181,7 +186,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             }
             "T" => o.reservation = true,
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(crate::version_line())),
+            "V" => return Err(Output::ok(version_line())),
             "help" => return Err(Output::ok(include_str!("text/sinfo_help.txt"))),
             "usage" => return Err(Output::ok(include_str!("text/sinfo_usage.txt"))),
             "hide" => o.all = false,
@@ -940,48 +945,40 @@ fn reservations(view: &ClusterView, no_header: bool) -> String {
     s
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
 
-    pub fn node(i: u32, alloc: u32) -> Node {
-        Node {
-            name: format!("node{}", i),
-            addr: "127.0.0.1".into(),
-            hostname: format!("node{}", i),
-            port: 47800 + i as u16,
-            cpus: 2,
-            boards: 1,
-            sockets: 1,
-            cores_per_socket: 2,
-            threads_per_core: 1,
-            real_memory: 2000,
-            weight: 1,
-            base: if alloc > 0 { NodeBase::Allocated } else { NodeBase::Idle },
-            alloc_cpus: alloc,
-            alloc_mem: 500 * alloc as u64,
-            os: "Linux".into(),
-            arch: "x86_64".into(),
-            version: "24.11.5".into(),
-            cpu_load: 44,
-            free_mem: 22908,
-            ..Default::default()
+/// sinfo as a process: parse, load partitions and nodes through
+/// spur-client, print the table (or the `--json`/`--yaml` document);
+/// returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let opts = match parse(args, env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("sinfo") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let mime = data::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = data::check_version("sinfo", m) {
+            return emit(&o);
         }
     }
-
-    pub fn debug_part() -> Partition {
-        Partition {
-            name: "debug".into(),
-            nodes: (1..=4).map(|i| format!("node{}", i)).collect(),
-            nodes_expr: "node[1-4]".into(),
-            default: true,
-            oversubscribe: "NO".into(),
-            priority_tier: 1,
-            priority_job_factor: 1,
-            ..Default::default()        }
+    let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
+    match rt.block_on(c.query(&q)) {
+        Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
+        Ok(view) => emit(&render(&opts, &view)),
+        Err(e) => emit(&load_error("slurm_load_partitions", &e)),
     }
+}
 
-    pub fn view() -> ClusterView {
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{debug_part, node};
+
+    fn view() -> ClusterView {
         ClusterView {
             now: 0,
             nodes: vec![node(1, 2), node(2, 2), node(3, 2), node(4, 1)],

@@ -7,6 +7,7 @@
 //! meta-record moves to the end). Ties in every sort key keep that order.
 
 use crate::common::Output;
+use crate::version::version_line;
 use crate::format::{self, Cell, FieldDef, Item};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use crate::records::{array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
@@ -14,6 +15,10 @@ use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
+use crate::data;
+use crate::json;
+use crate::process::{caller, client, emit, load_error, runtime};
+use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
@@ -265,7 +270,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 o.users = Some(build_user_list(&v, &mut o.warnings));
             }
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(crate::version_line())),
+            "V" => return Err(Output::ok(version_line())),
             "w" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
@@ -1445,73 +1450,51 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     out
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use spur_core::model::*;
 
-    pub fn base_job(id: u32, state: JobState) -> Job {
-        Job {
-            job_id: id,
-            desc: JobDesc {
-                name: "wrap".into(),
-                work_dir: "/tmp/spur-conf-work".into(),
-                wrapped: true,
-                alloc_node: "localhost".into(),
-                alloc_sid: 4057,
-                ..Default::default()
-            },
-            user_name: "root".into(),
-            group_name: "root".into(),
-            state,
-            priority: 1,
-            partition: "debug".into(),
-            submit_time: 1000,
-            eligible_time: 1000,
-            num_nodes: 1,
-            num_tasks: 1,
-            num_cpus: 1,
-            mem_per_cpu: 500,
-            batch_flag: 1,
-            ..Default::default()
+/// squeue as a process: parse, load the jobs through spur-client, print
+/// the table (or the `--json`/`--yaml` document); returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let opts = match parse(args, env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("squeue") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
+    // -w needs the node table to map names (squeue loads it too)
+    // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
+    let job_ids: Vec<String> = opts.job_list.iter().map(|(id, _)| id.to_string()).collect();
+    let mime = data::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = data::check_version("squeue", m) {
+            return emit(&o);
         }
     }
-
-    pub fn running(id: u32, start: i64, nodes: &[&str]) -> Job {
-        let mut j = base_job(id, JobState::Running);
-        j.start_time = start;
-        j.allocs = nodes.iter().map(|n| NodeAlloc { node: n.to_string(), cpus: 1, mem_mb: 500, gres: vec![] }).collect();
-        j.num_nodes = nodes.len() as u32;
-        j.num_cpus = nodes.len() as u32;
-        j.num_tasks = nodes.len() as u32;
-        j
+    // 22.05 loads every job for --json/--yaml (it applies no filter)
+    let dump_all = mime.is_some() && spur_core::compat::v22_05();
+    let job_ids = if dump_all { Vec::new() } else { job_ids };
+    let finished = finished || dump_all;
+    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
+    match rt.block_on(c.query(&q)) {
+        Ok(view) => {
+            let (uid, name) = caller();
+            if let Some(m) = &mime {
+                return emit(&json::squeue(&opts, m, args, &view, uid));
+            }
+            emit(&render(&opts, &view, uid, &name))
+        }
+        Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
     }
+}
 
-    fn task(id: u32, arr: u32, t: u32, start: i64, node: &str) -> Job {
-        let mut j = running(id, start, &[node]);
-        j.array = Some(ArrayInfo { array_job_id: arr, task_id: Some(t), ..Default::default() });
-        j
-    }
-
-    /// The cluster of the recorded `basic` scenario at its first `squeue`.
-    pub fn basic_view() -> ClusterView {
-        let now = 10_013;
-        let j1 = running(1, 10_000, &["node1"]);
-        let mut j2 = running(2, 10_003, &["node1"]);
-        j2.desc.name = "myname".into();
-        let mut j3 = base_job(3, JobState::Pending);
-        j3.priority = 0;
-        j3.reason = Reason::JobHeldUser;
-        let j4 = running(4, 10_006, &["node2", "node3"]);
-        let j7 = task(7, 6, 1, 10_012, "node2");
-        let j8 = task(8, 6, 2, 10_012, "node3");
-        let j6 = task(6, 6, 3, 10_012, "node4");
-        let mut j9 = base_job(9, JobState::Pending);
-        j9.desc.name = "dep".into();
-        j9.reason = Reason::Dependency;
-        j9.desc.dependency = Some("afterok:1".into());
-        ClusterView { now, jobs: vec![j1, j2, j3, j4, j7, j8, j6, j9], ..Default::default() }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{base_job, basic_view, node, running, task};
+    use spur_core::model::*;
 
     fn run(args: &[&str]) -> Output {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -1586,7 +1569,7 @@ pub(crate) mod tests {
         assert_eq!(run(&["-n", "myname"]).stdout.lines().count(), 2);
         assert_eq!(run(&["-u", "root"]).stdout, DEFAULT);
         let mut v = basic_view();
-        v.nodes = (1..=4).map(|i| crate::sinfo::tests::node(i, 2)).collect();
+        v.nodes = (1..=4).map(|i| node(i, 2)).collect();
         let o = parse(&["-w".to_string(), "node1".to_string()], &HashMap::new()).unwrap();
         assert_eq!(render(&o, &v, 0, "root").stdout.lines().count(), 3);
         let o = parse(&["-w".to_string(), "nodeX".to_string()], &HashMap::new()).unwrap();
@@ -1631,7 +1614,7 @@ pub(crate) mod tests {
         let e = run(&["--sort=Z"]);
         assert_eq!(e.code, 1);
         assert!(e.stderr.contains("Invalid sort specification: Z"));
-        assert_eq!(run(&["--version"]).stdout, crate::SLURM_VERSION_LINE);
+        assert_eq!(run(&["--version"]).stdout, crate::version::SLURM_VERSION_LINE);
     }
 
     #[test]
