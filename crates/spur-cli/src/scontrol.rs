@@ -863,20 +863,6 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         ScontrolCmd::Reservation { arg, req } => {
             return crate::resv::execute(c, arg, req).await;
         }
-        #[allow(unreachable_patterns)]
-        ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
-            return match id {
-                None => Output::ok("No reservations in the system\n"),
-                Some(r) => {
-                    let mut o = Output::default();
-                    o.code = 1;
-                    if flags.quiet != 1 {
-                        o.stdout = format!("Reservation {} not found\n", r);
-                    }
-                    o
-                }
-            };
-        }
         ScontrolCmd::Show { what: ShowWhat::AssocMgr { users, assoc, qos }, .. } => {
             return Output::ok(show_assoc_mgr(*users, *assoc, *qos));
         }
