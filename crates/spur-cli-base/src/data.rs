@@ -6,7 +6,7 @@
 //! The documents themselves (which fields, in which order) belong to each
 //! command (squeue's and sinfo's in `json.rs`).
 
-use crate::common::Output;
+use crate::output::Output;
 use spur_core::model::ClusterView;
 
 /// A value of the document.

@@ -31,24 +31,30 @@
 //!
 //! # API
 //!
-//! ```ignore
-//! use crate::opts::{OptSpec, ArgKind::*, Mode, parse};
+//! ```
+//! use spur_cli_base::opts::{parse, ArgKind::*, Mode, OptSpec};
 //! const SPECS: &[OptSpec] = &[
 //!     OptSpec::new(Some('J'), "job-name", Required, "job-name"),
 //!     OptSpec::new(None, "parsable", None_, "parsable"),
 //!     OptSpec::new(Some('v'), "verbose", None_, "verbose"),
 //! ];
+//! let args: Vec<String> = ["-vJname", "--pars", "job.sh", "-v"].map(String::from).to_vec();
 //! let p = parse("sbatch", SPECS, &args, Mode::StopAtFirstOperand);
-//! // p.opts: Vec<(id, Option<value>)> in command-line order
-//! // p.operands: Vec<String>
-//! // p.error: Option<GetoptError>; when set, p.opts holds the options seen
-//! //          before the bad one (Slurm acts on those first, in order);
-//! //          e.into_output("sbatch", 255) is Slurm's usage error.
+//! // p.opts: (id, value) in command-line order; p.operands: the rest
+//! assert_eq!(p.opts, [("verbose", None), ("job-name", Some("name".into())), ("parsable", None)]);
+//! assert_eq!(p.operands, ["job.sh", "-v"]);
+//! // p.error: set at the first bad option; p.opts then holds the options
+//! // seen before it (Slurm acts on those first, in order)
+//! let p = parse("sbatch", SPECS, &["-v".into(), "--bogus".into()], Mode::StopAtFirstOperand);
+//! assert_eq!(p.opts, [("verbose", None)]);
+//! let usage = p.error.unwrap().into_output("sbatch", 255);
+//! assert_eq!(usage.stderr, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
+//! assert_eq!(usage.code, 255);
 //! ```
 //!
 //! `args` does NOT include argv[0]. Nothing here panics on any input.
 
-use crate::common::Output;
+use crate::output::Output;
 
 /// Whether an option takes an argument (glibc's `has_arg`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! message for a missing or broken slurm.conf), run the call, write the
 //! output and return the exit status.
 
-use crate::common::Output;
+use crate::output::Output;
 use spur_client::{Client, ClientError};
 use std::collections::HashMap;
 use std::io::Write;

@@ -6,7 +6,7 @@
 //! every other member `backup` (`backup1`, `backup2`, ... in slurm.conf order
 //! when there are more than two), as Slurm names them when its primary is listed first.
 
-use crate::common::Output;
+use spur_cli_base::Output;
 
 /// Ask every controller and print Slurm's lines (exit 0 when one answers).
 pub async fn ping(c: &spur_client::Client) -> Output {

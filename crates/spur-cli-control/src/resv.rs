@@ -2,9 +2,9 @@
 //! reservation`, with Slurm's messages and layouts
 //! (recorded/24.11/reservations).
 
-use crate::common::Output;
+use spur_cli_base::Output;
 use crate::scontrol::ScontrolCmd;
-use crate::records::{or_null, resv_nodes, resv_state};
+use spur_cli_base::records::{or_null, resv_nodes, resv_state};
 use spur_core::model::{ClusterView, Reservation};
 use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
 use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};

@@ -13,14 +13,14 @@
 //! 3. [`report`] turns the results into stderr and the exit code
 //!    (`exit(rc)`: a Slurm error code such as 2002 exits 2002 & 0xff = 210).
 
-use crate::common::Output;
-use crate::version::version_line;
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_grammar::jobref::{parse_scancel_args, JobRef, Tasks};
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
 use std::collections::HashMap;
-use crate::process::{client, emit, runtime};
+use spur_cli_base::process::{client, emit, runtime};
 use spur_core::request::{CancelRequest, JobResult as CtldJobResult, Query as QueryRequest};
 
 pub const SIGKILL: i32 = 9;

@@ -3,17 +3,17 @@
 //! prints them (src/scontrol/info_job.c, src/api/node_info.c,
 //! src/api/partition_info.c), and the execution against the controller.
 
-use crate::common::Output;
-use crate::version::version_line;
-use crate::format::convert_num_unit;
-use crate::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::convert_num_unit;
+use spur_cli_base::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
 use spur_core::request::{
     self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
 };
 use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
-use crate::process::{client, emit, runtime};
+use spur_cli_base::process::{client, emit, runtime};
 
 /// Global flags of one scontrol invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -1936,7 +1936,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{basic_view, debug_part, node};
+    use spur_cli_base::fixtures::{basic_view, debug_part, node};
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

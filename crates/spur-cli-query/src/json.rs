@@ -4,9 +4,9 @@
 //! openapi/v0.0.38 one, built as a value tree of `data.rs` and printed by its
 //! serializers.
 
-use crate::common::Output;
-use crate::data::{a, b, emit, emit_styled, f, i, inf, meta, meta22, num, o, s, strs, unset, Mime, V};
-use crate::records;
+use spur_cli_base::Output;
+use spur_cli_base::data::{a, b, emit, emit_styled, f, i, inf, meta, meta22, num, o, s, strs, unset, Mime, V};
+use spur_cli_base::records;
 use crate::squeue::{self, SqueueOpts};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
 use spur_grammar::signal::sig_num2name;
@@ -473,7 +473,7 @@ fn partition_obj(p: &Partition, view: &ClusterView) -> V {
     let tres = format!(
         "cpu={},mem={},node={},billing={}",
         cpus,
-        crate::format::convert_num_unit(mem as f64, 2),
+        spur_cli_base::format::convert_num_unit(mem as f64, 2),
         nodes.len(),
         cpus
     );
@@ -955,7 +955,7 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
         .filter(|p| p.nodes.contains(&nd.name))
         .map(|p| s(&p.name))
         .collect();
-    let conv = |m: u64| crate::format::convert_num_unit(m as f64, 2);
+    let conv = |m: u64| spur_cli_base::format::convert_num_unit(m as f64, 2);
     o(vec![
         ("architecture", s(&nd.arch)),
         ("burstbuffer_network_address", s("")),

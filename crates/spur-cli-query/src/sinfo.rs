@@ -6,17 +6,17 @@
 //! CPU/node state tallies) render the same share a line, as Slurm's
 //! match flags do. `-N` gives every (node, partition) its own line.
 
-use crate::common::Output;
-use crate::version::version_line;
-use crate::format::{self, Cell, FieldDef, Item, ItemKind};
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
-use crate::records::{or_null, resv_nodes, resv_state};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::{self, Cell, FieldDef, Item, ItemKind};
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::records::{or_null, resv_nodes, resv_state};
 use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
 use std::collections::HashMap;
-use crate::data;
+use spur_cli_base::data;
 use crate::json;
-use crate::process::{client, emit, load_error, runtime};
+use spur_cli_base::process::{client, emit, load_error, runtime};
 use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -976,7 +976,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{debug_part, node};
+    use spur_cli_base::fixtures::{debug_part, node};
 
     fn view() -> ClusterView {
         ClusterView {

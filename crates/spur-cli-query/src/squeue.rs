@@ -6,18 +6,18 @@
 //! meta-record, the started task keeps the old record's place and the
 //! meta-record moves to the end). Ties in every sort key keep that order.
 
-use crate::common::Output;
-use crate::version::version_line;
-use crate::format::{self, Cell, FieldDef, Item};
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
-use crate::records::{array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::{self, Cell, FieldDef, Item};
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::records::{array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
-use crate::data;
+use spur_cli_base::data;
 use crate::json;
-use crate::process::{caller, client, emit, load_error, runtime};
+use spur_cli_base::process::{caller, client, emit, load_error, runtime};
 use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1493,7 +1493,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{base_job, basic_view, node, running, task};
+    use spur_cli_base::fixtures::{base_job, basic_view, node, running, task};
     use spur_core::model::*;
 
     fn run(args: &[&str]) -> Output {
@@ -1614,7 +1614,7 @@ mod tests {
         let e = run(&["--sort=Z"]);
         assert_eq!(e.code, 1);
         assert!(e.stderr.contains("Invalid sort specification: Z"));
-        assert_eq!(run(&["--version"]).stdout, crate::version::SLURM_VERSION_LINE);
+        assert_eq!(run(&["--version"]).stdout, spur_cli_base::version::SLURM_VERSION_LINE);
     }
 
     #[test]

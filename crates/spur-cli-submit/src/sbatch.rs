@@ -1,7 +1,8 @@
 //! `sbatch` command-line handling: options, `#SBATCH` directives, `SBATCH_*`
 //! variables, the script, validation with Slurm 24.11's messages and exit
-//! codes, and the submit response. No network: [`parse`] turns what the user
-//! typed into a [`SbatchRequest`]; the caller submits it.
+//! codes, and the submit response. [`parse`] turns what the user typed into
+//! a [`SbatchRequest`] without network or side effects; [`run`] is the
+//! process that reads the script, submits and waits.
 //!
 //! Order of work, as Slurm 24.11's sbatch does it (src/sbatch/sbatch.c, opt.c):
 //! 1. first pass over the command line with getopt (`+` mode: the first
@@ -19,15 +20,15 @@
 //! Exit codes: an option rejected by its setter exits 255 (`exit(-1)`);
 //! `parse_int` failures (`-n 0`) exit 1; script and verification errors exit 1.
 
-use crate::common::Output;
-use crate::version::version_line;
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{AcceptedOptions, ExclusiveKind, JobDesc, JobState};
 use spur_grammar::num::strtol;
 use spur_grammar::gres::{parse_request, GresRequestError};
 use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
-use crate::process::{client, emit, runtime};
+use spur_cli_base::process::{client, emit, runtime};
 use spur_client::{Client, ClientError};
 use spur_core::request::Query as QueryRequest;
 use std::io::{Read, Write};

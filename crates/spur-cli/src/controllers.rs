@@ -1,6 +1,6 @@
 //! `spur controller list|add|remove`: the Raft members and their roles, and
 //! membership changes while the cluster runs (Spur's own verb; `scontrol
-//! ping` is in `ping.rs`).
+//! ping` is spur-cli-control's).
 
 const USAGE: &str = "Usage: spur controller list\n       spur controller add ID HOST:PORT\n       spur controller remove ID\n";
 

@@ -1,30 +1,24 @@
 //! `spur`: one multi-call binary. Called as `sbatch`, `squeue`, `sinfo`,
 //! `scancel` or `scontrol` (links to it), it is that Slurm command; called as
-//! `spur CMD ...` it is the same, plus Spur's own verbs (`spur cluster ...`).
+//! `spur CMD ...` it is the same, plus Spur's own verbs (`spur cluster ...`,
+//! `spur controller ...`).
 //!
-//! **Architecture invariant**: only this crate knows Slurm's option grammar
-//! and output layout. Each command is a parse step and a render step that are
-//! pure functions (`Output` values), with the controller call in between.
+//! The Slurm commands live in their families' crates (spur-cli-submit,
+//! spur-cli-query, spur-cli-control, on spur-cli-base): this crate only
+//! picks one by its name and calls its `run`. Each command is a parse step
+//! and a render step that are pure functions (`Output` values), with the
+//! controller call in between.
+//!
+//! **Architecture invariant**: no Slurm command's options or output here;
+//! only the dispatch and Spur's own verbs.
 
 mod cluster;
-mod common;
 mod controllers;
-mod data;
-#[cfg(test)]
-mod fixtures;
-mod format;
-mod json;
-mod opts;
-mod ping;
-mod process;
-mod records;
-mod resv;
-mod sbatch;
-mod scancel;
-mod scontrol;
-mod sinfo;
-mod squeue;
-mod version;
+
+use spur_cli_base::process;
+use spur_cli_control::{scancel, scontrol};
+use spur_cli_query::{sinfo, squeue};
+use spur_cli_submit::sbatch;
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
