@@ -52,7 +52,7 @@
 //! assert_eq!(usage.code, 255);
 //! ```
 //!
-//! `args` does NOT include argv[0]. Nothing here panics on any input.
+//! `args` does NOT include `argv[0]`. Nothing here panics on any input.
 
 use crate::output::Output;
 
@@ -129,7 +129,7 @@ pub struct Parsed {
     pub error: Option<GetoptError>,
 }
 
-/// Parse `args` (without argv[0]) against `specs`. Never panics.
+/// Parse `args` (without `argv[0]`) against `specs`. Never panics.
 pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Parsed {
     let mut out = Parsed::default();
     let mut i = 0;

@@ -165,7 +165,7 @@ fn parse_ids(words: &[String]) -> Result<(Vec<JobRef>, Vec<String>), Output> {
     Ok((ids.into_iter().flat_map(|i| i.jobs).collect(), texts))
 }
 
-/// Parse scancel's command line (`args` without argv[0]) and `SCANCEL_*`
+/// Parse scancel's command line (`args` without `argv[0]`) and `SCANCEL_*`
 /// variables. `Err` is what scancel prints and its exit code (also for
 /// `--help`/`--usage`/`--version`, exit 0).
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOpts, Output> {

@@ -87,7 +87,7 @@ fn err_out(msg: String) -> Output {
     Output::err(msg, 1)
 }
 
-/// Parse scontrol's command line (without argv[0]).
+/// Parse scontrol's command line (without `argv[0]`).
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
     let mut flags = Flags::default();
     if env.contains_key("SCONTROL_ALL") {

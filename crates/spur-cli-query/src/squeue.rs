@@ -194,7 +194,7 @@ fn build_user_list(s: &str, warnings: &mut String) -> Vec<u32> {
     v
 }
 
-/// Parse squeue's command line (`args` without argv[0]) and environment.
+/// Parse squeue's command line (`args` without `argv[0]`) and environment.
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpts, Output> {
     let mut o = SqueueOpts::default();
     let mut all_flag = false;

@@ -909,7 +909,7 @@ pub fn check_gres(d: &JobDesc, gres_types: &[String]) -> Result<(), GresRequestE
     Ok(())
 }
 
-/// Parse an sbatch command line. `args` excludes argv[0]. `env` is the
+/// Parse an sbatch command line. `args` excludes `argv[0]`. `env` is the
 /// caller's environment, `cwd` its working directory, `stdin_script` the
 /// script when none is named (None = stdin empty), `read_file` reads a file.
 /// `Err(Output)` is what sbatch prints and its exit code (also for
