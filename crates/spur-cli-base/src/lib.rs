@@ -1,8 +1,7 @@
 //! What Spur's Slurm commands share, so that each of Slurm's conventions is
 //! written once: the command families (`spur-cli-submit`, `spur-cli-query`,
-//! `spur-cli-control`, and later `spur-cli-launch` for srun and salloc and
-//! `spur-cli-acct` for sacct and sstat) are built on it, and the `spur`
-//! binary (`spur-cli`) dispatches to them.
+//! `spur-cli-control`, and later `spur-cli-acct` for sacct and sstat) are
+//! built on it, and the `spur` binary (`spur-cli`) dispatches to them.
 //!
 //! - [`opts`]: glibc's `getopt_long`, table-driven, with glibc's messages:
 //!   every Slurm command reads its options with it.

@@ -9,11 +9,12 @@
 //! what it prints after the answer.
 //!
 //! Growth: salloc and srun read the same option table as sbatch (Slurm's
-//! slurm_opt.c is one table with a column per command); when they come, the
-//! job-description options move out of `sbatch.rs` into a module of this
-//! crate shared with them, and their allocation and step launching go into
-//! their own crate (`spur-cli-launch`), which depends on this one for the
-//! options.
+//! slurm_opt.c is one table with a column per command); when they come,
+//! the job-description options move out of `sbatch.rs` into a module of
+//! this crate that the three share, beside `srun.rs` and `salloc.rs`. What
+//! a step launch needs below the command line (the allocation, the step,
+//! the I/O and signal streams with the step daemons) belongs to
+//! spur-client, which the C ABI library's `slurm_step_launch` uses too.
 //!
 //! **Architecture invariant**: depends on spur-cli-base and on no other
 //! command family; talks to the controller only through spur-client.
