@@ -17,7 +17,6 @@
 //!    SLURMD_NODENAME) and TMPDIR;
 //! 6. removal of what users must not see (SLURM_UMASK, SLURM_RLIMIT_*).
 
-#![allow(dead_code)]
 
 use spur_grammar::hostlist;
 use spur_core::launch::LaunchSpec;
