@@ -103,7 +103,7 @@ pub const PARSER: &str = "data_parser/v0.0.42";
 
 /// The errors Slurm prints for a data_parser plugin it does not have.
 pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().json_v0_0_38 {
         // 22.05's getopt: --json and --yaml take no argument
         return match &m.version {
             None => Ok(()),

@@ -73,7 +73,7 @@ pub fn dependency_text(j: &Job) -> Option<String> {
 /// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
 /// made absolute against `work_dir`.
 pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().fname_format_22_05 {
         return fname_format_22_05(path, j, task_override);
     }
     let b: Vec<char> = path.chars().collect();

@@ -157,7 +157,7 @@ fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
                         "squeue: error: Invalid job state specified: {}\nsqueue: error: Valid job states include: {}\n\n",
                         tok,
                         // 22.05 lists them in upper case
-                        if spur_core::compat::v22_05() { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
+                        if spur_core::compat::profile().job_state_list_upper_case { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
                     ),
                     1,
                 ))
@@ -409,7 +409,7 @@ macro_rules! f {
 /// first entry with the letter, the `-O` lookup the first with the name).
 /// squeue's usage text (22.05's lacks the options added since).
 fn usage_text() -> &'static str {
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().usage_texts_22_05 {
         include_str!("text/squeue_usage_22_05.txt")
     } else {
         include_str!("text/squeue_usage.txt")
@@ -723,7 +723,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket => Cell::s("N/A"),
         // sbatch turns an explicit -c N into tres_per_task "cpu=N"
         // (22.05's sbatch does not turn -c into a TRES per task)
-        TresPerTask if spur_core::compat::v22_05() => Cell::s("N/A"),
+        TresPerTask if !spur_core::compat::profile().cpus_per_task_as_tres => Cell::s("N/A"),
         TresPerTask => match j.desc.cpus_per_task {
             Some(n) => Cell::s(format!("cpu={}", n)),
             None => Cell::s("N/A"),
@@ -732,7 +732,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         DelayBoot => Cell::s(format::secs_squeue(0)),
         Dependency => Cell::opt(dependency_text(j).as_deref()),
         // 22.05 prints the raw wait status
-        DerivedEc if spur_core::compat::v22_05() => Cell::s(j.derived_exit_code.to_string()),
+        DerivedEc if spur_core::compat::profile().exit_codes_raw => Cell::s(j.derived_exit_code.to_string()),
         DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
         EligibleTime => time_cell(j.eligible_time),
         EndTime => {
@@ -746,7 +746,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
-        ExitCode if spur_core::compat::v22_05() => Cell::s(j.exit_status.to_string()),
+        ExitCode if spur_core::compat::profile().exit_codes_raw => Cell::s(j.exit_status.to_string()),
         ExitCode => Cell::s(exit_pair(j.exit_status)),
         Feature => opt_cell(&j.desc.constraint),
         Gres | TresPerNode => match &j.desc.gres {
@@ -820,7 +820,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             let p = match f {
                 // squeue shows only an explicit -e (scontrol fills in StdOut)
                 // 22.05: else the output file, else slurm-<id>.out
-                StdErr if spur_core::compat::v22_05() && j.batch_flag > 0 => Some(
+                StdErr if spur_core::compat::profile().squeue_stderr_falls_back_to_output && j.batch_flag > 0 => Some(
                     j.desc
                         .std_err
                         .clone()
@@ -1288,7 +1288,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         (fmt_long, true)
     };
     let table_22_05: Vec<FieldDef<JF>>;
-    let table: &[FieldDef<JF>] = if spur_core::compat::v22_05() {
+    let table: &[FieldDef<JF>] = if !spur_core::compat::profile().squeue_newer_fields {
         // fields 22.05's squeue does not know
         // (ExcNodes only as `%x`)
         table_22_05 = FIELDS
@@ -1474,7 +1474,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
     }
     // 22.05 loads every job for --json/--yaml (it applies no filter)
-    let dump_all = mime.is_some() && spur_core::compat::v22_05();
+    let dump_all = mime.is_some() && spur_core::compat::profile().json_v0_0_38;
     let job_ids = if dump_all { Vec::new() } else { job_ids };
     let finished = finished || dump_all;
     let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
