@@ -241,8 +241,13 @@ pub const ESLURM_REST_FAIL_PARSING: i32 = 9001;
 pub const ESLURM_REST_INVALID_JOBS_DESC: i32 = 9002;
 pub const ESLURM_REST_EMPTY_RESULT: i32 = 9003;
 
-/// (number, text) for every error Slurm knows.
+/// (number, text) for every error Slurm knows, in order: Slurm's whole
+/// `slurm_errtab` (src/common/slurm_errno.c), whose first three entries are
+/// SLURM_SUCCESS, SLURM_ERROR and EINPROGRESS.
 pub static ERRORS: &[(i32, &str)] = &[
+    (-1, "Unspecified error"),
+    (0, "No error"),
+    (115, "Operation now in progress"),
     (1000, "Unexpected message received"),
     (1001, "Communication connection failure"),
     (1002, "Message send failure"),
@@ -482,7 +487,6 @@ pub static ERRORS: &[(i32, &str)] = &[
 
 /// The text Slurm prints for an error number (`slurm_strerror`).
 pub fn strerror(code: i32) -> String {
-    if code == 0 { return "No error".to_string(); }
     match ERRORS.binary_search_by_key(&code, |e| e.0) {
         Ok(i) => ERRORS[i].1.to_string(),
         Err(_) => format!("Unknown error {}", code),
@@ -497,5 +501,6 @@ mod tests {
         assert_eq!(strerror(ESLURM_INVALID_PARTITION_NAME), "Invalid partition name specified");
         assert_eq!(strerror(ESLURM_INVALID_JOB_ID), "Invalid job id specified");
         assert!(ERRORS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!((strerror(0).as_str(), strerror(SLURM_ERROR_ANY).as_str()), ("No error", "Unspecified error"));
     }
 }

@@ -1,7 +1,7 @@
 //! Requests to the controller and its answers, as typed values: what the
 //! commands (and later the C ABI) hand to spur-client, and what the
 //! controller validates. Every value here is already parsed: Slurm's option
-//! and `key=value` grammars stay in spur-cli, the controller checks values
+//! and `key=value` grammars stay in the CLI crates, the controller checks values
 //! (permission, job state, limits) and answers with Slurm's error numbers.
 //!
 //! Conventions: `None` is "not given, leave as is"; a time limit or count of

@@ -465,6 +465,27 @@ impl Hostlist {
         self.iter().collect()
     }
 
+    /// Slurm's `hostlist_push_list`: append another list's ranges in order,
+    /// each joined to the last range when contiguous (as `parse` joins them).
+    pub fn append(&mut self, other: Hostlist) {
+        for r in other.ranges {
+            self.push_range(r);
+        }
+    }
+
+    /// Slurm's `hostlist_shift`: take the first host off the list (None
+    /// when it is empty).
+    pub fn shift(&mut self) -> Option<String> {
+        let first = self.ranges.first_mut()?;
+        let host = first.host(first.lo);
+        if first.single || first.lo >= first.hi {
+            self.ranges.remove(0);
+        } else {
+            first.lo += 1;
+        }
+        Some(host)
+    }
+
     /// Slurm's `hostlist_sort`: sort ranges, then split overlaps and join
     /// neighbours (duplicates are kept, as `scontrol show hostlistsorted` does).
     pub fn sort(&mut self) {

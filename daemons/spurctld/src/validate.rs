@@ -4,7 +4,7 @@
 //! records involved (no locks, no I/O), so each rule is tested here.
 //!
 //! The requests arrive parsed (spur_core::request): scontrol's `key=value`
-//! grammar lives in spur-cli. What stays here is what slurmctld checks:
+//! grammar lives in spur-cli-control. What stays here is what slurmctld checks:
 //! permission, fields only a pending job may change, limits, names that must
 //! exist.
 

@@ -7,7 +7,6 @@
 //! quoted string with the escapes `\\ \" \t \n \r \xNN \u{N}`; `EXPECTED` is
 //! the rest of the line after `=>`, compared with the test's rendering of
 //! the result.
-#![allow(dead_code)]
 
 pub struct Case {
     pub line: usize,

@@ -31,25 +31,30 @@
 //!
 //! # API
 //!
-//! ```ignore
-//! use crate::opts::{OptSpec, ArgKind::*, Mode, parse};
+//! ```
+//! use spur_cli_base::opts::{parse, ArgKind::*, Mode, OptSpec};
 //! const SPECS: &[OptSpec] = &[
 //!     OptSpec::new(Some('J'), "job-name", Required, "job-name"),
 //!     OptSpec::new(None, "parsable", None_, "parsable"),
 //!     OptSpec::new(Some('v'), "verbose", None_, "verbose"),
 //! ];
+//! let args: Vec<String> = ["-vJname", "--pars", "job.sh", "-v"].map(String::from).to_vec();
 //! let p = parse("sbatch", SPECS, &args, Mode::StopAtFirstOperand);
-//! // p.opts: Vec<(id, Option<value>)> in command-line order
-//! // p.operands: Vec<String>
-//! // p.error: Option<GetoptError>; when set, p.opts holds the options seen
-//! //          before the bad one (Slurm acts on those first, in order).
-//! let (opts, operands) = parse_or_exit("sbatch", "sbatch", SPECS, &args,
-//!                                      Mode::StopAtFirstOperand, 255)?; // Err(Output)
+//! // p.opts: (id, value) in command-line order; p.operands: the rest
+//! assert_eq!(p.opts, [("verbose", None), ("job-name", Some("name".into())), ("parsable", None)]);
+//! assert_eq!(p.operands, ["job.sh", "-v"]);
+//! // p.error: set at the first bad option; p.opts then holds the options
+//! // seen before it (Slurm acts on those first, in order)
+//! let p = parse("sbatch", SPECS, &["-v".into(), "--bogus".into()], Mode::StopAtFirstOperand);
+//! assert_eq!(p.opts, [("verbose", None)]);
+//! let usage = p.error.unwrap().into_output("sbatch", 255);
+//! assert_eq!(usage.stderr, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
+//! assert_eq!(usage.code, 255);
 //! ```
 //!
-//! `args` does NOT include argv[0]. Nothing here panics on any input.
+//! `args` does NOT include `argv[0]`. Nothing here panics on any input.
 
-use crate::common::Output;
+use crate::output::Output;
 
 /// Whether an option takes an argument (glibc's `has_arg`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,24 +129,7 @@ pub struct Parsed {
     pub error: Option<GetoptError>,
 }
 
-/// Lookups the option tests use (the commands walk `opts` in order).
-#[cfg(test)]
-impl Parsed {
-    /// Last value given for `id` (None if absent or given without value).
-    pub fn last(&self, id: &str) -> Option<&str> {
-        self.opts.iter().rev().find(|(i, _)| *i == id).and_then(|(_, v)| v.as_deref())
-    }
-    /// Whether `id` was given at all.
-    pub fn has(&self, id: &str) -> bool {
-        self.opts.iter().any(|(i, _)| *i == id)
-    }
-    /// How many times `id` was given (for `-vvv`).
-    pub fn count(&self, id: &str) -> usize {
-        self.opts.iter().filter(|(i, _)| *i == id).count()
-    }
-}
-
-/// Parse `args` (without argv[0]) against `specs`. Never panics.
+/// Parse `args` (without `argv[0]`) against `specs`. Never panics.
 pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Parsed {
     let mut out = Parsed::default();
     let mut i = 0;
@@ -264,25 +252,6 @@ pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Pars
     out
 }
 
-/// [`parse`], turning an error into Slurm's usage error: glibc's line, then
-/// `Try "CMD --help" for more information`, exit `code` (the commands build
-/// their own from `Parsed::error`; the tests use this one).
-#[cfg(test)]
-pub fn parse_or_exit(
-    prog: &str,
-    cmd: &str,
-    specs: &[OptSpec],
-    args: &[String],
-    mode: Mode,
-    code: i32,
-) -> Result<(Vec<(&'static str, Option<String>)>, Vec<String>), Output> {
-    let p = parse(prog, specs, args, mode);
-    match p.error {
-        Some(e) => Err(e.into_output(cmd, code)),
-        None => Ok((p.opts, p.operands)),
-    }
-}
-
 fn err(message: String, kind: GetoptErrorKind) -> GetoptError {
     GetoptError { message, kind }
 }
@@ -314,6 +283,33 @@ fn find_long<'a>(specs: &'a [OptSpec], name: &str) -> Result<&'a OptSpec, LongLo
 mod tests {
     use super::ArgKind::*;
     use super::*;
+
+    /// Last value given for `id` (None if absent or given without value).
+    fn last<'a>(p: &'a Parsed, id: &str) -> Option<&'a str> {
+        p.opts.iter().rev().find(|(i, _)| *i == id).and_then(|(_, v)| v.as_deref())
+    }
+
+    /// How many times `id` was given (for `-vvv`).
+    fn count(p: &Parsed, id: &str) -> usize {
+        p.opts.iter().filter(|(i, _)| *i == id).count()
+    }
+
+    /// [`parse`], turning an error into Slurm's usage error: glibc's line,
+    /// then `Try "CMD --help" for more information`, exit `code`.
+    fn parse_or_exit(
+        prog: &str,
+        cmd: &str,
+        specs: &[OptSpec],
+        args: &[String],
+        mode: Mode,
+        code: i32,
+    ) -> Result<(Vec<(&'static str, Option<String>)>, Vec<String>), Output> {
+        let p = parse(prog, specs, args, mode);
+        match p.error {
+            Some(e) => Err(e.into_output(cmd, code)),
+            None => Ok((p.opts, p.operands)),
+        }
+    }
 
     const T: &[OptSpec] = &[
         OptSpec::new(Some('J'), "job-name", Required, "job-name"),
@@ -353,7 +349,7 @@ mod tests {
                 ("job-name", Some("-weird".into()))
             ]
         );
-        assert_eq!(p.last("job-name"), Some("-weird"));
+        assert_eq!(last(&p, "job-name"), Some("-weird"));
         let p = ok(&["--job-name="], Mode::Permute);
         assert_eq!(p.opts, vec![("job-name", Some(String::new()))]);
     }
@@ -361,11 +357,11 @@ mod tests {
     #[test]
     fn short_forms() {
         let p = ok(&["-N2", "-N", "3", "-vvv", "-hvJname", "-J", "-x"], Mode::Permute);
-        assert_eq!(p.count("verbose"), 4);
-        assert_eq!(p.count("help"), 1);
+        assert_eq!(count(&p, "verbose"), 4);
+        assert_eq!(count(&p, "help"), 1);
         assert_eq!(p.opts[0], ("nodes", Some("2".into())));
         assert_eq!(p.opts[1], ("nodes", Some("3".into())));
-        assert_eq!(p.last("job-name"), Some("-x"));
+        assert_eq!(last(&p, "job-name"), Some("-x"));
         let p = ok(&["-O", "x"], Mode::Permute);
         assert_eq!(p.opts, vec![("o-short", None)]);
         assert_eq!(p.operands, vec!["x"]);
@@ -386,10 +382,10 @@ mod tests {
     fn operands_and_double_dash() {
         let p = ok(&["-v", "script.sh", "-N", "2"], Mode::StopAtFirstOperand);
         assert_eq!(p.operands, vec!["script.sh", "-N", "2"]);
-        assert_eq!(p.count("verbose"), 1);
+        assert_eq!(count(&p, "verbose"), 1);
         let p = ok(&["123", "-v", "456", "-", "--", "-N"], Mode::Permute);
         assert_eq!(p.operands, vec!["123", "456", "-", "-N"]);
-        assert_eq!(p.count("verbose"), 1);
+        assert_eq!(count(&p, "verbose"), 1);
         let p = ok(&["--", "--bogus"], Mode::StopAtFirstOperand);
         assert_eq!(p.operands, vec!["--bogus"]);
     }

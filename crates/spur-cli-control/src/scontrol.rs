@@ -3,15 +3,17 @@
 //! prints them (src/scontrol/info_job.c, src/api/node_info.c,
 //! src/api/partition_info.c), and the execution against the controller.
 
-use crate::common::Output;
-use crate::format::convert_num_unit;
-use crate::squeue::{default_out, dependency_text, fname_format, reason_text, time_used, tres_str};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::convert_num_unit;
+use spur_cli_base::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
 use spur_core::request::{
     self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
 };
 use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
+use spur_cli_base::process::{client, emit, runtime};
 
 /// Global flags of one scontrol invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,7 +87,7 @@ fn err_out(msg: String) -> Output {
     Output::err(msg, 1)
 }
 
-/// Parse scontrol's command line (without argv[0]).
+/// Parse scontrol's command line (without `argv[0]`).
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
     let mut flags = Flags::default();
     if env.contains_key("SCONTROL_ALL") {
@@ -757,7 +759,7 @@ fn usage_text() -> String {
 /// Commands answered without the controller.
 pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     match cmd {
-        ScontrolCmd::Version => Some(Output::ok(crate::version_line())),
+        ScontrolCmd::Version => Some(Output::ok(version_line())),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
         ScontrolCmd::Print(o) => Some(o.clone()),
         ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
@@ -848,7 +850,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         return o;
     }
     match cmd {
-        ScontrolCmd::Ping => crate::controllers::ping(c).await,
+        ScontrolCmd::Ping => crate::ping::ping(c).await,
         ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
             return Output::ok("No licenses configured in Slurm.\n");
         }
@@ -860,20 +862,6 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         }
         ScontrolCmd::Reservation { arg, req } => {
             return crate::resv::execute(c, arg, req).await;
-        }
-        #[allow(unreachable_patterns)]
-        ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
-            return match id {
-                None => Output::ok("No reservations in the system\n"),
-                Some(r) => {
-                    let mut o = Output::default();
-                    o.code = 1;
-                    if flags.quiet != 1 {
-                        o.stdout = format!("Reservation {} not found\n", r);
-                    }
-                    o
-                }
-            };
         }
         ScontrolCmd::Show { what: ShowWhat::AssocMgr { users, assoc, qos }, .. } => {
             return Output::ok(show_assoc_mgr(*users, *assoc, *qos));
@@ -1276,17 +1264,6 @@ fn ts(t: i64) -> String {
     fmt_timestamp(t)
 }
 
-fn exit_pair(status: i32) -> String {
-    let sig = status & 0x7f;
-    if sig != 0 && sig != 0x7f {
-        format!("0:{}", sig)
-    } else if sig == 0 {
-        format!("{}:0", (status >> 8) & 0xff)
-    } else {
-        "0:0".into()
-    }
-}
-
 /// The first CPU id a running job has on each of its nodes: cons_tres gives
 /// the lowest free cores, so the CPUs of the jobs that started there before
 /// it come first (`-d`'s `CPU_IDs=`).
@@ -1430,7 +1407,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.desc.exc_nodes.as_deref().unwrap_or("(null)")
     ));
     o.push_str(le);
-    let nodes = crate::squeue::job_nodes(j);
+    let nodes = job_nodes(j);
     o.push_str(&format!("NodeList={}", nodes));
     o.push_str(le);
     if let Some(bh) = j.allocs.first() {
@@ -1936,11 +1913,30 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     out
 }
 
+
+/// scontrol as a process: parse, answer what needs no controller, else run
+/// the command through spur-client; returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let cmd = match parse(args, env) {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    // Commands that need no controller.
+    if let Some(o) = run_local(&cmd) {
+        return emit(&o);
+    }
+    let c = match client("scontrol") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    emit(&rt.block_on(execute(&cmd, &c)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sinfo::tests::{debug_part, node};
-    use crate::squeue::tests::basic_view;
+    use spur_cli_base::fixtures::{basic_view, debug_part, node};
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

@@ -1,9 +1,10 @@
 //! Reservations: `scontrol create|update|delete reservation`, `scontrol show
-//! reservation` and `sinfo -T`, with Slurm's messages and layouts
+//! reservation`, with Slurm's messages and layouts
 //! (recorded/24.11/reservations).
 
-use crate::common::Output;
+use spur_cli_base::Output;
 use crate::scontrol::ScontrolCmd;
+use spur_cli_base::records::{or_null, resv_nodes, resv_state};
 use spur_core::model::{ClusterView, Reservation};
 use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
 use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
@@ -245,27 +246,6 @@ pub async fn execute(c: &spur_client::Client, arg: &str, req: &ReservationReques
     }
 }
 
-/// `ACTIVE` from its start to its end time, both included (as the commands print it).
-fn state(r: &Reservation, now: i64) -> &'static str {
-    if r.start_time <= now && r.end_time >= now {
-        "ACTIVE"
-    } else {
-        "INACTIVE"
-    }
-}
-
-fn or_null(s: &str) -> &str {
-    if s.is_empty() {
-        "(null)"
-    } else {
-        s
-    }
-}
-
-fn nodelist(r: &Reservation) -> String {
-    spur_grammar::hostlist::compress(&r.nodes)
-}
-
 /// One reservation as `scontrol show reservation` prints it.
 fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
     let mut lines = vec![
@@ -278,7 +258,7 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
         ),
         format!(
             "Nodes={} NodeCnt={} CoreCnt={} Features=(null) PartitionName={} Flags={}",
-            or_null(&nodelist(r)),
+            or_null(&resv_nodes(r)),
             r.nodes.len(),
             r.cores,
             r.partition.as_deref().unwrap_or("(null)"),
@@ -288,7 +268,7 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
         format!(
             "Users={} Groups=(null) Accounts=(null) Licenses=(null) State={} BurstBuffer=(null){}",
             or_null(&r.users.join(",")),
-            state(r, now),
+            resv_state(r, now),
             if spur_core::compat::profile().reservation_22_05_texts { " Watts=n/a" } else { "" }
         ),
         "MaxStartDelay=(null)".to_string(),
@@ -325,31 +305,6 @@ pub fn show(view: &ClusterView, id: Option<&str>, one_liner: bool, quiet: bool) 
             }
         },
     }
-}
-
-/// `sinfo -T`.
-pub fn sinfo_list(view: &ClusterView, no_header: bool) -> String {
-    if view.reservations.is_empty() {
-        return "No reservations in the system\n".into();
-    }
-    // the name column is as wide as the longest name (at least 9)
-    let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
-    let mut s = String::new();
-    if !no_header {
-        s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
-    }
-    for r in &view.reservations {
-        s.push_str(&format!(
-            "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
-            r.name,
-            state(r, view.now),
-            fmt_timestamp(r.start_time),
-            fmt_timestamp(r.end_time),
-            fmt_secs_scontrol(r.end_time - r.start_time),
-            or_null(&nodelist(r))
-        ));
-    }
-    s
 }
 
 #[cfg(test)]
@@ -417,6 +372,5 @@ mod tests {
         assert!(o.contains(" Duration=01:00:00\n   Nodes=node[1-2] NodeCnt=2 CoreCnt=4"));
         assert!(o.ends_with("MaxStartDelay=(null)\n\n"));
         assert_eq!(show(&v, Some("x"), false, false).code, 1);
-        assert!(sinfo_list(&v, false).contains("r1           ACTIVE"));
     }
 }

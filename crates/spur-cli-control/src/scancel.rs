@@ -13,12 +13,15 @@
 //! 3. [`report`] turns the results into stderr and the exit code
 //!    (`exit(rc)`: a Slurm error code such as 2002 exits 2002 & 0xff = 210).
 
-use crate::common::Output;
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_grammar::jobref::{parse_scancel_args, JobRef, Tasks};
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
 use std::collections::HashMap;
+use spur_cli_base::process::{client, emit, runtime};
+use spur_core::request::{CancelRequest, JobResult as CtldJobResult, Query as QueryRequest};
 
 pub const SIGKILL: i32 = 9;
 
@@ -162,7 +165,7 @@ fn parse_ids(words: &[String]) -> Result<(Vec<JobRef>, Vec<String>), Output> {
     Ok((ids.into_iter().flat_map(|i| i.jobs).collect(), texts))
 }
 
-/// Parse scancel's command line (`args` without argv[0]) and `SCANCEL_*`
+/// Parse scancel's command line (`args` without `argv[0]`) and `SCANCEL_*`
 /// variables. `Err` is what scancel prints and its exit code (also for
 /// `--help`/`--usage`/`--version`, exit 0).
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOpts, Output> {
@@ -257,7 +260,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "state" => o.state = Some(state(&v, false).map_err(|e| fail(&stderr, e))?),
             "user" => o.user = Some(v),
             "verbose" => o.verbose += 1,
-            "version" => return Err(Output::ok(crate::version_line())),
+            "version" => return Err(Output::ok(version_line())),
             "wckey" => o.wckey = Some(v),
             "nodelist" => o.nodelist = Some(v),
             "sibling" => o.sibling = Some(v),
@@ -483,6 +486,80 @@ Help options:
   --help                          show this help message
   --usage                         display brief usage message
 "#;
+
+
+// ---------------------------------------------------------------- the process
+
+/// scancel as a process: parse, check the ids against the queue (every
+/// path but signalling by id alone), cancel through spur-client, report as
+/// scancel does; returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let opts = match parse(args, env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("scancel") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    // Every path but the by-id one loads the jobs first and names the
+    // requested ids that are not (or no longer) in the queue.
+    let mut invalid = Vec::new();
+    if !opts.by_id_only() && !opts.ids.is_empty() {
+        let q = QueryRequest { jobs: true, job_ids: opts.ids_text.clone(), ..Default::default() };
+        match rt.block_on(c.query(&q)) {
+            Ok(view) => invalid = verify_ids(&opts, &view.jobs),
+            Err(e) => return emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
+        }
+        if invalid.len() == opts.ids.len() {
+            // nothing left to signal (and no id must not mean "all jobs")
+            return emit(&report(&opts, &invalid));
+        }
+    }
+    let req = cancel_request(&opts);
+    match rt.block_on(c.cancel(&req)) {
+        Ok(r) => {
+            let mut results = invalid.clone();
+            results.extend(
+                KillResults::job_results(&CancelResults(r))
+                    .into_iter()
+                    .filter(|k| !invalid.iter().any(|v| v.id == k.id)),
+            );
+            emit(&report(&opts, &results))
+        }
+        Err(e) => emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
+    }
+}
+
+/// The controller request for scancel's options.
+fn cancel_request(o: &ScancelOpts) -> CancelRequest {
+    let given = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    CancelRequest {
+        job_ids: o.ids_text.clone(),
+        signal: o.signal.unwrap_or(0),
+        batch: o.batch,
+        full: o.full,
+        user: given(&o.user),
+        name: given(&o.name),
+        partition: given(&o.partition),
+        states: o.state.into_iter().collect(),
+        nodelist: given(&o.nodelist),
+        account: given(&o.account),
+        interactive: o.interactive,
+    }
+}
+
+struct CancelResults(Vec<CtldJobResult>);
+
+impl KillResults for CancelResults {
+    fn job_results(&self) -> Vec<JobResult> {
+        self.0
+            .iter()
+            .map(|r| JobResult { id: r.job_id.clone(), step: None, phase: Phase::Kill, code: r.code })
+            .collect()
+    }
+}
 
 #[cfg(test)]
 mod tests {

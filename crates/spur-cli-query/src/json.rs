@@ -1,174 +1,15 @@
 //! `squeue --json/--yaml` and `sinfo --json/--yaml`: the document Slurm 24.11's
 //! data_parser/v0.0.42 plugin writes (field names, order and value shapes as
-//! the recordings in conformance/recorded/24.11/json show them), built as a
-//! small value tree and written by two tiny emitters (JSON as Slurm's
-//! serializer prints it, YAML as its libyaml-based serializer does).
+//! the recordings in conformance/recorded/24.11/json show them), and 22.05's
+//! openapi/v0.0.38 one, built as a value tree of `data.rs` and printed by its
+//! serializers.
 
-use crate::common::Output;
+use spur_cli_base::Output;
+use spur_cli_base::data::{a, b, emit, emit_styled, f, i, inf, meta, meta22, num, o, s, strs, unset, Mime, V};
+use spur_cli_base::records;
 use crate::squeue::{self, SqueueOpts};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
 use spur_grammar::signal::sig_num2name;
-
-/// A value of the document.
-#[derive(Clone, Debug, PartialEq)]
-pub enum V {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Arr(Vec<V>),
-    Obj(Vec<(String, V)>),
-}
-
-fn o(v: Vec<(&str, V)>) -> V {
-    V::Obj(v.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
-}
-fn a(v: Vec<V>) -> V {
-    V::Arr(v)
-}
-fn s(x: &str) -> V {
-    V::Str(x.to_string())
-}
-fn i(x: i64) -> V {
-    V::Int(x)
-}
-fn b(x: bool) -> V {
-    V::Bool(x)
-}
-fn f(x: f64) -> V {
-    V::Float(x)
-}
-/// Slurm's `{"set","infinite","number"}` number object.
-fn n(set: bool, infinite: bool, number: i64) -> V {
-    o(vec![("set", b(set)), ("infinite", b(infinite)), ("number", i(number))])
-}
-fn num(x: i64) -> V {
-    n(true, false, x)
-}
-fn unset() -> V {
-    n(false, false, 0)
-}
-fn inf() -> V {
-    n(false, true, 0)
-}
-fn strs(v: &[&str]) -> V {
-    a(v.iter().map(|x| s(x)).collect())
-}
-
-/// Which output was asked (`--json`/`--yaml`, the last one wins) and the
-/// data_parser version given with it (`--json=v0.0.42`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mime {
-    pub yaml: bool,
-    pub version: Option<String>,
-}
-
-pub fn mime(args: &[String]) -> Option<Mime> {
-    let mut m = None;
-    for x in args {
-        if x == "--" {
-            break;
-        }
-        for (flag, yaml) in [("--json", false), ("--yaml", true)] {
-            if x == flag {
-                m = Some(Mime { yaml, version: None });
-            } else if let Some(v) = x.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-                m = Some(Mime {
-                    yaml,
-                    version: Some(v.to_string()),
-                });
-            }
-        }
-    }
-    m
-}
-
-const PARSER: &str = "data_parser/v0.0.42";
-
-/// The errors Slurm prints for a data_parser plugin it does not have.
-pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
-    if old() {
-        // 22.05's getopt: --json and --yaml take no argument
-        return match &m.version {
-            None => Ok(()),
-            Some(_) => Err(Output::err(
-                format!(
-                    "{p}: option '--{f}' doesn't allow an argument\nTry \"{p} --help\" for more information\n",
-                    p = prog,
-                    f = if m.yaml { "yaml" } else { "json" }
-                ),
-                1,
-            )),
-        };
-    }
-    match m.version.as_deref() {
-        None | Some("") | Some("v0.0.42") | Some("data_parser/v0.0.42") => Ok(()),
-        Some(v) => {
-            let name = if v.starts_with("data_parser/") {
-                v.to_string()
-            } else {
-                format!("data_parser/{}", v)
-            };
-            let kind = if m.yaml {
-                "application/x-yaml"
-            } else {
-                "application/json"
-            };
-            Err(Output::err(
-                format!(
-                    "{p}: error: load_plugins: unable to find plugin: {n}\n\
-                     {p}: error: data_parser_g_new: failure loading plugins: Plugin has invalid format or unable to be loaded\n\
-                     {p}: error: {k} output not supported by {d}\n",
-                    p = prog,
-                    n = name,
-                    k = kind,
-                    d = PARSER
-                ),
-                1,
-            ))
-        }
-    }
-}
-
-fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
-    let uid = nix::unistd::getuid().as_raw();
-    let gid = nix::unistd::getgid().as_raw();
-    let user = spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string());
-    let group = spur_client::users::group_name(gid).unwrap_or_else(|| gid.to_string());
-    // Slurm lists argv without its last element
-    let mut cmd = vec![s(prog)];
-    if !args.is_empty() {
-        cmd.extend(args[..args.len() - 1].iter().map(|x| s(x)));
-    }
-    o(vec![
-        (
-            "plugin",
-            o(vec![
-                ("type", s("")),
-                ("name", s("")),
-                ("data_parser", s(PARSER)),
-                ("accounting_storage", s("")),
-            ]),
-        ),
-        (
-            "client",
-            o(vec![("source", s("")), ("user", s(&user)), ("group", s(&group))]),
-        ),
-        ("command", a(cmd)),
-        (
-            "slurm",
-            o(vec![
-                (
-                    "version",
-                    o(vec![("major", s("24")), ("micro", s("5")), ("minor", s("11"))]),
-                ),
-                ("release", s("24.11.5")),
-                ("cluster", s(&view.cluster_name)),
-            ]),
-        ),
-    ])
-}
 
 fn state_name(st: JobState) -> String {
     format!("{:?}", st).to_uppercase()
@@ -245,7 +86,7 @@ fn job_resources(j: &Job, view: &ClusterView) -> V {
             o(vec![
                 ("count", i(j.allocs.len() as i64)),
                 ("select_type", strs(&["ONE_ROW"])),
-                ("list", s(&squeue::job_nodes(j))),
+                ("list", s(&records::job_nodes(j))),
                 ("whole", b(false)),
                 ("allocation", a(allocation)),
             ]),
@@ -331,11 +172,11 @@ fn job(j: &Job, view: &ClusterView) -> V {
     } else {
         j.eligible_time
     };
-    let tres = squeue::tres_str(j);
+    let tres = records::tres_str(j);
     let out = |p: &Option<String>| match p {
-        Some(x) if x.starts_with('/') => squeue::fname_format(x, j, None),
-        Some(x) => squeue::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
-        None => squeue::default_out(j, None),
+        Some(x) if x.starts_with('/') => records::fname_format(x, j, None),
+        Some(x) => records::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
+        None => records::default_out(j, None),
     };
     let stdout = out(&j.desc.std_out);
     let stderr = if j.desc.std_err.is_some() {
@@ -409,7 +250,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("cron", s("")),
         ("deadline", num(j.desc.deadline)),
         ("delay_boot", num(0)),
-        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("dependency", s(&records::dependency_text(j).unwrap_or_default())),
         ("derived_exit_code", exit_code(j.derived_exit_code)),
         ("eligible_time", num(eligible)),
         ("end_time", num(end_time(j))),
@@ -455,7 +296,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("memory_per_tres", s("")),
         ("name", s(&j.desc.name)),
         ("network", s("")),
-        ("nodes", s(&squeue::job_nodes(j))),
+        ("nodes", s(&records::job_nodes(j))),
         ("nice", i(j.desc.nice.unwrap_or(0) as i64)),
         ("tasks_per_core", inf()),
         ("tasks_per_tres", num(0)),
@@ -524,7 +365,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
             }),
         ),
         ("state_description", s("")),
-        ("state_reason", s(&squeue::reason_text(j))),
+        ("state_reason", s(&records::reason_text(j))),
         ("standard_error", s(&stderr)),
         ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
         ("standard_output", s(&stdout)),
@@ -632,7 +473,7 @@ fn partition_obj(p: &Partition, view: &ClusterView) -> V {
     let tres = format!(
         "cpu={},mem={},node={},billing={}",
         cpus,
-        crate::format::convert_num_unit(mem as f64, 2),
+        spur_cli_base::format::convert_num_unit(mem as f64, 2),
         nodes.len(),
         cpus
     );
@@ -863,25 +704,6 @@ fn old() -> bool {
     spur_core::compat::profile().json_v0_0_38
 }
 
-fn meta22() -> V {
-    o(vec![
-        (
-            "plugin",
-            o(vec![
-                ("type", s("openapi/v0.0.38")),
-                ("name", s("Slurm OpenAPI v0.0.38")),
-            ]),
-        ),
-        (
-            "Slurm",
-            o(vec![
-                ("version", o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))])),
-                ("release", s("22.05.8")),
-            ]),
-        ),
-    ])
-}
-
 fn opt_i(x: Option<i64>) -> V {
     x.map(i).unwrap_or(V::Null)
 }
@@ -905,7 +727,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
     } else {
         j.eligible_time
     };
-    let tres = squeue::tres_str(j);
+    let tres = records::tres_str(j);
     let path = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => x.clone(),
         Some(x) => format!("{}/{}", j.desc.work_dir, x),
@@ -962,7 +784,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("cpus_per_tres", s("")),
         ("deadline", i(j.desc.deadline)),
         ("delay_boot", i(0)),
-        ("dependency", s(&squeue::dependency_text(j).unwrap_or_default())),
+        ("dependency", s(&records::dependency_text(j).unwrap_or_default())),
         ("derived_exit_code", i(j.derived_exit_code as i64)),
         ("eligible_time", i(eligible)),
         ("end_time", i(end_time(j))),
@@ -998,7 +820,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         v.push((
             "job_resources",
             o(vec![
-                ("nodes", s(&squeue::job_nodes(j))),
+                ("nodes", s(&records::job_nodes(j))),
                 ("allocated_cores", i(j.num_cpus as i64)),
                 ("allocated_hosts", i(j.allocs.len() as i64)),
                 ("allocated_nodes", a(nodes)),
@@ -1021,7 +843,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("mcs_label", s("")),
         ("memory_per_tres", s("")),
         ("name", s(&j.desc.name)),
-        ("nodes", s(&squeue::job_nodes(j))),
+        ("nodes", s(&records::job_nodes(j))),
         ("nice", opt_i(j.desc.nice.filter(|x| *x != 0).map(|x| x as i64))),
         ("tasks_per_core", V::Null),
         ("tasks_per_node", i(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
@@ -1084,7 +906,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("sockets_per_node", V::Null),
         ("start_time", i(if pending { 0 } else { j.start_time })),
         ("state_description", s("")),
-        ("state_reason", s(&squeue::reason_text(j))),
+        ("state_reason", s(&records::reason_text(j))),
         ("standard_error", s(&path(&j.desc.std_err))),
         ("standard_input", s(j.desc.std_in.as_deref().unwrap_or("/dev/null"))),
         ("standard_output", s(&path(&j.desc.std_out))),
@@ -1133,7 +955,7 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
         .filter(|p| p.nodes.contains(&nd.name))
         .map(|p| s(&p.name))
         .collect();
-    let conv = |m: u64| crate::format::convert_num_unit(m as f64, 2);
+    let conv = |m: u64| spur_cli_base::format::convert_num_unit(m as f64, 2);
     o(vec![
         ("architecture", s(&nd.arch)),
         ("burstbuffer_network_address", s("")),
@@ -1217,218 +1039,5 @@ fn node_base22(nd: &Node) -> &'static str {
         NodeBase::Idle => "idle",
         NodeBase::Down => "down",
         _ => "unknown",
-    }
-}
-
-// ---- emitters ------------------------------------------------------------------
-
-pub fn emit(v: &V, yaml: bool) -> String {
-    emit_styled(v, yaml, false)
-}
-
-/// `old`: as 22.05's serializer writes (empty lists over two lines, no
-/// newline after the JSON document, empty strings as YAML nulls).
-pub fn emit_styled(v: &V, yaml: bool, old: bool) -> String {
-    let mut out = String::new();
-    if yaml {
-        out.push_str("%YAML 1.1\n---");
-        yaml_value(v, 0, old, &mut out);
-        out.push_str(if old { "...\n" } else { "...\n\n" });
-    } else {
-        json_value(v, 0, old, &mut out);
-        if !old {
-            out.push('\n');
-        }
-    }
-    out
-}
-
-fn json_str(x: &str, out: &mut String) {
-    out.push('"');
-    for c in x.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '/' => out.push_str("\\/"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn json_float(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{:.1}", x)
-    } else {
-        format!("{}", x)
-    }
-}
-
-fn json_value(v: &V, ind: usize, old: bool, out: &mut String) {
-    let pad = |k: usize| "  ".repeat(k);
-    match v {
-        V::Null => out.push_str("null"),
-        V::Bool(x) => out.push_str(if *x { "true" } else { "false" }),
-        V::Int(x) => out.push_str(&x.to_string()),
-        V::Float(x) => out.push_str(&json_float(*x)),
-        V::Str(x) => json_str(x, out),
-        V::Arr(items) if items.is_empty() && old => {
-            out.push_str("[\n");
-            out.push_str(&pad(ind));
-            out.push(']');
-        }
-        V::Arr(items) if items.is_empty() => out.push_str("[]"),
-        V::Obj(items) if items.is_empty() => out.push_str("{}"),
-        V::Arr(items) => {
-            out.push_str("[\n");
-            for (k, x) in items.iter().enumerate() {
-                out.push_str(&pad(ind + 1));
-                json_value(x, ind + 1, old, out);
-                out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(ind));
-            out.push(']');
-        }
-        V::Obj(items) => {
-            out.push_str("{\n");
-            for (k, (key, x)) in items.iter().enumerate() {
-                out.push_str(&pad(ind + 1));
-                json_str(key, out);
-                out.push_str(": ");
-                json_value(x, ind + 1, old, out);
-                out.push_str(if k + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(ind));
-            out.push('}');
-        }
-    }
-}
-
-fn yaml_plain_ok(x: &str) -> bool {
-    !x.is_empty()
-        && !x.starts_with(|c: char| ",[]{}#&*!|>'\"%@` ".contains(c))
-        // `-`, `?`, `:` only start an indicator when a space (or nothing) follows
-        && !(x.starts_with(|c: char| "-?:".contains(c))
-            && x.chars().nth(1).map(|c| c == ' ').unwrap_or(true))
-        && !x.starts_with("---")
-        && !x.starts_with("...")
-        && !x.ends_with(' ')
-        && !x.contains(": ")
-        && !x.contains(" #")
-        && !x.chars().any(|c| c.is_control())
-}
-
-fn yaml_scalar(x: &str) -> String {
-    if x.is_empty() {
-        return "!!str".into();
-    }
-    if yaml_plain_ok(x) {
-        return format!("!!str {}", x);
-    }
-    if !x.chars().any(|c| c.is_control()) {
-        // libyaml's choice when plain is not possible: single quotes
-        return format!("!!str '{}'", x.replace('\'', "''"));
-    }
-    let mut q = String::from("\"");
-    for c in x.chars() {
-        match c {
-            '"' => q.push_str("\\\""),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\t' => q.push_str("\\t"),
-            c if c.is_control() => q.push_str(&format!("\\x{:02X}", c as u32)),
-            c => q.push(c),
-        }
-    }
-    q.push('"');
-    format!("!!str {}", q)
-}
-
-/// Writes ` TAG...` after a key or dash, then the block below it. `ind` is
-/// the indentation of the children of a map.
-fn yaml_value(v: &V, ind: usize, old: bool, out: &mut String) {
-    let pad = "  ".repeat(ind);
-    match v {
-        V::Null => out.push_str(" !!null null\n"),
-        V::Bool(x) => out.push_str(&format!(" !!bool {}\n", x)),
-        V::Int(x) => out.push_str(&format!(" !!int {}\n", x)),
-        V::Float(x) => out.push_str(&format!(" !!float {:.6}\n", x)),
-        V::Str(x) if old && x.is_empty() => out.push_str(" !!null null\n"),
-        V::Str(x) => {
-            out.push(' ');
-            out.push_str(&yaml_scalar(x));
-            out.push('\n');
-        }
-        V::Arr(items) if items.is_empty() => out.push_str(" !!seq []\n"),
-        V::Obj(items) if items.is_empty() => out.push_str(" !!map {}\n"),
-        V::Arr(items) => {
-            out.push_str(" !!seq\n");
-            // items sit at the parent's key indentation
-            let ipad = "  ".repeat(ind.saturating_sub(1));
-            for x in items {
-                out.push_str(&ipad);
-                out.push('-');
-                yaml_value(x, ind, old, out);
-            }
-        }
-        V::Obj(items) => {
-            out.push_str(" !!map\n");
-            for (key, x) in items {
-                out.push_str(&pad);
-                out.push_str(&yaml_scalar(key));
-                out.push(':');
-                yaml_value(x, ind + 1, old, out);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_and_yaml_shapes() {
-        let doc = o(vec![
-            ("jobs", a(vec![])),
-            ("n", num(3)),
-            ("p", s("a/b")),
-            ("l", a(vec![s("x"), o(vec![("k", s(""))])])),
-        ]);
-        assert_eq!(
-            emit(&doc, false),
-            "{\n  \"jobs\": [],\n  \"n\": {\n    \"set\": true,\n    \"infinite\": false,\n    \"number\": 3\n  },\n  \"p\": \"a\\/b\",\n  \"l\": [\n    \"x\",\n    {\n      \"k\": \"\"\n    }\n  ]\n}\n"
-        );
-        assert_eq!(
-            emit(&doc, true),
-            "%YAML 1.1\n--- !!map\n!!str jobs: !!seq []\n!!str n: !!map\n  !!str set: !!bool true\n  !!str infinite: !!bool false\n  !!str number: !!int 3\n!!str p: !!str a/b\n!!str l: !!seq\n- !!str x\n- !!map\n  !!str k: !!str\n...\n\n"
-        );
-    }
-
-    #[test]
-    fn mime_and_bad_version() {
-        let args: Vec<String> = ["--json", "--yaml"].iter().map(|x| x.to_string()).collect();
-        assert_eq!(
-            mime(&args),
-            Some(Mime {
-                yaml: true,
-                version: None
-            })
-        );
-        let m = Mime {
-            yaml: false,
-            version: Some("v0.0.1".into()),
-        };
-        let e = check_version("squeue", &m).unwrap_err();
-        assert_eq!(e.code, 1);
-        assert!(e
-            .stderr
-            .starts_with("squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"));
     }
 }

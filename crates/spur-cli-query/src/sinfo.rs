@@ -6,11 +6,18 @@
 //! CPU/node state tallies) render the same share a line, as Slurm's
 //! match flags do. `-N` gives every (node, partition) its own line.
 
-use crate::common::Output;
-use crate::format::{self, Cell, FieldDef, Item, ItemKind};
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::{self, Cell, FieldDef, Item, ItemKind};
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::records::{or_null, resv_nodes, resv_state};
+use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
 use std::collections::HashMap;
+use spur_cli_base::data;
+use crate::json;
+use spur_cli_base::process::{client, emit, load_error, runtime};
+use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SinfoOpts {
@@ -179,7 +186,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             }
             "T" => o.reservation = true,
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(crate::version_line())),
+            "V" => return Err(Output::ok(version_line())),
             "help" => return Err(Output::ok(include_str!("text/sinfo_help.txt"))),
             "usage" => return Err(Output::ok(include_str!("text/sinfo_usage.txt"))),
             "hide" => o.all = false,
@@ -715,7 +722,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     let mut out = Output::default();
     if o.reservation {
         // -T reports reservations only
-        out.stdout.push_str(&crate::resv::sinfo_list(view, o.no_header));
+        out.stdout.push_str(&reservations(view, o.no_header));
         return out;
     }
     let fmt = o.format.clone().unwrap_or_default();
@@ -913,48 +920,65 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     out
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
+/// `sinfo -T`: the reservations, one a line.
+fn reservations(view: &ClusterView, no_header: bool) -> String {
+    if view.reservations.is_empty() {
+        return "No reservations in the system\n".into();
+    }
+    // the name column is as wide as the longest name (at least 9)
+    let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
+    let mut s = String::new();
+    if !no_header {
+        s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+    }
+    for r in &view.reservations {
+        s.push_str(&format!(
+            "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
+            r.name,
+            resv_state(r, view.now),
+            fmt_timestamp(r.start_time),
+            fmt_timestamp(r.end_time),
+            fmt_secs_scontrol(r.end_time - r.start_time),
+            or_null(&resv_nodes(r))
+        ));
+    }
+    s
+}
 
-    pub fn node(i: u32, alloc: u32) -> Node {
-        Node {
-            name: format!("node{}", i),
-            addr: "127.0.0.1".into(),
-            hostname: format!("node{}", i),
-            port: 47800 + i as u16,
-            cpus: 2,
-            boards: 1,
-            sockets: 1,
-            cores_per_socket: 2,
-            threads_per_core: 1,
-            real_memory: 2000,
-            weight: 1,
-            base: if alloc > 0 { NodeBase::Allocated } else { NodeBase::Idle },
-            alloc_cpus: alloc,
-            alloc_mem: 500 * alloc as u64,
-            os: "Linux".into(),
-            arch: "x86_64".into(),
-            version: "24.11.5".into(),
-            cpu_load: 44,
-            free_mem: 22908,
-            ..Default::default()
+
+/// sinfo as a process: parse, load partitions and nodes through
+/// spur-client, print the table (or the `--json`/`--yaml` document);
+/// returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let opts = match parse(args, env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("sinfo") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let mime = data::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = data::check_version("sinfo", m) {
+            return emit(&o);
         }
     }
-
-    pub fn debug_part() -> Partition {
-        Partition {
-            name: "debug".into(),
-            nodes: (1..=4).map(|i| format!("node{}", i)).collect(),
-            nodes_expr: "node[1-4]".into(),
-            default: true,
-            oversubscribe: "NO".into(),
-            priority_tier: 1,
-            priority_job_factor: 1,
-            ..Default::default()        }
+    let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
+    match rt.block_on(c.query(&q)) {
+        Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
+        Ok(view) => emit(&render(&opts, &view)),
+        Err(e) => emit(&load_error("slurm_load_partitions", &e)),
     }
+}
 
-    pub fn view() -> ClusterView {
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_cli_base::fixtures::{debug_part, node};
+
+    fn view() -> ClusterView {
         ClusterView {
             now: 0,
             nodes: vec![node(1, 2), node(2, 2), node(3, 2), node(4, 1)],
@@ -1067,5 +1091,22 @@ pub(crate) mod tests {
         let o = run_view(&["-N", "-h", "-t", "alloc", "-o", "%N"], &v);
         assert_eq!(o.stdout, "node1\nnode2\n");
         assert_eq!(run_view(&["-T"], &v).stdout, "No reservations in the system\n");
+    }
+
+    #[test]
+    fn reservation_list() {
+        let r = spur_core::model::Reservation {
+            name: "r1".into(),
+            start_time: 0,
+            end_time: 3600,
+            nodes: vec!["node1".into(), "node2".into()],
+            ..Default::default()
+        };
+        let v = ClusterView { now: 10, reservations: vec![r], ..Default::default() };
+        let l = run_view(&["-T"], &v).stdout;
+        assert!(l.starts_with("RESV_NAME     STATE"), "{}", l);
+        assert!(l.contains("\nr1           ACTIVE"), "{}", l);
+        assert!(l.ends_with("01:00:00  node[1-2]\n"), "{}", l);
+        assert_eq!(run_view(&["-T"], &ClusterView::default()).stdout, "No reservations in the system\n");
     }
 }

@@ -1,7 +1,8 @@
 //! `sbatch` command-line handling: options, `#SBATCH` directives, `SBATCH_*`
 //! variables, the script, validation with Slurm 24.11's messages and exit
-//! codes, and the submit response. No network: [`parse`] turns what the user
-//! typed into a [`SbatchRequest`]; the caller submits it.
+//! codes, and the submit response. [`parse`] turns what the user typed into
+//! a [`SbatchRequest`] without network or side effects; [`run`] is the
+//! process that reads the script, submits and waits.
 //!
 //! Order of work, as Slurm 24.11's sbatch does it (src/sbatch/sbatch.c, opt.c):
 //! 1. first pass over the command line with getopt (`+` mode: the first
@@ -19,13 +20,18 @@
 //! Exit codes: an option rejected by its setter exits 255 (`exit(-1)`);
 //! `parse_int` failures (`-n 0`) exit 1; script and verification errors exit 1.
 
-use crate::common::Output;
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{AcceptedOptions, ExclusiveKind, JobDesc, JobState};
 use spur_grammar::num::strtol;
 use spur_grammar::gres::{parse_request, GresRequestError};
 use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
+use spur_cli_base::process::{client, emit, runtime};
+use spur_client::{Client, ClientError};
+use spur_core::request::Query as QueryRequest;
+use std::io::{Read, Write};
 
 /// What `sbatch` will submit, with the client-side switches.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -903,7 +909,7 @@ pub fn check_gres(d: &JobDesc, gres_types: &[String]) -> Result<(), GresRequestE
     Ok(())
 }
 
-/// Parse an sbatch command line. `args` excludes argv[0]. `env` is the
+/// Parse an sbatch command line. `args` excludes `argv[0]`. `env` is the
 /// caller's environment, `cwd` its working directory, `stdin_script` the
 /// script when none is named (None = stdin empty), `read_file` reads a file.
 /// `Err(Output)` is what sbatch prints and its exit code (also for
@@ -951,7 +957,7 @@ pub fn parse_at(
                 };
                 return Err(Output::ok(u));
             }
-            "version" => return Err(Output::ok(crate::version_line())),
+            "version" => return Err(Output::ok(version_line())),
             "verbose" | "quiet" | "wrap" => apply(&mut st, id, v.as_deref(), Src::Cli)?,
             _ => {}
         }
@@ -1497,6 +1503,136 @@ pub fn help_text(task_affinity: bool) -> String {
     }
     s.push_str(HELP_TAIL);
     s
+}
+
+
+// ---------------------------------------------------------------- the process
+
+/// sbatch as a process: parse (reading the script, or stdin when no script
+/// is named), submit through spur-client, print the answer; with `--wait`,
+/// wait for the job's end and return its exit code. Warnings are written as
+/// they come, the job id before the wait.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().to_string()).unwrap_or_else(|_| "/".into());
+    // stdin is read only when no script file is named (sbatch reads it then).
+    let stdin_reader = || {
+        let mut s = String::new();
+        if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            let _ = std::io::stdin().read_to_string(&mut s);
+        }
+        s
+    };
+    let read_file = |p: &str| std::fs::read_to_string(p);
+    let needs_stdin = sbatch_needs_stdin(args);
+    let stdin_script = if needs_stdin { Some(stdin_reader()) } else { None };
+    let mut req = match parse(args, env, &cwd, stdin_script, &read_file) {
+        Ok(r) => r,
+        Err(o) => return emit(&o),
+    };
+    if !req.stderr.is_empty() {
+        eprint!("{}", req.stderr);
+    }
+    // a retried submission carries the same id, so it is queued once
+    req.desc.request_id = match spur_auth::random_hex(12) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
+    };
+    let c = match client("sbatch") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
+    // GresTypes unless --clusters sends the job elsewhere: no job id is used
+    // (recorded/24.11/job_ids/22)
+    if req.clusters.is_none() {
+        if let Err(e) = check_gres(&req.desc, &c.conf().gres_types) {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
+    }
+    let rt = runtime();
+    let res = rt.block_on(c.submit(&req.desc, req.test_only));
+    if let Err(ClientError::Rejected { user_msg, .. }) = &res {
+        for line in user_msg.lines().filter(|l| !l.is_empty()) {
+            eprintln!("sbatch: error: {}", line);
+        }
+    }
+    match res {
+        Ok(r) => {
+            if req.test_only {
+                let when = spur_grammar::time::fmt_timestamp(r.start_time);
+                eprintln!(
+                    "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
+                    r.job_id,
+                    when,
+                    if r.cpus > 0 { r.cpus } else { req.desc.num_tasks.unwrap_or(1) },
+                    r.nodes,
+                    r.partition
+                );
+                return 0;
+            }
+            print!("{}", format_submit_response(&req, r.job_id, &c.conf().cluster_name));
+            let _ = std::io::stdout().flush();
+            if req.wait {
+                return rt.block_on(wait_for_job(&c, r.job_id));
+            }
+            0
+        }
+        // sbatch's will-run test reports a refusal with perror's layout
+        // (recorded/24.11/sbatch_options/141)
+        Err(e) if req.test_only => {
+            eprintln!("allocation failure: {}", e);
+            1
+        }
+        Err(e) => {
+            eprintln!("sbatch: error: Batch job submission failed: {}", e);
+            1
+        }
+    }
+}
+
+/// Whether sbatch will read its script from stdin: no script operand, no
+/// `--wrap`, and nothing (help, version, a bad option) that ends sbatch
+/// first. Uses sbatch's own option table, so it agrees with `parse`.
+fn sbatch_needs_stdin(args: &[String]) -> bool {
+    let local: Vec<String> = args.iter().filter(|a| *a != ":").cloned().collect();
+    let p = opts::parse("sbatch", SPECS, &local, opts::Mode::StopAtFirstOperand);
+    if p.error.is_some() {
+        return false;
+    }
+    if p.opts.iter().any(|(id, _)| matches!(*id, "wrap" | "help" | "usage" | "version")) {
+        return false;
+    }
+    p.operands.is_empty()
+}
+
+async fn wait_for_job(c: &Client, id: u32) -> i32 {
+    let mut delay = 2u64;
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(delay.min(10)).min(std::time::Duration::from_millis(500 * delay))).await;
+        delay = (delay + 1).min(10);
+        let q = QueryRequest { jobs: true, job_ids: vec![id.to_string()], ..Default::default() };
+        match c.query(&q).await {
+            Ok(v) => {
+                let recs: Vec<(spur_core::model::JobState, i32)> = v
+                    .jobs
+                    .iter()
+                    .filter(|j| j.job_id == id || j.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false))
+                    .map(|j| (j.state, j.exit_status))
+                    .collect();
+                if recs.is_empty() {
+                    return 0;
+                }
+                if let Some(code) = wait_exit_code_all(&recs) {
+                    return code;
+                }
+            }
+            Err(_) => continue,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,13 +6,19 @@
 //! meta-record, the started task keeps the old record's place and the
 //! meta-record moves to the end). Ties in every sort key keep that order.
 
-use crate::common::Output;
-use crate::format::{self, Cell, FieldDef, Item};
-use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::Output;
+use spur_cli_base::version::version_line;
+use spur_cli_base::format::{self, Cell, FieldDef, Item};
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::records::{array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
 use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
+use spur_cli_base::data;
+use crate::json;
+use spur_cli_base::process::{caller, client, emit, load_error, runtime};
+use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
@@ -188,7 +194,7 @@ fn build_user_list(s: &str, warnings: &mut String) -> Vec<u32> {
     v
 }
 
-/// Parse squeue's command line (`args` without argv[0]) and environment.
+/// Parse squeue's command line (`args` without `argv[0]`) and environment.
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpts, Output> {
     let mut o = SqueueOpts::default();
     let mut all_flag = false;
@@ -264,7 +270,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 o.users = Some(build_user_list(&v, &mut o.warnings));
             }
             "v" => o.verbose += 1,
-            "V" => return Err(Output::ok(crate::version_line())),
+            "V" => return Err(Output::ok(version_line())),
             "w" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
@@ -643,46 +649,8 @@ struct Rec<'a> {
     tasks: Vec<u32>,
 }
 
-fn array_job_id(j: &Job) -> u32 {
-    j.array.as_ref().map(|a| a.array_job_id).unwrap_or(0)
-}
-
-fn array_task_id(j: &Job) -> Option<u32> {
-    j.array.as_ref().and_then(|a| a.task_id)
-}
-
 fn is_meta(j: &Job) -> bool {
     j.array.as_ref().map(|a| a.task_id.is_none()).unwrap_or(false)
-}
-
-/// Reason text as Slurm reports it (held jobs report their hold).
-pub fn reason_text(j: &Job) -> String {
-    if j.reason == spur_core::model::Reason::None {
-        if let Some(h) = &j.held {
-            return h.text().to_string();
-        }
-    }
-    j.reason.text().to_string()
-}
-
-/// Sorted, compressed node list (`slurm_sort_node_list_str`).
-pub fn job_nodes(j: &Job) -> String {
-    spur_grammar::hostlist::compress_unique(&j.node_names())
-}
-
-/// `job_time_used` with the controller's `now`.
-pub fn time_used(j: &Job, now: i64) -> i64 {
-    if j.start_time == 0 || j.state == JobState::Pending {
-        return 0;
-    }
-    if j.state == JobState::Suspended {
-        return j.pre_sus_time;
-    }
-    let end = if j.state == JobState::Running || j.end_time == 0 { now } else { j.end_time };
-    if j.suspend_time != 0 {
-        return end - j.suspend_time + j.pre_sus_time;
-    }
-    end - j.start_time
 }
 
 /// The job's minimum memory as `%m` shows it (per CPU or per node).
@@ -691,123 +659,6 @@ pub fn min_memory_mb(j: &Job) -> u64 {
         j.mem_per_cpu
     } else {
         j.mem_per_node
-    }
-}
-
-/// Dependency as slurmctld reports it: `afterok:1(unfulfilled)`; None
-/// when the job no longer waits on anything.
-pub fn dependency_text(j: &Job) -> Option<String> {
-    let dep = j.desc.dependency.as_ref()?;
-    let status = match &j.reason {
-        spur_core::model::Reason::Dependency => "unfulfilled",
-        spur_core::model::Reason::DependencyNeverSatisfied => "failed",
-        // (a held job cancelled while pending keeps it: scontrol/194)
-        _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
-        _ => return None,
-    };
-    // as slurmctld keeps it (_depend_list2str); the controller accepted the
-    // text, so it reads with the largest MaxArraySize
-    let d = spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok()??;
-    Some(d.display(status)).filter(|s| !s.is_empty())
-}
-
-/// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
-/// made absolute against `work_dir`.
-pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
-    if spur_core::compat::profile().fname_format_22_05 {
-        return fname_format_22_05(path, j, task_override);
-    }
-    let b: Vec<char> = path.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    let task = task_override.or(array_task_id(j));
-    while i < b.len() {
-        if b[i] != '%' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        if i + 1 < b.len() && b[i + 1] == '%' {
-            out.push('%');
-            i += 2;
-            continue;
-        }
-        // optional width digits
-        let mut k = i + 1;
-        let mut wid: usize = 0;
-        while k < b.len() && b[k].is_ascii_digit() {
-            wid = (wid * 10 + b[k].to_digit(10).unwrap_or(0) as usize).min(1000);
-            k += 1;
-        }
-        if wid > 9 {
-            wid = 10;
-        }
-        if k >= b.len() {
-            for c in &b[i..] {
-                out.push(*c);
-            }
-            break;
-        }
-        let num = |n: u32| format!("{:0w$}", n, w = wid);
-        match b[k] {
-            'A' => out.push_str(&num(if j.array.is_some() { array_job_id(j) } else { j.job_id })),
-            'a' => out.push_str(&num(task.unwrap_or(u32::MAX - 1))),
-            'b' => out.push_str(&num(task.unwrap_or(u32::MAX - 1) % 10)),
-            'j' => out.push_str(&num(j.job_id)),
-            'u' => out.push_str(&j.user_name),
-            'x' => out.push_str(&j.desc.name),
-            c => {
-                for ch in &b[i..k] {
-                    out.push(*ch);
-                }
-                out.push(c);
-            }
-        }
-        i = k + 1;
-    }
-    if out.starts_with('/') {
-        out
-    } else {
-        format!("{}/{}", j.desc.work_dir, out)
-    }
-}
-
-/// Slurm 22.05's expansion: only the two-letter `%A %a %j %u %x`, each
-/// replaced everywhere in turn, no widths and no `%%`.
-fn fname_format_22_05(path: &str, j: &Job, task_override: Option<u32>) -> String {
-    let task = task_override.or(array_task_id(j)).unwrap_or(u32::MAX - 1);
-    let a = if j.array.is_some() { array_job_id(j) } else { j.job_id };
-    let out = path
-        .replace("%A", &a.to_string())
-        .replace("%a", &task.to_string())
-        .replace("%j", &j.job_id.to_string())
-        .replace("%u", &j.user_name)
-        .replace("%x", &j.desc.name);
-    if out.starts_with('/') {
-        out
-    } else {
-        format!("{}/{}", j.desc.work_dir, out)
-    }
-}
-
-/// Default batch output path when none was given.
-pub fn default_out(j: &Job, task: Option<u32>) -> String {
-    match (&j.array, task.or(array_task_id(j))) {
-        (Some(a), Some(t)) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, t),
-        (Some(a), None) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, u32::MAX - 1),
-        _ => format!("{}/slurm-{}.out", j.desc.work_dir, j.job_id),
-    }
-}
-
-fn exit_pair(status: i32) -> String {
-    // WIFSIGNALED / WIFEXITED
-    let sig = status & 0x7f;
-    if sig != 0 && sig != 0x7f {
-        format!("0:{}", sig)
-    } else if sig == 0 {
-        format!("{}:0", (status >> 8) & 0xff)
-    } else {
-        "0:0".into()
     }
 }
 
@@ -821,21 +672,6 @@ fn time_cell(t: i64) -> Cell {
     } else {
         Cell::s("N/A")
     }
-}
-
-/// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job.
-pub fn tres_str(j: &Job) -> String {
-    let mem = if j.mem_per_cpu > 0 {
-        j.mem_per_cpu * j.num_cpus as u64
-    } else {
-        j.mem_per_node * j.num_nodes as u64
-    };
-    let mut s = format!("cpu={}", j.num_cpus);
-    if mem > 0 {
-        s.push_str(&format!(",mem={}", format::convert_num_unit(mem as f64, 2)));
-    }
-    s.push_str(&format!(",node={},billing={}", j.num_nodes, j.num_cpus));
-    s
 }
 
 fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
@@ -1614,73 +1450,51 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     out
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use spur_core::model::*;
 
-    pub fn base_job(id: u32, state: JobState) -> Job {
-        Job {
-            job_id: id,
-            desc: JobDesc {
-                name: "wrap".into(),
-                work_dir: "/tmp/spur-conf-work".into(),
-                wrapped: true,
-                alloc_node: "localhost".into(),
-                alloc_sid: 4057,
-                ..Default::default()
-            },
-            user_name: "root".into(),
-            group_name: "root".into(),
-            state,
-            priority: 1,
-            partition: "debug".into(),
-            submit_time: 1000,
-            eligible_time: 1000,
-            num_nodes: 1,
-            num_tasks: 1,
-            num_cpus: 1,
-            mem_per_cpu: 500,
-            batch_flag: 1,
-            ..Default::default()
+/// squeue as a process: parse, load the jobs through spur-client, print
+/// the table (or the `--json`/`--yaml` document); returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let opts = match parse(args, env) {
+        Ok(o) => o,
+        Err(o) => return emit(&o),
+    };
+    let c = match client("squeue") {
+        Ok(c) => c,
+        Err(o) => return emit(&o),
+    };
+    let rt = runtime();
+    let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
+    // -w needs the node table to map names (squeue loads it too)
+    // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
+    let job_ids: Vec<String> = opts.job_list.iter().map(|(id, _)| id.to_string()).collect();
+    let mime = data::mime(args);
+    if let Some(m) = &mime {
+        if let Err(o) = data::check_version("squeue", m) {
+            return emit(&o);
         }
     }
-
-    pub fn running(id: u32, start: i64, nodes: &[&str]) -> Job {
-        let mut j = base_job(id, JobState::Running);
-        j.start_time = start;
-        j.allocs = nodes.iter().map(|n| NodeAlloc { node: n.to_string(), cpus: 1, mem_mb: 500, gres: vec![] }).collect();
-        j.num_nodes = nodes.len() as u32;
-        j.num_cpus = nodes.len() as u32;
-        j.num_tasks = nodes.len() as u32;
-        j
+    // 22.05 loads every job for --json/--yaml (it applies no filter)
+    let dump_all = mime.is_some() && spur_core::compat::profile().json_v0_0_38;
+    let job_ids = if dump_all { Vec::new() } else { job_ids };
+    let finished = finished || dump_all;
+    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
+    match rt.block_on(c.query(&q)) {
+        Ok(view) => {
+            let (uid, name) = caller();
+            if let Some(m) = &mime {
+                return emit(&json::squeue(&opts, m, args, &view, uid));
+            }
+            emit(&render(&opts, &view, uid, &name))
+        }
+        Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
     }
+}
 
-    fn task(id: u32, arr: u32, t: u32, start: i64, node: &str) -> Job {
-        let mut j = running(id, start, &[node]);
-        j.array = Some(ArrayInfo { array_job_id: arr, task_id: Some(t), ..Default::default() });
-        j
-    }
-
-    /// The cluster of the recorded `basic` scenario at its first `squeue`.
-    pub fn basic_view() -> ClusterView {
-        let now = 10_013;
-        let j1 = running(1, 10_000, &["node1"]);
-        let mut j2 = running(2, 10_003, &["node1"]);
-        j2.desc.name = "myname".into();
-        let mut j3 = base_job(3, JobState::Pending);
-        j3.priority = 0;
-        j3.reason = Reason::JobHeldUser;
-        let j4 = running(4, 10_006, &["node2", "node3"]);
-        let j7 = task(7, 6, 1, 10_012, "node2");
-        let j8 = task(8, 6, 2, 10_012, "node3");
-        let j6 = task(6, 6, 3, 10_012, "node4");
-        let mut j9 = base_job(9, JobState::Pending);
-        j9.desc.name = "dep".into();
-        j9.reason = Reason::Dependency;
-        j9.desc.dependency = Some("afterok:1".into());
-        ClusterView { now, jobs: vec![j1, j2, j3, j4, j7, j8, j6, j9], ..Default::default() }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_cli_base::fixtures::{base_job, basic_view, node, running, task};
+    use spur_core::model::*;
 
     fn run(args: &[&str]) -> Output {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -1755,7 +1569,7 @@ pub(crate) mod tests {
         assert_eq!(run(&["-n", "myname"]).stdout.lines().count(), 2);
         assert_eq!(run(&["-u", "root"]).stdout, DEFAULT);
         let mut v = basic_view();
-        v.nodes = (1..=4).map(|i| crate::sinfo::tests::node(i, 2)).collect();
+        v.nodes = (1..=4).map(|i| node(i, 2)).collect();
         let o = parse(&["-w".to_string(), "node1".to_string()], &HashMap::new()).unwrap();
         assert_eq!(render(&o, &v, 0, "root").stdout.lines().count(), 3);
         let o = parse(&["-w".to_string(), "nodeX".to_string()], &HashMap::new()).unwrap();
@@ -1800,7 +1614,7 @@ pub(crate) mod tests {
         let e = run(&["--sort=Z"]);
         assert_eq!(e.code, 1);
         assert!(e.stderr.contains("Invalid sort specification: Z"));
-        assert_eq!(run(&["--version"]).stdout, crate::SLURM_VERSION_LINE);
+        assert_eq!(run(&["--version"]).stdout, spur_cli_base::version::SLURM_VERSION_LINE);
     }
 
     #[test]

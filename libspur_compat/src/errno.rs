@@ -1,0 +1,72 @@
+//! Slurm's error texts: `char *slurm_strerror(int errnum)` (slurm_errno.h).
+//!
+//! As Slurm's `slurm_strerror` (src/common/slurm_errno.c) decides: a number
+//! of Slurm's error table (spur-core's `errors::ERRORS`, the texts the
+//! commands print) gives that entry's text; another positive number is a
+//! system errno and gives the C library's `strerror` text; any other number
+//! gives `Unknown negative error number`. The text belongs to the library:
+//! the caller must neither change nor free it.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::sync::OnceLock;
+
+const UNKNOWN_NEGATIVE: &CStr = c"Unknown negative error number";
+
+/// Slurm's error table as C strings, made once and kept for the life of the
+/// process (so the pointers handed out stay valid).
+fn table() -> &'static [(i32, CString)] {
+    static TABLE: OnceLock<Vec<(i32, CString)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        spur_core::errors::ERRORS
+            .iter()
+            // (no text of the table holds a NUL; one that did would be left out)
+            .filter_map(|(n, t)| Some((*n, CString::new(*t).ok()?)))
+            .collect()
+    })
+}
+
+/// `slurm_strerror`: the text of a Slurm error number or a system errno.
+#[no_mangle]
+pub extern "C" fn slurm_strerror(errnum: c_int) -> *const c_char {
+    crate::guard(UNKNOWN_NEGATIVE.as_ptr(), || {
+        let t = table();
+        if let Ok(i) = t.binary_search_by_key(&errnum, |e| e.0) {
+            return t[i].1.as_ptr();
+        }
+        if errnum > 0 {
+            // SAFETY: strerror takes any int and returns a pointer to a
+            // NUL-terminated string owned by the C library (a static text,
+            // or for a number it does not know a per-thread buffer valid
+            // until this thread's next strerror call): the same text and
+            // lifetime Slurm's slurm_strerror hands on.
+            return unsafe { libc::strerror(errnum) };
+        }
+        UNKNOWN_NEGATIVE.as_ptr()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: c_int) -> String {
+        // SAFETY: slurm_strerror returns a NUL-terminated string that stays
+        // valid at least until this thread's next call.
+        unsafe { CStr::from_ptr(slurm_strerror(n)) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn texts_as_slurm_gives_them() {
+        assert_eq!(text(0), "No error");
+        assert_eq!(text(-1), "Unspecified error");
+        assert_eq!(text(115), "Operation now in progress");
+        assert_eq!(text(2017), "Invalid job id specified");
+        assert_eq!(text(2), "No such file or directory");
+        assert_eq!(text(-5), "Unknown negative error number");
+        // the same text the commands print, at the same address each time
+        assert_eq!(text(2017), spur_core::errors::strerror(2017));
+        assert_eq!(slurm_strerror(2017), slurm_strerror(2017));
+    }
+}
