@@ -2,6 +2,7 @@
 //! hostlists, slurm.conf). No network, no async: only reading files.
 pub mod errors;
 pub mod launch;
+pub mod legacy_v0;
 pub mod model;
 pub mod hostlist;
 pub mod time;

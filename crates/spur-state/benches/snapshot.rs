@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use spur_core::model::*;
-use spur_state::{Command, State};
+use spur_state::{raft, Command, State};
 
 fn job(i: u32) -> Job {
     let desc = JobDesc {
@@ -44,10 +44,18 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for n in [1_000u32, 10_000, 100_000] {
         let st = state(n);
-        let bytes = bincode::serialize(&st).unwrap();
-        println!("{} jobs: snapshot {} bytes", n, bytes.len());
-        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
+        // the snapshot as spurctld writes it (MessagePack in a spur_format
+        // envelope), and bincode (format version 0) beside it for comparison
+        let v = spur_format::FORMAT_VERSION;
+        let bytes = raft::encode_state(&st, v).unwrap();
+        let legacy = bincode::serialize(&st).unwrap();
+        println!("{} jobs: snapshot {} bytes (bincode {} bytes)", n, bytes.len(), legacy.len());
+        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| raft::encode_state(st, v).unwrap()));
         g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| {
+            b.iter(|| raft::decode_state(bytes, &"bench").unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("build_snapshot_bincode", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
+        g.bench_with_input(BenchmarkId::new("install_snapshot_bincode", n), &legacy, |b, bytes| {
             b.iter(|| {
                 let mut s: State = bincode::deserialize(bytes).unwrap();
                 s.reindex();

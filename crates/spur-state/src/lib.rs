@@ -7,6 +7,7 @@
 //! with a checksum on every record, fsynced before a change is acknowledged,
 //! and snapshots that bound it.
 
+pub mod legacy_v0;
 pub mod raft;
 
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,11 @@ pub enum Command {
     /// `scontrol update reservation`: the whole new record.
     ResvUpdate { resv: Reservation },
     ResvDelete { name: String },
+    /// The cluster's active format version (`spur_format`): every member
+    /// writes its records at this version from here on. Committed by the
+    /// leader once every member reports that it reads it; never lowered.
+    /// Since format version 1.
+    SetFormatVersion { version: u16 },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -198,6 +204,12 @@ pub struct State {
     /// slurmctld's `top_suffix`: the last reservation id given (names `user_N`).
     #[serde(default)]
     pub resv_top: u32,
+    /// The cluster's active format version (`Command::SetFormatVersion`); 0
+    /// until its members first agreed on one (a new cluster, or one whose
+    /// state was written before versioned formats): they write
+    /// `spur_format::MIN_VERSION` meanwhile. Since format version 1.
+    #[serde(default)]
+    format_version: u16,
     /// Ids of every job not yet finished, and of some finished since (pruned by
     /// `queue_ids`), so that a scheduling pass costs what the queue holds, not
     /// every finished job still remembered. Not part of the replicated state:
@@ -229,6 +241,7 @@ impl State {
             slurm_22_05: false,
             reservations: Vec::new(),
             resv_top: 0,
+            format_version: 0,
             queue_hint: None,
             node_index: HashMap::new(),
         };
@@ -252,6 +265,17 @@ impl State {
         let relative = (p as i64 + off).clamp(1, u32::MAX as i64) as u32;
         self.lowest_prio = relative.min(last);
         p
+    }
+
+    /// The cluster's active format version as committed (0: not yet agreed).
+    pub fn format_version(&self) -> u16 {
+        self.format_version
+    }
+
+    /// The version this cluster's records are written at: the active one, or
+    /// the oldest this build writes while none was agreed.
+    pub fn write_format_version(&self) -> u16 {
+        self.format_version.max(spur_format::MIN_VERSION)
     }
 
     pub fn reindex(&mut self) {
@@ -1028,6 +1052,13 @@ impl State {
                 }
                 Ok(Applied::Ok)
             }
+            Command::SetFormatVersion { version } => {
+                if *version < self.format_version {
+                    return Err(ESLURM_NOT_SUPPORTED);
+                }
+                self.format_version = *version;
+                Ok(Applied::Ok)
+            }
             Command::ConsumeJobId => {
                 // the id that was used up (`sbatch --test-only` prints it)
                 Ok(Applied::Submitted(self.take_job_id()))
@@ -1262,8 +1293,7 @@ mod order_tests {
         s.apply(&Command::Kill { job_id: 3, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
         s.apply(&Command::Purge { job_ids: vec![3] }).unwrap();
         assert_eq!(order(&s), [1, 4, 5, 2, 6]);
-        let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
-        copy.reindex();
+        let (copy, _) = raft::decode_state(&raft::encode_state(&s, spur_format::FORMAT_VERSION).unwrap(), &"test").unwrap();
         assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
     }
 
@@ -1358,7 +1388,7 @@ mod order_tests {
         let listed: Vec<u32> = s.jobs_in_order().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect();
         assert_eq!(s.queue_in_order(), listed);
         // a copy made from the wire (a snapshot) rebuilds the same set
-        let mut copy: State = bincode::deserialize(&bincode::serialize(&s).unwrap()).unwrap();
+        let (mut copy, _) = raft::decode_state(&raft::encode_state(&s, spur_format::FORMAT_VERSION).unwrap(), &"test").unwrap();
         assert_eq!(copy.queue_ids(), s.queue_ids());
     }
 
