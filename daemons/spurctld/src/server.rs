@@ -1460,6 +1460,8 @@ impl Controller for Service {
             id: self.ctld.me,
             leader_id,
             leader_addr,
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
         }))
     }
 
@@ -1476,6 +1478,12 @@ impl Controller for Service {
             "add" => {
                 if r.id == 0 || r.addr.is_empty() {
                     return fail(ESLURM_INVALID_NODE_NAME, "add needs an id and an address".into());
+                }
+                // it must read and write the cluster's format version (and no
+                // version raise may slip in between this check and its addition)
+                let _no_version_change = crate::formats::CHANGE.lock().await;
+                if let Err(msg) = crate::formats::check_new_member(&self.ctld, r.id, &r.addr).await {
+                    return fail(SLURM_ERROR_ANY, msg);
                 }
                 let node = openraft::BasicNode { addr: r.addr.clone() };
                 let voters_now: std::collections::BTreeSet<u64> =

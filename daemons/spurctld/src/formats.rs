@@ -1,0 +1,117 @@
+//! The cluster's active format version (`spur_format`), as etcd keeps a
+//! cluster version: every member writes its records (log, snapshot, meta,
+//! Raft messages) at the version committed in the replicated state
+//! (`Command::SetFormatVersion`), so that a cluster can hold controllers of
+//! two builds while it is upgraded one member at a time: the older ones read
+//! everything the newer ones write.
+//!
+//! - Each controller tells in its ping reply the versions it reads and writes
+//!   (`min_format_version`..=`max_format_version`).
+//! - The ready leader raises the active version to the newest one that every
+//!   member (voters and learners) reads, as soon as they all answer; until a
+//!   cluster first agrees on one (a new cluster, or a state written before
+//!   versioned formats) it writes `spur_format::MIN_VERSION`. It is never
+//!   lowered: a member downgraded below it stops at the first record it
+//!   cannot read, naming it and both versions.
+//! - A controller that cannot read and write the active version is refused
+//!   as a new member (`spur controller add`), with both versions in the error.
+//!
+//! Raising and adding a member are serialised ([`CHANGE`]), so that no member
+//! joins between the leader's check of every member and the commit.
+
+use crate::core::Ctld;
+use spur_format::{Version, FORMAT_VERSION, MIN_VERSION};
+use spur_state::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Held while the active version is raised or a member is added.
+pub static CHANGE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The versions a controller reads and writes, from its ping reply (`None`:
+/// it does not answer).
+async fn versions_of(addr: &str, key: &[u8]) -> Option<(Version, Version)> {
+    let r = crate::peer_ping(addr, key).await?;
+    Some((r.min_format_version as Version, r.max_format_version as Version))
+}
+
+/// The newest version every member but this one reads (`None`: one of them
+/// does not answer, or reads no version this build writes).
+async fn newest_for_all(ctld: &Ctld) -> Option<Version> {
+    let members: Vec<(u64, String)> = {
+        let m = ctld.raft.metrics();
+        let m = m.borrow();
+        m.membership_config.membership().nodes().map(|(id, n)| (*id, n.addr.clone())).collect()
+    };
+    let mut newest = FORMAT_VERSION;
+    for (id, addr) in members {
+        if id == ctld.me {
+            continue;
+        }
+        let (_, max) = versions_of(&addr, &ctld.key).await?;
+        newest = newest.min(max);
+    }
+    (newest >= MIN_VERSION).then_some(newest)
+}
+
+/// On the ready leader: raise the cluster's format version whenever every
+/// member reads a newer one than it has.
+pub async fn raise_loop(ctld: Arc<Ctld>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if !ctld.is_ready_leader() {
+            continue;
+        }
+        let active = ctld.lock().state.format_version();
+        if active >= FORMAT_VERSION {
+            continue;
+        }
+        let _change = CHANGE.lock().await;
+        let Some(newest) = newest_for_all(&ctld).await else { continue };
+        if newest <= active || !ctld.is_ready_leader() {
+            continue;
+        }
+        match ctld.commit(vec![Command::SetFormatVersion { version: newest }]).await {
+            Ok(r) if r.first().map(|x| x.is_ok()).unwrap_or(false) => {
+                tracing::info!("the cluster's format version is now {} (was {})", newest, active)
+            }
+            Ok(r) => tracing::warn!("raising the format version to {} refused: {:?}", newest, r),
+            Err(e) => tracing::warn!("raising the format version to {}: {}", newest, e.message()),
+        }
+    }
+}
+
+/// Whether controller `id` at `addr` may join: it answers, and reads and
+/// writes the cluster's format version. The error says why not.
+pub async fn check_new_member(ctld: &Ctld, id: u64, addr: &str) -> Result<(), String> {
+    let active = ctld.lock().state.write_format_version();
+    let mut versions = None;
+    for _ in 0..20 {
+        versions = versions_of(addr, &ctld.key).await;
+        if versions.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let Some((min, max)) = versions else {
+        return Err(format!("controller {} at {} does not answer (is it running, started with --join?)", id, addr));
+    };
+    if max == 0 {
+        return Err(format!(
+            "controller {} at {} is a build of spur before versioned formats; the cluster's format version is {}: upgrade it first",
+            id, addr, active
+        ));
+    }
+    if active < min || active > max {
+        return Err(format!(
+            "controller {} at {} reads format versions {} to {}, but the cluster's format version is {}: {} it first",
+            id,
+            addr,
+            min,
+            max,
+            active,
+            if active > max { "upgrade" } else { "use a build that still writes it, or upgrade the cluster" }
+        ));
+    }
+    Ok(())
+}
