@@ -433,3 +433,24 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
     assert_eq!(read_proc(&d), (Some(77), Some(78), Some("/tmp/e.err".to_string())));
     let _ = fs::remove_dir_all(&d);
 }
+
+/// The spool files of a job started by the build of format version 0
+/// (`tests/fixtures/v0`, written by crates/spur-state/tests/fixtures/make.sh
+/// while the job ran): its launch spec decodes, its process file reads.
+#[test]
+fn version_0_spool_files_read() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v0");
+    let spec = spur_core::legacy_v0::decode_launch_spec(&fs::read(fx.join(SPEC_FILE)).unwrap()).unwrap();
+    assert_eq!((spec.job.job_id, spec.job.desc.name.as_str(), spec.job.restart_count), (3, "run", 0));
+    assert_eq!((spec.node_name.as_str(), spec.cluster_name.as_str(), spec.kill_wait), ("node1", "spur", 30));
+    assert_eq!((spec.job.time_limit, spec.job.allocs.len(), spec.job.allocs[0].node.as_str()), (Some(100), 1, "node1"));
+    assert!(spec.job.desc.script.contains("sleep 3600"));
+    assert_eq!(spec.working_cluster, "");
+    let d = std::env::temp_dir().join(format!("spur-spool-v0-{}", std::process::id()));
+    fs::create_dir_all(&d).unwrap();
+    fs::copy(fx.join(PROC_FILE), d.join(PROC_FILE)).unwrap();
+    let (sup, script, stderr) = read_proc(&d);
+    assert!(sup.unwrap() > 1 && script.unwrap() == sup.unwrap() + 1, "{:?} {:?}", sup, script);
+    assert_eq!(stderr.as_deref(), Some("/dev/null"));
+    let _ = fs::remove_dir_all(&d);
+}
