@@ -75,10 +75,16 @@ impl Cluster {
 
     /// The same, with extra environment for the daemons (e.g. Raft settings).
     pub fn up_env(tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
+        Cluster::up_with(&bin_dir(), tag, nodes, extra, env)
+    }
+
+    /// The same with the binaries of `bin` (another build: tests/upgrade.rs):
+    /// its `spur` starts the cluster and is the command the cluster's bin/ links to.
+    pub fn up_with(bin: &Path, tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
         ensure_test_user();
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
-        let bin = bin_dir();
+        let bin = bin.to_path_buf();
         let mut args: Vec<String> = vec!["cluster".into(), "up".into(), "--dir".into(), dir.to_string_lossy().into(), "--nodes".into(), nodes.to_string()];
         args.extend(extra.iter().map(|s| s.to_string()));
         let o = Command::new(bin.join("spur")).args(&args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("spur cluster up");
@@ -283,10 +289,17 @@ impl Cluster {
     /// listening on another address than its SlurmctldHost line, or (`join`)
     /// waiting to be added to the running cluster.
     pub fn start_ctld(&self, i: u32, listen: Option<&str>, join: bool) {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.start_ctld_with(&self.bin, i, listen, join, &env);
+    }
+
+    /// `start_ctld` with the `spurctld` of `bin` and only the environment `env`
+    /// (not the cluster's): a controller of another build, or other settings.
+    pub fn start_ctld_with(&self, bin: &Path, i: u32, listen: Option<&str>, join: bool, env: &[(&str, &str)]) {
         use std::os::unix::process::CommandExt;
         let name = format!("ctld{}", i);
         let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("log").join(format!("spurctld-{}.out", name))).unwrap();
-        let mut c = Command::new(self.bin.join("spurctld"));
+        let mut c = Command::new(bin.join("spurctld"));
         c.args(["-D", "-f", &self.conf.to_string_lossy(), "--id", &i.to_string()]);
         c.args(["--state-dir", &self.dir.join("state").join(&name).to_string_lossy()]);
         c.args(["-L", &self.dir.join("log").join(format!("spurctld-{}.log", name)).to_string_lossy()]);
@@ -296,7 +309,7 @@ impl Cluster {
         if join {
             c.arg("--join");
         }
-        c.envs(self.env.iter().map(|(k, v)| (k, v)));
+        c.envs(env.iter().copied());
         c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);
         unsafe {
             c.pre_exec(|| {
