@@ -86,13 +86,20 @@ pub async fn raise_loop(ctld: Arc<Ctld>) {
 pub async fn check_new_member(ctld: &Ctld, id: u64, addr: &str) -> Result<(), String> {
     let active = ctld.lock().state.write_format_version();
     let mut versions = None;
-    for _ in 0..20 {
+    // a few seconds for one just started
+    for _ in 0..8 {
         versions = versions_of(addr, &ctld.key).await;
         if versions.is_some() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+    admit(id, addr, active, versions)
+}
+
+/// The decision of [`check_new_member`]: the versions controller `id` at
+/// `addr` answered with (`None`: no answer), the cluster's active version.
+fn admit(id: u64, addr: &str, active: Version, versions: Option<(Version, Version)>) -> Result<(), String> {
     let Some((min, max)) = versions else {
         return Err(format!("controller {} at {} does not answer (is it running, started with --join?)", id, addr));
     };
@@ -104,14 +111,35 @@ pub async fn check_new_member(ctld: &Ctld, id: u64, addr: &str) -> Result<(), St
     }
     if active < min || active > max {
         return Err(format!(
-            "controller {} at {} reads format versions {} to {}, but the cluster's format version is {}: {} it first",
+            "controller {} at {} reads format versions {} to {}, but the cluster's format version is {}: {}",
             id,
             addr,
             min,
             max,
             active,
-            if active > max { "upgrade" } else { "use a build that still writes it, or upgrade the cluster" }
+            if active > max { "upgrade it first" } else { "it no longer writes that one (upgrade the cluster through the releases between)" }
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::admit;
+
+    #[test]
+    fn a_member_must_read_and_write_the_active_version() {
+        assert_eq!(admit(4, "h:1", 1, Some((1, 1))), Ok(()));
+        assert_eq!(admit(4, "h:1", 2, Some((1, 3))), Ok(()));
+        assert_eq!(
+            admit(4, "h:1", 2, Some((1, 1))).unwrap_err(),
+            "controller 4 at h:1 reads format versions 1 to 1, but the cluster's format version is 2: upgrade it first"
+        );
+        assert!(admit(4, "h:1", 1, Some((2, 3))).unwrap_err().contains("reads format versions 2 to 3, but the cluster's format version is 1"));
+        assert_eq!(
+            admit(4, "h:1", 1, Some((0, 0))).unwrap_err(),
+            "controller 4 at h:1 is a build of spur before versioned formats; the cluster's format version is 1: upgrade it first"
+        );
+        assert!(admit(4, "h:1", 1, None).unwrap_err().contains("does not answer"));
+    }
 }
