@@ -226,3 +226,47 @@ impl spur_proto::consensus_server::Consensus for ConsensusService {
         encode(version, &self.raft.install_snapshot(rpc).await)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openraft::error::{Fatal, InstallSnapshotError, SnapshotMismatch};
+    use openraft::{CommittedLeaderId, LogId, SnapshotMeta, SnapshotSegmentId, StoredMembership, Vote};
+
+    fn round<T: Serialize + DeserializeOwned>(v: &T) -> T {
+        let b = spur_format::encode(Kind::RAFT_MESSAGE, spur_format::FORMAT_VERSION, v).unwrap();
+        spur_format::decode::<T>(Kind::RAFT_MESSAGE, &b, &"test").unwrap().0
+    }
+
+    /// openraft's messages and errors, as the Consensus service sends them.
+    #[test]
+    fn messages_and_errors_round_trip() {
+        let ok: Result<VoteResponse<NodeId>, RaftError<NodeId>> = Ok(VoteResponse::new(Vote::new(3, 2), Some(LogId::new(CommittedLeaderId::new(2, 1), 9)), true));
+        assert_eq!(round(&ok), ok);
+        let fatal: Result<AppendEntriesResponse<NodeId>, RaftError<NodeId>> = Err(RaftError::Fatal(Fatal::Stopped));
+        assert_eq!(round(&fatal), fatal);
+        let mismatch: Result<InstallSnapshotResponse<NodeId>, RaftError<NodeId, InstallSnapshotError>> =
+            Err(RaftError::APIError(InstallSnapshotError::SnapshotMismatch(SnapshotMismatch {
+                expect: SnapshotSegmentId { id: "a".into(), offset: 0 },
+                got: SnapshotSegmentId { id: "b".into(), offset: 7 },
+            })));
+        assert_eq!(round(&mismatch), mismatch);
+    }
+
+    /// A snapshot chunk: its fields in the envelope, its bytes after it.
+    #[test]
+    fn a_snapshot_chunk_keeps_its_bytes_raw() {
+        let rpc = InstallSnapshotRequest::<TypeConfig> {
+            vote: Vote::new(4, 1),
+            meta: SnapshotMeta { last_log_id: None, last_membership: StoredMembership::default(), snapshot_id: "1-2-3".into() },
+            offset: 42,
+            data: (0..=255u8).collect(),
+            done: true,
+        };
+        let b = encode_snapshot_chunk(&rpc, spur_format::FORMAT_VERSION).unwrap();
+        type Head = (Vote<NodeId>, SnapshotMeta<NodeId, BasicNode>, u64, bool);
+        let (((vote, meta, offset, done), _), used) = spur_format::decode_prefix::<Head>(Kind::RAFT_MESSAGE, &b, &"test").unwrap();
+        assert_eq!((vote, meta.snapshot_id.as_str(), offset, done), (rpc.vote, "1-2-3", 42, true));
+        assert_eq!(&b[used..], &rpc.data[..]);
+    }
+}
