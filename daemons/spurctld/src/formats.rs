@@ -81,6 +81,24 @@ pub async fn raise_loop(ctld: Arc<Ctld>) {
     }
 }
 
+/// Stop this controller when its Raft core stops on a fatal error (a record
+/// it cannot apply: the cluster moved to a format version newer than this
+/// build reads, or its storage failed): a member that can take no further
+/// part is better gone, with the reason in its log, than answering pings.
+pub async fn exit_on_fatal(raft: spur_state::raft::Raft) {
+    let mut m = raft.metrics();
+    loop {
+        if let Err(e) = &m.borrow().running_state {
+            tracing::error!("fatal: raft stopped: {}", e);
+            eprintln!("spurctld: fatal: raft stopped: {}", e);
+            std::process::exit(1);
+        }
+        if m.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
 /// Whether controller `id` at `addr` may join: it answers, and reads and
 /// writes the cluster's format version. The error says why not.
 pub async fn check_new_member(ctld: &Ctld, id: u64, addr: &str) -> Result<(), String> {

@@ -282,6 +282,7 @@ fn main() {
         tokio::spawn(ctld.clone().scheduler_loop());
         tokio::spawn(ctld.clone().monitor_loop());
         tokio::spawn(formats::raise_loop(ctld.clone()));
+        tokio::spawn(formats::exit_on_fatal(raft.clone()));
         let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
             .max_decoding_message_size(64 << 20);
         let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
