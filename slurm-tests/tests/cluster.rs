@@ -366,16 +366,16 @@ fn unsigned_and_forged_requests_are_refused() {
         let mut cl = ControllerClient::connect(format!("http://127.0.0.1:{}", port)).await.unwrap();
         let e = cl.ping(spur_proto::PingRequest {}).await.unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
-        let forged = spur_client::auth::sign(b"not the cluster key, but long enough", &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let forged = spur_auth::sign(b"not the cluster key, but long enough", &spur_auth::Identity { uid: 0, gid: 0 }).unwrap();
         let mut r = tonic::Request::new(spur_proto::QueryRequest { jobs: true, ..Default::default() });
-        r.metadata_mut().insert(spur_client::auth::METADATA_KEY, forged.parse().unwrap());
+        r.metadata_mut().insert(spur_auth::METADATA_KEY, forged.parse().unwrap());
         assert_eq!(cl.query(r).await.unwrap_err().code(), tonic::Code::Unauthenticated);
         // a genuine credential replayed is refused too
         let k = std::fs::read(&key).unwrap();
-        let tok = spur_client::auth::sign(&k, &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let tok = spur_auth::sign(&k, &spur_auth::Identity { uid: 0, gid: 0 }).unwrap();
         let mk = |t: &str| {
             let mut r = tonic::Request::new(spur_proto::PingRequest {});
-            r.metadata_mut().insert(spur_client::auth::METADATA_KEY, t.parse().unwrap());
+            r.metadata_mut().insert(spur_auth::METADATA_KEY, t.parse().unwrap());
             r
         };
         assert!(cl.ping(mk(&tok)).await.is_ok());

@@ -304,9 +304,9 @@ fn up(o: &UpOpts) -> Result<(), String> {
     if !conf_path.exists() {
         write_conf(o)?;
     }
-    let key = spur_client::auth::key_path(&conf_path);
+    let key = spur_auth::key_path(&conf_path);
     if !key.exists() {
-        spur_client::auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
+        spur_auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
     }
     let conf = spur_core::config::load(&conf_path).map_err(|e| e.to_string())?;
     // links named after Slurm's commands
@@ -377,8 +377,8 @@ fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
     let start = Instant::now();
     rt.block_on(async {
         loop {
-            let q = spur_client::proto::QueryRequest { nodes: true, ..Default::default() };
-            if let Ok(v) = client.query(q).await {
+            let q = spur_core::request::Query { nodes: true, ..Default::default() };
+            if let Ok(v) = client.query(&q).await {
                 let up = v.nodes.iter().filter(|n| n.base != spur_core::model::NodeBase::Unknown && !n.flags.not_responding).count();
                 if up >= nodes {
                     return Ok(());

@@ -17,7 +17,7 @@ pub async fn ping(c: &spur_client::Client) -> Output {
     let mut down = false;
     let mut backups = 0;
     for (name, reply) in answers.iter() {
-        let up = reply.as_ref().map(|r| r.status.as_ref().map(|s| s.code == 0).unwrap_or(true)).unwrap_or(false);
+        let up = reply.is_some();
         if up {
             code = 0;
         } else {
@@ -46,34 +46,35 @@ const USAGE: &str = "Usage: spur controller list\n       spur controller add ID 
 
 /// `spur controller ...`: list the Raft members, or change them without downtime.
 pub fn main(args: &[String]) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("spur controller: {}", e);
-            return 1;
-        }
-    };
-    let client = match spur_client::Client::from_env() {
+    // (no runtime of its own: the blocking client's)
+    let client = match spur_client::blocking::Client::from_env() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spur controller: {}", e);
             return 1;
         }
     };
-    let (op, id, addr) = match args.iter().map(|s| s.as_str()).collect::<Vec<_>>().as_slice() {
-        ["list"] | [] => ("list", 0, ""),
-        ["add", id, addr] => ("add", id.parse().unwrap_or(0), *addr),
-        ["remove", id] => ("remove", id.parse().unwrap_or(0), ""),
+    use spur_core::request::MembershipChange;
+    let change = match args.iter().map(|s| s.as_str()).collect::<Vec<_>>().as_slice() {
+        ["list"] | [] => MembershipChange::List,
+        ["add", id, addr] => MembershipChange::Add { id: id.parse().unwrap_or(0), addr: addr.to_string() },
+        ["remove", id] => MembershipChange::Remove { id: id.parse().unwrap_or(0) },
         _ => {
             eprint!("{}", USAGE);
             return 1;
         }
     };
-    if op != "list" && id == 0 {
+    if matches!(change, MembershipChange::Add { id: 0, .. } | MembershipChange::Remove { id: 0 }) {
         eprint!("spur controller: ID must be a positive number\n{}", USAGE);
         return 1;
     }
-    match rt.block_on(client.membership(op, id, addr)) {
+    if let MembershipChange::Add { addr, .. } = &change {
+        if addr.is_empty() {
+            eprint!("{}", USAGE);
+            return 1;
+        }
+    }
+    match client.membership(&change) {
         Ok(r) => {
             println!("{:<4} {:<24} {:<8} ROLE", "ID", "ADDRESS", "VOTER");
             for m in r.members {

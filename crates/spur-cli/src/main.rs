@@ -33,7 +33,7 @@ pub fn version_line() -> String {
     }
 }
 use spur_client::{Client, ClientError};
-use spur_proto::*;
+use spur_core::request::{CancelRequest, JobResult, Query as QueryRequest};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
@@ -125,7 +125,14 @@ fn run_sbatch(args: &[String]) -> i32 {
     if !req.stderr.is_empty() {
         eprint!("{}", req.stderr);
     }
-    req.desc.request_id = Some(request_id());
+    // a retried submission carries the same id, so it is queued once
+    req.desc.request_id = match spur_auth::random_hex(12) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
+    };
     let c = match client("sbatch") {
         Ok(c) => c,
         Err(o) => return emit(&o),
@@ -133,18 +140,17 @@ fn run_sbatch(args: &[String]) -> i32 {
     // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
     // GresTypes unless --clusters sends the job elsewhere: no job id is used
     // (recorded/24.11/job_ids/22)
-    if !req.desc.extra.contains_key("clusters") && !sbatch::gres_known(&req.desc, &c.conf.gres_types) {
+    if req.clusters.is_none() && !sbatch::gres_known(&req.desc, &c.conf().gres_types) {
         eprintln!("sbatch: error: Invalid generic resource (gres) specification");
         return 1;
     }
     let rt = runtime();
     let res = rt.block_on(c.submit(&req.desc, req.test_only));
-    let res = res.and_then(|r| {
-        for line in r.user_msg.lines().filter(|l| !l.is_empty()) {
+    if let Err(ClientError::Rejected { user_msg, .. }) = &res {
+        for line in user_msg.lines().filter(|l| !l.is_empty()) {
             eprintln!("sbatch: error: {}", line);
         }
-        spur_client::check(&r.status).map(|_| r)
-    });
+    }
     match res {
         Ok(r) => {
             if req.test_only {
@@ -159,7 +165,7 @@ fn run_sbatch(args: &[String]) -> i32 {
                 );
                 return 0;
             }
-            print!("{}", sbatch::format_submit_response(&req, r.job_id, &c.conf.cluster_name));
+            print!("{}", sbatch::format_submit_response(&req, r.job_id, &c.conf().cluster_name));
             let _ = std::io::stdout().flush();
             if req.wait {
                 return rt.block_on(wait_for_job(&c, r.job_id));
@@ -194,21 +200,13 @@ fn sbatch_needs_stdin(args: &[String]) -> bool {
     p.operands.is_empty()
 }
 
-fn request_id() -> String {
-    let mut b = [0u8; 12];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut b);
-    }
-    b.iter().map(|x| format!("{:02x}", x)).collect()
-}
-
 async fn wait_for_job(c: &Client, id: u32) -> i32 {
     let mut delay = 2u64;
     loop {
         tokio::time::sleep(std::time::Duration::from_secs(delay.min(10)).min(std::time::Duration::from_millis(500 * delay))).await;
         delay = (delay + 1).min(10);
         let q = QueryRequest { jobs: true, job_ids: vec![id.to_string()], ..Default::default() };
-        match c.query(q).await {
+        match c.query(&q).await {
             Ok(v) => {
                 let recs: Vec<(spur_core::model::JobState, i32)> = v
                     .jobs
@@ -258,7 +256,7 @@ fn run_squeue(args: &[String]) -> i32 {
     let job_ids = if dump_all { Vec::new() } else { job_ids };
     let finished = finished || dump_all;
     let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
-    match rt.block_on(c.query(q)) {
+    match rt.block_on(c.query(&q)) {
         Ok(view) => {
             let (uid, name) = caller();
             if let Some(m) = &mime {
@@ -288,7 +286,7 @@ fn run_sinfo(args: &[String]) -> i32 {
         }
     }
     let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
-    match rt.block_on(c.query(q)) {
+    match rt.block_on(c.query(&q)) {
         Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
         Ok(view) => emit(&sinfo::render(&opts, &view)),
         Err(e) => emit(&load_error("slurm_load_partitions", &e)),
@@ -311,7 +309,7 @@ fn run_scancel(args: &[String]) -> i32 {
     let mut invalid = Vec::new();
     if !opts.by_id_only() && !opts.ids.is_empty() {
         let q = QueryRequest { jobs: true, job_ids: opts.ids_text.clone(), ..Default::default() };
-        match rt.block_on(c.query(q)) {
+        match rt.block_on(c.query(&q)) {
             Ok(view) => invalid = scancel::verify_ids(&opts, &view.jobs),
             Err(e) => return emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
         }
@@ -321,7 +319,7 @@ fn run_scancel(args: &[String]) -> i32 {
         }
     }
     let req = cancel_request(&opts);
-    match rt.block_on(c.cancel(req)) {
+    match rt.block_on(c.cancel(&req)) {
         Ok(r) => {
             let mut results = invalid.clone();
             results.extend(
@@ -337,34 +335,29 @@ fn run_scancel(args: &[String]) -> i32 {
 
 /// The controller request for scancel's options.
 fn cancel_request(o: &scancel::ScancelOpts) -> CancelRequest {
+    let given = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
     CancelRequest {
         job_ids: o.ids_text.clone(),
         signal: o.signal.unwrap_or(0),
         batch: o.batch,
         full: o.full,
-        user: o.user.clone().unwrap_or_default(),
-        name: o.name.clone().unwrap_or_default(),
-        partition: o.partition.clone().unwrap_or_default(),
-        states: o.state.map(|s| vec![s.name().to_string()]).unwrap_or_default(),
-        nodelist: o.nodelist.clone().unwrap_or_default(),
-        account: o.account.clone().unwrap_or_default(),
+        user: given(&o.user),
+        name: given(&o.name),
+        partition: given(&o.partition),
+        states: o.state.into_iter().collect(),
+        nodelist: given(&o.nodelist),
+        account: given(&o.account),
         interactive: o.interactive,
     }
 }
 
-struct CancelResults(CancelReply);
+struct CancelResults(Vec<JobResult>);
 
 impl scancel::KillResults for CancelResults {
     fn job_results(&self) -> Vec<scancel::JobResult> {
         self.0
-            .results
             .iter()
-            .map(|r| scancel::JobResult {
-                id: r.job_id.clone(),
-                step: None,
-                phase: scancel::Phase::Kill,
-                code: r.status.as_ref().map(|s| s.code).unwrap_or(0),
-            })
+            .map(|r| scancel::JobResult { id: r.job_id.clone(), step: None, phase: scancel::Phase::Kill, code: r.code })
             .collect()
     }
 }

@@ -5,6 +5,7 @@
 use crate::common::Output;
 use crate::scontrol::ScontrolCmd;
 use spur_core::model::{ClusterView, Reservation};
+use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
 use spur_core::time::{fmt_secs_scontrol, fmt_timestamp};
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
@@ -67,7 +68,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             return Err(Output::err(format!("invalid entity: {} for keyword:{}\n", arg0, tag), 1));
         }
         let name = v.unwrap_or_default();
-        return Ok(ScontrolCmd::Reservation { action, arg: arg0.clone(), name, fields: vec![] });
+        return Ok(ScontrolCmd::Reservation { arg: arg0.clone(), req: ReservationRequest::Delete { name } });
     }
     let mut rest: &[String] = args;
     if action == "create" {
@@ -166,21 +167,68 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             ));
         }
     }
-    Ok(ScontrolCmd::Reservation { action, arg: String::new(), name, fields })
+    let spec = spec_of(name, &fields, now());
+    let req = if action == "create" { ReservationRequest::Create(spec) } else { ReservationRequest::Update(spec) };
+    Ok(ScontrolCmd::Reservation { arg: String::new(), req })
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+/// `a,b` (the new list) or `+a,-b` (names to add and remove).
+fn name_list(v: &str) -> NameList {
+    let items: Vec<&str> = v.split(',').map(|s| s.trim()).filter(|s| !s.is_empty()).collect();
+    if !v.starts_with(['+', '-']) {
+        return NameList { set: Some(items.into_iter().map(String::from).collect()), ..Default::default() };
+    }
+    let mut l = NameList::default();
+    for it in items {
+        match it.split_at(1) {
+            ("-", name) => l.remove.push(name.to_string()),
+            ("+", name) => l.add.push(name.to_string()),
+            _ => l.add.push(it.to_string()),
+        }
+    }
+    l
+}
+
+/// The typed request for the fields scontrol accepted (checked by `parse`;
+/// a later value of a key wins). Times are resolved against `now` here, as
+/// scontrol's parse_time does.
+fn spec_of(name: String, fields: &[(String, String)], now: i64) -> ReservationSpec {
+    let mut s = ReservationSpec { name, ..Default::default() };
+    for (k, v) in fields {
+        let v = v.as_str();
+        match k.as_str() {
+            "StartTime" => s.start_time = spur_core::time::parse_time(v, now, true).ok(),
+            "EndTime" => s.end_time = spur_core::time::parse_time(v, now, true).ok(),
+            "Duration" => s.duration = spur_core::time::parse_time_limit(v).ok().map(|m| m.unwrap_or(INFINITE)),
+            "Users" => s.users = Some(name_list(v)),
+            "Accounts" => s.accounts = Some(name_list(v)),
+            "Groups" => s.groups = Some(name_list(v)),
+            "Flags" => s.flags = Some(v.split(',').map(|f| f.trim()).filter(|f| !f.is_empty()).map(String::from).collect()),
+            "Nodes" => s.nodes = Some(v.to_string()),
+            "NodeCnt" => s.node_count = v.trim().parse().ok(),
+            "PartitionName" => s.partition = Some(v.to_string()),
+            // accepted by scontrol, not acted on by Spur
+            _ => {}
+        }
+    }
+    s
 }
 
 /// Send a create/update/delete to the controller and print Slurm's answer.
-pub async fn execute(c: &spur_client::Client, action: &str, arg: &str, name: &str, fields: &[(String, String)]) -> Output {
-    use spur_client::proto::{KeyValue, NodeControlRequest};
-    let req = NodeControlRequest {
-        op: format!("reservation_{}", action),
-        nodes: name.to_string(),
-        fields: fields.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect(),
+pub async fn execute(c: &spur_client::Client, arg: &str, req: &ReservationRequest) -> Output {
+    let (action, name) = match req {
+        ReservationRequest::Create(s) => ("create", s.name.as_str()),
+        ReservationRequest::Update(s) => ("update", s.name.as_str()),
+        ReservationRequest::Delete { name } => ("delete", name.as_str()),
     };
-    let res = c.node_control(req).await;
+    let res = c.reservation(req).await;
     match (action, res) {
-        ("create", Ok(r)) => {
-            let given = r.status.map(|s| s.message).filter(|m| !m.is_empty());
+        ("create", Ok(given)) => {
+            let given = Some(given).filter(|m| !m.is_empty());
             Output::ok(format!("Reservation created: {}\n", given.as_deref().unwrap_or(name)))
         }
         ("create", Err(e)) => Output::err(format!("Error creating the reservation: {}\n", e), 1),
@@ -326,13 +374,28 @@ mod tests {
         let e = parse("update", &args(&["ReservationName=b", "Bogus=1"])).err().unwrap();
         assert_eq!(e.stderr, "scontrol: error: Unknown parameter Bogus=1.  No reservation update.\n");
         match parse("update", &args(&["ReservationName=b", "Users+=a,b"])).unwrap() {
-            ScontrolCmd::Reservation { fields, .. } => assert_eq!(fields, [("Users".to_string(), "+a,+b".to_string())]),
-            _ => panic!(),
+            ScontrolCmd::Reservation { req: ReservationRequest::Update(s), .. } => {
+                assert_eq!(s.name, "b");
+                assert_eq!(s.users, Some(NameList { set: None, add: vec!["a".into(), "b".into()], remove: vec![] }));
+            }
+            other => panic!("{:?}", other),
+        }
+        match parse("create", &args(&["res", "StartTime=now", "Duration=UNLIMITED", "Users=root,x", "NodeCnt=2", "Flags=maint,ignore_jobs"])).unwrap() {
+            ScontrolCmd::Reservation { req: ReservationRequest::Create(s), .. } => {
+                assert_eq!(s.name, "");
+                assert!(s.start_time.is_some());
+                assert_eq!((s.duration, s.node_count), (Some(INFINITE), Some(2)));
+                assert_eq!(s.users.and_then(|u| u.set), Some(vec!["root".to_string(), "x".to_string()]));
+                assert_eq!(s.flags, Some(vec!["maint".to_string(), "ignore_jobs".to_string()]));
+            }
+            other => panic!("{:?}", other),
         }
         assert!(parse("delete", &args(&[])).is_err());
         match parse("delete", &args(&["reservation", "x"])).unwrap() {
-            ScontrolCmd::Reservation { name, arg, .. } => assert_eq!((name.as_str(), arg.as_str()), ("x", "reservation")),
-            _ => panic!(),
+            ScontrolCmd::Reservation { req: ReservationRequest::Delete { name }, arg } => {
+                assert_eq!((name.as_str(), arg.as_str()), ("x", "reservation"))
+            }
+            other => panic!("{:?}", other),
         }
     }
 

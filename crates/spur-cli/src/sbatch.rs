@@ -21,7 +21,7 @@
 
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
-use spur_core::model::{JobDesc, JobState};
+use spur_core::model::{AcceptedOptions, ExclusiveKind, JobDesc, JobState};
 use std::collections::HashMap;
 
 /// What `sbatch` will submit, with the client-side switches.
@@ -577,7 +577,12 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 if ["oversubscribe", "user", "mcs", "topo"].iter().any(|k| k.eq_ignore_ascii_case(a)) =>
             {
                 d.exclusive = false;
-                d.extra.insert("exclusive".into(), a.to_ascii_lowercase());
+                d.exclusive_kind = Some(match a.to_ascii_lowercase().as_str() {
+                    "user" => ExclusiveKind::User,
+                    "mcs" => ExclusiveKind::Mcs,
+                    "topo" => ExclusiveKind::Topo,
+                    _ => ExclusiveKind::Oversubscribe,
+                });
             }
             _ => return Err(e255("Invalid --exclusive specification")),
         },
@@ -589,9 +594,9 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 if !(rest.is_empty() || rest.starts_with(['s', 'S', 'l', 'L'])) {
                     return Err(e255("Invalid --get-user-env specification"));
                 }
-                d.extra.insert(id.into(), a.into());
+                d.get_user_env = Some(a.into());
             } else {
-                d.extra.insert(id.into(), String::new());
+                d.get_user_env = Some(String::new());
             }
             st.get_user_env = true;
         }
@@ -603,7 +608,11 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             if v.is_empty() {
                 return Err(e255(format!("Invalid --{} specification", id)));
             }
-            d.extra.insert(id.into(), v.into());
+            if id == "uid" {
+                d.run_as_user = Some(v.into());
+            } else {
+                d.run_as_group = Some(v.into());
+            }
         }
         "gres" => d.gres = Some(v.into()),
         "hold" => d.hold = true,
@@ -628,7 +637,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             st.mem_per_gpu = Some(
                 spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
             );
-            d.extra.insert(id.into(), v.into());
+            d.mem_per_gpu = st.mem_per_gpu;
         }
         "nice" => {
             let n = match arg {
@@ -656,8 +665,8 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         }
         "cores-per-socket" | "sockets-per-node" | "threads-per-core" | "ntasks-per-core"
         | "ntasks-per-socket" | "ntasks-per-gpu" | "ntasks-per-tres" | "mincpus" | "cpus-per-gpu" => {
-            parse_int(&format!("--{}", id), v, true)?;
-            d.extra.insert(id.into(), v.into());
+            let n = parse_int(&format!("--{}", id), v, true)? as u32;
+            *layout_field(d, id).expect("a task layout option") = Some(n);
         }
         "open-mode" => {
             d.open_mode_append = match v.chars().next() {
@@ -677,8 +686,10 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 if n >= 0xffff_fffe {
                     return Err(e255(format!("Priority must be < {}", 0xffff_fffeu32)));
                 }
+                d.priority = Some(n as u32);
+            } else {
+                d.priority = Some(spur_core::model::PRIORITY_TOP);
             }
-            d.extra.insert(id.into(), v.into());
         }
         "qos" => d.qos = Some(v.into()),
         // yes/no set flags that add up: once yes, the dependant is killed
@@ -687,14 +698,14 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             if !yes && !v.eq_ignore_ascii_case("no") {
                 return Err(e255("Invalid --kill-on-invalid-dep specification"));
             }
-            if yes || d.extra.get(id).map(|x| x != "yes").unwrap_or(true) {
-                d.extra.insert(id.into(), if yes { "yes" } else { "no" }.into());
+            if yes || d.kill_on_invalid_dependency != Some(true) {
+                d.kill_on_invalid_dependency = Some(yes);
             }
         }
         // kept in MB, the unit Slurm stores (`MinTmpDiskNode=100M`)
         "tmp" => {
             let mb = spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
-            d.extra.insert(id.into(), mb.to_string());
+            d.tmp_mb = Some(mb);
         }
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
@@ -724,11 +735,93 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         }
         "quiet" => st.quiet += 1,
         "wrap" => st.wrap = Some(v.into()),
+        "contiguous" => d.contiguous_nodes = true,
+        "oversubscribe" => d.oversubscribe_ok = true,
+        "reservation" => d.reservation = Some(v.into()),
+        "gpus" => d.gpus = Some(v.into()),
+        // acted on in the first pass (or by a shell's completion)
+        "help" | "usage" | "version" | "autocomplete" => {}
         _ => {
-            d.extra.insert(id.into(), v.into());
+            let kept = keep_accepted(&mut d.accepted, id, Some(v));
+            debug_assert!(kept, "sbatch option {} is kept nowhere", id);
         }
     }
     Ok(())
+}
+
+/// The field of a task layout option (`--mincpus`, `--ntasks-per-core`, ...).
+fn layout_field<'a>(d: &'a mut JobDesc, id: &str) -> Option<&'a mut Option<u32>> {
+    Some(match id {
+        "mincpus" => &mut d.min_cpus,
+        "cpus-per-gpu" => &mut d.cpus_per_gpu,
+        "sockets-per-node" => &mut d.sockets_per_node,
+        "cores-per-socket" => &mut d.cores_per_socket,
+        "threads-per-core" => &mut d.threads_per_core,
+        "ntasks-per-core" => &mut d.ntasks_per_core,
+        "ntasks-per-socket" => &mut d.ntasks_per_socket,
+        "ntasks-per-gpu" => &mut d.ntasks_per_gpu,
+        "ntasks-per-tres" => &mut d.ntasks_per_tres,
+        _ => return None,
+    })
+}
+
+/// Keep (`Some(value)`) or forget (`None`) an option Spur accepts without
+/// acting on it; false when `id` is not one of them.
+fn keep_accepted(a: &mut AcceptedOptions, id: &str, v: Option<&str>) -> bool {
+    let flag = |f: &mut bool| *f = v.is_some();
+    let text: &mut Option<String> = match id {
+        "ignore-pbs" => return { flag(&mut a.ignore_pbs); true },
+        "overcommit" => return { flag(&mut a.overcommit); true },
+        "reboot" => return { flag(&mut a.reboot); true },
+        "spread-job" => return { flag(&mut a.spread_job); true },
+        "stepmgr" => return { flag(&mut a.stepmgr); true },
+        "use-min-nodes" => return { flag(&mut a.use_min_nodes); true },
+        "acctg-freq" => &mut a.acctg_freq,
+        "batch" => &mut a.batch_features,
+        "bb" => &mut a.burst_buffer,
+        "bbf" => &mut a.burst_buffer_file,
+        "cluster-constraint" => &mut a.cluster_features,
+        "cluster" => &mut a.cluster,
+        "container" => &mut a.container,
+        "container-id" => &mut a.container_id,
+        "context" => &mut a.selinux_context,
+        "core-spec" => &mut a.core_spec,
+        "cpu-freq" => &mut a.cpu_freq,
+        "delay-boot" => &mut a.delay_boot,
+        "distribution" => &mut a.distribution,
+        "extra" => &mut a.extra,
+        "extra-node-info" => &mut a.extra_node_info,
+        "gpu-bind" => &mut a.gpu_bind,
+        "gpu-freq" => &mut a.gpu_freq,
+        "gpus-per-node" => &mut a.gpus_per_node,
+        "gpus-per-socket" => &mut a.gpus_per_socket,
+        "gpus-per-task" => &mut a.gpus_per_task,
+        "gres-flags" => &mut a.gres_flags,
+        "hint" => &mut a.hint,
+        "licenses" => &mut a.licenses,
+        "mcs-label" => &mut a.mcs_label,
+        "mem-bind" => &mut a.mem_bind,
+        "network" => &mut a.network,
+        "no-kill" => &mut a.no_kill,
+        "nodefile" => &mut a.nodefile,
+        "oom-kill-step" => &mut a.oom_kill_step,
+        "power" => &mut a.power,
+        "prefer" => &mut a.prefer,
+        "profile" => &mut a.profile,
+        "propagate" => &mut a.propagate,
+        "resv-ports" => &mut a.resv_ports,
+        "segment" => &mut a.segment,
+        "switches" => &mut a.switches,
+        "switch-wait" => &mut a.switch_wait,
+        "thread-spec" => &mut a.thread_spec,
+        "tres-bind" => &mut a.tres_bind,
+        "tres-per-task" => &mut a.tres_per_task,
+        "wait-all-nodes" => &mut a.wait_all_nodes,
+        "wckey" => &mut a.wckey,
+        _ => return false,
+    };
+    *text = v.map(String::from);
+    true
 }
 
 /// `reset_func`: an environment flag variable set to something false.
@@ -740,8 +833,10 @@ fn reset(st: &mut St, id: &str) {
         "wait" => st.wait = false,
         "parsable" => st.parsable = false,
         "test-only" => st.test_only = false,
+        "contiguous" => d.contiguous_nodes = false,
+        "oversubscribe" => d.oversubscribe_ok = false,
         _ => {
-            d.extra.remove(id);
+            keep_accepted(&mut d.accepted, id, None);
         }
     }
 }
@@ -945,7 +1040,7 @@ pub fn gres_known(d: &JobDesc, gres_types: &[String]) -> bool {
             }
         }
     }
-    if d.extra.contains_key("gpus") && !known("gpu") {
+    if d.gpus.is_some() && !known("gpu") {
         return false;
     }
     true
@@ -1087,7 +1182,7 @@ pub fn parse_at(
         }
         if !by_cli(&st, "mem-per-gpu") {
             st.mem_per_gpu = None;
-            st.d.extra.remove("mem-per-gpu");
+            st.d.mem_per_gpu = None;
         }
     } else if mems.iter().filter(|m| by_env(&st, m)).count() > 1 {
         return Err(fatal("SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."));
@@ -1251,9 +1346,6 @@ pub fn parse_at(
     d.submit_host = host.clone();
     d.alloc_node = host;
     d.alloc_sid = std::process::id();
-    if let Some(c) = &st.clusters {
-        d.extra.insert("clusters".into(), c.clone());
-    }
     Ok(SbatchRequest {
         desc: st.d,
         parsable: st.parsable,
@@ -1596,6 +1688,28 @@ mod tests {
         run(args, &[]).unwrap_err()
     }
 
+    /// Every option of the table and every `SBATCH_*` variable lands in a
+    /// typed field of the request (none is kept under its option name).
+    #[test]
+    fn every_option_has_a_typed_home() {
+        let ids = SPECS.iter().map(|s| s.id).chain(ENV_VARS.iter().map(|(_, id)| *id));
+        for id in ids {
+            let mut st = St { now: 1_700_000_000, ..Default::default() };
+            // (a value may be refused; reaching no field panics in debug builds)
+            let _ = apply(&mut st, id, Some("1"), Src::Cli);
+        }
+        let r = ok(&["--wckey=w", "--overcommit", "-L", "lic:2", "--exclusive=user", "--priority=TOP", "--mincpus=3", "--wrap=x"]);
+        assert_eq!(r.desc.accepted.wckey.as_deref(), Some("w"));
+        assert!(r.desc.accepted.overcommit);
+        assert_eq!(r.desc.accepted.licenses.as_deref(), Some("lic:2"));
+        assert_eq!(r.desc.exclusive_kind, Some(ExclusiveKind::User));
+        assert_eq!(r.desc.priority, Some(spur_core::model::PRIORITY_TOP));
+        assert_eq!(r.desc.min_cpus, Some(3));
+        let r = run(&["--wrap=x"], &[("SBATCH_OVERCOMMIT", "no"), ("SBATCH_RESERVATION", "r1")]).unwrap();
+        assert!(!r.desc.accepted.overcommit);
+        assert_eq!(r.desc.reservation_name(), Some("r1"));
+    }
+
     #[test]
     fn wrap_script_and_defaults() {
         let r = ok(&["--wrap", "sleep 300"]);
@@ -1785,8 +1899,8 @@ mod tests {
         assert_eq!(r.desc.signal.as_deref(), Some("B:USR1@30"));
         let r = ok(&["--gres=gpu:2", "-G", "4", "--tmp=10", "--wrap=x"]);
         assert_eq!(r.desc.gres.as_deref(), Some("gpu:2"));
-        assert_eq!(r.desc.extra.get("gpus").map(|s| s.as_str()), Some("4"));
-        assert_eq!(r.desc.extra.get("tmp").map(|s| s.as_str()), Some("10"));
+        assert_eq!(r.desc.gpus.as_deref(), Some("4"));
+        assert_eq!(r.desc.tmp_mb, Some(10));
         // --tmp is kept in MB; --kill-on-invalid-dep takes yes/no, and yes stays
         assert_eq!(ok(&["--tmp=2G", "--wrap=x"]).desc.tmp_disk_mb(), 2048);
         let k = |a: &[&str]| ok(a).desc.kill_on_invalid_dep();

@@ -7,6 +7,9 @@ use crate::common::Output;
 use crate::format::convert_num_unit;
 use crate::squeue::{default_out, dependency_text, fname_format, reason_text, time_used, tres_str};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
+use spur_core::request::{
+    self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
+};
 use spur_core::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
 
@@ -45,10 +48,20 @@ pub enum ScontrolCmd {
     Suspend { flags: Flags, job_ids: Vec<String> },
     Resume { flags: Flags, job_ids: Vec<String> },
     Top { flags: Flags, job_ids: Vec<String> },
-    /// `update JobId=… Key=Value…` (ids as given, fields in order).
-    UpdateJob { flags: Flags, job_ids: Vec<String>, fields: Vec<(String, String)>, by_name: Option<String> },
-    UpdateNode { flags: Flags, nodes: String, fields: Vec<(String, String)> },
-    UpdatePartition { flags: Flags, name: String, fields: Vec<(String, String)> },
+    /// `update JobId=… Key=Value…`: the ids as given (or the jobs of a
+    /// name), the parsed update, a `TimeLimit=+N`/`-N` step (minutes, added
+    /// to the job's limit when run), and a value scontrol could not read
+    /// (Slurm's error number, reported for the job when run).
+    UpdateJob {
+        flags: Flags,
+        job_ids: Vec<String>,
+        update: rq::JobUpdate,
+        time_step: Option<i64>,
+        by_name: Option<String>,
+        invalid: Option<i32>,
+    },
+    UpdateNode { flags: Flags, update: rq::NodeUpdate },
+    UpdatePartition { flags: Flags, update: rq::PartitionUpdate },
     /// `write batch_script JOBID [FILE]` (`-` = stdout).
     WriteBatchScript { flags: Flags, job_id: String, file: Option<String> },
     Version,
@@ -59,8 +72,8 @@ pub enum ScontrolCmd {
     /// reports with exit 1 after printing).
     Print(Output),
     Ping,
-    /// `create|update|delete reservation` (action, name as typed for messages, fields).
-    Reservation { action: &'static str, arg: String, name: String, fields: Vec<(String, String)> },
+    /// `create|update|delete reservation` (the word naming it, for messages).
+    Reservation { arg: String, req: rq::ReservationRequest },
 }
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
@@ -330,14 +343,22 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
 }
 
 /// `update JobId=…|JobName=… Key=Value…` as scontrol_update_job reads it: tags
-/// by their shortest accepted abbreviation, client-side checks with Slurm's
-/// messages; fields go to the controller under their canonical names.
+/// by their shortest accepted abbreviation, values parsed with Slurm's
+/// messages; the controller gets a typed update.
 fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
     let mut job_ids: Vec<String> = Vec::new();
-    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut u = rq::JobUpdate::default();
+    let mut changes = 0;
+    let mut time_step = None;
+    let mut invalid = None;
     let mut name: Option<String> = None;
     let abort = |msg: String| Err(err_out(msg));
     let error = |msg: &str| Err(err_out(format!("scontrol: error: {}\n", msg)));
+    let unsupported = |u: &mut rq::JobUpdate, f: JF| {
+        if !u.unsupported.contains(&f) {
+            u.unsupported.push(f);
+        }
+    };
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -352,7 +373,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 (t.to_string(), add, arg[p + 1..].to_string())
             }
             None if kw(arg, "nice", 2) => {
-                fields.push(("Nice".into(), "100".into()));
+                u.nice = Some(100);
+                changes += 1;
                 i += 1;
                 continue;
             }
@@ -368,7 +390,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         };
         i += 1;
         let t = tag.as_str();
-        let canon: &str = if kw(t, "jobid", 3) {
+        let v = val.clone();
+        if kw(t, "jobid", 3) {
             job_ids.extend(val.split(',').filter(|s| !s.is_empty()).map(String::from));
             if add.is_some() {
                 return error(&format!("Option {} does not accept [+|-]= syntax", t));
@@ -384,116 +407,138 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 }
                 _ => (add, val.as_str()),
             };
-            if spur_core::time::parse_time_limit(body).is_err() || body.is_empty() {
-                return error("Invalid TimeLimit value");
-            }
+            let limit = match spur_core::time::parse_time_limit(body) {
+                Ok(m) if !body.is_empty() => m,
+                _ => return error("Invalid TimeLimit value"),
+            };
+            changes += 1;
             if let Some(c) = sign {
                 if job_ids.is_empty() {
                     return error("JobId must precede TimeLimit increment or decrement");
                 }
-                fields.push(("TimeLimit".into(), format!("{}{}", c, body)));
+                let delta = limit.unwrap_or(0) as i64;
+                time_step = Some(if c == '+' { delta } else { -delta });
+                u.time_limit = None;
             } else {
-                fields.push(("TimeLimit".into(), body.to_string()));
+                time_step = None;
+                u.time_limit = Some(limit.unwrap_or(INFINITE));
             }
             continue;
-        } else if kw(t, "comment", 3) {
-            "Comment"
+        }
+        // every other tag refuses [+|-]=
+        let take: Box<dyn FnOnce(&mut rq::JobUpdate) -> Result<(), Output>> = if kw(t, "comment", 3) {
+            Box::new(move |u| Ok(u.comment = Some(v)))
         } else if kw(t, "admincomment", 6) {
-            "AdminComment"
+            Box::new(move |u| Ok(unsupported(u, JF::AdminComment)))
         } else if kw(t, "timemin", 5) {
-            if spur_core::time::parse_time_limit(&val).is_err() {
-                return error("Invalid TimeMin value");
+            match spur_core::time::parse_time_limit(&val) {
+                Ok(m) => Box::new(move |u| Ok(u.time_min = Some(m.unwrap_or(INFINITE)))),
+                Err(_) => return error("Invalid TimeMin value"),
             }
-            "TimeMin"
         } else if kw(t, "priority", 2) {
-            if val.parse::<u32>().is_err() {
-                return error(&format!("Invalid Priority value: {}", val));
+            match val.parse::<u32>() {
+                Ok(n) => Box::new(move |u| Ok(u.priority = Some(n))),
+                Err(_) => return error(&format!("Invalid Priority value: {}", val)),
             }
-            "Priority"
         } else if kw(t, "nice", 2) {
             let n: i64 = c_atoll(&val);
             if n.abs() > 2147483645 {
                 return error("Nice value out of range (+/- 2147483645). Value ignored");
             }
-            fields.push(("Nice".into(), n.to_string()));
+            u.nice = Some(n as i32);
+            changes += 1;
             continue;
         } else if kw(t, "cpuspertask", 9) {
-            "CPUsPerTask"
+            Box::new(move |u| Ok(unsupported(u, JF::CpusPerTask)))
         } else if kw(t, "numcpus", 6) {
-            "NumCPUs"
+            Box::new(move |u| Ok(unsupported(u, JF::NumCpus)))
         } else if kw(t, "numtasks", 8) || kw(t, "reqprocs", 8) {
-            if val.parse::<u32>().is_err() {
-                return error(&format!("Invalid NumTasks value: {}", val));
+            match val.parse::<u32>() {
+                Ok(n) => Box::new(move |u| Ok(u.num_tasks = Some(n))),
+                Err(_) => return error(&format!("Invalid NumTasks value: {}", val)),
             }
-            "NumTasks"
         } else if kw(t, "requeue", 4) {
-            if val.parse::<u16>().is_err() {
-                return error(&format!("Invalid Requeue value: {}", val));
+            match val.parse::<u16>() {
+                Ok(n) => Box::new(move |u| Ok(u.requeue = Some(n != 0))),
+                Err(_) => return error(&format!("Invalid Requeue value: {}", val)),
             }
-            "Requeue"
         } else if kw(t, "reqnodes", 8) || kw(t, "numnodes", 8) {
-            "NumNodes"
+            // the minimum of a range; a bad count is reported for the job
+            match val.split('-').next().unwrap_or("").parse::<u32>() {
+                Ok(n) => Box::new(move |u| Ok(u.num_nodes = Some(n))),
+                Err(_) => {
+                    invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_NODE_COUNT));
+                    Box::new(|_| Ok(()))
+                }
+            }
         } else if kw(t, "tasKspernode", 2) {
-            "TasksPerNode"
+            Box::new(move |u| Ok(unsupported(u, JF::TasksPerNode)))
         } else if kw(t, "mincpusnode", 4) {
-            "MinCPUsNode"
+            Box::new(move |u| Ok(unsupported(u, JF::MinCpusNode)))
         } else if kw(t, "minmemorynode", 10) {
-            if val.parse::<u64>().is_err() {
-                return error(&format!("Invalid MinMemoryNode value: {}", val));
+            match val.parse::<u64>() {
+                Ok(n) => Box::new(move |u| Ok(u.mem_per_node = Some(n))),
+                Err(_) => return error(&format!("Invalid MinMemoryNode value: {}", val)),
             }
-            "MinMemoryNode"
         } else if kw(t, "minmemorycpu", 10) {
-            if val.parse::<u64>().is_err() {
-                return error(&format!("Invalid MinMemoryCPU value: {}", val));
+            match val.parse::<u64>() {
+                Ok(n) => Box::new(move |u| Ok(u.mem_per_cpu = Some(n))),
+                Err(_) => return error(&format!("Invalid MinMemoryCPU value: {}", val)),
             }
-            "MinMemoryCPU"
         } else if kw(t, "mintmpdisknode", 5) {
-            "MinTmpDiskNode"
+            Box::new(move |u| Ok(unsupported(u, JF::MinTmpDiskNode)))
         } else if kw(t, "partition", 2) {
-            "Partition"
+            Box::new(move |u| Ok(u.partition = Some(v)))
         } else if kw(t, "qos", 2) {
-            "QOS"
+            Box::new(move |u| Ok(unsupported(u, JF::Qos)))
         } else if kw(t, "reservationname", 3) {
-            "ReservationName"
+            Box::new(move |u| Ok(unsupported(u, JF::Reservation)))
         } else if kw(t, "name", 2) || kw(t, "jobname", 4) {
             name = Some(val.clone());
-            "JobName"
+            Box::new(move |u| Ok(u.name = Some(v)))
         } else if kw(t, "wckey", 1) {
-            "WCKey"
+            Box::new(move |u| Ok(unsupported(u, JF::WcKey)))
         } else if kw(t, "stderr", 6) {
-            "StdErr"
+            Box::new(move |u| Ok(u.std_err = Some(v)))
         } else if kw(t, "stdin", 5) {
-            "StdIn"
+            Box::new(move |u| Ok(u.std_in = Some(v)))
         } else if kw(t, "stdout", 6) {
-            "StdOut"
+            Box::new(move |u| Ok(u.std_out = Some(v)))
         } else if kw(t, "oversubscribe", 2) || kw(t, "shared", 2) {
-            "OverSubscribe"
+            Box::new(move |u| Ok(unsupported(u, JF::OverSubscribe)))
         } else if kw(t, "contiguous", 3) {
-            "Contiguous"
+            Box::new(move |u| Ok(unsupported(u, JF::Contiguous)))
         } else if kw(t, "excnodelist", 3) {
-            "ExcNodeList"
+            Box::new(move |u| Ok(u.exc_nodes = Some(v)))
         } else if kw(t, "nodelist", 8) || kw(t, "reqnodelist", 8) {
-            "ReqNodeList"
+            Box::new(move |u| Ok(u.req_nodes = Some(v)))
         } else if kw(t, "features", 1) {
-            "Features"
+            Box::new(move |u| Ok(u.features = Some(v)))
         } else if kw(t, "gres", 2) || kw(t, "tresPerNode", 8) {
-            "TresPerNode"
+            Box::new(move |u| Ok(unsupported(u, JF::TresPerNode)))
         } else if kw(t, "account", 1) {
-            "Account"
+            Box::new(move |u| Ok(unsupported(u, JF::Account)))
         } else if kw(t, "dependency", 1) {
-            "Dependency"
+            Box::new(move |u| Ok(u.dependency = Some(v)))
         } else if kw(t, "licenses", 1) {
-            "Licenses"
+            Box::new(move |u| Ok(unsupported(u, JF::Licenses)))
         } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
-            "StartTime"
+            // a bad time is reported for the job
+            match spur_core::time::parse_time(&val, now(), false) {
+                Ok(t) => Box::new(move |u| Ok(u.begin_time = Some(t))),
+                Err(_) => {
+                    invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_TIME_VALUE));
+                    Box::new(|_| Ok(()))
+                }
+            }
         } else if kw(t, "deadline", 3) {
-            "Deadline"
+            Box::new(move |u| Ok(unsupported(u, JF::Deadline)))
         } else if kw(t, "workdir", 2) {
-            "WorkDir"
+            Box::new(move |u| Ok(u.work_dir = Some(v)))
         } else if kw(t, "mailtype", 5) {
-            "MailType"
+            Box::new(move |u| Ok(unsupported(u, JF::MailType)))
         } else if kw(t, "mailuser", 5) {
-            "MailUser"
+            Box::new(move |u| Ok(unsupported(u, JF::MailUser)))
         } else if kw(t, "userid", 3) {
             continue;
         } else {
@@ -502,58 +547,68 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         if add.is_some() {
             return error(&format!("Option {} does not accept [+|-]= syntax", t));
         }
-        fields.push((canon.to_string(), val));
+        take(&mut u)?;
+        changes += 1;
     }
-    if fields.is_empty() {
+    if changes == 0 {
         return abort("No changes specified\n".into());
     }
     if job_ids.is_empty() {
         match name {
             // translated to the ids of the user's jobs of that name when run
-            Some(n) => return Ok(ScontrolCmd::UpdateJob { flags, job_ids: vec![], fields, by_name: Some(n) }),
+            Some(n) => {
+                return Ok(ScontrolCmd::UpdateJob { flags, job_ids: vec![], update: u, time_step, by_name: Some(n), invalid })
+            }
             None => return error("No job ID specified"),
         }
     }
-    Ok(ScontrolCmd::UpdateJob { flags, job_ids, fields, by_name: None })
+    Ok(ScontrolCmd::UpdateJob { flags, job_ids, update: u, time_step, by_name: None, invalid })
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
 /// `update NodeName=… Key=Value…` as scontrol_update_node reads it.
 fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
-    let mut nodes = String::new();
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut state: Option<String> = None;
-    let mut reason: Option<String> = None;
+    let mut u = rq::NodeUpdate::default();
+    let mut changes = 0;
     for arg in args {
         let Some(p) = arg.find('=') else {
             return Err(err_out(format!("scontrol: error: Invalid input: {}  Request aborted\n", arg)));
         };
         let (t, v) = (&arg[..p], &arg[p + 1..]);
-        if kw(t, "nodeaddr", 5) {
-            fields.push(("NodeAddr".into(), v.into()));
-        } else if kw(t, "nodehostname", 5) {
-            fields.push(("NodeHostName".into(), v.into()));
-        } else if kw(t, "nodename", 1) {
-            nodes = v.to_string();
-        } else if kw(t, "activefeatures", 3) {
-            fields.push(("ActiveFeatures".into(), v.into()));
-        } else if kw(t, "features", 1) || kw(t, "availablefeatures", 3) {
-            fields.push(("AvailableFeatures".into(), v.into()));
-        } else if kw(t, "gres", 1) {
-            fields.push(("Gres".into(), v.into()));
-        } else if kw(t, "weight", 1) {
-            if v.parse::<u32>().is_err() {
-                return Err(err_out(format!("scontrol: error: Invalid value {} for Weight\n", arg)));
+        let mut unsupported = |f: NF| {
+            if !u.unsupported.contains(&f) {
+                u.unsupported.push(f);
             }
-            fields.push(("Weight".into(), v.into()));
+        };
+        if kw(t, "nodeaddr", 5) {
+            unsupported(NF::NodeAddr);
+        } else if kw(t, "nodehostname", 5) {
+            unsupported(NF::NodeHostName);
+        } else if kw(t, "nodename", 1) {
+            u.nodes = v.to_string();
+            continue;
+        } else if kw(t, "activefeatures", 3) {
+            u.active_features = Some(v.into());
+        } else if kw(t, "features", 1) || kw(t, "availablefeatures", 3) {
+            u.available_features = Some(v.into());
+        } else if kw(t, "gres", 1) {
+            unsupported(NF::Gres);
+        } else if kw(t, "weight", 1) {
+            match v.parse::<u32>() {
+                Ok(w) => u.weight = Some(w),
+                Err(_) => return Err(err_out(format!("scontrol: error: Invalid value {} for Weight\n", arg))),
+            }
         } else if kw(t, "comment", 2) {
-            fields.push(("Comment".into(), v.into()));
+            unsupported(NF::Comment);
         } else if kw(t, "extra", 1) {
-            fields.push(("Extra".into(), v.into()));
+            unsupported(NF::Extra);
         } else if kw(t, "reason", 1) {
             let r = v.strip_prefix('"').unwrap_or(v);
             let r = r.strip_suffix('"').unwrap_or(r);
-            reason = Some(r.to_string());
-            fields.push(("Reason".into(), r.to_string()));
+            u.reason = Some(r.to_string());
         } else if kw(t, "state", 1) {
             let named = [
                 ("noresp", "NORESP", 3),
@@ -574,11 +629,8 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 .find(|(w, _, m)| kw(v, w, *m))
                 .map(|x| x.1.to_string())
                 .or_else(|| base.iter().find(|b| kw(v, b, 3)).map(|b| b.to_string()));
-            match hit {
-                Some(h) => {
-                    state = Some(h.clone());
-                    fields.push(("State".into(), h));
-                }
+            match hit.and_then(|h| NodeStateChange::ALL.iter().find(|s| s.name() == h)) {
+                Some(h) => u.state = Some(*h),
                 None => {
                     return Err(err_out(format!(
                         "Invalid input: {}\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n",
@@ -589,14 +641,16 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         } else {
             return Err(err_out(format!("Update of this parameter is not supported: {}\nRequest aborted\n", arg)));
         }
+        changes += 1;
     }
-    if matches!(state.as_deref(), Some("DOWN" | "DRAIN" | "FAIL")) && reason.as_deref().unwrap_or("").is_empty() {
+    let downing = matches!(u.state, Some(NodeStateChange::Down | NodeStateChange::Drain | NodeStateChange::Fail));
+    if downing && u.reason.as_deref().unwrap_or("").is_empty() {
         return Err(err_out("You must specify a reason when DOWNING or DRAINING a node. Request denied\n".into()));
     }
-    if fields.is_empty() {
+    if changes == 0 {
         return Err(err_out("No changes specified\n".into()));
     }
-    Ok(ScontrolCmd::UpdateNode { flags, nodes, fields })
+    Ok(ScontrolCmd::UpdateNode { flags, update: u })
 }
 
 /// atoll(3): optional sign and leading digits.
@@ -621,16 +675,17 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
     let error = |msgs: &[String]| {
         Err(err_out(msgs.iter().map(|m| format!("scontrol: error: {}\n", m)).collect::<String>()))
     };
-    let mut name = String::new();
-    let mut fields = Vec::new();
+    let mut u = rq::PartitionUpdate::default();
+    // a value the controller would refuse (Slurm's error number), reported as its answer
+    let mut invalid: Option<i32> = None;
     for arg in args {
         let Some(p) = arg.find('=') else {
             return error(&[format!("Invalid input: {}  Request aborted", arg)]);
         };
         let (t, v) = (&arg[..p], &arg[p + 1..]);
-        let yes_no = |key: &str| -> Result<(String, String), Output> {
+        let yes_no = |key: &str| -> Result<bool, Output> {
             if kw(v, "yes", 1) || kw(v, "no", 1) {
-                Ok((key.to_string(), if kw(v, "yes", 1) { "YES".into() } else { "NO".into() }))
+                Ok(kw(v, "yes", 1))
             } else {
                 Err(err_out(format!(
                     "scontrol: error: Invalid input: {}\nscontrol: error: Acceptable {} values are YES and NO\n",
@@ -638,25 +693,42 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 )))
             }
         };
-        if kw(t, "partitionname", 2) {
-            name = v.to_string();
-        } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
-            let key = if kw(t, "maxtime", 4) { "MaxTime" } else { "DefaultTime" };
-            if spur_core::time::parse_time_limit(v).is_err() || v.is_empty() {
-                return error(&[format!("Invalid input {}", arg)]);
+        let count = |v: &str| -> Result<u32, i32> {
+            if v.eq_ignore_ascii_case("unlimited") || v.eq_ignore_ascii_case("infinite") {
+                Ok(INFINITE)
+            } else {
+                v.parse().map_err(|_| spur_core::errors::ESLURM_INVALID_NODE_COUNT)
             }
-            fields.push((key.to_string(), v.to_string()));
+        };
+        let number = |v: &str| -> Result<u32, i32> { v.parse().map_err(|_| spur_core::errors::ESLURM_INVALID_PARTITION_NAME) };
+        if kw(t, "partitionname", 2) {
+            u.name = v.to_string();
+        } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
+            let m = match spur_core::time::parse_time_limit(v) {
+                Ok(m) if !v.is_empty() => m.unwrap_or(INFINITE),
+                _ => return error(&[format!("Invalid input {}", arg)]),
+            };
+            if kw(t, "maxtime", 4) {
+                u.max_time = Some(m);
+            } else {
+                u.default_time = Some(m);
+            }
         } else if kw(t, "maxnodes", 4) || kw(t, "minnodes", 2) {
-            let key = if kw(t, "maxnodes", 4) { "MaxNodes" } else { "MinNodes" };
-            fields.push((key.to_string(), v.to_string()));
+            match count(v) {
+                Ok(n) if kw(t, "maxnodes", 4) => u.max_nodes = Some(n),
+                Ok(n) => u.min_nodes = Some(n),
+                Err(code) => invalid = invalid.or(Some(code)),
+            }
         } else if kw(t, "default", 7) {
-            fields.push(yes_no("Default")?);
+            u.default = Some(yes_no("Default")?);
         } else if kw(t, "hidden", 1) {
-            fields.push(yes_no("Hidden")?);
+            u.hidden = Some(yes_no("Hidden")?);
         } else if kw(t, "state", 2) {
-            let st = ["UP", "DOWN", "DRAIN", "INACTIVE"].into_iter().find(|s| kw(v, s, 2) || v.eq_ignore_ascii_case(s));
+            let st = [("UP", PartState::Up), ("DOWN", PartState::Down), ("DRAIN", PartState::Drain), ("INACTIVE", PartState::Inactive)]
+                .into_iter()
+                .find(|(s, _)| kw(v, s, 2) || v.eq_ignore_ascii_case(s));
             match st {
-                Some(s) => fields.push(("State".into(), s.to_string())),
+                Some((_, s)) => u.state = Some(s),
                 None => {
                     return error(&[
                         format!("Invalid input: {}", arg),
@@ -665,23 +737,33 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 }
             }
         } else if kw(t, "priorityjobfactor", 3) && t.len() > 8 {
-            fields.push(("PriorityJobFactor".into(), v.to_string()));
+            match number(v) {
+                Ok(n) => u.priority_job_factor = Some(n),
+                Err(code) => invalid = invalid.or(Some(code)),
+            }
         } else if kw(t, "prioritytier", 3) && t.len() > 8 {
-            fields.push(("PriorityTier".into(), v.to_string()));
+            match number(v) {
+                Ok(n) => u.priority_tier = Some(n),
+                Err(code) => invalid = invalid.or(Some(code)),
+            }
         } else if kw(t, "oversubscribe", 5) || kw(t, "shared", 2) {
-            fields.push(("OverSubscribe".into(), v.to_string()));
+            u.oversubscribe = Some(v.to_string());
         } else if kw(t, "allowgroups", 6) {
-            fields.push(("AllowGroups".into(), v.to_string()));
+            u.unsupported.push(rq::UnsupportedPartitionField::AllowGroups);
         } else if kw(t, "allowaccounts", 6) {
-            fields.push(("AllowAccounts".into(), v.to_string()));
+            u.unsupported.push(rq::UnsupportedPartitionField::AllowAccounts);
         } else {
             return error(&[format!("Update of this parameter is not supported: {}\n", arg), "Request aborted".into()]);
         }
     }
-    if name.is_empty() {
+    if u.name.is_empty() {
         return error(&["PartitionName must be given.".into()]);
     }
-    Ok(ScontrolCmd::UpdatePartition { flags, name, fields })
+    if let Some(code) = invalid {
+        // what slurmctld answers for such a value
+        return Err(err_out(format!("slurm_update error: {}\n", spur_core::errors::strerror(code))));
+    }
+    Ok(ScontrolCmd::UpdatePartition { flags, update: u })
 }
 
 fn usage_text() -> String {
@@ -770,7 +852,7 @@ fn encode(expr: &str, sorted: bool) -> Output {
 
 /// Run a command against the controller.
 pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
-    use spur_client::proto::{JobControlRequest, KeyValue, NodeControlRequest, QueryRequest};
+    use spur_core::request::Query as QueryRequest;
     if let Some(o) = run_local(cmd) {
         return o;
     }
@@ -780,13 +862,13 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             return Output::ok("No licenses configured in Slurm.\n");
         }
         ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
-            return match c.query(QueryRequest::default()).await {
+            return match c.query(&QueryRequest::default()).await {
                 Ok(view) => crate::resv::show(&view, id.as_deref(), flags.one_liner, flags.quiet == 1),
                 Err(e) => Output::err(format!("slurm_load_reservations error: {}\n", e), 1),
             };
         }
-        ScontrolCmd::Reservation { action, arg, name, fields } => {
-            return crate::resv::execute(c, action, arg, name, fields).await;
+        ScontrolCmd::Reservation { arg, req } => {
+            return crate::resv::execute(c, arg, req).await;
         }
         #[allow(unreachable_patterns)]
         ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
@@ -807,8 +889,8 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         }
         ScontrolCmd::Show { what: ShowWhat::Config, .. } => {
             let q = QueryRequest { partitions: true, ..Default::default() };
-            return match c.query(q).await {
-                Ok(view) => Output::ok(show_config(&c.conf, view.now)),
+            return match c.query(&q).await {
+                Ok(view) => Output::ok(show_config(c.conf(), view.now)),
                 Err(e) => Output::err(format!("slurm_load_ctl_conf error: {}\n", e), 1),
             };
         }
@@ -826,7 +908,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 with_script: true,
                 ..Default::default()
             };
-            let script = match c.query(q).await {
+            let script = match c.query(&q).await {
                 Ok(view) => match view.jobs.iter().find(|j| j.job_id == id) {
                     Some(j) if !j.desc.script.is_empty() => Ok(j.desc.script.clone()),
                     Some(_) => Err(spur_core::errors::strerror(spur_core::errors::ESLURM_JOB_SCRIPT_MISSING)),
@@ -858,7 +940,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 all_finished: true,
                 ..Default::default()
             };
-            match c.query(q).await {
+            match c.query(&q).await {
                 Ok(view) => render_show(cmd, &view, view.now),
                 Err(e) => {
                     let what_s = match what {
@@ -871,81 +953,51 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 }
             }
         }
-        ScontrolCmd::UpdatePartition { name, fields, .. } => {
-            let req = NodeControlRequest {
-                op: "partition".into(),
-                nodes: name.clone(),
-                fields: fields.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect(),
-            };
-            match c.node_control(req).await {
-                Ok(_) => Output::ok(""),
-                Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
-            }
-        }
-        ScontrolCmd::UpdateNode { nodes, fields, .. } => {
-            let req = NodeControlRequest {
-                op: "update".into(),
-                nodes: nodes.clone(),
-                fields: fields.iter().map(|(k, v)| KeyValue { key: k.clone(), value: v.clone() }).collect(),
-            };
-            match c.node_control(req).await {
-                Ok(_) => Output::ok(""),
-                Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
-            }
-        }
+        ScontrolCmd::UpdatePartition { update, .. } => match c.update_partition(update).await {
+            Ok(_) => Output::ok(""),
+            Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
+        },
+        ScontrolCmd::UpdateNode { update, .. } => match c.update_node(update).await {
+            Ok(_) => Output::ok(""),
+            Err(e) => Output::err(format!("slurm_update error: {}\n", e), 1),
+        },
         other => {
-            let (op, ids, fields, perror): (&str, Vec<String>, Vec<(String, String)>, &str) = match other {
-                ScontrolCmd::Hold { job_ids, user, .. } => {
-                    (if *user { "uhold" } else { "hold" }, job_ids.clone(), vec![], "slurm_suspend error")
-                }
-                ScontrolCmd::Release { job_ids, .. } => ("release", job_ids.clone(), vec![], "slurm_suspend error"),
+            let (op, ids, perror): (JobControl, Vec<String>, &str) = match other {
+                ScontrolCmd::Hold { job_ids, user, .. } => (JobControl::Hold { user: *user }, job_ids.clone(), "slurm_suspend error"),
+                ScontrolCmd::Release { job_ids, .. } => (JobControl::Release, job_ids.clone(), "slurm_suspend error"),
                 ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => {
-                    let mut f = vec![];
-                    if *special_exit {
-                        f.push(("State".to_string(), "SpecialExit".to_string()));
-                    }
-                    (if *hold { "requeuehold" } else { "requeue" }, job_ids.clone(), f, "Requeue job error")
+                    (JobControl::Requeue { hold: *hold, special_exit: *special_exit }, job_ids.clone(), "Requeue job error")
                 }
-                ScontrolCmd::Suspend { job_ids, .. } => ("suspend", job_ids.clone(), vec![], "slurm_suspend error"),
-                ScontrolCmd::Resume { job_ids, .. } => ("resume", job_ids.clone(), vec![], "slurm_resume error"),
-                ScontrolCmd::Top { job_ids, .. } => ("top", job_ids.clone(), vec![], "slurm_top_job error"),
-                ScontrolCmd::UpdateJob { job_ids, fields, by_name, .. } => {
-                    match resolve_update_job(c, job_ids, fields, by_name.as_deref()).await {
-                        Ok((ids, f)) => ("update", ids, f, "slurm_update error"),
+                ScontrolCmd::Suspend { job_ids, .. } => (JobControl::Suspend, job_ids.clone(), "slurm_suspend error"),
+                ScontrolCmd::Resume { job_ids, .. } => (JobControl::Resume, job_ids.clone(), "slurm_resume error"),
+                ScontrolCmd::Top { job_ids, .. } => (JobControl::Top, job_ids.clone(), "slurm_top_job error"),
+                ScontrolCmd::UpdateJob { job_ids, update, time_step, by_name, invalid, .. } => {
+                    match resolve_update_job(c, job_ids, update, *time_step, by_name.as_deref()).await {
+                        Ok((ids, _)) if invalid.is_some() => {
+                            // a value scontrol could not read: slurmctld's answer for the first job
+                            let code = invalid.unwrap_or(0);
+                            let first = crate::scontrol::first_job(&ids);
+                            return Output::err(format!("{} for job {}\n", spur_core::errors::strerror(code), first), 1);
+                        }
+                        Ok((ids, u)) => (JobControl::Update(u), ids, "slurm_update error"),
                         Err(o) => return o,
                     }
                 }
                 _ => return Output::ok(""),
             };
-            let req = JobControlRequest {
-                op: op.into(),
-                job_ids: ids,
-                fields: fields.into_iter().map(|(k, v)| KeyValue { key: k, value: v }).collect(),
-            };
-            match c.job_control(req).await {
-                Ok(r) if op == "top" => match r.status.filter(|s| s.code != 0) {
-                    // one answer for the whole list
-                    Some(s) => Output::err(format!("{}: {}\n", perror, spur_core::errors::strerror(s.code)), 1),
-                    None => Output::ok(""),
-                },
-                Ok(r) => {
+            match c.job_control(&ids, &op).await {
+                // `top`: one answer for the whole list (an error comes as Err)
+                Ok(_) if op == JobControl::Top => Output::ok(""),
+                Ok(results) => {
                     let mut out = Output::ok("");
-                    for res in r.results {
-                        if let Some(st) = res.status {
-                            if st.code != 0 {
-                                out.code = 1;
-                                let msg = if st.message.is_empty() {
-                                    spur_core::errors::strerror(st.code)
-                                } else {
-                                    st.message.clone()
-                                };
-                                // Slurm: "<error> for job <id>", then for the
-                                // hold family the slurm_perror line.
-                                out.stderr.push_str(&format!("{} for job {}\n", msg, res.job_id));
-                                if matches!(op, "hold" | "uhold" | "release") {
-                                    out.stderr.push_str(&format!("{}: {}\n", perror, msg));
-                                }
-                            }
+                    for res in results.iter().filter(|r| r.code != 0) {
+                        out.code = 1;
+                        let msg = spur_core::errors::strerror(res.code);
+                        // Slurm: "<error> for job <id>", then for the
+                        // hold family the slurm_perror line.
+                        out.stderr.push_str(&format!("{} for job {}\n", msg, res.job_id));
+                        if matches!(op, JobControl::Hold { .. } | JobControl::Release) {
+                            out.stderr.push_str(&format!("{}: {}\n", perror, msg));
                         }
                     }
                     out
@@ -956,21 +1008,37 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
     }
 }
 
+/// The first job of an id list as the controller splits it (`1,2` → `1`).
+pub(crate) fn first_job(ids: &[String]) -> String {
+    let first = ids.first().map(|s| s.as_str()).unwrap_or("");
+    let mut depth = 0;
+    for (i, ch) in first.char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth <= 0 => return first[..i].to_string(),
+            _ => {}
+        }
+    }
+    first.to_string()
+}
+
 /// What scontrol does before sending a job update: translate `JobName=` to
 /// the ids of the jobs of that name, and `TimeLimit=+N`/`-N` to a limit from
 /// the job's current one.
 async fn resolve_update_job(
     c: &spur_client::Client,
     job_ids: &[String],
-    fields: &[(String, String)],
+    update: &rq::JobUpdate,
+    time_step: Option<i64>,
     by_name: Option<&str>,
-) -> Result<(Vec<String>, Vec<(String, String)>), Output> {
-    use spur_client::proto::QueryRequest;
+) -> Result<(Vec<String>, rq::JobUpdate), Output> {
+    use spur_core::request::Query;
     let error = |m: String| Err(Output::err(format!("scontrol: error: {}\n", m), 1));
     let mut ids = job_ids.to_vec();
     if let Some(name) = by_name {
-        let q = QueryRequest { jobs: true, all_finished: true, ..Default::default() };
-        let view = match c.query(q).await {
+        let q = Query { jobs: true, all_finished: true, ..Default::default() };
+        let view = match c.query(&q).await {
             Ok(v) => v,
             Err(e) => return error(format!("Could not load state information: {}", e)),
         };
@@ -983,35 +1051,28 @@ async fn resolve_update_job(
         }
         ids = vec![ids.join(",")];
     }
-    let mut out = Vec::new();
-    for (k, v) in fields {
-        if k == "TimeLimit" && (v.starts_with('+') || v.starts_with('-')) {
-            let jid = ids.first().cloned().unwrap_or_default();
-            let q = QueryRequest { jobs: true, job_ids: vec![jid.clone()], all_finished: true, ..Default::default() };
-            let cur = match c.query(q).await {
-                Ok(view) if view.jobs.len() == 1 => view.jobs[0].time_limit,
-                Ok(view) if view.jobs.is_empty() => return error(format!("Job ID {} not found", jid)),
-                Ok(_) => return error("TimeLimit increment/decrement not supported for job arrays".into()),
-                Err(e) => return error(format!("{}", e)),
-            };
-            let Some(cur) = cur.filter(|m| *m != u32::MAX) else {
-                return error("Cannot increment/decrement TimeLimit when set to UNLIMITED.".into());
-            };
-            let delta = match spur_core::time::parse_time_limit(&v[1..]) {
-                Ok(Some(m)) => m,
-                _ => 0,
-            };
-            let new = if v.starts_with('+') {
-                cur.saturating_add(delta)
-            } else if delta > cur {
-                return error(format!("TimeLimit decrement larger than current time limit ({} > {})", delta, cur));
-            } else {
-                cur - delta
-            };
-            out.push((k.clone(), new.to_string()));
+    let mut out = update.clone();
+    if let Some(step) = time_step {
+        let jid = ids.first().cloned().unwrap_or_default();
+        let q = Query { jobs: true, job_ids: vec![jid.clone()], all_finished: true, ..Default::default() };
+        let cur = match c.query(&q).await {
+            Ok(view) if view.jobs.len() == 1 => view.jobs[0].time_limit,
+            Ok(view) if view.jobs.is_empty() => return error(format!("Job ID {} not found", jid)),
+            Ok(_) => return error("TimeLimit increment/decrement not supported for job arrays".into()),
+            Err(e) => return error(format!("{}", e)),
+        };
+        let Some(cur) = cur.filter(|m| *m != u32::MAX) else {
+            return error("Cannot increment/decrement TimeLimit when set to UNLIMITED.".into());
+        };
+        let delta = step.unsigned_abs().min(u32::MAX as u64) as u32;
+        let new = if step >= 0 {
+            cur.saturating_add(delta)
+        } else if delta > cur {
+            return error(format!("TimeLimit decrement larger than current time limit ({} > {})", delta, cur));
         } else {
-            out.push((k.clone(), v.clone()));
-        }
+            cur - delta
+        };
+        out.time_limit = Some(new);
     }
     Ok((ids, out))
 }
@@ -1469,7 +1530,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     ));
     o.push_str(le);
     // (its own line after Features=, as scontrol prints a job's reservation)
-    if let Some(r) = j.desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+    if let Some(r) = j.desc.reservation_name() {
         o.push_str(&format!("Reservation={}", r));
         o.push_str(le);
     }
@@ -1910,8 +1971,10 @@ mod tests {
             ScontrolCmd::UpdateJob {
                 flags: Flags::default(),
                 job_ids: vec!["9".into()],
-                fields: vec![("TimeLimit".into(), "10".into())],
-                by_name: None
+                update: rq::JobUpdate { time_limit: Some(10), ..Default::default() },
+                time_step: None,
+                by_name: None,
+                invalid: None,
             }
         );
         assert!(matches!(parse(&args(&["update", "job=1", "TimeLimit=30"]), &e).unwrap(), ScontrolCmd::UpdateJob { .. }));
@@ -1944,9 +2007,58 @@ mod tests {
         assert!(matches!(parse(&args(&["show", "config"]), &e).unwrap(), ScontrolCmd::Show { what: ShowWhat::Config, .. }));
         assert!(matches!(parse(&args(&["-o"]), &e).unwrap(), ScontrolCmd::Interactive { .. }));
         assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
+        assert_eq!(
+            err(&["update", "PartitionName=debug", "MaxNodes=many"]).stderr,
+            "slurm_update error: Node count specification invalid\n"
+        );
         assert_eq!(parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr, "invalid entity:bogus for keyword:show \n");
         let o = parse(&args(&["-o", "show", "job", "1"]), &e).unwrap();
         assert!(matches!(o, ScontrolCmd::Show { flags: Flags { one_liner: true, .. }, what: ShowWhat::Job, .. }));
+    }
+
+    /// scontrol sends typed values: the controller never sees `key=value` text.
+    #[test]
+    fn updates_are_typed() {
+        let e = HashMap::new();
+        let job = |a: &[&str]| match parse(&args(a), &e).unwrap() {
+            ScontrolCmd::UpdateJob { update, time_step, invalid, .. } => (update, time_step, invalid),
+            other => panic!("{:?}", other),
+        };
+        let (u, step, bad) = job(&["update", "JobId=3", "TimeLimit=UNLIMITED", "Partition=p", "ExcNodeList=", "Requeue=0", "Nice"]);
+        assert_eq!(u.time_limit, Some(INFINITE));
+        assert_eq!(u.partition.as_deref(), Some("p"));
+        assert_eq!(u.exc_nodes.as_deref(), Some(""));
+        assert_eq!(u.requeue, Some(false));
+        assert_eq!(u.nice, Some(100));
+        assert_eq!((step, bad), (None, None));
+        let (u, step, _) = job(&["update", "JobId=3", "TimeLimit=-5", "Account=a", "MailUser=m", "NumNodes=2-4"]);
+        assert_eq!((u.time_limit, step), (None, Some(-5)));
+        assert_eq!(u.unsupported, [JF::Account, JF::MailUser]);
+        assert_eq!(u.num_nodes, Some(2));
+        let (_, _, bad) = job(&["update", "JobId=3", "NumNodes=x"]);
+        assert_eq!(bad, Some(spur_core::errors::ESLURM_INVALID_NODE_COUNT));
+        let (_, _, bad) = job(&["update", "JobId=3", "StartTime=never"]);
+        assert_eq!(bad, Some(spur_core::errors::ESLURM_INVALID_TIME_VALUE));
+        match parse(&args(&["update", "NodeName=n[1-2]", "State=DRAIN", "Reason=\"a b\"", "Weight=5", "Gres=gpu:1"]), &e).unwrap() {
+            ScontrolCmd::UpdateNode { update, .. } => {
+                assert_eq!(update.nodes, "n[1-2]");
+                assert_eq!(update.state, Some(NodeStateChange::Drain));
+                assert_eq!(update.reason.as_deref(), Some("a b"));
+                assert_eq!(update.weight, Some(5));
+                assert_eq!(update.unsupported, [NF::Gres]);
+            }
+            other => panic!("{:?}", other),
+        }
+        match parse(&args(&["update", "PartitionName=debug", "State=DOWN", "MaxTime=INFINITE", "MaxNodes=unlimited", "Hidden=yes"]), &e).unwrap() {
+            ScontrolCmd::UpdatePartition { update, .. } => {
+                assert_eq!(update.name, "debug");
+                assert_eq!(update.state, Some(PartState::Down));
+                assert_eq!((update.max_time, update.max_nodes, update.hidden), (Some(INFINITE), Some(INFINITE), Some(true)));
+            }
+            other => panic!("{:?}", other),
+        }
+        assert_eq!(first_job(&["1,2".into()]), "1");
+        assert_eq!(first_job(&["5_[1,3],6".into()]), "5_[1,3]");
     }
 
     #[test]

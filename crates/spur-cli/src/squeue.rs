@@ -876,7 +876,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
     let now = view.now;
     match f {
         Account => opt_cell(&j.desc.account),
-        Reservation => opt_cell(&j.desc.extra.get("reservation").filter(|r| !r.is_empty()).cloned()),
+        Reservation => opt_cell(&j.desc.reservation_name().map(String::from)),
         AccrueTime => time_cell(j.eligible_time),
         AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container
         | ContainerId | Network | Prefer | Licenses | WcKey | SchedNodes
@@ -1379,7 +1379,7 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
         }
     }
     if let Some(r) = &o.reservation {
-        if j.desc.extra.get("reservation") != Some(r) {
+        if j.desc.reservation.as_ref() != Some(r) {
             return None;
         }
     }

@@ -1,42 +1,60 @@
-//! The one client library: finds slurm.conf, finds the controller, signs every
-//! request, and retries on the next controller when one does not answer.
-//! Used by the `spur` commands, the agents, and (later) libspur_compat.
+//! The one client library: finds slurm.conf, finds the leader controller,
+//! signs every request, and retries on the next controller when one does not
+//! answer. Used by the `spur` commands, the agents, and (next) the C ABI
+//! library.
 //!
-//! **API boundary**: callers see typed helpers returning spur-core types and
-//! Slurm error numbers, never tonic internals.
-
-pub mod auth;
-pub mod users;
+//! **API boundary**: every call takes and returns spur-core types
+//! (`spur_core::request`, `spur_core::model`) and fails with a [`ClientError`]
+//! carrying Slurm's error number; no tonic or protobuf type appears in the
+//! public API. [`blocking::Client`] is the same API for callers without an
+//! async runtime (C threads).
+//!
+//! Leader following: a call goes to the controller that answered last (else
+//! the `SlurmctldHost` lines in order). A "not the leader" answer (gRPC
+//! `Unavailable` with metadata `x-spur-leader: addr:port`) sends it to the
+//! named leader; `Unavailable` without a name (an election) or a transport
+//! error sends it to the next controller; a controller that accepts but does
+//! not answer within the message timeout (Slurm's MessageTimeout, 10 s) is
+//! given up for the next. All of that for up to the retry time
+//! (`SPUR_CONNECT_RETRY`, 10 s), then [`ClientError::Unreachable`]. A retried
+//! request is the same request: a submission keeps its request id, which the
+//! controller remembers, so it is never queued twice.
 
 use spur_core::config::SlurmConf;
 use spur_core::errors;
+use spur_core::model::{ClusterView, JobDesc};
+use spur_core::request::*;
 use spur_proto::controller_client::ControllerClient;
-use spur_proto::*;
+use spur_proto::{self as pb, convert};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 
-pub use spur_proto as proto;
+pub mod blocking;
+
+/// User and group names (getpwuid_r and friends).
+pub use spur_auth::users;
 
 /// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf.
 pub fn conf_path() -> PathBuf {
-    match std::env::var("SLURM_CONF") {
-        Ok(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from("/etc/slurm/slurm.conf"),
-    }
+    spur_core::config::default_path()
 }
 
+/// Why a call failed; [`ClientError::code`] is Slurm's error number.
 #[derive(Debug)]
 pub enum ClientError {
     /// slurm.conf could not be read or parsed.
     Config(spur_core::config::ConfError),
     /// No controller answered.
     Unreachable,
-    /// No credential could be had (key unreadable and no signing service).
+    /// No credential could be had (key unreadable and no signing service,
+    /// or no random source for its nonce).
     Auth(String),
-    /// The controller answered with a Slurm error number.
+    /// The controller answered with a Slurm error number and its text.
     Slurm(i32, String),
+    /// A submission refused, with the lines slurmctld sends the user first.
+    Rejected { code: i32, message: String, user_msg: String },
 }
 
 impl ClientError {
@@ -47,7 +65,12 @@ impl ClientError {
             ClientError::Unreachable => errors::SLURM_COMMUNICATIONS_CONNECTION_ERROR,
             ClientError::Auth(_) => errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR,
             ClientError::Slurm(c, _) => *c,
+            ClientError::Rejected { code, .. } => *code,
         }
+    }
+
+    fn slurm(code: i32) -> ClientError {
+        ClientError::Slurm(code, errors::strerror(code))
     }
 }
 
@@ -58,35 +81,53 @@ impl std::fmt::Display for ClientError {
             ClientError::Unreachable => f.write_str("Unable to contact slurm controller (connect failure)"),
             ClientError::Auth(m) => write!(f, "Protocol authentication error ({})", m),
             ClientError::Slurm(_, m) => f.write_str(m),
+            ClientError::Rejected { message, .. } => f.write_str(message),
         }
     }
 }
 
-impl From<&Status> for ClientError {
-    fn from(s: &Status) -> ClientError {
-        let msg = if s.message.is_empty() { errors::strerror(s.code) } else { s.message.clone() };
-        ClientError::Slurm(s.code, msg)
-    }
+impl std::error::Error for ClientError {}
+
+fn status_error(s: &pb::Status) -> ClientError {
+    let msg = if s.message.is_empty() { errors::strerror(s.code) } else { s.message.clone() };
+    ClientError::Slurm(s.code, msg)
 }
 
-/// Turn a reply status into a Result.
-pub fn check(s: &Option<Status>) -> Result<(), ClientError> {
+/// A reply's status as a Result.
+fn check(s: &Option<pb::Status>) -> Result<(), ClientError> {
     match s {
-        Some(st) if st.code != 0 => Err(ClientError::from(st)),
+        Some(st) if st.code != 0 => Err(status_error(st)),
         _ => Ok(()),
     }
 }
 
+fn job_results(r: Vec<pb::CancelResult>) -> Vec<JobResult> {
+    r.into_iter().map(|r| JobResult { job_id: r.job_id, code: r.status.map(|s| s.code).unwrap_or(0) }).collect()
+}
+
+/// The gRPC metadata key of a "not leader" answer naming the leader (`addr:port`).
+pub const LEADER_KEY: &str = "x-spur-leader";
+
+/// How long calls keep trying controllers: `SPUR_CONNECT_RETRY` seconds, 10 by default.
+pub fn retry_secs() -> u64 {
+    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
+}
+
+/// A connection to the cluster's controllers. Cheap to clone (clones share
+/// the connection and the leader last seen); `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
-    pub conf: Arc<SlurmConf>,
-    pub conf_path: PathBuf,
+    conf: Arc<SlurmConf>,
     key_file: PathBuf,
     socket: PathBuf,
     channel: Arc<tokio::sync::Mutex<Option<Channel>>>,
     /// The controller to try first: the last one that answered, or the leader
     /// another one named.
     prefer: Arc<std::sync::Mutex<Option<String>>>,
+    /// A controller that does not answer within this is given up for the next.
+    message_timeout: Duration,
+    /// How long a call keeps trying.
+    retry: Duration,
 }
 
 impl Client {
@@ -100,50 +141,57 @@ impl Client {
         Ok(Client::new(conf, path))
     }
 
+    /// A client for `conf`, read from `path` (its `slurm.key` is beside it).
     pub fn new(conf: SlurmConf, path: &Path) -> Client {
-        let socket = auth::socket_path(conf.auth_info.as_deref());
+        let socket = spur_auth::socket_path(conf.auth_info.as_deref());
         Client {
             conf: Arc::new(conf),
-            conf_path: path.to_path_buf(),
-            key_file: auth::key_path(path),
+            key_file: spur_auth::key_path(path),
             socket,
             channel: Arc::new(tokio::sync::Mutex::new(None)),
             prefer: Arc::new(std::sync::Mutex::new(None)),
+            message_timeout: Duration::from_secs(10),
+            retry: Duration::from_secs(retry_secs()),
         }
     }
 
+    /// The same client with other timeouts: `message` for one controller's
+    /// answer (Slurm's MessageTimeout, 10 s), `retry` for the whole call.
+    pub fn with_timeouts(mut self, message: Duration, retry: Duration) -> Client {
+        self.message_timeout = message;
+        self.retry = retry;
+        self
+    }
+
+    /// The slurm.conf this client was made from.
+    pub fn conf(&self) -> &SlurmConf {
+        &self.conf
+    }
+
     /// A request carrying a fresh credential for the calling process.
-    pub fn request<T>(&self, msg: T) -> Result<tonic::Request<T>, ClientError> {
-        let tok = auth::credential(&self.key_file, &self.socket).map_err(|e| ClientError::Auth(e.to_string()))?;
+    fn request<T>(&self, msg: T) -> Result<tonic::Request<T>, ClientError> {
+        let tok = spur_auth::credential(&self.key_file, &self.socket).map_err(|e| ClientError::Auth(e.to_string()))?;
         let mut r = tonic::Request::new(msg);
         r.metadata_mut().insert(
-            auth::METADATA_KEY,
+            spur_auth::METADATA_KEY,
             tok.parse().map_err(|_| ClientError::Auth("bad credential".into()))?,
         );
-        // Slurm's MessageTimeout default: a controller that accepts but does not
-        // answer (stopped, cut off) is given up for the next one
-        r.set_timeout(Duration::from_secs(10));
+        r.set_timeout(self.message_timeout);
         Ok(r)
     }
 
     /// Controller endpoints in slurm.conf order.
-    pub fn endpoints(&self) -> Vec<String> {
-        self.conf
-            .controllers
-            .iter()
-            .map(|c| format!("http://{}:{}", c.addr, self.conf.slurmctld_port))
-            .collect()
+    fn endpoints(&self) -> Vec<String> {
+        self.conf.controllers.iter().map(|c| format!("http://{}:{}", c.addr, self.conf.slurmctld_port)).collect()
     }
 
-    /// A channel to the first controller that answers: the preferred one (the
-    /// leader as last seen), then the others in slurm.conf order. Retries for a
-    /// few seconds (a controller restarting, an election) before giving up.
-    pub async fn channel(&self) -> Result<Channel, ClientError> {
+    /// A channel to the first controller that accepts a connection: the
+    /// preferred one, then the others in slurm.conf order, for up to `deadline`.
+    async fn channel(&self, deadline: tokio::time::Instant) -> Result<Channel, ClientError> {
         let mut guard = self.channel.lock().await;
         if let Some(c) = guard.as_ref() {
             return Ok(c.clone());
         }
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(retry_secs());
         loop {
             let mut eps = self.endpoints();
             if let Some(p) = self.prefer.lock().unwrap_or_else(|e| e.into_inner()).clone() {
@@ -168,8 +216,8 @@ impl Client {
         }
     }
 
-    /// Forget the current channel (after a transport error): the next call
-    /// tries the controllers again, starting with the one after it.
+    /// Forget the current connection (after a failure): the next call tries
+    /// the controllers again, starting with the one after it.
     pub async fn reset(&self) {
         let mut g = self.channel.lock().await;
         *g = None;
@@ -183,7 +231,7 @@ impl Client {
 
     /// A controller answered "not the leader": go to the one it named (an
     /// `addr:port`), or to the next one when it named none (an election).
-    pub async fn follow(&self, st: &tonic::Status) {
+    async fn follow(&self, st: &tonic::Status) {
         let hint = st.metadata().get(LEADER_KEY).and_then(|v| v.to_str().ok()).map(|a| format!("http://{}", a));
         match hint {
             Some(h) => {
@@ -193,34 +241,23 @@ impl Client {
             None => self.reset().await,
         }
     }
-
-    pub async fn ctl(&self) -> Result<ControllerClient<Channel>, ClientError> {
-        Ok(ControllerClient::new(self.channel().await?).max_decoding_message_size(1 << 30))
-    }
 }
 
-/// The gRPC metadata key of a "not leader" answer naming the leader (`addr:port`).
-pub const LEADER_KEY: &str = "x-spur-leader";
-
-pub fn retry_secs() -> u64 {
-    std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
-}
-
-/// Run an RPC against the leader controller: follow "not the leader" answers,
-/// and on a transport failure reconnect (to the next controller) and retry,
-/// for up to `retry_secs()`. A retried submission is not doubled: each carries
-/// a request id the controller remembers.
-#[macro_export]
+/// Run an RPC against the leader: follow "not the leader" answers, and on a
+/// transport failure or a silent controller try the next one, until the
+/// client's retry time is spent. The message is cloned for each try: a
+/// retried submission keeps its request id.
 macro_rules! call {
     ($client:expr, $method:ident, $msg:expr) => {{
-        let c: &$crate::Client = &$client;
+        let c: &Client = &$client;
         let m = $msg;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs($crate::retry_secs());
+        let deadline = tokio::time::Instant::now() + c.retry;
         loop {
-            let mut ctl = match c.ctl().await {
+            let ch = match c.channel(deadline).await {
                 Ok(x) => x,
                 Err(e) => break Err(e),
             };
+            let mut ctl = ControllerClient::new(ch).max_decoding_message_size(1 << 30);
             let req = match c.request(m.clone()) {
                 Ok(r) => r,
                 Err(e) => break Err(e),
@@ -228,86 +265,116 @@ macro_rules! call {
             match ctl.$method(req).await {
                 Ok(r) => break Ok(r.into_inner()),
                 Err(st) if st.code() == tonic::Code::Unauthenticated => {
-                    break Err($crate::ClientError::Slurm(
-                        spur_core::errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR,
-                        spur_core::errors::strerror(spur_core::errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR),
-                    ))
+                    break Err(ClientError::slurm(errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR))
                 }
                 Err(st) if st.code() == tonic::Code::PermissionDenied => {
-                    break Err($crate::ClientError::Slurm(
-                        spur_core::errors::ESLURM_ACCESS_DENIED,
-                        spur_core::errors::strerror(spur_core::errors::ESLURM_ACCESS_DENIED),
-                    ))
+                    break Err(ClientError::slurm(errors::ESLURM_ACCESS_DENIED))
                 }
-                Err(st) if st.code() == tonic::Code::Unavailable && std::time::Instant::now() < deadline => {
+                Err(st) if st.code() == tonic::Code::Unavailable && tokio::time::Instant::now() < deadline => {
                     // not the leader (maybe naming it), no majority yet, or the
                     // connection broke: try the leader or the next controller
-                    let named = st.metadata().get($crate::LEADER_KEY).is_some();
+                    let named = st.metadata().get(LEADER_KEY).is_some();
                     c.follow(&st).await;
                     if !named {
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                     continue;
                 }
-                Err(_) if std::time::Instant::now() < deadline => {
+                Err(_) if tokio::time::Instant::now() < deadline => {
                     c.reset().await;
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
-                Err(_) => break Err($crate::ClientError::Unreachable),
+                Err(_) => break Err(ClientError::Unreachable),
             }
         }
     }};
 }
 
 impl Client {
-    pub async fn query(&self, q: QueryRequest) -> Result<spur_core::model::ClusterView, ClientError> {
-        let r = call!(self, query, q)?;
+    /// Load jobs, nodes, partitions and reservations.
+    pub async fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
+        let r = call!(self, query, pb::QueryRequest::from(q))?;
         check(&r.status)?;
         bincode::deserialize(&r.view).map_err(|e| ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string()))
     }
 
-    pub async fn submit(&self, desc: &spur_core::model::JobDesc, test_only: bool) -> Result<SubmitReply, ClientError> {
+    /// Submit a batch job (`test_only`: ask where and when it would start).
+    /// A refusal is [`ClientError::Rejected`], with the lines to show first.
+    /// A description without a request id gets a fresh one (from the OS
+    /// random source), so that the retries of this call cannot queue it twice.
+    pub async fn submit(&self, desc: &JobDesc, test_only: bool) -> Result<SubmitOutcome, ClientError> {
+        let with_id;
+        let desc = if desc.request_id.is_some() {
+            desc
+        } else {
+            let id = spur_auth::random_hex(12).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
+            with_id = JobDesc { request_id: Some(id), ..desc.clone() };
+            &with_id
+        };
         let job_desc = bincode::serialize(desc).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
-        // The caller looks at the status: a refusal may come with messages
-        // (`user_msg`) that sbatch prints before its failure line.
-        call!(self, submit, SubmitRequest { job_desc, test_only })
+        let r = call!(self, submit, pb::SubmitRequest { job_desc, test_only })?;
+        if let Some(s) = r.status.as_ref().filter(|s| s.code != 0) {
+            let message = if s.message.is_empty() { errors::strerror(s.code) } else { s.message.clone() };
+            return Err(ClientError::Rejected { code: s.code, message, user_msg: r.user_msg });
+        }
+        Ok(SubmitOutcome { job_id: r.job_id, start_time: r.start_time, nodes: r.nodes, partition: r.partition, cpus: r.cpus })
     }
 
-    pub async fn cancel(&self, req: CancelRequest) -> Result<CancelReply, ClientError> {
-        let r = call!(self, cancel, req)?;
+    /// Cancel or signal jobs: one answer per job reference (or per job a filter found).
+    pub async fn cancel(&self, req: &CancelRequest) -> Result<Vec<JobResult>, ClientError> {
+        let r = call!(self, cancel, pb::CancelRequest::from(req))?;
         check(&r.status)?;
-        Ok(r)
+        Ok(job_results(r.results))
     }
 
-    pub async fn job_control(&self, req: JobControlRequest) -> Result<JobControlReply, ClientError> {
-        let r = call!(self, job_control, req)?;
+    /// Hold, release, requeue, suspend, resume, top or update jobs: one answer
+    /// per job reference (`Top` answers for the whole list: an error or none).
+    pub async fn job_control(&self, job_ids: &[String], op: &JobControl) -> Result<Vec<JobResult>, ClientError> {
+        let r = call!(self, job_control, convert::job_control_request(job_ids, op))?;
         check(&r.status)?;
-        Ok(r)
+        Ok(job_results(r.results))
     }
 
-    pub async fn node_control(&self, req: NodeControlRequest) -> Result<NodeControlReply, ClientError> {
-        let r = call!(self, node_control, req)?;
+    /// `scontrol update NodeName=…`.
+    pub async fn update_node(&self, u: &NodeUpdate) -> Result<(), ClientError> {
+        let r = call!(self, node_control, pb::NodeControlRequest::from(u))?;
+        check(&r.status)
+    }
+
+    /// `scontrol update PartitionName=…`.
+    pub async fn update_partition(&self, u: &PartitionUpdate) -> Result<(), ClientError> {
+        let r = call!(self, node_control, pb::NodeControlRequest::from(u))?;
+        check(&r.status)
+    }
+
+    /// Create, update or delete a reservation: its name (the one the
+    /// controller chose when a creation named none).
+    pub async fn reservation(&self, req: &ReservationRequest) -> Result<String, ClientError> {
+        let r = call!(self, reservation, pb::ReservationRequest::from(req))?;
         check(&r.status)?;
-        Ok(r)
+        Ok(r.name)
     }
 
-    pub async fn ping(&self) -> Result<PingReply, ClientError> {
-        call!(self, ping, PingRequest {})
+    /// The leader's answer to a ping.
+    pub async fn ping(&self) -> Result<PingInfo, ClientError> {
+        let r = call!(self, ping, pb::PingRequest {})?;
+        check(&r.status)?;
+        Ok(r.into())
     }
-}
 
-impl Client {
     /// Ping every controller of slurm.conf directly (no leader following), in
     /// slurm.conf order: its name and its answer, `None` if it does not answer.
-    pub async fn ping_each(&self) -> Vec<(String, Option<PingReply>)> {
+    pub async fn ping_each(&self) -> Vec<(String, Option<PingInfo>)> {
         let mut out = vec![];
         for (c, ep) in self.conf.controllers.iter().zip(self.endpoints()) {
             let reply = async {
                 let ch = Endpoint::from_shared(ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
-                let mut req = self.request(PingRequest {}).ok()?;
+                let mut req = self.request(pb::PingRequest {}).ok()?;
                 req.set_timeout(Duration::from_secs(5));
-                ControllerClient::new(ch).ping(req).await.ok().map(|r| r.into_inner())
+                let r = ControllerClient::new(ch).ping(req).await.ok()?.into_inner();
+                check(&r.status).ok()?;
+                Some(PingInfo::from(r))
             }
             .await;
             out.push((c.name.clone(), reply));
@@ -315,10 +382,28 @@ impl Client {
         out
     }
 
-    /// Controller membership: `op` is "list", "add" (id, addr) or "remove" (id).
-    pub async fn membership(&self, op: &str, id: u64, addr: &str) -> Result<MembershipReply, ClientError> {
-        let r = call!(self, membership, MembershipRequest { op: op.into(), id, addr: addr.into() })?;
+    /// List the controllers, or add or remove one (operators only).
+    pub async fn membership(&self, change: &MembershipChange) -> Result<Membership, ClientError> {
+        let r = call!(self, membership, pb::MembershipRequest::from(change))?;
         check(&r.status)?;
-        Ok(r)
+        Ok(r.into())
+    }
+
+    /// An agent's registration or heartbeat (operators only): the jobs the
+    /// controller says no longer run here. `Err(ClientError::Slurm)` is a refusal.
+    pub async fn register(&self, reg: &NodeRegistration) -> Result<Vec<u32>, ClientError> {
+        let r = call!(self, register, pb::RegisterRequest::from(reg))?;
+        check(&r.status)?;
+        Ok(r.kill_jobs)
+    }
+
+    /// An agent's report that a job ended (operators only). Any answer, a
+    /// refusal (`Err(ClientError::Slurm)`) too, acknowledges the report.
+    pub async fn job_complete(&self, done: &JobCompletion) -> Result<(), ClientError> {
+        let r = call!(self, job_complete, pb::JobCompleteRequest::from(done))?;
+        check(&r.status)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1452,6 +1452,15 @@ fn hostlist_tokens(s: &str) -> Vec<&str> {
 }
 
 /// Read and parse a slurm.conf file (Includes resolved relative to its directory).
+/// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf (as every
+/// Slurm command and daemon looks for it).
+pub fn default_path() -> std::path::PathBuf {
+    match std::env::var("SLURM_CONF") {
+        Ok(p) if !p.is_empty() => std::path::PathBuf::from(p),
+        _ => std::path::PathBuf::from("/etc/slurm/slurm.conf"),
+    }
+}
+
 pub fn load(path: &Path) -> Result<SlurmConf, ConfError> {
     let text = match std::fs::read(path) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),

@@ -338,7 +338,7 @@ impl From<Reason> for model::Reason {
 
 impl From<JobDesc> for model::JobDesc {
     fn from(v: JobDesc) -> Self {
-        model::JobDesc {
+        let mut d = model::JobDesc {
             name: v.name,
             script: v.script,
             argv: v.argv,
@@ -377,7 +377,6 @@ impl From<JobDesc> for model::JobDesc {
             mail_type: v.mail_type,
             mail_user: v.mail_user,
             signal: v.signal,
-            extra: v.extra,
             wrapped: v.wrapped,
             command: v.command,
             alloc_node: v.alloc_node,
@@ -385,7 +384,10 @@ impl From<JobDesc> for model::JobDesc {
             alloc_sid: v.alloc_sid,
             umask: v.umask,
             request_id: v.request_id,
-        }
+            ..Default::default()
+        };
+        desc_extra(&mut d, v.extra);
+        d
     }
 }
 
@@ -591,5 +593,134 @@ impl From<LaunchSpec> for crate::launch::LaunchSpec {
             submit_host: v.submit_host,
             working_cluster: v.working_cluster,
         }
+    }
+}
+
+/// Version 0 kept the sbatch options it did not model in `JobDesc.extra`, by
+/// option name, with the value as given (`""` for a flag; `tmp` in MB): each
+/// goes to its field now, as sbatch sets it (`-M/--clusters`, which only
+/// changed sbatch's own answer, is dropped).
+fn desc_extra(d: &mut model::JobDesc, extra: BTreeMap<String, String>) {
+    let num = |v: &str| -> Option<u32> {
+        let t = v.trim();
+        let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+        digits.parse().ok()
+    };
+    for (k, v) in extra {
+        let a = &mut d.accepted;
+        match k.as_str() {
+            "exclusive" => {
+                d.exclusive_kind = match v.as_str() {
+                    "user" => Some(model::ExclusiveKind::User),
+                    "mcs" => Some(model::ExclusiveKind::Mcs),
+                    "topo" => Some(model::ExclusiveKind::Topo),
+                    "oversubscribe" => Some(model::ExclusiveKind::Oversubscribe),
+                    _ => None,
+                }
+            }
+            "oversubscribe" => d.oversubscribe_ok = true,
+            "contiguous" => d.contiguous_nodes = true,
+            "tmp" => d.tmp_mb = v.trim().parse().ok(),
+            "kill-on-invalid-dep" => d.kill_on_invalid_dependency = Some(v.eq_ignore_ascii_case("yes")),
+            "reservation" => d.reservation = Some(v),
+            "gpus" => d.gpus = Some(v),
+            "mem-per-gpu" => d.mem_per_gpu = crate::size::parse_mem_mb(&v).ok(),
+            "priority" => d.priority = if v.eq_ignore_ascii_case("TOP") { Some(model::PRIORITY_TOP) } else { num(&v) },
+            "get-user-env" => d.get_user_env = Some(v),
+            "uid" => d.run_as_user = Some(v),
+            "gid" => d.run_as_group = Some(v),
+            "mincpus" => d.min_cpus = num(&v),
+            "cpus-per-gpu" => d.cpus_per_gpu = num(&v),
+            "sockets-per-node" => d.sockets_per_node = num(&v),
+            "cores-per-socket" => d.cores_per_socket = num(&v),
+            "threads-per-core" => d.threads_per_core = num(&v),
+            "ntasks-per-core" => d.ntasks_per_core = num(&v),
+            "ntasks-per-socket" => d.ntasks_per_socket = num(&v),
+            "ntasks-per-gpu" => d.ntasks_per_gpu = num(&v),
+            "ntasks-per-tres" => d.ntasks_per_tres = num(&v),
+            "ignore-pbs" => a.ignore_pbs = true,
+            "overcommit" => a.overcommit = true,
+            "reboot" => a.reboot = true,
+            "spread-job" => a.spread_job = true,
+            "stepmgr" => a.stepmgr = true,
+            "use-min-nodes" => a.use_min_nodes = true,
+            "acctg-freq" => a.acctg_freq = Some(v),
+            "batch" => a.batch_features = Some(v),
+            "bb" => a.burst_buffer = Some(v),
+            "bbf" => a.burst_buffer_file = Some(v),
+            "cluster-constraint" => a.cluster_features = Some(v),
+            "cluster" => a.cluster = Some(v),
+            "container" => a.container = Some(v),
+            "container-id" => a.container_id = Some(v),
+            "context" => a.selinux_context = Some(v),
+            "core-spec" => a.core_spec = Some(v),
+            "cpu-freq" => a.cpu_freq = Some(v),
+            "delay-boot" => a.delay_boot = Some(v),
+            "distribution" => a.distribution = Some(v),
+            "extra" => a.extra = Some(v),
+            "extra-node-info" => a.extra_node_info = Some(v),
+            "gpu-bind" => a.gpu_bind = Some(v),
+            "gpu-freq" => a.gpu_freq = Some(v),
+            "gpus-per-node" => a.gpus_per_node = Some(v),
+            "gpus-per-socket" => a.gpus_per_socket = Some(v),
+            "gpus-per-task" => a.gpus_per_task = Some(v),
+            "gres-flags" => a.gres_flags = Some(v),
+            "hint" => a.hint = Some(v),
+            "licenses" => a.licenses = Some(v),
+            "mcs-label" => a.mcs_label = Some(v),
+            "mem-bind" => a.mem_bind = Some(v),
+            "network" => a.network = Some(v),
+            "no-kill" => a.no_kill = Some(v),
+            "nodefile" => a.nodefile = Some(v),
+            "oom-kill-step" => a.oom_kill_step = Some(v),
+            "power" => a.power = Some(v),
+            "prefer" => a.prefer = Some(v),
+            "profile" => a.profile = Some(v),
+            "propagate" => a.propagate = Some(v),
+            "resv-ports" => a.resv_ports = Some(v),
+            "segment" => a.segment = Some(v),
+            "switches" => a.switches = Some(v),
+            "switch-wait" => a.switch_wait = Some(v),
+            "thread-spec" => a.thread_spec = Some(v),
+            "tres-bind" => a.tres_bind = Some(v),
+            "tres-per-task" => a.tres_per_task = Some(v),
+            "wait-all-nodes" => a.wait_all_nodes = Some(v),
+            "wckey" => a.wckey = Some(v),
+            // "clusters", and any other name: nothing keeps it now
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_options_of_version_0_go_to_their_fields() {
+        let mut d = model::JobDesc::default();
+        let extra: BTreeMap<String, String> = [
+            ("exclusive", "user"),
+            ("tmp", "100"),
+            ("contiguous", ""),
+            ("kill-on-invalid-dep", "yes"),
+            ("reservation", "r1"),
+            ("mincpus", "3"),
+            ("priority", "TOP"),
+            ("mem-per-gpu", "2G"),
+            ("overcommit", ""),
+            ("wckey", "w"),
+            ("clusters", "c"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        desc_extra(&mut d, extra);
+        assert_eq!(d.exclusive_kind, Some(model::ExclusiveKind::User));
+        assert_eq!((d.tmp_mb, d.contiguous_nodes, d.kill_on_invalid_dependency), (Some(100), true, Some(true)));
+        assert_eq!((d.reservation.as_deref(), d.min_cpus, d.priority), (Some("r1"), Some(3), Some(model::PRIORITY_TOP)));
+        assert_eq!(d.mem_per_gpu, Some(2048));
+        assert!(d.accepted.overcommit);
+        assert_eq!(d.accepted.wckey.as_deref(), Some("w"));
     }
 }

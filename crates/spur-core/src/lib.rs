@@ -4,6 +4,7 @@ pub mod errors;
 pub mod launch;
 pub mod legacy_v0;
 pub mod model;
+pub mod request;
 pub mod hostlist;
 pub mod time;
 pub mod config;

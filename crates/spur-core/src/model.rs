@@ -6,7 +6,6 @@
 //! in minutes (`None` = UNLIMITED / INFINITE).
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Slurm's `NO_VAL` for a time limit that was not given.
 pub type Minutes = u32;
@@ -200,8 +199,6 @@ pub struct JobDesc {
     pub mail_user: Option<String>,
     /// `--signal=[B:]SIG[@TIME]` as given.
     pub signal: Option<String>,
-    /// Everything else accepted but not acted on, by option name.
-    pub extra: BTreeMap<String, String>,
     /// Whether `--wrap` produced the script (Slurm shows `Command=(null)`).
     pub wrapped: bool,
     /// The path of the script as submitted (for `Command=`).
@@ -220,6 +217,112 @@ pub struct JobDesc {
     /// Idempotency key chosen by the client: a resubmitted request with the
     /// same key returns the first job instead of creating another.
     pub request_id: Option<String>,
+    // Appended fields: keep the order (bincode records are positional).
+    /// `--exclusive=user|mcs|topo|oversubscribe` (a plain `--exclusive` sets
+    /// `exclusive` instead).
+    pub exclusive_kind: Option<ExclusiveKind>,
+    /// `-s/--oversubscribe`.
+    pub oversubscribe_ok: bool,
+    /// `--tmp` in MB (`MinTmpDiskNode=`).
+    pub tmp_mb: Option<u64>,
+    /// `--contiguous`.
+    pub contiguous_nodes: bool,
+    /// `--kill-on-invalid-dep=yes|no` (once yes, a later no does not undo it).
+    pub kill_on_invalid_dependency: Option<bool>,
+    /// `--mincpus`.
+    pub min_cpus: Option<u32>,
+    /// `--reservation`: the reservation the job must run in.
+    pub reservation: Option<String>,
+    /// `-G/--gpus` as given (e.g. `2`, `a100:2`).
+    pub gpus: Option<String>,
+    /// `--mem-per-gpu` in MB.
+    pub mem_per_gpu: Option<u64>,
+    /// `--cpus-per-gpu`, `-B`'s parts, `--ntasks-per-*`: the task layout asked for.
+    pub cpus_per_gpu: Option<u32>,
+    pub sockets_per_node: Option<u32>,
+    pub cores_per_socket: Option<u32>,
+    pub threads_per_core: Option<u32>,
+    pub ntasks_per_core: Option<u32>,
+    pub ntasks_per_socket: Option<u32>,
+    pub ntasks_per_gpu: Option<u32>,
+    pub ntasks_per_tres: Option<u32>,
+    /// `--priority`: a number, or [`PRIORITY_TOP`] for `TOP`.
+    pub priority: Option<u32>,
+    /// `--get-user-env[=TIMEOUT][MODE]` as given (`Some("")` without a value).
+    pub get_user_env: Option<String>,
+    /// `--uid`/`--gid` (root only) as given.
+    pub run_as_user: Option<String>,
+    pub run_as_group: Option<String>,
+    /// Requests accepted and kept as given that Spur does not act on yet.
+    pub accepted: AcceptedOptions,
+}
+
+/// `--priority=TOP`: Slurm's `NO_VAL - 1`.
+pub const PRIORITY_TOP: u32 = 0xffff_fffd;
+
+/// How a job shares its nodes when `--exclusive` names a kind
+/// (Slurm's `job_desc.shared`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExclusiveKind {
+    User,
+    Mcs,
+    Topo,
+    Oversubscribe,
+}
+
+/// sbatch options that Spur accepts and keeps with the job as given but does
+/// not act on yet, named after the `job_desc` members Slurm puts them in
+/// (the option in each comment). Flags are `true` when given.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AcceptedOptions {
+    pub acctg_freq: Option<String>,       // --acctg-freq
+    pub batch_features: Option<String>,   // --batch
+    pub burst_buffer: Option<String>,     // --bb
+    pub burst_buffer_file: Option<String>, // --bbf
+    pub cluster_features: Option<String>, // --cluster-constraint
+    pub cluster: Option<String>,          // --cluster
+    pub container: Option<String>,        // --container
+    pub container_id: Option<String>,     // --container-id
+    pub selinux_context: Option<String>,  // --context
+    pub core_spec: Option<String>,        // -S/--core-spec
+    pub cpu_freq: Option<String>,         // --cpu-freq
+    pub delay_boot: Option<String>,       // --delay-boot
+    pub distribution: Option<String>,     // -m/--distribution
+    pub extra: Option<String>,            // --extra
+    pub extra_node_info: Option<String>,  // -B/--extra-node-info
+    pub gpu_bind: Option<String>,         // --gpu-bind
+    pub gpu_freq: Option<String>,         // --gpu-freq
+    pub gpus_per_node: Option<String>,    // --gpus-per-node
+    pub gpus_per_socket: Option<String>,  // --gpus-per-socket
+    pub gpus_per_task: Option<String>,    // --gpus-per-task
+    pub gres_flags: Option<String>,       // --gres-flags
+    pub hint: Option<String>,             // --hint
+    pub ignore_pbs: bool,                 // --ignore-pbs
+    pub licenses: Option<String>,         // -L/--licenses
+    pub mcs_label: Option<String>,        // --mcs-label
+    pub mem_bind: Option<String>,         // --mem-bind
+    pub network: Option<String>,          // --network
+    pub no_kill: Option<String>,          // -k/--no-kill[=off]
+    pub nodefile: Option<String>,         // -F/--nodefile
+    pub oom_kill_step: Option<String>,    // --oom-kill-step[=0|1]
+    pub overcommit: bool,                 // -O/--overcommit
+    pub power: Option<String>,            // SBATCH_POWER
+    pub prefer: Option<String>,           // --prefer
+    pub profile: Option<String>,          // --profile
+    pub propagate: Option<String>,        // --propagate[=rlimits]
+    pub reboot: bool,                     // --reboot
+    pub resv_ports: Option<String>,       // --resv-ports[=count]
+    pub segment: Option<String>,          // --segment
+    pub spread_job: bool,                 // --spread-job
+    pub stepmgr: bool,                    // --stepmgr
+    pub switches: Option<String>,         // --switches
+    pub switch_wait: Option<String>,      // SBATCH_WAIT4SWITCH
+    pub thread_spec: Option<String>,      // --thread-spec
+    pub tres_bind: Option<String>,        // --tres-bind
+    pub tres_per_task: Option<String>,    // --tres-per-task
+    pub use_min_nodes: bool,              // --use-min-nodes
+    pub wait_all_nodes: Option<String>,   // --wait-all-nodes
+    pub wckey: Option<String>,            // --wckey
 }
 
 /// Array bookkeeping: a pending meta-record holds the tasks not yet started;
@@ -598,16 +701,15 @@ mod tests {
     }
 }
 
-/// Request fields that sbatch keeps in `JobDesc.extra` (by option name), read
-/// the way scontrol and squeue show them.
+/// Request fields read the way scontrol and squeue show them.
 impl JobDesc {
     /// `--tmp` in MB, 0 when not given (`MinTmpDiskNode=`, squeue `%d`).
     pub fn tmp_disk_mb(&self) -> u64 {
-        self.extra.get("tmp").and_then(|v| v.parse().ok()).unwrap_or(0)
+        self.tmp_mb.unwrap_or(0)
     }
     /// `--contiguous` (`Contiguous=1`, squeue `%O`).
     pub fn contiguous(&self) -> bool {
-        self.extra.contains_key("contiguous")
+        self.contiguous_nodes
     }
     /// `OverSubscribe=` of a job (squeue `%h`): `NO` for `--exclusive`,
     /// `USER`/`MCS`/`TOPO` for `--exclusive=user|mcs|topo`, `YES` for `-s` or
@@ -616,23 +718,27 @@ impl JobDesc {
         if self.exclusive {
             return "NO";
         }
-        match self.extra.get("exclusive").map(|s| s.as_str()) {
-            Some("user") => "USER",
-            Some("mcs") => "MCS",
-            Some("topo") => "TOPO",
-            Some("oversubscribe") => "YES",
-            _ if self.extra.contains_key("oversubscribe") => "YES",
-            _ => "OK",
+        match self.exclusive_kind {
+            Some(ExclusiveKind::User) => "USER",
+            Some(ExclusiveKind::Mcs) => "MCS",
+            Some(ExclusiveKind::Topo) => "TOPO",
+            Some(ExclusiveKind::Oversubscribe) => "YES",
+            None if self.oversubscribe_ok => "YES",
+            None => "OK",
         }
     }
     /// `--kill-on-invalid-dep=yes|no` as given (`KillOInInvalidDependent=Yes|No`
     /// appears in `scontrol show job` only when it was).
     pub fn kill_on_invalid_dep(&self) -> Option<bool> {
-        self.extra.get("kill-on-invalid-dep").map(|v| v.eq_ignore_ascii_case("yes"))
+        self.kill_on_invalid_dependency
     }
     /// `--mincpus` (0 when not given).
     pub fn mincpus(&self) -> u32 {
-        self.extra.get("mincpus").and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+        self.min_cpus.unwrap_or(0)
+    }
+    /// `--reservation`, when one was named.
+    pub fn reservation_name(&self) -> Option<&str> {
+        self.reservation.as_deref().filter(|r| !r.is_empty())
     }
 }
 
@@ -654,21 +760,26 @@ impl Job {
 }
 
 #[cfg(test)]
-mod extra_field_tests {
+mod request_field_tests {
     use super::*;
 
     #[test]
-    fn fields_kept_in_extra() {
+    fn request_fields_as_shown() {
         let mut d = JobDesc::default();
         assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (0, false, "OK", None));
-        d.extra.insert("tmp".into(), "100".into());
-        d.extra.insert("contiguous".into(), String::new());
-        d.extra.insert("kill-on-invalid-dep".into(), "yes".into());
-        d.extra.insert("oversubscribe".into(), String::new());
+        d.tmp_mb = Some(100);
+        d.contiguous_nodes = true;
+        d.kill_on_invalid_dependency = Some(true);
+        d.oversubscribe_ok = true;
         assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (100, true, "YES", Some(true)));
-        d.extra.insert("exclusive".into(), "user".into());
+        d.exclusive_kind = Some(ExclusiveKind::User);
         assert_eq!(d.oversubscribe(), "USER");
         d.exclusive = true;
         assert_eq!(d.oversubscribe(), "NO");
+        assert_eq!(d.reservation_name(), None);
+        d.reservation = Some(String::new());
+        assert_eq!(d.reservation_name(), None);
+        d.reservation = Some("r1".into());
+        assert_eq!(d.reservation_name(), Some("r1"));
     }
 }

@@ -144,11 +144,7 @@ fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Resu
 /// Whether a job whose dependency fails is cancelled rather than left
 /// pending: `--kill-on-invalid-dep=yes` (sbatch's option, kept as given).
 fn kills_on_invalid_dep(job: &Job) -> bool {
-    job.desc
-        .extra
-        .get("kill-on-invalid-dep")
-        .map(|v| v.eq_ignore_ascii_case("yes") || v.eq_ignore_ascii_case("kill"))
-        .unwrap_or(false)
+    job.desc.kill_on_invalid_dep() == Some(true)
 }
 
 /// One scheduling pass.
@@ -355,7 +351,7 @@ pub fn schedule_with<'a>(
             .filter(|n| !exc.contains(*n))
             .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
             .collect();
-        let want_resv = job.desc.extra.get("reservation").filter(|r| !r.is_empty());
+        let want_resv = job.desc.reservation_name();
         let candidates: Vec<&str> = if let Some(name) = want_resv {
             match resvs.iter().find(|r| &r.name == name) {
                 Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
@@ -738,7 +734,7 @@ mod tests {
     fn job(id: u32, state: JobState, dep: Option<&str>, kill: Option<&str>) -> Job {
         let mut desc = spur_core::model::JobDesc { dependency: dep.map(|d| d.to_string()), ..Default::default() };
         if let Some(k) = kill {
-            desc.extra.insert("kill-on-invalid-dep".into(), k.into());
+            desc.kill_on_invalid_dependency = Some(k == "yes");
         }
         Job {
             job_id: id,
@@ -844,7 +840,7 @@ mod tests {
         };
         let r1 = resv("r1", &["node1"], &[], 0);
         let mut inside = job(1, JobState::Pending, None, None);
-        inside.desc.extra.insert("reservation".into(), "r1".into());
+        inside.desc.reservation = Some("r1".into());
         let outside = job(2, JobState::Pending, None, None);
         let (d, _) = schedule_resv(100, &[&inside, &outside], &nr, &[&part], &[&r1], usize::MAX);
         assert_eq!(started_on(&d, 1).as_deref(), Some("node1"));

@@ -97,7 +97,7 @@ fn check_scenario(st: &State) {
     assert_eq!((dep.job_id, dep.state, &dep.reason, dep.desc.dependency.as_deref()), (9, JobState::Pending, &Reason::Dependency, Some("afterok:3")));
     let resv = job(st, "resv");
     assert_eq!((resv.job_id, resv.state, &resv.reason), (10, JobState::Pending, &Reason::BeginTime));
-    assert_eq!(resv.desc.extra.get("reservation").map(String::as_str), Some("fixres"));
+    assert_eq!(resv.desc.reservation.as_deref(), Some("fixres"));
     // the reservation itself
     assert_eq!(st.reservations.len(), 1);
     let r = &st.reservations[0];

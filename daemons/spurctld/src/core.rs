@@ -11,7 +11,7 @@ use spur_core::config::SlurmConf;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
-use spur_proto::{LaunchRequest, SignalRequest};
+use spur_proto::{LaunchRequest, SignalRequest, StopReason};
 use spur_state::raft::{Batch, Raft, Reply, Shared};
 use spur_state::{Applied, Command};
 use std::collections::{HashMap, HashSet};
@@ -38,7 +38,7 @@ pub struct Ctld {
     launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
     pub key: Vec<u8>,
-    pub verifier: spur_client::auth::Verifier,
+    pub verifier: spur_auth::Verifier,
     pub sched_wake: Notify,
     pub slurm_user_uid: u32,
     agents: Mutex<HashMap<String, Channel>>,
@@ -62,7 +62,7 @@ pub const MIN_JOB_AGE: i64 = 300;
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub fn now() -> i64 {
-    spur_client::auth::now()
+    spur_auth::now()
 }
 
 impl Ctld {
@@ -74,12 +74,12 @@ impl Ctld {
             launched: Mutex::new(HashSet::new()),
             launch_slots: tokio::sync::Semaphore::new(256),
             conf,
-            verifier: spur_client::auth::Verifier::new(key.clone()),
+            verifier: spur_auth::Verifier::new(key.clone()),
             key,
             sched_wake: Notify::new(),
             slurm_user_uid,
             agents: Mutex::new(HashMap::new()),
-            host: spur_client::users::short_hostname(),
+            host: spur_auth::users::short_hostname(),
             released: Mutex::new(HashMap::new()),
             submissions: std::sync::atomic::AtomicU64::new(0),
         })
@@ -159,10 +159,13 @@ impl Ctld {
     }
 
     fn signed<T>(&self, msg: T) -> tonic::Request<T> {
-        let tok = spur_client::auth::sign(&self.key, &spur_client::auth::Identity { uid: 0, gid: 0 });
+        let tok = spur_auth::sign(&self.key, &spur_auth::Identity { uid: 0, gid: 0 }).unwrap_or_else(|e| {
+            tracing::error!("{}", e);
+            String::new()
+        });
         let mut r = tonic::Request::new(msg);
         if let Ok(v) = tok.parse() {
-            r.metadata_mut().insert(spur_client::auth::METADATA_KEY, v);
+            r.metadata_mut().insert(spur_auth::METADATA_KEY, v);
         }
         r.set_timeout(Duration::from_secs(10));
         r
@@ -170,9 +173,9 @@ impl Ctld {
 
     /// Ask a job's batch host to signal (or terminate) it. Best effort; the
     /// monitor repeats terminations that do not finish.
-    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: &str) -> bool {
+    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: StopReason) -> bool {
         let Some(mut a) = self.agent(node).await else { return false };
-        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason.to_string() };
+        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason as i32 };
         a.signal(self.signed(req)).await.is_ok()
     }
 
@@ -416,7 +419,7 @@ impl Ctld {
             }
             let t = now();
             let mut cmds = vec![];
-            let mut kills: Vec<(u32, String, &'static str)> = vec![];
+            let mut kills: Vec<(u32, String, StopReason)> = vec![];
             {
                 let g = self.lock();
                 let timeout = self.conf.slurmd_timeout as i64;
@@ -446,7 +449,7 @@ impl Ctld {
                     if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
                         cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
                         if let Some(a) = j.allocs.first() {
-                            kills.push((j.job_id, a.node.clone(), "timeout"));
+                            kills.push((j.job_id, a.node.clone(), StopReason::Timeout));
                         }
                     }
                     if j.state == JobState::Completing {
@@ -454,7 +457,7 @@ impl Ctld {
                         if t - since > self.conf.kill_wait as i64 + 15 {
                             completing_since.insert(j.job_id, t);
                             if let Some(a) = j.allocs.first() {
-                                kills.push((j.job_id, a.node.clone(), ""));
+                                kills.push((j.job_id, a.node.clone(), StopReason::Unspecified));
                             }
                         }
                     }

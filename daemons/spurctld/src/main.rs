@@ -7,6 +7,7 @@ mod formats;
 mod resv;
 mod raftnet;
 mod server;
+mod validate;
 
 use spur_core::config::SlurmConf;
 use spur_core::model::*;
@@ -29,7 +30,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { conf: spur_client::conf_path(), log: None, state_dir: None, id: None, join: false, listen: None };
+    let mut a = Args { conf: spur_core::config::default_path(), log: None, state_dir: None, id: None, join: false, listen: None };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -174,8 +175,8 @@ fn main() {
         }
     };
     init_logging(args.log.as_deref());
-    let key_path = spur_client::auth::key_path(&args.conf);
-    let key = match spur_client::auth::read_key(&key_path) {
+    let key_path = spur_auth::key_path(&args.conf);
+    let key = match spur_auth::read_key(&key_path) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("spurctld: fatal: cannot read key {}: {}", key_path.display(), e);
@@ -190,7 +191,7 @@ fn main() {
     let me = match args.id {
         Some(n) => n,
         None => {
-            let host = spur_client::users::short_hostname();
+            let host = spur_auth::users::short_hostname();
             match conf.controllers.iter().position(|c| c.name == host) {
                 Some(i) => i as u64 + 1,
                 None if conf.controllers.len() <= 1 => 1,
@@ -239,7 +240,7 @@ fn main() {
     }
     let has_history = opened.has_history;
     tracing::info!("controller {} of {}, state in {}", me, members.len(), state_dir.display());
-    let slurm_user_uid = spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0);
+    let slurm_user_uid = spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     rt.block_on(async move {
         let rconf = openraft::Config {
@@ -287,7 +288,7 @@ fn main() {
             .max_decoding_message_size(64 << 20);
         let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
             raft: raft.clone(),
-            verifier: std::sync::Arc::new(spur_client::auth::Verifier::new((*key).clone())),
+            verifier: std::sync::Arc::new(spur_auth::Verifier::new((*key).clone())),
             wv,
         })
         .max_decoding_message_size(1 << 30);
@@ -358,9 +359,9 @@ pub async fn peer_ping(addr: &str, key: &[u8]) -> Option<spur_proto::PingReply> 
     let ep = tonic::transport::Endpoint::from_shared(format!("http://{}", addr)).ok()?;
     let ch = ep.connect_timeout(std::time::Duration::from_millis(300)).connect().await.ok()?;
     let mut c = spur_proto::controller_client::ControllerClient::new(ch);
-    let tok = spur_client::auth::sign(key, &spur_client::auth::Identity { uid: 0, gid: 0 });
+    let tok = spur_auth::sign(key, &spur_auth::Identity { uid: 0, gid: 0 }).ok()?;
     let mut r = tonic::Request::new(spur_proto::PingRequest {});
-    r.metadata_mut().insert(spur_client::auth::METADATA_KEY, tok.parse().ok()?);
+    r.metadata_mut().insert(spur_auth::METADATA_KEY, tok.parse().ok()?);
     r.set_timeout(std::time::Duration::from_millis(500));
     c.ping(r).await.ok().map(|r| r.into_inner())
 }

@@ -1,12 +1,12 @@
-//! `scontrol create|update|delete reservation`: the leader turns the request
-//! into a complete [`Reservation`] (times resolved against its clock, nodes
-//! chosen) and logs it as one command, so every member applies the same record.
+//! `scontrol create|update|delete reservation`: the leader turns the typed
+//! request (values parsed by scontrol) into a complete [`Reservation`] (names
+//! checked, nodes chosen) and logs it as one command, so every member applies
+//! the same record. [`plan`] is a pure function of the state and the request.
 
-use crate::core::Ctld;
 use spur_core::errors::*;
 use spur_core::model::Reservation;
-use spur_proto::KeyValue;
-use spur_state::Command;
+use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
+use spur_state::{Command, State};
 
 /// The order slurmctld prints reservation flags in (the ones Spur knows).
 const FLAG_ORDER: &[&str] = &[
@@ -16,56 +16,57 @@ const FLAG_ORDER: &[&str] = &[
     "PURGE_COMP", "NO_HOLD_JOBS_AFTER_END", "MAGNETIC", "NO_MAGNETIC", "USER_DELETE", "NO_USER_DELETE",
 ];
 
-fn field<'a>(fields: &'a [KeyValue], key: &str) -> Option<&'a str> {
-    fields.iter().rev().find(|kv| kv.key.eq_ignore_ascii_case(key)).map(|kv| kv.value.as_str())
-}
-
-fn list(v: &str) -> Vec<String> {
-    v.split(',').map(|s| s.trim()).filter(|s| !s.is_empty()).map(String::from).collect()
-}
-
-fn duration_secs(v: &str) -> Result<i64, i32> {
-    match spur_core::time::parse_time_limit(v) {
-        Ok(Some(m)) => Ok(m as i64 * 60),
+fn duration_secs(minutes: u32) -> i64 {
+    if minutes == INFINITE {
         // UNLIMITED: slurmctld's one year
-        Ok(None) => Ok(365 * 86400),
-        Err(_) => Err(ESLURM_INVALID_TIME_VALUE),
+        365 * 86400
+    } else {
+        minutes as i64 * 60
     }
 }
 
-fn users(v: &str) -> Result<Vec<String>, i32> {
-    let u = list(v);
-    for name in &u {
-        if spur_client::users::uid_of(name).is_none() {
+/// Users must exist (slurmctld: `Invalid user id`).
+fn users(names: &[String]) -> Result<Vec<String>, i32> {
+    for name in names {
+        if spur_auth::users::uid_of(name).is_none() {
             return Err(ESLURM_USER_ID_MISSING);
         }
     }
-    Ok(u)
+    Ok(names.to_vec())
 }
 
-fn flags(v: &str) -> Vec<String> {
-    let mut f: Vec<String> = list(v).into_iter().map(|s| s.to_ascii_uppercase()).collect();
+fn flags(v: &[String]) -> Vec<String> {
+    let mut f: Vec<String> = v.iter().map(|s| s.trim().to_ascii_uppercase()).filter(|s| !s.is_empty()).collect();
     f.sort_by_key(|x| FLAG_ORDER.iter().position(|o| o == x).unwrap_or(FLAG_ORDER.len()));
     f.dedup();
     f
 }
 
+/// A new reservation's user list: the names given (set or added).
+fn new_users(l: &NameList) -> Vec<String> {
+    l.set.iter().flatten().chain(l.add.iter()).cloned().collect()
+}
+
 /// The command for one request, or Slurm's error number.
-pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64) -> Result<Command, i32> {
-    let g = ctld.lock();
-    let st = &g.state;
+pub fn plan(st: &State, req: &ReservationRequest, now: i64) -> Result<Command, i32> {
+    let (action, spec) = match req {
+        ReservationRequest::Create(s) => ("create", s),
+        ReservationRequest::Update(s) => ("update", s),
+        ReservationRequest::Delete { name } => return plan_delete(st, name),
+    };
+    let ReservationSpec { start_time, end_time, duration, node_count, .. } = spec;
     // no name: slurmctld names it after the first account, user or group and its id
     let generated;
-    let name = if name.is_empty() && action == "create" {
-        let key = ["Accounts", "Users", "Groups"]
+    let name = if spec.name.is_empty() && action == "create" {
+        let key = [&spec.accounts, &spec.users, &spec.groups]
             .iter()
-            .find_map(|k| field(fields, k).filter(|v| !v.is_empty()))
+            .find_map(|l| l.as_ref().and_then(|l| l.names().find(|n| !n.is_empty())))
+            .map(|s| s.as_str())
             .unwrap_or("resv");
-        let key = key.strip_prefix('-').unwrap_or(key);
-        generated = format!("{}_{}", key.split(',').next().unwrap_or(key), st.resv_top + 1);
+        generated = format!("{}_{}", key, st.resv_top + 1);
         generated.as_str()
     } else {
-        name
+        spec.name.as_str()
     };
     let cores = |nodes: &[String]| -> u32 { nodes.iter().filter_map(|n| st.node(n)).map(|n| n.cpus).sum() };
     // the nodes of the default partition not held by another reservation overlapping [start, end)
@@ -90,38 +91,21 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
         Ok(out)
     };
     match action {
-        "delete" => {
-            if !st.reservations.iter().any(|r| r.name == name) {
-                return Err(ESLURM_RESERVATION_INVALID);
-            }
-            // a job still running in it
-            let used = st.jobs.values().any(|j| {
-                j.state.is_active() && j.desc.extra.get("reservation").map(|r| r == name).unwrap_or(false)
-            });
-            if used {
-                return Err(ESLURM_RESERVATION_BUSY);
-            }
-            Ok(Command::ResvDelete { name: name.to_string() })
-        }
         "create" => {
             if st.reservations.iter().any(|r| r.name == name) {
                 return Err(ESLURM_RESERVATION_NAME_DUP);
             }
-            let start = match field(fields, "StartTime") {
-                Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?,
-                None => now,
-            };
+            let start = start_time.unwrap_or(now);
             let start = if start == 0 { now } else { start };
-            let dur = match field(fields, "Duration") {
-                Some(v) => duration_secs(v)?,
-                None => match field(fields, "EndTime") {
-                    Some(v) => spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)? - start,
-                    None => 365 * 86400,
-                },
+            let dur = match (duration, end_time) {
+                (Some(m), _) => duration_secs(*m),
+                (None, Some(end)) => end - start,
+                (None, None) => 365 * 86400,
             };
-            let users = users(field(fields, "Users").unwrap_or(""))?;
-            let mut flags = flags(field(fields, "Flags").unwrap_or(""));
-            let (nodes, spec, partition) = match (field(fields, "Nodes"), field(fields, "NodeCnt")) {
+            let users = users(&spec.users.as_ref().map(new_users).unwrap_or_default())?;
+            let mut flags = flags(spec.flags.as_deref().unwrap_or(&[]));
+            let all_nodes = spec.nodes.as_deref().map(|v| v.eq_ignore_ascii_case("ALL")).unwrap_or(false);
+            let (nodes, spec_nodes, partition) = match (spec.nodes.as_deref(), node_count) {
                 (Some(v), _) => {
                     let nodes: Vec<String> = if v.eq_ignore_ascii_case("ALL") {
                         st.nodes.iter().map(|n| n.name.clone()).collect()
@@ -135,17 +119,16 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                         names.dedup();
                         names
                     };
-                    (nodes, true, field(fields, "PartitionName").map(String::from))
+                    (nodes, true, spec.partition.clone())
                 }
                 (None, Some(c)) => {
-                    let c: usize = c.trim().parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
                     let part = st.default_partition().map(|p| p.name.clone());
-                    (pick(c, start, start + dur, name, &[])?, false, part)
+                    (pick(*c as usize, start, start + dur, name, &[])?, false, part)
                 }
                 (None, None) => return Err(ESLURM_RESERVATION_EMPTY),
             };
             let (end, has) = (start + dur, |f: &[String], x: &str| f.iter().any(|y| y == x));
-            if spec && !has(&flags, "MAINT") && !has(&flags, "OVERLAP") {
+            if spec_nodes && !has(&flags, "MAINT") && !has(&flags, "OVERLAP") {
                 // another reservation of these nodes at the same time
                 let clash = st.reservations.iter().any(|r| {
                     !has(&r.flags, "MAINT")
@@ -158,7 +141,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                     return Err(ESLURM_RESERVATION_OVERLAP);
                 }
             }
-            if spec && !has(&flags, "IGNORE_JOBS") {
+            if spec_nodes && !has(&flags, "IGNORE_JOBS") {
                 // jobs still running on these nodes when it starts
                 let busy = st.jobs.values().any(|j| {
                     j.state.is_active()
@@ -169,10 +152,10 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                     return Err(ESLURM_NODES_BUSY);
                 }
             }
-            if spec {
+            if spec_nodes {
                 flags.push("SPEC_NODES".into());
             }
-            if field(fields, "Nodes").map(|v| v.eq_ignore_ascii_case("ALL")).unwrap_or(false) {
+            if all_nodes {
                 flags.push("ALL_NODES".into());
             }
             flags.sort_by_key(|x| FLAG_ORDER.iter().position(|o| o == x).unwrap_or(FLAG_ORDER.len()));
@@ -186,43 +169,41 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                     nodes,
                     users,
                     flags,
-                    spec_nodes: spec,
+                    spec_nodes,
                     partition,
                     cores,
                 },
             })
         }
-        "update" => {
+        _ => {
             let mut r = st.reservations.iter().find(|r| r.name == name).cloned().ok_or(ESLURM_RESERVATION_INVALID)?;
-            if let Some(v) = field(fields, "StartTime") {
+            if let Some(t) = start_time {
                 let dur = r.end_time - r.start_time;
-                r.start_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+                r.start_time = *t;
                 r.end_time = r.start_time + dur;
             }
-            if let Some(v) = field(fields, "Duration") {
-                r.end_time = r.start_time + duration_secs(v)?;
+            if let Some(m) = duration {
+                r.end_time = r.start_time + duration_secs(*m);
             }
-            if let Some(v) = field(fields, "EndTime") {
-                r.end_time = spur_core::time::parse_time(v, now, true).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
+            if let Some(t) = end_time {
+                r.end_time = *t;
             }
-            if let Some(v) = field(fields, "Users") {
-                if v.starts_with(['+', '-']) {
-                    // Users+= / Users-=
-                    for u in list(v) {
-                        let (sign, name) = u.split_at(1);
-                        users(name)?;
-                        if sign == "+" && !r.users.iter().any(|x| x == name) {
-                            r.users.push(name.to_string());
-                        } else if sign == "-" {
-                            r.users.retain(|x| x != name);
-                        }
+            if let Some(l) = &spec.users {
+                if let Some(set) = &l.set {
+                    r.users = users(set)?;
+                }
+                // Users+= / Users-=
+                for name in users(&l.add)? {
+                    if !r.users.contains(&name) {
+                        r.users.push(name);
                     }
-                } else {
-                    r.users = users(v)?;
+                }
+                for name in users(&l.remove)? {
+                    r.users.retain(|x| *x != name);
                 }
             }
-            if let Some(v) = field(fields, "NodeCnt") {
-                let c: usize = v.trim().parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
+            if let Some(c) = node_count {
+                let c = *c as usize;
                 if c < r.nodes.len() {
                     // slurmctld gives up the first nodes
                     r.nodes = r.nodes.split_off(r.nodes.len() - c);
@@ -231,7 +212,7 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 }
                 r.cores = cores(&r.nodes);
             }
-            if let Some(v) = field(fields, "Nodes") {
+            if let Some(v) = &spec.nodes {
                 let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                 if names.iter().any(|n| st.node(n).is_none()) {
                     return Err(ESLURM_INVALID_NODE_NAME);
@@ -239,15 +220,26 @@ pub fn plan(ctld: &Ctld, action: &str, name: &str, fields: &[KeyValue], now: i64
                 r.nodes = names;
                 r.cores = cores(&r.nodes);
             }
-            if let Some(v) = field(fields, "Flags") {
-                let spec = r.spec_nodes;
+            if let Some(v) = &spec.flags {
+                let keep_spec = r.spec_nodes;
                 r.flags = flags(v);
-                if spec {
+                if keep_spec {
                     r.flags.push("SPEC_NODES".into());
                 }
             }
             Ok(Command::ResvUpdate { resv: r })
         }
-        _ => Err(ESLURM_NOT_SUPPORTED),
     }
+}
+
+fn plan_delete(st: &State, name: &str) -> Result<Command, i32> {
+    if !st.reservations.iter().any(|r| r.name == name) {
+        return Err(ESLURM_RESERVATION_INVALID);
+    }
+    // a job still running in it
+    let used = st.jobs.values().any(|j| j.state.is_active() && j.desc.reservation.as_deref() == Some(name));
+    if used {
+        return Err(ESLURM_RESERVATION_BUSY);
+    }
+    Ok(Command::ResvDelete { name: name.to_string() })
 }

@@ -1,9 +1,17 @@
 //! The controller's gRPC service: authenticate, authorise, validate, commit.
+//!
+//! Requests arrive typed (spur_proto::convert turns them into spur-core's
+//! request types); the rules about who may do what and which values are
+//! acceptable are the pure functions of `validate` and `resv::plan`, and the
+//! handlers here look up the records, ask them, commit and act.
 
 use crate::core::{now, Ctld};
-use spur_client::auth::Identity;
+use crate::validate::{self, Caller};
+use spur_auth::Identity;
 use spur_core::errors::*;
 use spur_core::model::*;
+use spur_core::model::JobState;
+use spur_core::request::{self as rq, JobControl};
 use spur_proto::controller_server::Controller;
 use spur_proto::*;
 use spur_state::{Applied, Command, JobUpdate};
@@ -53,12 +61,15 @@ impl Service {
         Ok(id)
     }
 
+    fn caller(&self, id: &Identity) -> Caller {
+        Caller { uid: id.uid, admin: self.ctld.is_admin(id.uid) }
+    }
+
+    /// Operator-only RPCs of agents and administrators (register, job
+    /// complete, membership changes) are refused as a gRPC PermissionDenied,
+    /// which the client reports as Slurm's ESLURM_ACCESS_DENIED.
     fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
-        if self.ctld.is_admin(id.uid) {
-            Ok(())
-        } else {
-            Err(tonic::Status::permission_denied("Access/permission denied"))
-        }
+        validate::require_admin(&self.caller(id)).map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
     }
 }
 
@@ -449,13 +460,13 @@ impl Service {
             None => st.default_partition().ok_or(ESLURM_DEFAULT_PARTITION_NOT_SET)?.clone(),
         };
         drop(g);
-        let user_name = spur_client::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
-        let group_name = spur_client::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
+        let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
+        let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
         if let Some(groups) = &part.allow_groups {
             if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && id.uid != 0 {
-                let mine: Vec<String> = spur_client::users::groups_of(id.uid)
+                let mine: Vec<String> = spur_auth::users::groups_of(id.uid)
                     .into_iter()
-                    .filter_map(spur_client::users::group_name)
+                    .filter_map(spur_auth::users::group_name)
                     .collect();
                 if !groups.iter().any(|g| mine.contains(g)) {
                     return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
@@ -498,7 +509,7 @@ impl Service {
         // An unknown reservation, or one the user is not in (slurmctld checks
         // it after the job has its id; recorded/24.11/sbatch_options/144,
         // recorded/24.11/reservations/024-025).
-        if let Some(name) = desc.extra.get("reservation").filter(|r| !r.is_empty()) {
+        if let Some(name) = desc.reservation_name() {
             let g = self.ctld.lock();
             match g.state.reservations.iter().find(|r| &r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
@@ -687,47 +698,13 @@ impl Service {
         Ok(())
     }
 
-    /// `scontrol update PartitionName=…` (fields already checked by scontrol).
-    async fn update_partition(&self, r: &NodeControlRequest) -> Result<i32, tonic::Status> {
-        let mut u = spur_state::PartUpdate::default();
-        let limit = |v: &str| spur_core::time::parse_time_limit(v).map_err(|_| ESLURM_INVALID_TIME_LIMIT);
-        let count = |v: &str| -> Result<Option<u32>, i32> {
-            if v.eq_ignore_ascii_case("unlimited") || v.eq_ignore_ascii_case("infinite") {
-                Ok(None)
-            } else {
-                v.parse().map(Some).map_err(|_| ESLURM_INVALID_NODE_COUNT)
-            }
+    /// `scontrol update PartitionName=…`.
+    async fn update_partition(&self, r: &rq::PartitionUpdate) -> Result<i32, tonic::Status> {
+        let u = match validate::partition_update(r) {
+            Ok(u) => u,
+            Err(code) => return Ok(code),
         };
-        for kv in &r.fields {
-            let v = kv.value.as_str();
-            let res: Result<(), i32> = (|| {
-                match kv.key.as_str() {
-                    "MaxTime" => u.max_time = Some(limit(v)?),
-                    "DefaultTime" => u.default_time = Some(limit(v)?),
-                    "MaxNodes" => u.max_nodes = Some(count(v)?),
-                    "MinNodes" => u.min_nodes = Some(count(v)?.unwrap_or(0)),
-                    "State" => {
-                        u.state = Some(match v {
-                            "UP" => PartState::Up,
-                            "DOWN" => PartState::Down,
-                            "DRAIN" => PartState::Drain,
-                            _ => PartState::Inactive,
-                        })
-                    }
-                    "Default" => u.default = Some(v == "YES"),
-                    "Hidden" => u.hidden = Some(v == "YES"),
-                    "PriorityTier" => u.priority_tier = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
-                    "PriorityJobFactor" => u.priority_job_factor = Some(v.parse().map_err(|_| ESLURM_INVALID_PARTITION_NAME)?),
-                    "OverSubscribe" => u.oversubscribe = Some(v.to_ascii_uppercase()),
-                    _ => return Err(ESLURM_NOT_SUPPORTED),
-                }
-                Ok(())
-            })();
-            if let Err(code) = res {
-                return Ok(code);
-            }
-        }
-        let res = self.ctld.commit(vec![Command::PartitionUpdate { name: r.nodes.clone(), update: u }]).await?;
+        let res = self.ctld.commit(vec![Command::PartitionUpdate { name: r.name.clone(), update: u }]).await?;
         self.ctld.sched_wake.notify_one();
         Ok(match res.into_iter().next() {
             Some(Err(code)) => code,
@@ -739,8 +716,8 @@ impl Service {
     /// among their owner's pending jobs of the same partition (slurmctld's
     /// job_set_top; operators only, as without `enable_user_top`).
     async fn top(&self, id: &Identity, job_ids: &[String]) -> Result<i32, tonic::Status> {
-        if !self.ctld.is_admin(id.uid) {
-            return Ok(ESLURM_ACCESS_DENIED);
+        if let Err(code) = validate::top_allowed(&self.caller(id)) {
+            return Ok(code);
         }
         let cmds: Vec<Command> = {
             let g = self.ctld.lock();
@@ -802,7 +779,7 @@ impl Service {
     }
 
     fn owns(&self, id: &Identity, job: &Job) -> bool {
-        self.ctld.is_admin(id.uid) || job.user_id == id.uid
+        self.caller(id).owns(job)
     }
 }
 
@@ -1034,19 +1011,22 @@ impl Controller for Service {
 
     async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
         let id = self.who(&req)?;
-        let r = req.into_inner();
+        let r = match rq::CancelRequest::try_from(req.into_inner()) {
+            Ok(r) => r,
+            Err(code) => return Ok(Response::new(CancelReply { status: st(code), results: vec![] })),
+        };
         let mut results = vec![];
         // (job id, task) pairs to act on, after filters
         let mut targets: Vec<(String, u32, Option<u32>)> = vec![];
         {
             let g = self.ctld.lock();
-            let states: Vec<JobState> = r.states.iter().filter_map(|s| JobState::parse(s)).collect();
+            let states = &r.states;
             let filter = |j: &Job| -> bool {
-                (r.user.is_empty() || j.user_name == r.user || j.user_id.to_string() == r.user)
-                    && (r.name.is_empty() || j.desc.name == r.name)
-                    && (r.partition.is_empty() || j.partition == r.partition)
+                r.user.as_ref().map_or(true, |u| j.user_name == *u || j.user_id.to_string() == *u)
+                    && r.name.as_ref().map_or(true, |n| j.desc.name == *n)
+                    && r.partition.as_ref().map_or(true, |p| j.partition == *p)
                     && (states.is_empty() || states.contains(&j.state))
-                    && (r.account.is_empty() || j.desc.account.as_deref() == Some(r.account.as_str()))
+                    && r.account.as_ref().map_or(true, |a| j.desc.account.as_deref() == Some(a.as_str()))
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
@@ -1110,7 +1090,7 @@ impl Controller for Service {
                 }
                 if let Some(node) = node {
                     if r.batch || r.full {
-                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, "").await;
+                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, StopReason::Unspecified).await;
                     }
                 }
                 results.push(CancelResult { job_id: label, status: st(0) });
@@ -1126,7 +1106,7 @@ impl Controller for Service {
                     if let Some(node) = node {
                         let ctld = self.ctld.clone();
                         tokio::spawn(async move {
-                            ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "cancel").await;
+                            ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Cancel).await;
                         });
                     }
                     results.push(CancelResult { job_id: label, status: st(0) });
@@ -1141,14 +1121,19 @@ impl Controller for Service {
 
     async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
         let id = self.who(&req)?;
-        let r = req.into_inner();
-        if r.op == "top" {
-            let code = self.top(&id, &r.job_ids).await?;
+        let (job_ids, op) = match convert::job_control(req.into_inner()) {
+            Ok(x) => x,
+            Err(code) => return Ok(Response::new(JobControlReply { status: st(code), results: vec![] })),
+        };
+        if op == JobControl::Top {
+            let code = self.top(&id, &job_ids).await?;
             return Ok(Response::new(JobControlReply { status: st(code), results: vec![] }));
         }
+        let caller = self.caller(&id);
+        let admin = caller.admin;
         let mut results = vec![];
         let t = now();
-        for s in &split_job_list(&r.job_ids) {
+        for s in &split_job_list(&job_ids) {
             let targets: Vec<u32> = {
                 let g = self.ctld.lock();
                 match parse_job_ref(s) {
@@ -1163,43 +1148,28 @@ impl Controller for Service {
             for jid in targets {
                 let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
                 let Some(job) = job else { continue };
-                let admin = self.ctld.is_admin(id.uid);
-                // suspend/resume are for operators only; requeue for the owner
-                // (recorded/24.11/scontrol/127,138: Access/permission denied)
-                if (matches!(r.op.as_str(), "suspend" | "resume") && !admin)
-                    || (matches!(r.op.as_str(), "requeue" | "requeuehold") && !self.owns(&id, &job))
-                {
-                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                if let Err(code) = validate::job_control_allowed(&op, &caller, &job) {
+                    results.push(CancelResult { job_id: s.clone(), status: st(code) });
                     continue;
                 }
-                if !self.owns(&id, &job) {
-                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_USER_ID_MISSING) });
-                    continue;
-                }
-                let cmd = match r.op.as_str() {
-                    "hold" => Command::Hold { job_id: jid, reason: if admin { Reason::JobHeldAdmin } else { Reason::JobHeldUser } },
-                    "uhold" => Command::Hold { job_id: jid, reason: Reason::JobHeldUser },
-                    "release" => {
-                        if job.held == Some(Reason::JobHeldAdmin) && !admin {
-                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
-                            continue;
-                        }
-                        Command::Release { job_id: jid }
-                    }
-                    "requeue" | "requeuehold" => Command::Requeue { job_id: jid, hold: r.op == "requeuehold", now: t },
-                    "suspend" => Command::Suspend { job_id: jid, now: t },
-                    "resume" => Command::Resume { job_id: jid, now: t },
-                    "update" => {
-                        let mut u = JobUpdate::default();
-                        for kv in &r.fields {
-                            match parse_update(&mut u, &kv.key, &kv.value, admin, &job) {
-                                Ok(()) => {}
-                                Err(code) => {
-                                    results.push(CancelResult { job_id: s.clone(), status: st(code) });
-                                    return Ok(Response::new(JobControlReply { status: st(0), results }));
-                                }
+                let cmd = match &op {
+                    JobControl::Hold { user } => Command::Hold {
+                        job_id: jid,
+                        reason: if admin && !user { Reason::JobHeldAdmin } else { Reason::JobHeldUser },
+                    },
+                    JobControl::Release => Command::Release { job_id: jid },
+                    JobControl::Requeue { hold, .. } => Command::Requeue { job_id: jid, hold: *hold, now: t },
+                    JobControl::Suspend => Command::Suspend { job_id: jid, now: t },
+                    JobControl::Resume => Command::Resume { job_id: jid, now: t },
+                    JobControl::Top => continue,
+                    JobControl::Update(req) => {
+                        let u = match validate::job_update(req, &job, admin, t) {
+                            Ok(u) => u,
+                            Err(code) => {
+                                results.push(CancelResult { job_id: s.clone(), status: st(code) });
+                                return Ok(Response::new(JobControlReply { status: st(0), results }));
                             }
-                        }
+                        };
                         if let Some(p) = &u.partition {
                             if self.ctld.lock().state.partition(p).is_none() {
                                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_PARTITION_NAME) });
@@ -1226,41 +1196,37 @@ impl Controller for Service {
                         }
                         Command::UpdateJob { job_id: jid, update: u }
                     }
-                    _ => {
-                        results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_NOT_SUPPORTED) });
-                        continue;
-                    }
                 };
                 let was_active = job.state.is_active();
                 let res = self.ctld.commit(vec![cmd]).await?;
                 match res.into_iter().next() {
                     Some(Ok(_)) => {
                         // SIGSTOP/SIGCONT to the job's processes on its batch host
-                        let sig = match r.op.as_str() {
-                            "suspend" if job.state == JobState::Running => Some(libc::SIGSTOP),
-                            "resume" => Some(libc::SIGCONT),
+                        let sig = match op {
+                            JobControl::Suspend if job.state == JobState::Running => Some(libc::SIGSTOP),
+                            JobControl::Resume => Some(libc::SIGCONT),
                             _ => None,
                         };
                         if let (Some(sig), Some(a)) = (sig, job.allocs.first()) {
                             let ctld = self.ctld.clone();
                             let node = a.node.clone();
                             tokio::spawn(async move {
-                                ctld.signal_job(jid, &node, sig, false, false, "").await;
+                                ctld.signal_job(jid, &node, sig, false, false, StopReason::Unspecified).await;
                             });
                         }
-                        if (r.op == "requeue" || r.op == "requeuehold") && was_active {
+                        if matches!(op, JobControl::Requeue { .. }) && was_active {
                             if let Some(a) = job.allocs.first() {
                                 let ctld = self.ctld.clone();
                                 let node = a.node.clone();
                                 tokio::spawn(async move {
-                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, "").await;
+                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Unspecified).await;
                                 });
                             }
                         }
                         // a requeued job, like a released one, keeps reason None
                         // until slurmctld's next pass (recorded/24.11/scontrol/146,
                         // 194: BeginTime only later)
-                        if matches!(r.op.as_str(), "release" | "requeue" | "requeuehold") {
+                        if matches!(op, JobControl::Release | JobControl::Requeue { .. }) {
                             let subs = self.ctld.submissions.load(std::sync::atomic::Ordering::SeqCst);
                             self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, (std::time::Instant::now(), subs));
                             let ctld = self.ctld.clone();
@@ -1282,53 +1248,22 @@ impl Controller for Service {
 
     async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
         let id = self.who(&req)?;
-        if !self.ctld.is_admin(id.uid) {
-            return Ok(Response::new(NodeControlReply { status: st(ESLURM_USER_ID_MISSING) }));
+        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
+            return Ok(Response::new(NodeControlReply { status: st(code) }));
         }
-        let r = req.into_inner();
-        if r.op == "partition" {
-            return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&r).await?) }));
-        }
-        if let Some(action) = r.op.strip_prefix("reservation_") {
-            // the reply names the reservation (slurmctld's generated name when none was given)
-            let mut name = r.nodes.clone();
-            let code = match crate::resv::plan(&self.ctld, action, &r.nodes, &r.fields, now()) {
-                Ok(cmd) => {
-                    if let Command::ResvCreate { resv } = &cmd {
-                        name = resv.name.clone();
-                    }
-                    match self.ctld.commit(vec![cmd]).await?.into_iter().next() {
-                        Some(Err(code)) => code,
-                        _ => 0,
-                    }
-                }
-                Err(code) => code,
-            };
-            self.ctld.sched_wake.notify_one();
-            let mut status = st(code);
-            if let (Some(s), 0) = (status.as_mut(), code) {
-                s.message = name;
+        let r = match convert::node_control(req.into_inner()) {
+            Ok(convert::NodeControl::Node(n)) => n,
+            Ok(convert::NodeControl::Partition(p)) => {
+                return Ok(Response::new(NodeControlReply { status: st(self.update_partition(&p).await?) }));
             }
-            return Ok(Response::new(NodeControlReply { status }));
-        }
-        let names = match spur_core::hostlist::expand(&r.nodes) {
-            Ok(n) => n,
-            Err(_) => return Ok(Response::new(NodeControlReply { status: st(ESLURM_INVALID_NODE_NAME) })),
+            Err(code) => return Ok(Response::new(NodeControlReply { status: st(code) })),
         };
-        let mut u = spur_state::NodeUpdate::default();
-        for kv in &r.fields {
-            match kv.key.to_ascii_lowercase().as_str() {
-                "state" => u.state = Some(kv.value.clone()),
-                "reason" => u.reason = Some(kv.value.clone()),
-                "weight" => u.weight = kv.value.parse().ok(),
-                "features" | "availablefeatures" | "activefeatures" => {
-                    u.features = Some(kv.value.split(',').filter(|s| !s.is_empty()).map(String::from).collect())
-                }
-                _ => return Ok(Response::new(NodeControlReply { status: st(ESLURM_NOT_SUPPORTED) })),
-            }
-        }
+        let (names, u) = match validate::node_update(&r) {
+            Ok(x) => x,
+            Err(code) => return Ok(Response::new(NodeControlReply { status: st(code) })),
+        };
         let t = now();
-        let reg_again = matches!(u.state.as_deref().map(|s| s.to_ascii_lowercase()).as_deref(), Some("resume" | "undrain"));
+        let reg_again = matches!(r.state, Some(rq::NodeStateChange::Resume | rq::NodeStateChange::Undrain));
         let cmds = names
             .iter()
             .cloned()
@@ -1465,17 +1400,55 @@ impl Controller for Service {
         }))
     }
 
+    async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
+        let id = self.who(&req)?;
+        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
+            return Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
+        }
+        let r = match rq::ReservationRequest::try_from(req.into_inner()) {
+            Ok(r) => r,
+            Err(code) => return Ok(Response::new(ReservationReply { status: st(code), name: String::new() })),
+        };
+        // the reply names the reservation (slurmctld's generated name when none was given)
+        let mut name = match &r {
+            rq::ReservationRequest::Create(s) | rq::ReservationRequest::Update(s) => s.name.clone(),
+            rq::ReservationRequest::Delete { name } => name.clone(),
+        };
+        let planned = {
+            let g = self.ctld.lock();
+            crate::resv::plan(&g.state, &r, now())
+        };
+        let code = match planned {
+            Ok(cmd) => {
+                if let Command::ResvCreate { resv } = &cmd {
+                    name = resv.name.clone();
+                }
+                match self.ctld.commit(vec![cmd]).await?.into_iter().next() {
+                    Some(Err(code)) => code,
+                    _ => 0,
+                }
+            }
+            Err(code) => code,
+        };
+        self.ctld.sched_wake.notify_one();
+        Ok(Response::new(ReservationReply { status: st(code), name }))
+    }
+
     async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
         let id = self.who(&req)?;
-        let r = req.into_inner();
-        if r.op != "list" {
+        let fail = |code: i32, msg: String| Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }));
+        let op = match rq::MembershipChange::try_from(req.into_inner()) {
+            Ok(op) => op,
+            Err(code) => return fail(code, strerror(code)),
+        };
+        if validate::membership_allowed(&op, &self.caller(&id)).is_err() {
             self.require_admin(&id)?;
         }
         let raft = &self.ctld.raft;
-        let fail = |code: i32, msg: String| Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }));
-        match r.op.as_str() {
-            "list" => {}
-            "add" => {
+        match op {
+            rq::MembershipChange::List => {}
+            rq::MembershipChange::Add { id: new_id, addr } => {
+                let r = AddController { id: new_id, addr };
                 if r.id == 0 || r.addr.is_empty() {
                     return fail(ESLURM_INVALID_NODE_NAME, "add needs an id and an address".into());
                 }
@@ -1526,7 +1499,8 @@ impl Controller for Service {
                     return fail(SLURM_ERROR_ANY, format!("cannot make controller {} a voter: {}", r.id, e));
                 }
             }
-            "remove" => {
+            rq::MembershipChange::Remove { id: gone } => {
+                let r = AddController { id: gone, addr: String::new() };
                 let mut voters: std::collections::BTreeSet<u64> =
                     self.ctld.raft.metrics().borrow().membership_config.membership().voter_ids().collect();
                 if !voters.remove(&r.id) {
@@ -1539,7 +1513,6 @@ impl Controller for Service {
                     return fail(SLURM_ERROR_ANY, format!("cannot remove controller {}: {}", r.id, e));
                 }
             }
-            other => return fail(SLURM_ERROR_ANY, format!("unknown membership operation {}", other)),
         }
         let m = self.ctld.raft.metrics().borrow().clone();
         let mem = m.membership_config.membership();
@@ -1550,98 +1523,6 @@ impl Controller for Service {
             .collect();
         Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
     }
-}
-
-fn parse_update(u: &mut JobUpdate, key: &str, value: &str, admin: bool, job: &Job) -> Result<(), i32> {
-    let pending = job.state == JobState::Pending;
-    // fields that only a pending job may change (slurmctld's _update_job)
-    let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
-    let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
-    match key.to_ascii_lowercase().as_str() {
-        "timelimit" => {
-            let t = spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?;
-            let new = t;
-            if !admin {
-                // users may only lower their limit
-                let cur = job.time_limit;
-                let raise = match (cur, new) {
-                    (Some(c), Some(n)) => n > c,
-                    (Some(_), None) => true,
-                    _ => false,
-                };
-                if raise {
-                    return Err(ESLURM_ACCESS_DENIED);
-                }
-            }
-            u.time_limit = Some(new);
-        }
-        "timemin" => u.time_min = Some(spur_core::time::parse_time_limit(value).map_err(|_| ESLURM_INVALID_TIME_LIMIT)?.unwrap_or(0)),
-        "name" | "jobname" => u.name = Some(value.to_string()),
-        "partition" => {
-            pending_only()?;
-            u.partition = Some(value.to_string())
-        }
-        "priority" => {
-            if !admin {
-                return Err(ESLURM_ACCESS_DENIED);
-            }
-            u.priority = Some(value.parse().map_err(|_| ESLURM_INVALID_JOB_ID)?)
-        }
-        "nice" => u.nice = Some(value.parse().map_err(|_| ESLURM_INVALID_NICE)?),
-        "comment" => u.comment = Some(value.to_string()),
-        "numnodes" | "reqnodes" => {
-            let n: u32 = value.split('-').next().unwrap_or("").parse().map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
-            if !pending && n != job.num_nodes {
-                return Err(ESLURM_NOT_SUPPORTED);
-            }
-            u.num_nodes = Some(n)
-        }
-        "numtasks" => {
-            pending_only()?;
-            u.num_tasks = Some(value.parse().map_err(|_| ESLURM_BAD_TASK_COUNT)?)
-        }
-        "minmemorynode" => {
-            pending_only()?;
-            u.mem_per_node = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
-        }
-        "minmemorycpu" => {
-            pending_only()?;
-            u.mem_per_cpu = Some(value.parse().map_err(|_| ESLURM_INVALID_TASK_MEMORY)?)
-        }
-        "excnodelist" => {
-            pending_only()?;
-            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
-                return Err(ESLURM_INVALID_NODE_NAME);
-            }
-            u.exc_nodes = Some(opt(value))
-        }
-        "reqnodelist" => {
-            pending_only()?;
-            if !value.is_empty() && spur_core::hostlist::expand(value).is_err() {
-                return Err(ESLURM_INVALID_NODE_NAME);
-            }
-            u.req_nodes = Some(opt(value))
-        }
-        "features" => {
-            pending_only()?;
-            u.features = Some(opt(value))
-        }
-        "workdir" => {
-            pending_only()?;
-            u.work_dir = Some(value.to_string())
-        }
-        "requeue" => u.requeue = Some(value.parse::<u32>().map_err(|_| ESLURM_NOT_SUPPORTED)? != 0),
-        "stdout" => u.std_out = Some(value.to_string()),
-        "stderr" => u.std_err = Some(value.to_string()),
-        "stdin" => u.std_in = Some(value.to_string()),
-        "dependency" => u.dependency = Some(value.to_string()),
-        "starttime" | "begintime" | "eligibletime" => {
-            let t = spur_core::time::parse_time(value, now(), false).map_err(|_| ESLURM_INVALID_TIME_VALUE)?;
-            u.begin_time = Some(t.max(now()));
-        }
-        _ => return Err(ESLURM_NOT_SUPPORTED),
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1683,3 +1564,6 @@ mod view_tests {
         assert_eq!(bincode::serialize(&out).unwrap(), bincode::serialize(&view).unwrap());
     }
 }
+
+#[cfg(test)]
+mod rpc_tests;

@@ -35,7 +35,7 @@ fn main() {
         std::process::exit(supervisor::run(&dir));
     }
     let mut node: Option<String> = None;
-    let mut conf_path = spur_client::conf_path();
+    let mut conf_path = spur_core::config::default_path();
     let mut log: Option<PathBuf> = None;
     let mut authd = false;
     let mut it = argv.iter().skip(1);
@@ -88,17 +88,17 @@ fn main() {
     }
     // Step supervisors inherit it (jobs see it as SLURM_CONF).
     std::env::set_var("SLURM_CONF", &conf_path);
-    let key_path = spur_client::auth::key_path(&conf_path);
+    let key_path = spur_auth::key_path(&conf_path);
     if authd {
-        let key = match spur_client::auth::read_key(&key_path) {
+        let key = match spur_auth::read_key(&key_path) {
             Ok(k) => k,
             Err(e) => {
                 eprintln!("spurd: fatal: cannot read key {}: {}", key_path.display(), e);
                 std::process::exit(1);
             }
         };
-        let sock = spur_client::auth::socket_path(conf.auth_info.as_deref());
-        if let Err(e) = spur_client::auth::serve_signer(&sock, key) {
+        let sock = spur_auth::socket_path(conf.auth_info.as_deref());
+        if let Err(e) = spur_auth::serve_signer(&sock, key) {
             eprintln!("spurd: fatal: signing service on {}: {}", sock.display(), e);
             std::process::exit(1);
         }
@@ -107,7 +107,7 @@ fn main() {
     let node = match node {
         Some(n) => n,
         None => {
-            let h = spur_client::users::short_hostname();
+            let h = spur_auth::users::short_hostname();
             if conf.node(&h).is_some() {
                 h
             } else {
@@ -140,7 +140,7 @@ struct AgentState {
     node: String,
     spool: PathBuf,
     exe: PathBuf,
-    verifier: spur_client::auth::Verifier,
+    verifier: spur_auth::Verifier,
     slurm_user_uid: u32,
     done_tx: mpsc::UnboundedSender<u32>,
     /// Launches are decided one at a time: two copies of one launch (a retry,
@@ -187,7 +187,7 @@ impl Tombstones {
                     .and_then(|m| m.modified().ok())
                     .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                     .map(|d| d.as_secs() as i64)
-                    .unwrap_or_else(spur_client::auth::now);
+                    .unwrap_or_else(spur_auth::now);
                 if let Some((id, run)) = name.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))) {
                     marks.insert((id, run), at);
                     fold = true;
@@ -208,7 +208,7 @@ impl Tombstones {
 
     fn add(&self, id: u32, run: u32) {
         use std::io::Write;
-        let now = spur_client::auth::now();
+        let now = spur_auth::now();
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.insert((id, run), now);
         if g.1.is_none() {
@@ -222,7 +222,7 @@ impl Tombstones {
     /// Forget marks older than `max_age` seconds (a late launch comes within
     /// seconds; a day is kept) and rewrite the file with the rest.
     fn prune(&self, max_age: i64) {
-        let now = spur_client::auth::now();
+        let now = spur_auth::now();
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.retain(|_, at| now.saturating_sub(*at) <= max_age);
         let mut text = String::new();
@@ -271,7 +271,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         eprintln!("spurd: fatal: cannot create spool directory {}: {}", spool.display(), e);
         std::process::exit(1);
     }
-    let key = match spur_client::auth::read_key(&spur_client::auth::key_path(&conf_path)) {
+    let key = match spur_auth::read_key(&spur_auth::key_path(&conf_path)) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("spurd: fatal: cannot read key: {}", e);
@@ -285,8 +285,8 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         node: node.clone(),
         spool: spool.clone(),
         exe,
-        verifier: spur_client::auth::Verifier::new(key),
-        slurm_user_uid: spur_client::users::uid_of(&conf.slurm_user).unwrap_or(0),
+        verifier: spur_auth::Verifier::new(key),
+        slurm_user_uid: spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0),
         done_tx: done_tx.clone(),
         launching: tokio::sync::Mutex::new(()),
         tombs: tombs.clone(),
@@ -392,7 +392,7 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
             }
         };
         let restarts = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
-        let req = JobCompleteRequest {
+        let req = spur_core::request::JobCompletion {
             job_id: id,
             node: node.clone(),
             exit_status: status,
@@ -405,7 +405,14 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
         let dir2 = dir.clone();
         let tombs = tombs.clone();
         tokio::spawn(async move {
-            let r = spur_client::call!(client, job_complete, req);
+            // any answer acknowledges the report (a refusal is logged)
+            let r = match client.job_complete(&req).await {
+                Err(spur_client::ClientError::Slurm(code, msg)) => {
+                    tracing::warn!("job {} completion refused ({}: {})", id, code, msg);
+                    Ok(())
+                }
+                other => other,
+            };
             match r {
                 Ok(_) => {
                     if let Some(run) = run_of(&dir2) {
@@ -472,7 +479,7 @@ fn arch_string() -> String {
 /// Register, then heartbeat; re-register whenever the controller restarts or
 /// does not answer.
 async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombstones>, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
-    let start = spur_client::auth::now();
+    let start = spur_auth::now();
     let mut registered = false;
     let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
     let mut pruned = std::time::Instant::now() - Duration::from_secs(7200);
@@ -483,7 +490,7 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
         }
         let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
         let (load, free) = sysinfo();
-        let req = RegisterRequest {
+        let req = spur_core::request::NodeRegistration {
             node: node.clone(),
             cpus: nc.cpus as u32,
             sockets: nc.sockets as u32,
@@ -503,15 +510,14 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
             free_mem: free,
             heartbeat: registered,
         };
-        match spur_client::call!(client, register, req) {
-            Ok(r) => {
-                if let Some(s) = &r.status {
-                    if s.code != 0 {
-                        tracing::error!("registration refused: {}", s.message);
-                    }
-                }
+        match client.register(&req).await {
+            Err(spur_client::ClientError::Slurm(_, msg)) => {
+                tracing::error!("registration refused: {}", msg);
                 registered = true;
-                for id in r.kill_jobs {
+            }
+            Ok(kill_jobs) => {
+                registered = true;
+                for id in kill_jobs {
                     let dir = job_dir(&spool, id);
                     tokio::task::spawn_blocking(move || supervisor::terminate_job(&dir, 0));
                 }
@@ -638,11 +644,11 @@ impl Agent for Svc {
         }
         if r.terminate {
             let kw = r.kill_wait;
-            let why = r.reason.clone();
+            let why = StopReason::try_from(r.reason).unwrap_or(StopReason::Unspecified);
             tokio::task::spawn_blocking(move || {
-                if why == "cancel" || why == "timeout" {
-                    let t = spur_client::auth::now();
-                    let _ = supervisor::note_cancelled(&dir, t, why == "timeout");
+                if why != StopReason::Unspecified {
+                    let t = spur_auth::now();
+                    let _ = supervisor::note_cancelled(&dir, t, why == StopReason::Timeout);
                 }
                 supervisor::terminate_job(&dir, kw)
             });

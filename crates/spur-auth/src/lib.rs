@@ -2,11 +2,25 @@
 //!
 //! A credential says "uid U, gid G, until time T, nonce N", signed with
 //! HMAC-SHA256 under the cluster key (`slurm.key` beside slurm.conf, readable
-//! only by root and the daemons). Root signs for itself with the key; anyone
-//! else asks the local signing service (`spurd --authd`), which reads the
-//! caller's uid and gid from the Unix socket (SO_PEERCRED) and signs exactly
-//! those. Verifiers check the signature, the expiry, and that a nonce is not
-//! used twice.
+//! only by root and the daemons):
+//!
+//! ```text
+//! v1.<uid>.<gid>.<expiry, epoch seconds>.<nonce, 32 hex digits>.<HMAC-SHA256 of the part before it, hex>
+//! ```
+//!
+//! Root signs for itself with the key; anyone else asks the local signing
+//! service (`spurd --authd`, [`serve_signer`]), which reads the caller's uid
+//! and gid from the Unix socket (SO_PEERCRED) and signs exactly those.
+//! Verifiers ([`Verifier`]) check the signature, the expiry, and that a nonce
+//! is not used twice (the replay cache).
+//!
+//! Who uses what: spur-client only obtains credentials ([`credential`]); the
+//! daemons verify them, and the controller signs its own calls to agents and
+//! peers with the key. Nonces and request ids come from the OS random source
+//! ([`random_hex`], getrandom(2)); when it cannot be read the caller gets an
+//! error, never a predictable value.
+
+pub mod users;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -32,12 +46,35 @@ pub fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
-fn nonce() -> String {
-    let mut b = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut b);
+/// The OS random source could not be read.
+#[derive(Debug)]
+pub struct RandomError(getrandom::Error);
+
+impl std::fmt::Display for RandomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot read the OS random source (getrandom): {}", self.0)
     }
-    b.iter().map(|x| format!("{:02x}", x)).collect()
+}
+
+impl std::error::Error for RandomError {}
+
+impl From<RandomError> for std::io::Error {
+    fn from(e: RandomError) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+}
+
+/// Fill `buf` from the OS random source (getrandom(2), blocking until the
+/// kernel's pool is initialised); an error when it cannot be read.
+pub fn random_bytes(buf: &mut [u8]) -> Result<(), RandomError> {
+    getrandom::getrandom(buf).map_err(RandomError)
+}
+
+/// `n` random bytes as lowercase hex (request ids, nonces).
+pub fn random_hex(n: usize) -> Result<String, RandomError> {
+    let mut b = vec![0u8; n];
+    random_bytes(&mut b)?;
+    Ok(b.iter().map(|x| format!("{:02x}", x)).collect())
 }
 
 fn mac(key: &[u8], msg: &str) -> String {
@@ -46,11 +83,12 @@ fn mac(key: &[u8], msg: &str) -> String {
     m.finalize().into_bytes().iter().map(|x| format!("{:02x}", x)).collect()
 }
 
-/// A signed credential for `id`, valid for TTL_SECS.
-pub fn sign(key: &[u8], id: &Identity) -> String {
-    let body = format!("v1.{}.{}.{}.{}", id.uid, id.gid, now() + TTL_SECS, nonce());
+/// A signed credential for `id`, valid for TTL_SECS (an error only when the
+/// OS random source cannot give a nonce).
+pub fn sign(key: &[u8], id: &Identity) -> Result<String, RandomError> {
+    let body = format!("v1.{}.{}.{}.{}", id.uid, id.gid, now() + TTL_SECS, random_hex(16)?);
     let m = mac(key, &body);
-    format!("{}.{}", body, m)
+    Ok(format!("{}.{}", body, m))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -142,7 +180,7 @@ pub fn read_key(path: &Path) -> std::io::Result<Vec<u8>> {
 pub fn create_key(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut b = vec![0u8; 64];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut b)?;
+    random_bytes(&mut b)?;
     let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
     f.write_all(&b)
 }
@@ -163,10 +201,10 @@ pub fn socket_path(auth_info: Option<&str>) -> PathBuf {
 /// A credential for the calling process: signed locally when the key is
 /// readable (root, the daemons), else by the signing service.
 pub fn credential(key_file: &Path, socket: &Path) -> std::io::Result<String> {
-    let uid = unsafe { libc::geteuid() };
-    let gid = unsafe { libc::getegid() };
+    let uid = nix::unistd::geteuid().as_raw();
+    let gid = nix::unistd::getegid().as_raw();
     if let Ok(k) = read_key(key_file) {
-        return Ok(sign(&k, &Identity { uid, gid }));
+        return Ok(sign(&k, &Identity { uid, gid })?);
     }
     let mut s = UnixStream::connect(socket)?;
     s.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
@@ -196,9 +234,11 @@ pub fn serve_signer(socket: &Path, key: Vec<u8>) -> std::io::Result<()> {
         };
         let cred = nix::sys::socket::getsockopt(&c, nix::sys::socket::sockopt::PeerCredentials);
         if let Ok(cred) = cred {
-            let tok = sign(&key, &Identity { uid: cred.uid(), gid: cred.gid() });
-            let _ = c.write_all(tok.as_bytes());
-            let _ = c.write_all(b"\n");
+            // (no random source: the caller gets an empty answer, "refused")
+            if let Ok(tok) = sign(&key, &Identity { uid: cred.uid(), gid: cred.gid() }) {
+                let _ = c.write_all(tok.as_bytes());
+                let _ = c.write_all(b"\n");
+            }
         }
     }
     Ok(())
@@ -211,15 +251,32 @@ mod tests {
     fn sign_verify_replay_forge() {
         let key = b"0123456789abcdef0123456789abcdef".to_vec();
         let v = Verifier::new(key.clone());
-        let t = sign(&key, &Identity { uid: 1500, gid: 1500 });
+        let t = sign(&key, &Identity { uid: 1500, gid: 1500 }).unwrap();
         assert_eq!(v.verify(&t), Ok(Identity { uid: 1500, gid: 1500 }));
         assert_eq!(v.verify(&t), Err(AuthError::Replayed));
         // forge: change the uid and keep the mac
         let forged = t.replacen("v1.1500.", "v1.0.", 1);
         assert_eq!(v.verify(&forged), Err(AuthError::BadSignature));
-        let other = sign(b"another key that is long enough", &Identity { uid: 0, gid: 0 });
+        let other = sign(b"another key that is long enough", &Identity { uid: 0, gid: 0 }).unwrap();
         assert_eq!(v.verify(&other), Err(AuthError::BadSignature));
         assert_eq!(v.verify("garbage"), Err(AuthError::Malformed));
         assert_eq!(v.verify(""), Err(AuthError::Malformed));
+        // an expired credential, correctly signed
+        let body = format!("v1.0.0.{}.00112233445566778899aabbccddeeff", now() - 1);
+        let old = format!("{}.{}", body, mac(&key, &body));
+        assert_eq!(v.verify(&old), Err(AuthError::Expired));
+    }
+
+    #[test]
+    fn nonces_are_random_and_distinct() {
+        let a = random_hex(16).unwrap();
+        let b = random_hex(16).unwrap();
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+        assert_ne!(a, "0".repeat(32));
+        let key = b"0123456789abcdef0123456789abcdef".to_vec();
+        let t1 = sign(&key, &Identity { uid: 1, gid: 1 }).unwrap();
+        let t2 = sign(&key, &Identity { uid: 1, gid: 1 }).unwrap();
+        assert_ne!(t1.split('.').nth(4), t2.split('.').nth(4));
     }
 }

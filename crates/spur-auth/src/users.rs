@@ -1,6 +1,6 @@
 //! User and group names from the system databases (getpwuid_r and friends).
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 
 pub fn user_name(uid: u32) -> Option<String> {
     nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)).ok().flatten().map(|u| u.name)
@@ -45,6 +45,3 @@ pub fn short_hostname() -> String {
     let h = nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_else(|| "localhost".into());
     h.split('.').next().unwrap_or("localhost").to_string()
 }
-
-#[allow(dead_code)]
-fn _cstr(_: &CStr) {}

@@ -1,0 +1,132 @@
+//! The same calls as [`crate::Client`], each blocking the calling thread
+//! until it is answered: for callers without an async runtime, such as the C
+//! ABI library, whose callers' threads Spur does not own.
+//!
+//! # Threads
+//!
+//! [`Client`] is `Send + Sync` and cheap to clone: any number of threads,
+//! including foreign threads that never heard of tokio, may call it at once,
+//! through one client or several. The calls run on one runtime per process,
+//! created on the first call and kept (a small multi-threaded tokio runtime
+//! with one worker); each calling thread waits for its own call
+//! (`Runtime::block_on`, which many threads may use at the same time). A
+//! call made from inside an async runtime (where blocking the thread would
+//! stall that runtime, and tokio refuses to nest `block_on`) is run on a
+//! short-lived helper thread instead, so it works there too, at the cost of
+//! a thread. Calls never hold a lock across the network.
+//!
+//! The runtime's worker and its connections live until the process exits;
+//! nothing needs to be shut down. After `fork()`, use only a client made in
+//! the child (the runtime's threads are not copied).
+
+use crate::ClientError;
+use spur_core::config::SlurmConf;
+use spur_core::model::{ClusterView, JobDesc};
+use spur_core::request::*;
+use std::future::Future;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+fn runtime() -> Result<&'static tokio::runtime::Runtime, ClientError> {
+    static RT: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("spur-client")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| ClientError::Slurm(spur_core::errors::SLURM_ERROR_ANY, format!("cannot start the client runtime: {}", e)))
+}
+
+/// Run `f` to completion on the shared runtime, blocking this thread.
+fn block<T: Send>(f: impl Future<Output = Result<T, ClientError>> + Send) -> Result<T, ClientError> {
+    let rt = runtime()?;
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // inside some runtime: block a helper thread, not this one's runtime
+        return std::thread::scope(|s| s.spawn(|| rt.block_on(f)).join().unwrap_or(Err(ClientError::Unreachable)));
+    }
+    rt.block_on(f)
+}
+
+/// A blocking connection to the cluster's controllers (see the module doc).
+#[derive(Clone)]
+pub struct Client {
+    inner: crate::Client,
+}
+
+impl Client {
+    /// Read slurm.conf from `$SLURM_CONF` (or the default path).
+    pub fn from_env() -> Result<Client, ClientError> {
+        Ok(Client { inner: crate::Client::from_env()? })
+    }
+
+    pub fn from_conf_path(path: &Path) -> Result<Client, ClientError> {
+        Ok(Client { inner: crate::Client::from_conf_path(path)? })
+    }
+
+    pub fn new(conf: SlurmConf, path: &Path) -> Client {
+        Client { inner: crate::Client::new(conf, path) }
+    }
+
+    /// See [`crate::Client::with_timeouts`].
+    pub fn with_timeouts(self, message: Duration, retry: Duration) -> Client {
+        Client { inner: self.inner.with_timeouts(message, retry) }
+    }
+
+    pub fn conf(&self) -> &SlurmConf {
+        self.inner.conf()
+    }
+
+    /// The async client this one drives (shares its connection).
+    pub fn as_async(&self) -> &crate::Client {
+        &self.inner
+    }
+
+    pub fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
+        block(self.inner.query(q))
+    }
+
+    pub fn submit(&self, desc: &JobDesc, test_only: bool) -> Result<SubmitOutcome, ClientError> {
+        block(self.inner.submit(desc, test_only))
+    }
+
+    pub fn cancel(&self, req: &CancelRequest) -> Result<Vec<JobResult>, ClientError> {
+        block(self.inner.cancel(req))
+    }
+
+    pub fn job_control(&self, job_ids: &[String], op: &JobControl) -> Result<Vec<JobResult>, ClientError> {
+        block(self.inner.job_control(job_ids, op))
+    }
+
+    pub fn update_node(&self, u: &NodeUpdate) -> Result<(), ClientError> {
+        block(self.inner.update_node(u))
+    }
+
+    pub fn update_partition(&self, u: &PartitionUpdate) -> Result<(), ClientError> {
+        block(self.inner.update_partition(u))
+    }
+
+    pub fn reservation(&self, req: &ReservationRequest) -> Result<String, ClientError> {
+        block(self.inner.reservation(req))
+    }
+
+    pub fn ping(&self) -> Result<PingInfo, ClientError> {
+        block(self.inner.ping())
+    }
+
+    pub fn membership(&self, change: &MembershipChange) -> Result<Membership, ClientError> {
+        block(self.inner.membership(change))
+    }
+
+    pub fn register(&self, reg: &NodeRegistration) -> Result<Vec<u32>, ClientError> {
+        block(self.inner.register(reg))
+    }
+
+    pub fn job_complete(&self, done: &JobCompletion) -> Result<(), ClientError> {
+        block(self.inner.job_complete(done))
+    }
+}

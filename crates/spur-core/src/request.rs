@@ -1,0 +1,386 @@
+//! Requests to the controller and its answers, as typed values: what the
+//! commands (and later the C ABI) hand to spur-client, and what the
+//! controller validates. Every value here is already parsed: Slurm's option
+//! and `key=value` grammars stay in spur-cli, the controller checks values
+//! (permission, job state, limits) and answers with Slurm's error numbers.
+//!
+//! Conventions: `None` is "not given, leave as is"; a time limit or count of
+//! [`INFINITE`] is Slurm's INFINITE/UNLIMITED. Job references stay text
+//! (`123`, `123_4`, `123_[1-3]`), as Slurm's own API carries them
+//! (`job_id_str`) and the controller reads them against its job table.
+
+use crate::model::{JobState, Minutes, PartState};
+
+/// Slurm's INFINITE (`UNLIMITED` time limits and counts).
+pub const INFINITE: u32 = u32::MAX;
+
+/// `scontrol hold|uhold|release|requeue|requeuehold|suspend|resume|top` and
+/// `update JobId=…`, for a list of job references.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobControl {
+    /// `hold` (`user: false`: an operator's hold when the caller is one) or `uhold`.
+    Hold { user: bool },
+    Release,
+    /// `requeue` / `requeuehold` (`State=SpecialExit`: `special_exit`).
+    Requeue { hold: bool, special_exit: bool },
+    Suspend,
+    Resume,
+    /// `top`: the listed pending jobs first among their owner's.
+    Top,
+    Update(JobUpdate),
+}
+
+/// The fields of `scontrol update JobId=…`, parsed (`None`: unchanged).
+/// Listed in the order the controller checks them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobUpdate {
+    /// Minutes; [`INFINITE`] for UNLIMITED.
+    pub time_limit: Option<Minutes>,
+    pub time_min: Option<Minutes>,
+    pub name: Option<String>,
+    pub partition: Option<String>,
+    pub priority: Option<u32>,
+    pub nice: Option<i32>,
+    pub comment: Option<String>,
+    /// `NumNodes=` (the minimum of a range).
+    pub num_nodes: Option<u32>,
+    pub num_tasks: Option<u32>,
+    /// `MinMemoryNode=` / `MinMemoryCPU=` in MB.
+    pub mem_per_node: Option<u64>,
+    pub mem_per_cpu: Option<u64>,
+    /// Hostlist expressions; empty clears.
+    pub exc_nodes: Option<String>,
+    pub req_nodes: Option<String>,
+    /// Empty clears.
+    pub features: Option<String>,
+    pub work_dir: Option<String>,
+    pub requeue: Option<bool>,
+    pub std_out: Option<String>,
+    pub std_err: Option<String>,
+    pub std_in: Option<String>,
+    /// Slurm's dependency expression; empty clears.
+    pub dependency: Option<String>,
+    /// `StartTime=`/`EligibleTime=`: epoch seconds.
+    pub begin_time: Option<i64>,
+    /// Fields scontrol accepts that Spur cannot change yet (the controller
+    /// refuses a request naming any of them), as given.
+    pub unsupported: Vec<UnsupportedJobField>,
+}
+
+/// A job field scontrol accepts whose change Spur does not implement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnsupportedJobField {
+    AdminComment,
+    CpusPerTask,
+    NumCpus,
+    TasksPerNode,
+    MinCpusNode,
+    MinTmpDiskNode,
+    Qos,
+    Reservation,
+    WcKey,
+    OverSubscribe,
+    Contiguous,
+    TresPerNode,
+    Account,
+    Licenses,
+    Deadline,
+    MailType,
+    MailUser,
+}
+
+/// Numbered on the wire (1, 2, ... in declaration order).
+macro_rules! wire_codes {
+    ($t:ident, [$($v:ident),* $(,)?]) => {
+        impl $t {
+            pub const ALL: &'static [$t] = &[$($t::$v),*];
+            /// Its number on the wire.
+            pub fn code(self) -> u32 {
+                Self::ALL.iter().position(|f| *f == self).unwrap_or(0) as u32 + 1
+            }
+            pub fn from_code(c: u32) -> Option<$t> {
+                Self::ALL.get((c as usize).checked_sub(1)?).copied()
+            }
+        }
+    };
+}
+
+wire_codes!(UnsupportedJobField, [
+    AdminComment, CpusPerTask, NumCpus, TasksPerNode, MinCpusNode, MinTmpDiskNode, Qos, Reservation, WcKey,
+    OverSubscribe, Contiguous, TresPerNode, Account, Licenses, Deadline, MailType, MailUser,
+]);
+
+/// One job reference's answer: the reference as sent and Slurm's error number (0: done).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobResult {
+    pub job_id: String,
+    pub code: i32,
+}
+
+/// `scancel`: job references or filters, and what to send.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CancelRequest {
+    pub job_ids: Vec<String>,
+    /// 0: cancel (SIGTERM, KillWait, SIGKILL); else this signal.
+    pub signal: i32,
+    pub batch: bool,
+    pub full: bool,
+    /// Filters (`None`: any).
+    pub user: Option<String>,
+    pub name: Option<String>,
+    pub partition: Option<String>,
+    pub states: Vec<JobState>,
+    pub nodelist: Option<String>,
+    pub account: Option<String>,
+    pub interactive: bool,
+}
+
+/// What to load (`squeue`, `sinfo`, `scontrol show`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    pub jobs: bool,
+    pub nodes: bool,
+    pub partitions: bool,
+    /// When non-empty, only these jobs.
+    pub job_ids: Vec<String>,
+    /// Finished jobs too (when no ids are named).
+    pub all_finished: bool,
+    /// With the named jobs' batch scripts (owner or operator only).
+    pub with_script: bool,
+}
+
+/// A submission's answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubmitOutcome {
+    pub job_id: u32,
+    /// `--test-only`: when, where and on how many processors it would start.
+    pub start_time: i64,
+    pub nodes: String,
+    pub partition: String,
+    pub cpus: u32,
+}
+
+/// `scontrol update NodeName=…`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeUpdate {
+    /// A hostlist expression.
+    pub nodes: String,
+    pub state: Option<NodeStateChange>,
+    pub reason: Option<String>,
+    pub weight: Option<u32>,
+    /// Comma lists (`AvailableFeatures=`, `ActiveFeatures=`).
+    pub available_features: Option<String>,
+    pub active_features: Option<String>,
+    /// Fields scontrol accepts that Spur cannot change yet.
+    pub unsupported: Vec<UnsupportedNodeField>,
+}
+
+/// A node field scontrol accepts whose change Spur does not implement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnsupportedNodeField {
+    NodeAddr,
+    NodeHostName,
+    Gres,
+    Comment,
+    Extra,
+}
+
+wire_codes!(UnsupportedNodeField, [NodeAddr, NodeHostName, Gres, Comment, Extra]);
+
+/// The `State=` of a node update, as scontrol names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeStateChange {
+    NoResp,
+    CancelReboot,
+    Drain,
+    Fail,
+    Future,
+    Resume,
+    PowerDownAsap,
+    PowerDownForce,
+    PowerDown,
+    PowerUp,
+    Undrain,
+    Unknown,
+    Down,
+    Idle,
+    Allocated,
+    Error,
+    Mixed,
+}
+
+impl NodeStateChange {
+    /// scontrol's name for it (`DRAIN`, `RESUME`, `POWER_DOWN_ASAP`, ...).
+    pub fn name(self) -> &'static str {
+        use NodeStateChange::*;
+        match self {
+            NoResp => "NORESP",
+            CancelReboot => "CANCEL_REBOOT",
+            Drain => "DRAIN",
+            Fail => "FAIL",
+            Future => "FUTURE",
+            Resume => "RESUME",
+            PowerDownAsap => "POWER_DOWN_ASAP",
+            PowerDownForce => "POWER_DOWN_FORCE",
+            PowerDown => "POWER_DOWN",
+            PowerUp => "POWER_UP",
+            Undrain => "UNDRAIN",
+            Unknown => "UNKNOWN",
+            Down => "DOWN",
+            Idle => "IDLE",
+            Allocated => "ALLOCATED",
+            Error => "ERROR",
+            Mixed => "MIXED",
+        }
+    }
+}
+
+wire_codes!(NodeStateChange, [
+    NoResp, CancelReboot, Drain, Fail, Future, Resume, PowerDownAsap, PowerDownForce, PowerDown, PowerUp, Undrain,
+    Unknown, Down, Idle, Allocated, Error, Mixed,
+]);
+
+/// `scontrol update PartitionName=…`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartitionUpdate {
+    pub name: String,
+    /// Minutes; [`INFINITE`] for INFINITE/UNLIMITED.
+    pub max_time: Option<Minutes>,
+    pub default_time: Option<Minutes>,
+    /// [`INFINITE`] for UNLIMITED.
+    pub max_nodes: Option<u32>,
+    pub min_nodes: Option<u32>,
+    pub state: Option<PartState>,
+    pub default: Option<bool>,
+    pub hidden: Option<bool>,
+    pub priority_tier: Option<u32>,
+    pub priority_job_factor: Option<u32>,
+    /// `OverSubscribe=` as given (`NO`, `YES:4`, `FORCE`, `EXCLUSIVE`).
+    pub oversubscribe: Option<String>,
+    /// Fields scontrol accepts that Spur cannot change yet.
+    pub unsupported: Vec<UnsupportedPartitionField>,
+}
+
+/// A partition field scontrol accepts whose change Spur does not implement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnsupportedPartitionField {
+    AllowGroups,
+    AllowAccounts,
+}
+
+wire_codes!(UnsupportedPartitionField, [AllowGroups, AllowAccounts]);
+
+/// `scontrol create|update|delete reservation`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReservationRequest {
+    Create(ReservationSpec),
+    Update(ReservationSpec),
+    Delete { name: String },
+}
+
+/// A reservation's fields as given (`None`: not given). Times are epoch
+/// seconds, resolved by the command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReservationSpec {
+    /// Empty on create: the controller names it.
+    pub name: String,
+    pub start_time: Option<i64>,
+    pub end_time: Option<i64>,
+    /// Minutes; [`INFINITE`] for UNLIMITED.
+    pub duration: Option<Minutes>,
+    pub users: Option<NameList>,
+    pub accounts: Option<NameList>,
+    pub groups: Option<NameList>,
+    pub flags: Option<Vec<String>>,
+    /// A hostlist expression, or `ALL`.
+    pub nodes: Option<String>,
+    pub node_count: Option<u32>,
+    pub partition: Option<String>,
+}
+
+/// A list of names that replaces the current one, or adds and removes names
+/// (`Users+=a`, `Users-=b`, `Users=+a,-b`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameList {
+    /// `Some`: the whole new list.
+    pub set: Option<Vec<String>>,
+    pub add: Vec<String>,
+    pub remove: Vec<String>,
+}
+
+impl NameList {
+    /// The names this change mentions, in order (set, then added, then removed).
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.set.iter().flatten().chain(self.add.iter()).chain(self.remove.iter())
+    }
+}
+
+/// `spur controller list|add|remove`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MembershipChange {
+    List,
+    Add { id: u64, addr: String },
+    Remove { id: u64 },
+}
+
+/// One Raft member as the controllers see it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ControllerInfo {
+    pub id: u64,
+    pub addr: String,
+    pub voter: bool,
+    pub leader: bool,
+}
+
+/// The membership after a change (or as listed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Membership {
+    pub members: Vec<ControllerInfo>,
+    pub term: u64,
+}
+
+/// A controller's answer to a ping.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PingInfo {
+    pub host: String,
+    /// `leader`, `follower`, `candidate`, `learner` (Raft), or `agent`.
+    pub role: String,
+    pub id: u64,
+    /// 0: no leader known.
+    pub leader_id: u64,
+    pub leader_addr: String,
+}
+
+/// An agent's registration or heartbeat.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeRegistration {
+    pub node: String,
+    pub cpus: u32,
+    pub sockets: u32,
+    pub cores_per_socket: u32,
+    pub threads_per_core: u32,
+    pub real_memory: u64,
+    pub boot_time: i64,
+    pub start_time: i64,
+    pub os: String,
+    pub arch: String,
+    pub version: String,
+    /// Jobs whose batch step still runs on this node.
+    pub running_jobs: Vec<u32>,
+    pub cpu_load: u32,
+    pub free_mem: u64,
+    pub heartbeat: bool,
+}
+
+/// An agent's report that a job's batch step ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobCompletion {
+    pub job_id: u32,
+    pub node: String,
+    /// wait(2) status.
+    pub exit_status: i32,
+    pub launch_failed: bool,
+    pub message: String,
+    /// Which run ended (its restart count at launch).
+    pub restarts: Option<u32>,
+}

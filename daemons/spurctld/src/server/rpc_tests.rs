@@ -1,0 +1,280 @@
+//! Every Controller RPC, called in-process on a real single-member
+//! controller (Raft storage in a temporary directory, no network): a bad
+//! credential is refused, an ordinary user cannot do what only operators
+//! may, and the main validation errors come back with Slurm's numbers.
+
+use super::*;
+use spur_proto::convert;
+
+const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+const CONF: &str = "ClusterName=test\nSlurmctldHost=h(127.0.0.1)\nSlurmctldPort=6817\n\
+NodeName=n[1-2] CPUs=2 RealMemory=1000 State=UNKNOWN\n\
+PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=60 State=UP\n";
+
+struct Fixture {
+    svc: Service,
+    dir: std::path::PathBuf,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn controller() -> Fixture {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("spurctld-rpc-test-{}-{}", std::process::id(), n));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let conf = spur_core::config::parse_str(CONF, &dir.join("slurm.conf")).unwrap();
+    let opened = spur_state::raft::open(&dir, |_| {
+        spur_state::State::new(
+            conf.cluster_name.clone(),
+            crate::nodes_from_conf(&conf),
+            crate::partitions_from_conf(&conf),
+            conf.first_job_id,
+            conf.max_job_id,
+        )
+    })
+    .unwrap();
+    let rconf = std::sync::Arc::new(
+        openraft::Config { heartbeat_interval: 50, election_timeout_min: 150, election_timeout_max: 300, ..Default::default() }
+            .validate()
+            .unwrap(),
+    );
+    let net = crate::raftnet::Net { key: std::sync::Arc::new(KEY.to_vec()), local_ip: None };
+    let raft = spur_state::raft::Raft::new(1, rconf, net, opened.log, opened.sm).await.unwrap();
+    let members: std::collections::BTreeMap<u64, openraft::BasicNode> =
+        [(1, openraft::BasicNode { addr: "127.0.0.1:6817".into() })].into_iter().collect();
+    raft.initialize(members).await.unwrap();
+    let ctld = Ctld::new(conf, opened.shared, raft, 1, KEY.to_vec(), 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !ctld.is_ready_leader() {
+        assert!(std::time::Instant::now() < deadline, "no leader");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Fixture { svc: Service::new(ctld), dir }
+}
+
+fn uid(name: &str) -> u32 {
+    spur_auth::users::uid_of(name).unwrap_or_else(|| panic!("no user {}", name))
+}
+
+/// A request signed for `uid`.
+fn as_uid<T>(uid: u32, msg: T) -> Request<T> {
+    let tok = spur_auth::sign(KEY, &spur_auth::Identity { uid, gid: uid }).unwrap();
+    let mut r = Request::new(msg);
+    r.metadata_mut().insert(spur_auth::METADATA_KEY, tok.parse().unwrap());
+    r
+}
+
+fn root<T>(msg: T) -> Request<T> {
+    as_uid(0, msg)
+}
+
+fn user<T>(msg: T) -> Request<T> {
+    as_uid(uid("nobody"), msg)
+}
+
+fn other<T>(msg: T) -> Request<T> {
+    as_uid(uid("daemon"), msg)
+}
+
+/// A request with a credential signed with another key, and one without any.
+fn forged<T>(msg: T) -> Request<T> {
+    let tok = spur_auth::sign(b"another key, long enough to sign", &spur_auth::Identity { uid: 0, gid: 0 }).unwrap();
+    let mut r = Request::new(msg);
+    r.metadata_mut().insert(spur_auth::METADATA_KEY, tok.parse().unwrap());
+    r
+}
+
+fn code(s: &Option<Status>) -> i32 {
+    s.as_ref().map(|s| s.code).unwrap_or(0)
+}
+
+fn wrap_job(partition: Option<&str>) -> SubmitRequest {
+    let desc = JobDesc {
+        name: "wrap".into(),
+        script: "#!/bin/sh\ntrue\n".into(),
+        work_dir: "/tmp".into(),
+        partition: partition.map(String::from),
+        ..Default::default()
+    };
+    SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false }
+}
+
+async fn submit(f: &Fixture, req: Request<SubmitRequest>) -> u32 {
+    let r = f.svc.submit(req).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), 0, "{:?}", r.status);
+    r.job_id
+}
+
+fn control(ids: &[u32], op: &JobControl) -> JobControlRequest {
+    let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+    convert::job_control_request(&ids, op)
+}
+
+fn codes(r: &JobControlReply) -> Vec<i32> {
+    r.results.iter().map(|x| code(&x.status)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_credential_is_refused_by_every_rpc() {
+    let f = controller().await;
+    let s = &f.svc;
+    let unauth = |e: tonic::Status| assert_eq!(e.code(), tonic::Code::Unauthenticated, "{:?}", e);
+    for mk in [forged::<()> as fn(()) -> Request<()>, |m| Request::new(m)] {
+        unauth(s.submit(mk(()).map(|_| wrap_job(None))).await.unwrap_err());
+        unauth(s.query(mk(()).map(|_| QueryRequest::default())).await.unwrap_err());
+        unauth(s.cancel(mk(()).map(|_| CancelRequest::default())).await.unwrap_err());
+        unauth(s.job_control(mk(()).map(|_| control(&[1], &JobControl::Release))).await.unwrap_err());
+        unauth(s.node_control(mk(()).map(|_| NodeControlRequest::default())).await.unwrap_err());
+        unauth(s.reservation(mk(()).map(|_| ReservationRequest::default())).await.unwrap_err());
+        unauth(s.register(mk(()).map(|_| RegisterRequest::default())).await.unwrap_err());
+        unauth(s.job_complete(mk(()).map(|_| JobCompleteRequest::default())).await.unwrap_err());
+        unauth(s.ping(mk(()).map(|_| PingRequest {})).await.unwrap_err());
+        unauth(s.membership(mk(()).map(|_| MembershipRequest::default())).await.unwrap_err());
+    }
+    // a genuine credential used twice is refused the second time
+    let r = root(PingRequest {});
+    let tok = r.metadata().get(spur_auth::METADATA_KEY).unwrap().clone();
+    assert!(s.ping(r).await.is_ok());
+    let mut again = Request::new(PingRequest {});
+    again.metadata_mut().insert(spur_auth::METADATA_KEY, tok);
+    unauth(s.ping(again).await.unwrap_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submission_and_query_rules() {
+    let f = controller().await;
+    let s = &f.svc;
+    // an unknown partition
+    let r = s.submit(user(wrap_job(Some("nosuch")))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_INVALID_PARTITION_NAME);
+    // a deadline before the job could end
+    let desc = JobDesc { time_limit: Some(120), deadline: now() + 60, script: "#!/bin/sh\n".into(), ..Default::default() };
+    let r = s.submit(user(SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false })).await.unwrap();
+    assert_eq!(code(&r.into_inner().status), ESLURM_INVALID_TIME_LIMIT);
+    // a record that is not a job description
+    let r = s.submit(user(SubmitRequest { job_desc: vec![1, 2, 3], test_only: false })).await.unwrap();
+    assert_eq!(code(&r.into_inner().status), SLURM_UNEXPECTED_MSG_ERROR);
+    // an unknown reservation
+    let desc = JobDesc { reservation: Some("nosuch".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
+    let r = s.submit(user(SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false })).await.unwrap();
+    assert_eq!(code(&r.into_inner().status), ESLURM_RESERVATION_INVALID);
+    // a job, and its script: its owner's and the operators' only
+    let jid = submit(&f, user(wrap_job(None))).await;
+    let q = |with_script| QueryRequest { jobs: true, job_ids: vec![jid.to_string()], with_script, ..Default::default() };
+    assert_eq!(code(&s.query(other(q(true))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    assert_eq!(code(&s.query(user(q(true))).await.unwrap().into_inner().status), 0);
+    assert_eq!(code(&s.query(root(q(true))).await.unwrap().into_inner().status), 0);
+    let view: ClusterView = bincode::deserialize(&s.query(other(q(false))).await.unwrap().into_inner().view).unwrap();
+    assert_eq!(view.jobs.len(), 1);
+    // the same request id gets the first job back
+    let desc = JobDesc { request_id: Some("abc".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
+    let req = || SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false };
+    let first = submit(&f, user(req())).await;
+    assert_eq!(submit(&f, user(req())).await, first);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_and_job_control_rules() {
+    let f = controller().await;
+    let s = &f.svc;
+    let jid = submit(&f, user(wrap_job(None))).await;
+    // another user's job
+    let c = |ids: Vec<String>| CancelRequest { job_ids: ids, ..Default::default() };
+    let r = s.cancel(other(c(vec![jid.to_string()]))).await.unwrap().into_inner();
+    assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_ACCESS_DENIED]);
+    let r = s.cancel(user(c(vec!["999999".into()]))).await.unwrap().into_inner();
+    assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_INVALID_JOB_ID]);
+    for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(rq::JobUpdate { comment: Some("x".into()), ..Default::default() })] {
+        let r = s.job_control(other(control(&[jid], &op))).await.unwrap().into_inner();
+        assert_eq!(codes(&r), [ESLURM_USER_ID_MISSING], "{:?}", op);
+    }
+    // operators only
+    for op in [JobControl::Suspend, JobControl::Resume] {
+        let r = s.job_control(user(control(&[jid], &op))).await.unwrap().into_inner();
+        assert_eq!(codes(&r), [ESLURM_ACCESS_DENIED], "{:?}", op);
+    }
+    let r = s.job_control(user(control(&[jid], &JobControl::Top))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED);
+    let r = s.job_control(other(control(&[jid], &JobControl::Requeue { hold: false, special_exit: false }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
+    // update: raise the limit (partition MaxTime 60 is the default), set a priority, bad values
+    let upd = |u: rq::JobUpdate| control(&[jid], &JobControl::Update(u));
+    let r = s.job_control(user(upd(rq::JobUpdate { time_limit: Some(120), ..Default::default() }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
+    let r = s.job_control(user(upd(rq::JobUpdate { time_limit: Some(10), ..Default::default() }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [0]);
+    let r = s.job_control(user(upd(rq::JobUpdate { priority: Some(5), ..Default::default() }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
+    let r = s.job_control(root(upd(rq::JobUpdate { partition: Some("nosuch".into()), ..Default::default() }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [ESLURM_INVALID_PARTITION_NAME]);
+    let r = s.job_control(root(upd(rq::JobUpdate { exc_nodes: Some("n[1-".into()), ..Default::default() }))).await.unwrap();
+    assert_eq!(codes(&r.into_inner()), [ESLURM_INVALID_NODE_NAME]);
+    let r = s.job_control(root(upd(rq::JobUpdate { unsupported: vec![rq::UnsupportedJobField::Qos], ..Default::default() }))).await;
+    assert_eq!(codes(&r.unwrap().into_inner()), [ESLURM_NOT_SUPPORTED]);
+    // the owner holds and releases; an operator's hold stays for the user
+    assert_eq!(codes(&s.job_control(root(control(&[jid], &JobControl::Hold { user: false }))).await.unwrap().into_inner()), [0]);
+    assert_eq!(codes(&s.job_control(user(control(&[jid], &JobControl::Release))).await.unwrap().into_inner()), [ESLURM_ACCESS_DENIED]);
+    assert_eq!(codes(&s.job_control(root(control(&[jid], &JobControl::Release))).await.unwrap().into_inner()), [0]);
+    // unknown ids, and a message no Spur sends
+    let r = s.job_control(root(control(&[999999], &JobControl::Release))).await.unwrap().into_inner();
+    assert_eq!(codes(&r), [ESLURM_INVALID_JOB_ID]);
+    let r = s.job_control(root(JobControlRequest { job_ids: vec![jid.to_string()], op: None })).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), SLURM_UNEXPECTED_MSG_ERROR);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_rpcs() {
+    let f = controller().await;
+    let s = &f.svc;
+    let drain = rq::NodeUpdate { nodes: "n1".into(), state: Some(rq::NodeStateChange::Drain), reason: Some("x".into()), ..Default::default() };
+    let r = s.node_control(user(NodeControlRequest::from(&drain))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
+    let r = s.node_control(root(NodeControlRequest::from(&drain))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), 0);
+    let bad = rq::NodeUpdate { nodes: "nosuch".into(), ..drain.clone() };
+    assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&bad))).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_NAME);
+    let part = rq::PartitionUpdate { name: "debug".into(), max_time: Some(30), ..Default::default() };
+    assert_eq!(code(&s.node_control(user(NodeControlRequest::from(&part))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&part))).await.unwrap().into_inner().status), 0);
+    let nopart = rq::PartitionUpdate { name: "nosuch".into(), ..part };
+    assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&nopart))).await.unwrap().into_inner().status), ESLURM_INVALID_PARTITION_NAME);
+    // reservations
+    let spec = |users: &str| rq::ReservationSpec {
+        name: "r1".into(),
+        start_time: Some(now()),
+        duration: Some(60),
+        users: Some(rq::NameList { set: Some(vec![users.into()]), ..Default::default() }),
+        nodes: Some("n2".into()),
+        ..Default::default()
+    };
+    let create = |u: &str| ReservationRequest::from(&rq::ReservationRequest::Create(spec(u)));
+    assert_eq!(code(&s.reservation(user(create("root"))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    assert_eq!(code(&s.reservation(root(create("no-such-user-here"))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    let r = s.reservation(root(create("root"))).await.unwrap().into_inner();
+    assert_eq!((code(&r.status), r.name.as_str()), (0, "r1"));
+    assert_eq!(code(&s.reservation(root(create("root"))).await.unwrap().into_inner().status), ESLURM_RESERVATION_NAME_DUP);
+    let del = |n: &str| ReservationRequest::from(&rq::ReservationRequest::Delete { name: n.into() });
+    assert_eq!(code(&s.reservation(root(del("nosuch"))).await.unwrap().into_inner().status), ESLURM_RESERVATION_INVALID);
+    assert_eq!(code(&s.reservation(root(del("r1"))).await.unwrap().into_inner().status), 0);
+    // agents' calls: operators only
+    let denied = |e: tonic::Status| assert_eq!(e.code(), tonic::Code::PermissionDenied, "{:?}", e);
+    denied(s.register(user(RegisterRequest { node: "n1".into(), ..Default::default() })).await.unwrap_err());
+    denied(s.job_complete(user(JobCompleteRequest { job_id: 1, ..Default::default() })).await.unwrap_err());
+    let r = s.register(root(RegisterRequest { node: "nosuch".into(), ..Default::default() })).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_INVALID_NODE_NAME);
+    // membership: anyone lists, operators change
+    let m = |c: rq::MembershipChange| MembershipRequest::from(&c);
+    let listed = s.membership(user(m(rq::MembershipChange::List))).await.unwrap().into_inner();
+    assert_eq!(listed.members.len(), 1);
+    denied(s.membership(user(m(rq::MembershipChange::Remove { id: 1 }))).await.unwrap_err());
+    denied(s.membership(user(m(rq::MembershipChange::Add { id: 2, addr: "127.0.0.2:1".into() }))).await.unwrap_err());
+    let r = s.membership(root(m(rq::MembershipChange::Remove { id: 1 }))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), SLURM_ERROR_ANY, "the last controller stays");
+}

@@ -1,0 +1,349 @@
+//! What the controller decides about a typed request before anything is
+//! committed: who may do it and whether its values are acceptable, with
+//! Slurm's error numbers. Pure functions of the request, the caller and the
+//! records involved (no locks, no I/O), so each rule is tested here.
+//!
+//! The requests arrive parsed (spur_core::request): scontrol's `key=value`
+//! grammar lives in spur-cli. What stays here is what slurmctld checks:
+//! permission, fields only a pending job may change, limits, names that must
+//! exist.
+
+use spur_core::errors::*;
+use spur_core::model::{Job, JobState, Reason};
+use spur_core::request::{self as rq, JobControl, INFINITE};
+
+/// Who is asking: a uid, and whether it is root or SlurmUser (an operator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub uid: u32,
+    pub admin: bool,
+}
+
+impl Caller {
+    /// The caller may act on `job` (its owner, or an operator).
+    pub fn owns(&self, job: &Job) -> bool {
+        self.admin || job.user_id == self.uid
+    }
+}
+
+/// Operator-only requests (node and partition updates, reservations,
+/// agents' registrations and completions, membership changes): the error
+/// number a non-operator gets.
+pub fn require_admin(c: &Caller) -> Result<(), i32> {
+    if c.admin {
+        Ok(())
+    } else {
+        Err(ESLURM_ACCESS_DENIED)
+    }
+}
+
+/// Whether `caller` may apply `op` to `job` (checked per job, before the
+/// request's values): suspend/resume are for operators, requeue for the
+/// owner (recorded/24.11/scontrol/127, 138: Access/permission denied), every
+/// other operation on another user's job is refused as slurmctld refuses it
+/// (`Invalid user id`), and only an operator releases an operator's hold.
+pub fn job_control_allowed(op: &JobControl, caller: &Caller, job: &Job) -> Result<(), i32> {
+    match op {
+        JobControl::Suspend | JobControl::Resume if !caller.admin => return Err(ESLURM_ACCESS_DENIED),
+        JobControl::Requeue { .. } if !caller.owns(job) => return Err(ESLURM_ACCESS_DENIED),
+        _ => {}
+    }
+    if !caller.owns(job) {
+        return Err(ESLURM_USER_ID_MISSING);
+    }
+    if *op == JobControl::Release && job.held == Some(Reason::JobHeldAdmin) && !caller.admin {
+        return Err(ESLURM_ACCESS_DENIED);
+    }
+    Ok(())
+}
+
+/// Node, partition and reservation changes are for operators: slurmctld
+/// answers anyone else `Invalid user id` (ESLURM_USER_ID_MISSING, its
+/// validate_super_user refusal; recorded/24.11/errors 70).
+pub fn operator_update_allowed(c: &Caller) -> Result<(), i32> {
+    if c.admin {
+        Ok(())
+    } else {
+        Err(ESLURM_USER_ID_MISSING)
+    }
+}
+
+/// `scontrol top` is for operators only (slurmctld without `enable_user_top`).
+pub fn top_allowed(caller: &Caller) -> Result<(), i32> {
+    require_admin(caller)
+}
+
+/// The state machine's change for `scontrol update JobId=…` on `job`, or the
+/// first refusal in slurmctld's order of checks: a user may only lower a time
+/// limit, only an operator sets a priority, partition, task count, memory,
+/// node lists, features and work directory only while pending, a running
+/// job's node count cannot change, and fields Spur does not implement are
+/// refused (`Requested operation is presently disabled`).
+pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result<spur_state::JobUpdate, i32> {
+    let pending = job.state == JobState::Pending;
+    let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
+    let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
+    let hostlist = |v: &str| {
+        if !v.is_empty() && spur_core::hostlist::expand(v).is_err() {
+            Err(ESLURM_INVALID_NODE_NAME)
+        } else {
+            Ok(opt(v))
+        }
+    };
+    let mut out = spur_state::JobUpdate::default();
+    if let Some(t) = u.time_limit {
+        let new = if t == INFINITE { None } else { Some(t) };
+        if !admin {
+            // users may only lower their limit
+            let raise = match (job.time_limit, new) {
+                (Some(c), Some(n)) => n > c,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if raise {
+                return Err(ESLURM_ACCESS_DENIED);
+            }
+        }
+        out.time_limit = Some(new);
+    }
+    if let Some(t) = u.time_min {
+        out.time_min = Some(if t == INFINITE { 0 } else { t });
+    }
+    out.name = u.name.clone();
+    if let Some(p) = &u.partition {
+        pending_only()?;
+        out.partition = Some(p.clone());
+    }
+    if let Some(p) = u.priority {
+        if !admin {
+            return Err(ESLURM_ACCESS_DENIED);
+        }
+        out.priority = Some(p);
+    }
+    out.nice = u.nice;
+    out.comment = u.comment.clone();
+    if let Some(n) = u.num_nodes {
+        if !pending && n != job.num_nodes {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        out.num_nodes = Some(n);
+    }
+    if let Some(n) = u.num_tasks {
+        pending_only()?;
+        out.num_tasks = Some(n);
+    }
+    if let Some(m) = u.mem_per_node {
+        pending_only()?;
+        out.mem_per_node = Some(m);
+    }
+    if let Some(m) = u.mem_per_cpu {
+        pending_only()?;
+        out.mem_per_cpu = Some(m);
+    }
+    if let Some(v) = &u.exc_nodes {
+        pending_only()?;
+        out.exc_nodes = Some(hostlist(v)?);
+    }
+    if let Some(v) = &u.req_nodes {
+        pending_only()?;
+        out.req_nodes = Some(hostlist(v)?);
+    }
+    if let Some(v) = &u.features {
+        pending_only()?;
+        out.features = Some(opt(v));
+    }
+    if let Some(v) = &u.work_dir {
+        pending_only()?;
+        out.work_dir = Some(v.clone());
+    }
+    out.requeue = u.requeue;
+    out.std_out = u.std_out.clone();
+    out.std_err = u.std_err.clone();
+    out.std_in = u.std_in.clone();
+    out.dependency = u.dependency.clone();
+    out.begin_time = u.begin_time.map(|t| t.max(now));
+    if !u.unsupported.is_empty() {
+        return Err(ESLURM_NOT_SUPPORTED);
+    }
+    Ok(out)
+}
+
+/// The node names and the state machine's change for `scontrol update NodeName=…`.
+pub fn node_update(u: &rq::NodeUpdate) -> Result<(Vec<String>, spur_state::NodeUpdate), i32> {
+    let names = spur_core::hostlist::expand(&u.nodes).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+    if !u.unsupported.is_empty() {
+        return Err(ESLURM_NOT_SUPPORTED);
+    }
+    let features = u
+        .active_features
+        .as_ref()
+        .or(u.available_features.as_ref())
+        .map(|v| v.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
+    let out = spur_state::NodeUpdate {
+        state: u.state.map(|s| s.name().to_string()),
+        reason: u.reason.clone(),
+        weight: u.weight,
+        features,
+    };
+    Ok((names, out))
+}
+
+/// The state machine's change for `scontrol update PartitionName=…`.
+pub fn partition_update(u: &rq::PartitionUpdate) -> Result<spur_state::PartUpdate, i32> {
+    if !u.unsupported.is_empty() {
+        return Err(ESLURM_NOT_SUPPORTED);
+    }
+    let limit = |m: Option<u32>| m.map(|m| if m == INFINITE { None } else { Some(m) });
+    Ok(spur_state::PartUpdate {
+        max_time: limit(u.max_time),
+        default_time: limit(u.default_time),
+        max_nodes: limit(u.max_nodes),
+        min_nodes: u.min_nodes.map(|m| if m == INFINITE { 0 } else { m }),
+        state: u.state,
+        default: u.default,
+        hidden: u.hidden,
+        priority_tier: u.priority_tier,
+        priority_job_factor: u.priority_job_factor,
+        oversubscribe: u.oversubscribe.as_ref().map(|v| v.to_ascii_uppercase()),
+    })
+}
+
+/// An agent's calls (register, job complete) and membership changes are
+/// for operators; listing the members is for anyone.
+pub fn membership_allowed(m: &rq::MembershipChange, caller: &Caller) -> Result<(), i32> {
+    match m {
+        rq::MembershipChange::List => Ok(()),
+        _ => require_admin(caller),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USER: Caller = Caller { uid: 1000, admin: false };
+    const OTHER: Caller = Caller { uid: 1001, admin: false };
+    const ROOT: Caller = Caller { uid: 0, admin: true };
+
+    fn job(state: JobState) -> Job {
+        Job { job_id: 5, user_id: 1000, state, time_limit: Some(30), num_nodes: 1, ..Default::default() }
+    }
+
+    #[test]
+    fn who_may_control_a_job() {
+        let pending = job(JobState::Pending);
+        for op in [JobControl::Suspend, JobControl::Resume] {
+            assert_eq!(job_control_allowed(&op, &USER, &pending), Err(ESLURM_ACCESS_DENIED));
+            assert_eq!(job_control_allowed(&op, &ROOT, &pending), Ok(()));
+        }
+        let requeue = JobControl::Requeue { hold: false, special_exit: false };
+        assert_eq!(job_control_allowed(&requeue, &USER, &pending), Ok(()));
+        assert_eq!(job_control_allowed(&requeue, &OTHER, &pending), Err(ESLURM_ACCESS_DENIED));
+        // another user's job: hold, release, update
+        for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(Default::default())] {
+            assert_eq!(job_control_allowed(&op, &OTHER, &pending), Err(ESLURM_USER_ID_MISSING));
+            assert_eq!(job_control_allowed(&op, &USER, &pending), Ok(()));
+            assert_eq!(job_control_allowed(&op, &ROOT, &pending), Ok(()));
+        }
+        // an operator's hold is released by an operator only
+        let held = Job { held: Some(Reason::JobHeldAdmin), ..job(JobState::Pending) };
+        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &held), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_control_allowed(&JobControl::Release, &ROOT, &held), Ok(()));
+        let uheld = Job { held: Some(Reason::JobHeldUser), ..job(JobState::Pending) };
+        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &uheld), Ok(()));
+        assert_eq!(top_allowed(&USER), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(top_allowed(&ROOT), Ok(()));
+    }
+
+    #[test]
+    fn job_update_rules() {
+        let pending = job(JobState::Pending);
+        let running = job(JobState::Running);
+        let upd = |f: &dyn Fn(&mut rq::JobUpdate)| {
+            let mut u = rq::JobUpdate::default();
+            f(&mut u);
+            u
+        };
+        // users lower their limit, operators raise it (recorded/24.11/errors 83-86)
+        let lower = upd(&|u| u.time_limit = Some(10));
+        let raise = upd(&|u| u.time_limit = Some(60));
+        let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
+        assert_eq!(job_update(&lower, &pending, false, 0).unwrap().time_limit, Some(Some(10)));
+        assert_eq!(job_update(&raise, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, true, 0).unwrap().time_limit, Some(None));
+        let prio = upd(&|u| u.priority = Some(9));
+        assert_eq!(job_update(&prio, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&prio, &pending, true, 0).unwrap().priority, Some(9));
+        // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
+        for u in [
+            upd(&|u| u.partition = Some("p".into())),
+            upd(&|u| u.num_tasks = Some(2)),
+            upd(&|u| u.mem_per_node = Some(100)),
+            upd(&|u| u.mem_per_cpu = Some(100)),
+            upd(&|u| u.exc_nodes = Some("n1".into())),
+            upd(&|u| u.req_nodes = Some("n1".into())),
+            upd(&|u| u.features = Some("f".into())),
+            upd(&|u| u.work_dir = Some("/tmp".into())),
+        ] {
+            assert_eq!(job_update(&u, &running, true, 0).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
+            assert!(job_update(&u, &pending, false, 0).is_ok(), "{:?}", u);
+        }
+        // a running job's node count stays (scontrol 111), the same count is fine
+        assert_eq!(job_update(&upd(&|u| u.num_nodes = Some(2)), &running, true, 0).err(), Some(ESLURM_NOT_SUPPORTED));
+        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, true, 0).is_ok());
+        // node lists must be hostlists; empty clears
+        assert_eq!(job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0).err(), Some(ESLURM_INVALID_NODE_NAME));
+        assert_eq!(job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0).unwrap().exc_nodes, Some(None));
+        // a begin time in the past is now
+        assert_eq!(job_update(&upd(&|u| u.begin_time = Some(5)), &pending, false, 100).unwrap().begin_time, Some(100));
+        // what Spur cannot change is refused
+        let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
+        assert_eq!(job_update(&acct, &pending, true, 0).err(), Some(ESLURM_NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn node_and_partition_updates() {
+        let n = rq::NodeUpdate {
+            nodes: "n[1-2]".into(),
+            state: Some(rq::NodeStateChange::Drain),
+            reason: Some("x".into()),
+            available_features: Some("a,b".into()),
+            ..Default::default()
+        };
+        let (names, u) = node_update(&n).unwrap();
+        assert_eq!(names, ["n1", "n2"]);
+        assert_eq!(u.state.as_deref(), Some("DRAIN"));
+        assert_eq!(u.features, Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(node_update(&rq::NodeUpdate { nodes: "n[".into(), ..n.clone() }).err(), Some(ESLURM_INVALID_NODE_NAME));
+        let gres = rq::NodeUpdate { unsupported: vec![rq::UnsupportedNodeField::Gres], ..n };
+        assert_eq!(node_update(&gres).err(), Some(ESLURM_NOT_SUPPORTED));
+        let p = rq::PartitionUpdate {
+            name: "p".into(),
+            max_time: Some(INFINITE),
+            default_time: Some(30),
+            max_nodes: Some(INFINITE),
+            min_nodes: Some(INFINITE),
+            oversubscribe: Some("yes:4".into()),
+            ..Default::default()
+        };
+        let u = partition_update(&p).unwrap();
+        assert_eq!((u.max_time, u.default_time, u.max_nodes, u.min_nodes), (Some(None), Some(Some(30)), Some(None), Some(0)));
+        assert_eq!(u.oversubscribe.as_deref(), Some("YES:4"));
+        let groups = rq::PartitionUpdate { unsupported: vec![rq::UnsupportedPartitionField::AllowGroups], ..p };
+        assert_eq!(partition_update(&groups).err(), Some(ESLURM_NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn operator_only_requests() {
+        assert_eq!(require_admin(&USER), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(require_admin(&ROOT), Ok(()));
+        assert_eq!(operator_update_allowed(&USER), Err(ESLURM_USER_ID_MISSING));
+        assert_eq!(operator_update_allowed(&ROOT), Ok(()));
+        assert_eq!(membership_allowed(&rq::MembershipChange::List, &USER), Ok(()));
+        for m in [rq::MembershipChange::Add { id: 2, addr: "h:1".into() }, rq::MembershipChange::Remove { id: 2 }] {
+            assert_eq!(membership_allowed(&m, &USER), Err(ESLURM_ACCESS_DENIED));
+            assert_eq!(membership_allowed(&m, &ROOT), Ok(()));
+        }
+    }
+}
