@@ -281,6 +281,12 @@ pub struct LaunchSpec {
     pub working_cluster: String,
 }
 
+/// A job description written at version 0 (`SubmitRequest.job_desc` of an
+/// unversioned sbatch).
+pub fn decode_job_desc(bytes: &[u8]) -> Result<model::JobDesc, String> {
+    bincode::deserialize::<JobDesc>(bytes).map(Into::into).map_err(|e| e.to_string())
+}
+
 /// A launch spec written at version 0 (`spec.bin` of a job started by an
 /// unversioned agent).
 pub fn decode_launch_spec(bytes: &[u8]) -> Result<crate::launch::LaunchSpec, String> {

@@ -3,6 +3,7 @@
 pub mod errors;
 pub mod launch;
 pub mod legacy_v0;
+pub mod records;
 pub mod model;
 pub mod request;
 pub mod hostlist;

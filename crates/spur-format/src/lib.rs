@@ -213,6 +213,13 @@ pub fn encode_at<R>(version: Version, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The version to write a reply (or any record) at for a peer that reads up
+/// to `peer_max` (0: a peer that did not say, or one before versioned
+/// formats): the newest both read, never below [`MIN_VERSION`].
+pub fn version_for(peer_max: u32) -> Version {
+    (peer_max.min(FORMAT_VERSION as u32) as Version).max(MIN_VERSION)
+}
+
 /// Whether `bytes` starts with the envelope's magic.
 pub fn is_enveloped(bytes: &[u8]) -> bool {
     bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] == MAGIC

@@ -81,6 +81,30 @@ pub async fn raise_loop(ctld: Arc<Ctld>) {
     }
 }
 
+/// The format version each agent reads (from its ping reply), by node name:
+/// launches are written at it. Forgotten when the agent registers afresh.
+static AGENT_VERSIONS: std::sync::Mutex<Option<std::collections::HashMap<String, Version>>> = std::sync::Mutex::new(None);
+
+/// The version to write a launch for `node`'s agent at: the newest it reads
+/// (asked once, by ping), or the oldest this build writes when it does not answer.
+pub async fn agent_version(ctld: &Arc<Ctld>, node: &str) -> Version {
+    let cached = AGENT_VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|m| m.get(node).copied());
+    if let Some(v) = cached {
+        return v;
+    }
+    let Some(mut a) = ctld.agent(node).await else { return MIN_VERSION };
+    let Ok(r) = a.ping(ctld.signed(spur_proto::PingRequest {})).await else { return MIN_VERSION };
+    let v = spur_format::version_for(r.into_inner().max_format_version);
+    AGENT_VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(Default::default).insert(node.to_string(), v);
+    v
+}
+
+pub fn forget_agent(node: &str) {
+    if let Some(m) = AGENT_VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        m.remove(node);
+    }
+}
+
 /// Stop this controller when its Raft core stops on a fatal error (a record
 /// it cannot apply: the cluster moved to a format version newer than this
 /// build reads, or its storage failed): a member that can take no further

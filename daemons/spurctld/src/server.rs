@@ -76,7 +76,7 @@ impl Service {
 /// A copy of a job for the commands, without its environment and script
 /// (most of a job's bytes; no command prints them). The two are moved out
 /// and back so that they are not copied; the record is the same afterwards.
-/// `ClusterView` as bincode writes it (same fields, same order, same
+/// `ClusterView` as its envelope writes it (same fields, same order, same
 /// encoding), made of references into the state.
 #[derive(serde::Serialize)]
 struct ViewOut<'a> {
@@ -855,8 +855,15 @@ impl Controller for Service {
         let id = self.who(&req)?;
         let peer = req.remote_addr();
         let r = req.into_inner();
-        let mut desc: JobDesc = match bincode::deserialize(&r.job_desc) {
+        let source = format!("submission from {}", peer.map(|p| p.to_string()).unwrap_or_else(|| "a client".into()));
+        let mut desc: JobDesc = match spur_core::records::decode_job_desc(&r.job_desc, &source) {
             Ok(d) => d,
+            // a newer sbatch than this controller: say so (upgrade controllers first)
+            Err(e) if spur_core::records::is_too_new(&e) => {
+                tracing::warn!("{}", e);
+                let status = Some(Status { code: SLURM_PROTOCOL_VERSION_ERROR, message: e });
+                return Ok(Response::new(SubmitReply { status, ..Default::default() }));
+            }
             Err(_) => return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() })),
         };
         // slurmctld replaces the client's alloc_node with the host its
@@ -925,6 +932,8 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let id = self.who(&req)?;
         let q = req.into_inner();
+        // the view at the newest version the caller reads
+        let version = spur_format::version_for(q.max_format_version);
         let mut g = self.ctld.lock();
         let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
         if q.jobs {
@@ -983,7 +992,7 @@ impl Controller for Service {
                         partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
                         reservations: &s.reservations,
                     };
-                    bincode::serialize(&out)
+                    spur_core::records::encode_view(&out, version)
                 };
                 for (i, env, script) in stash {
                     if let Some(j) = g.state.jobs.get_mut(&i) {
@@ -1005,7 +1014,7 @@ impl Controller for Service {
         }
         view.reservations = g.state.reservations.clone();
         drop(g);
-        let bytes = bincode::serialize(&view).map_err(|e| tonic::Status::internal(e.to_string()))?;
+        let bytes = spur_core::records::encode_view(&view, version).map_err(|e| tonic::Status::internal(e.to_string()))?;
         Ok(Response::new(QueryReply { status: st(0), view: bytes }))
     }
 
@@ -1303,6 +1312,10 @@ impl Controller for Service {
         let id = self.who(&req)?;
         self.require_admin(&id)?;
         let r = req.into_inner();
+        if !r.heartbeat {
+            // a (re)started agent, perhaps of another build: ask its format versions again
+            crate::formats::forget_agent(&r.node);
+        }
         let t = now();
         let mut kill_jobs = vec![];
         let mut register = None;
@@ -1561,7 +1574,8 @@ mod view_tests {
             partitions: std::slice::from_ref(&part),
             reservations: std::slice::from_ref(&resv),
         };
-        assert_eq!(bincode::serialize(&out).unwrap(), bincode::serialize(&view).unwrap());
+        let v = spur_format::FORMAT_VERSION;
+        assert_eq!(spur_core::records::encode_view(&out, v).unwrap(), spur_core::records::encode_view(&view, v).unwrap());
     }
 }
 

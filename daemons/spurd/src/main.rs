@@ -248,7 +248,7 @@ fn place_and_spawn(exe: &Path, dir: &Path, spec: &[u8]) -> std::io::Result<()> {
 
 /// Which run of its job a spool directory holds.
 fn run_of(dir: &Path) -> Option<u32> {
-    let spec: LaunchSpec = bincode::deserialize(&std::fs::read(dir.join("spec.bin")).ok()?).ok()?;
+    let spec = supervisor::read_spec(dir).ok()?;
     Some(spec.job.restart_count)
 }
 
@@ -575,9 +575,13 @@ impl Agent for Svc {
     async fn launch(&self, req: Request<LaunchRequest>) -> Result<Response<LaunchReply>, tonic::Status> {
         self.admin(&req)?;
         let r = req.into_inner();
-        let spec: LaunchSpec = match bincode::deserialize(&r.spec) {
+        let spec: LaunchSpec = match spur_core::records::decode_launch(&r.spec, &"launch request") {
             Ok(s) => s,
-            Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e.to_string()) })),
+            Err(e) if spur_core::records::is_too_new(&e) => {
+                tracing::error!("{}", e);
+                return Ok(Response::new(LaunchReply { status: err(SLURM_PROTOCOL_VERSION_ERROR, e) }));
+            }
+            Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e) })),
         };
         let id = spec.job.job_id;
         let dir = job_dir(&self.st.spool, id);
@@ -661,7 +665,15 @@ impl Agent for Svc {
 
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
         self.admin(&req)?;
-        Ok(Response::new(PingReply { status: ok(), host: self.st.node.clone(), role: "agent".into(), ..Default::default() }))
+        Ok(Response::new(PingReply {
+            status: ok(),
+            host: self.st.node.clone(),
+            role: "agent".into(),
+            // the launch specs it reads
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
+            ..Default::default()
+        }))
     }
 }
 

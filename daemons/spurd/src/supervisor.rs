@@ -6,7 +6,7 @@
 //!
 //! | file | written by | content |
 //! |---|---|---|
-//! | `spec.bin` | agent | bincode of the `LaunchSpec` |
+//! | `spec.bin` | agent | the `LaunchSpec` as the controller sent it (`spur_core::records`: in its envelope; bincode from a build before versioned formats) |
 //! | `supervisor.pid` | supervisor | its pid |
 //! | `slurm_script` | supervisor | the script, owned by the user, 0700 |
 //! | `job.pgid` | supervisor | pid (= process group) of the script |
@@ -80,13 +80,14 @@ pub struct JobDirState {
 /// A helper for the agent; `run` only reads it.
 pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
     fs::create_dir_all(jobdir)?;
-    let bytes = bincode::serialize(spec).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let bytes = spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     write_atomic(&jobdir.join(SPEC_FILE), &bytes)
 }
 
 pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
-    let bytes = fs::read(jobdir.join(SPEC_FILE))?;
-    bincode::deserialize(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    let path = jobdir.join(SPEC_FILE);
+    let bytes = fs::read(&path)?;
+    spur_core::records::decode_launch(&bytes, &path.display()).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// Replace `path` whole (readers see the old or the new content), flushed
