@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use spur_core::model::*;
-use spur_state::{raft, Command, State};
+use spur_state::{Command, State};
 
 fn job(i: u32) -> Job {
     let desc = JobDesc {
@@ -47,20 +47,17 @@ fn bench(c: &mut Criterion) {
         // the snapshot as spurctld writes it (MessagePack in a spur_format
         // envelope), and bincode (format version 0) beside it for comparison
         let v = spur_format::FORMAT_VERSION;
-        let bytes = raft::encode_state(&st, v).unwrap();
+        let bytes = st.encode_at(v).unwrap();
         let legacy = bincode::serialize(&st).unwrap();
         println!("{} jobs: snapshot {} bytes (bincode {} bytes)", n, bytes.len(), legacy.len());
-        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| raft::encode_state(st, v).unwrap()));
+        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| st.encode_at(v).unwrap()));
         g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| {
-            b.iter(|| raft::decode_state(bytes, &"bench").unwrap())
+            b.iter(|| State::decode(bytes).unwrap())
         });
         g.bench_with_input(BenchmarkId::new("build_snapshot_bincode", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
+        // (without the re-indexing that installing does after either)
         g.bench_with_input(BenchmarkId::new("install_snapshot_bincode", n), &legacy, |b, bytes| {
-            b.iter(|| {
-                let mut s: State = bincode::deserialize(bytes).unwrap();
-                s.reindex();
-                s
-            })
+            b.iter(|| bincode::deserialize::<State>(bytes).unwrap())
         });
         let batch: Vec<Command> = (0..100).map(|i| Command::Submit { job: Box::new(job(n + i)) }).collect();
         g.bench_with_input(BenchmarkId::new("apply_100_submits", n), &st, |b, st| {

@@ -213,9 +213,9 @@ impl From<State> for crate::State {
         s.jobs = v.jobs.into_iter().map(|(k, j)| (k, j.into())).collect();
         s.next_job_id = v.next_job_id;
         s.applied = v.applied;
-        s.request_ids = v.request_ids;
+        s.request_ids = v.request_ids.into_iter().collect();
         s.job_order = v.job_order;
-        s.job_pos = v.job_pos;
+        s.job_pos = v.job_pos.into_iter().collect();
         s.next_pos = v.next_pos;
         s.priority_basic = v.priority_basic;
         s.lowest_prio = v.lowest_prio;

@@ -31,9 +31,14 @@
 //! of an append that was never acknowledged — is cut off and reported.
 //!
 //! One entry carries a batch of [`Command`]s applied in order; the response is
-//! each command's own result, exactly as [`State::apply`] returned it.
+//! each command's own result, exactly as [`State::apply`] returned it: a
+//! command that cannot apply is an error result beside the others, never a
+//! failed entry (a failed or panicking apply would fail every member alike).
+//!
+//! A snapshot's state bytes are [`State::encode`]; installing one is
+//! [`State::decode`], which rebuilds the indexes kept beside the state.
 
-use crate::{Applied, Command, State};
+use crate::{ApplyResult, Command, State};
 use openraft::storage::{LogFlushed, LogState, RaftLogStorage, RaftStateMachine, Snapshot};
 use openraft::{
     BasicNode, Entry, EntryPayload, LogId, OptionalSend, RaftLogReader, RaftSnapshotBuilder, SnapshotMeta,
@@ -64,7 +69,7 @@ impl std::fmt::Display for Batch {
 }
 
 /// Each command's result.
-pub type Reply = Vec<Result<Applied, i32>>;
+pub type Reply = Vec<ApplyResult>;
 
 openraft::declare_raft_types!(
     pub TypeConfig:
@@ -565,7 +570,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 // ----------------------------------------------------------------------------- state machine
 
 /// The applied state, shared between the state machine and the controller's
-/// readers.
+/// readers. Whoever holds the lock holds up every apply: nothing that can
+/// block (name service lookups, I/O) happens under it.
 pub struct SmInner {
     pub state: State,
     pub last_applied: Option<LogId<NodeId>>,
@@ -710,6 +716,7 @@ impl LogStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Applied;
     use openraft::testing::{StoreBuilder, Suite};
     use openraft::{CommittedLeaderId, RaftLogReader};
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -851,13 +858,13 @@ mod tests {
             assert_eq!(r.len(), 1);
             assert_eq!(r[0][0], Ok(Applied::Submitted(1)));
             assert!(r[0][1].is_err());
-            assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+            assert_eq!(o.shared.lock().unwrap().state.next_job_id(), 2);
             // a snapshot carries the state to a restarted member
             let mut b = o.sm.get_snapshot_builder().await;
             b.build_snapshot().await.unwrap();
         });
         let o = open(&d, |s| s.expect("state from the snapshot")).unwrap();
-        assert_eq!(o.shared.lock().unwrap().state.next_job_id, 2);
+        assert_eq!(o.shared.lock().unwrap().state.next_job_id(), 2);
         assert_eq!(o.shared.lock().unwrap().last_applied.map(|l| l.index), Some(1));
         let _ = fs::remove_dir_all(&d);
     }

@@ -19,7 +19,7 @@
 //! Raising and adding a member are serialised ([`CHANGE`]), so that no member
 //! joins between the leader's check of every member and the commit.
 
-use crate::core::Ctld;
+use crate::ctld::Ctld;
 use spur_format::{Version, FORMAT_VERSION, MIN_VERSION};
 use spur_state::Command;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! StateSaveLocation, serves the Controller gRPC service on SlurmctldPort,
 //! schedules, and watches nodes and time limits.
 
-mod core;
+mod ctld;
 mod formats;
 mod resv;
 mod raftnet;
@@ -134,7 +134,7 @@ fn merge_conf(recovered: State, conf: &SlurmConf) -> State {
     let fresh = nodes_from_conf(conf);
     let mut nodes = Vec::with_capacity(fresh.len());
     for mut n in fresh {
-        if let Some(old) = st.nodes.iter().find(|o| o.name == n.name) {
+        if let Some(old) = st.nodes().iter().find(|o| o.name == n.name) {
             n.base = old.base;
             n.flags = old.flags.clone();
             n.reason = old.reason.clone();
@@ -152,10 +152,7 @@ fn merge_conf(recovered: State, conf: &SlurmConf) -> State {
         }
         nodes.push(n);
     }
-    st.nodes = nodes;
-    st.partitions = partitions_from_conf(conf);
-    st.cluster_name = conf.cluster_name.clone();
-    st.reindex();
+    st.set_config(conf.cluster_name.clone(), nodes, partitions_from_conf(conf));
     st
 }
 
@@ -225,8 +222,8 @@ fn main() {
         let mut state = merge_conf(base, &conf);
         // PriorityType, or the imitated release's default when the key is absent
         // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
-        state.priority_basic = spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic";
-        state.slurm_22_05 = spur_core::compat::v22_05();
+        state.set_priority_basic(spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic");
+        state.set_slurm_22_05(spur_core::compat::v22_05());
         state
     }) {
         Ok(x) => x,
@@ -272,7 +269,7 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let ctld = core::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
+        let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
             Ok(a) => a,
             Err(e) => {

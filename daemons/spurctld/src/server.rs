@@ -5,7 +5,7 @@
 //! acceptable are the pure functions of `validate` and `resv::plan`, and the
 //! handlers here look up the records, ask them, commit and act.
 
-use crate::core::{now, Ctld};
+use crate::ctld::{now, Ctld};
 use crate::validate::{self, Caller};
 use spur_auth::Identity;
 use spur_core::errors::*;
@@ -14,7 +14,9 @@ use spur_core::model::JobState;
 use spur_core::request::{self as rq, JobControl};
 use spur_proto::controller_server::Controller;
 use spur_proto::*;
+use spur_state::view::Lean;
 use spur_state::{Applied, Command, JobUpdate};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tonic::{Request, Response};
@@ -72,22 +74,6 @@ impl Service {
         validate::require_admin(&self.caller(id)).map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
     }
 }
-
-/// A copy of a job for the commands, without its environment and script
-/// (most of a job's bytes; no command prints them). The two are moved out
-/// and back so that they are not copied; the record is the same afterwards.
-/// `ClusterView` as its envelope writes it (same fields, same order, same
-/// encoding), made of references into the state.
-#[derive(serde::Serialize)]
-struct ViewOut<'a> {
-    cluster_name: &'a str,
-    now: i64,
-    jobs: Vec<&'a Job>,
-    nodes: &'a [Node],
-    partitions: &'a [Partition],
-    reservations: &'a [Reservation],
-}
-
 
 /// `1,2,5_[1,3]` → `1`, `2`, `5_[1,3]`: commas separate jobs except inside brackets.
 fn split_job_list(words: &[String]) -> Vec<String> {
@@ -159,9 +145,9 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
     match r {
         JobRef::Job(id) => {
             // A plain id names the job, or every record of the array it heads.
-            match state.jobs.get(id) {
+            match state.jobs().get(id) {
                 Some(j) if j.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false) => state
-                    .jobs
+                    .jobs()
                     .values()
                     .filter(|x| x.array.as_ref().map(|a| a.array_job_id == *id).unwrap_or(false))
                     .map(|x| (x.job_id, None))
@@ -171,13 +157,13 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
             }
         }
         JobRef::Array(a) => state
-            .jobs
+            .jobs()
             .values()
             .filter(|x| x.array.as_ref().map(|ai| ai.array_job_id == *a).unwrap_or(false))
             .map(|x| (x.job_id, None))
             .collect(),
         JobRef::Task(a, t) => {
-            for x in state.jobs.values() {
+            for x in state.jobs().values() {
                 if let Some(ai) = &x.array {
                     if ai.array_job_id == *a {
                         if ai.task_id == Some(*t) {
@@ -511,7 +497,7 @@ impl Service {
         // recorded/24.11/reservations/024-025).
         if let Some(name) = desc.reservation_name() {
             let g = self.ctld.lock();
-            match g.state.reservations.iter().find(|r| &r.name == name) {
+            match g.state.reservations().iter().find(|r| &r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
                 Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
                     return Err(ESLURM_RESERVATION_ACCESS)
@@ -620,21 +606,21 @@ impl Service {
         }
         let g = self.ctld.lock();
         let state = &g.state;
-        let parts: Vec<&Partition> = state.partitions.iter().collect();
+        let parts: Vec<&Partition> = state.partitions().iter().collect();
         let placed = |nodes: &[&Node]| {
             spur_sched::schedule(t, &[&job], nodes, &parts).into_iter().find_map(|d| match d {
                 spur_sched::Decision::Start { job_id, allocs, .. } if job_id == jid => Some(allocs),
                 _ => None,
             })
         };
-        let nodes: Vec<&Node> = state.nodes.iter().collect();
+        let nodes: Vec<&Node> = state.nodes().iter().collect();
         let (allocs, start) = match placed(&nodes) {
             Some(a) => (a, earliest),
             None => {
                 // busy now: place it as if the running jobs had ended, and start
                 // it when the last of them on those nodes ends
                 let empty: Vec<Node> = state
-                    .nodes
+                    .nodes()
                     .iter()
                     .map(|n| {
                         let mut n = n.clone();
@@ -651,7 +637,7 @@ impl Service {
                 match placed(&refs) {
                     Some(a) => {
                         let end = state
-                            .jobs
+                            .jobs()
                             .values()
                             .filter(|j| j.state.is_active() && j.allocs.iter().any(|x| a.iter().any(|y| y.node == x.node)))
                             .map(|j| if j.end_time > 0 { j.end_time } else { t + 365 * 86400 })
@@ -690,7 +676,7 @@ impl Service {
                 let id = id.split('+').next().unwrap_or(id);
                 let n: u32 = id.split('_').next().and_then(|x| x.parse().ok()).ok_or(ESLURM_DEPENDENCY)?;
                 // (22.05 accepts a dependency on an unknown job, as satisfied)
-                if !g.state.jobs.contains_key(&n) && !spur_core::compat::v22_05() {
+                if !g.state.jobs().contains_key(&n) && !spur_core::compat::v22_05() {
                     return Err(ESLURM_DEPENDENCY);
                 }
             }
@@ -735,7 +721,7 @@ impl Service {
             }
             let mut rc = 0;
             top.retain(|jid| {
-                let j = &g.state.jobs[jid];
+                let j = &g.state.jobs()[jid];
                 if j.state != JobState::Pending {
                     rc = ESLURM_JOB_NOT_PENDING;
                     false
@@ -747,7 +733,7 @@ impl Service {
                 }
             });
             top.dedup();
-            let Some(first) = top.first().map(|j| g.state.jobs[j].clone()) else { return Ok(rc) };
+            let Some(first) = top.first().map(|j| g.state.jobs()[j].clone()) else { return Ok(rc) };
             let others: Vec<u32> = g
                 .state
                 .jobs_in_order()
@@ -760,13 +746,13 @@ impl Service {
                 })
                 .map(|j| j.job_id)
                 .collect();
-            let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs[j].priority).collect();
+            let mut prios: Vec<u32> = top.iter().chain(others.iter()).map(|j| g.state.jobs()[j].priority).collect();
             prios.sort_unstable_by(|a, b| b.cmp(a));
             let cmds: Vec<Command> = top
                 .iter()
                 .chain(others.iter())
                 .zip(prios)
-                .filter(|(j, p)| g.state.jobs[*j].priority != *p)
+                .filter(|(j, p)| g.state.jobs()[*j].priority != *p)
                 .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
                 .collect();
             cmds
@@ -932,89 +918,60 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let id = self.who(&req)?;
         let q = req.into_inner();
-        // the view at the newest version the caller reads
+        // the view at the newest format version the caller reads
         let version = spur_format::version_for(q.max_format_version);
-        let mut g = self.ctld.lock();
-        let mut view = ClusterView { cluster_name: g.state.cluster_name.clone(), now: now(), ..Default::default() };
-        if q.jobs {
-            let ids: Vec<u32> = if q.job_ids.is_empty() {
-                // Finished jobs only when asked for (squeue -t all, scontrol show job).
-                if q.all_finished {
-                    g.state.jobs_in_order().map(|j| j.job_id).collect()
-                } else {
-                    g.state.queue_in_order()
-                }
+        let t = now();
+        // read only: the answer is serialised from the state in place
+        let g = self.ctld.lock();
+        let ids: Vec<u32> = if !q.jobs {
+            vec![]
+        } else if q.job_ids.is_empty() {
+            // Finished jobs only when asked for (squeue -t all, scontrol show job).
+            if q.all_finished {
+                g.state.jobs_in_order().map(|j| j.job_id).collect()
             } else {
-                let mut ids = std::collections::BTreeSet::new();
-                for s in &q.job_ids {
-                    if let Some(refs) = parse_job_ref(s) {
-                        for r in refs {
-                            for (jid, _) in resolve(&g.state, &r) {
-                                ids.insert(jid);
-                            }
+                g.state.queue_in_order()
+            }
+        } else {
+            let mut ids = std::collections::BTreeSet::new();
+            for s in &q.job_ids {
+                if let Some(refs) = parse_job_ref(s) {
+                    for r in refs {
+                        for (jid, _) in resolve(&g.state, &r) {
+                            ids.insert(jid);
                         }
                     }
                 }
-                // in the job list's order, as slurmctld packs them
-                g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
-            };
-            if q.with_script {
-                // `scontrol write batch_script`: the owner's (or an admin's) scripts only
-                for i in &ids {
-                    if let Some(j) = g.state.jobs.get(i) {
-                        if !self.owns(&id, j) {
-                            return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
-                        }
+            }
+            // in the job list's order, as slurmctld packs them
+            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
+        };
+        if q.with_script {
+            // `scontrol write batch_script`: the owner's (or an admin's) scripts only
+            for i in &ids {
+                if let Some(j) = g.state.jobs().get(i) {
+                    if !self.owns(&id, j) {
+                        return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
                     }
                 }
-                view.jobs = ids.iter().filter_map(|i| g.state.jobs.get(i).cloned()).collect();
-                for j in &mut view.jobs {
-                    j.desc.env.clear();
-                }
-            } else {
-                // Serialised in place, without a copy of each job: the
-                // environment and script (never shown) are taken out for the
-                // moment and put back.
-                let nodes = if q.nodes { g.state.nodes_with_resv_flags(view.now) } else { vec![] };
-                let mut stash = Vec::with_capacity(ids.len());
-                for i in &ids {
-                    if let Some(j) = g.state.jobs.get_mut(i) {
-                        stash.push((*i, std::mem::take(&mut j.desc.env), std::mem::take(&mut j.desc.script)));
-                    }
-                }
-                let bytes = {
-                    let s = &g.state;
-                    let out = ViewOut {
-                        cluster_name: &s.cluster_name,
-                        now: view.now,
-                        jobs: ids.iter().filter_map(|i| s.jobs.get(i)).collect(),
-                        nodes: &nodes,
-                        partitions: if q.partitions || q.nodes { &s.partitions } else { &[] },
-                        reservations: &s.reservations,
-                    };
-                    spur_core::records::encode_view(&out, version)
-                };
-                for (i, env, script) in stash {
-                    if let Some(j) = g.state.jobs.get_mut(&i) {
-                        j.desc.env = env;
-                        j.desc.script = script;
-                    }
-                }
-                drop(g);
-                let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-                return Ok(Response::new(QueryReply { status: st(0), view: bytes }));
             }
         }
-        if q.nodes {
-            // with the RESERVED/MAINT flags of the active reservations
-            view.nodes = g.state.nodes_with_resv_flags(view.now);
-        }
-        if q.partitions || q.nodes {
-            view.partitions = g.state.partitions.clone();
-        }
-        view.reservations = g.state.reservations.clone();
+        let bytes = {
+            let s = &g.state;
+            let out = spur_state::view::ViewOut {
+                cluster_name: s.cluster_name(),
+                now: t,
+                // without their environment, and without their script unless asked
+                jobs: ids.iter().filter_map(|i| s.jobs().get(i)).map(|job| Lean { job, script: q.with_script }).collect(),
+                // with the RESERVED/MAINT flags of the active reservations
+                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
+                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
+                reservations: s.reservations(),
+            };
+            out.encode(version)
+        };
         drop(g);
-        let bytes = spur_core::records::encode_view(&view, version).map_err(|e| tonic::Status::internal(e.to_string()))?;
+        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
         Ok(Response::new(QueryReply { status: st(0), view: bytes }))
     }
 
@@ -1039,7 +996,7 @@ impl Controller for Service {
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
-                for j in g.state.jobs.values().rev() {
+                for j in g.state.jobs().values().rev() {
                     if !j.state.is_finished() && filter(j) {
                         if self.owns(&id, j) {
                             targets.push((j.display_id(), j.job_id, None));
@@ -1061,7 +1018,7 @@ impl Controller for Service {
                     for rf in refs {
                         for (jid, task) in resolve(&g.state, &rf) {
                             found = true;
-                            let j = &g.state.jobs[&jid];
+                            let j = &g.state.jobs()[&jid];
                             if !filter(j) {
                                 continue;
                             }
@@ -1084,7 +1041,7 @@ impl Controller for Service {
                 // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script
                 let (state, node) = {
                     let g = self.ctld.lock();
-                    let j = &g.state.jobs[&jid];
+                    let j = &g.state.jobs()[&jid];
                     (j.state, j.allocs.first().map(|a| a.node.clone()))
                 };
                 if state == JobState::Pending {
@@ -1110,7 +1067,7 @@ impl Controller for Service {
                 Some(Ok(_)) => {
                     let node = {
                         let g = self.ctld.lock();
-                        g.state.jobs.get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
+                        g.state.jobs().get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
                     };
                     if let Some(node) = node {
                         let ctld = self.ctld.clone();
@@ -1155,7 +1112,7 @@ impl Controller for Service {
                 continue;
             }
             for jid in targets {
-                let job = { self.ctld.lock().state.jobs.get(&jid).cloned() };
+                let job = { self.ctld.lock().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
                 if let Err(code) = validate::job_control_allowed(&op, &caller, &job) {
                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
@@ -1240,7 +1197,7 @@ impl Controller for Service {
                             self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, (std::time::Instant::now(), subs));
                             let ctld = self.ctld.clone();
                             tokio::spawn(async move {
-                                tokio::time::sleep(crate::core::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
+                                tokio::time::sleep(crate::ctld::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
                                 ctld.sched_wake.notify_one();
                             });
                         }
@@ -1295,7 +1252,7 @@ impl Controller for Service {
                         if let Some(n) = g.state.node(&name) {
                             if n.flags.not_responding {
                                 let (cpu_load, free_mem) = (n.cpu_load, n.free_mem);
-                                let _ = g.state.apply(&Command::NodeHeartbeat { name: name.clone(), cpu_load, free_mem, now: now() });
+                                g.state.heard_from(&name, cpu_load, free_mem, now());
                             }
                         }
                         drop(g);
@@ -1325,7 +1282,7 @@ impl Controller for Service {
                 return Ok(Response::new(RegisterReply { status: st(ESLURM_INVALID_NODE_NAME), kill_jobs }));
             }
             for jid in &r.running_jobs {
-                let alive = g.state.jobs.get(jid).map(|j| j.state.is_active()).unwrap_or(false);
+                let alive = g.state.jobs().get(jid).map(|j| j.state.is_active()).unwrap_or(false);
                 if !alive {
                     kill_jobs.push(*jid);
                 }
@@ -1351,7 +1308,7 @@ impl Controller for Service {
                 register = Some(Command::NodeRegistered { name: r.node.clone(), reg, now: t });
             } else {
                 // liveness is soft state: not logged, refreshed by every heartbeat
-                let _ = g.state.apply(&Command::NodeHeartbeat { name: r.node.clone(), cpu_load: r.cpu_load, free_mem: r.free_mem, now: t });
+                g.state.heard_from(&r.node, r.cpu_load, r.free_mem, t);
             }
         }
         if let Some(cmd) = register {
@@ -1366,7 +1323,7 @@ impl Controller for Service {
         self.require_admin(&id)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
-            let stale = self.ctld.lock().state.jobs.get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
+            let stale = self.ctld.lock().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
             if stale {
                 // the report of a run that a requeue replaced: acknowledged, ignored
                 return Ok(Response::new(JobCompleteReply { status: st(0) }));
@@ -1427,9 +1384,11 @@ impl Controller for Service {
             rq::ReservationRequest::Create(s) | rq::ReservationRequest::Update(s) => s.name.clone(),
             rq::ReservationRequest::Delete { name } => name.clone(),
         };
+        // no name-service lookups under the state lock
+        let unknown = crate::resv::UnknownUsers::of(&r);
         let planned = {
             let g = self.ctld.lock();
-            crate::resv::plan(&g.state, &r, now())
+            crate::resv::plan(&g.state, &r, &unknown, now())
         };
         let code = match planned {
             Ok(cmd) => {
@@ -1535,47 +1494,6 @@ impl Controller for Service {
             .map(|(id, n)| ControllerInfo { id: *id, addr: n.addr.clone(), voter: voters.contains(id), leader: m.current_leader == Some(*id) })
             .collect();
         Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
-    }
-}
-
-#[cfg(test)]
-mod view_tests {
-    use super::*;
-
-    #[test]
-    fn view_out_encodes_as_a_cluster_view() {
-        let mut job = Job { job_id: 7, user_name: "alice".into(), partition: "p".into(), ..Default::default() };
-        job.desc.name = "wrap".into();
-        job.desc.argv = vec!["a".into(), "b".into()];
-        let node = Node { name: "n1".into(), cpus: 4, ..Default::default() };
-        let part = Partition {
-            name: "p".into(),
-            nodes: vec!["n1".into()],
-            max_time: Some(60),
-            min_nodes: 1,
-            allow_accounts: Some(vec!["x".into()]),
-            other: vec![("K".into(), "V".into())],
-            ..Default::default()
-        };
-        let resv = Reservation { name: "r".into(), start_time: 1, end_time: 2, ..Default::default() };
-        let view = ClusterView {
-            cluster_name: "c".into(),
-            now: 42,
-            jobs: vec![job.clone()],
-            nodes: vec![node.clone()],
-            partitions: vec![part.clone()],
-            reservations: vec![resv.clone()],
-        };
-        let out = ViewOut {
-            cluster_name: "c",
-            now: 42,
-            jobs: vec![&job],
-            nodes: std::slice::from_ref(&node),
-            partitions: std::slice::from_ref(&part),
-            reservations: std::slice::from_ref(&resv),
-        };
-        let v = spur_format::FORMAT_VERSION;
-        assert_eq!(spur_core::records::encode_view(&out, v).unwrap(), spur_core::records::encode_view(&view, v).unwrap());
     }
 }
 

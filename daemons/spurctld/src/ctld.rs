@@ -22,6 +22,12 @@ use tonic::transport::{Channel, Endpoint};
 
 /// The applied state (shared with the Raft state machine, which alone changes it
 /// through committed commands; liveness from heartbeats is soft state kept beside).
+///
+/// **The lock rule**: nothing blocks while [`Ctld::lock`] is held: no name
+/// service lookups (getpwnam, getgrouplist, getnameinfo: NSS may ask LDAP or
+/// DNS and wait), no file or network I/O, no `.await`. The Raft state machine
+/// applies every committed entry under the same lock, so a slow lookup under
+/// it stalls replication and every request. Look names up first, then lock.
 pub type Inner = spur_state::raft::SmInner;
 
 /// The gRPC metadata key of a "not leader" answer naming the leader's address.
@@ -85,6 +91,8 @@ impl Ctld {
         })
     }
 
+    /// The state, for reading or for soft state (see [`Inner`] for the rule
+    /// while it is held).
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -277,17 +285,17 @@ impl Ctld {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(t * 1000);
         let cmds = {
-            let mut g = self.lock();
+            let g = self.lock();
             // the queue only: finished jobs are found by id when a dependency
             // names them
             let queue = g.state.queue_ids();
             let (decisions, truncated) = {
                 let st = &g.state;
-                let jobs: Vec<&Job> = queue.iter().filter_map(|id| st.jobs.get(id)).collect();
-                let nodes: Vec<&Node> = st.nodes.iter().collect();
-                let parts: Vec<&Partition> = st.partitions.iter().collect();
-                let resvs: Vec<&Reservation> = st.reservations.iter().collect();
-                let lookup = |id: u32| st.jobs.get(&id);
+                let jobs: Vec<&Job> = queue.iter().filter_map(|id| st.jobs().get(id)).collect();
+                let nodes: Vec<&Node> = st.nodes().iter().collect();
+                let parts: Vec<&Partition> = st.partitions().iter().collect();
+                let resvs: Vec<&Reservation> = st.reservations().iter().collect();
+                let lookup = |id: u32| st.jobs().get(&id);
                 spur_sched::schedule_with(t, &jobs, &lookup, &nodes, &parts, &resvs, spur_sched::DEFAULT_QUEUE_DEPTH)
             };
             if truncated {
@@ -348,7 +356,7 @@ impl Ctld {
             results
                 .into_iter()
                 .filter_map(|r| match r {
-                    Ok(Applied::Started(id)) => g.state.jobs.get(&id).cloned(),
+                    Ok(Applied::Started(id)) => g.state.jobs().get(&id).cloned(),
                     _ => None,
                 })
                 .collect()
@@ -368,12 +376,8 @@ impl Ctld {
         let t = now();
         let running: Vec<Job> = {
             let mut g = self.lock();
-            for n in g.state.nodes.iter_mut() {
-                if n.last_heard > 0 || n.base != NodeBase::Down {
-                    n.last_heard = t;
-                }
-            }
-            g.state.jobs.values().filter(|j| j.state == JobState::Running).cloned().collect()
+            g.state.restart_liveness(t);
+            g.state.jobs().values().filter(|j| j.state == JobState::Running).cloned().collect()
         };
         let mut launched = self.launched.lock().unwrap_or_else(|e| e.into_inner());
         for job in running {
@@ -425,7 +429,7 @@ impl Ctld {
             {
                 let g = self.lock();
                 let timeout = self.conf.slurmd_timeout as i64;
-                for n in &g.state.nodes {
+                for n in g.state.nodes() {
                     if timeout > 0
                         && n.base != NodeBase::Down
                         && n.base != NodeBase::Future
@@ -438,7 +442,7 @@ impl Ctld {
                             uid: self.slurm_user_uid,
                             now: t,
                         });
-                        for j in g.state.jobs.values() {
+                        for j in g.state.jobs().values() {
                             if j.state.is_active() && j.allocs.iter().any(|a| a.node == n.name) {
                                 cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::NodeFail, now: t });
                                 cmds.push(Command::Complete { job_id: j.job_id, exit_status: 0, launch_failed: false, now: t });
@@ -447,7 +451,7 @@ impl Ctld {
                     }
                 }
                 let mut purge = vec![];
-                for j in g.state.jobs.values() {
+                for j in g.state.jobs().values() {
                     if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
                         cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
                         if let Some(a) = j.allocs.first() {
@@ -468,16 +472,16 @@ impl Ctld {
                         purge.push(j.job_id);
                     }
                 }
-                completing_since.retain(|id, _| g.state.jobs.get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
+                completing_since.retain(|id, _| g.state.jobs().get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
                 self.launched
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .retain(|id| g.state.jobs.get(id).map(|j| j.state.is_active()).unwrap_or(false));
+                    .retain(|id| g.state.jobs().get(id).map(|j| j.state.is_active()).unwrap_or(false));
                 if !purge.is_empty() {
                     cmds.push(Command::Purge { job_ids: purge });
                 }
                 // a reservation ends at its end time: slurmctld deletes it
-                for r in g.state.reservations.iter().filter(|r| r.end_time <= t) {
+                for r in g.state.reservations().iter().filter(|r| r.end_time <= t) {
                     cmds.push(Command::ResvDelete { name: r.name.clone() });
                 }
             }

@@ -1,0 +1,731 @@
+//! What `scontrol` changes in a job: `Hold`, `Release`, `Requeue`,
+//! `Suspend`, `Resume`, `UpdateJob`.
+
+use super::plus_minutes;
+use crate::{Applied, ApplyResult, JobUpdate, State};
+use spur_core::errors::*;
+use spur_core::model::*;
+
+/// Seconds a requeued job waits before it may start again (slurmctld: the
+/// job credential lifetime, 120 s, plus one).
+pub const REQUEUE_DELAY: i64 = 121;
+
+impl State {
+    pub(crate) fn hold(&mut self, job_id: u32, reason: &Reason) -> ApplyResult {
+        let j = self.job_mut(job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if j.state.is_active() {
+            // holding a running job succeeds (recorded/24.11/errors/58: rc 0,
+            // no output); the hold applies if the job is requeued
+            // (recorded/24.11/scontrol/152: PENDING JobHeldAdmin)
+            j.held = Some(reason.clone());
+            j.priority = 0;
+            return Ok(Applied::Ok);
+        }
+        if j.state != JobState::Pending {
+            return Err(ESLURM_JOB_NOT_PENDING);
+        }
+        j.held = Some(reason.clone());
+        j.reason = reason.clone();
+        j.priority = 0;
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn release(&mut self, job_id: u32) -> ApplyResult {
+        // priority/basic: a release gives the job a new priority, held
+        // or not (slurmctld sets the priority of every job an operator
+        // releases; recorded/22.05/scontrol/194)
+        let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        let active = j.state.is_active();
+        if !active && j.state != JobState::Pending {
+            return Err(ESLURM_JOB_NOT_PENDING);
+        }
+        let nice = j.desc.nice.unwrap_or(0);
+        let basic = if self.priority_basic {
+            Some(self.next_basic_priority(nice))
+        } else {
+            None
+        };
+        let Some(j) = self.job_mut(job_id) else {
+            return Err(ESLURM_INVALID_JOB_ID);
+        };
+        if active {
+            // releasing a running job: rc 0 (recorded/24.11/errors/59)
+            if j.held.take().is_some() && j.priority == 0 {
+                j.priority = 1;
+            }
+        } else {
+            j.held = None;
+            j.reason = Reason::None;
+            if j.priority == 0 {
+                j.priority = 1;
+            }
+        }
+        if let Some(p) = basic {
+            j.priority = p;
+        }
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn requeue(&mut self, job_id: u32, hold: bool, now: i64) -> ApplyResult {
+        let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if j.state == JobState::Pending {
+            return Err(ESLURM_DISABLED);
+        }
+        // eligible again after slurmctld's requeue delay (the credential
+        // lifetime plus one second, recorded/24.11/scontrol/131)
+        let begin = now
+            .checked_add(REQUEUE_DELAY)
+            .ok_or(ESLURM_INVALID_TIME_VALUE)?;
+        let allocs = j.allocs.clone();
+        let was_active = j.state.is_active();
+        if j.state == JobState::Suspended {
+            self.suspend_cpus(&allocs, false);
+        }
+        if was_active {
+            self.release_nodes(&allocs, now);
+        }
+        let slurm_22_05 = self.slurm_22_05;
+        if let Some(j) = self.job_mut(job_id) {
+            j.state = JobState::Pending;
+            j.restart_count = j.restart_count.saturating_add(1);
+            j.requeued_done = !was_active && !allocs.is_empty();
+            j.start_pass_ms = 0;
+            j.allocs.clear();
+            j.start_time = 0;
+            j.end_time = 0;
+            j.kill_reason = None;
+            j.exit_status = 0;
+            j.suspend_time = 0;
+            j.pre_sus_time = 0;
+            j.submit_time = now;
+            if slurm_22_05 {
+                // a requeued 22.05 job shows a single node count
+                // (recorded/22.05/scontrol/131: NumNodes=2, 24.11 2-2)
+                j.desc.max_nodes = None;
+            }
+            j.desc.begin_time = begin;
+            j.eligible_time = begin;
+            if hold {
+                j.held = Some(Reason::Other("job requeued in held state".into()));
+                j.reason = Reason::Other("job requeued in held state".into());
+                j.priority = 0;
+            } else if let Some(h) = j.held.clone() {
+                // held while it ran
+                j.reason = h;
+                j.priority = 0;
+            } else {
+                j.reason = Reason::None;
+            }
+        }
+        self.sync_queue(job_id);
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn suspend(&mut self, job_id: u32, now: i64) -> ApplyResult {
+        let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        match j.state {
+            JobState::Running => {}
+            JobState::Suspended => return Ok(Applied::Ok),
+            JobState::Pending => return Err(ESLURM_JOB_PENDING),
+            _ => return Err(ESLURM_ALREADY_DONE),
+        }
+        let since = if j.suspend_time != 0 {
+            j.suspend_time
+        } else {
+            j.start_time
+        };
+        let ran = now
+            .checked_sub(since)
+            .ok_or(ESLURM_INVALID_TIME_VALUE)?
+            .max(0);
+        let pre_sus_time = j
+            .pre_sus_time
+            .checked_add(ran)
+            .ok_or(ESLURM_INVALID_TIME_VALUE)?;
+        let allocs = j.allocs.clone();
+        self.suspend_cpus(&allocs, true);
+        if let Some(j) = self.job_mut(job_id) {
+            j.pre_sus_time = pre_sus_time;
+            j.suspend_time = now;
+            j.state = JobState::Suspended;
+        }
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn resume(&mut self, job_id: u32, now: i64) -> ApplyResult {
+        let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        match j.state {
+            JobState::Suspended => {}
+            JobState::Pending => return Err(ESLURM_JOB_PENDING),
+            JobState::Running => return Err(ESLURM_JOB_NOT_SUSPENDED),
+            _ => return Err(ESLURM_ALREADY_DONE),
+        }
+        let end_time = if j.end_time != 0 {
+            // the time limit does not run while suspended
+            let stopped = now
+                .checked_sub(j.suspend_time)
+                .ok_or(ESLURM_INVALID_TIME_VALUE)?
+                .max(0);
+            j.end_time
+                .checked_add(stopped)
+                .ok_or(ESLURM_INVALID_TIME_VALUE)?
+        } else {
+            0
+        };
+        let nice = j.desc.nice.unwrap_or(0);
+        let nodes = self.plan_nodes(&j.allocs, |n, a| {
+            n.alloc_cpus = n
+                .alloc_cpus
+                .checked_add(a.cpus)
+                .ok_or(ESLURM_INVALID_CPU_COUNT)?;
+            Ok(())
+        })?;
+        self.put_nodes(nodes);
+        // an admin's suspend holds the job's priority at 0 and its resume
+        // gives it a new one (slurmctld job_suspend)
+        let basic = if self.priority_basic {
+            Some(self.next_basic_priority(nice))
+        } else {
+            None
+        };
+        if let Some(j) = self.job_mut(job_id) {
+            if let Some(p) = basic {
+                j.priority = p;
+            }
+            j.end_time = end_time;
+            j.suspend_time = now;
+            j.state = JobState::Running;
+        }
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn update_job(&mut self, job_id: u32, update: &JobUpdate) -> ApplyResult {
+        let (slurm_22_05, basic) = (self.slurm_22_05, self.priority_basic);
+        let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if j.state.is_finished() {
+            return Err(ESLURM_JOB_FINISHED);
+        }
+        // what can overflow, worked out before anything changes
+        let end_time = match update.time_limit {
+            Some(t) if j.state.is_active() => Some(match t {
+                Some(m) => plus_minutes(j.start_time, m)?,
+                None => 0,
+            }),
+            _ => None,
+        };
+        let sized = match update.num_nodes {
+            Some(n) if j.state == JobState::Pending => {
+                // tasks not asked for follow the node count, the CPU count
+                // never drops below one per task
+                let tasks = if j.desc.num_tasks.is_none() || j.desc.num_tasks == Some(j.num_tasks) {
+                    n.max(1)
+                } else {
+                    j.num_tasks
+                };
+                let cpt = j.desc.cpus_per_task.unwrap_or(1).max(1);
+                let cpus = j
+                    .num_cpus
+                    .max(tasks.checked_mul(cpt).ok_or(ESLURM_INVALID_CPU_COUNT)?);
+                Some((tasks, cpus))
+            }
+            _ => None,
+        };
+        let Some(j) = self.job_mut(job_id) else {
+            return Err(ESLURM_INVALID_JOB_ID);
+        };
+        if update.refused {
+            if j.tres_counted.is_none() {
+                j.tres_counted = Some((j.num_cpus, j.num_nodes));
+            }
+        } else {
+            j.tres_counted = None;
+        }
+        if let Some(t) = update.time_limit {
+            j.time_limit = t;
+        }
+        if let Some(e) = end_time {
+            j.end_time = e;
+        }
+        if let Some(n) = &update.name {
+            j.desc.name = n.clone();
+        }
+        if let Some(p) = &update.partition {
+            j.partition = p.clone();
+        }
+        if let Some(p) = update.priority {
+            j.priority = p;
+        }
+        if let Some(c) = &update.comment {
+            j.desc.comment = Some(c.clone());
+        }
+        if let Some(b) = update.begin_time {
+            j.desc.begin_time = b;
+            if j.state == JobState::Pending {
+                j.eligible_time = b;
+            }
+        }
+        if let Some(n) = update.num_nodes {
+            if let Some((tasks, cpus)) = sized {
+                // min = max = n (22.05 changes only the minimum: `NumNodes=N` afterwards)
+                j.desc.max_nodes = if slurm_22_05 { None } else { Some(n) };
+                j.num_tasks = tasks;
+                j.num_cpus = cpus;
+            }
+            j.num_nodes = n;
+            j.desc.min_nodes = Some(n);
+        }
+        if let Some(m) = update.time_min {
+            j.desc.time_min = Some(m);
+        }
+        if let Some(m) = update.mem_per_node {
+            j.mem_per_node = m;
+            j.mem_per_cpu = 0;
+            j.desc.mem_per_node = Some(m);
+            j.desc.mem_per_cpu = None;
+        }
+        if let Some(m) = update.mem_per_cpu {
+            j.mem_per_cpu = m;
+            j.mem_per_node = 0;
+            j.desc.mem_per_cpu = Some(m);
+            j.desc.mem_per_node = None;
+        }
+        if let Some(x) = &update.exc_nodes {
+            j.desc.exc_nodes = x.clone();
+        }
+        if let Some(x) = &update.req_nodes {
+            j.desc.req_nodes = x.clone();
+        }
+        if let Some(x) = &update.features {
+            j.desc.constraint = x.clone();
+        }
+        if let Some(w) = &update.work_dir {
+            j.desc.work_dir = w.clone();
+        }
+        if let Some(r) = update.requeue {
+            j.desc.requeue = Some(r);
+        }
+        if let Some(x) = &update.std_out {
+            j.desc.std_out = Some(x.clone());
+        }
+        if let Some(x) = &update.std_err {
+            j.desc.std_err = Some(x.clone());
+        }
+        if let Some(x) = &update.std_in {
+            j.desc.std_in = Some(x.clone());
+        }
+        if let Some(n) = update.num_tasks {
+            j.num_tasks = n;
+            j.desc.num_tasks = Some(n);
+        }
+        if let Some(n) = update.nice {
+            let old = j.desc.nice.unwrap_or(0);
+            if basic && old != n {
+                // priority/basic moves the priority by the change of
+                // nice, to no less than 2 (even for a held job)
+                let p = i64::from(j.priority) + i64::from(old) - i64::from(n);
+                j.priority = p.clamp(2, i64::from(u32::MAX)) as u32;
+            }
+            j.desc.nice = Some(n);
+        }
+        if let Some(d) = &update.dependency {
+            j.desc.dependency = if d.is_empty() { None } else { Some(d.clone()) };
+        }
+        Ok(Applied::Ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::*;
+    use super::REQUEUE_DELAY;
+    use crate::{Applied, Command, JobUpdate};
+    use spur_core::errors::*;
+    use spur_core::model::*;
+
+    fn done(s: &mut crate::State) -> u32 {
+        let id = running(s, "n2");
+        s.apply(&Command::Complete {
+            job_id: id,
+            exit_status: 0,
+            launch_failed: false,
+            now: 20,
+        })
+        .unwrap();
+        id
+    }
+
+    #[test]
+    fn hold_holds_a_pending_job_and_a_running_one_for_later() {
+        let mut s = cluster();
+        let p = submit(&mut s, job());
+        let r = running(&mut s, "n1");
+        let f = done(&mut s);
+        assert_eq!(
+            s.apply(&Command::Hold {
+                job_id: p,
+                reason: Reason::JobHeldAdmin
+            }),
+            Ok(Applied::Ok)
+        );
+        assert_eq!(
+            s.job(p).map(|j| (j.priority, j.reason.clone())),
+            Some((0, Reason::JobHeldAdmin))
+        );
+        s.apply(&Command::Hold {
+            job_id: r,
+            reason: Reason::JobHeldUser,
+        })
+        .unwrap();
+        assert_eq!(
+            s.job(r).map(|j| (j.state, j.priority, j.held.clone())),
+            Some((JobState::Running, 0, Some(Reason::JobHeldUser)))
+        );
+        refused(
+            &mut s,
+            Command::Hold {
+                job_id: f,
+                reason: Reason::JobHeldUser,
+            },
+            ESLURM_JOB_NOT_PENDING,
+        );
+        refused(
+            &mut s,
+            Command::Hold {
+                job_id: 99,
+                reason: Reason::JobHeldUser,
+            },
+            ESLURM_INVALID_JOB_ID,
+        );
+    }
+
+    #[test]
+    fn release_gives_a_held_job_its_priority_back() {
+        let mut s = cluster();
+        let p = submit(&mut s, job());
+        let f = done(&mut s);
+        s.apply(&Command::Hold {
+            job_id: p,
+            reason: Reason::JobHeldUser,
+        })
+        .unwrap();
+        assert_eq!(s.apply(&Command::Release { job_id: p }), Ok(Applied::Ok));
+        assert_eq!(
+            s.job(p)
+                .map(|j| (j.priority, j.reason.clone(), j.held.clone())),
+            Some((1, Reason::None, None))
+        );
+        refused(
+            &mut s,
+            Command::Release { job_id: f },
+            ESLURM_JOB_NOT_PENDING,
+        );
+        refused(
+            &mut s,
+            Command::Release { job_id: 99 },
+            ESLURM_INVALID_JOB_ID,
+        );
+        // priority/basic: every release gives a new, lower priority
+        let mut b = cluster();
+        b.set_priority_basic(true);
+        let id = submit(&mut b, job());
+        b.apply(&Command::Release { job_id: id }).unwrap();
+        assert_eq!(b.job(id).map(|j| j.priority), Some(4294901758));
+    }
+
+    #[test]
+    fn requeue_puts_a_job_back_in_the_queue_after_the_delay() {
+        let mut s = cluster();
+        let r = running(&mut s, "n1");
+        assert_eq!(
+            s.apply(&Command::Requeue {
+                job_id: r,
+                hold: true,
+                now: 30
+            }),
+            Ok(Applied::Ok)
+        );
+        let j = s.job(r).unwrap();
+        assert_eq!(
+            (j.state, j.restart_count, j.priority, j.eligible_time),
+            (JobState::Pending, 1, 0, 30 + REQUEUE_DELAY)
+        );
+        assert_eq!(j.reason.text(), "job requeued in held state");
+        assert_eq!(s.node("n1").map(|n| n.alloc_cpus), Some(0));
+        refused(
+            &mut s,
+            Command::Requeue {
+                job_id: r,
+                hold: false,
+                now: 31,
+            },
+            ESLURM_DISABLED,
+        );
+        refused(
+            &mut s,
+            Command::Requeue {
+                job_id: 99,
+                hold: false,
+                now: 31,
+            },
+            ESLURM_INVALID_JOB_ID,
+        );
+        let f = done(&mut s);
+        refused(
+            &mut s,
+            Command::Requeue {
+                job_id: f,
+                hold: false,
+                now: i64::MAX,
+            },
+            ESLURM_INVALID_TIME_VALUE,
+        );
+        s.apply(&Command::Requeue {
+            job_id: f,
+            hold: false,
+            now: 40,
+        })
+        .unwrap();
+        assert_eq!(s.queue_ids(), vec![r, f]);
+    }
+
+    #[test]
+    fn suspend_frees_a_running_jobs_cpus() {
+        let mut s = cluster();
+        let r = running(&mut s, "n1");
+        let p = submit(&mut s, job());
+        let f = done(&mut s);
+        assert_eq!(
+            s.apply(&Command::Suspend { job_id: r, now: 25 }),
+            Ok(Applied::Ok)
+        );
+        assert_eq!(
+            s.job(r).map(|j| (j.state, j.pre_sus_time, j.suspend_time)),
+            Some((JobState::Suspended, 15, 25))
+        );
+        assert_eq!(
+            s.node("n1").map(|n| (n.alloc_cpus, n.base)),
+            Some((0, NodeBase::Allocated))
+        );
+        assert_eq!(
+            s.apply(&Command::Suspend { job_id: r, now: 26 }),
+            Ok(Applied::Ok)
+        );
+        refused(
+            &mut s,
+            Command::Suspend { job_id: p, now: 26 },
+            ESLURM_JOB_PENDING,
+        );
+        refused(
+            &mut s,
+            Command::Suspend { job_id: f, now: 26 },
+            ESLURM_ALREADY_DONE,
+        );
+        refused(
+            &mut s,
+            Command::Suspend {
+                job_id: 99,
+                now: 26,
+            },
+            ESLURM_INVALID_JOB_ID,
+        );
+        let r2 = running(&mut s, "n2");
+        refused(
+            &mut s,
+            Command::Suspend {
+                job_id: r2,
+                now: i64::MIN,
+            },
+            ESLURM_INVALID_TIME_VALUE,
+        );
+    }
+
+    #[test]
+    fn resume_takes_the_cpus_again_and_moves_the_end() {
+        let mut s = cluster();
+        let mut j = job();
+        j.time_limit = Some(1);
+        let id = submit(&mut s, j);
+        s.apply(&Command::Start {
+            job_id: id,
+            task: None,
+            allocs: vec![alloc("n1", 1, 0)],
+            now: 10,
+            pass_ms: 0,
+        })
+        .unwrap();
+        refused(
+            &mut s,
+            Command::Resume {
+                job_id: id,
+                now: 20,
+            },
+            ESLURM_JOB_NOT_SUSPENDED,
+        );
+        s.apply(&Command::Suspend {
+            job_id: id,
+            now: 20,
+        })
+        .unwrap();
+        refused(
+            &mut s,
+            Command::Resume {
+                job_id: id,
+                now: i64::MAX,
+            },
+            ESLURM_INVALID_TIME_VALUE,
+        );
+        assert_eq!(
+            s.apply(&Command::Resume {
+                job_id: id,
+                now: 50
+            }),
+            Ok(Applied::Ok)
+        );
+        assert_eq!(
+            s.job(id).map(|j| (j.state, j.end_time)),
+            Some((JobState::Running, 70 + 30))
+        );
+        assert_eq!(s.node("n1").map(|n| n.alloc_cpus), Some(1));
+        let p = submit(&mut s, job());
+        refused(
+            &mut s,
+            Command::Resume { job_id: p, now: 1 },
+            ESLURM_JOB_PENDING,
+        );
+        refused(
+            &mut s,
+            Command::Resume { job_id: 99, now: 1 },
+            ESLURM_INVALID_JOB_ID,
+        );
+        // the node's CPUs were taken meanwhile up to the top
+        s.apply(&Command::Suspend {
+            job_id: id,
+            now: 60,
+        })
+        .unwrap();
+        let big = submit(&mut s, job());
+        s.apply(&Command::Start {
+            job_id: big,
+            task: None,
+            allocs: vec![alloc("n1", u32::MAX, 0)],
+            now: 61,
+            pass_ms: 0,
+        })
+        .unwrap();
+        refused(
+            &mut s,
+            Command::Resume {
+                job_id: id,
+                now: 62,
+            },
+            ESLURM_INVALID_CPU_COUNT,
+        );
+        s.apply(&Command::Complete {
+            job_id: big,
+            exit_status: 0,
+            launch_failed: false,
+            now: 63,
+        })
+        .unwrap();
+        let f = big;
+        refused(
+            &mut s,
+            Command::Resume { job_id: f, now: 64 },
+            ESLURM_ALREADY_DONE,
+        );
+    }
+
+    #[test]
+    fn update_job_changes_what_it_names() {
+        let mut s = cluster();
+        let p = submit(&mut s, job());
+        let upd = |job_id, update| Command::UpdateJob { job_id, update };
+        let u = JobUpdate {
+            name: Some("n".into()),
+            num_nodes: Some(2),
+            time_limit: Some(Some(10)),
+            dependency: Some(String::new()),
+            mem_per_cpu: Some(100),
+            ..Default::default()
+        };
+        assert_eq!(s.apply(&upd(p, u)), Ok(Applied::Ok));
+        let j = s.job(p).unwrap();
+        assert_eq!(
+            (
+                j.desc.name.as_str(),
+                j.num_nodes,
+                j.num_tasks,
+                j.num_cpus,
+                j.time_limit
+            ),
+            ("n", 2, 2, 2, Some(10))
+        );
+        assert_eq!(
+            (j.desc.max_nodes, j.mem_per_cpu, j.desc.dependency.clone()),
+            (Some(2), 100, None)
+        );
+        // a running job's end moves with its limit
+        let r = running(&mut s, "n1");
+        s.apply(&upd(
+            r,
+            JobUpdate {
+                time_limit: Some(Some(2)),
+                ..Default::default()
+            },
+        ))
+        .unwrap();
+        assert_eq!(s.job(r).map(|j| j.end_time), Some(10 + 120));
+        let f = done(&mut s);
+        refused(&mut s, upd(f, JobUpdate::default()), ESLURM_JOB_FINISHED);
+        refused(&mut s, upd(99, JobUpdate::default()), ESLURM_INVALID_JOB_ID);
+        // overflowing CPUs or end time: refused whole (the name too stays)
+        let mut wide = job();
+        wide.desc.cpus_per_task = Some(u32::MAX);
+        let w = submit(&mut s, wide);
+        refused(
+            &mut s,
+            upd(
+                w,
+                JobUpdate {
+                    name: Some("x".into()),
+                    num_nodes: Some(2),
+                    ..Default::default()
+                },
+            ),
+            ESLURM_INVALID_CPU_COUNT,
+        );
+        let late = submit(&mut s, job());
+        s.apply(&Command::Start {
+            job_id: late,
+            task: None,
+            allocs: vec![],
+            now: i64::MAX - 5,
+            pass_ms: 0,
+        })
+        .unwrap();
+        refused(
+            &mut s,
+            upd(
+                late,
+                JobUpdate {
+                    time_limit: Some(Some(1)),
+                    ..Default::default()
+                },
+            ),
+            ESLURM_INVALID_TIME_VALUE,
+        );
+        // priority/basic: a nice change moves the priority
+        let mut b = cluster();
+        b.set_priority_basic(true);
+        let id = submit(&mut b, job());
+        b.apply(&upd(
+            id,
+            JobUpdate {
+                nice: Some(5),
+                ..Default::default()
+            },
+        ))
+        .unwrap();
+        assert_eq!(b.job(id).map(|j| j.priority), Some(4294901759 - 5));
+    }
+}
