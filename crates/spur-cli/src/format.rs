@@ -144,27 +144,9 @@ pub fn parse_long_token(tok: &str) -> (String, bool, i32, String) {
             } else {
                 false
             };
-            // strtol: optional blanks and sign, then digits.
-            let t = rest.trim_start_matches([' ', '\t', '\n']);
-            let (neg, t2) = if let Some(s) = t.strip_prefix('-') {
-                (true, s)
-            } else if let Some(s) = t.strip_prefix('+') {
-                (false, s)
-            } else {
-                (false, t)
-            };
-            let nd = t2.bytes().take_while(|c| c.is_ascii_digit()).count();
-            if nd == 0 {
-                return (name, right, 0, rest.to_string());
-            }
-            let mut v: i64 = 0;
-            for c in t2[..nd].bytes() {
-                v = (v * 10 + (c - b'0') as i64).min(i32::MAX as i64);
-            }
-            if neg {
-                v = -v;
-            }
-            (name, right, v as i32, t2[nd..].to_string())
+            // squeue's `_parse_long_token`: `(int) strtol(...)`, the rest is a suffix
+            let c = spur_grammar::num::strtol(rest, 10);
+            (name, right, c.value as i32, c.rest(rest).to_string())
         }
     }
 }
@@ -288,13 +270,13 @@ pub fn secs_squeue(t: i64) -> String {
     if !(0..=365 * 24 * 3600).contains(&t) {
         return "INVALID".into();
     }
-    spur_core::time::fmt_secs_squeue(t)
+    spur_grammar::time::fmt_secs_squeue(t)
 }
 
 /// `slurm_make_time_str` honouring `SLURM_TIME_FORMAT=standard` only (the
 /// default): `YYYY-MM-DDTHH:MM:SS` local time.
 pub fn time_str(t: i64) -> String {
-    spur_core::time::fmt_timestamp(t)
+    spur_grammar::time::fmt_timestamp(t)
 }
 
 /// Slurm's `convert_num_unit` with `CONVERT_NUM_UNIT_EXACT`: divide by

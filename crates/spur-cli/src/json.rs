@@ -7,6 +7,7 @@
 use crate::common::Output;
 use crate::squeue::{self, SqueueOpts};
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
+use spur_grammar::signal::sig_num2name;
 
 /// A value of the document.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,7 +194,8 @@ fn exit_code(status: i32) -> V {
             "signal",
             o(vec![
                 ("id", if sig != 0 { num(sig as i64) } else { unset() }),
-                ("name", s(signal_name(sig))),
+                // the data parser's SIGNAL: sig_num2name, "" when unset
+                ("name", s(&if sig != 0 { sig_num2name(sig, spur_core::compat::signal_names()) } else { String::new() })),
             ]),
         ),
     ])
@@ -272,20 +274,6 @@ fn end_time(j: &Job) -> i64 {
         j.start_time + 365 * 86400
     } else {
         j.end_time
-    }
-}
-
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        1 => "HUP",
-        2 => "INT",
-        3 => "QUIT",
-        6 => "ABRT",
-        9 => "KILL",
-        10 => "USR1",
-        12 => "USR2",
-        15 => "TERM",
-        _ => "",
     }
 }
 

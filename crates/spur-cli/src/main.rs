@@ -140,9 +140,11 @@ fn run_sbatch(args: &[String]) -> i32 {
     // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
     // GresTypes unless --clusters sends the job elsewhere: no job id is used
     // (recorded/24.11/job_ids/22)
-    if req.clusters.is_none() && !sbatch::gres_known(&req.desc, &c.conf().gres_types) {
-        eprintln!("sbatch: error: Invalid generic resource (gres) specification");
-        return 1;
+    if req.clusters.is_none() {
+        if let Err(e) = sbatch::check_gres(&req.desc, &c.conf().gres_types) {
+            eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
     }
     let rt = runtime();
     let res = rt.block_on(c.submit(&req.desc, req.test_only));
@@ -154,7 +156,7 @@ fn run_sbatch(args: &[String]) -> i32 {
     match res {
         Ok(r) => {
             if req.test_only {
-                let when = spur_core::time::fmt_timestamp(r.start_time);
+                let when = spur_grammar::time::fmt_timestamp(r.start_time);
                 eprintln!(
                     "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
                     r.job_id,
@@ -244,7 +246,7 @@ fn run_squeue(args: &[String]) -> i32 {
     let finished = opts.all_states || opts.states.as_ref().map(|v| v.iter().any(|s| s.is_finished())).unwrap_or(false);
     // -w needs the node table to map names (squeue loads it too)
     // squeue loads whole jobs (`123` for `123_7`) and picks the tasks itself
-    let job_ids: Vec<String> = opts.job_ids.iter().map(|s| s.split('_').next().unwrap_or(s).to_string()).collect();
+    let job_ids: Vec<String> = opts.job_list.iter().map(|(id, _)| id.to_string()).collect();
     let mime = json::mime(args);
     if let Some(m) = &mime {
         if let Err(o) = json::check_version("squeue", m) {

@@ -6,7 +6,7 @@ use crate::common::Output;
 use crate::scontrol::ScontrolCmd;
 use spur_core::model::{ClusterView, Reservation};
 use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
-use spur_core::time::{fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
     tag.len() >= min && tag.len() <= word.len() && word[..tag.len()].eq_ignore_ascii_case(tag)
@@ -106,7 +106,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
         match k {
             "ReservationName" => name = v.to_string(),
             "Duration" => {
-                if spur_core::time::parse_time_limit(v).is_err() {
+                if spur_grammar::time::parse_time_limit(v).is_err() {
                     return Err(fail(format!("Invalid duration {}.  {}", a, msg)));
                 }
                 fields.push((k.into(), v.into()));
@@ -116,7 +116,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map(|d| d.as_secs() as i64)
                     .unwrap_or(0);
-                if spur_core::time::parse_time(v, now, false).is_err() {
+                if spur_grammar::time::parse_time(v, now, false).is_err() {
                     let what = if k == "StartTime" { "start" } else { "end" };
                     return Err(fail(format!("Invalid {} time {}.  {}", what, a, msg)));
                 }
@@ -201,9 +201,9 @@ fn spec_of(name: String, fields: &[(String, String)], now: i64) -> ReservationSp
     for (k, v) in fields {
         let v = v.as_str();
         match k.as_str() {
-            "StartTime" => s.start_time = spur_core::time::parse_time(v, now, true).ok(),
-            "EndTime" => s.end_time = spur_core::time::parse_time(v, now, true).ok(),
-            "Duration" => s.duration = spur_core::time::parse_time_limit(v).ok().map(|m| m.unwrap_or(INFINITE)),
+            "StartTime" => s.start_time = spur_grammar::time::parse_time(v, now, true).ok(),
+            "EndTime" => s.end_time = spur_grammar::time::parse_time(v, now, true).ok(),
+            "Duration" => s.duration = spur_grammar::time::parse_time_limit(v).ok().map(|m| m.unwrap_or(INFINITE)),
             "Users" => s.users = Some(name_list(v)),
             "Accounts" => s.accounts = Some(name_list(v)),
             "Groups" => s.groups = Some(name_list(v)),
@@ -263,7 +263,7 @@ fn or_null(s: &str) -> &str {
 }
 
 fn nodelist(r: &Reservation) -> String {
-    spur_core::hostlist::compress(&r.nodes)
+    spur_grammar::hostlist::compress(&r.nodes)
 }
 
 /// One reservation as `scontrol show reservation` prints it.

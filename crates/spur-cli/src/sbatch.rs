@@ -22,6 +22,9 @@
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_core::model::{AcceptedOptions, ExclusiveKind, JobDesc, JobState};
+use spur_grammar::num::strtol;
+use spur_grammar::gres::{parse_request, GresRequestError};
+use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
 
 /// What `sbatch` will submit, with the client-side switches.
@@ -281,30 +284,11 @@ fn fatal(msg: impl AsRef<str>) -> Output {
     Output::err(format!("sbatch: fatal: {}\n", msg.as_ref()), 1)
 }
 
-/// C `strtol` prefix: (value, rest). None when no digits.
-fn strtol(s: &str) -> (Option<i64>, &str) {
-    let t = s.trim_start();
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let ds = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i == ds {
-        return (None, s);
-    }
-    let v = t[..i].parse::<i64>().unwrap_or(if b[0] == b'-' { i64::MIN } else { i64::MAX });
-    (Some(v), &t[i..])
-}
-
 /// Slurm's `parse_int(name, val, positive)`: exits 1 on error.
 fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
-    let (v, rest) = strtol(val);
-    let r = v.unwrap_or(0);
-    if v.is_none() && !val.is_empty() || !rest.is_empty() || r < 0 || (positive && r <= 0) {
+    let n = strtol(val, 10);
+    let r = n.value;
+    if !n.rest(val).is_empty() || r < 0 || (positive && r <= 0) {
         return Err(e1(format!("Invalid numeric value \"{}\" for {}.", val, name)));
     }
     if r >= i32::MAX as i64 {
@@ -315,9 +299,11 @@ fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
 
 /// Slurm's `str_to_nodes`: number with optional k/m multiplier.
 fn str_to_nodes(s: &str) -> Result<i64, ()> {
-    let (v, rest) = strtol(s);
-    let mut n = v.ok_or(())?;
-    let mut rest = rest;
+    let c = strtol(s, 10);
+    if !c.converted() {
+        return Err(());
+    }
+    let (mut n, mut rest) = (c.value, c.rest(s));
     if let Some(r) = rest.strip_prefix(['k', 'K']) {
         n = n.saturating_mul(1024);
         rest = r;
@@ -372,79 +358,6 @@ fn node_count(arg: &str) -> Result<(u32, u32), Output> {
     Ok((c(min), c(max)))
 }
 
-/// Signal names Slurm knows (`sig_name2num`), with numbers as on Linux.
-pub const SIGNALS: &[(&str, i32)] = &[
-    ("HUP", 1),
-    ("INT", 2),
-    ("QUIT", 3),
-    ("ABRT", 6),
-    ("KILL", 9),
-    ("ALRM", 14),
-    ("TERM", 15),
-    ("USR1", 10),
-    ("USR2", 12),
-    ("URG", 23),
-    ("CONT", 18),
-    ("STOP", 19),
-    ("TSTP", 20),
-    ("TTIN", 21),
-    ("TTOU", 22),
-    ("XCPU", 24),
-];
-
-/// Slurm's `sig_name2num`: `9`, `KILL`, `SIGKILL` (any case); 0 if unknown.
-pub fn sig_name2num(s: &str) -> i32 {
-    let (v, rest) = strtol(s);
-    if let Some(n) = v {
-        if s.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
-            return if rest.trim().is_empty() { n.clamp(i32::MIN as i64, i32::MAX as i64) as i32 } else { 0 };
-        }
-    }
-    let mut p = s.trim_start();
-    if p.len() >= 3 && p[..3].eq_ignore_ascii_case("SIG") {
-        p = &p[3..];
-    }
-    for (name, num) in SIGNALS {
-        if p.len() >= name.len()
-            && p.is_char_boundary(name.len())
-            && p[..name.len()].eq_ignore_ascii_case(name)
-            && p[name.len()..].trim().is_empty()
-        {
-            return *num;
-        }
-    }
-    0
-}
-
-/// Slurm's `get_signal_opts` for sbatch: `[{R|B}:]SIG[@TIME]`.
-fn valid_signal(arg: &str) -> bool {
-    let mut p = arg;
-    for _ in 0..2 {
-        if p.starts_with(['R', 'r', 'B', 'b']) {
-            p = &p[1..];
-        }
-    }
-    if let Some(r) = p.strip_prefix(':') {
-        p = r;
-    }
-    let (sig, time) = match p.find('@') {
-        Some(i) => (&p[..i], Some(&p[i + 1..])),
-        None => (p, None),
-    };
-    let n = sig_name2num(sig) as u16 as i64;
-    if n < 1 {
-        return false;
-    }
-    match time {
-        None => true,
-        Some(t) => {
-            let (v, rest) = strtol(t);
-            let v = v.unwrap_or(0);
-            (0..=0xffff).contains(&v) && rest.is_empty()
-        }
-    }
-}
-
 fn valid_mail_type(arg: &str) -> bool {
     const OK: &[&str] = &[
         "ARRAY_TASKS", "BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "ALL", "STAGE_OUT",
@@ -460,41 +373,6 @@ fn valid_mail_type(arg: &str) -> bool {
         }
     }
     any
-}
-
-/// Syntax of `--array` (`1-10:2%4`, `1,3,5`); Slurm checks this in the
-/// controller, which answers `Invalid job array specification`.
-pub fn valid_array(spec: &str) -> bool {
-    let (list, throttle) = match spec.split_once('%') {
-        Some((l, t)) => (l, Some(t)),
-        None => (spec, None),
-    };
-    // The throttle is read with strtol: `1-3%abc` is accepted (recorded 24.11).
-    let _ = throttle;
-    if list.is_empty() {
-        return false;
-    }
-    for part in list.split(',') {
-        let (range, step) = match part.split_once(':') {
-            Some((r, s)) => (r, Some(s)),
-            None => (part, None),
-        };
-        let (a, b) = match range.split_once('-') {
-            Some((a, b)) => (a, b),
-            None => (range, range),
-        };
-        let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else { return false };
-        if b < a || b >= 4_000_000_000 {
-            return false;
-        }
-        if let Some(s) = step {
-            match s.parse::<u32>() {
-                Ok(s) if s > 0 => {}
-                _ => return false,
-            }
-        }
-    }
-    true
 }
 
 fn full_path(cwd: &str, p: &str) -> String {
@@ -514,10 +392,8 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         if let (Some(spec), Some(a)) = (spec, arg) {
             match spec.arg {
                 None_ => {
-                    let (n, rest) = strtol(a);
-                    let set = a.is_empty()
-                        || a.eq_ignore_ascii_case("yes")
-                        || (n.unwrap_or(0) != 0 && rest.is_empty());
+                    let n = strtol(a, 10);
+                    let set = a.is_empty() || a.eq_ignore_ascii_case("yes") || (n.value != 0 && n.rest(a).is_empty());
                     if !set {
                         reset(st, id);
                         return Ok(());
@@ -539,7 +415,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
     match id {
         "account" => d.account = Some(v.into()),
         "array" => d.array = Some(v.into()),
-        "begin" => match spur_core::time::parse_time(v, st.now, false) {
+        "begin" => match spur_grammar::time::parse_time(v, st.now, false) {
             Ok(t) if t != 0 => d.begin_time = t,
             r => {
                 let mut o = e255("Invalid --begin specification");
@@ -549,7 +425,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 return Err(o);
             }
         },
-        "deadline" => match spur_core::time::parse_time(v, st.now, false) {
+        "deadline" => match spur_grammar::time::parse_time(v, st.now, false) {
             Ok(t) if t != 0 => d.deadline = t,
             r => {
                 let mut o = e255("Invalid --deadline specification");
@@ -590,7 +466,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "export-file" => st.export_file = Some(v.into()),
         "get-user-env" => {
             if let Some(a) = arg {
-                let (_, rest) = strtol(a);
+                let rest = strtol(a, 10).rest(a);
                 if !(rest.is_empty() || rest.starts_with(['s', 'S', 'l', 'L'])) {
                     return Err(e255("Invalid --get-user-env specification"));
                 }
@@ -626,23 +502,23 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "mail-user" => d.mail_user = Some(v.into()),
         "mem" => {
             d.mem_per_node =
-                Some(spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
+                Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
         }
         "mem-per-cpu" => {
             d.mem_per_cpu = Some(
-                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
+                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
             )
         }
         "mem-per-gpu" => {
             st.mem_per_gpu = Some(
-                spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
+                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
             );
             d.mem_per_gpu = st.mem_per_gpu;
         }
         "nice" => {
             let n = match arg {
                 None => 100,
-                Some(a) => strtol(a).0.unwrap_or(0),
+                Some(a) => strtol(a, 10).value,
             };
             if n.unsigned_abs() > NICE_LIMIT as u64 {
                 return Err(e255(format!("Invalid --nice value, out of range (+/- {})", NICE_LIMIT)));
@@ -679,7 +555,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "partition" => d.partition = Some(v.into()),
         "priority" => {
             if !v.eq_ignore_ascii_case("TOP") {
-                let n = strtol(v).0.unwrap_or(0);
+                let n = strtol(v, 10).value;
                 if n < 0 {
                     return Err(e255("Priority must be >= 0"));
                 }
@@ -694,33 +570,30 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "qos" => d.qos = Some(v.into()),
         // yes/no set flags that add up: once yes, the dependant is killed
         "kill-on-invalid-dep" => {
-            let yes = v.eq_ignore_ascii_case("yes");
-            if !yes && !v.eq_ignore_ascii_case("no") {
-                return Err(e255("Invalid --kill-on-invalid-dep specification"));
-            }
+            let yes = spur_grammar::dependency::parse_kill_on_invalid_dep(v).map_err(|e| e255(e.to_string()))?;
             if yes || d.kill_on_invalid_dependency != Some(true) {
                 d.kill_on_invalid_dependency = Some(yes);
             }
         }
         // kept in MB, the unit Slurm stores (`MinTmpDiskNode=100M`)
         "tmp" => {
-            let mb = spur_core::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
+            let mb = spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --tmp specification"))?;
             d.tmp_mb = Some(mb);
         }
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
         "signal" => {
-            if !valid_signal(v) {
-                return Err(e255("Invalid --signal specification"));
+            if let Err(e) = parse_signal_opts(v, true, spur_core::compat::signal_names()) {
+                return Err(e255(e.to_string()));
             }
             d.signal = Some(v.into())
         }
         "test-only" => st.test_only = true,
-        "time" => match spur_core::time::parse_job_time_limit(v) {
+        "time" => match spur_grammar::time::parse_job_time_limit(v) {
             Ok(m) => d.time_limit = Some(m.unwrap_or(u32::MAX)),
             Err(_) => return Err(e255("Invalid --time specification")),
         },
-        "time-min" => match spur_core::time::parse_job_time_limit(v) {
+        "time-min" => match spur_grammar::time::parse_job_time_limit(v) {
             Ok(m) => d.time_min = Some(m.unwrap_or(u32::MAX)),
             Err(_) => return Err(e255("Invalid --time-min specification")),
         },
@@ -1027,23 +900,18 @@ fn env_set(env: &mut Vec<(String, String)>, k: &str, v: &str) {
     }
 }
 
-/// Whether every GRES the job asks for (`--gres`, `--gpus`) is one of the
-/// configured `GresTypes`.
-pub fn gres_known(d: &JobDesc, gres_types: &[String]) -> bool {
-    let known = |name: &str| gres_types.iter().any(|t| t.eq_ignore_ascii_case(name));
+/// sbatch's check of the GRES the job asks for (`--gres`, `--gpus`) against
+/// this slurm.conf's `GresTypes` (`gres_job_state_validate` in
+/// `slurm_opt_create_job_desc`), before submitting: the error is what sbatch
+/// prints.
+pub fn check_gres(d: &JobDesc, gres_types: &[String]) -> Result<(), GresRequestError> {
     if let Some(g) = d.gres.as_deref() {
-        for part in g.split(',').filter(|p| !p.is_empty() && !p.eq_ignore_ascii_case("none")) {
-            let part = part.strip_prefix("gres/").unwrap_or(part);
-            let name = part.split(':').next().unwrap_or(part);
-            if !known(name) {
-                return false;
-            }
-        }
+        parse_request(g, Some(gres_types))?;
     }
-    if d.gpus.is_some() && !known("gpu") {
-        return false;
+    if let Some(n) = &d.gpus {
+        parse_request(&format!("gpu:{}", n), Some(gres_types))?;
     }
-    true
+    Ok(())
 }
 
 /// Parse an sbatch command line. `args` excludes argv[0]. `env` is the
@@ -1203,7 +1071,7 @@ pub fn parse_at(
     }
     if let Some(nl) = d.req_nodes.clone() {
         if !st.nodes_set && !nl.contains('{') && !nl.contains('/') {
-            let mut hl = spur_core::hostlist::Hostlist::parse(&nl)
+            let mut hl = spur_grammar::hostlist::Hostlist::parse(&nl)
                 .map_err(|_| fatal("Invalid node list specified"))?;
             hl.uniq();
             d.min_nodes = Some(hl.count().min(u32::MAX as u64) as u32);
@@ -1242,12 +1110,8 @@ pub fn parse_at(
     }
     // `-N 0` is left to the controller, which refuses it ("Node count
     // specification invalid") after taking a job id, as slurmctld does
-    // (recorded/24.11/job_ids/12-13).
-    if let Some(a) = &d.array {
-        if !valid_array(a) {
-            return Err(e1("Batch job submission failed: Invalid job array specification"));
-        }
-    }
+    // (recorded/24.11/job_ids/12-13). So is `--array`: sbatch sends it as
+    // given and slurmctld decides (spur_grammar::array), without using an id.
 
     // ---- the job's environment (sbatch's own environ after its setenv calls)
     let mut environ: Vec<(String, String)> = {
@@ -1858,7 +1722,6 @@ mod tests {
         chk(&["--nice=2147483646", "--wrap=x"], "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255);
         chk(&["--deadline=now", "--begin=now+1hour", "--wrap=x"], "sbatch: error: Incompatible begin and deadline time specification\n", 1);
         chk(&["--mem=1G", "--mem-per-cpu=1G", "--wrap=x"], "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1);
-        chk(&["--array=abc", "--wrap=x"], "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1);
         // the script is read before second-pass option errors
         chk(&["--time=abc", "nosuch.sh"], "sbatch: error: Unable to open file nosuch.sh\n", 1);
     }
@@ -1868,6 +1731,8 @@ mod tests {
         // refused by the controller, not here (it uses up a job id: recorded/24.11/job_ids/12)
         assert_eq!(ok(&["-N", "0", "--wrap=x"]).desc.min_nodes, Some(0));
         assert_eq!(ok(&["--array=1-3%abc", "--wrap=x"]).desc.array.as_deref(), Some("1-3%abc"));
+        // (a bad one too: slurmctld refuses it)
+        assert_eq!(ok(&["--array=abc", "--wrap=x"]).desc.array.as_deref(), Some("abc"));
         let o = err(&["--time=1-00:00:00:00", "--wrap=x"]);
         assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid --time specification\n", 255));
         let o = err(&["--bogus-option", "--wrap", "true"]);
@@ -1968,16 +1833,6 @@ mod tests {
         assert_eq!(wait_exit_code(JobState::Timeout, 9), 1);
         assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Running, 0)]), None);
         assert_eq!(wait_exit_code_all(&[(JobState::Completed, 0), (JobState::Failed, 2 << 8)]), Some(2));
-    }
-
-    #[test]
-    fn signals_and_arrays() {
-        assert_eq!(sig_name2num("KILL"), 9);
-        assert_eq!(sig_name2num("sigusr1"), 10);
-        assert_eq!(sig_name2num("15"), 15);
-        assert_eq!(sig_name2num("15x"), 0);
-        assert_eq!(sig_name2num("FOO"), 0);
-        assert!(valid_array("1-10:2%4") && valid_array("0,3,5-7") && !valid_array("") && !valid_array("3-1"));
     }
 
     #[test]

@@ -15,47 +15,28 @@
 
 use crate::common::Output;
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
-use crate::sbatch::sig_name2num;
+use spur_grammar::jobref::{parse_scancel_args, JobRef, Tasks};
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
 use std::collections::HashMap;
 
 pub const SIGKILL: i32 = 9;
 
-/// Which array tasks an id names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ArraySel {
-    /// `123`: the job (or the whole array when 123 is an array's id).
-    None,
-    /// `123_*`
-    All,
-    /// `123_4` (`123_[1-3]` becomes one entry per task).
-    Task(u32),
+/// An id as scancel names it in messages: `123`, `123_*`, `123_4` (the job
+/// part of a reference; a step is printed by the caller).
+pub fn job_part(r: &JobRef) -> String {
+    JobRef { step: None, het: None, step_het: None, ..r.clone() }.to_string()
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobIdSpec {
-    pub job_id: u32,
-    pub array: ArraySel,
-    /// `123.4`: a step.
-    pub step: Option<u32>,
-}
-
-impl JobIdSpec {
-    /// `123`, `123_*`, `123_4` as scancel prints it in messages.
-    pub fn display(&self) -> String {
-        match self.array {
-            ArraySel::None => self.job_id.to_string(),
-            ArraySel::All => format!("{}_*", self.job_id),
-            ArraySel::Task(t) => format!("{}_{}", self.job_id, t),
-        }
-    }
+/// The numbered step a reference names (scancel reads only numbers).
+pub fn step_of(r: &JobRef) -> Option<u32> {
+    r.step.map(|s| s.raw())
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScancelOpts {
-    /// Parsed ids, in order.
-    pub ids: Vec<JobIdSpec>,
+    /// Parsed ids, in order (`123_[1-3]` gives one per task).
+    pub ids: Vec<JobRef>,
     /// The id words after comma splitting, as given (what Slurm sends in the
     /// by-id path, e.g. `123_[1-3]`).
     pub ids_text: Vec<String>,
@@ -179,94 +160,15 @@ fn uid_from_string(s: &str) -> Option<u32> {
     }
 }
 
-/// C strtol on a prefix: (value, rest); value None when no digits.
-fn strtol(s: &str) -> (Option<i64>, &str) {
-    let t = s.trim_start();
-    let b = t.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let ds = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    if i == ds {
-        return (None, s);
-    }
-    (Some(t[..i].parse::<i64>().unwrap_or(i64::MAX)), &t[i..])
-}
-
-/// Slurm's `_xlate_job_step_ids`.
-fn parse_ids(words: &[String]) -> Result<(Vec<JobIdSpec>, Vec<String>), Output> {
-    let mut ids = Vec::new();
-    let mut texts = Vec::new();
-    let mut queue: std::collections::VecDeque<String> = words.iter().cloned().collect();
-    while let Some(w) = queue.pop_front() {
-        let bad = || err1(format!("Invalid job id {}", w));
-        let (jid, rest) = strtol(&w);
-        let jid = jid.unwrap_or(0);
-        if jid <= 0 || jid > u32::MAX as i64 {
-            return Err(bad());
-        }
-        let jid = jid as u32;
-        let mut rest = rest;
-        let array;
-        if let Some(r) = rest.strip_prefix("_[") {
-            let Some(end) = r.find(']') else { return Err(bad()) };
-            if end + 1 != r.len() {
-                return Err(bad());
-            }
-            let inner = &r[..end];
-            let tasks = spur_core::hostlist::expand(&format!("[{}]", inner)).map_err(|_| bad())?;
-            for t in tasks {
-                let n: u32 = t.parse().map_err(|_| bad())?;
-                ids.push(JobIdSpec { job_id: jid, array: ArraySel::Task(n), step: None });
-            }
-            texts.push(w.clone());
-            continue;
-        } else if let Some(r) = rest.strip_prefix("_*") {
-            array = ArraySel::All;
-            rest = r;
-        } else if let Some(r) = rest.strip_prefix('_') {
-            let (t, r2) = strtol(r);
-            match t {
-                Some(t) if (0..=u32::MAX as i64).contains(&t) => array = ArraySel::Task(t as u32),
-                Some(_) => return Err(bad()),
-                None => array = ArraySel::Task(0),
-            }
-            rest = r2;
-        } else if let Some(r) = rest.strip_prefix('+') {
-            let (t, r2) = strtol(r);
-            if t.unwrap_or(0) < 0 {
-                return Err(bad());
-            }
-            array = ArraySel::None;
-            rest = r2;
-        } else {
-            array = ArraySel::None;
-        }
-        let mut step = None;
-        if let Some(r) = rest.strip_prefix('.') {
-            let (s, r2) = strtol(r);
-            let s = s.unwrap_or(0);
-            if !(0..=u32::MAX as i64).contains(&s) {
-                return Err(bad());
-            }
-            step = Some(s as u32);
-            rest = r2;
-        }
-        ids.push(JobIdSpec { job_id: jid, array, step });
-        if let Some(more) = rest.strip_prefix(',') {
-            texts.push(w[..w.len() - rest.len()].to_string());
-            queue.push_front(more.to_string());
-        } else if !rest.is_empty() {
-            return Err(bad());
-        } else {
-            texts.push(w.clone());
-        }
-    }
-    Ok((ids, texts))
+/// Slurm's `_xlate_job_step_ids` (spur_grammar::jobref::parse_scancel_args):
+/// the ids and the words sent for them.
+fn parse_ids(words: &[String]) -> Result<(Vec<JobRef>, Vec<String>), Output> {
+    let ids = parse_scancel_args(words).map_err(|b| {
+        let log = b.log.map(|l| format!("scancel: error: {}\n", l)).unwrap_or_default();
+        Output::err(format!("{}scancel: error: Invalid job id {}\n", log, b.word), 1)
+    })?;
+    let texts = ids.iter().map(|i| i.text.clone()).collect();
+    Ok((ids.into_iter().flat_map(|i| i.jobs).collect(), texts))
 }
 
 /// Parse scancel's command line (`args` without argv[0]) and `SCANCEL_*`
@@ -355,7 +257,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "qos" => o.qos = Some(v.to_ascii_lowercase()),
             "reservation" => o.reservation = Some(v),
             "signal" => {
-                let n = sig_name2num(&v) as u16;
+                // scancel keeps `(uint16_t) sig_name2num(...)`
+                let n = spur_grammar::signal::sig_name2num(&v, spur_core::compat::signal_names()) as u16;
                 if n == 0 {
                     return Err(fail(&stderr, Output::err(format!("Unknown job signal: {}\n", v), 1)));
                 }
@@ -413,16 +316,21 @@ pub fn verify_ids(opts: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<Job
     let mut out = Vec::new();
     for spec in &opts.ids {
         let id = spec.job_id;
-        let found = match spec.array {
-            ArraySel::None => active.iter().any(|j| j.job_id == id || array_of(j) == Some(id)),
-            ArraySel::All => active.iter().any(|j| array_of(j) == Some(id)),
-            ArraySel::Task(t) => active.iter().any(|j| match &j.array {
+        let task = |t: u32| {
+            active.iter().any(|j| match &j.array {
                 Some(a) if a.array_job_id == id => a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t)),
                 _ => false,
-            }),
+            })
+        };
+        let found = match &spec.tasks {
+            Tasks::Job => active.iter().any(|j| j.job_id == id || array_of(j) == Some(id)),
+            Tasks::All => active.iter().any(|j| array_of(j) == Some(id)),
+            Tasks::One(t) => task(*t),
+            // (scancel gives one id per task; kept for completeness)
+            Tasks::Set(ts) => ts.iter().any(|t| task(*t)),
         };
         if !found {
-            out.push(JobResult { id: spec.display(), step: spec.step, phase: Phase::Verify, code: 0 });
+            out.push(JobResult { id: job_part(spec), step: step_of(spec), phase: Phase::Verify, code: 0 });
         }
     }
     out
@@ -605,9 +513,9 @@ mod tests {
     #[test]
     fn ids() {
         let o = p(&["123", "123_4", "123_[1-3]", "5_*", "7.2", "8,9_1"]).unwrap();
-        let d: Vec<String> = o.ids.iter().map(|i| i.display()).collect();
+        let d: Vec<String> = o.ids.iter().map(job_part).collect();
         assert_eq!(d, vec!["123", "123_4", "123_1", "123_2", "123_3", "5_*", "7", "8", "9_1"]);
-        assert_eq!(o.ids[6].step, Some(2));
+        assert_eq!(step_of(&o.ids[6]), Some(2));
         assert_eq!(o.ids_text, vec!["123", "123_4", "123_[1-3]", "5_*", "7.2", "8", "9_1"]);
         assert!(!o.by_id_only()); // a step
         assert!(p(&["1", "2"]).unwrap().by_id_only());

@@ -10,7 +10,7 @@ use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Pa
 use spur_core::request::{
     self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
 };
-use spur_core::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
 
 /// Global flags of one scontrol invocation.
@@ -407,7 +407,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 }
                 _ => (add, val.as_str()),
             };
-            let limit = match spur_core::time::parse_time_limit(body) {
+            let limit = match spur_grammar::time::parse_time_limit(body) {
                 Ok(m) if !body.is_empty() => m,
                 _ => return error("Invalid TimeLimit value"),
             };
@@ -431,7 +431,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         } else if kw(t, "admincomment", 6) {
             Box::new(move |u| Ok(unsupported(u, JF::AdminComment)))
         } else if kw(t, "timemin", 5) {
-            match spur_core::time::parse_time_limit(&val) {
+            match spur_grammar::time::parse_time_limit(&val) {
                 Ok(m) => Box::new(move |u| Ok(u.time_min = Some(m.unwrap_or(INFINITE)))),
                 Err(_) => return error("Invalid TimeMin value"),
             }
@@ -441,8 +441,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Err(_) => return error(&format!("Invalid Priority value: {}", val)),
             }
         } else if kw(t, "nice", 2) {
-            let n: i64 = c_atoll(&val);
-            if n.abs() > 2147483645 {
+            let n: i64 = spur_grammar::num::atol(&val); // atoll
+            if n.unsigned_abs() > 2147483645 {
                 return error("Nice value out of range (+/- 2147483645). Value ignored");
             }
             u.nice = Some(n as i32);
@@ -524,7 +524,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             Box::new(move |u| Ok(unsupported(u, JF::Licenses)))
         } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
             // a bad time is reported for the job
-            match spur_core::time::parse_time(&val, now(), false) {
+            match spur_grammar::time::parse_time(&val, now(), false) {
                 Ok(t) => Box::new(move |u| Ok(u.begin_time = Some(t))),
                 Err(_) => {
                     invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_TIME_VALUE));
@@ -653,23 +653,6 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
     Ok(ScontrolCmd::UpdateNode { flags, update: u })
 }
 
-/// atoll(3): optional sign and leading digits.
-fn c_atoll(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, d) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits: String = d.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let v: i64 = digits.parse().unwrap_or(0);
-    if neg {
-        -v
-    } else {
-        v
-    }
-}
-
 /// `update PartitionName=P Key=Value…` (scontrol_parse_part_options).
 fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
     let error = |msgs: &[String]| {
@@ -704,7 +687,7 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         if kw(t, "partitionname", 2) {
             u.name = v.to_string();
         } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
-            let m = match spur_core::time::parse_time_limit(v) {
+            let m = match spur_grammar::time::parse_time_limit(v) {
                 Ok(m) if !v.is_empty() => m.unwrap_or(INFINITE),
                 _ => return error(&[format!("Invalid input {}", arg)]),
             };
@@ -781,17 +764,25 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
         // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
             None => Output::err("scontrol: error: host list is empty\n", 0),
-            Some(expr) => match spur_core::compat::hostlist_expand(expr) {
-                Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
-                Err(e) => {
-                    let mut msg = String::new();
-                    if e.detail.starts_with("_parse_single_range") {
-                        msg.push_str(&format!("scontrol: error: {}\n", e.detail));
+            Some(expr) => {
+                // 22.05's parser differs (see spur_grammar::hostlist::expand_22_05)
+                let hosts = if spur_core::compat::v22_05() {
+                    spur_grammar::hostlist::expand_22_05(expr)
+                } else {
+                    spur_grammar::hostlist::expand(expr)
+                };
+                match hosts {
+                    Ok(h) => Output::ok(h.iter().map(|x| format!("{}\n", x)).collect::<String>()),
+                    Err(e) => {
+                        let mut msg = String::new();
+                        if e.detail.starts_with("_parse_single_range") {
+                            msg.push_str(&format!("scontrol: error: {}\n", e.detail));
+                        }
+                        msg.push_str(&format!("Invalid hostlist: {}\n", expr));
+                        Output::err(msg, 0)
                     }
-                    msg.push_str(&format!("Invalid hostlist: {}\n", expr));
-                    Output::err(msg, 0)
                 }
-            },
+            }
         }),
         ScontrolCmd::Show { what: ShowWhat::Hostlist, id: Some(expr), .. } => Some(encode(expr, false)),
         ScontrolCmd::Show { what: ShowWhat::HostlistSorted, id: Some(expr), .. } => Some(encode(expr, true)),
@@ -840,9 +831,9 @@ fn interactive(flags: &Flags) -> Output {
 
 fn encode(expr: &str, sorted: bool) -> Output {
     let r = if sorted {
-        spur_core::hostlist::reformat_sorted(expr)
+        spur_grammar::hostlist::reformat_sorted(expr)
     } else {
-        spur_core::hostlist::reformat(expr)
+        spur_grammar::hostlist::reformat(expr)
     };
     match r {
         Ok(s) => Output::ok(format!("{}\n", s)),
@@ -895,11 +886,8 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             };
         }
         ScontrolCmd::WriteBatchScript { flags, job_id, file } => {
-            let id: u32 = {
-                // atoll: leading digits
-                let d: String = job_id.trim_start().chars().take_while(|c| c.is_ascii_digit()).collect();
-                d.parse().unwrap_or(0)
-            };
+            // `(uint32_t) atoll(...)`, as scontrol_batch_script reads it
+            let id = spur_grammar::num::atol(job_id) as u32;
             let fname = file.clone().unwrap_or_else(|| format!("slurm-{}.sh", id));
             let q = QueryRequest {
                 jobs: true,
@@ -1190,17 +1178,24 @@ pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64) -> Output {
 fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Output {
     let mut out = Output::default();
     let (mut job_id, mut task) = (None, None);
+    let mut het = None;
     if let Some(s) = id {
-        if !s.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '+') || s.is_empty() {
-            if f.quiet != 1 {
-                out.stderr = "scontrol_print_job error: Invalid job id specified\n".into();
+        // scontrol_print_job's reading (spur_grammar::jobref::parse_scontrol_job)
+        let r = match spur_grammar::jobref::parse_scontrol_job(s).filter(|_| !s.is_empty()) {
+            Some(r) => r,
+            None => {
+                if f.quiet != 1 {
+                    out.stderr = "scontrol_print_job error: Invalid job id specified\n".into();
+                }
+                out.code = 1;
+                return out;
             }
-            out.code = 1;
-            return out;
+        };
+        job_id = Some(r.job_id);
+        if let spur_grammar::jobref::Tasks::One(t) = r.tasks {
+            task = Some(t);
         }
-        let mut parts = s.splitn(2, '_');
-        job_id = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok()).or(Some(0));
-        task = parts.next().and_then(|x| x.split('+').next()).and_then(|x| x.parse::<u32>().ok());
+        het = r.het;
     }
     // slurm_load_job order for one id, the job list otherwise.
     let jobs: Vec<&Job> = match job_id {
@@ -1229,6 +1224,10 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
     };
     let mut printed = 0;
     for j in jobs {
+        // a heterogeneous job's component: Spur has none to match
+        if het.is_some() {
+            continue;
+        }
         let mut task_override = None;
         if let Some(t) = task {
             let a = j.array.as_ref();
@@ -1259,9 +1258,10 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
     if printed == 0 {
         out.code = 1;
         if f.quiet != 1 {
-            out.stdout = match (job_id, task) {
-                (Some(j), Some(t)) => format!("Job {}_{} not found\n", j, t),
-                (Some(j), None) => format!("Job {} not found\n", j),
+            out.stdout = match (job_id, task, het) {
+                (Some(j), Some(t), _) => format!("Job {}_{} not found\n", j, t),
+                (Some(j), None, Some(h)) => format!("Job {}+{} not found\n", j, h),
+                (Some(j), None, None) => format!("Job {} not found\n", j),
                 _ => "No jobs in the system\n".into(),
             };
         }
@@ -1508,7 +1508,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         for (names, ids, mem) in groups {
             o.push_str(&format!(
                 "  Nodes={} CPU_IDs={} Mem={} GRES=",
-                spur_core::hostlist::compress(&names),
+                spur_grammar::hostlist::compress(&names),
                 ids,
                 mem
             ));
@@ -1805,7 +1805,7 @@ fn show_nodes(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
             }
         }
         Some(expr) => {
-            let names = match spur_core::hostlist::expand(expr) {
+            let names = match spur_grammar::hostlist::expand(expr) {
                 Ok(h) => h,
                 Err(_) => {
                     out.code = 1;

@@ -135,7 +135,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
                 }
             }
             "l" => o.long = true,
-            "n" => match spur_core::hostlist::expand(&v) {
+            "n" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(Output::err(format!("sinfo: error: '{}' invalid entry for --nodes\n", v), 1)),
             },
@@ -384,7 +384,7 @@ fn aggregate(f: SF) -> bool {
 fn mins_str(m: Option<u32>) -> String {
     match m {
         None => "infinite".into(),
-        Some(m) => spur_core::time::fmt_secs_squeue(m as i64 * 60),
+        Some(m) => spur_grammar::time::fmt_secs_squeue(m as i64 * 60),
     }
 }
 
@@ -419,7 +419,7 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         DefaultTime => match p {
             Some(p) => match p.default_time {
                 None => "n/a".into(),
-                Some(m) => spur_core::time::fmt_secs_squeue(m as i64 * 60),
+                Some(m) => spur_grammar::time::fmt_secs_squeue(m as i64 * 60),
             },
             None => "n/a".into(),
         },
@@ -602,7 +602,7 @@ fn line_value(f: SF, l: &Line) -> Cell {
     use SF::*;
     let names: Vec<&str> = l.nodes.iter().map(|n| n.name.as_str()).collect();
     match f {
-        NodeList => Cell::s(spur_core::hostlist::compress_unique(&names)),
+        NodeList => Cell::s(spur_grammar::hostlist::compress_unique(&names)),
         Nodes => Cell::s(l.nodes.len().to_string()),
         NodeAi | NodeAiot => {
             let (mut a, mut i, mut o) = (0, 0, 0);
@@ -826,7 +826,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
             'N' | 'n' => Some(Box::new(|a: &Line, b: &Line| {
                 let fa = a.nodes.first().map(|n| n.name.as_str()).unwrap_or("");
                 let fb = b.nodes.first().map(|n| n.name.as_str()).unwrap_or("");
-                spur_core::hostlist::strnatcmp(fa, fb)
+                spur_grammar::hostlist::strnatcmp(fa, fb)
             })),
             'P' | 'R' if by_index => Some(Box::new(move |a: &Line, b: &Line| part_index(a).cmp(&part_index(b)))),
             'P' | 'R' => Some(Box::new(|a: &Line, b: &Line| {
@@ -872,7 +872,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
             .iter()
             .map(|l| {
                 let names: Vec<&str> = l.nodes.iter().map(|n| n.name.as_str()).collect();
-                spur_core::hostlist::compress_unique(&names).len()
+                spur_grammar::hostlist::compress_unique(&names).len()
             })
             .max()
             .unwrap_or(0)

@@ -9,14 +9,14 @@
 use crate::common::Output;
 use crate::format::{self, Cell, FieldDef, Item};
 use crate::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
+use spur_grammar::num::{atoi, strtol};
 use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
-    /// `-j` job ids as given (`123`, `123_4`).
-    pub job_ids: Vec<String>,
-    /// Parsed `-j` list: (job id, array task id).
+    /// `-j` list as squeue reads it: (job id, array task id).
     pub job_list: Vec<(u32, Option<u32>)>,
     /// `-u`/`--me`: uids (Some(empty) when every name was invalid).
     pub users: Option<Vec<u32>>,
@@ -108,35 +108,17 @@ fn str_list(s: &str) -> Vec<String> {
     s.split(',').filter(|t| !t.is_empty()).map(|t| t.to_string()).collect()
 }
 
-/// Parse a C `strtol` prefix: (value, rest).
-fn strtol(s: &str) -> (i64, &str) {
-    let t = s.trim_start();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let n = body.bytes().take_while(|c| c.is_ascii_digit()).count();
-    if n == 0 {
-        return (0, s);
-    }
-    let mut v: i64 = 0;
-    for c in body[..n].bytes() {
-        v = v.saturating_mul(10).saturating_add((c - b'0') as i64);
-    }
-    (if neg { -v } else { v }, &body[n..])
-}
-
+/// squeue's `_build_job_list` (spur_grammar::jobref::parse_squeue_jobs):
+/// (job id, task) pairs.
 fn build_job_list(s: &str) -> Result<Vec<(u32, Option<u32>)>, Output> {
-    let mut out = Vec::new();
-    for tok in s.split(',').filter(|t| !t.is_empty()) {
-        let (id, rest) = strtol(tok);
-        let task = rest.strip_prefix('_').map(|r| strtol(r).0);
-        if id <= 0 || id > u32::MAX as i64 {
-            return Err(err1(&format!("Invalid job id: {}", tok)));
-        }
-        out.push((id as u32, task.and_then(|t| u32::try_from(t).ok())));
-    }
-    Ok(out)
+    let refs = parse_squeue_jobs(s).map_err(|tok| err1(&format!("Invalid job id: {}", tok)))?;
+    Ok(refs
+        .into_iter()
+        .map(|r| match r.tasks {
+            Tasks::One(t) => (r.job_id, Some(t)),
+            _ => (r.job_id, None),
+        })
+        .collect())
 }
 
 /// Slurm's lower-case job state list for error messages and `--helpstate`.
@@ -185,8 +167,9 @@ pub fn uid_from_string(s: &str) -> Option<u32> {
     if let Ok(Some(u)) = nix::unistd::User::from_name(s) {
         return Some(u.uid.as_raw());
     }
-    let (v, rest) = strtol(s);
-    if rest.is_empty() && !s.is_empty() && v >= 0 && v <= u32::MAX as i64 {
+    let c = strtol(s, 10);
+    let v = c.value;
+    if c.rest(s).is_empty() && !s.is_empty() && v >= 0 && v <= u32::MAX as i64 {
         if let Ok(Some(u)) = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(v as u32)) {
             return Some(u.uid.as_raw());
         }
@@ -231,13 +214,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "a" => all_flag = true,
             "h" => o.no_header = true,
             "i" => {
-                if strtol(&v).0 <= 0 {
+                // atoi, as squeue reads it
+                if atoi(&v) <= 0 {
                     return Err(err1(&format!("--iterate={}\n", v)));
                 }
             }
             "j" => {
                 if val.is_some() {
-                    o.job_ids = str_list(&v);
                     o.job_list = build_job_list(&v)?;
                 }
                 job_flag = true;
@@ -282,7 +265,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             }
             "v" => o.verbose += 1,
             "V" => return Err(Output::ok(crate::version_line())),
-            "w" => match spur_core::hostlist::expand(&v) {
+            "w" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
             },
@@ -328,7 +311,6 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     let mut operands = p.operands.iter();
     if let Some(first) = operands.next() {
         if job_flag {
-            o.job_ids = str_list(first);
             o.job_list = build_job_list(first)?;
         } else if !o.steps {
             // the error goes to stderr, the usage text to stdout
@@ -685,7 +667,7 @@ pub fn reason_text(j: &Job) -> String {
 
 /// Sorted, compressed node list (`slurm_sort_node_list_str`).
 pub fn job_nodes(j: &Job) -> String {
-    spur_core::hostlist::compress_unique(&j.node_names())
+    spur_grammar::hostlist::compress_unique(&j.node_names())
 }
 
 /// `job_time_used` with the controller's `now`.
@@ -723,24 +705,10 @@ pub fn dependency_text(j: &Job) -> Option<String> {
         _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
         _ => return None,
     };
-    let mut parts = Vec::new();
-    for item in dep.split([',', '?']).filter(|s| !s.is_empty()) {
-        let mut it = item.split(':');
-        let kind = it.next().unwrap_or("");
-        let ids: Vec<&str> = it.collect();
-        if ids.is_empty() {
-            parts.push(format!("{}({})", kind, status));
-        }
-        for id in ids {
-            let id = id.split('+').next().unwrap_or(id);
-            parts.push(format!("{}:{}({})", kind, id, status));
-        }
-    }
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join(if dep.contains('?') { "?" } else { "," }))
-    }
+    // as slurmctld keeps it (_depend_list2str); the controller accepted the
+    // text, so it reads with the largest MaxArraySize
+    let d = spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok()??;
+    Some(d.display(status)).filter(|s| !s.is_empty())
 }
 
 /// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
@@ -1077,8 +1045,8 @@ fn num_tasks_packed(j: &Job) -> u32 {
 }
 
 fn sorted_hosts(expr: &str) -> String {
-    match spur_core::hostlist::expand(expr) {
-        Ok(h) => spur_core::hostlist::compress_unique(&h),
+    match spur_grammar::hostlist::expand(expr) {
+        Ok(h) => spur_grammar::hostlist::compress_unique(&h),
         Err(_) => expr.to_string(),
     }
 }
@@ -1141,10 +1109,10 @@ fn cmp_str(a: &str, b: &str) -> i32 {
 }
 
 fn first_host(nodes: &str) -> String {
-    spur_core::hostlist::expand(nodes)
+    spur_grammar::hostlist::expand(nodes)
         .ok()
         .and_then(|mut h| {
-            h.sort_by(|a, b| spur_core::hostlist::strnatcmp(a, b));
+            h.sort_by(|a, b| spur_grammar::hostlist::strnatcmp(a, b));
             h.into_iter().next()
         })
         .unwrap_or_default()
@@ -1257,7 +1225,7 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
                     if hb.is_empty() {
                         return -1;
                     }
-                    spur_core::hostlist::strnatcmp(&ha, &hb) as i32
+                    spur_grammar::hostlist::strnatcmp(&ha, &hb) as i32
                 })),
                 'p' | 'Q' => Some(Box::new(|a: &Rec, b: &Rec| cmp_num(a.job.priority, b.job.priority))),
                 'P' => Some(Box::new(|a: &Rec, b: &Rec| cmp_str(&a.job.partition, &b.job.partition))),
@@ -1395,7 +1363,7 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
 pub fn ctime_line(t: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    match spur_core::time::localtime(t) {
+    match spur_grammar::time::localtime(t) {
         Some(tm) => {
             let y = tm.year as i64 + 1900;
             let m = tm.mon as i64 + 1;

@@ -73,6 +73,15 @@ pub fn v22_05() -> bool {
     release() == Release::V22_05
 }
 
+/// The signal names the imitated release knows (24.11 added CHLD and PIPE).
+pub fn signal_names() -> spur_grammar::signal::Names {
+    if v22_05() {
+        spur_grammar::signal::Names::V22_05
+    } else {
+        spur_grammar::signal::Names::V24_11
+    }
+}
+
 /// The PriorityType in force: the configured one, else the release's default.
 pub fn priority_type(configured: Option<&str>) -> &str {
     match configured {
@@ -100,74 +109,5 @@ mod tests {
     #[test]
     fn configured_priority_type_wins() {
         assert_eq!(priority_type(Some("priority/basic")), "priority/basic");
-    }
-}
-
-/// `scontrol show hostnames` expansion of the imitated release. 22.05's
-/// parser differs from 24.11's in two ways: nothing may follow a closing
-/// bracket but a separator (`node[1-3]-ib` is invalid), and a token whose
-/// last `[` is never closed is taken as one host name with a `]` added
-/// (`node[1-2` names `node]`, the part before the bracket plus `]`).
-pub fn hostlist_expand(expr: &str) -> Result<Vec<String>, crate::hostlist::HostlistError> {
-    hostlist_expand_in(release(), expr)
-}
-
-/// `hostlist_expand` for a given release.
-pub fn hostlist_expand_in(r: Release, expr: &str) -> Result<Vec<String>, crate::hostlist::HostlistError> {
-    if r != Release::V22_05 {
-        return crate::hostlist::expand(expr);
-    }
-    let bad = |detail: &str| crate::hostlist::HostlistError { expr: expr.to_string(), detail: detail.to_string() };
-    // tokens at bracket depth 0, separated by blanks or commas
-    let mut toks: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0i32;
-    for c in expr.chars() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            _ => {}
-        }
-        if depth <= 0 && matches!(c, ',' | ' ' | '\t') {
-            if !cur.is_empty() {
-                toks.push(std::mem::take(&mut cur));
-            }
-            depth = 0;
-            continue;
-        }
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        toks.push(cur);
-    }
-    let mut out = Vec::new();
-    for t in toks {
-        match t.rfind('[') {
-            Some(open) => match t[open..].find(']') {
-                Some(close) if open + close + 1 != t.len() => return Err(bad("text after a closing bracket")),
-                Some(_) => out.extend(crate::hostlist::expand(&t)?),
-                None if open > 0 => out.push(format!("{}]", &t[..open])),
-                None => out.push(t[open + 1..].to_string()),
-            },
-            None => out.extend(crate::hostlist::expand(&t)?),
-        }
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod hostlist_tests {
-    use super::*;
-
-    #[test]
-    fn hostnames_22_05() {
-        let e = |x: &str| hostlist_expand_in(Release::V22_05, x).map_err(|_| ());
-        assert_eq!(e("node[1-3]-ib"), Err(()));
-        assert_eq!(e("node[1-2"), Ok(vec!["node]".to_string()]));
-        assert_eq!(e("[abc"), Ok(vec!["abc".to_string()]));
-        assert_eq!(e("a[1-2],b3"), Ok(vec!["a1".into(), "a2".into(), "b3".into()]));
-        assert_eq!(e("rack[1-2]-n[1]").unwrap().len(), 2);
-        assert_eq!(hostlist_expand_in(Release::V24_11, "node[1-2]-ib").unwrap(), vec!["node1-ib", "node2-ib"]);
-        assert!(e("]][[,,").is_ok() || e("]][[,,").is_err());
     }
 }

@@ -13,8 +13,8 @@
 //!
 //! Errors carry file and line and Slurm's own wording (see [`ConfError`]).
 
-use crate::gres::{parse_gres_list, GresSpec};
-use crate::hostlist;
+use spur_grammar::gres::{parse_gres_list, GresSpec};
+use spur_grammar::hostlist;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -531,6 +531,21 @@ impl SlurmConf {
     /// Last value of a top-level key (case-insensitive).
     pub fn get(&self, key: &str) -> Option<&str> {
         self.all.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
+    }
+
+    /// `MaxArraySize` (1001 when absent).
+    pub fn max_array_size(&self) -> u32 {
+        self.get("MaxArraySize")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(spur_grammar::array::DEFAULT_MAX_ARRAY_SIZE)
+    }
+
+    /// `SchedulerParameters=max_array_tasks=N`, read as slurmctld does
+    /// (the first `max_array_tasks=` anywhere in the value, any case, then atoi).
+    pub fn max_array_tasks(&self) -> Option<u32> {
+        let p = self.get("SchedulerParameters")?;
+        let at = p.to_ascii_lowercase().find("max_array_tasks=")?;
+        Some(spur_grammar::num::atoi(&p[at + 16..]) as u32)
     }
 
     /// Node by name.
@@ -1303,7 +1318,7 @@ fn build_partition(
     let time = |k: &str| -> Result<Option<u32>, ConfError> {
         match t.get(k) {
             None => Ok(None),
-            Some(v) => match crate::time::parse_time_limit(v) {
+            Some(v) => match spur_grammar::time::parse_time_limit(v) {
                 Ok(Some(m)) => Ok(Some(m)),
                 Ok(None) => Ok(Some(INFINITE)),
                 Err(_) => Err(f(format!("Bad value \"{}\" for {}", v, k))),
@@ -1500,7 +1515,7 @@ impl GresConfError {
 /// messages (checked against slurmd 22.05: the key's error, `Parse error in
 /// file F line N: "<the line from that key on>"`, `fatal: error
 /// opening/reading F`).
-pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres::GresConfLine>>, GresConfError> {
+pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres_conf::GresConfLine>>, GresConfError> {
     let path = slurm_conf.parent().map(|d| d.join("gres.conf")).unwrap_or_else(|| PathBuf::from("gres.conf"));
     let fatal = format!("error opening/reading {}", path.display());
     let text = match std::fs::read(&path) {
@@ -1513,7 +1528,7 @@ pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres::GresC
             })
         }
     };
-    let e = match crate::gres::parse_gres_conf(&text) {
+    let e = match crate::gres_conf::parse_gres_conf(&text) {
         Ok(lines) => return Ok(Some(lines)),
         Err(e) => e,
     };

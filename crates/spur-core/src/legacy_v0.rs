@@ -607,11 +607,8 @@ impl From<LaunchSpec> for crate::launch::LaunchSpec {
 /// goes to its field now, as sbatch sets it (`-M/--clusters`, which only
 /// changed sbatch's own answer, is dropped).
 fn desc_extra(d: &mut model::JobDesc, extra: BTreeMap<String, String>) {
-    let num = |v: &str| -> Option<u32> {
-        let t = v.trim();
-        let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
-        digits.parse().ok()
-    };
+    // sbatch had checked them with strtol
+    let num = |v: &str| -> Option<u32> { u32::try_from(spur_grammar::num::atol(v)).ok() };
     for (k, v) in extra {
         let a = &mut d.accepted;
         match k.as_str() {
@@ -630,7 +627,7 @@ fn desc_extra(d: &mut model::JobDesc, extra: BTreeMap<String, String>) {
             "kill-on-invalid-dep" => d.kill_on_invalid_dependency = Some(v.eq_ignore_ascii_case("yes")),
             "reservation" => d.reservation = Some(v),
             "gpus" => d.gpus = Some(v),
-            "mem-per-gpu" => d.mem_per_gpu = crate::size::parse_mem_mb(&v).ok(),
+            "mem-per-gpu" => d.mem_per_gpu = spur_grammar::size::parse_mem_mb(&v).ok(),
             "priority" => d.priority = if v.eq_ignore_ascii_case("TOP") { Some(model::PRIORITY_TOP) } else { num(&v) },
             "get-user-env" => d.get_user_env = Some(v),
             "uid" => d.run_as_user = Some(v),

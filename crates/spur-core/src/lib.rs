@@ -1,14 +1,12 @@
-//! Spur's model of a Slurm cluster and Slurm's grammars (times, sizes,
-//! hostlists, slurm.conf). No network, no async: only reading files.
+//! Spur's model of a Slurm cluster, slurm.conf and gres.conf, Slurm's errors
+//! and the release Spur imitates. Slurm's grammars (hostlists, times, sizes,
+//! GRES, ...) are in `spur_grammar`. No network, no async: only reading files.
 pub mod errors;
 pub mod launch;
 pub mod legacy_v0;
 pub mod records;
 pub mod model;
 pub mod request;
-pub mod hostlist;
-pub mod time;
 pub mod config;
-pub mod gres;
-pub mod size;
+pub mod gres_conf;
 pub mod compat;

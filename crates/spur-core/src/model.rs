@@ -728,7 +728,8 @@ impl JobDesc {
         }
     }
     /// `--kill-on-invalid-dep=yes|no` as given (`KillOInInvalidDependent=Yes|No`
-    /// appears in `scontrol show job` only when it was).
+    /// appears in `scontrol show job` only when it was); the one reading of
+    /// the value, for scontrol and the scheduler.
     pub fn kill_on_invalid_dep(&self) -> Option<bool> {
         self.kill_on_invalid_dependency
     }

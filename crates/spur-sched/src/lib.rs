@@ -9,6 +9,7 @@
 //! them), as Slurm's builtin scheduler does.
 
 use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, Partition, PartState, Reason, Reservation};
+use spur_grammar::dependency::{DepKind, Dependency};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -53,24 +54,6 @@ pub struct Shape {
     pub max_nodes: Option<u32>,
 }
 
-/// Parse a job-side GRES request like `gpu:2`, `gpu:a100:1`, `gres/gpu:2`.
-pub fn parse_gres_req(s: &str) -> Vec<(String, Option<String>, u64)> {
-    let mut out = vec![];
-    for part in s.split(',').filter(|p| !p.is_empty()) {
-        let part = part.strip_prefix("gres/").unwrap_or(part);
-        let f: Vec<&str> = part.split(':').collect();
-        match f.len() {
-            1 => out.push((f[0].to_string(), None, 1)),
-            2 => match f[1].parse::<u64>() {
-                Ok(n) => out.push((f[0].to_string(), None, n)),
-                Err(_) => out.push((f[0].to_string(), Some(f[1].to_string()), 1)),
-            },
-            _ => out.push((f[0].to_string(), Some(f[1].to_string()), f[2].parse().unwrap_or(1))),
-        }
-    }
-    out
-}
-
 pub fn shape_of(job: &Job) -> Shape {
     let d = &job.desc;
     let cpt = d.cpus_per_task.unwrap_or(1).max(1);
@@ -82,7 +65,13 @@ pub fn shape_of(job: &Job) -> Shape {
         cpus_per_task: cpt,
         mem_per_node: d.mem_per_node.unwrap_or(0),
         mem_per_cpu: if d.mem_per_node.is_some() { 0 } else { job.mem_per_cpu },
-        gres_per_node: d.gres.as_deref().map(parse_gres_req).unwrap_or_default(),
+        // (the request was checked when the job was submitted)
+        gres_per_node: d
+            .gres
+            .as_deref()
+            .and_then(|g| spur_grammar::gres::parse_request(g, None).ok())
+            .map(|r| r.items.into_iter().map(|g| (g.name, g.type_, g.count)).collect())
+            .unwrap_or_default(),
         exclusive: d.exclusive,
         max_nodes: if d.min_nodes.is_some() {
             Some(d.max_nodes.unwrap_or(job.num_nodes.max(1)).max(job.num_nodes.max(1)))
@@ -92,49 +81,44 @@ pub fn shape_of(job: &Job) -> Shape {
     }
 }
 
-fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Result<bool, ()> {
+/// The dependency a job was accepted with (the controller checked it against
+/// its MaxArraySize; read again with the largest bound it is the same).
+fn dependency_of(dep: &str) -> Option<Dependency> {
+    spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok().flatten()
+}
+
+fn dependency_state<'a>(dep: &Dependency, job: &dyn Fn(u32) -> Option<&'a Job>) -> Result<bool, ()> {
     // Ok(true) = satisfied, Ok(false) = wait, Err = can never be satisfied.
-    let any = dep.contains('?');
+    let any = dep.any;
     let mut all_ok = true;
     let mut any_ok = false;
-    for term in dep.split(|c| c == ',' || c == '?').filter(|t| !t.is_empty()) {
-        let (kind, ids) = match term.split_once(':') {
-            Some((k, rest)) => (k, rest),
-            None => (term, ""),
-        };
-        if kind == "singleton" {
+    for item in &dep.items {
+        if item.kind == DepKind::Singleton {
             // handled by the caller
             continue;
         }
-        for id in ids.split(':').filter(|i| !i.is_empty()) {
-            let id = id.split('+').next().unwrap_or(id);
-            let id: u32 = match id.split('_').next().and_then(|x| x.parse().ok()) {
-                Some(v) => v,
-                None => return Err(()),
-            };
-            let st = job(id).map(|j| j.state);
-            let ok = match (kind, st) {
-                (_, None) => Ok(true),
-                ("after", Some(s)) => Ok(s != JobState::Pending),
-                ("afterany", Some(s)) => Ok(s.is_finished()),
-                ("afterok", Some(s)) if s.is_finished() => {
-                    if s == JobState::Completed { Ok(true) } else { Err(()) }
+        let st = job(item.job_id).map(|j| j.state);
+        let ok = match (item.kind, st) {
+            (_, None) => Ok(true),
+            (DepKind::After, Some(s)) => Ok(s != JobState::Pending),
+            (DepKind::AfterAny, Some(s)) => Ok(s.is_finished()),
+            (DepKind::AfterOk, Some(s)) if s.is_finished() => {
+                if s == JobState::Completed { Ok(true) } else { Err(()) }
+            }
+            (DepKind::AfterNotOk, Some(s)) if s.is_finished() => {
+                if s != JobState::Completed { Ok(true) } else { Err(()) }
+            }
+            (DepKind::AfterCorr, Some(s)) => Ok(s.is_finished()),
+            (_, Some(_)) => Ok(false),
+        };
+        match ok {
+            Ok(true) => any_ok = true,
+            Ok(false) => all_ok = false,
+            Err(()) => {
+                if !any {
+                    return Err(());
                 }
-                ("afternotok", Some(s)) if s.is_finished() => {
-                    if s != JobState::Completed { Ok(true) } else { Err(()) }
-                }
-                ("aftercorr", Some(s)) => Ok(s.is_finished()),
-                (_, Some(_)) => Ok(false),
-            };
-            match ok {
-                Ok(true) => any_ok = true,
-                Ok(false) => all_ok = false,
-                Err(()) => {
-                    if !any {
-                        return Err(());
-                    }
-                    all_ok = false
-                }
+                all_ok = false
             }
         }
     }
@@ -142,7 +126,7 @@ fn dependency_state<'a>(dep: &str, job: &dyn Fn(u32) -> Option<&'a Job>) -> Resu
 }
 
 /// Whether a job whose dependency fails is cancelled rather than left
-/// pending: `--kill-on-invalid-dep=yes` (sbatch's option, kept as given).
+/// pending: `--kill-on-invalid-dep=yes`.
 fn kills_on_invalid_dep(job: &Job) -> bool {
     job.desc.kill_on_invalid_dep() == Some(true)
 }
@@ -256,8 +240,13 @@ pub fn schedule_with<'a>(
             set_reason(&mut out, Reason::BeginTime);
             continue;
         }
-        if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()) {
-            match dependency_state(dep, lookup) {
+        if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()).map(dependency_of) {
+            // (a dependency that does not read, never accepted, never clears)
+            let state = match &dep {
+                Some(d) => dependency_state(d, lookup),
+                None => Err(()),
+            };
+            match state {
                 Ok(true) => {}
                 Ok(false) => {
                     set_reason(&mut out, Reason::Dependency);
@@ -271,7 +260,7 @@ pub fn schedule_with<'a>(
                     continue;
                 }
             }
-            if dep.split(',').any(|t| t == "singleton")
+            if dep.as_ref().is_some_and(|d| d.items.iter().any(|i| i.kind == DepKind::Singleton))
                 && singleton_busy.contains(&(job.user_id, job.desc.name.clone()))
             {
                 set_reason(&mut out, Reason::Dependency);
@@ -335,13 +324,13 @@ pub fn schedule_with<'a>(
             .desc
             .req_nodes
             .as_deref()
-            .and_then(|r| spur_core::hostlist::expand(r).ok())
+            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
             .map(|v| v.into_iter().collect());
         let exc: HashSet<String> = job
             .desc
             .exc_nodes
             .as_deref()
-            .and_then(|r| spur_core::hostlist::expand(r).ok())
+            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
             .map(|v| v.into_iter().collect())
             .unwrap_or_default();
         let candidates: Vec<&str> = part

@@ -128,7 +128,7 @@ pub fn plan(st: &State, req: &ReservationRequest, unknown: &UnknownUsers, now: i
                     let nodes: Vec<String> = if v.eq_ignore_ascii_case("ALL") {
                         st.nodes().iter().map(|n| n.name.clone()).collect()
                     } else {
-                        let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+                        let names = spur_grammar::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                         if names.iter().any(|n| st.node(n).is_none()) {
                             return Err(ESLURM_INVALID_NODE_NAME);
                         }
@@ -231,7 +231,7 @@ pub fn plan(st: &State, req: &ReservationRequest, unknown: &UnknownUsers, now: i
                 r.cores = cores(&r.nodes);
             }
             if let Some(v) = &spec.nodes {
-                let names = spur_core::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+                let names = spur_grammar::hostlist::expand(v).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
                 if names.iter().any(|n| st.node(n).is_none()) {
                     return Err(ESLURM_INVALID_NODE_NAME);
                 }

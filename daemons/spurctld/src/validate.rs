@@ -84,7 +84,7 @@ pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result
     let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
     let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
     let hostlist = |v: &str| {
-        if !v.is_empty() && spur_core::hostlist::expand(v).is_err() {
+        if !v.is_empty() && spur_grammar::hostlist::expand(v).is_err() {
             Err(ESLURM_INVALID_NODE_NAME)
         } else {
             Ok(opt(v))
@@ -170,7 +170,7 @@ pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result
 
 /// The node names and the state machine's change for `scontrol update NodeName=…`.
 pub fn node_update(u: &rq::NodeUpdate) -> Result<(Vec<String>, spur_state::NodeUpdate), i32> {
-    let names = spur_core::hostlist::expand(&u.nodes).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+    let names = spur_grammar::hostlist::expand(&u.nodes).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
     if !u.unsupported.is_empty() {
         return Err(ESLURM_NOT_SUPPORTED);
     }

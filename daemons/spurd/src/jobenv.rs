@@ -19,7 +19,7 @@
 
 #![allow(dead_code)]
 
-use spur_core::hostlist;
+use spur_grammar::hostlist;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::{Job, NodeAlloc};
 
@@ -143,50 +143,6 @@ pub fn block_layout(ntasks: u32, slots: &[u32]) -> Vec<u32> {
     tasks
 }
 
-/// Array bounds as the controller adds them: (count, min, max, step).
-pub fn array_bounds(spec: &str) -> Option<(u32, u32, u32, u32)> {
-    let body = spec.split('%').next().unwrap_or("");
-    let mut ids: Vec<u32> = Vec::new();
-    for part in body.split(',') {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
-        }
-        let (range, step) = match part.split_once(':') {
-            Some((r, s)) => (r, s.parse::<u32>().ok()?),
-            None => (part, 1),
-        };
-        let (lo, hi) = match range.split_once('-') {
-            Some((a, b)) => (a.parse::<u32>().ok()?, b.parse::<u32>().ok()?),
-            None => {
-                let a = range.parse::<u32>().ok()?;
-                (a, a)
-            }
-        };
-        let step = step.max(1);
-        let mut x = lo;
-        while x <= hi {
-            ids.push(x);
-            match x.checked_add(step) {
-                Some(n) => x = n,
-                None => break,
-            }
-        }
-    }
-    if ids.is_empty() {
-        return None;
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    // Slurm takes the step from the text after the first ':' (1 if none).
-    let step = body
-        .split_once(':')
-        .and_then(|(_, s)| s.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|s| s.parse::<u32>().ok())
-        .unwrap_or(1);
-    Some((ids.len() as u32, ids[0], *ids.last().unwrap_or(&ids[0]), step))
-}
-
 fn node_alloc<'a>(job: &'a Job, node: &str) -> Option<&'a NodeAlloc> {
     job.allocs.iter().find(|a| a.node == node).or_else(|| job.allocs.first())
 }
@@ -270,11 +226,15 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     // 2. The controller.
     if let Some(a) = &job.array {
         if a.task_id.is_some() {
-            if let Some((count, min, max, step)) = array_bounds(&a.spec) {
+            // as slurmctld computed them from the specification it accepted
+            // with its MaxArraySize (read again with the largest bound, the
+            // same tasks)
+            let spec = spur_grammar::array::parse(&a.spec, spur_grammar::array::MAX_MAX_ARRAY_SIZE);
+            if let Some((spec, (count, min, max))) = spec.ok().and_then(|s| s.bounds().map(|b| (s, b))) {
                 env.set("SLURM_ARRAY_TASK_COUNT", count.to_string());
                 env.set("SLURM_ARRAY_TASK_MIN", min.to_string());
                 env.set("SLURM_ARRAY_TASK_MAX", max.to_string());
-                env.set("SLURM_ARRAY_TASK_STEP", step.to_string());
+                env.set("SLURM_ARRAY_TASK_STEP", spec.step.to_string());
             }
         }
     }
@@ -522,14 +482,6 @@ mod tests {
         assert_eq!(block_layout(2, &[4, 4]), vec![1, 1]);
         assert_eq!(block_layout(6, &[4, 2]), vec![4, 2]);
         assert_eq!(block_layout(8, &[2, 2]), vec![4, 4]);
-    }
-
-    #[test]
-    fn array_bounds_parse() {
-        assert_eq!(array_bounds("1-10"), Some((10, 1, 10, 1)));
-        assert_eq!(array_bounds("0-15:4%2"), Some((4, 0, 12, 4)));
-        assert_eq!(array_bounds("1,3,7"), Some((3, 1, 7, 1)));
-        assert_eq!(array_bounds("x"), None);
     }
 
     #[test]

@@ -82,7 +82,7 @@ fn main() {
     if let (Some(lines), Some(n)) = (&gres_conf, &node) {
         let mine = lines.iter().filter(|l| match &l.node_name {
             None => true,
-            Some(expr) => spur_core::hostlist::expand(expr).map(|h| h.iter().any(|x| x == n)).unwrap_or(false),
+            Some(expr) => spur_grammar::hostlist::expand(expr).map(|h| h.iter().any(|x| x == n)).unwrap_or(false),
         });
         tracing::info!("gres.conf: {} line(s) for {}", mine.count(), n);
     }

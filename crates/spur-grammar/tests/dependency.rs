@@ -1,0 +1,79 @@
+//! Dependencies and --kill-on-invalid-dep against Slurm 24.11
+//! (tests/data/dependency.txt).
+mod common;
+use spur_grammar::dependency::{
+    parse, parse_kill_on_invalid_dep, DepKind, DepTask, DependencyError,
+};
+
+const FAILED: &str = "err 1 sbatch: error: Batch job submission failed:";
+
+#[test]
+fn table_from_slurm() {
+    // the jobs that existed when the table was recorded: (pending, array)
+    let known = common::cases("dependency.txt")
+        .into_iter()
+        .find(|c| c.op == "known")
+        .map(|c| {
+            let v: Vec<u32> = c.input.split(' ').map(|x| x.parse().unwrap()).collect();
+            (v[0], v[1])
+        })
+        .expect("a known line");
+    common::check("dependency.txt", |op, input| match op {
+        "known" => "pending array".into(),
+        "kill-on-invalid-dep" => match parse_kill_on_invalid_dep(input) {
+            Ok(_) => "ok".into(),
+            Err(e) => format!("err 255 sbatch: error: {}", e),
+        },
+        "sbatch" => match parse(input, 1001, false) {
+            Ok(None) => "ok Dependency=(null)".into(),
+            Err(e) => format!("{} {}", FAILED, e),
+            Ok(Some(mut d)) => {
+                // slurmctld 24.11's checks against the jobs it has: afterok and
+                // afternotok need a job it knows; a whole array shows as JOB_*
+                for it in &mut d.items {
+                    // (the array's tasks are 1-3)
+                    let exists = match it.task {
+                        DepTask::Job | DepTask::All => it.job_id == known.0 || it.job_id == known.1,
+                        DepTask::One(t) => it.job_id == known.1 && (1..=3).contains(&t),
+                    };
+                    if matches!(it.kind, DepKind::AfterOk | DepKind::AfterNotOk) && !exists {
+                        return format!("{} {}", FAILED, DependencyError::Invalid);
+                    }
+                    if it.job_id == known.1 && it.task == DepTask::Job {
+                        it.task = DepTask::All;
+                    }
+                }
+                format!("ok Dependency={}", d.display("unfulfilled"))
+            }
+        },
+        _ => panic!("unknown op {op}"),
+    });
+}
+
+#[test]
+fn expansion_when_permitted() {
+    let d = parse("expand:5", 1001, true).unwrap().unwrap();
+    assert_eq!(d.items[0].kind, DepKind::Expand);
+    assert_eq!(
+        parse("expand:5", 1001, false),
+        Err(DependencyError::ExpandNotPermitted)
+    );
+}
+
+#[test]
+fn garbage_never_panics() {
+    let seeds = common::inputs("dependency.txt");
+    let alphabet = "afterokanyburstbuffercorsingleton:,?+()_*[]-0123456789 \u{e9}";
+    for s in common::garbage(17, &seeds, alphabet, 20_000) {
+        for max in [0, 4, 1001] {
+            if let Ok(Some(d)) = parse(&s, max, true) {
+                let _ = d.display("unfulfilled");
+                assert!(d
+                    .items
+                    .iter()
+                    .all(|i| (i.job_id == 0) == (i.kind == DepKind::Singleton)));
+            }
+        }
+        let _ = parse_kill_on_invalid_dep(&s);
+    }
+}
