@@ -16,6 +16,7 @@ demo: build
 
 test: build
 	$(CARGO) test --workspace
+	python3 -m unittest discover -s conformance/tests
 	python3 conformance/replay
 
 conformance: build

@@ -45,7 +45,8 @@ run capture=J8 as=spurtest sbatch --parsable -J eta --hold --wrap 'sleep 300'
 wait_state $J8 PENDING
 run as=spurtest scancel $J8
 wait_done $J8
-sleep 1
+# the scheduler has given the pending jobs their reasons
+wait_until test "$(squeue -h -j $J3,$J4 -o %r | sort | paste -sd,)" = Dependency,JobHeldUser
 
 # ---- the default layouts and -l, -h, -r, --start --------------------------------
 run squeue
@@ -201,7 +202,7 @@ run capture=J2 sbatch --parsable -w node2 -n2 --wrap 'sleep 300'
 wait_state $J2 RUNNING
 run scontrol update NodeName=node4 State=DRAIN Reason='maint window'
 run scontrol update NodeName=node5 State=DOWN Reason='broken disk'
-sleep 1
+wait_until sinfo -h -N -o '%N %t' | grep -Ecx 'node4 drain|node5 down' | grep -qx 2
 
 # ---- layouts -------------------------------------------------------------------
 run sinfo
@@ -277,13 +278,13 @@ run sinfo -N -o '%N %T' -S -T
 
 # ---- drain -> resume changes what sinfo shows -------------------------------------
 run scontrol update NodeName=node2 State=DRAIN Reason='drain while busy'
-sleep 1
+wait_until sinfo -h -N -o '%N %t' | grep -qx 'node2 drng'
 run sinfo
 run sinfo -R
 run sinfo -N -o '%N %t %T %E'
 run scontrol update NodeName=node2,node4 State=RESUME
 run scontrol update NodeName=node5 State=RESUME
-sleep 2
+wait_until sinfo -h -N -o '%N %t' | grep -Ecx 'node2 alloc|node[345] idle' | grep -qx 4
 run sinfo
 run sinfo -R
 run scancel $J1 $J2

@@ -15,7 +15,8 @@ Format (see conformance/README.md for the full description):
     wait_state JOBREF STATE [timeout=SECONDS]       every record of JOBREF in STATE
     wait_done JOBREF [timeout=SECONDS]              finished and no longer COMPLETING
     wait_idle [timeout=SECONDS]                     all nodes idle, no job in squeue
-    sleep SECONDS
+    wait_until [timeout=SECONDS] COMMAND LINE...    until the bash text exits 0 (polled)
+    sleep SECONDS                                   only where the time itself matters
     file [compare=...] PATH                         record a file (relative to the work dir)
 
 COMMAND LINE is bash text run in the work dir (pipes, quotes and redirections work).
@@ -118,7 +119,11 @@ def parse(path, name=None):
                 break
             opts[m.group(1)] = m.group(2)
             rest = rest[m.end():]
-        if kw == "run":
+        if kw == "wait_until":
+            if not rest:
+                raise ScenarioError(f"{path}:{lineno}: wait_until without a command")
+            sc.steps.append(Step(kw, lineno, opts, rest))
+        elif kw == "run":
             m = HEREDOC_RE.search(rest)
             if m:
                 delim = m.group(2)
@@ -216,6 +221,18 @@ class Runner:
                 yield st, Result(data or b"", b"", 0 if data is not None else 1, path)
             elif st.kind == "sleep":
                 time.sleep(float(st.args[0]))
+            elif st.kind == "wait_until":
+                cmd = substitute(st.text, self.captures)
+                end = time.time() + timeout
+                while True:
+                    out, err, rc = self.ex.run(cmd, st.opts.get("as"))
+                    if rc == 0:
+                        break
+                    if time.time() > end:
+                        self._timeout(f"line {st.lineno}: `{cmd}` still exits {rc} after {timeout}s "
+                                      f"(stdout {out[-200:]!r}, stderr {err[-200:]!r})")
+                        break
+                    time.sleep(0.2)
             elif st.kind == "wait_state":
                 ref = substitute(st.args[0], self.captures)
                 want = st.args[1]

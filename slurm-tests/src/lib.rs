@@ -1,5 +1,7 @@
 //! End-to-end test harness: a real Spur cluster on loopback (`spur cluster
-//! up`), driven with the real commands, as root or as a normal user.
+//! up`), driven with the real commands, as root or as a normal user. The
+//! tests need root and the user `spurtest` (created when missing): without
+//! them they fail, saying so.
 //!
 //! The binaries come from `$SPUR_BIN_DIR`, else the workspace's
 //! `target/debug` (build them first: `cargo build --workspace --bins`).
@@ -39,6 +41,45 @@ pub fn ensure_test_user() {
     }
     let _ = Command::new("groupadd").args(["-g", "1500", TEST_USER]).status();
     let _ = Command::new("useradd").args(["-u", "1500", "-g", TEST_USER, "-m", "-s", "/bin/bash", TEST_USER]).status();
+    let made = Command::new("id").arg(TEST_USER).stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    assert!(made, "the end-to-end tests need the user {} (uid 1500), which could not be created", TEST_USER);
+}
+
+/// Wait until `cond` holds, polling every 10 ms; fail the test naming `what`
+/// after `timeout`.
+pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        if start.elapsed() > timeout {
+            panic!("{} did not happen within {:?}", what, timeout);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A process's state letter from /proc (`R`, `S`, `T` stopped, `Z`, ...).
+pub fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// The processes (other than this one) whose command line contains `needle`.
+pub fn processes_with(needle: &str) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let mut out = vec![];
+    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        if pid == me {
+            continue;
+        }
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            if c.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                out.push(pid);
+            }
+        }
+    }
+    out
 }
 
 pub fn uid_of(user: &str) -> u32 {
@@ -81,6 +122,11 @@ impl Cluster {
     /// The same with the binaries of `bin` (another build: tests/upgrade.rs):
     /// its `spur` starts the cluster and is the command the cluster's bin/ links to.
     pub fn up_with(bin: &Path, tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "the end-to-end tests need root: the agents run jobs as their owners, among them the user {}",
+            TEST_USER
+        );
         ensure_test_user();
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
@@ -193,12 +239,13 @@ impl Cluster {
 
     /// `kill -9` a daemon by its pid file name (e.g. "spurctld-vm", "spurd-node1").
     pub fn kill9(&self, daemon: &str) {
-        let pid = self.pid(daemon).unwrap_or_else(|| panic!("no pid file for {}", daemon));
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        use nix::sys::signal::{kill, Signal};
+        let pid = nix::unistd::Pid::from_raw(self.pid(daemon).unwrap_or_else(|| panic!("no pid file for {}", daemon)));
+        let _ = kill(pid, Signal::SIGKILL);
         let start = Instant::now();
-        while unsafe { libc::kill(pid, 0) } == 0 && start.elapsed() < Duration::from_secs(5) {
+        while kill(pid, None).is_ok() && start.elapsed() < Duration::from_secs(5) {
             // reap if it happens to be ours
-            unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+            let _ = nix::sys::wait::waitpid(pid, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -224,6 +271,33 @@ impl Cluster {
             .output()
             .expect("spur cluster up");
         Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
+    }
+
+    /// `spur cluster down` on this cluster.
+    pub fn down(&self) -> Out {
+        let o = Command::new(self.bin.join("spur"))
+            .args(["cluster", "down", "--dir", &self.dir.to_string_lossy()])
+            .output()
+            .expect("spur cluster down");
+        Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
+    }
+
+    /// The job's spool directory on the node running it (`spur_spool`'s
+    /// layout under DIR/spool/slurmd.NODE), while it exists.
+    pub fn job_dir(&self, id: u32) -> Option<PathBuf> {
+        let rd = std::fs::read_dir(self.dir.join("spool")).ok()?;
+        rd.flatten().map(|e| spur_spool::job_dir(&e.path(), id)).find(|d| d.is_dir())
+    }
+
+    /// The job's script has ended on its node (its supervisor wrote
+    /// `status`), reported to the controller or not.
+    pub fn run_ended(&self, id: u32) -> bool {
+        self.job_dir(id).map(|d| spur_spool::has_status(&d)).unwrap_or(false)
+    }
+
+    /// The job's processes on its node, as its agent would signal them.
+    pub fn job_processes(&self, id: u32) -> Vec<i32> {
+        self.job_dir(id).map(|d| spur_spool::job_processes(&d).1).unwrap_or_default()
     }
 
     pub fn read_work(&self, name: &str) -> String {
@@ -311,15 +385,31 @@ impl Cluster {
         }
         c.envs(env.iter().copied());
         c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);
+        // SAFETY: the closure runs in the child between fork and exec, where
+        // only async-signal-safe calls are allowed: setsid(2) is one, and
+        // nothing is allocated.
         unsafe {
             c.pre_exec(|| {
-                libc::setsid();
+                let _ = nix::unistd::setsid();
                 Ok(())
             });
         }
         let child = c.spawn().expect("spawn spurctld");
         std::fs::write(self.dir.join("run").join(format!("spurctld-{}.pid", name)), format!("{}\n", child.id())).unwrap();
         std::mem::forget(child);
+    }
+
+    /// The last log index controller `name` (`ctldN`) has stored as
+    /// committed: its `raft.committed` (spur-state's `[crc32][envelope of
+    /// Option<LogId>]`, spur_format), when there is a whole one.
+    pub fn committed_index(&self, name: &str) -> Option<u64> {
+        let b = std::fs::read(self.dir.join("state").join(name).join("raft.committed")).ok()?;
+        if b.len() < 4 || crc32fast::hash(&b[4..]).to_le_bytes() != b[..4] {
+            return None;
+        }
+        let (id, _): (Option<openraft::LogId<u64>>, _) =
+            spur_format::decode(spur_format::Kind::RAFT_COMMITTED, &b[4..], &"raft.committed").ok()?;
+        id.map(|l| l.index)
     }
 
     /// SlurmctldPort of this cluster.

@@ -217,7 +217,8 @@ fn controller_kill9_and_restart_loses_nothing() {
     let before = c.run("squeue", &["-h", "-t", "all", "-o", "%i %j %T %r"]).stdout;
     c.kill9(&c.ctld_name());
     // while the controller is down, the running job finishes
-    std::thread::sleep(Duration::from_secs(5));
+    wait_for("the running job to end on its node", T, || c.run_ended(running));
+    assert_eq!(c.state(&running.to_string()), "", "no controller answers");
     let o = c.restart_missing();
     assert_eq!(o.code, 0, "{}", o.stderr);
     let after = c.run("squeue", &["-h", "-t", "all", "-o", "%i %j %T %r"]).stdout;
@@ -300,13 +301,40 @@ fn scancel_reaches_the_whole_process_tree() {
     assert_eq!(count(), 0, "every process of the job must be gone");
 }
 
+/// `spur cluster down` ends the jobs of the cluster it stops, with their
+/// supervisors: no process is left that belongs to the cluster.
+#[test]
+fn cluster_down_ends_the_running_jobs() {
+    let c = Cluster::up("downjobs", 2, &[]);
+    let marker = format!("spur-down-{}", std::process::id());
+    let job = format!("bash -c 'exec -a {m} sleep 300' & echo started; wait", m = marker);
+    for i in 0..3 {
+        let out = format!("down{}.out", i);
+        c.sbatch(&["-o", &out, "--wrap", &job]);
+        c.wait_file(&out, "started", T);
+    }
+    wait_for("the jobs' sleeps", T, || processes_with(&marker).len() == 3);
+    let dir = c.dir.to_string_lossy().to_string();
+    assert!(!processes_with(&dir).is_empty());
+    let o = c.down();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let sleeps = processes_with(&marker);
+    // daemons, supervisors and job scripts all name the cluster's directory
+    let left = processes_with(&dir);
+    for p in sleeps.iter().chain(&left) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*p), nix::sys::signal::Signal::SIGKILL);
+    }
+    assert_eq!(sleeps, Vec::<i32>::new(), "the jobs' processes outlived `spur cluster down`");
+    assert_eq!(left, Vec::<i32>::new(), "processes of the cluster outlived `spur cluster down`");
+}
+
 #[test]
 fn running_job_survives_an_agent_restart() {
     let c = Cluster::up("agent", 1, &[]);
     let id = c.sbatch(&["-o", "survive.out", "--wrap", "echo begin; sleep 3; echo end"]);
     c.wait_file("survive.out", "begin", T);
     c.kill9("spurd-node1");
-    std::thread::sleep(Duration::from_millis(500));
+    assert!(!c.job_processes(id).is_empty() && !c.run_ended(id), "the job runs on without its agent");
     assert_eq!(c.restart_missing().code, 0);
     c.wait_state(&id.to_string(), "COMPLETED", T);
     assert_eq!(c.read_work("survive.out"), "begin\nend\n");
@@ -397,16 +425,19 @@ fn suspend_stops_the_job_and_requeue_runs_it_again() {
     let lines = || c.read_work("tick.out").lines().count();
     assert_eq!(c.run("scontrol", &["suspend", &ids]).code, 0);
     assert_eq!(c.state(&ids), "SUSPENDED");
-    std::thread::sleep(Duration::from_millis(300));
+    // every process of the job is stopped (SIGSTOP: state T)
+    wait_for("the suspended job's processes to stop", T, || {
+        let p = c.job_processes(id);
+        !p.is_empty() && p.iter().all(|&p| proc_state(p) == Some('T'))
+    });
     let a = lines();
-    std::thread::sleep(Duration::from_millis(700));
-    assert_eq!(lines(), a, "a suspended job's processes must be stopped");
     // users may not suspend or resume; resuming a running job is refused
     let o = c.run_as(TEST_USER, "scontrol", &["resume", &ids]);
     assert_eq!((o.code, o.stderr.as_str()), (1, format!("Access/permission denied for job {}\n", id).as_str()));
+    assert_eq!(lines(), a, "a suspended job writes nothing");
     assert_eq!(c.run("scontrol", &["resume", &ids]).code, 0);
-    std::thread::sleep(Duration::from_millis(700));
-    assert!(lines() > a, "a resumed job runs again");
+    wait_for("the resumed job to write again", T, || lines() > a);
+    assert!(c.job_processes(id).iter().all(|&p| proc_state(p) != Some('T')), "a resumed job's processes run");
     let o = c.run("scontrol", &["resume", &ids]);
     assert_eq!((o.code, o.stderr.as_str()), (1, format!("Job is not suspended for job {}\n", id).as_str()));
     // requeue: pending again, its restart counted, the old run ended; it may

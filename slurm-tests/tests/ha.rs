@@ -3,7 +3,7 @@
 //! After each fault: every acknowledged job exists exactly once with the right
 //! state, no job ran twice, and the cluster takes work again.
 
-use slurm_tests::{Cluster, Proxies};
+use slurm_tests::{wait_for, Cluster, Proxies};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -105,6 +105,23 @@ fn survives_losing(c: &Cluster, leader: &str, acked: &mut Vec<u32>) {
     check(c, acked);
 }
 
+/// Wait until controller `member` has stored as committed every entry
+/// `leader` has committed, one more job submitted first (and acknowledged):
+/// a member that came back through a snapshot holds its commit index in
+/// memory only, until an entry after the snapshot is committed.
+fn caught_up(c: &Cluster, member: &str, leader: &str, acked: &mut Vec<u32>) {
+    acked.push(submit(c, &[]));
+    let mut target = None;
+    wait_for(&format!("a whole raft.committed of {}", leader), T, || {
+        target = c.committed_index(leader);
+        target.is_some()
+    });
+    let target = target.unwrap_or_default();
+    wait_for(&format!("{} to catch up with {} (index {})", member, leader, target), T, || {
+        c.committed_index(member) >= Some(target)
+    });
+}
+
 /// Wait until `scontrol ping` shows `name` as UP (and, with `not_primary`, not as the leader).
 fn wait_up(c: &Cluster, name: &str, not_primary: bool) {
     let start = Instant::now();
@@ -151,7 +168,9 @@ fn leader_killed_while_jobs_start() {
     let mut acked: Vec<u32> = (0..12).map(|_| submit(&c, &["--hold"])).collect();
     let ids: Vec<String> = acked.iter().map(|i| i.to_string()).collect();
     c.run("scontrol", &["release", &ids.join(",")]).ok();
-    std::thread::sleep(Duration::from_millis(30));
+    // the first job has run on its node: the leader has decided the starts
+    // and is sending the launches as it dies
+    wait_for("a released job to run", T, || c.work.join("runs.txt").exists());
     kill_ctld(&c, &leader);
     check(&c, &acked);
     takes_work(&c, &mut acked);
@@ -163,13 +182,13 @@ fn leader_killed_while_jobs_complete() {
     let c = cluster("ha-complete");
     let leader = c.leader(T);
     let mut acked: Vec<u32> = (0..10)
-        .map(|_| c.sbatch(&["-o", "/dev/null", "--wrap", "echo $SLURM_JOB_ID >> runs.txt; sleep 2"]))
+        .map(|_| c.sbatch(&["-o", "/dev/null", "--wrap", "echo $SLURM_JOB_ID >> runs.txt; sleep 2; touch ended-$SLURM_JOB_ID"]))
         .collect();
     for id in &acked {
         c.wait_state(&id.to_string(), "RUNNING|COMPLETED", T);
     }
-    // the jobs end about now: their completions race the failover
-    std::thread::sleep(Duration::from_millis(1700));
+    // the first script is ending: the completions race the failover
+    wait_for("a job to end", T, || acked.iter().any(|id| c.work.join(format!("ended-{}", id)).exists()));
     kill_ctld(&c, &leader);
     check(&c, &acked);
     takes_work(&c, &mut acked);
@@ -186,8 +205,8 @@ fn follower_killed_then_back() {
     check(&c, &acked);
     c.restart_missing().ok();
     wait_up(&c, &follower, false);
-    // once it is back (and has had a moment to catch up), the old leader can go
-    std::thread::sleep(Duration::from_secs(1));
+    // once it is back and has every entry the leader committed, the old leader can go
+    caught_up(&c, &follower, &leader, &mut acked);
     survives_losing(&c, &leader, &mut acked);
 }
 
@@ -236,7 +255,7 @@ fn member_rebuilds_after_its_disk_state_is_deleted() {
         assert!(start.elapsed() < T, "{} did not rebuild", victim);
         std::thread::sleep(Duration::from_millis(100));
     }
-    std::thread::sleep(Duration::from_secs(1));
+    caught_up(&c, &victim, &leader, &mut acked);
     // now the old leader goes: the rebuilt member and the third one carry on
     survives_losing(&c, &leader, &mut acked);
 }

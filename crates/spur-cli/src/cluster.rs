@@ -4,8 +4,11 @@
 //! after Slurm's commands in DIR/bin, then starts whichever daemon is not
 //! running: the signing service, spurctld and one `spurd -N` per node.
 //! Each daemon's pid is in DIR/run/<daemon>-<name>.pid. `down` stops exactly
-//! those, and the jobs their agents started.
+//! those, then ends the jobs their agents started (found through the spool
+//! contract, `spur_spool`) and their supervisors.
 
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -278,9 +281,12 @@ fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &
         .stdin(std::process::Stdio::null())
         .stdout(out)
         .stderr(err);
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed: setsid(2) is one, and nothing is
+    // allocated (its error, which a new child cannot get, is dropped).
     unsafe {
         c.pre_exec(|| {
-            libc::setsid();
+            let _ = nix::unistd::setsid();
             Ok(())
         });
     }
@@ -395,7 +401,7 @@ fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
 fn kill_wait(pid: i32, timeout: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < timeout {
-        if unsafe { libc::kill(pid, 0) } != 0 {
+        if signal::kill(Pid::from_raw(pid), None).is_err() {
             return true;
         }
         // a zombie waiting for its reaper is gone too
@@ -416,7 +422,7 @@ fn down(dir: &Path) -> Result<(), String> {
     let run = dir.join("run");
     let mut entries: Vec<PathBuf> = match std::fs::read_dir(&run) {
         Ok(r) => r.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map(|x| x == "pid").unwrap_or(false)).collect(),
-        Err(_) => return Ok(()),
+        Err(_) => vec![],
     };
     entries.sort();
     // agents and controllers first, the signing service last
@@ -427,42 +433,41 @@ fn down(dir: &Path) -> Result<(), String> {
         let fname = pf.file_name().unwrap_or_default().to_string_lossy().to_string();
         let bin = if fname.starts_with("spurctld") { "spurctld" } else { "spurd" };
         if let Some(pid) = alive(pf, bin) {
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            let _ = signal::kill(Pid::from_raw(pid), Signal::SIGTERM);
             stopping.push(pid);
         }
     }
     for pid in stopping {
         if !kill_wait(pid, Duration::from_secs(5)) {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let _ = signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
             kill_wait(pid, Duration::from_secs(2));
         }
     }
     for pf in &entries {
         let _ = std::fs::remove_file(pf);
     }
-    // jobs still running under this cluster's supervisors
-    if let Ok(nodes) = std::fs::read_dir(dir.join("spool")) {
-        for n in nodes.flatten() {
-            if let Ok(jobs) = std::fs::read_dir(n.path()) {
-                for j in jobs.flatten() {
-                    let p = j.path();
-                    for f in ["job.pgid", "supervisor.pid"] {
-                        if let Some(pid) = std::fs::read_to_string(p.join(f)).ok().and_then(|s| s.trim().parse::<i32>().ok()) {
-                            if pid > 1 {
-                                unsafe {
-                                    if f == "job.pgid" {
-                                        libc::kill(-pid, libc::SIGKILL);
-                                    }
-                                    libc::kill(pid, libc::SIGKILL);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    // then the jobs their agents started, as an agent ends them, and their
+    // supervisors (see spur_spool::end_all_jobs)
+    for spool in spool_dirs(dir) {
+        spur_spool::end_all_jobs(&spool);
     }
     Ok(())
+}
+
+/// The agents' spool directories: each node's `SlurmdSpoolDir` in the
+/// cluster's slurm.conf, and whatever is under DIR/spool (where `up` puts
+/// them).
+fn spool_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    if let Ok(conf) = spur_core::config::load(&dir.join("slurm.conf")) {
+        out.extend(conf.nodes.iter().map(|n| PathBuf::from(conf.spool_dir_for(&n.name))));
+    }
+    if let Ok(rd) = std::fs::read_dir(dir.join("spool")) {
+        out.extend(rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn status(dir: &Path) -> Result<(), String> {

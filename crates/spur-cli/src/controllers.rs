@@ -34,7 +34,7 @@ pub async fn ping(c: &spur_client::Client) -> Output {
         };
         out.push_str(&format!("Slurmctld({}) at {} is {}\n", mode, name, if up { "UP" } else { "DOWN" }));
     }
-    if down && unsafe { libc::getuid() } == 0 {
+    if down && nix::unistd::getuid().is_root() {
         out.push_str("*****************************************\n");
         out.push_str("** RESTORE SLURMCTLD DAEMON TO SERVICE **\n");
         out.push_str("*****************************************\n");

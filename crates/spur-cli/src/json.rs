@@ -132,8 +132,8 @@ pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
 }
 
 fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
-    let uid = unsafe { libc::getuid() };
-    let gid = unsafe { libc::getgid() };
+    let uid = nix::unistd::getuid().as_raw();
+    let gid = nix::unistd::getgid().as_raw();
     let user = spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string());
     let group = spur_client::users::group_name(gid).unwrap_or_else(|| gid.to_string());
     // Slurm lists argv without its last element

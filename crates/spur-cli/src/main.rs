@@ -55,7 +55,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn caller() -> (u32, String) {
-    let uid = unsafe { libc::getuid() };
+    let uid = nix::unistd::getuid().as_raw();
     (uid, spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string()))
 }
 
@@ -110,7 +110,7 @@ fn run_sbatch(args: &[String]) -> i32 {
     // stdin is read only when no script file is named (sbatch reads it then).
     let stdin_reader = || {
         let mut s = String::new();
-        if unsafe { libc::isatty(0) } == 0 {
+        if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             let _ = std::io::stdin().read_to_string(&mut s);
         }
         s

@@ -477,8 +477,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             st.get_user_env = true;
         }
         "uid" | "gid" => {
-            // SAFETY: getuid has no preconditions.
-            if unsafe { libc::getuid() } != 0 {
+            if !nix::unistd::getuid().is_root() {
                 return Err(e255(format!("--{} only permitted by root user", id)));
             }
             if v.is_empty() {
@@ -819,45 +818,35 @@ fn script_directives(file: &str, body: &str, stderr: &mut String) -> Result<Vec<
 }
 
 fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: buf is valid for its length.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
-    if r != 0 {
-        return String::new();
-    }
-    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..n]).into_owned()
+    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn current_umask() -> u32 {
-    // SAFETY: umask is always safe; we restore the old value at once.
-    unsafe {
-        let m = libc::umask(0o022);
-        libc::umask(m);
-        m as u32
-    }
+    // umask(2) can only be read by setting it: the old value is put back at once
+    let m = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
+    nix::sys::stat::umask(m);
+    m.bits() as u32
 }
 
 /// `SLURM_RLIMIT_*` as sbatch propagates them (PropagateResourceLimits=ALL).
 fn rlimit_env() -> Vec<(String, String)> {
-    let list: &[(&str, libc::__rlimit_resource_t)] = &[
-        ("CPU", libc::RLIMIT_CPU),
-        ("FSIZE", libc::RLIMIT_FSIZE),
-        ("DATA", libc::RLIMIT_DATA),
-        ("STACK", libc::RLIMIT_STACK),
-        ("CORE", libc::RLIMIT_CORE),
-        ("RSS", libc::RLIMIT_RSS),
-        ("NPROC", libc::RLIMIT_NPROC),
-        ("NOFILE", libc::RLIMIT_NOFILE),
-        ("MEMLOCK", libc::RLIMIT_MEMLOCK),
-        ("AS", libc::RLIMIT_AS),
+    use nix::sys::resource::Resource;
+    let list = [
+        ("CPU", Resource::RLIMIT_CPU),
+        ("FSIZE", Resource::RLIMIT_FSIZE),
+        ("DATA", Resource::RLIMIT_DATA),
+        ("STACK", Resource::RLIMIT_STACK),
+        ("CORE", Resource::RLIMIT_CORE),
+        ("RSS", Resource::RLIMIT_RSS),
+        ("NPROC", Resource::RLIMIT_NPROC),
+        ("NOFILE", Resource::RLIMIT_NOFILE),
+        ("MEMLOCK", Resource::RLIMIT_MEMLOCK),
+        ("AS", Resource::RLIMIT_AS),
     ];
     let mut out = Vec::new();
     for (name, res) in list {
-        let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: r is a valid rlimit struct.
-        if unsafe { libc::getrlimit(*res, &mut r) } == 0 {
-            out.push((format!("SLURM_RLIMIT_{}", name), (r.rlim_cur as u64).to_string()));
+        if let Ok((cur, _)) = nix::sys::resource::getrlimit(res) {
+            out.push((format!("SLURM_RLIMIT_{}", name), (cur as u64).to_string()));
         }
     }
     out

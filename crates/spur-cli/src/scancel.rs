@@ -148,16 +148,7 @@ fn uid_from_string(s: &str) -> Option<u32> {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s.parse().ok();
     }
-    let c = std::ffi::CString::new(s).ok()?;
-    // SAFETY: c is a valid C string; getpwnam's result is read at once.
-    unsafe {
-        let pw = libc::getpwnam(c.as_ptr());
-        if pw.is_null() {
-            None
-        } else {
-            Some((*pw).pw_uid)
-        }
-    }
+    nix::unistd::User::from_name(s).ok().flatten().map(|u| u.uid.as_raw())
 }
 
 /// Slurm's `_xlate_job_step_ids` (spur_grammar::jobref::parse_scancel_args):
@@ -249,8 +240,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "hurry" => o.hurry = true,
             "interactive" => o.interactive = true,
             "clusters" => o.clusters = Some(v),
-            // SAFETY: getuid has no preconditions.
-            "me" => o.user = Some(unsafe { libc::getuid() }.to_string()),
+            "me" => o.user = Some(nix::unistd::getuid().to_string()),
             "name" => o.name = Some(v),
             "partition" => o.partition = Some(v),
             "quiet" => o.verbose = -1,

@@ -139,6 +139,10 @@ fn host_of(ip: std::net::IpAddr) -> String {
         v4 => v4,
     };
     let mut host = [0 as libc::c_char; 1025];
+    // SAFETY: a zeroed sockaddr_in/sockaddr_in6 is a valid value (plain
+    // integers and arrays); getnameinfo reads the address for the length
+    // given and writes at most `host.len()` bytes into `host`, which
+    // outlives the call. (Neither std nor nix wraps getnameinfo.)
     let rc = unsafe {
         match ip {
             std::net::IpAddr::V4(v4) => {
@@ -172,6 +176,8 @@ fn host_of(ip: std::net::IpAddr) -> String {
         }
     };
     if rc == 0 {
+        // SAFETY: on success getnameinfo leaves a NUL-terminated string in
+        // `host` (it was zeroed, so there is a NUL even if it did not).
         let name = unsafe { CStr::from_ptr(host.as_ptr()) }.to_string_lossy().into_owned();
         if !name.is_empty() {
             return name;

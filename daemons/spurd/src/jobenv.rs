@@ -649,17 +649,18 @@ mod tests {
 
     use std::collections::BTreeMap;
 
-    fn recorded(n: &str) -> Option<BTreeMap<String, String>> {
+    /// A recorded step's environment. The recordings are in the tree: a
+    /// missing one fails the test rather than passing it unchecked.
+    fn recorded(n: &str) -> BTreeMap<String, String> {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../conformance/recorded/24.11/batch_env")
             .join(format!("{}.out", n));
-        let text = std::fs::read_to_string(p).ok()?;
-        Some(
-            text.lines()
-                .filter_map(|l| l.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
+        let text = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("this test needs the recording {}: {}", p.display(), e));
+        text.lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     /// The harness's submission environment (see batch_env.scn).
@@ -739,14 +740,14 @@ mod tests {
 
     #[test]
     fn recorded_wrap_defaults() {
-        let Some(rec) = recorded("03") else { return };
+        let rec = recorded("03");
         let s = recorded_spec(&rec, &[1]);
         compare(&rec, &batch_env(&s, &rec_ctx(&rec)), false);
     }
 
     #[test]
     fn recorded_whole_environment() {
-        let Some(rec) = recorded("06") else { return };
+        let rec = recorded("06");
         let s = recorded_spec(&rec, &[1]);
         let ours = batch_env(&s, &rec_ctx(&rec));
         compare(&rec, &ours, true);
@@ -754,7 +755,7 @@ mod tests {
 
     #[test]
     fn recorded_two_nodes_four_tasks() {
-        let Some(rec) = recorded("09") else { return };
+        let rec = recorded("09");
         let mut s = recorded_spec(&rec, &[2, 2]);
         s.job.desc.num_tasks = Some(4);
         s.job.desc.min_nodes = Some(2);
@@ -764,7 +765,7 @@ mod tests {
     #[test]
     fn recorded_array_tasks() {
         for n in ["13", "14"] {
-            let Some(rec) = recorded(n) else { return };
+            let rec = recorded(n);
             let mut s = recorded_spec(&rec, &[1]);
             s.job.array = Some(ArrayInfo {
                 array_job_id: rec["SLURM_ARRAY_JOB_ID"].parse().unwrap(),
@@ -778,7 +779,7 @@ mod tests {
 
     #[test]
     fn recorded_user_job_cpus_mem_time() {
-        let Some(rec) = recorded("17") else { return };
+        let rec = recorded("17");
         let mut s = recorded_spec(&rec, &[2]);
         s.job.user_id = 1500;
         s.job.group_id = 1500;
@@ -792,7 +793,7 @@ mod tests {
 
     #[test]
     fn recorded_export_none_ntasks_per_node() {
-        let Some(rec) = recorded("20") else { return };
+        let rec = recorded("20");
         let mut s = recorded_spec(&rec, &[2, 2]);
         s.job.desc.export = Some("NONE".into());
         s.job.desc.ntasks_per_node = Some(2);
@@ -804,7 +805,7 @@ mod tests {
 
     #[test]
     fn recorded_three_tasks_mem_per_cpu() {
-        let Some(rec) = recorded("23") else { return };
+        let rec = recorded("23");
         let mut s = recorded_spec(&rec, &[2, 1]);
         s.job.desc.num_tasks = Some(3);
         s.job.desc.mem_per_cpu = Some(200);

@@ -3,6 +3,8 @@
 //! jobs outlive agent restarts) and the local credential signing service
 //! (`spurd --authd`).
 
+#[cfg(test)]
+mod alloc_guard;
 mod iopattern;
 mod jobenv;
 mod supervisor;
@@ -13,6 +15,7 @@ use spur_core::errors::*;
 use spur_core::launch::LaunchSpec;
 use spur_proto::agent_server::{Agent, AgentServer};
 use spur_proto::*;
+use spur_spool::DoneLog;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -146,122 +149,18 @@ struct AgentState {
     /// Launches are decided one at a time: two copies of one launch (a retry,
     /// a new leader's re-send) arriving together must start one run.
     launching: tokio::sync::Mutex<()>,
-    tombs: Arc<Tombstones>,
+    tombs: Arc<DoneLog>,
 }
 
-/// The marks finished runs leave once their spool directory is gone: a launch
-/// of such a run arriving late (a new leader re-sends the launches of the jobs
-/// it sees running) must not start it a second time. Keyed by job id and
-/// restart count, since a requeued job runs again under the same id. Held in
-/// memory and appended to `spool/done.log` (`ID RESTART EPOCH` lines), so
-/// they outlive an agent restart without a file per job.
-struct Tombstones {
-    path: PathBuf,
-    inner: std::sync::Mutex<(std::collections::HashMap<(u32, u32), i64>, Option<std::fs::File>)>,
-}
-
-impl Tombstones {
-    /// Load `spool/done.log` (and the one-file-per-mark `spool/done/ID.RESTART`
-    /// of earlier versions, folded into it).
-    fn open(spool: &Path) -> Tombstones {
-        let path = spool.join("done.log");
-        let mut marks = std::collections::HashMap::new();
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            for line in text.lines() {
-                let f: Vec<&str> = line.split_whitespace().collect();
-                if let [id, run, at] = f[..] {
-                    if let (Ok(id), Ok(run), Ok(at)) = (id.parse(), run.parse(), at.parse()) {
-                        marks.insert((id, run), at);
-                    }
-                }
-            }
-        }
-        let old_dir = spool.join("done");
-        let mut fold = false;
-        if let Ok(rd) = std::fs::read_dir(&old_dir) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().to_string();
-                let at = e
-                    .metadata()
-                    .ok()
-                    .and_then(|m| m.modified().ok())
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|d| d.as_secs() as i64)
-                    .unwrap_or_else(spur_auth::now);
-                if let Some((id, run)) = name.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))) {
-                    marks.insert((id, run), at);
-                    fold = true;
-                }
-            }
-        }
-        let t = Tombstones { path, inner: std::sync::Mutex::new((marks, None)) };
-        if fold {
-            t.prune(i64::MAX);
-            let _ = std::fs::remove_dir_all(&old_dir);
-        }
-        t
-    }
-
-    fn contains(&self, id: u32, run: u32) -> bool {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).0.contains_key(&(id, run))
-    }
-
-    fn add(&self, id: u32, run: u32) {
-        use std::io::Write;
-        let now = spur_auth::now();
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        g.0.insert((id, run), now);
-        if g.1.is_none() {
-            g.1 = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).ok();
-        }
-        if let Some(f) = g.1.as_mut() {
-            let _ = f.write_all(format!("{} {} {}\n", id, run, now).as_bytes());
-        }
-    }
-
-    /// Forget marks older than `max_age` seconds (a late launch comes within
-    /// seconds; a day is kept) and rewrite the file with the rest.
-    fn prune(&self, max_age: i64) {
-        let now = spur_auth::now();
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        g.0.retain(|_, at| now.saturating_sub(*at) <= max_age);
-        let mut text = String::new();
-        for ((id, run), at) in &g.0 {
-            text.push_str(&format!("{} {} {}\n", id, run, at));
-        }
-        let tmp = self.path.with_extension("log.tmp");
-        if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &self.path).is_ok() {
-            g.1 = None; // the next mark opens the new file
-        }
-    }
-}
-
-/// A run's spool directory with its launch spec (written whole, then
-/// renamed), and its supervisor started.
-fn place_and_spawn(exe: &Path, dir: &Path, spec: &[u8]) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join("spec.bin.tmp");
-    std::fs::write(&tmp, spec)?;
-    std::fs::rename(&tmp, dir.join("spec.bin"))?;
+/// A run's spool directory with its launch spec, and its supervisor started.
+fn place_and_spawn(exe: &Path, dir: &Path, spec: &LaunchSpec) -> std::io::Result<()> {
+    spur_spool::write_spec(dir, spec)?;
     supervisor::spawn_supervisor(exe, dir)
 }
 
 /// Which run of its job a spool directory holds.
 fn run_of(dir: &Path) -> Option<u32> {
-    let spec = supervisor::read_spec(dir).ok()?;
-    Some(spec.job.restart_count)
-}
-
-/// `job%05u`, as slurmd names a job's spool directory (the script path shows in
-/// error messages: `.../job00018/slurm_script: 4: ...`, recorded/24.11/errors/89).
-fn job_dir(spool: &Path, id: u32) -> PathBuf {
-    let padded = spool.join(format!("job{:05}", id));
-    let plain = spool.join(format!("job{}", id));
-    // a directory made before this naming keeps being found
-    if !padded.exists() && plain.exists() {
-        return plain;
-    }
-    padded
+    spur_spool::read_spec(dir).ok().map(|s| s.job.restart_count)
 }
 
 async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
@@ -280,7 +179,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     };
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spurd"));
     let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
-    let tombs = Arc::new(Tombstones::open(&spool));
+    let tombs = Arc::new(DoneLog::open(&spool));
     let st = Arc::new(AgentState {
         node: node.clone(),
         spool: spool.clone(),
@@ -294,7 +193,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     let client = Client::new(conf.clone(), &conf_path);
 
     // Completion notices from supervisors.
-    let sock = spool.join("spurd.sock");
+    let sock = spur_spool::socket_path(&spool);
     let _ = std::fs::remove_file(&sock);
     match tokio::net::UnixListener::bind(&sock) {
         Ok(l) => {
@@ -324,7 +223,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     }
 
     // Jobs left from before a restart: report the finished, keep the running.
-    for j in supervisor::scan(&spool) {
+    for j in spur_spool::scan(&spool) {
         if !j.running {
             let _ = done_tx.send(j.job_id);
         }
@@ -368,16 +267,12 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     }
 }
 
-fn read_status(dir: &Path) -> Option<i32> {
-    std::fs::read_to_string(dir.join("status")).ok().and_then(|s| s.trim().parse().ok())
-}
-
 /// Report finished jobs to the controller, each until it is acknowledged,
 /// then remove its spool directory.
-async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombstones>, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
+async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<DoneLog>, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
     while let Some(id) = rx.recv().await {
-        let dir = job_dir(&spool, id);
-        let status = match read_status(&dir) {
+        let dir = spur_spool::job_dir(&spool, id);
+        let status = match spur_spool::read_status(&dir) {
             Some(s) => s,
             None => {
                 if dir.exists() {
@@ -391,7 +286,7 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
                 continue;
             }
         };
-        let restarts = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+        let restarts = run_of(&dir);
         let req = spur_core::request::JobCompletion {
             job_id: id,
             node: node.clone(),
@@ -418,7 +313,9 @@ async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombs
                     if let Some(run) = run_of(&dir2) {
                         tombs.add(id, run);
                     }
-                    supervisor::cleanup(&dir2)
+                    if let Err(e) = spur_spool::cleanup(&dir2) {
+                        tracing::warn!("removing {}: {}", dir2.display(), e);
+                    }
                 }
                 Err(e) => {
                     tracing::warn!("reporting job {} failed ({}); will retry", id, e);
@@ -478,7 +375,7 @@ fn arch_string() -> String {
 
 /// Register, then heartbeat; re-register whenever the controller restarts or
 /// does not answer.
-async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tombstones>, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
+async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<DoneLog>, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
     let start = spur_auth::now();
     let mut registered = false;
     let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
@@ -488,7 +385,7 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
             tombs.prune(86_400);
             pruned = std::time::Instant::now();
         }
-        let running: Vec<u32> = supervisor::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
+        let running: Vec<u32> = spur_spool::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
         let (load, free) = sysinfo();
         let req = spur_core::request::NodeRegistration {
             node: node.clone(),
@@ -518,8 +415,8 @@ async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<Tomb
             Ok(kill_jobs) => {
                 registered = true;
                 for id in kill_jobs {
-                    let dir = job_dir(&spool, id);
-                    tokio::task::spawn_blocking(move || supervisor::terminate_job(&dir, 0));
+                    let dir = spur_spool::job_dir(&spool, id);
+                    tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, 0));
                 }
             }
             Err(e) => {
@@ -584,10 +481,10 @@ impl Agent for Svc {
             Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e) })),
         };
         let id = spec.job.job_id;
-        let dir = job_dir(&self.st.spool, id);
+        let dir = spur_spool::job_dir(&self.st.spool, id);
         let _one_at_a_time = self.st.launching.lock().await;
-        if dir.join("spec.bin").exists() {
-            let here = supervisor::read_spec(&dir).ok().map(|s| s.job.restart_count);
+        if spur_spool::has_spec(&dir) {
+            let here = run_of(&dir);
             if here.is_none() || here >= Some(spec.job.restart_count) {
                 // a repeated launch (lost reply, a new leader's re-send), or a
                 // late one of an earlier run: the job already runs here
@@ -600,7 +497,7 @@ impl Agent for Svc {
             let kill_wait = spec.kill_wait;
             tokio::spawn(async move {
                 let d = dir.clone();
-                let _ = tokio::task::spawn_blocking(move || supervisor::terminate_job(&d, kill_wait)).await;
+                let _ = tokio::task::spawn_blocking(move || spur_spool::terminate_job(&d, kill_wait)).await;
                 for _ in 0..(kill_wait as u64 * 2 + 600) {
                     if !dir.exists() {
                         break;
@@ -612,7 +509,7 @@ impl Agent for Svc {
                     return;
                 }
                 let exe = st.exe.clone();
-                let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &r.spec)).await;
+                let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &spec)).await;
                 match res {
                     Ok(Ok(())) => tracing::info!("launched batch job {} (restart) on {}", id, st.node),
                     _ => tracing::error!("job {}: launching the new run failed", id),
@@ -626,7 +523,7 @@ impl Agent for Svc {
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
         let exe = self.st.exe.clone();
-        let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &r.spec)).await;
+        let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &spec)).await;
         match res {
             Ok(Ok(())) => {
                 tracing::info!("launched batch job {} on {}", id, self.st.node);
@@ -640,7 +537,7 @@ impl Agent for Svc {
     async fn signal(&self, req: Request<SignalRequest>) -> Result<Response<SignalReply>, tonic::Status> {
         self.admin(&req)?;
         let r = req.into_inner();
-        let dir = job_dir(&self.st.spool, r.job_id);
+        let dir = spur_spool::job_dir(&self.st.spool, r.job_id);
         if !dir.exists() {
             // Nothing runs here for that job: tell the controller it is over
             // if we know nothing of it at all.
@@ -654,10 +551,10 @@ impl Agent for Svc {
                     let t = spur_auth::now();
                     let _ = supervisor::note_cancelled(&dir, t, why == StopReason::Timeout);
                 }
-                supervisor::terminate_job(&dir, kw)
+                spur_spool::terminate_job(&dir, kw)
             });
         } else {
-            let _ = tokio::task::spawn_blocking(move || supervisor::signal_job(&dir, r.signal, r.batch_only)).await;
+            let _ = tokio::task::spawn_blocking(move || spur_spool::signal_job(&dir, r.signal, r.batch_only)).await;
         }
         let _ = &self.st.done_tx;
         Ok(Response::new(SignalReply { status: ok() }))

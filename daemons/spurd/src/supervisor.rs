@@ -1,22 +1,9 @@
 //! The batch step supervisor: one process per job, started by the agent and
 //! independent of it (`spurd supervise <jobdir>`), so a job keeps running
-//! while spurd restarts.
-//!
-//! The job directory is the only interface between the two:
-//!
-//! | file | written by | content |
-//! |---|---|---|
-//! | `spec.bin` | agent | the `LaunchSpec` as the controller sent it (`spur_core::records`: in its envelope; bincode from a build before versioned formats) |
-//! | `supervisor.pid` | supervisor | its pid |
-//! | `slurm_script` | supervisor | the script, owned by the user, 0700 |
-//! | `job.pgid` | supervisor | pid (= process group) of the script |
-//! | `stderr.path` | supervisor | where the job's stderr goes |
-//! | `status` | supervisor | the `wait(2)` status of the script, decimal, last |
-//! | `supervisor.log` | supervisor | its own diagnostics |
-//!
-//! The directory is root's (mode 0750, group = the job's group, as Slurm's
-//! `job%05u` directory), so the user can run the script but can write
-//! nothing the agent trusts.
+//! while spurd restarts. The job directory is the only interface between the
+//! two; what it holds, who writes each file and which processes are the
+//! job's is defined in the `spur_spool` crate (its module doc is the
+//! contract table).
 //!
 //! The supervisor is a child subreaper: processes the script leaves behind
 //! stay its descendants, so signals reach them and they are killed when the
@@ -26,14 +13,23 @@
 //! the raw status, as slurmstepd reports it: 4021 (ESLURMD_IO_ERROR, shown
 //! as `ExitCode=0:53`) when an output file cannot be opened, 4016
 //! (ESLURMD_SET_UID_OR_GID_ERROR) when the identity cannot be taken.
-
-#![allow(dead_code)]
+//!
+//! The script is started with fork and execve, not posix_spawn: the child
+//! must take the user's groups, gid and uid, which posix_spawn cannot do.
+//! Between the two the child makes only async-signal-safe system calls on
+//! data built before the fork ([`Prepared`]: argv, the environment, every
+//! path, message and errno text): it allocates nothing and takes no lock, so
+//! a lock another thread held at the fork (the allocator's, stdio's) cannot
+//! hang it. `spurd supervise` has one thread, but the test harness that
+//! re-executes itself as a supervisor has several; in test builds an
+//! allocation in the child ends it with a code of its own (`alloc_guard`).
 
 use crate::iopattern;
 use crate::jobenv::{self, EnvContext};
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
-use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
+use nix::fcntl::{self, OFlag};
+use nix::sys::resource::{self, Resource};
+use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal};
 use nix::sys::stat::Mode;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
@@ -41,22 +37,11 @@ use spur_core::launch::LaunchSpec;
 use std::ffi::{CStr, CString, OsStr};
 use std::fs;
 use std::io::{self, Read, Write};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::RawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-pub const SPEC_FILE: &str = "spec.bin";
-/// What the supervisor tells about its processes, appended as they become
-/// known (one file, so one inode per job; spool directories come and go at
-/// the job rate): line 1 its own pid, line 2 the script's pid (and process
-/// group), then the stderr path to the end of the file.
-pub const PROC_FILE: &str = "supervisor.proc";
-pub const SCRIPT_FILE: &str = "slurm_script";
-pub const STATUS_FILE: &str = "status";
-/// The agent's notification socket, in the spool directory.
-pub const SOCKET_NAME: &str = "spurd.sock";
 
 /// Slurm's codes for a batch step that could not start (raw status).
 pub const ESLURMD_CREATE_BATCH_DIR_ERROR: i32 = 4010;
@@ -64,49 +49,6 @@ pub const ESLURMD_SET_UID_OR_GID_ERROR: i32 = 4016;
 pub const ESLURMD_IO_ERROR: i32 = 4021;
 /// Raw status for a failure Slurm reports as a plain exit code 1.
 const EXIT_1: i32 = 1 << 8;
-
-/// What the agent finds in one job directory after a restart.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobDirState {
-    pub job_id: u32,
-    pub dir: PathBuf,
-    /// The supervisor process is alive.
-    pub running: bool,
-    /// The script's wait status, once it ended.
-    pub status: Option<i32>,
-}
-
-/// Write `spec.bin` into `jobdir` (created when missing), atomically.
-/// A helper for the agent; `run` only reads it.
-pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
-    fs::create_dir_all(jobdir)?;
-    let bytes = spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    write_atomic(&jobdir.join(SPEC_FILE), &bytes)
-}
-
-pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
-    let path = jobdir.join(SPEC_FILE);
-    let bytes = fs::read(&path)?;
-    spur_core::records::decode_launch(&bytes, &path.display()).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
-/// Replace `path` whole (readers see the old or the new content), flushed
-/// to disk first.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    {
-        let mut f = fs::OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)
-}
-
-fn read_num<T: std::str::FromStr>(path: &Path) -> Option<T> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
-}
 
 /// Start `exe supervise jobdir` as a process of its own, stdin and stdout
 /// on /dev/null, its stderr (the supervisor's log lines, each naming its
@@ -156,20 +98,13 @@ fn stepd_name(node: &str) -> String {
     format!("slurmstepd-{}", node)
 }
 
+/// The C library's text for an errno value, as strerror(3) gives it (`No
+/// such file or directory`), through std's strerror_r.
 fn strerror(e: i32) -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; the XSI/GNU variants are
-    // handled by reading the returned C string from the buffer when it
-    // fills it.
-    unsafe {
-        let p = libc::strerror(e);
-        if p.is_null() {
-            return format!("Unknown error {}", e);
-        }
-        let s = CStr::from_ptr(p).to_bytes();
-        let n = s.len().min(buf.len());
-        buf[..n].copy_from_slice(&s[..n]);
-        String::from_utf8_lossy(&buf[..n]).into_owned()
+    let s = io::Error::from_raw_os_error(e).to_string();
+    match s.strip_suffix(&format!(" (os error {})", e)) {
+        Some(t) => t.to_string(),
+        None => s,
     }
 }
 
@@ -181,10 +116,7 @@ pub fn run(jobdir: &Path) -> i32 {
     let _ = unistd::setsid();
     // Its log lines go to the agent's stderr, which may be a pipe whose
     // reader is gone: that must not end the supervisor.
-    // SAFETY: installing SIG_IGN has no handler code.
-    unsafe {
-        let _ = signal::signal(Signal::SIGPIPE, signal::SigHandler::SigIgn);
-    }
+    ignore(Signal::SIGPIPE);
     let (status, spec) = match supervise(jobdir) {
         Ok((s, spec)) => (s, Some(spec)),
         Err(e) => {
@@ -192,61 +124,117 @@ pub fn run(jobdir: &Path) -> i32 {
             (ESLURMD_CREATE_BATCH_DIR_ERROR, None)
         }
     };
-    if let Err(e) = write_atomic(&jobdir.join(STATUS_FILE), format!("{}\n", status).as_bytes()) {
+    if let Err(e) = spur_spool::write_status(jobdir, status) {
         log(&format!("writing status: {}", e));
     }
     let job_id = spec
         .as_ref()
         .map(|s| s.job.job_id)
-        .or_else(|| job_id_of(jobdir))
+        .or_else(|| spur_spool::job_id_of(jobdir))
         .unwrap_or(0);
     notify_agent(jobdir, job_id);
     0
 }
 
+/// Ignore `sig` in this process.
+fn ignore(sig: Signal) {
+    // SAFETY: SIG_IGN installs no handler, so no code of ours ever runs in
+    // signal context; that is signal(2)'s only hazard.
+    let _ = unsafe { signal::signal(sig, SigHandler::SigIgn) };
+}
+
 fn notify_agent(jobdir: &Path, job_id: u32) {
-    if let Some(spool) = jobdir.parent() {
-        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(spool.join(SOCKET_NAME)) {
+    if let Some(spool_dir) = jobdir.parent() {
+        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(spur_spool::socket_path(spool_dir)) {
             let _ = s.set_write_timeout(Some(Duration::from_secs(5)));
             let _ = s.write_all(format!("done {}\n", job_id).as_bytes());
         }
     }
 }
 
-/// Everything the child needs, prepared before fork.
+/// Everything the child does between fork and execve, built before the
+/// fork; the child only reads it, and writes its pid into `task_pid`.
 struct Prepared {
     script: CString,
-    argv: Vec<CString>,
-    env: Vec<CString>,
-    task_pid_idx: Option<usize>,
+    /// Owners of the strings `argv` and `envp` point into.
+    _argv: Vec<CString>,
+    _env: Vec<CString>,
+    /// For execve: pointers to the strings above, then NULL.
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+    /// The index of `SLURM_TASK_PID=...` in `envp` and a buffer for it with
+    /// room for any pid; the child fills it in and points `envp` at it.
+    task_pid: Option<(usize, [u8; 32])>,
     uid: u32,
     gid: u32,
     groups: Vec<Gid>,
     switch_user: bool,
-    umask: u32,
-    rlimits: Vec<(libc::c_int, u64, bool)>,
+    umask: Mode,
+    rlimits: Vec<(Resource, u64, bool)>,
     stdin: CString,
     stdout: CString,
     stderr: CString,
+    /// The directories above `stdout` and `stderr`, outermost first, made
+    /// when an output cannot be opened for want of them.
+    stdout_dirs: Vec<CString>,
+    stderr_dirs: Vec<CString>,
     append: bool,
     work_dir: CString,
     chdir_msg: Vec<u8>,
     tmp_msg: Vec<u8>,
-    exec_prefix: String,
+    /// `slurmstepd-NODE: error: execve(): `
+    exec_prefix: Vec<u8>,
+    /// strerror's text of every errno value (the index); the C library's
+    /// strerror may allocate (it translates), so it is not called in the child.
+    errno_text: Vec<String>,
+}
+
+impl Prepared {
+    fn errno_text(&self, e: Errno) -> &[u8] {
+        self.errno_text.get(e as usize).map(|s| s.as_bytes()).unwrap_or(b"Unknown error")
+    }
 }
 
 fn cstr(s: &str) -> CString {
     CString::new(s.replace('\0', "")).unwrap_or_default()
 }
 
-fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
-    let spec = read_spec(jobdir)?;
-    let mut proc_file = fs::OpenOptions::new().create(true).truncate(true).write(true).open(jobdir.join(PROC_FILE))?;
-    proc_file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
-    // SAFETY: plain prctl with integer arguments.
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+/// Pointers to `v`'s strings and a NULL after them, as execve takes them.
+fn c_array(v: &[CString]) -> Vec<*const libc::c_char> {
+    v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
+}
+
+/// Every directory above `path` (`/a`, `/a/b` for `/a/b/f`; `sub` for
+/// `sub/f`), outermost first.
+fn parent_dirs(path: &CStr) -> Vec<CString> {
+    let b = path.to_bytes();
+    (1..b.len()).filter(|&i| b[i] == b'/').filter_map(|i| CString::new(&b[..i]).ok()).collect()
+}
+
+/// `SLURM_TASK_PID=<pid>` and a NUL into `buf`, without allocating.
+fn fill_task_pid(buf: &mut [u8; 32], pid: u32) {
+    const KEY: &[u8] = b"SLURM_TASK_PID=";
+    let mut digits = [0u8; 10];
+    let mut n = pid;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    let d = &digits[i..];
+    buf[..KEY.len()].copy_from_slice(KEY);
+    buf[KEY.len()..KEY.len() + d.len()].copy_from_slice(d);
+    buf[KEY.len() + d.len()] = 0;
+}
+
+fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
+    let spec = spur_spool::read_spec(jobdir)?;
+    let proc_file = spur_spool::ProcWriter::create(jobdir)?;
+    let _ = nix::sys::prctl::set_child_subreaper(true);
     let job = &spec.job;
     let root = unistd::geteuid().is_root();
     let switch_user = root;
@@ -260,7 +248,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     }
 
     // The script, as the user's, 0700.
-    let script_path = jobdir.join(SCRIPT_FILE);
+    let script_path = spur_spool::script_path(jobdir);
     let _ = fs::remove_file(&script_path);
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -312,64 +300,70 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // `%N` in file names is the host name of the machine slurmstepd runs on,
     // not the node name (recorded/24.11/basic/064: `out-5-pat-root-vm-%.txt`
     // with every slurmd on host `vm`)
-    let (out, err, inp) = iopattern::batch_paths(job, &spur_client::users::short_hostname());
+    let (out, err, inp) = iopattern::batch_paths(job, &spur_auth::users::short_hostname());
     let stepd = stepd_name(&spec.node_name);
     let work_dir = if job.desc.work_dir.is_empty() { "/".to_string() } else { job.desc.work_dir.clone() };
 
     let mut argv = vec![cstr(&script_path.to_string_lossy())];
     // argv[0] is the script as submitted (Slurm's job_desc argv); $1.. follow
     argv.extend(job.desc.argv.iter().skip(1).map(|a| cstr(a)));
-    let prep = Prepared {
+    let (stdout, stderr) = (cstr(&out), cstr(&err));
+    let mut prep = Prepared {
         script: cstr(&script_path.to_string_lossy()),
-        argv,
-        env,
-        task_pid_idx,
+        argv: c_array(&argv),
+        envp: c_array(&env),
+        _argv: argv,
+        _env: env,
+        task_pid: task_pid_idx.map(|i| (i, [0u8; 32])),
         uid: job.user_id,
         gid: job.group_id,
         groups,
         switch_user,
-        umask: jobenv::job_umask(job),
+        umask: Mode::from_bits_truncate(jobenv::job_umask(job) as libc::mode_t),
         rlimits: jobenv::propagated_rlimits(job)
             .into_iter()
             .filter_map(|(n, v, u)| rlimit_resource(n).map(|r| (r, v, u)))
             .collect(),
         stdin: cstr(&inp),
-        stdout: cstr(&out),
-        stderr: cstr(&err),
+        stdout_dirs: parent_dirs(&stdout),
+        stderr_dirs: parent_dirs(&stderr),
+        stdout,
+        stderr,
         append: job.desc.open_mode_append.unwrap_or(false),
         work_dir: cstr(&work_dir),
         chdir_msg: format!("{}: error: couldn't chdir to `{}': ", stepd, work_dir).into_bytes(),
         tmp_msg: format!("{}: error: couldn't chdir to /tmp either. dying.\n", stepd).into_bytes(),
-        exec_prefix: format!("{}: error: execve(): ", stepd),
+        exec_prefix: format!("{}: error: execve(): ", stepd).into_bytes(),
+        // Linux's errno values end at 133 (EHWPOISON)
+        errno_text: (0..134).map(strerror).collect(),
     };
 
     // The supervisor outlives stray signals (a `pkill spurd`, a closed
     // terminal); the script gets default dispositions back.
     for sig in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP, Signal::SIGPIPE, Signal::SIGUSR1, Signal::SIGUSR2] {
-        // SAFETY: installing SIG_IGN has no handler code.
-        unsafe {
-            let _ = signal::signal(sig, signal::SigHandler::SigIgn);
-        }
+        ignore(sig);
     }
     let (rd, wr) = unistd::pipe2(OFlag::O_CLOEXEC).map_err(io::Error::from)?;
-    // SAFETY: the supervisor is single-threaded when run as `spurd
-    // supervise`; the child only does system calls on prepared data before
-    // exec (plus one small allocation for SLURM_TASK_PID).
+    // SAFETY: the child runs child_exec, one write(2) and _exit(2): system
+    // calls on `prep` and the pipe, all made above. It allocates nothing and
+    // takes no lock (see the module doc), so no other thread's state at the
+    // fork matters to it.
     let child = match unsafe { unistd::fork() } {
         Err(e) => return Err(e.into()),
         Ok(ForkResult::Child) => {
+            #[cfg(test)]
+            crate::alloc_guard::forked();
             drop(rd);
-            let code = child_exec(&prep);
+            let code = child_exec(&mut prep);
             let _ = unistd::write(&wr, &code.to_ne_bytes());
-            // SAFETY: leave without running destructors or atexit handlers.
+            // SAFETY: _exit(2) is async-signal-safe and runs no exit handler
+            // (those belong to the parent's state).
             unsafe { libc::_exit(1) }
         }
         Ok(ForkResult::Parent { child }) => child,
     };
     drop(wr);
-    // one write: a reader sees the pid line whole or not at all
-    let _ = proc_file.write_all(format!("{}\n{}", child.as_raw(), prep.stderr.to_string_lossy()).as_bytes());
-    drop(proc_file);
+    let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     let mut setup_code = None;
     {
         let mut f = fs::File::from(rd);
@@ -392,7 +386,8 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
 fn wait_for(child: Pid) -> i32 {
     loop {
         let mut st: libc::c_int = 0;
-        // SAFETY: plain waitpid on any child (we are a subreaper).
+        // SAFETY: `st` is a valid place for the status. libc's waitpid, not
+        // nix's: the raw status is what `status` holds.
         let r = unsafe { libc::waitpid(-1, &mut st, 0) };
         if r == child.as_raw() {
             return st;
@@ -420,7 +415,7 @@ fn kill_leftovers(pgid: Pid) {
     }
     loop {
         let _ = signal::killpg(pgid, Signal::SIGKILL);
-        for p in descendants(me) {
+        for p in spur_spool::descendants(me) {
             let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
         }
         // Reap what is there.
@@ -452,168 +447,156 @@ fn no_children_left() -> bool {
     }
 }
 
-fn rlimit_resource(name: &str) -> Option<libc::c_int> {
+fn rlimit_resource(name: &str) -> Option<Resource> {
     Some(match name {
-        "CPU" => libc::RLIMIT_CPU,
-        "FSIZE" => libc::RLIMIT_FSIZE,
-        "DATA" => libc::RLIMIT_DATA,
-        "STACK" => libc::RLIMIT_STACK,
-        "CORE" => libc::RLIMIT_CORE,
-        "RSS" => libc::RLIMIT_RSS,
-        "NPROC" => libc::RLIMIT_NPROC,
-        "NOFILE" => libc::RLIMIT_NOFILE,
-        "MEMLOCK" => libc::RLIMIT_MEMLOCK,
-        "AS" => libc::RLIMIT_AS,
+        "CPU" => Resource::RLIMIT_CPU,
+        "FSIZE" => Resource::RLIMIT_FSIZE,
+        "DATA" => Resource::RLIMIT_DATA,
+        "STACK" => Resource::RLIMIT_STACK,
+        "CORE" => Resource::RLIMIT_CORE,
+        "RSS" => Resource::RLIMIT_RSS,
+        "NPROC" => Resource::RLIMIT_NPROC,
+        "NOFILE" => Resource::RLIMIT_NOFILE,
+        "MEMLOCK" => Resource::RLIMIT_MEMLOCK,
+        "AS" => Resource::RLIMIT_AS,
         _ => return None,
-    } as libc::c_int)
+    })
 }
 
-fn raw_write(fd: i32, b: &[u8]) {
-    // SAFETY: writing a valid buffer.
-    unsafe {
-        libc::write(fd, b.as_ptr() as *const libc::c_void, b.len());
-    }
+/// Write to fd 2 without stdio's lock (the child may not take it).
+fn write_stderr(b: &[u8]) {
+    let _ = unistd::write(io::stderr(), b);
 }
 
 /// Open an output file as Slurm does: O_APPEND always, O_TRUNC unless
-/// appending, 0666 less the umask; a missing directory is created (0755)
-/// once.
-fn open_output(path: &CStr, append: bool) -> Result<i32, Errno> {
-    let mut flags = libc::O_CREAT | libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC;
+/// appending, 0666 less the umask; a missing directory is created (0755,
+/// `dirs`, made before the fork) once.
+fn open_output(path: &CStr, dirs: &[CString], append: bool) -> Result<RawFd, Errno> {
+    let mut flags = OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CLOEXEC;
     if !append {
-        flags |= libc::O_TRUNC;
+        flags |= OFlag::O_TRUNC;
     }
     let mut tried_mkdir = false;
     loop {
-        // SAFETY: valid C string.
-        let fd = unsafe { libc::open(path.as_ptr(), flags, 0o666 as libc::c_uint) };
-        if fd >= 0 {
-            return Ok(fd);
+        match fcntl::open(path, flags, Mode::from_bits_truncate(0o666)) {
+            Ok(fd) => return Ok(fd),
+            Err(Errno::EINTR) => continue,
+            Err(Errno::ENOENT) if !tried_mkdir => {
+                tried_mkdir = true;
+                for d in dirs {
+                    let _ = unistd::mkdir(d.as_c_str(), Mode::from_bits_truncate(0o755));
+                }
+            }
+            Err(e) => return Err(e),
         }
-        let e = Errno::last();
-        if e == Errno::EINTR {
-            continue;
-        }
-        if e == Errno::ENOENT && !tried_mkdir {
-            tried_mkdir = true;
-            mkdir_parents(path.to_bytes());
-            continue;
-        }
-        return Err(e);
     }
 }
 
-fn mkdir_parents(path: &[u8]) {
-    let mut i = 1;
-    while i < path.len() {
-        if path[i] == b'/' {
-            if let Ok(c) = CString::new(&path[..i]) {
-                // SAFETY: valid C string.
-                unsafe {
-                    libc::mkdir(c.as_ptr(), 0o755);
-                }
-            }
-        }
-        i += 1;
+/// The interpreter a script's `#!` line names, read into `buf` (execve's
+/// ENOENT for an existing script means that one is missing).
+fn interpreter<'a>(script: &CStr, buf: &'a mut [u8; 255]) -> Option<&'a [u8]> {
+    let fd = fcntl::open(script, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
+    let n = unistd::read(fd, buf).unwrap_or(0);
+    let _ = unistd::close(fd);
+    if n >= 3 && buf[..2] == *b"#!" {
+        buf[2..n].split(|&b| b == b'\n').next()
+    } else {
+        None
     }
 }
 
 /// In the forked child: become the user, set up stdio and exec the script.
-/// Returns only on a setup failure, with the code to report.
-fn child_exec(p: &Prepared) -> i32 {
-    // SAFETY: only system calls on prepared data.
-    unsafe {
-        for s in 1..32 {
-            if s != libc::SIGKILL && s != libc::SIGSTOP {
+/// Returns only on a setup failure, with the code to report. Async-signal-
+/// safe system calls on `p` only: no allocation, no lock, no panic path.
+fn child_exec(p: &mut Prepared) -> i32 {
+    for s in 1..32 {
+        if s != libc::SIGKILL && s != libc::SIGSTOP {
+            // SAFETY: SIG_DFL installs no handler; signal(2) is
+            // async-signal-safe.
+            unsafe {
                 libc::signal(s, libc::SIG_DFL);
             }
         }
     }
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
     let _ = unistd::setsid();
-    if p.switch_user {
-        if unistd::setgroups(&p.groups).is_err()
+    if p.switch_user
+        && (unistd::setgroups(&p.groups).is_err()
             || unistd::setgid(Gid::from_raw(p.gid)).is_err()
-            || unistd::setuid(Uid::from_raw(p.uid)).is_err()
-        {
-            return ESLURMD_SET_UID_OR_GID_ERROR;
-        }
+            || unistd::setuid(Uid::from_raw(p.uid)).is_err())
+    {
+        return ESLURMD_SET_UID_OR_GID_ERROR;
     }
-    nix::sys::stat::umask(Mode::from_bits_truncate(p.umask as libc::mode_t));
+    nix::sys::stat::umask(p.umask);
 
-    // SAFETY: valid C strings; fds handled by hand.
-    let fin = unsafe { libc::open(p.stdin.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-    if fin < 0 {
+    let Ok(fin) = fcntl::open(p.stdin.as_c_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()) else {
+        return ESLURMD_IO_ERROR;
+    };
+    let Ok(fout) = open_output(&p.stdout, &p.stdout_dirs, p.append) else {
+        return ESLURMD_IO_ERROR;
+    };
+    let Ok(ferr) = open_output(&p.stderr, &p.stderr_dirs, p.append) else {
+        return ESLURMD_IO_ERROR;
+    };
+    if unistd::dup2(fin, 0).is_err() || unistd::dup2(fout, 1).is_err() || unistd::dup2(ferr, 2).is_err() {
         return ESLURMD_IO_ERROR;
     }
-    let fout = match open_output(&p.stdout, p.append) {
-        Ok(fd) => fd,
-        Err(_) => return ESLURMD_IO_ERROR,
-    };
-    let ferr = match open_output(&p.stderr, p.append) {
-        Ok(fd) => fd,
-        Err(_) => return ESLURMD_IO_ERROR,
-    };
-    unsafe {
-        if libc::dup2(fin, 0) < 0 || libc::dup2(fout, 1) < 0 || libc::dup2(ferr, 2) < 0 {
-            return ESLURMD_IO_ERROR;
+    for fd in [fin, fout, ferr] {
+        if fd > 2 {
+            let _ = unistd::close(fd);
         }
-        for fd in [fin, fout, ferr] {
-            if fd > 2 {
-                libc::close(fd);
-            }
+    }
+    if let Err(e) = unistd::chdir(p.work_dir.as_c_str()) {
+        write_stderr(&p.chdir_msg);
+        write_stderr(p.errno_text(e));
+        write_stderr(b": going to /tmp instead\n");
+        if unistd::chdir(c"/tmp").is_err() {
+            write_stderr(&p.tmp_msg);
+            return EXIT_1;
         }
-        if libc::chdir(p.work_dir.as_ptr()) < 0 {
-            let e = Errno::last() as i32;
-            raw_write(2, &p.chdir_msg);
-            raw_write(2, strerror(e).as_bytes());
-            raw_write(2, b": going to /tmp instead\n");
-            if libc::chdir(b"/tmp\0".as_ptr() as *const libc::c_char) < 0 {
-                raw_write(2, &p.tmp_msg);
-                return EXIT_1;
-            }
+    }
+    for &(res, v, user) in &p.rlimits {
+        let Ok((cur, max)) = resource::getrlimit(res) else { continue };
+        if cur == v as libc::rlim_t {
+            continue;
         }
-        for &(res, v, user) in &p.rlimits {
-            let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-            if libc::getrlimit(res as _, &mut r) != 0 || r.rlim_cur == v as libc::rlim_t {
-                continue;
-            }
-            r.rlim_cur = v as libc::rlim_t;
-            if !user && r.rlim_cur > r.rlim_max {
-                r.rlim_cur = r.rlim_max;
-            }
-            libc::setrlimit(res as _, &r);
+        let mut want = v as libc::rlim_t;
+        if !user && want > max {
+            want = max;
         }
+        let _ = resource::setrlimit(res, want, max);
+    }
+    if let Some((i, buf)) = &mut p.task_pid {
+        fill_task_pid(buf, unistd::getpid().as_raw() as u32);
+        p.envp[*i] = buf.as_ptr().cast();
     }
 
-    let mut env = p.env.clone();
-    if let Some(i) = p.task_pid_idx {
-        env[i] = cstr(&format!("SLURM_TASK_PID={}", std::process::id()));
+    // SAFETY: `script` is a C string; `argv` and `envp` are NULL-terminated
+    // arrays of pointers to C strings owned by `p` (the task pid's buffer
+    // included), alive until execve replaces the process.
+    unsafe {
+        libc::execve(p.script.as_ptr(), p.argv.as_ptr(), p.envp.as_ptr());
     }
-    let e = match unistd::execve(&p.script, &p.argv, &env) {
-        Err(e) => e,
-        Ok(_) => Errno::UnknownErrno,
-    };
+    let e = Errno::last();
     // As slurmstepd: the message goes to the job's stderr, the task exits
     // with errno.
-    let mut msg = p.exec_prefix.clone();
-    let mut bad_interp = None;
-    if e == Errno::ENOENT {
-        if let Ok(mut f) = fs::File::open(OsStr::from_bytes(p.script.to_bytes())) {
-            let mut buf = [0u8; 255];
-            let n = f.read(&mut buf).unwrap_or(0);
-            if n >= 3 && &buf[..2] == b"#!" {
-                let line = buf[2..n].split(|&b| b == b'\n').next().unwrap_or(&[]);
-                bad_interp = Some(String::from_utf8_lossy(line).into_owned());
-            }
+    write_stderr(&p.exec_prefix);
+    let mut buf = [0u8; 255];
+    let interp = if e == Errno::ENOENT { interpreter(&p.script, &mut buf) } else { None };
+    match interp {
+        Some(interp) => {
+            write_stderr(b"bad interpreter(");
+            write_stderr(interp);
+            write_stderr(b"): ");
+        }
+        None => {
+            write_stderr(p.script.to_bytes());
+            write_stderr(b": ");
         }
     }
-    match bad_interp {
-        Some(i) => msg.push_str(&format!("bad interpreter({}): {}\n", i, strerror(e as i32))),
-        None => msg.push_str(&format!("{}: {}\n", p.script.to_string_lossy(), strerror(e as i32))),
-    }
-    raw_write(2, msg.as_bytes());
-    // SAFETY: leave the child.
+    write_stderr(p.errno_text(e));
+    write_stderr(b"\n");
+    // SAFETY: _exit(2) is async-signal-safe and runs no exit handler.
     unsafe { libc::_exit(e as i32) }
 }
 
@@ -704,205 +687,31 @@ fn bracket_balance(s: &str) -> i32 {
     })
 }
 
-/// Parent pid of every process: `(pid, ppid)`.
-fn process_table() -> Vec<(i32, i32)> {
-    let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir("/proc") else { return out };
-    for e in rd.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
-        let Ok(stat) = fs::read_to_string(format!("/proc/{}/stat", pid)) else { continue };
-        // The command may contain spaces and parentheses: split after the last ')'.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-        let mut f = rest.split_whitespace();
-        let _state = f.next();
-        if let Some(ppid) = f.next().and_then(|s| s.parse::<i32>().ok()) {
-            out.push((pid, ppid));
-        }
-    }
-    out
-}
-
-/// All descendants of `root` (not `root` itself).
-fn descendants(root: i32) -> Vec<i32> {
-    let table = process_table();
-    let mut found = vec![root];
-    let mut i = 0;
-    while i < found.len() {
-        let p = found[i];
-        for &(c, pp) in &table {
-            if pp == p && !found.contains(&c) {
-                found.push(c);
-            }
-        }
-        i += 1;
-    }
-    found.remove(0);
-    found
-}
-
-fn pid_alive(pid: i32) -> bool {
-    pid > 0 && signal::kill(Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
-}
-
-fn is_zombie(pid: i32) -> bool {
-    fs::read_to_string(format!("/proc/{}/stat", pid))
-        .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().starts_with('Z')))
-        .unwrap_or(true)
-}
-
-/// The supervisor of `jobdir` is alive (its pid is running `supervise` for
-/// this very directory, so a reused pid does not count).
-fn supervisor_pid(jobdir: &Path) -> Option<i32> {
-    let pid = read_proc(jobdir).0?;
-    if !pid_alive(pid) {
-        return None;
-    }
-    let cmdline = fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
-    let want = jobdir.as_os_str().as_bytes();
-    let canon = fs::canonicalize(jobdir).ok();
-    let matches = cmdline.split(|&b| b == 0).any(|a| {
-        a == want || canon.as_ref().map(|c| c.as_os_str().as_bytes() == a).unwrap_or(false)
-    });
-    if matches {
-        Some(pid)
-    } else {
-        None
-    }
-}
-
-/// `PROC_FILE`: the supervisor's pid, the script's pid, the stderr path, as
-/// far as they are written (a line counts once its newline is there).
-fn read_proc(jobdir: &Path) -> (Option<i32>, Option<i32>, Option<String>) {
-    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else {
-        // a job started by an earlier spurd (one file per fact), still
-        // running across the upgrade
-        return (
-            read_num(&jobdir.join("supervisor.pid")),
-            read_num(&jobdir.join("job.pgid")),
-            fs::read_to_string(jobdir.join("stderr.path")).ok().map(|p| p.trim_end_matches('\n').to_string()),
-        );
-    };
-    let mut parts = text.splitn(3, '\n');
-    let first = parts.next();
-    let second = parts.next();
-    let rest = parts.next();
-    // a number counts only with its newline after it
-    let sup = second.and(first).and_then(|l| l.trim().parse().ok());
-    let script = rest.and(second).and_then(|l| l.trim().parse().ok());
-    (sup, script, rest.map(|r| r.to_string()))
-}
-
-/// The processes of the job: the script's process group and every
-/// descendant of the supervisor (or of the script when the supervisor is
-/// gone).
-fn job_processes(jobdir: &Path) -> (Option<i32>, Vec<i32>) {
-    let script = read_proc(jobdir).1;
-    let sup = supervisor_pid(jobdir);
-    let mut procs = match (sup, script) {
-        (Some(s), _) => descendants(s),
-        (None, Some(p)) if pid_alive(p) => {
-            let mut v = vec![p];
-            v.extend(descendants(p));
-            v
-        }
-        _ => Vec::new(),
-    };
-    procs.retain(|&p| Some(p) != sup && !is_zombie(p));
-    (script, procs)
-}
-
-/// Send `sig` to the job: its whole process tree, or only the script
-/// process when `batch_only`. Nothing left to signal is not an error.
-pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
-    let signal = Signal::try_from(sig).map_err(io::Error::from)?;
-    if jobdir.join(STATUS_FILE).exists() {
-        return Ok(());
-    }
-    let (script, procs) = job_processes(jobdir);
-    if batch_only {
-        if let Some(p) = script {
-            if procs.contains(&p) {
-                return ignore_esrch(signal::kill(Pid::from_raw(p), signal));
-            }
-        }
-        return Ok(());
-    }
-    if let Some(p) = script {
-        if procs.contains(&p) {
-            ignore_esrch(signal::killpg(Pid::from_raw(p), signal))?;
-        }
-    }
-    for p in procs {
-        let _ = signal::kill(Pid::from_raw(p), signal);
-    }
-    Ok(())
-}
-
-fn ignore_esrch(r: nix::Result<()>) -> io::Result<()> {
-    match r {
-        Ok(()) | Err(Errno::ESRCH) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Cancel or time-limit kill: SIGCONT and SIGTERM to everything, up to
-/// `kill_wait_secs` for it to end, then SIGKILL. Blocking.
-pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
-    let _ = signal_job(jobdir, libc::SIGCONT, false);
-    let _ = signal_job(jobdir, libc::SIGTERM, false);
-    let deadline = Instant::now() + Duration::from_secs(kill_wait_secs as u64);
-    loop {
-        if job_processes(jobdir).1.is_empty() {
-            return;
-        }
-        if Instant::now() >= deadline {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    for _ in 0..50 {
-        let (_, procs) = job_processes(jobdir);
-        if procs.is_empty() {
-            return;
-        }
-        let _ = signal_job(jobdir, libc::SIGKILL, false);
-        // Also what is no longer in the table walk (e.g. status written).
-        for p in procs {
-            let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// Append a slurmstepd-style error line to the job's stderr file, e.g.
 /// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
 pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
-    let path = read_proc(jobdir).2.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
+    let spec = spur_spool::read_spec(jobdir)?;
+    let path = spur_spool::read_proc(jobdir)
+        .stderr
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
     let mut f = fs::OpenOptions::new().append(true).open(path)?;
     f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
 }
 
 /// Slurm's local time stamp, `2025-01-31T12:00:00`.
 pub fn slurm_time(epoch: i64) -> String {
-    // SAFETY: localtime_r fills the struct we own.
-    unsafe {
-        let t: libc::time_t = epoch as libc::time_t;
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            return epoch.to_string();
-        }
-        format!(
+    match spur_grammar::time::localtime(epoch) {
+        Some(tm) => format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            tm.tm_year + 1900,
-            tm.tm_mon + 1,
-            tm.tm_mday,
-            tm.tm_hour,
-            tm.tm_min,
-            tm.tm_sec
-        )
+            tm.year + 1900,
+            tm.mon + 1,
+            tm.mday,
+            tm.hour,
+            tm.min,
+            tm.sec
+        ),
+        None => epoch.to_string(),
     }
 }
 
@@ -911,7 +720,7 @@ pub fn slurm_time(epoch: i64) -> String {
 /// ` DUE TO TIME LIMIT` before the closing stars for a time-limit kill.
 /// Call it before `terminate_job`.
 pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
+    let spec = spur_spool::read_spec(jobdir)?;
     let msg = format!(
         "*** JOB {} ON {} CANCELLED AT {}{} ***",
         spec.job.job_id,
@@ -920,43 +729,6 @@ pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result
         if time_limit { " DUE TO TIME LIMIT" } else { "" }
     );
     write_job_stderr(jobdir, &msg)
-}
-
-fn job_id_of(dir: &Path) -> Option<u32> {
-    let name = dir.file_name()?.to_str()?;
-    let digits = name.strip_prefix("job")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// The job directories under `spool` (`job<ID>`, any zero padding), in
-/// job id order.
-pub fn scan(spool: &Path) -> Vec<JobDirState> {
-    let mut out = Vec::new();
-    let Ok(rd) = fs::read_dir(spool) else { return out };
-    for e in rd.flatten() {
-        let dir = e.path();
-        if !dir.is_dir() {
-            continue;
-        }
-        let Some(job_id) = job_id_of(&dir) else { continue };
-        let status = read_num::<i32>(&dir.join(STATUS_FILE));
-        let running = status.is_none() && supervisor_pid(&dir).is_some();
-        out.push(JobDirState { job_id, dir, running, status });
-    }
-    out.sort_by_key(|s| s.job_id);
-    out
-}
-
-/// Remove a finished job's directory (best effort; a missing one is fine).
-pub fn cleanup(jobdir: &Path) {
-    match fs::remove_dir_all(jobdir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => log(&format!("removing {}: {}", jobdir.display(), e)),
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,135 @@
+"""Tests of the conformance harness itself: `python3 -m unittest discover -s conformance/tests`.
+
+The replay must never read as a pass when it could not run, and the scenario
+runner's waits must poll their condition and report a timeout.
+"""
+
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONF = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(CONF, "lib"))
+
+import scenario as scn  # noqa: E402
+
+
+def replay(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([sys.executable, os.path.join(CONF, "replay"), *args],
+                       capture_output=True, text=True, env=e, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+class ReplayHarnessErrors(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.missing = os.path.join(self.tmp.name, "no-such-spur")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_missing_binary_fails_every_step_and_exits_2(self):
+        steps = len(glob.glob(os.path.join(CONF, "recorded", "24.11", "job_ids", "*.cmd")))
+        self.assertGreater(steps, 0)
+        for extra in ([], ["--allow-fail"]):
+            rc, out, err = replay("job_ids", *extra, env={"SPUR_BIN": self.missing})
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn(f"==== HARNESS ERROR: job_ids: no Spur binary at {self.missing}", out)
+            self.assertEqual(out.rstrip("\n").splitlines()[-1], f"0 passed, {steps} failed")
+
+    def test_a_directory_is_not_a_binary(self):
+        rc, out, _ = replay("job_ids", env={"SPUR_BIN": self.tmp.name})
+        self.assertEqual(rc, 2)
+        self.assertIn("no Spur binary at", out)
+
+    def test_no_scenario_is_an_error(self):
+        rc, out, _ = replay("--recorded", self.tmp.name, env={"SPUR_BIN": self.missing})
+        self.assertEqual(rc, 2)
+        self.assertIn("HARNESS ERROR: no scenario to replay", out)
+
+    def test_an_unknown_scenario_is_an_error(self):
+        rc, out, _ = replay("no_such_scenario", env={"SPUR_BIN": self.missing})
+        self.assertEqual(rc, 2)
+        self.assertIn("HARNESS ERROR: no_such_scenario", out)
+
+    def test_nothing_to_compare_is_an_error(self):
+        steps = len(glob.glob(os.path.join(CONF, "recorded", "24.11", "job_ids", "*.cmd")))
+        rc, out, _ = replay("job_ids", "--compare-only", self.tmp.name)
+        self.assertEqual(rc, 2)
+        self.assertEqual(out.rstrip("\n").splitlines()[-1], f"0 passed, {steps} failed")
+
+
+class FakeExecutor:
+    """Answers `run` with the exit codes given, in turn (the last one repeats)."""
+
+    def __init__(self, codes):
+        self.codes, self.cmds = list(codes), []
+
+    def run(self, text, user):
+        self.cmds.append(text)
+        rc = self.codes.pop(0) if len(self.codes) > 1 else self.codes[0]
+        return b"", b"", rc
+
+    def read_file(self, path):
+        return None
+
+
+class WaitUntil(unittest.TestCase):
+    def scenario(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".scn", delete=False) as f:
+            f.write(text)
+        try:
+            return scn.parse(f.name)
+        finally:
+            os.unlink(f.name)
+
+    def test_parsed_as_an_unrecorded_step_with_its_options(self):
+        sc = self.scenario("run capture=J sbatch x\nwait_until timeout=3 grep -qx started out-$J.txt\nrun squeue\n")
+        kinds = [(s.id, s.kind, s.records) for s in sc.steps]
+        self.assertEqual(kinds, [("01", "run", True), ("02", "wait_until", False), ("03", "run", True)])
+        self.assertEqual(sc.steps[1].opts, {"timeout": "3"})
+        self.assertEqual(sc.steps[1].text, "grep -qx started out-$J.txt")
+        with self.assertRaises(scn.ScenarioError):
+            self.scenario("wait_until\n")
+
+    def test_polls_until_the_command_succeeds(self):
+        sc = self.scenario("wait_until test -e $X\n")
+        ex = FakeExecutor([1, 1, 0])
+        r = scn.Runner(ex, sc)
+        r.captures["X"] = "f1"
+        self.assertEqual(list(r.run()), [])
+        self.assertEqual(ex.cmds, ["test -e f1"] * 3)
+        self.assertEqual(r.wait_timeouts, [])
+
+    def test_a_timeout_is_reported(self):
+        sc = self.scenario("wait_until timeout=0.3 false\n")
+        r = scn.Runner(FakeExecutor([1]), sc, log=lambda m: None, soft_waits=True)
+        list(r.run())
+        self.assertEqual(len(r.wait_timeouts), 1)
+        self.assertIn("`false` still exits 1", r.wait_timeouts[0])
+        # when recording, it stops the scenario
+        with self.assertRaises(scn.ScenarioError):
+            list(scn.Runner(FakeExecutor([1]), sc).run())
+
+
+class Scenarios(unittest.TestCase):
+    def test_every_scenario_parses_and_matches_its_recording(self):
+        for path in sorted(glob.glob(os.path.join(CONF, "scenarios", "*.scn"))):
+            sc = scn.parse(path)
+            for version in ("24.11", "22.05"):
+                rec = os.path.join(CONF, "recorded", version, sc.name)
+                if not os.path.isdir(rec):
+                    continue
+                want = sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(rec, "*.cmd")))
+                have = [s.id for s in sc.steps if s.records]
+                self.assertEqual(have, want, f"{sc.name}: the steps and {rec} disagree (re-record?)")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,774 @@
+//! The scheduler through its public API: what one pass decides for a given
+//! queue and cluster, rule by rule, as Slurm decides it (slurmctld's builtin
+//! order, select/cons_tres's node choice with the default topology).
+
+use spur_core::model::{
+    ArrayInfo, Job, JobDesc, JobState, Node, NodeBase, PartState, Partition, Reason, Reservation,
+};
+use spur_sched::{
+    schedule, schedule_depth, schedule_resv, schedule_with, Decision, DEFAULT_QUEUE_DEPTH,
+};
+
+const NOW: i64 = 1_000_000;
+
+/// An idle node: `cpus` CPUs, 500 MB per CPU, weight 1.
+fn node(name: &str, cpus: u32) -> Node {
+    Node {
+        name: name.into(),
+        cpus,
+        boards: 1,
+        sockets: 1,
+        cores_per_socket: cpus,
+        threads_per_core: 1,
+        real_memory: 500 * cpus as u64,
+        weight: 1,
+        base: NodeBase::Idle,
+        ..Default::default()
+    }
+}
+
+/// `node` with `used` CPUs (and their memory) given to running jobs.
+fn busy(name: &str, cpus: u32, used: u32) -> Node {
+    Node {
+        alloc_cpus: used,
+        alloc_mem: 500 * used as u64,
+        base: NodeBase::Allocated,
+        ..node(name, cpus)
+    }
+}
+
+fn part(name: &str, nodes: &[&Node]) -> Partition {
+    Partition {
+        name: name.into(),
+        nodes: nodes.iter().map(|n| n.name.clone()).collect(),
+        priority_tier: 1,
+        priority_job_factor: 1,
+        ..Default::default()
+    }
+}
+
+/// A pending one-CPU job in partition `p`, submitted at second `id`, eligible.
+fn job(id: u32) -> Job {
+    Job {
+        job_id: id,
+        desc: JobDesc {
+            name: format!("j{}", id),
+            ..Default::default()
+        },
+        user_name: "u".into(),
+        state: JobState::Pending,
+        priority: 1,
+        partition: "p".into(),
+        submit_time: id as i64,
+        eligible_time: id as i64,
+        num_nodes: 1,
+        num_tasks: 1,
+        num_cpus: 1,
+        batch_flag: 1,
+        ..Default::default()
+    }
+}
+
+/// A job of `tasks` one-CPU tasks on exactly `nodes` nodes (`-N nodes -n tasks`).
+fn wide(id: u32, nodes: u32, tasks: u32) -> Job {
+    let mut j = job(id);
+    j.desc.min_nodes = Some(nodes);
+    j.num_nodes = nodes;
+    j.num_tasks = tasks;
+    j.num_cpus = tasks;
+    j
+}
+
+fn running(mut j: Job) -> Job {
+    j.state = JobState::Running;
+    j
+}
+
+fn finished(mut j: Job, state: JobState) -> Job {
+    j.state = state;
+    j
+}
+
+fn pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
+    schedule(NOW, jobs, nodes, parts)
+}
+
+/// The starts of a pass: (job, task, nodes) in decision order.
+fn starts(d: &[Decision]) -> Vec<(u32, Option<u32>, Vec<String>)> {
+    d.iter()
+        .filter_map(|x| match x {
+            Decision::Start {
+                job_id,
+                task,
+                allocs,
+            } => Some((
+                *job_id,
+                *task,
+                allocs.iter().map(|a| a.node.clone()).collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn started(d: &[Decision]) -> Vec<u32> {
+    starts(d).into_iter().map(|s| s.0).collect()
+}
+
+/// Where job `id` starts (its nodes), if it does.
+fn nodes_of(d: &[Decision], id: u32) -> Option<Vec<String>> {
+    starts(d).into_iter().find(|s| s.0 == id).map(|s| s.2)
+}
+
+fn reason(d: &[Decision], id: u32) -> Option<Reason> {
+    d.iter().find_map(|x| match x {
+        Decision::Reason { job_id, reason } if *job_id == id => Some(reason.clone()),
+        _ => None,
+    })
+}
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+// ------------------------------------------------------------------ priority order
+
+#[test]
+fn the_higher_priority_job_gets_the_last_cpu() {
+    let n = busy("n1", 2, 1);
+    let p = part("p", &[&n]);
+    let low = Job {
+        priority: 10,
+        ..job(1)
+    };
+    let high = Job {
+        priority: 20,
+        ..job(2)
+    };
+    let d = pass(&[&low, &high], &[&n], &[&p]);
+    assert_eq!(started(&d), [2]);
+    // the first job that cannot start waits for resources
+    assert_eq!(reason(&d, 1), Some(Reason::Resources));
+}
+
+#[test]
+fn equal_priorities_go_by_submit_time_then_id() {
+    let n = busy("n1", 3, 1);
+    let p = part("p", &[&n]);
+    let a = Job {
+        submit_time: 50,
+        ..job(1)
+    };
+    let b = Job {
+        submit_time: 40,
+        ..job(2)
+    };
+    let c = Job {
+        submit_time: 40,
+        ..job(3)
+    };
+    let d = pass(&[&a, &c, &b], &[&n], &[&p]);
+    assert_eq!(started(&d), [2, 3]);
+    assert_eq!(reason(&d, 1), Some(Reason::Resources));
+}
+
+#[test]
+fn a_higher_priority_tier_goes_first_whatever_the_job_priority() {
+    let n = busy("n1", 2, 1);
+    let low = Partition {
+        priority_tier: 1,
+        ..part("low", &[&n])
+    };
+    let high = Partition {
+        priority_tier: 5,
+        ..part("high", &[&n])
+    };
+    let a = Job {
+        priority: 1000,
+        partition: "low".into(),
+        ..job(1)
+    };
+    let b = Job {
+        priority: 1,
+        partition: "high".into(),
+        ..job(2)
+    };
+    let d = pass(&[&a, &b], &[&n], &[&low, &high]);
+    assert_eq!(started(&d), [2]);
+}
+
+#[test]
+fn a_blocked_job_holds_back_its_partition_only() {
+    // n1 is in both partitions; n2 only in `other`
+    let n1 = busy("n1", 2, 1);
+    let n2 = node("n2", 2);
+    let p = part("p", &[&n1]);
+    let other = part("other", &[&n1, &n2]);
+    let big = Job {
+        priority: 30,
+        ..wide(1, 1, 2)
+    };
+    let small = Job {
+        priority: 20,
+        ..job(2)
+    };
+    let elsewhere = Job {
+        priority: 10,
+        partition: "other".into(),
+        ..job(3)
+    };
+    let d = pass(&[&big, &small, &elsewhere], &[&n1, &n2], &[&p, &other]);
+    // the small job would fit on n1, but the bigger one before it waits there
+    assert_eq!(reason(&d, 1), Some(Reason::Resources));
+    assert_eq!(reason(&d, 2), Some(Reason::Priority));
+    assert!(nodes_of(&d, 2).is_none());
+    // another partition is not held back
+    assert_eq!(nodes_of(&d, 3), Some(names(&["n1"])));
+}
+
+#[test]
+fn a_reason_already_set_is_not_decided_again() {
+    let n = busy("n1", 1, 1);
+    let p = part("p", &[&n]);
+    let j = Job {
+        reason: Reason::Resources,
+        ..job(1)
+    };
+    assert!(pass(&[&j], &[&n], &[&p]).is_empty());
+}
+
+// ------------------------------------------------------------------ node choice (cons_tres)
+
+#[test]
+fn lower_weight_nodes_are_taken_first() {
+    let heavy = Node {
+        weight: 10,
+        ..node("n1", 2)
+    };
+    let light = Node {
+        weight: 1,
+        ..node("n2", 2)
+    };
+    let p = part("p", &[&heavy, &light]);
+    let d = pass(&[&job(1)], &[&heavy, &light], &[&p]);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["n2"])));
+    // and a job wider than the light nodes spills onto the heavy ones
+    let d = pass(&[&wide(2, 2, 2)], &[&heavy, &light], &[&p]);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n1", "n2"])));
+}
+
+#[test]
+fn a_one_node_job_takes_the_node_with_fewest_free_cpus_that_fit() {
+    // recorded/24.11/basic/106: a one-CPU job goes to the half-used node3,
+    // not to the idle node1
+    let ns = [
+        node("node1", 2),
+        busy("node2", 2, 2),
+        busy("node3", 2, 1),
+        busy("node4", 2, 2),
+    ];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let d = pass(&[&job(10)], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 10), Some(names(&["node3"])));
+    // a two-CPU job does not fit there: the idle node
+    let d = pass(&[&wide(11, 1, 2)], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 11), Some(names(&["node1"])));
+}
+
+#[test]
+fn jobs_of_one_pass_fill_nodes_as_the_basic_recording_shows() {
+    // recorded/24.11/basic: jobs 1 and 2 share node1, -N2 gets node[2-3],
+    // then the array tasks go to node2, node3 and node4
+    let ns: Vec<Node> = (1..=4).map(|i| node(&format!("node{}", i), 2)).collect();
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let arr = Job {
+        array: Some(ArrayInfo {
+            array_job_id: 6,
+            task_id: None,
+            pending_tasks: vec![1, 2, 3],
+            max_running: 0,
+            spec: "1-3".into(),
+        }),
+        ..job(6)
+    };
+    let (j1, j2, j4) = (job(1), job(2), wide(4, 2, 2));
+    let d = pass(&[&j1, &j2, &j4, &arr], &nr, &[&p]);
+    assert_eq!(
+        starts(&d),
+        [
+            (1, None, names(&["node1"])),
+            (2, None, names(&["node1"])),
+            (4, None, names(&["node2", "node3"])),
+            (6, Some(1), names(&["node2"])),
+            (6, Some(2), names(&["node3"])),
+            (6, Some(3), names(&["node4"])),
+        ]
+    );
+}
+
+#[test]
+fn a_multi_node_job_takes_the_tightest_run_of_consecutive_nodes() {
+    // two runs of idle nodes split by a drained one: the smaller run that
+    // is large enough wins, wherever it is
+    let drained = |n: &str| {
+        let mut x = node(n, 2);
+        x.flags.drain = true;
+        x
+    };
+    let ns = [
+        node("n1", 2),
+        node("n2", 2),
+        node("n3", 2),
+        drained("n4"),
+        node("n5", 2),
+        node("n6", 2),
+    ];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let d = pass(&[&wide(1, 2, 2)], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["n5", "n6"])));
+    // a run too small is passed over
+    let ns = [
+        node("n1", 2),
+        drained("n2"),
+        node("n3", 2),
+        node("n4", 2),
+        node("n5", 2),
+    ];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let d = pass(&[&wide(2, 2, 2)], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n3", "n4"])));
+}
+
+#[test]
+fn memory_gres_and_exclusivity_rule_nodes_out() {
+    // n1 has the CPUs but not the memory
+    let n1 = Node {
+        real_memory: 100,
+        ..node("n1", 4)
+    };
+    let n2 = node("n2", 4);
+    let p = part("p", &[&n1, &n2]);
+    let hungry = Job {
+        mem_per_cpu: 500,
+        ..job(1)
+    };
+    assert_eq!(
+        nodes_of(&pass(&[&hungry], &[&n1, &n2], &[&p]), 1),
+        Some(names(&["n2"]))
+    );
+    // only n2 has a GPU
+    let g = Node {
+        gres: vec![("gpu".into(), None, 1)],
+        ..node("n2", 4)
+    };
+    let p = part("p", &[&n1, &g]);
+    let mut gpu = job(2);
+    gpu.desc.gres = Some("gpu:1".into());
+    let d = pass(&[&gpu], &[&n1, &g], &[&p]);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n2"])));
+    assert_eq!(starts(&d)[0].2.len(), 1);
+    // a GPU in use is not free
+    let used = Node {
+        alloc_gres: vec![("gpu".into(), None, 1)],
+        ..g.clone()
+    };
+    let d = pass(&[&gpu], &[&n1, &used], &[&p]);
+    assert_eq!(reason(&d, 2), Some(Reason::Resources));
+    // --exclusive: only a node nobody uses, and all of its CPUs
+    let half = busy("n1", 4, 1);
+    let p = part("p", &[&half, &n2]);
+    let mut excl = job(3);
+    excl.desc.exclusive = true;
+    let d = pass(&[&excl], &[&half, &n2], &[&p]);
+    assert_eq!(nodes_of(&d, 3), Some(names(&["n2"])));
+    let Decision::Start { allocs, .. } = &d[0] else {
+        panic!("{:?}", d)
+    };
+    assert_eq!(allocs[0].cpus, 4);
+}
+
+#[test]
+fn nodelist_exclude_and_unusable_nodes() {
+    let ns = [node("n1", 2), node("n2", 2), node("n3", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let mut want = job(1);
+    want.desc.req_nodes = Some("n3".into());
+    assert_eq!(
+        nodes_of(&pass(&[&want], &nr, &[&p]), 1),
+        Some(names(&["n3"]))
+    );
+    let mut avoid = job(2);
+    avoid.desc.exc_nodes = Some("n[1-2]".into());
+    assert_eq!(
+        nodes_of(&pass(&[&avoid], &nr, &[&p]), 2),
+        Some(names(&["n3"]))
+    );
+    // a down or not-responding node is never chosen
+    let mut down = node("n1", 2);
+    down.base = NodeBase::Down;
+    let mut silent = node("n2", 2);
+    silent.flags.not_responding = true;
+    let nr = [&down, &silent, &ns[2]];
+    assert_eq!(
+        nodes_of(&pass(&[&job(3)], &nr, &[&p]), 3),
+        Some(names(&["n3"]))
+    );
+}
+
+// ------------------------------------------------------------------ holds, begin times, partitions
+
+#[test]
+fn held_and_future_jobs_wait_with_their_reason() {
+    let n = node("n1", 4);
+    let p = part("p", &[&n]);
+    let held = Job {
+        held: Some(Reason::JobHeldUser),
+        ..job(1)
+    };
+    let admin = Job {
+        held: Some(Reason::JobHeldAdmin),
+        ..job(2)
+    };
+    let mut later = job(3);
+    later.desc.begin_time = NOW + 60;
+    let mut now = job(4);
+    now.desc.begin_time = NOW;
+    let d = pass(&[&held, &admin, &later, &now], &[&n], &[&p]);
+    assert_eq!(reason(&d, 1), Some(Reason::JobHeldUser));
+    assert_eq!(reason(&d, 2), Some(Reason::JobHeldAdmin));
+    assert_eq!(reason(&d, 3), Some(Reason::BeginTime));
+    assert_eq!(
+        started(&d),
+        [4],
+        "a begin time that has come does not hold a job back"
+    );
+}
+
+#[test]
+fn a_job_becoming_eligible_is_said_so_once() {
+    let n = node("n1", 1);
+    let p = part("p", &[&n]);
+    let fresh = Job {
+        eligible_time: 0,
+        ..job(1)
+    };
+    let d = pass(&[&fresh], &[&n], &[&p]);
+    assert_eq!(d[0], Decision::Eligible { job_id: 1 });
+    assert_eq!(started(&d), [1]);
+    // already eligible: no second decision
+    assert!(!pass(&[&job(2)], &[&n], &[&p]).contains(&Decision::Eligible { job_id: 2 }));
+}
+
+#[test]
+fn partition_limits_and_states() {
+    let ns = [node("n1", 2), node("n2", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let limited = Partition {
+        max_time: Some(60),
+        max_nodes: Some(1),
+        ..part("p", &nr)
+    };
+    let long = Job {
+        time_limit: Some(61),
+        ..job(1)
+    };
+    let fine = Job {
+        time_limit: Some(60),
+        ..job(2)
+    };
+    let d = pass(&[&long, &fine], &nr, &[&limited]);
+    assert_eq!(reason(&d, 1), Some(Reason::PartitionTimeLimit));
+    assert_eq!(started(&d), [2]);
+    let d = pass(&[&wide(3, 2, 2)], &nr, &[&limited]);
+    assert_eq!(reason(&d, 3), Some(Reason::PartitionNodeLimit));
+    let d = pass(&[&wide(4, 3, 3)], &nr, &[&part("p", &nr)]);
+    assert_eq!(
+        reason(&d, 4),
+        Some(Reason::PartitionNodeLimit),
+        "more nodes than the partition has"
+    );
+    for (state, why) in [
+        (PartState::Down, Reason::PartitionDown),
+        (PartState::Inactive, Reason::PartitionInactive),
+    ] {
+        let p = Partition {
+            state,
+            ..part("p", &nr)
+        };
+        let d = pass(&[&job(5)], &nr, &[&p]);
+        assert_eq!((started(&d), reason(&d, 5)), (vec![], Some(why)));
+    }
+}
+
+// ------------------------------------------------------------------ dependencies
+
+fn dep(id: u32, on: &str) -> Job {
+    let mut j = job(id);
+    j.desc.dependency = Some(on.into());
+    j
+}
+
+#[test]
+fn dependencies_wait_start_or_can_never_be_satisfied() {
+    let n = node("n1", 8);
+    let p = part("p", &[&n]);
+    let run = running(job(1));
+    let ok = finished(job(2), JobState::Completed);
+    let failed = finished(job(3), JobState::Failed);
+    let cases: &[(&str, Option<Reason>)] = &[
+        ("afterok:1", Some(Reason::Dependency)),
+        ("afterany:1", Some(Reason::Dependency)),
+        ("after:1", None), // after: once it has started
+        ("afterok:2", None),
+        ("afterok:3", Some(Reason::DependencyNeverSatisfied)),
+        ("afternotok:2", Some(Reason::DependencyNeverSatisfied)),
+        ("afternotok:3", None),
+        ("afterany:3", None),
+        ("afterok:2:3", Some(Reason::DependencyNeverSatisfied)),
+        ("afterok:2,afterany:3", None),
+        // `?`: any one term is enough
+        ("afterok:3?afterok:2", None),
+        ("afterok:3?afterok:1", Some(Reason::Dependency)),
+        // a job no longer known (purged) counts as done
+        ("afterok:99", None),
+    ];
+    for (i, (on, want)) in cases.iter().enumerate() {
+        let id = 100 + i as u32;
+        let j = dep(id, on);
+        let d = pass(&[&run, &ok, &failed, &j], &[&n], &[&p]);
+        assert_eq!(reason(&d, id), *want, "--dependency={}", on);
+        assert_eq!(
+            started(&d).contains(&id),
+            want.is_none(),
+            "--dependency={}",
+            on
+        );
+    }
+}
+
+#[test]
+fn singleton_waits_for_the_same_users_job_of_that_name() {
+    let n = node("n1", 8);
+    let p = part("p", &[&n]);
+    let mut other = running(job(1));
+    other.desc.name = "same".into();
+    let mut single = dep(2, "singleton");
+    single.desc.name = "same".into();
+    assert_eq!(
+        reason(&pass(&[&other, &single], &[&n], &[&p]), 2),
+        Some(Reason::Dependency)
+    );
+    // another user's job of that name does not count
+    other.user_id = 7;
+    assert_eq!(started(&pass(&[&other, &single], &[&n], &[&p])), [2]);
+    // nor does a finished one
+    other.user_id = 0;
+    other.state = JobState::Completed;
+    assert_eq!(started(&pass(&[&other, &single], &[&n], &[&p])), [2]);
+}
+
+#[test]
+fn a_dependency_on_a_finished_job_is_found_through_the_lookup() {
+    // the controller hands a pass only the unfinished jobs, and a lookup for
+    // the ones dependencies name
+    let n = node("n1", 2);
+    let p = part("p", &[&n]);
+    let done = finished(job(1), JobState::Failed);
+    let j = dep(2, "afterok:1");
+    let lookup = |id: u32| if id == 1 { Some(&done) } else { None };
+    let (d, _) = schedule_with(NOW, &[&j], &lookup, &[&n], &[&p], &[], usize::MAX);
+    assert_eq!(reason(&d, 2), Some(Reason::DependencyNeverSatisfied));
+}
+
+#[test]
+fn kill_on_invalid_dep_cancels_only_when_asked() {
+    let n = node("n1", 2);
+    let p = part("p", &[&n]);
+    let failed = finished(job(1), JobState::Failed);
+    let mut kill = dep(2, "afterok:1");
+    kill.desc.kill_on_invalid_dependency = Some(true);
+    let stay = dep(3, "afterok:1");
+    let d = pass(&[&failed, &kill, &stay], &[&n], &[&p]);
+    assert!(d.contains(&Decision::CancelNeverSatisfied { job_id: 2 }));
+    assert!(!d.contains(&Decision::CancelNeverSatisfied { job_id: 3 }));
+}
+
+// ------------------------------------------------------------------ arrays
+
+fn array(id: u32, tasks: &[u32], max_running: u32) -> Job {
+    Job {
+        array: Some(ArrayInfo {
+            array_job_id: id,
+            task_id: None,
+            pending_tasks: tasks.to_vec(),
+            max_running,
+            spec: String::new(),
+        }),
+        ..job(id)
+    }
+}
+
+fn task(array_id: u32, id: u32, t: u32) -> Job {
+    let mut j = running(job(id));
+    j.array = Some(ArrayInfo {
+        array_job_id: array_id,
+        task_id: Some(t),
+        pending_tasks: vec![],
+        max_running: 0,
+        spec: String::new(),
+    });
+    j
+}
+
+#[test]
+fn array_tasks_start_in_order_up_to_the_throttle() {
+    let n = node("n1", 8);
+    let p = part("p", &[&n]);
+    let a = array(5, &[1, 2, 3, 4, 5], 2);
+    let d = pass(&[&a], &[&n], &[&p]);
+    assert_eq!(
+        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
+        [Some(1), Some(2)]
+    );
+    // one task already running: one more may start
+    let a = array(5, &[2, 3, 4, 5], 2);
+    let t1 = task(5, 6, 1);
+    let d = pass(&[&a, &t1], &[&n], &[&p]);
+    assert_eq!(
+        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
+        [Some(2)]
+    );
+    // at the limit: the rest wait with Slurm's reason
+    let t2 = task(5, 7, 2);
+    let a = array(5, &[3, 4, 5], 2);
+    let d = pass(&[&a, &t1, &t2], &[&n], &[&p]);
+    assert!(started(&d).is_empty());
+    assert_eq!(reason(&d, 5), Some(Reason::JobArrayTaskLimit));
+    // no throttle: as many as fit
+    let a = array(5, &[1, 2, 3], 0);
+    let small = node("n1", 2);
+    let p = part("p", &[&small]);
+    let d = pass(&[&a], &[&small], &[&p]);
+    assert_eq!(
+        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
+        [Some(1), Some(2)]
+    );
+    assert_eq!(reason(&d, 5), None, "some tasks started: the reason stays");
+}
+
+// ------------------------------------------------------------------ reservations
+
+fn resv(name: &str, nodes: &[&str], start: i64, flags: &[&str]) -> Reservation {
+    Reservation {
+        name: name.into(),
+        start_time: start,
+        end_time: start + 3600,
+        nodes: names(nodes),
+        users: vec!["u".into()],
+        flags: names(flags),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_reservations_nodes_are_for_its_jobs_only() {
+    let ns = [node("n1", 2), node("n2", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let r = resv("r", &["n1"], NOW - 10, &[]);
+    let mut inside = wide(1, 1, 2);
+    inside.desc.reservation = Some("r".into());
+    let outside = wide(2, 1, 2);
+    let (d, _) = schedule_resv(NOW, &[&inside, &outside], &nr, &[&p], &[&r], usize::MAX);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["n1"])));
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n2"])));
+    // a job of the reservation gets none but its nodes
+    let mut more = wide(3, 1, 2);
+    more.desc.reservation = Some("r".into());
+    let (d, _) = schedule_resv(NOW, &[&inside, &more], &nr, &[&p], &[&r], usize::MAX);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["n1"])));
+    assert_eq!(reason(&d, 3), Some(Reason::Resources));
+}
+
+#[test]
+fn a_job_may_use_reserved_nodes_only_if_it_ends_before_the_reservation() {
+    let ns = [node("n1", 2), node("n2", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let later = resv("later", &["n1"], NOW + 3600, &[]);
+    let short = Job {
+        time_limit: Some(30),
+        ..job(1)
+    };
+    let (d, _) = schedule_resv(NOW, &[&short], &nr, &[&p], &[&later], usize::MAX);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["n1"])));
+    // an unlimited job would run into it
+    let (d, _) = schedule_resv(NOW, &[&job(2)], &nr, &[&p], &[&later], usize::MAX);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n2"])));
+}
+
+#[test]
+fn reservation_reasons() {
+    let ns = [node("n1", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let mut waits = job(1);
+    waits
+        .desc.reservation = Some("future".into());
+    let mut gone = job(2);
+    gone.desc.reservation = Some("deleted".into());
+    let future = resv("future", &["n1"], NOW + 600, &[]);
+    let (d, _) = schedule_resv(NOW, &[&waits, &gone], &nr, &[&p], &[&future], usize::MAX);
+    assert_eq!(reason(&d, 1), Some(Reason::Other("Reservation".into())));
+    assert_eq!(
+        reason(&d, 2),
+        Some(Reason::Other("ReservationDeleted".into()))
+    );
+    // every node in a MAINT reservation (recorded/24.11/reservations/39)
+    let maint = resv("all", &["n1"], NOW - 1, &["MAINT"]);
+    let (d, _) = schedule_resv(NOW, &[&job(3)], &nr, &[&p], &[&maint], usize::MAX);
+    assert_eq!(
+        reason(&d, 3),
+        Some(Reason::Other(
+            "ReqNodeNotAvail, Reserved for maintenance".into()
+        ))
+    );
+}
+
+// ------------------------------------------------------------------ queue depth
+
+#[test]
+fn a_pass_stops_after_the_queue_depth_and_says_so() {
+    let n = node("n1", 200);
+    let p = part("p", &[&n]);
+    let jobs: Vec<Job> = (1..=150).map(job).collect();
+    let jr: Vec<&Job> = jobs.iter().collect();
+    let (d, cut) = schedule_depth(NOW, &jr, &[&n], &[&p], DEFAULT_QUEUE_DEPTH);
+    assert!(cut);
+    assert_eq!(
+        started(&d),
+        (1..=100).collect::<Vec<_>>(),
+        "the first 100 in priority order"
+    );
+    let (d, cut) = schedule_depth(NOW, &jr[100..], &[&n], &[&p], DEFAULT_QUEUE_DEPTH);
+    assert!(!cut);
+    assert_eq!(started(&d).len(), 50);
+    // jobs that only get a reason cost no placement attempt
+    let held: Vec<Job> = (1..=150)
+        .map(|i| Job {
+            held: Some(Reason::JobHeldUser),
+            ..job(i)
+        })
+        .collect();
+    let mut all: Vec<&Job> = held.iter().collect();
+    let last = job(151);
+    all.push(&last);
+    let (d, cut) = schedule_depth(NOW, &all, &[&n], &[&p], DEFAULT_QUEUE_DEPTH);
+    assert!(!cut);
+    assert_eq!(started(&d), [151]);
+}

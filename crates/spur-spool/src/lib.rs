@@ -1,0 +1,636 @@
+//! The job spool: the one definition of what a node's spool directory holds.
+//! It is the contract between the agent (`spurd -N NODE`), the step
+//! supervisor (`spurd supervise JOBDIR`, a process of its own that outlives
+//! the agent) and `spur cluster down`; none of them names a spool file except
+//! through this crate.
+//!
+//! `SlurmdSpoolDir` (one per node, `%n`/`%h` expanded) holds:
+//!
+//! | path | written by | read by | content |
+//! |---|---|---|---|
+//! | `job%05u/` | agent | all | one job's run ([`job_dir`]; a `job<ID>` of an earlier spurd is still found) |
+//! | `job%05u/spec.bin` | agent | supervisor, agent | the `LaunchSpec` in its `spur_format` envelope, as the controller sent it ([`encode_spec`]; bincode from a build before versioned formats), written whole, then renamed into place |
+//! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: the version line `spur-proc 1`, then the supervisor's pid, the script's pid (= its process group), then the job's stderr path to the end of the file; a line counts once the newline after it is there ([`read_proc`]; a file without the version line is one of a build before versioned formats, read the same) |
+//! | `job%05u/slurm_script` | supervisor | the job | the script, owned by the user, 0700 |
+//! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
+//! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
+//! | `done.log` | agent | agent | `ID RESTART EPOCH` per run that ended and was reported ([`DoneLog`]) |
+//!
+//! Read but never written any more (a job started by an earlier spurd keeps
+//! running across an upgrade in place and must still be found, signalled and
+//! reported): `job*/supervisor.pid`, `job*/job.pgid` and `job*/stderr.path`
+//! (one fact per file, instead of `supervisor.proc`), and `done/ID.RESTART`
+//! (one empty file per mark), folded into `done.log` when the agent starts.
+//!
+//! The supervisor makes the job directory root's, mode 0750, group the job's
+//! group (as Slurm's `job%05u`): the user can run the script but can write
+//! nothing the agent trusts. When the script cannot be started, `status` holds
+//! Slurm's error code as the raw status, as slurmstepd reports it (see
+//! spurd's supervisor).
+//!
+//! **The job's processes** ([`job_processes`]) are every descendant of the
+//! supervisor (a child subreaper: what the script leaves behind stays its
+//! descendant) and the script's process group; once the supervisor is gone,
+//! the script and its descendants. A pid read from `supervisor.proc` counts as
+//! the supervisor only while it runs `supervise` for this very directory (its
+//! `/proc/PID/cmdline` names it), so a reused pid is never taken for it.
+//!
+//! Costs: a job is one directory and four files; directories come and go at
+//! the job rate, and each new inode costs an allocation (on ext4 without a
+//! journal, one that scans past every recently deleted inode), so facts are
+//! appended to one file rather than written one per file.
+
+use nix::errno::Errno;
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
+use spur_core::launch::LaunchSpec;
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub const SPEC_FILE: &str = "spec.bin";
+pub const PROC_FILE: &str = "supervisor.proc";
+pub const SCRIPT_FILE: &str = "slurm_script";
+pub const STATUS_FILE: &str = "status";
+/// The agent's notification socket, in the spool directory.
+pub const SOCKET_NAME: &str = "spurd.sock";
+/// The marks of finished runs, in the spool directory.
+pub const DONE_LOG: &str = "done.log";
+
+/// Files of earlier spurd versions, read so that their jobs are still found.
+pub mod legacy {
+    /// The supervisor's pid.
+    pub const SUPERVISOR_PID: &str = "supervisor.pid";
+    /// The script's pid (and process group).
+    pub const JOB_PGID: &str = "job.pgid";
+    /// Where the job's stderr goes.
+    pub const STDERR_PATH: &str = "stderr.path";
+    /// One empty file `ID.RESTART` per finished run, in the spool directory.
+    pub const DONE_DIR: &str = "done";
+}
+
+// ------------------------------------------------------------------ spec.bin
+
+/// The bytes of `spec.bin` for `spec`: its `spur_format` envelope at the
+/// newest version this build writes (`spur_core::records`). The agent writes
+/// a launch's payload as it came, which the controller wrote at the newest
+/// version this agent reads.
+pub fn encode_spec(spec: &LaunchSpec) -> io::Result<Vec<u8>> {
+    spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// The `LaunchSpec` in the bytes of a `spec.bin` of any format version this
+/// build reads (0 included); `InvalidData` for anything else, and for a newer
+/// version (the error names both).
+pub fn decode_spec(bytes: &[u8]) -> io::Result<LaunchSpec> {
+    decode_spec_from(bytes, &SPEC_FILE)
+}
+
+fn decode_spec_from(bytes: &[u8], source: &dyn std::fmt::Display) -> io::Result<LaunchSpec> {
+    spur_core::records::decode_launch(bytes, source).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Write `spec.bin` into `jobdir` (created when missing): to a temporary
+/// name, then renamed, so a reader sees all of it or nothing.
+pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
+    let bytes = encode_spec(spec)?;
+    fs::create_dir_all(jobdir)?;
+    let tmp = jobdir.join(format!("{}.tmp", SPEC_FILE));
+    fs::write(&tmp, bytes)?;
+    fs::rename(&tmp, jobdir.join(SPEC_FILE))
+}
+
+pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
+    let path = jobdir.join(SPEC_FILE);
+    decode_spec_from(&fs::read(&path)?, &path.display())
+}
+
+/// The directory holds a launch (possibly of an earlier run of the job).
+pub fn has_spec(jobdir: &Path) -> bool {
+    jobdir.join(SPEC_FILE).exists()
+}
+
+// ------------------------------------------------------------------ directories
+
+/// `job%05u`, as slurmd names a job's spool directory (the script path shows
+/// in error messages: `.../job00018/slurm_script: 4: ...`,
+/// recorded/24.11/errors/89); an existing `job<ID>` made before this naming
+/// keeps being found.
+pub fn job_dir(spool: &Path, id: u32) -> PathBuf {
+    let padded = spool.join(format!("job{:05}", id));
+    let plain = spool.join(format!("job{}", id));
+    if !padded.exists() && plain.exists() {
+        return plain;
+    }
+    padded
+}
+
+/// The job id a directory is named for (`job<ID>`, any zero padding).
+pub fn job_id_of(dir: &Path) -> Option<u32> {
+    let name = dir.file_name()?.to_str()?;
+    let digits = name.strip_prefix("job")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The job directories under `spool`, in job id order.
+pub fn job_dirs(spool: &Path) -> Vec<(u32, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(spool) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let dir = e.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        if let Some(id) = job_id_of(&dir) {
+            out.push((id, dir));
+        }
+    }
+    out.sort();
+    out
+}
+
+pub fn script_path(jobdir: &Path) -> PathBuf {
+    jobdir.join(SCRIPT_FILE)
+}
+
+pub fn socket_path(spool: &Path) -> PathBuf {
+    spool.join(SOCKET_NAME)
+}
+
+/// What the agent finds in one job directory after a restart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobDirState {
+    pub job_id: u32,
+    pub dir: PathBuf,
+    /// The supervisor process is alive.
+    pub running: bool,
+    /// The script's wait status, once it ended.
+    pub status: Option<i32>,
+}
+
+/// Every job directory under `spool` with its state, in job id order.
+pub fn scan(spool: &Path) -> Vec<JobDirState> {
+    job_dirs(spool)
+        .into_iter()
+        .map(|(job_id, dir)| {
+            let status = read_status(&dir);
+            let running = status.is_none() && supervisor_pid(&dir).is_some();
+            JobDirState {
+                job_id,
+                dir,
+                running,
+                status,
+            }
+        })
+        .collect()
+}
+
+/// Remove a finished job's directory. A missing one is fine.
+pub fn cleanup(jobdir: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(jobdir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        r => r,
+    }
+}
+
+// ------------------------------------------------------------------ status
+
+/// Write `status` (the raw wait status), whole and flushed to disk, then
+/// renamed into place: the agent never reads half of it.
+pub fn write_status(jobdir: &Path, status: i32) -> io::Result<()> {
+    let path = jobdir.join(STATUS_FILE);
+    let tmp = jobdir.join(format!("{}.tmp", STATUS_FILE));
+    {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(format!("{}\n", status).as_bytes())?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, path)
+}
+
+pub fn read_status(jobdir: &Path) -> Option<i32> {
+    read_num(&jobdir.join(STATUS_FILE))
+}
+
+/// The script has ended (and the supervisor said how).
+pub fn has_status(jobdir: &Path) -> bool {
+    jobdir.join(STATUS_FILE).exists()
+}
+
+fn read_num<T: std::str::FromStr>(path: &Path) -> Option<T> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+// ------------------------------------------------------------------ supervisor.proc
+
+/// What `supervisor.proc` says, as far as it is written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProcInfo {
+    pub supervisor: Option<i32>,
+    /// The script's pid, also its process group.
+    pub script: Option<i32>,
+    pub stderr: Option<String>,
+}
+
+/// The layout of `supervisor.proc` this build writes and the newest it reads:
+/// the format version (`spur_format`) that last changed it.
+pub const PROC_VERSION: u32 = 1;
+const PROC_TAG: &str = "spur-proc ";
+
+/// `supervisor.proc` (or, for a job of an earlier spurd, its one-fact files).
+/// One of a newer layout than this build reads says nothing (and the reason,
+/// naming both versions, goes to stderr: the agent's log).
+pub fn read_proc(jobdir: &Path) -> ProcInfo {
+    let path = jobdir.join(PROC_FILE);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return ProcInfo {
+            supervisor: read_num(&jobdir.join(legacy::SUPERVISOR_PID)),
+            script: read_num(&jobdir.join(legacy::JOB_PGID)),
+            stderr: fs::read_to_string(jobdir.join(legacy::STDERR_PATH))
+                .ok()
+                .map(|p| p.trim_end_matches('\n').to_string()),
+        };
+    };
+    let text = match text.strip_prefix(PROC_TAG) {
+        // version 1 on: the version line first
+        Some(rest) => {
+            let Some((v, rest)) = rest.split_once('\n') else { return ProcInfo::default() };
+            match v.trim().parse::<u32>() {
+                Ok(v) if v <= PROC_VERSION => rest,
+                _ => {
+                    eprintln!(
+                        "{}: supervisor.proc is in format version {}, newer than this build of spur reads (up to {}): upgrade spur",
+                        path.display(),
+                        v.trim(),
+                        PROC_VERSION
+                    );
+                    return ProcInfo::default();
+                }
+            }
+        }
+        // a file of a build before versioned formats: no version line
+        None => text.as_str(),
+    };
+    let mut parts = text.splitn(3, '\n');
+    let first = parts.next();
+    let second = parts.next();
+    let rest = parts.next();
+    // a number counts only with its newline after it
+    ProcInfo {
+        supervisor: second.and(first).and_then(|l| l.trim().parse().ok()),
+        script: rest.and(second).and_then(|l| l.trim().parse().ok()),
+        stderr: rest.map(|r| r.to_string()),
+    }
+}
+
+/// The supervisor's side of `supervisor.proc`: created with its own pid,
+/// completed once the script runs.
+pub struct ProcWriter(fs::File);
+
+impl ProcWriter {
+    /// Create (or truncate) `supervisor.proc` holding this process's pid.
+    pub fn create(jobdir: &Path) -> io::Result<ProcWriter> {
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(jobdir.join(PROC_FILE))?;
+        f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, std::process::id()).as_bytes())?;
+        Ok(ProcWriter(f))
+    }
+
+    /// Append the script's pid and the stderr path, in one write: a reader
+    /// sees the pid line whole or not at all.
+    pub fn script_started(mut self, pid: i32, stderr: &[u8]) -> io::Result<()> {
+        let mut b = format!("{}\n", pid).into_bytes();
+        b.extend_from_slice(stderr);
+        self.0.write_all(&b)
+    }
+}
+
+// ------------------------------------------------------------------ the job's processes
+
+/// Parent pid of every process: `(pid, ppid)`.
+fn process_table() -> Vec<(i32, i32)> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{}/stat", pid)) else {
+            continue;
+        };
+        // The command may contain spaces and parentheses: split after the last ')'.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut f = rest.split_whitespace();
+        let _state = f.next();
+        if let Some(ppid) = f.next().and_then(|s| s.parse::<i32>().ok()) {
+            out.push((pid, ppid));
+        }
+    }
+    out
+}
+
+/// All descendants of `root` (not `root` itself).
+pub fn descendants(root: i32) -> Vec<i32> {
+    let table = process_table();
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        for &(c, pp) in &table {
+            if pp == p && !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// The process exists and has not ended (a zombie has).
+pub fn pid_alive(pid: i32) -> bool {
+    pid > 0 && signal::kill(Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
+}
+
+fn is_zombie(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{}/stat", pid))
+        .ok()
+        .and_then(|s| {
+            s.rfind(')')
+                .map(|i| s[i + 1..].trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+/// The pid of the supervisor of `jobdir` while it runs (its pid is running
+/// `supervise` for this very directory, so a reused pid does not count).
+pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
+    let pid = read_proc(jobdir).supervisor?;
+    if !pid_alive(pid) {
+        return None;
+    }
+    let cmdline = fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
+    let want = jobdir.as_os_str().as_bytes();
+    let canon = fs::canonicalize(jobdir).ok();
+    let matches = cmdline.split(|&b| b == 0).any(|a| {
+        a == want
+            || canon
+                .as_ref()
+                .map(|c| c.as_os_str().as_bytes() == a)
+                .unwrap_or(false)
+    });
+    if matches {
+        Some(pid)
+    } else {
+        None
+    }
+}
+
+/// The job's processes (see the module doc), the supervisor not among them,
+/// with the script's pid as `supervisor.proc` names it.
+pub fn job_processes(jobdir: &Path) -> (Option<i32>, Vec<i32>) {
+    let script = read_proc(jobdir).script;
+    let sup = supervisor_pid(jobdir);
+    let mut procs = match (sup, script) {
+        (Some(s), _) => descendants(s),
+        (None, Some(p)) if pid_alive(p) => {
+            let mut v = vec![p];
+            v.extend(descendants(p));
+            v
+        }
+        _ => Vec::new(),
+    };
+    procs.retain(|&p| Some(p) != sup && !is_zombie(p));
+    (script, procs)
+}
+
+/// Send `sig` to the job: its whole process tree, or only the script process
+/// when `batch_only`. Nothing left to signal is not an error.
+pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
+    let signal = Signal::try_from(sig).map_err(io::Error::from)?;
+    if has_status(jobdir) {
+        return Ok(());
+    }
+    let (script, procs) = job_processes(jobdir);
+    if batch_only {
+        if let Some(p) = script {
+            if procs.contains(&p) {
+                return ignore_esrch(signal::kill(Pid::from_raw(p), signal));
+            }
+        }
+        return Ok(());
+    }
+    if let Some(p) = script {
+        if procs.contains(&p) {
+            ignore_esrch(signal::killpg(Pid::from_raw(p), signal))?;
+        }
+    }
+    for p in procs {
+        let _ = signal::kill(Pid::from_raw(p), signal);
+    }
+    Ok(())
+}
+
+fn ignore_esrch(r: nix::Result<()>) -> io::Result<()> {
+    match r {
+        Ok(()) | Err(Errno::ESRCH) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Cancel or time-limit kill: SIGCONT and SIGTERM to everything, up to
+/// `kill_wait_secs` for it to end, then SIGKILL. Blocking; returns once no
+/// process of the job is left (or after 5 s of SIGKILL).
+pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
+    let _ = signal_job(jobdir, Signal::SIGCONT as i32, false);
+    let _ = signal_job(jobdir, Signal::SIGTERM as i32, false);
+    let deadline = Instant::now() + Duration::from_secs(kill_wait_secs as u64);
+    loop {
+        if job_processes(jobdir).1.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for _ in 0..50 {
+        let (_, procs) = job_processes(jobdir);
+        if procs.is_empty() {
+            return;
+        }
+        let _ = signal_job(jobdir, Signal::SIGKILL as i32, false);
+        // Also what is no longer in the table walk (e.g. status written).
+        for p in procs {
+            let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// End every job of a node whose agent is gone (`spur cluster down`): the
+/// jobs' processes as the agent ends them (SIGCONT, SIGTERM, then SIGKILL
+/// until none is left; no KillWait), then their supervisors, which write
+/// `status` once their script is reaped and are killed if they have not left
+/// within 2 s (one still setting up, say). Returns how many jobs had not ended.
+pub fn end_all_jobs(spool: &Path) -> usize {
+    let dirs: Vec<PathBuf> = job_dirs(spool).into_iter().map(|(_, d)| d).collect();
+    // a job whose supervisor is gone may still have processes: every job
+    // without a status is ended, all at once
+    let unfinished: Vec<PathBuf> = dirs.iter().filter(|d| !has_status(d)).cloned().collect();
+    let threads: Vec<_> = unfinished
+        .iter()
+        .cloned()
+        .map(|d| std::thread::spawn(move || terminate_job(&d, 0)))
+        .collect();
+    for t in threads {
+        let _ = t.join();
+    }
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let left: Vec<i32> = dirs.iter().filter_map(|d| supervisor_pid(d)).collect();
+        if left.is_empty() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            for p in left {
+                let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unfinished.len()
+}
+
+// ------------------------------------------------------------------ done.log
+
+/// The marks finished runs leave once their job directory is gone: a launch
+/// of such a run arriving late (a new leader re-sends the launches of the
+/// jobs it sees running) must not start it a second time. Keyed by job id and
+/// restart count, since a requeued job runs again under the same id. Held in
+/// memory and appended to `done.log` (`ID RESTART EPOCH` lines), so they
+/// outlive an agent restart without a file per job.
+pub struct DoneLog {
+    path: PathBuf,
+    inner: std::sync::Mutex<(HashMap<(u32, u32), i64>, Option<fs::File>)>,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl DoneLog {
+    /// Load `spool/done.log` (and fold in the one-file-per-mark
+    /// `spool/done/ID.RESTART` of earlier versions).
+    pub fn open(spool: &Path) -> DoneLog {
+        let path = spool.join(DONE_LOG);
+        let mut marks = HashMap::new();
+        if let Ok(text) = fs::read_to_string(&path) {
+            for line in text.lines() {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                if let [id, run, at] = f[..] {
+                    if let (Ok(id), Ok(run), Ok(at)) = (id.parse(), run.parse(), at.parse()) {
+                        marks.insert((id, run), at);
+                    }
+                }
+            }
+        }
+        let old_dir = spool.join(legacy::DONE_DIR);
+        let mut fold = false;
+        if let Ok(rd) = fs::read_dir(&old_dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                let at = e
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs() as i64)
+                    .unwrap_or_else(now);
+                if let Some((id, run)) = name
+                    .split_once('.')
+                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                {
+                    marks.insert((id, run), at);
+                    fold = true;
+                }
+            }
+        }
+        let t = DoneLog {
+            path,
+            inner: std::sync::Mutex::new((marks, None)),
+        };
+        if fold {
+            t.prune(i64::MAX);
+            let _ = fs::remove_dir_all(&old_dir);
+        }
+        t
+    }
+
+    pub fn contains(&self, id: u32, run: u32) -> bool {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .contains_key(&(id, run))
+    }
+
+    pub fn add(&self, id: u32, run: u32) {
+        let now = now();
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.insert((id, run), now);
+        if g.1.is_none() {
+            g.1 = fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .ok();
+        }
+        if let Some(f) = g.1.as_mut() {
+            let _ = f.write_all(format!("{} {} {}\n", id, run, now).as_bytes());
+        }
+    }
+
+    /// Forget marks older than `max_age` seconds (a late launch comes within
+    /// seconds; the agent keeps a day) and rewrite the file with the rest.
+    pub fn prune(&self, max_age: i64) {
+        let now = now();
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.0.retain(|_, at| now.saturating_sub(*at) <= max_age);
+        let mut text = String::new();
+        for ((id, run), at) in &g.0 {
+            text.push_str(&format!("{} {} {}\n", id, run, at));
+        }
+        let tmp = self.path.with_extension("log.tmp");
+        if fs::write(&tmp, text).is_ok() && fs::rename(&tmp, &self.path).is_ok() {
+            g.1 = None; // the next mark opens the new file
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

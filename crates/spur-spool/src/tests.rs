@@ -1,0 +1,347 @@
+use super::*;
+use spur_core::model::Job;
+use std::process::{Command, Stdio};
+
+/// A fresh directory under the system's temp dir, removed when dropped.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let d = std::env::temp_dir().join(format!("spur-spool-{}-{}", tag, std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        Tmp(d)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn spec(id: u32, restarts: u32) -> LaunchSpec {
+    LaunchSpec {
+        job: Job {
+            job_id: id,
+            restart_count: restarts,
+            ..Default::default()
+        },
+        node_name: "n1".into(),
+        cluster_name: "c".into(),
+        ctld_host: "ctl".into(),
+        ctld_port: 6817,
+        kill_wait: 30,
+        submit_host: "login".into(),
+        working_cluster: String::new(),
+    }
+}
+
+#[test]
+fn spec_bin_is_the_launch_spec_in_its_envelope() {
+    let t = Tmp::new("spec");
+    let dir = job_dir(&t.0, 7);
+    let s = spec(7, 2);
+    write_spec(&dir, &s).unwrap();
+    // the bytes of a launch request's payload (spur_core::records)
+    assert_eq!(
+        fs::read(dir.join(SPEC_FILE)).unwrap(),
+        spur_core::records::encode_launch(&s, spur_format::FORMAT_VERSION).unwrap()
+    );
+    assert_eq!(read_spec(&dir).unwrap(), s);
+    assert!(has_spec(&dir));
+    assert!(!dir.join("spec.bin.tmp").exists());
+    fs::write(dir.join(SPEC_FILE), b"not bincode").unwrap();
+    assert_eq!(
+        read_spec(&dir).unwrap_err().kind(),
+        io::ErrorKind::InvalidData
+    );
+}
+
+#[test]
+fn job_dir_names() {
+    let t = Tmp::new("names");
+    assert_eq!(job_dir(&t.0, 12), t.0.join("job00012"));
+    // a directory of an earlier spurd keeps its name
+    fs::create_dir(t.0.join("job13")).unwrap();
+    assert_eq!(job_dir(&t.0, 13), t.0.join("job13"));
+    assert_eq!(job_id_of(Path::new("/s/job00012")), Some(12));
+    assert_eq!(job_id_of(Path::new("/s/job5")), Some(5));
+    assert_eq!(job_id_of(Path::new("/s/jobx")), None);
+    assert_eq!(job_id_of(Path::new("/s/job")), None);
+    assert_eq!(job_id_of(Path::new("/s/cred")), None);
+    fs::create_dir(t.0.join("job00002")).unwrap();
+    fs::create_dir(t.0.join("other")).unwrap();
+    fs::write(t.0.join("job00003"), "a file, not a job").unwrap();
+    assert_eq!(
+        job_dirs(&t.0),
+        vec![(2, t.0.join("job00002")), (13, t.0.join("job13"))]
+    );
+}
+
+#[test]
+fn status_is_whole_or_absent() {
+    let t = Tmp::new("status");
+    assert_eq!(read_status(&t.0), None);
+    assert!(!has_status(&t.0));
+    write_status(&t.0, 9 << 8).unwrap();
+    assert_eq!(fs::read_to_string(t.0.join(STATUS_FILE)).unwrap(), "2304\n");
+    assert_eq!(read_status(&t.0), Some(2304));
+    assert!(!t.0.join("status.tmp").exists());
+}
+
+#[test]
+fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
+    let t = Tmp::new("proc");
+    let d = &t.0;
+    let none = ProcInfo::default();
+    assert_eq!(read_proc(d), none);
+    let put = |s: &str| fs::write(d.join(PROC_FILE), s).unwrap();
+    let info = |sup, script, stderr: Option<&str>| ProcInfo {
+        supervisor: sup,
+        script,
+        stderr: stderr.map(String::from),
+    };
+    put("12");
+    assert_eq!(read_proc(d), none);
+    put("123\n");
+    assert_eq!(read_proc(d), info(Some(123), None, None));
+    put("123\n45");
+    assert_eq!(read_proc(d), info(Some(123), None, None));
+    put("123\n456\n/home/u/slurm-7.out");
+    assert_eq!(
+        read_proc(d),
+        info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
+    );
+    // version 1 on, the same after its version line (a whole one)
+    put("spur-proc 1");
+    assert_eq!(read_proc(d), none);
+    put("spur-proc 1\n123\n456\n/home/u/slurm-7.out");
+    assert_eq!(
+        read_proc(d),
+        info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
+    );
+    // a newer layout says nothing (the reason goes to stderr)
+    put(&format!("spur-proc {}\n123\n456\n/e", PROC_VERSION + 1));
+    assert_eq!(read_proc(d), none);
+    // the writer produces the current layout
+    let w = ProcWriter::create(d).unwrap();
+    assert!(fs::read_to_string(d.join(PROC_FILE)).unwrap().starts_with("spur-proc 1\n"));
+    assert_eq!(
+        read_proc(d),
+        info(Some(std::process::id() as i32), None, None)
+    );
+    w.script_started(456, b"/home/u/slurm-7.out").unwrap();
+    assert_eq!(
+        read_proc(d),
+        info(
+            Some(std::process::id() as i32),
+            Some(456),
+            Some("/home/u/slurm-7.out")
+        )
+    );
+    // a job started by an earlier spurd: one file per fact
+    fs::remove_file(d.join(PROC_FILE)).unwrap();
+    fs::write(d.join(legacy::SUPERVISOR_PID), "77\n").unwrap();
+    fs::write(d.join(legacy::JOB_PGID), "78\n").unwrap();
+    fs::write(d.join(legacy::STDERR_PATH), "/tmp/e.err").unwrap();
+    assert_eq!(read_proc(d), info(Some(77), Some(78), Some("/tmp/e.err")));
+}
+
+#[test]
+fn done_log_outlives_a_restart_and_folds_the_old_layout() {
+    let t = Tmp::new("done");
+    let log = DoneLog::open(&t.0);
+    assert!(!log.contains(5, 0));
+    log.add(5, 0);
+    log.add(6, 1);
+    assert!(log.contains(5, 0) && log.contains(6, 1) && !log.contains(6, 0));
+    drop(log);
+    let text = fs::read_to_string(t.0.join(DONE_LOG)).unwrap();
+    assert_eq!(text.lines().count(), 2, "{}", text);
+    assert!(text.starts_with("5 0 "), "{}", text);
+    // an earlier spurd's one file per mark
+    fs::create_dir(t.0.join(legacy::DONE_DIR)).unwrap();
+    fs::write(t.0.join(legacy::DONE_DIR).join("9.3"), "").unwrap();
+    let log = DoneLog::open(&t.0);
+    assert!(log.contains(5, 0) && log.contains(6, 1) && log.contains(9, 3));
+    assert!(!t.0.join(legacy::DONE_DIR).exists());
+    assert_eq!(
+        fs::read_to_string(t.0.join(DONE_LOG))
+            .unwrap()
+            .lines()
+            .count(),
+        3
+    );
+    // old marks go; the file is rewritten with the rest
+    fs::write(t.0.join(DONE_LOG), "1 0 100\n2 0 99999999999\n").unwrap();
+    let log = DoneLog::open(&t.0);
+    log.prune(86_400);
+    assert!(!log.contains(1, 0) && log.contains(2, 0));
+    assert_eq!(
+        fs::read_to_string(t.0.join(DONE_LOG)).unwrap(),
+        "2 0 99999999999\n"
+    );
+    log.add(3, 0);
+    assert_eq!(
+        fs::read_to_string(t.0.join(DONE_LOG))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+}
+
+/// A stand-in supervisor: a shell whose command line names `dir` (as `spurd
+/// supervise DIR` does; here it is `$0`), with a child `sleep` carrying `marker` as its argv[0]
+/// in a process group of its own, as the script's is; its pids go to
+/// `supervisor.proc`.
+fn fake_job(dir: &Path, marker: &str) -> std::process::Child {
+    fs::create_dir_all(dir).unwrap();
+    // the marker comes from the environment, so that only the two sleeps
+    // carry it in their command line
+    let script = "set -m; bash -c 'exec -a \"$M\" sleep 300' & echo $! > \"$0/child\"; bash -c 'exec -a \"$M\" sleep 301' & wait";
+    let before = count(marker);
+    let child = Command::new("bash")
+        .args(["-c", script])
+        .arg(dir)
+        .env("M", marker)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let script_pid = loop {
+        let pid = fs::read_to_string(dir.join("child"))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok());
+        match pid {
+            Some(p) if count(marker) == before + 2 => break p,
+            _ => {}
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the fake job did not start"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    fs::write(
+        dir.join(PROC_FILE),
+        format!("{}\n{}\n/dev/null", child.id(), script_pid),
+    )
+    .unwrap();
+    child
+}
+
+/// Processes whose command line holds `marker`.
+fn count(marker: &str) -> usize {
+    let mut n = 0;
+    for e in fs::read_dir("/proc").unwrap().flatten() {
+        if e.file_name()
+            .to_str()
+            .map(|s| s.bytes().all(|b| b.is_ascii_digit()))
+            != Some(true)
+        {
+            continue;
+        }
+        if let Ok(c) = fs::read(e.path().join("cmdline")) {
+            if c.windows(marker.len()).any(|w| w == marker.as_bytes()) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn the_supervisor_is_known_by_its_command_line() {
+    let t = Tmp::new("sup");
+    let dir = job_dir(&t.0, 1);
+    let marker = format!("spur-spool-test-sleep-a-{}", std::process::id());
+    let mut child = fake_job(&dir, &marker);
+    assert_eq!(supervisor_pid(&dir), Some(child.id() as i32));
+    let (script, procs) = job_processes(&dir);
+    assert_eq!(procs.len(), 2, "{:?}", procs);
+    assert!(procs.contains(&script.unwrap()));
+    assert_eq!(
+        scan(&t.0),
+        vec![JobDirState {
+            job_id: 1,
+            dir: dir.clone(),
+            running: true,
+            status: None
+        }]
+    );
+    // the same pid in another job's directory is not that job's supervisor
+    let other = job_dir(&t.0, 2);
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join(PROC_FILE), format!("{}\n", child.id())).unwrap();
+    assert_eq!(supervisor_pid(&other), None);
+    assert_eq!(job_processes(&other).1, Vec::<i32>::new());
+    terminate_job(&dir, 0);
+    assert_eq!(count(&marker), 0);
+    child.wait().unwrap();
+    assert_eq!(supervisor_pid(&dir), None);
+}
+
+#[test]
+fn end_all_jobs_leaves_no_process_behind() {
+    let t = Tmp::new("end");
+    let marker = format!("spur-spool-test-sleep-b-{}", std::process::id());
+    let mut a = fake_job(&job_dir(&t.0, 1), &marker);
+    let mut b = fake_job(&job_dir(&t.0, 2), &marker);
+    assert_eq!(count(&marker), 4);
+    // a finished job is left alone
+    fs::create_dir_all(job_dir(&t.0, 3)).unwrap();
+    write_status(&job_dir(&t.0, 3), 0).unwrap();
+    assert_eq!(end_all_jobs(&t.0), 2);
+    assert_eq!(count(&marker), 0, "every process of both jobs is gone");
+    a.wait().unwrap();
+    b.wait().unwrap();
+}
+
+/// The spool files of a job started by the build of each format version
+/// (`tests/fixtures/vN`, written by crates/spur-state/tests/fixtures/make.sh
+/// while the job ran; version 0: bincode and no version line, before
+/// versioned formats): its launch spec and its process file read.
+fn spool_files_read(version: &str) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(version);
+    let t = Tmp::new(&format!("fixture-{}", version));
+    for f in [SPEC_FILE, PROC_FILE] {
+        fs::copy(fx.join(f), t.0.join(f)).unwrap();
+    }
+    let spec = read_spec(&t.0).unwrap();
+    assert_eq!((spec.job.job_id, spec.job.desc.name.as_str(), spec.job.restart_count), (3, "run", 0));
+    assert_eq!((spec.node_name.as_str(), spec.cluster_name.as_str(), spec.kill_wait), ("node1", "spur", 30));
+    assert_eq!((spec.job.time_limit, spec.job.allocs.len(), spec.job.allocs[0].node.as_str()), (Some(100), 1, "node1"));
+    assert!(spec.job.desc.script.contains("sleep 3600"));
+    assert_eq!(spec.job.desc.std_out.as_deref(), Some("/dev/null"));
+    assert_eq!(spec.working_cluster, "");
+    let p = read_proc(&t.0);
+    let (sup, script) = (p.supervisor.unwrap(), p.script.unwrap());
+    assert!(sup > 1 && script > sup, "{:?}", p);
+    assert_eq!(p.stderr.as_deref(), Some("/dev/null"));
+}
+
+#[test]
+fn version_0_spool_files_read() {
+    spool_files_read("v0");
+}
+
+#[test]
+fn version_1_spool_files_read() {
+    spool_files_read("v1");
+}
+
+/// A spec.bin written by a newer build: the error names the file and both versions.
+#[test]
+fn a_newer_spec_file_is_refused_naming_it() {
+    let t = Tmp::new("newer");
+    let mut b = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1").join(SPEC_FILE)).unwrap();
+    let newer = spur_format::FORMAT_VERSION + 1;
+    b[5..7].copy_from_slice(&newer.to_le_bytes());
+    fs::write(t.0.join(SPEC_FILE), &b).unwrap();
+    let e = read_spec(&t.0).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    let e = e.to_string();
+    assert!(e.starts_with(&format!("{}: launch spec is in format version {}, newer than", t.0.join(SPEC_FILE).display(), newer)), "{}", e);
+}
