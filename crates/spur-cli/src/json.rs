@@ -195,7 +195,7 @@ fn exit_code(status: i32) -> V {
             o(vec![
                 ("id", if sig != 0 { num(sig as i64) } else { unset() }),
                 // the data parser's SIGNAL: sig_num2name, "" when unset
-                ("name", s(&if sig != 0 { sig_num2name(sig, spur_core::compat::signal_names()) } else { String::new() })),
+                ("name", s(&if sig != 0 { sig_num2name(sig, spur_core::compat::profile().signal_names) } else { String::new() })),
             ]),
         ),
     ])
@@ -860,7 +860,7 @@ pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
 // ---- Slurm 22.05 (openapi/v0.0.38 through its own serializer) -------------------
 
 fn old() -> bool {
-    spur_core::compat::v22_05()
+    spur_core::compat::profile().json_v0_0_38
 }
 
 fn meta22() -> V {

@@ -254,7 +254,7 @@ fn run_squeue(args: &[String]) -> i32 {
         }
     }
     // 22.05 loads every job for --json/--yaml (it applies no filter)
-    let dump_all = mime.is_some() && spur_core::compat::v22_05();
+    let dump_all = mime.is_some() && spur_core::compat::profile().json_v0_0_38;
     let job_ids = if dump_all { Vec::new() } else { job_ids };
     let finished = finished || dump_all;
     let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };

@@ -152,7 +152,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             return Err(no_resv("An end time or duration must be given"));
         }
         if !(has("Nodes") || has("NodeCnt") || has("CoreCnt") || has("TRES")) {
-            return Err(no_resv(if spur_core::compat::v22_05() {
+            return Err(no_resv(if spur_core::compat::profile().reservation_22_05_texts {
                 "CoreCnt, Nodes, NodeCnt, BurstBuffer, Licenses or Watts must be specified"
             } else {
                 "CoreCnt, Nodes, NodeCnt, TRES or Watts must be specified"
@@ -234,7 +234,7 @@ pub async fn execute(c: &spur_client::Client, arg: &str, req: &ReservationReques
         ("create", Err(e)) => Output::err(format!("Error creating the reservation: {}\n", e), 1),
         ("update", Ok(_)) => Output::ok("Reservation updated.\n"),
         ("update", Err(e)) => {
-            if spur_core::compat::v22_05() {
+            if spur_core::compat::profile().reservation_22_05_texts {
                 Output::err(format!("Error updating the reservation: {}\nslurm_update error: {}\n", e, e), 1)
             } else {
                 Output::err(format!("slurm_update error: {}\n", e), 1)
@@ -289,7 +289,7 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
             "Users={} Groups=(null) Accounts=(null) Licenses=(null) State={} BurstBuffer=(null){}",
             or_null(&r.users.join(",")),
             state(r, now),
-            if spur_core::compat::v22_05() { " Watts=n/a" } else { "" }
+            if spur_core::compat::profile().reservation_22_05_texts { " Watts=n/a" } else { "" }
         ),
         "MaxStartDelay=(null)".to_string(),
     ];

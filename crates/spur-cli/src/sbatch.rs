@@ -582,7 +582,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "requeue" => d.requeue = Some(true),
         "no-requeue" => d.requeue = Some(false),
         "signal" => {
-            if let Err(e) = parse_signal_opts(v, true, spur_core::compat::signal_names()) {
+            if let Err(e) = parse_signal_opts(v, true, spur_core::compat::profile().signal_names) {
                 return Err(e255(e.to_string()));
             }
             d.signal = Some(v.into())
@@ -944,7 +944,7 @@ pub fn parse_at(
             "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
             "usage" => {
                 // 22.05's ends before the options added since
-                let u = if spur_core::compat::v22_05() {
+                let u = if spur_core::compat::profile().usage_texts_22_05 {
                     USAGE.replace(" [--tres-bind=...] [--tres-per-task=list]\n              [--oom-kill-step[=0|1]]", "")
                 } else {
                     USAGE.to_string()

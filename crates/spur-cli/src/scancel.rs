@@ -248,7 +248,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "reservation" => o.reservation = Some(v),
             "signal" => {
                 // scancel keeps `(uint16_t) sig_name2num(...)`
-                let n = spur_grammar::signal::sig_name2num(&v, spur_core::compat::signal_names()) as u16;
+                let n = spur_grammar::signal::sig_name2num(&v, spur_core::compat::profile().signal_names) as u16;
                 if n == 0 {
                     return Err(fail(&stderr, Output::err(format!("Unknown job signal: {}\n", v), 1)));
                 }

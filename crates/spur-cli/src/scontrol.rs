@@ -766,7 +766,7 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
             None => Output::err("scontrol: error: host list is empty\n", 0),
             Some(expr) => {
                 // 22.05's parser differs (see spur_grammar::hostlist::expand_22_05)
-                let hosts = if spur_core::compat::v22_05() {
+                let hosts = if spur_core::compat::profile().hostlist_22_05_parser {
                     spur_grammar::hostlist::expand_22_05(expr)
                 } else {
                     spur_grammar::hostlist::expand(expr)
@@ -1468,7 +1468,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         }
         tres_str(&r)
     };
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().show_job_single_tres_line {
         // 22.05: one TRES line, the allocated TRES once there are any, else
         // the requested ones
         if j.allocs.is_empty() && !j.requeued_done {
@@ -1541,7 +1541,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     ));
     o.push_str(le);
     let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
-    if spur_core::compat::v22_05() && j.desc.argv.len() > 1 {
+    if spur_core::compat::profile().show_job_command_with_args && j.desc.argv.len() > 1 {
         // 22.05 packs the whole command line: the script, then its arguments
         // joined by blanks (recorded/22.05/sbatch_options/075)
         command = command.map(|c| format!("{} {}", c, j.desc.argv[1..].join(" ")));
@@ -1573,7 +1573,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().show_job_power_line {
         // 22.05 always has a Power line (no power flags: empty)
         o.push_str(le);
         o.push_str("Power=");
@@ -1587,7 +1587,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
     }
-    if let Some(c) = j.desc.cpus_per_task.filter(|_| !spur_core::compat::v22_05()) {
+    if let Some(c) = j.desc.cpus_per_task.filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {
         // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
@@ -1731,7 +1731,7 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
         if n.slurmd_start_time != 0 { ts(n.slurmd_start_time) } else { "None".into() }
     ));
     o.push_str(le);
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().show_node_22_05_lines {
         o.push_str(&format!("LastBusyTime={}", ts(n.last_busy)));
     } else {
     o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
@@ -1751,7 +1751,7 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     }
     o.push_str(&format!("AllocTRES={}", alloc));
     o.push_str(le);
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().show_node_22_05_lines {
         // 22.05: power capping and external sensor lines (nothing configured)
         o.push_str("CapWatts=n/a");
         o.push_str(le);
@@ -1902,7 +1902,7 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
     if !f.one_liner {
         o.push('\n');
     }
-    if spur_core::compat::v22_05() {
+    if !spur_core::compat::profile().show_partition_topo_fields {
         // neither field exists in 22.05
         o = o.replace(" ExclusiveTopo=NO", "").replace(" MaxCPUsPerSocket=UNLIMITED", "");
     }

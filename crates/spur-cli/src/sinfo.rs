@@ -167,7 +167,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
                                 format!(
                                     "sinfo: error: Bad state string: \"{}\"\nsinfo: error: valid states: {}\n",
                                     s,
-                                    if spur_core::compat::v22_05() { NODE_STATE_LIST_22_05 } else { NODE_STATE_LIST }
+                                    if spur_core::compat::profile().node_state_list_22_05 { NODE_STATE_LIST_22_05 } else { NODE_STATE_LIST }
                                 ),
                                 1,
                             ));
@@ -229,7 +229,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             String::new()
         } else {
             o.part_field_flag = true;
-            if o.long && spur_core::compat::v22_05() {
+            if o.long && !spur_core::compat::profile().sinfo_reservation_field {
                 // 22.05's long listing has no RESERVATION column
                 "partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,oversubscribe:.8 ,groups:.10 ,nodes:.6 ,statelong:.11 ,nodelist:0".into()
             } else if o.long {
@@ -700,7 +700,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     // 22.05's sinfo shows a node whose only jobs are suspended as idle
     // (24.11: mixed; recorded/22.05/scontrol/122)
     let idle_view;
-    let view = if spur_core::compat::v22_05()
+    let view = if spur_core::compat::profile().suspended_only_node_idle
         && view.nodes.iter().any(|n| n.base == NodeBase::Allocated && n.alloc_cpus == 0)
     {
         let mut v = view.clone();
@@ -720,7 +720,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     }
     let fmt = o.format.clone().unwrap_or_default();
     let table_22_05: Vec<format::FieldDef<SF>>;
-    let table: &[format::FieldDef<SF>] = if spur_core::compat::v22_05() {
+    let table: &[format::FieldDef<SF>] = if !spur_core::compat::profile().sinfo_reservation_field {
         // 22.05's sinfo has no reservation field (`%i`, `-O Reservation`)
         table_22_05 = FIELDS
             .iter()

@@ -151,7 +151,7 @@ fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
                         "squeue: error: Invalid job state specified: {}\nsqueue: error: Valid job states include: {}\n\n",
                         tok,
                         // 22.05 lists them in upper case
-                        if spur_core::compat::v22_05() { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
+                        if spur_core::compat::profile().job_state_list_upper_case { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
                     ),
                     1,
                 ))
@@ -403,7 +403,7 @@ macro_rules! f {
 /// first entry with the letter, the `-O` lookup the first with the name).
 /// squeue's usage text (22.05's lacks the options added since).
 fn usage_text() -> &'static str {
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().usage_texts_22_05 {
         include_str!("text/squeue_usage_22_05.txt")
     } else {
         include_str!("text/squeue_usage.txt")
@@ -714,7 +714,7 @@ pub fn dependency_text(j: &Job) -> Option<String> {
 /// Expand `%j %x %u %A %a %b %%` in an output path (Slurm's `_fname_format`),
 /// made absolute against `work_dir`.
 pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().fname_format_22_05 {
         return fname_format_22_05(path, j, task_override);
     }
     let b: Vec<char> = path.chars().collect();
@@ -887,7 +887,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         CpusPerTres | MemPerTres | TresBind | TresFreq | TresPerJob | TresPerSocket => Cell::s("N/A"),
         // sbatch turns an explicit -c N into tres_per_task "cpu=N"
         // (22.05's sbatch does not turn -c into a TRES per task)
-        TresPerTask if spur_core::compat::v22_05() => Cell::s("N/A"),
+        TresPerTask if !spur_core::compat::profile().cpus_per_task_as_tres => Cell::s("N/A"),
         TresPerTask => match j.desc.cpus_per_task {
             Some(n) => Cell::s(format!("cpu={}", n)),
             None => Cell::s("N/A"),
@@ -896,7 +896,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         DelayBoot => Cell::s(format::secs_squeue(0)),
         Dependency => Cell::opt(dependency_text(j).as_deref()),
         // 22.05 prints the raw wait status
-        DerivedEc if spur_core::compat::v22_05() => Cell::s(j.derived_exit_code.to_string()),
+        DerivedEc if spur_core::compat::profile().exit_codes_raw => Cell::s(j.derived_exit_code.to_string()),
         DerivedEc => Cell::s(exit_pair(j.derived_exit_code)),
         EligibleTime => time_cell(j.eligible_time),
         EndTime => {
@@ -910,7 +910,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             }
         }
         ExcNodes => Cell::uncut(j.desc.exc_nodes.as_deref().map(sorted_hosts).unwrap_or_default()),
-        ExitCode if spur_core::compat::v22_05() => Cell::s(j.exit_status.to_string()),
+        ExitCode if spur_core::compat::profile().exit_codes_raw => Cell::s(j.exit_status.to_string()),
         ExitCode => Cell::s(exit_pair(j.exit_status)),
         Feature => opt_cell(&j.desc.constraint),
         Gres | TresPerNode => match &j.desc.gres {
@@ -984,7 +984,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
             let p = match f {
                 // squeue shows only an explicit -e (scontrol fills in StdOut)
                 // 22.05: else the output file, else slurm-<id>.out
-                StdErr if spur_core::compat::v22_05() && j.batch_flag > 0 => Some(
+                StdErr if spur_core::compat::profile().squeue_stderr_falls_back_to_output && j.batch_flag > 0 => Some(
                     j.desc
                         .std_err
                         .clone()
@@ -1452,7 +1452,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         (fmt_long, true)
     };
     let table_22_05: Vec<FieldDef<JF>>;
-    let table: &[FieldDef<JF>] = if spur_core::compat::v22_05() {
+    let table: &[FieldDef<JF>] = if !spur_core::compat::profile().squeue_newer_fields {
         // fields 22.05's squeue does not know
         // (ExcNodes only as `%x`)
         table_22_05 = FIELDS

@@ -3,12 +3,15 @@
 //! Spur behaves like Slurm 24.11 unless the environment variable
 //! `SPUR_SLURM_COMPAT` names an older release that Spur knows (`22.05`);
 //! then the commands, the controller and the agents follow that release where
-//! its behaviour is known to differ (version strings, the fields and lines of
-//! `scontrol show`, squeue's `-O` field set, the batch environment, and the
-//! defaults of slurm.conf keys that changed, applied only when the key is
-//! absent). The variable is read once per process; `spur cluster up
-//! --compat 22.05` sets it for the daemons it starts and prints it among the
-//! `export` lines, so every process of a cluster agrees.
+//! its behaviour is known to differ. The variable is read once per process;
+//! `spur cluster up --compat 22.05` sets it for the daemons it starts and
+//! prints it among the `export` lines, so every process of a cluster agrees.
+//!
+//! Every difference is one named field of [`Profile`], and each release is
+//! one table of them ([`SLURM_24_11`], [`SLURM_22_05`]): code asks
+//! `compat::profile().some_behaviour`, never which release it is. Adding a
+//! release is adding a table (and its `Release` variant); a new difference
+//! is a new field, set in every table, with the recording that shows it.
 
 use std::sync::OnceLock;
 
@@ -52,12 +55,193 @@ impl Release {
 
     /// slurm.conf's `PriorityType` when the key is absent.
     pub fn default_priority_type(self) -> &'static str {
+        self.profile().default_priority_type
+    }
+
+    /// The table of this release's behaviours.
+    pub fn profile(self) -> &'static Profile {
         match self {
-            Release::V22_05 => "priority/basic",
-            Release::V24_11 => "priority/multifactor",
+            Release::V22_05 => &SLURM_22_05,
+            Release::V24_11 => &SLURM_24_11,
         }
     }
 }
+
+/// Where releases differ, one field per behaviour. `recorded/R/S/N` names a
+/// conformance recording (release R, scenario S, step N) that shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profile {
+    pub release: Release,
+    /// slurm.conf's `PriorityType` when the key is absent.
+    pub default_priority_type: &'static str,
+    /// The signal names sbatch/scancel know (24.11 added CHLD and PIPE).
+    pub signal_names: spur_grammar::signal::Names,
+    /// `scontrol show hostnames` reads host lists with 22.05's parser
+    /// (`spur_grammar::hostlist::expand_22_05`).
+    pub hostlist_22_05_parser: bool,
+    /// Usage and help texts (`squeue --usage`, `sbatch --usage`) end before
+    /// the options added after 22.05.
+    pub usage_texts_22_05: bool,
+
+    // ---- squeue, sinfo, JSON -------------------------------------------------
+    /// squeue's "Valid job states include:" list is in upper case.
+    pub job_state_list_upper_case: bool,
+    /// squeue's field table has the fields added after 22.05 (and `-O ExcNodes`).
+    pub squeue_newer_fields: bool,
+    /// `ExitCode`/`DerivedEC` print the raw wait status, not `code:signal`.
+    pub exit_codes_raw: bool,
+    /// sbatch's `-c N` becomes the TRES per task `cpu=N` (squeue `TresPerTask`,
+    /// `scontrol show job`'s `TresPerTask=`).
+    pub cpus_per_task_as_tres: bool,
+    /// squeue's `StdErr` of a batch job without `-e` is its output file (else
+    /// `slurm-<id>.out`) instead of nothing.
+    pub squeue_stderr_falls_back_to_output: bool,
+    /// Output file patterns expand only `%A %a %j %u %x` (22.05's squeue/scontrol).
+    pub fname_format_22_05: bool,
+    /// `--json`/`--yaml` write openapi/v0.0.38 through 22.05's serializer
+    /// instead of data_parser v0.0.42, and load every job unfiltered.
+    pub json_v0_0_38: bool,
+    /// sinfo's error for a bad state lists 22.05's node states.
+    pub node_state_list_22_05: bool,
+    /// sinfo has the reservation field (`%i`, `-O Reservation`) and its long
+    /// listing the RESERVATION column.
+    pub sinfo_reservation_field: bool,
+    /// sinfo counts a node whose only jobs are suspended as idle, not mixed
+    /// (recorded/22.05/scontrol/122).
+    pub suspended_only_node_idle: bool,
+
+    // ---- scontrol ------------------------------------------------------------
+    /// `show job` has one TRES line (allocated once there are any, else
+    /// requested) instead of `ReqTRES=` and `AllocTRES=`.
+    pub show_job_single_tres_line: bool,
+    /// `show job`'s `Command=` is the script and its arguments joined by
+    /// blanks (recorded/22.05/sbatch_options/075).
+    pub show_job_command_with_args: bool,
+    /// `show job` ends with a `Power=` line.
+    pub show_job_power_line: bool,
+    /// `show node` prints `LastBusyTime=` without `ResumeAfterTime=`, and the
+    /// power and external sensor lines (`CapWatts=n/a`, ...).
+    pub show_node_22_05_lines: bool,
+    /// `show partition` has `ExclusiveTopo=` and `MaxCPUsPerSocket=`.
+    pub show_partition_topo_fields: bool,
+    /// Reservation messages and fields of 22.05: the "must be specified" list
+    /// names Watts, an update error repeats as `slurm_update error:`, and
+    /// `show reservation` prints `Watts=n/a`.
+    pub reservation_22_05_texts: bool,
+
+    // ---- batch job environment (spurd) -------------------------------------
+    /// sbatch sets `SLURM_WORKING_CLUSTER` (cluster:address:port:protocol:select
+    /// id) and none of the TRES-per-task and MPI launcher variables.
+    pub env_working_cluster: bool,
+    /// The job gets `SLURM_NODE_ALIASES=(null)`.
+    pub env_node_aliases: bool,
+    /// The job gets `SLURM_OOM_KILL_STEP` and 24.11's other newer variables.
+    pub env_24_11_variables: bool,
+
+    // ---- controller (validation) and state machine -------------------------
+    /// A job asking for more nodes than its partition has is accepted and
+    /// pends (`PartitionConfig`/`PartitionNodeLimit`, recorded/22.05/errors/57);
+    /// its will-run test still refuses it (recorded/22.05/sbatch_options/141).
+    pub oversized_jobs_pend: bool,
+    /// A job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047;
+    /// 22.05: `NumNodes=1`, recorded/22.05/basic/051).
+    pub held_job_fixes_max_nodes: bool,
+    /// afterok/afternotok on a job the controller does not know is refused
+    /// (22.05 takes it as satisfied: recorded/22.05/errors/20).
+    pub dependency_on_unknown_job_refused: bool,
+    /// `--deadline` is compared with the time limit also when no `--time-min`
+    /// was given (22.05 only with a zero one: recorded/22.05/sbatch_options/146).
+    pub deadline_checks_time_limit: bool,
+    /// A rejection for node configuration or count also uses up a
+    /// priority/basic priority.
+    pub node_rejection_consumes_priority: bool,
+    /// A node that registers in service has no reason and no reason author
+    /// (recorded/22.05/sinfo_formats/063, 160).
+    pub registration_clears_reason: bool,
+    /// Resuming a DOWN or drained node forgets its reason
+    /// (recorded/22.05/scontrol/168, sinfo_formats/160).
+    pub resume_forgets_reason: bool,
+    /// A batch script killed by a signal fails with `JobLaunchFailure`
+    /// (recorded/22.05/errors/84; 24.11: `RaisedSignal:9(Killed)`).
+    pub signal_death_is_launch_failure: bool,
+    /// A requeued job and a `NumNodes=` update keep only the minimum node
+    /// count (`NumNodes=2`, 24.11 `2-2`: recorded/22.05/scontrol/131).
+    pub node_count_min_only: bool,
+}
+
+/// Slurm 24.11.5, the default.
+pub const SLURM_24_11: Profile = Profile {
+    release: Release::V24_11,
+    default_priority_type: "priority/multifactor",
+    signal_names: spur_grammar::signal::Names::V24_11,
+    hostlist_22_05_parser: false,
+    usage_texts_22_05: false,
+    job_state_list_upper_case: false,
+    squeue_newer_fields: true,
+    exit_codes_raw: false,
+    cpus_per_task_as_tres: true,
+    squeue_stderr_falls_back_to_output: false,
+    fname_format_22_05: false,
+    json_v0_0_38: false,
+    node_state_list_22_05: false,
+    sinfo_reservation_field: true,
+    suspended_only_node_idle: false,
+    show_job_single_tres_line: false,
+    show_job_command_with_args: false,
+    show_job_power_line: false,
+    show_node_22_05_lines: false,
+    show_partition_topo_fields: true,
+    reservation_22_05_texts: false,
+    env_working_cluster: false,
+    env_node_aliases: false,
+    env_24_11_variables: true,
+    oversized_jobs_pend: false,
+    held_job_fixes_max_nodes: true,
+    dependency_on_unknown_job_refused: true,
+    deadline_checks_time_limit: true,
+    node_rejection_consumes_priority: false,
+    registration_clears_reason: false,
+    resume_forgets_reason: false,
+    signal_death_is_launch_failure: false,
+    node_count_min_only: false,
+};
+
+/// Slurm 22.05.8 (Debian 12).
+pub const SLURM_22_05: Profile = Profile {
+    release: Release::V22_05,
+    default_priority_type: "priority/basic",
+    signal_names: spur_grammar::signal::Names::V22_05,
+    hostlist_22_05_parser: true,
+    usage_texts_22_05: true,
+    job_state_list_upper_case: true,
+    squeue_newer_fields: false,
+    exit_codes_raw: true,
+    cpus_per_task_as_tres: false,
+    squeue_stderr_falls_back_to_output: true,
+    fname_format_22_05: true,
+    json_v0_0_38: true,
+    node_state_list_22_05: true,
+    sinfo_reservation_field: false,
+    suspended_only_node_idle: true,
+    show_job_single_tres_line: true,
+    show_job_command_with_args: true,
+    show_job_power_line: true,
+    show_node_22_05_lines: true,
+    show_partition_topo_fields: false,
+    reservation_22_05_texts: true,
+    env_working_cluster: true,
+    env_node_aliases: true,
+    env_24_11_variables: false,
+    oversized_jobs_pend: true,
+    held_job_fixes_max_nodes: false,
+    dependency_on_unknown_job_refused: false,
+    deadline_checks_time_limit: false,
+    node_rejection_consumes_priority: true,
+    registration_clears_reason: true,
+    resume_forgets_reason: true,
+    signal_death_is_launch_failure: true,
+    node_count_min_only: true,
+};
 
 static RELEASE: OnceLock<Release> = OnceLock::new();
 
@@ -68,18 +252,9 @@ pub fn release() -> Release {
     *RELEASE.get_or_init(|| std::env::var(ENV).ok().and_then(|v| Release::parse(&v)).unwrap_or(Release::V24_11))
 }
 
-/// Shorthand for `release() == Release::V22_05`.
-pub fn v22_05() -> bool {
-    release() == Release::V22_05
-}
-
-/// The signal names the imitated release knows (24.11 added CHLD and PIPE).
-pub fn signal_names() -> spur_grammar::signal::Names {
-    if v22_05() {
-        spur_grammar::signal::Names::V22_05
-    } else {
-        spur_grammar::signal::Names::V24_11
-    }
+/// The behaviours of the release this process imitates.
+pub fn profile() -> &'static Profile {
+    release().profile()
 }
 
 /// The PriorityType in force: the configured one, else the release's default.
@@ -104,6 +279,14 @@ mod tests {
         assert_eq!(Release::parse("\u{0}garbage"), None);
         assert_eq!(Release::V22_05.version(), "22.05.8");
         assert_eq!(Release::V24_11.default_priority_type(), "priority/multifactor");
+    }
+
+    #[test]
+    fn each_release_has_its_own_table() {
+        for r in [Release::V22_05, Release::V24_11] {
+            assert_eq!(r.profile().release, r);
+        }
+        assert_ne!(SLURM_22_05, SLURM_24_11);
     }
 
     #[test]

@@ -334,9 +334,11 @@ impl State {
         self.priority_basic = on;
     }
 
-    /// Imitate Slurm 22.05's slurmctld, set by the controller at start.
-    pub fn set_slurm_22_05(&mut self, on: bool) {
-        self.slurm_22_05 = on;
+    /// The Slurm release whose slurmctld this imitates, set by the controller
+    /// at start (kept in the state as the one bool of the releases so far:
+    /// a third release is a new field, with the format's rules).
+    pub fn set_release(&mut self, r: spur_core::compat::Release) {
+        self.slurm_22_05 = r == spur_core::compat::Release::V22_05;
     }
 
     /// A heartbeat from a node's agent: liveness is soft state, refreshed by
@@ -394,8 +396,13 @@ impl State {
     pub fn priority_basic(&self) -> bool {
         self.priority_basic
     }
-    pub fn slurm_22_05(&self) -> bool {
-        self.slurm_22_05
+    /// The behaviours of the release this state machine imitates.
+    pub fn profile(&self) -> &'static spur_core::compat::Profile {
+        if self.slurm_22_05 {
+            &spur_core::compat::SLURM_22_05
+        } else {
+            &spur_core::compat::SLURM_24_11
+        }
     }
     /// The lowest priority/basic priority given so far (0: none yet).
     pub fn lowest_prio(&self) -> u32 {

@@ -429,7 +429,7 @@ fn initial(max_job_id: u32, basic: bool, v22: bool) -> State {
         max_job_id,
     );
     s.set_priority_basic(basic);
-    s.set_slurm_22_05(v22);
+    s.set_release(if v22 { spur_core::compat::Release::V22_05 } else { spur_core::compat::Release::V24_11 });
     s
 }
 

@@ -198,7 +198,7 @@ impl Ctld {
     /// cluster, first controller's address, port, 22.05's protocol version
     /// 38<<8, the select plugin's id); empty when imitating 24.11.
     fn working_cluster(&self) -> String {
-        if !spur_core::compat::v22_05() {
+        if !spur_core::compat::profile().env_working_cluster {
             return String::new();
         }
         let addr = self.conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_default();

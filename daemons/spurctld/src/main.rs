@@ -223,7 +223,7 @@ fn main() {
         // PriorityType, or the imitated release's default when the key is absent
         // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
         state.set_priority_basic(spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic");
-        state.set_slurm_22_05(spur_core::compat::v22_05());
+        state.set_release(spur_core::compat::release());
         state
     }) {
         Ok(x) => x,

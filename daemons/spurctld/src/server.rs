@@ -231,8 +231,8 @@ impl Service {
         // 22.05 accepts a job larger than its partition and leaves it pending
         // (PartitionConfig / PartitionNodeLimit, recorded/22.05/errors/57)
         // (its will-run test still refuses them: recorded/22.05/sbatch_options/141)
-        let v22 = spur_core::compat::v22_05() && !test_only;
-        if want_nodes as usize > nodes.len() && !v22 {
+        let pend = spur_core::compat::profile().oversized_jobs_pend && !test_only;
+        if want_nodes as usize > nodes.len() && !pend {
             return Err((unavailable, String::new()));
         }
         let max_cpus = nodes.iter().map(|n| n.cpus).max().unwrap_or(0);
@@ -253,7 +253,7 @@ impl Service {
         }
         let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1);
         let total: u64 = nodes.iter().map(|n| (n.cpus / cpt) as u64).sum();
-        if tasks as u64 > total && !v22 {
+        if tasks as u64 > total && !pend {
             return Err((unavailable, String::new()));
         }
         Ok(())
@@ -363,7 +363,7 @@ impl Service {
         } else {
             None
         };
-        if held.is_some() && desc.max_nodes.is_none() && !spur_core::compat::v22_05() {
+        if held.is_some() && desc.max_nodes.is_none() && spur_core::compat::profile().held_job_fixes_max_nodes {
             // (not in 22.05: its held job shows `NumNodes=1`, recorded/22.05/basic/051)
             // a job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047)
             desc.max_nodes = Some(nodes);
@@ -527,7 +527,7 @@ impl Service {
                 // slurmctld 24.11 refuses afterok/afternotok on a job it does not
                 // know, and takes the other kinds (22.05 takes them all:
                 // recorded/22.05/errors/20; spur-grammar's tests/data/dependency.txt)
-                DepKind::AfterOk | DepKind::AfterNotOk if job.is_none() && !spur_core::compat::v22_05() => {
+                DepKind::AfterOk | DepKind::AfterNotOk if job.is_none() && spur_core::compat::profile().dependency_on_unknown_job_refused => {
                     return Err(ESLURM_DEPENDENCY)
                 }
                 // only a running job can be expanded
@@ -644,7 +644,7 @@ fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Resu
         }
         // (22.05 compares the time limit only when a zero --time-min was
         // given, so it accepts a limit past the deadline: recorded/22.05/sbatch_options/146)
-        None if spur_core::compat::v22_05() => {}
+        None if !spur_core::compat::profile().deadline_checks_time_limit => {}
         None => {
             if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
                 if desc.deadline < earliest + secs(lim) {
@@ -737,7 +737,7 @@ impl Controller for Service {
                         | ESLURM_RESERVATION_ACCESS
                 ) {
                     self.ctld.commit(vec![Command::ConsumeJobId]).await?;
-                    if spur_core::compat::v22_05()
+                    if spur_core::compat::profile().node_rejection_consumes_priority
                         && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT)
                     {
                         // 22.05 gives the job its priority before these checks
@@ -751,7 +751,7 @@ impl Controller for Service {
         if let Err((code, msg)) = self.validate_shape(&desc, r.test_only) {
             reject!(code, msg);
         }
-        let over = if spur_core::compat::v22_05() { self.nodes_beyond_partition(&desc) } else { None };
+        let over = if spur_core::compat::profile().oversized_jobs_pend { self.nodes_beyond_partition(&desc) } else { None };
         let mut job = match self.build_job(&id, desc) {
             Ok(j) => j,
             Err((code, msg)) => reject!(code, msg),

@@ -20,7 +20,6 @@
 //!   reproduced as is.
 //! - Relative names are relative to the job's working directory.
 
-#![allow(dead_code)]
 
 use spur_core::model::Job;
 

@@ -17,7 +17,6 @@
 //!    SLURMD_NODENAME) and TMPDIR;
 //! 6. removal of what users must not see (SLURM_UMASK, SLURM_RLIMIT_*).
 
-#![allow(dead_code)]
 
 use spur_grammar::hostlist;
 use spur_core::launch::LaunchSpec;
@@ -181,7 +180,7 @@ pub fn submission_env(spec: &LaunchSpec) -> Env {
     if let Some(n) = d.ntasks_per_node {
         env.set_if_absent("SLURM_NTASKS_PER_NODE", n.to_string());
     }
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().env_working_cluster {
         // 22.05's sbatch: no TRES-per-task or MPI launcher variables, but the
         // controller it talked to (cluster:address:port:protocol:select id)
         if !spec.working_cluster.is_empty() {
@@ -276,7 +275,7 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     }
     env.set("SLURM_JOB_NODELIST", nodelist.clone());
     env.set("SLURM_JOB_PARTITION", job.partition.clone());
-    if spur_core::compat::v22_05() {
+    if spur_core::compat::profile().env_node_aliases {
         // 22.05 passes the (here empty) node alias list
         env.set("SLURM_NODE_ALIASES", "(null)");
     }
@@ -349,11 +348,11 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     if cpus_on_node > 0 {
         env.set("SLURM_CPUS_ON_NODE", cpus_on_node.to_string());
     }
-    let v22 = spur_core::compat::v22_05();
-    if !v22 {
+    let newer = spur_core::compat::profile().env_24_11_variables;
+    if newer {
         env.set("SLURM_OOM_KILL_STEP", "0");
     }
-    if v22 {
+    if !newer {
         // 22.05 has neither SLURM_JOB_END_TIME nor SLURM_JOB_START_TIME
     } else if job.end_time > 0 {
         env.set("SLURM_JOB_END_TIME", job.end_time.to_string());
@@ -364,7 +363,7 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     }
     env.set("SLURM_JOB_ID", job.job_id.to_string());
     env.set("SLURM_JOBID", job.job_id.to_string());
-    if job.start_time > 0 && !v22 {
+    if job.start_time > 0 && newer {
         env.set("SLURM_JOB_START_TIME", job.start_time.to_string());
     }
     if ctx.task_pid > 0 {

@@ -84,7 +84,7 @@ impl State {
         if was_active {
             self.release_nodes(&allocs, now);
         }
-        let slurm_22_05 = self.slurm_22_05;
+        let p = self.profile();
         if let Some(j) = self.job_mut(job_id) {
             j.state = JobState::Pending;
             j.restart_count = j.restart_count.saturating_add(1);
@@ -98,7 +98,7 @@ impl State {
             j.suspend_time = 0;
             j.pre_sus_time = 0;
             j.submit_time = now;
-            if slurm_22_05 {
+            if p.node_count_min_only {
                 // a requeued 22.05 job shows a single node count
                 // (recorded/22.05/scontrol/131: NumNodes=2, 24.11 2-2)
                 j.desc.max_nodes = None;
@@ -200,7 +200,7 @@ impl State {
     }
 
     pub(crate) fn update_job(&mut self, job_id: u32, update: &JobUpdate) -> ApplyResult {
-        let (slurm_22_05, basic) = (self.slurm_22_05, self.priority_basic);
+        let (p, basic) = (self.profile(), self.priority_basic);
         let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if j.state.is_finished() {
             return Err(ESLURM_JOB_FINISHED);
@@ -267,7 +267,7 @@ impl State {
         if let Some(n) = update.num_nodes {
             if let Some((tasks, cpus)) = sized {
                 // min = max = n (22.05 changes only the minimum: `NumNodes=N` afterwards)
-                j.desc.max_nodes = if slurm_22_05 { None } else { Some(n) };
+                j.desc.max_nodes = if p.node_count_min_only { None } else { Some(n) };
                 j.num_tasks = tasks;
                 j.num_cpus = cpus;
             }

@@ -207,7 +207,7 @@ impl State {
             // its CPUs were given back at suspension
             self.suspend_cpus(&allocs, false);
         }
-        let slurm_22_05 = self.slurm_22_05;
+        let p = self.profile();
         if let Some(job) = self.job_mut(job_id) {
             let status = exit_status;
             job.exit_status = status;
@@ -224,7 +224,7 @@ impl State {
                 _ if launch_failed => Reason::Other("JobLaunchFailure".into()),
                 // 22.05 calls any death by a signal a launch failure
                 // (recorded/22.05/errors/84; 24.11 RaisedSignal:9(Killed))
-                JobState::Failed if slurm_22_05 && signalled => {
+                JobState::Failed if p.signal_death_is_launch_failure && signalled => {
                     Reason::Other("JobLaunchFailure".into())
                 }
                 JobState::Failed if signalled => {
@@ -675,7 +675,7 @@ mod tests {
         );
         // 22.05 calls a death by signal a launch failure
         let mut old = cluster();
-        old.set_slurm_22_05(true);
+        old.set_release(spur_core::compat::Release::V22_05);
         let id = running(&mut old, "n1");
         old.apply(&complete(id, 9, false)).unwrap();
         assert_eq!(

@@ -44,7 +44,7 @@ fn not_responding_reason(n: &Node) -> bool {
 
 impl State {
     pub(crate) fn node_registered(&mut self, name: &str, reg: &NodeReg, now: i64) -> ApplyResult {
-        let slurm_22_05 = self.slurm_22_05;
+        let p = self.profile();
         let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
         n.boot_time = reg.boot_time;
         n.slurmd_start_time = reg.start_time;
@@ -69,7 +69,7 @@ impl State {
                 n.reason_uid = 0;
             }
         }
-        if slurm_22_05 && !n.flags.drain && n.base != NodeBase::Down {
+        if p.registration_clears_reason && !n.flags.drain && n.base != NodeBase::Down {
             // 22.05: a node that registers in service has no reason and
             // no reason author (sinfo %u Unknown; recorded/22.05/sinfo_formats/063, 160)
             n.reason = None;
@@ -123,7 +123,7 @@ impl State {
         uid: u32,
         now: i64,
     ) -> ApplyResult {
-        let slurm_22_05 = self.slurm_22_05;
+        let p = self.profile();
         if self.node(name).is_none() {
             return Err(ESLURM_INVALID_NODE_NAME);
         }
@@ -151,7 +151,7 @@ impl State {
                 if out {
                     n.flags.not_responding = true;
                 }
-                if out && slurm_22_05 {
+                if out && p.resume_forgets_reason {
                     // 22.05 forgets the reason of a resumed DOWN or
                     // drained node (recorded/22.05/scontrol/168,
                     // sinfo_formats/160)
