@@ -116,6 +116,12 @@ impl Cluster {
 
     /// The same, with extra environment for the daemons (e.g. Raft settings).
     pub fn up_env(tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
+        Cluster::up_with(&bin_dir(), tag, nodes, extra, env)
+    }
+
+    /// The same with the binaries of `bin` (another build: tests/upgrade.rs):
+    /// its `spur` starts the cluster and is the command the cluster's bin/ links to.
+    pub fn up_with(bin: &Path, tag: &str, nodes: u32, extra: &[&str], env: &[(&str, &str)]) -> Cluster {
         assert!(
             nix::unistd::geteuid().is_root(),
             "the end-to-end tests need root: the agents run jobs as their owners, among them the user {}",
@@ -124,7 +130,7 @@ impl Cluster {
         ensure_test_user();
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
-        let bin = bin_dir();
+        let bin = bin.to_path_buf();
         let mut args: Vec<String> = vec!["cluster".into(), "up".into(), "--dir".into(), dir.to_string_lossy().into(), "--nodes".into(), nodes.to_string()];
         args.extend(extra.iter().map(|s| s.to_string()));
         let o = Command::new(bin.join("spur")).args(&args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("spur cluster up");
@@ -357,10 +363,17 @@ impl Cluster {
     /// listening on another address than its SlurmctldHost line, or (`join`)
     /// waiting to be added to the running cluster.
     pub fn start_ctld(&self, i: u32, listen: Option<&str>, join: bool) {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.start_ctld_with(&self.bin, i, listen, join, &env);
+    }
+
+    /// `start_ctld` with the `spurctld` of `bin` and only the environment `env`
+    /// (not the cluster's): a controller of another build, or other settings.
+    pub fn start_ctld_with(&self, bin: &Path, i: u32, listen: Option<&str>, join: bool, env: &[(&str, &str)]) {
         use std::os::unix::process::CommandExt;
         let name = format!("ctld{}", i);
         let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("log").join(format!("spurctld-{}.out", name))).unwrap();
-        let mut c = Command::new(self.bin.join("spurctld"));
+        let mut c = Command::new(bin.join("spurctld"));
         c.args(["-D", "-f", &self.conf.to_string_lossy(), "--id", &i.to_string()]);
         c.args(["--state-dir", &self.dir.join("state").join(&name).to_string_lossy()]);
         c.args(["-L", &self.dir.join("log").join(format!("spurctld-{}.log", name)).to_string_lossy()]);
@@ -370,7 +383,7 @@ impl Cluster {
         if join {
             c.arg("--join");
         }
-        c.envs(self.env.iter().map(|(k, v)| (k, v)));
+        c.envs(env.iter().copied());
         c.env("SLURM_CONF", &self.conf).stdin(Stdio::null()).stdout(log.try_clone().unwrap()).stderr(log);
         // SAFETY: the closure runs in the child between fork and exec, where
         // only async-signal-safe calls are allowed: setsid(2) is one, and
@@ -387,14 +400,15 @@ impl Cluster {
     }
 
     /// The last log index controller `name` (`ctldN`) has stored as
-    /// committed: its `raft.committed` (spur-state's `[crc32][bincode
-    /// Option<LogId>]`), when there is a whole one.
+    /// committed: its `raft.committed` (spur-state's `[crc32][envelope of
+    /// Option<LogId>]`, spur_format), when there is a whole one.
     pub fn committed_index(&self, name: &str) -> Option<u64> {
         let b = std::fs::read(self.dir.join("state").join(name).join("raft.committed")).ok()?;
         if b.len() < 4 || crc32fast::hash(&b[4..]).to_le_bytes() != b[..4] {
             return None;
         }
-        let id: Option<openraft::LogId<u64>> = bincode::deserialize(&b[4..]).ok()?;
+        let (id, _): (Option<openraft::LogId<u64>>, _) =
+            spur_format::decode(spur_format::Kind::RAFT_COMMITTED, &b[4..], &"raft.committed").ok()?;
         id.map(|l| l.index)
     }
 

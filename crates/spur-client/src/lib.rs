@@ -296,7 +296,14 @@ impl Client {
     pub async fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
         let r = call!(self, query, pb::QueryRequest::from(q))?;
         check(&r.status)?;
-        bincode::deserialize(&r.view).map_err(|e| ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string()))
+        spur_core::records::decode_view(&r.view, &"the controller's reply").map_err(|e| {
+            let code = if matches!(e, spur_format::FormatError::TooNew { .. }) {
+                errors::SLURM_PROTOCOL_VERSION_ERROR
+            } else {
+                errors::SLURM_UNEXPECTED_MSG_ERROR
+            };
+            ClientError::Slurm(code, e.to_string())
+        })
     }
 
     /// Submit a batch job (`test_only`: ask where and when it would start).
@@ -312,7 +319,8 @@ impl Client {
             with_id = JobDesc { request_id: Some(id), ..desc.clone() };
             &with_id
         };
-        let job_desc = bincode::serialize(desc).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
+        let job_desc = spur_core::records::encode_job_desc(desc, spur_format::FORMAT_VERSION)
+            .map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
         let r = call!(self, submit, pb::SubmitRequest { job_desc, test_only })?;
         if let Some(s) = r.status.as_ref().filter(|s| s.code != 0) {
             let message = if s.message.is_empty() { errors::strerror(s.code) } else { s.message.clone() };

@@ -56,7 +56,7 @@ type R<T> = Result<Response<T>, Status>;
 #[tonic::async_trait]
 impl Controller for Fake {
     async fn submit(&self, req: Request<pb::SubmitRequest>) -> R<pb::SubmitReply> {
-        let desc: JobDesc = bincode::deserialize(&req.get_ref().job_desc).unwrap();
+        let desc: JobDesc = spur_core::records::decode_job_desc(&req.get_ref().job_desc, &"test").unwrap();
         assert!(req.metadata().get(spur_auth::METADATA_KEY).is_some(), "every call carries a credential");
         self.seen.lock().unwrap().push(desc.request_id.clone().unwrap_or_default());
         self.gate()?;
@@ -64,7 +64,7 @@ impl Controller for Fake {
     }
     async fn query(&self, _: Request<pb::QueryRequest>) -> R<pb::QueryReply> {
         self.gate()?;
-        let view = bincode::serialize(&ClusterView { cluster_name: "fake".into(), ..Default::default() }).unwrap();
+        let view = spur_core::records::encode_view(&ClusterView { cluster_name: "fake".into(), ..Default::default() }, 1).unwrap();
         Ok(Response::new(pb::QueryReply { status: None, view }))
     }
     async fn cancel(&self, _: Request<pb::CancelRequest>) -> R<pb::CancelReply> {

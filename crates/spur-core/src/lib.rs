@@ -3,6 +3,8 @@
 //! GRES, ...) are in `spur_grammar`. No network, no async: only reading files.
 pub mod errors;
 pub mod launch;
+pub mod legacy_v0;
+pub mod records;
 pub mod model;
 pub mod request;
 pub mod config;

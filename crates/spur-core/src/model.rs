@@ -217,7 +217,7 @@ pub struct JobDesc {
     /// Idempotency key chosen by the client: a resubmitted request with the
     /// same key returns the first job instead of creating another.
     pub request_id: Option<String>,
-    // Appended fields: keep the order (bincode records are positional).
+    // Appended fields: keep the order (records are positional: spur_format's rules).
     /// `--exclusive=user|mcs|topo|oversubscribe` (a plain `--exclusive` sets
     /// `exclusive` instead).
     pub exclusive_kind: Option<ExclusiveKind>,

@@ -9,8 +9,8 @@
 //! | path | written by | read by | content |
 //! |---|---|---|---|
 //! | `job%05u/` | agent | all | one job's run ([`job_dir`]; a `job<ID>` of an earlier spurd is still found) |
-//! | `job%05u/spec.bin` | agent | supervisor, agent | the `LaunchSpec` ([`encode_spec`]), written whole, then renamed into place |
-//! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: line 1 the supervisor's pid, line 2 the script's pid (= its process group), then the job's stderr path to the end of the file; a number counts once the newline after it is there ([`read_proc`]) |
+//! | `job%05u/spec.bin` | agent | supervisor, agent | the `LaunchSpec` in its `spur_format` envelope, as the controller sent it ([`encode_spec`]; bincode from a build before versioned formats), written whole, then renamed into place |
+//! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: the version line `spur-proc 1`, then the supervisor's pid, the script's pid (= its process group), then the job's stderr path to the end of the file; a line counts once the newline after it is there ([`read_proc`]; a file without the version line is one of a build before versioned formats, read the same) |
 //! | `job%05u/slurm_script` | supervisor | the job | the script, owned by the user, 0700 |
 //! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
 //! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
@@ -74,17 +74,23 @@ pub mod legacy {
 
 // ------------------------------------------------------------------ spec.bin
 
-/// The bytes of `spec.bin` for `spec`. The one encoder of the format (bincode
-/// of `LaunchSpec`, unversioned): a versioned format replaces this function
-/// and [`decode_spec`], nothing else.
+/// The bytes of `spec.bin` for `spec`: its `spur_format` envelope at the
+/// newest version this build writes (`spur_core::records`). The agent writes
+/// a launch's payload as it came, which the controller wrote at the newest
+/// version this agent reads.
 pub fn encode_spec(spec: &LaunchSpec) -> io::Result<Vec<u8>> {
-    bincode::serialize(spec).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// The `LaunchSpec` in the bytes of a `spec.bin`; `InvalidData` for anything
-/// else.
+/// The `LaunchSpec` in the bytes of a `spec.bin` of any format version this
+/// build reads (0 included); `InvalidData` for anything else, and for a newer
+/// version (the error names both).
 pub fn decode_spec(bytes: &[u8]) -> io::Result<LaunchSpec> {
-    bincode::deserialize(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    decode_spec_from(bytes, &SPEC_FILE)
+}
+
+fn decode_spec_from(bytes: &[u8], source: &dyn std::fmt::Display) -> io::Result<LaunchSpec> {
+    spur_core::records::decode_launch(bytes, source).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// Write `spec.bin` into `jobdir` (created when missing): to a temporary
@@ -98,7 +104,8 @@ pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
 }
 
 pub fn read_spec(jobdir: &Path) -> io::Result<LaunchSpec> {
-    decode_spec(&fs::read(jobdir.join(SPEC_FILE))?)
+    let path = jobdir.join(SPEC_FILE);
+    decode_spec_from(&fs::read(&path)?, &path.display())
 }
 
 /// The directory holds a launch (possibly of an earlier run of the job).
@@ -237,9 +244,17 @@ pub struct ProcInfo {
     pub stderr: Option<String>,
 }
 
+/// The layout of `supervisor.proc` this build writes and the newest it reads:
+/// the format version (`spur_format`) that last changed it.
+pub const PROC_VERSION: u32 = 1;
+const PROC_TAG: &str = "spur-proc ";
+
 /// `supervisor.proc` (or, for a job of an earlier spurd, its one-fact files).
+/// One of a newer layout than this build reads says nothing (and the reason,
+/// naming both versions, goes to stderr: the agent's log).
 pub fn read_proc(jobdir: &Path) -> ProcInfo {
-    let Ok(text) = fs::read_to_string(jobdir.join(PROC_FILE)) else {
+    let path = jobdir.join(PROC_FILE);
+    let Ok(text) = fs::read_to_string(&path) else {
         return ProcInfo {
             supervisor: read_num(&jobdir.join(legacy::SUPERVISOR_PID)),
             script: read_num(&jobdir.join(legacy::JOB_PGID)),
@@ -247,6 +262,26 @@ pub fn read_proc(jobdir: &Path) -> ProcInfo {
                 .ok()
                 .map(|p| p.trim_end_matches('\n').to_string()),
         };
+    };
+    let text = match text.strip_prefix(PROC_TAG) {
+        // version 1 on: the version line first
+        Some(rest) => {
+            let Some((v, rest)) = rest.split_once('\n') else { return ProcInfo::default() };
+            match v.trim().parse::<u32>() {
+                Ok(v) if v <= PROC_VERSION => rest,
+                _ => {
+                    eprintln!(
+                        "{}: supervisor.proc is in format version {}, newer than this build of spur reads (up to {}): upgrade spur",
+                        path.display(),
+                        v.trim(),
+                        PROC_VERSION
+                    );
+                    return ProcInfo::default();
+                }
+            }
+        }
+        // a file of a build before versioned formats: no version line
+        None => text.as_str(),
     };
     let mut parts = text.splitn(3, '\n');
     let first = parts.next();
@@ -272,7 +307,7 @@ impl ProcWriter {
             .truncate(true)
             .write(true)
             .open(jobdir.join(PROC_FILE))?;
-        f.write_all(format!("{}\n", std::process::id()).as_bytes())?;
+        f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, std::process::id()).as_bytes())?;
         Ok(ProcWriter(f))
     }
 

@@ -38,15 +38,15 @@ fn spec(id: u32, restarts: u32) -> LaunchSpec {
 }
 
 #[test]
-fn spec_bin_is_bincode_of_the_launch_spec() {
+fn spec_bin_is_the_launch_spec_in_its_envelope() {
     let t = Tmp::new("spec");
     let dir = job_dir(&t.0, 7);
     let s = spec(7, 2);
     write_spec(&dir, &s).unwrap();
-    // the bytes other versions read and write: unversioned bincode
+    // the bytes of a launch request's payload (spur_core::records)
     assert_eq!(
         fs::read(dir.join(SPEC_FILE)).unwrap(),
-        bincode::serialize(&s).unwrap()
+        spur_core::records::encode_launch(&s, spur_format::FORMAT_VERSION).unwrap()
     );
     assert_eq!(read_spec(&dir).unwrap(), s);
     assert!(has_spec(&dir));
@@ -113,8 +113,20 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
         read_proc(d),
         info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
     );
-    // the writer produces exactly that
+    // version 1 on, the same after its version line (a whole one)
+    put("spur-proc 1");
+    assert_eq!(read_proc(d), none);
+    put("spur-proc 1\n123\n456\n/home/u/slurm-7.out");
+    assert_eq!(
+        read_proc(d),
+        info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
+    );
+    // a newer layout says nothing (the reason goes to stderr)
+    put(&format!("spur-proc {}\n123\n456\n/e", PROC_VERSION + 1));
+    assert_eq!(read_proc(d), none);
+    // the writer produces the current layout
     let w = ProcWriter::create(d).unwrap();
+    assert!(fs::read_to_string(d.join(PROC_FILE)).unwrap().starts_with("spur-proc 1\n"));
     assert_eq!(
         read_proc(d),
         info(Some(std::process::id() as i32), None, None)
@@ -285,4 +297,51 @@ fn end_all_jobs_leaves_no_process_behind() {
     assert_eq!(count(&marker), 0, "every process of both jobs is gone");
     a.wait().unwrap();
     b.wait().unwrap();
+}
+
+/// The spool files of a job started by the build of each format version
+/// (`tests/fixtures/vN`, written by crates/spur-state/tests/fixtures/make.sh
+/// while the job ran; version 0: bincode and no version line, before
+/// versioned formats): its launch spec and its process file read.
+fn spool_files_read(version: &str) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(version);
+    let t = Tmp::new(&format!("fixture-{}", version));
+    for f in [SPEC_FILE, PROC_FILE] {
+        fs::copy(fx.join(f), t.0.join(f)).unwrap();
+    }
+    let spec = read_spec(&t.0).unwrap();
+    assert_eq!((spec.job.job_id, spec.job.desc.name.as_str(), spec.job.restart_count), (3, "run", 0));
+    assert_eq!((spec.node_name.as_str(), spec.cluster_name.as_str(), spec.kill_wait), ("node1", "spur", 30));
+    assert_eq!((spec.job.time_limit, spec.job.allocs.len(), spec.job.allocs[0].node.as_str()), (Some(100), 1, "node1"));
+    assert!(spec.job.desc.script.contains("sleep 3600"));
+    assert_eq!(spec.job.desc.std_out.as_deref(), Some("/dev/null"));
+    assert_eq!(spec.working_cluster, "");
+    let p = read_proc(&t.0);
+    let (sup, script) = (p.supervisor.unwrap(), p.script.unwrap());
+    assert!(sup > 1 && script > sup, "{:?}", p);
+    assert_eq!(p.stderr.as_deref(), Some("/dev/null"));
+}
+
+#[test]
+fn version_0_spool_files_read() {
+    spool_files_read("v0");
+}
+
+#[test]
+fn version_1_spool_files_read() {
+    spool_files_read("v1");
+}
+
+/// A spec.bin written by a newer build: the error names the file and both versions.
+#[test]
+fn a_newer_spec_file_is_refused_naming_it() {
+    let t = Tmp::new("newer");
+    let mut b = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1").join(SPEC_FILE)).unwrap();
+    let newer = spur_format::FORMAT_VERSION + 1;
+    b[5..7].copy_from_slice(&newer.to_le_bytes());
+    fs::write(t.0.join(SPEC_FILE), &b).unwrap();
+    let e = read_spec(&t.0).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    let e = e.to_string();
+    assert!(e.starts_with(&format!("{}: launch spec is in format version {}, newer than", t.0.join(SPEC_FILE).display(), newer)), "{}", e);
 }

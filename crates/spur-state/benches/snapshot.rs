@@ -44,10 +44,21 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for n in [1_000u32, 10_000, 100_000] {
         let st = state(n);
-        let bytes = st.encode().unwrap();
-        println!("{} jobs: snapshot {} bytes", n, bytes.len());
-        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| st.encode().unwrap()));
-        g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| b.iter(|| State::decode(bytes).unwrap()));
+        // the snapshot as spurctld writes it (MessagePack in a spur_format
+        // envelope), and bincode (format version 0) beside it for comparison
+        let v = spur_format::FORMAT_VERSION;
+        let bytes = st.encode_at(v).unwrap();
+        let legacy = bincode::serialize(&st).unwrap();
+        println!("{} jobs: snapshot {} bytes (bincode {} bytes)", n, bytes.len(), legacy.len());
+        g.bench_with_input(BenchmarkId::new("build_snapshot", n), &st, |b, st| b.iter(|| st.encode_at(v).unwrap()));
+        g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| {
+            b.iter(|| State::decode(bytes).unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("build_snapshot_bincode", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
+        // (without the re-indexing that installing does after either)
+        g.bench_with_input(BenchmarkId::new("install_snapshot_bincode", n), &legacy, |b, bytes| {
+            b.iter(|| bincode::deserialize::<State>(bytes).unwrap())
+        });
         let batch: Vec<Command> = (0..100).map(|i| Command::Submit { job: Box::new(job(n + i)) }).collect();
         g.bench_with_input(BenchmarkId::new("apply_100_submits", n), &st, |b, st| {
             b.iter_batched(

@@ -25,6 +25,7 @@
 //! from the state, without copying or changing it.
 
 mod apply;
+pub mod legacy_v0;
 pub mod raft;
 pub mod view;
 
@@ -90,6 +91,11 @@ pub enum Command {
     /// `scontrol update reservation`: the whole new record.
     ResvUpdate { resv: Reservation },
     ResvDelete { name: String },
+    /// The cluster's active format version (`spur_format`): every member
+    /// writes its records at this version from here on. Committed by the
+    /// leader once every member reports that it reads it; never lowered.
+    /// Since format version 1.
+    SetFormatVersion { version: u16 },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -188,9 +194,10 @@ pub type ApplyError = i32;
 /// One command's result, as the log entry's reply records it.
 pub type ApplyResult = Result<Applied, ApplyError>;
 
-/// The replicated state. Serialised (bincode) it is the snapshot; every map
-/// is ordered, so two members with the same state write the same bytes. The
-/// indexes marked `skip` are derived and rebuilt by [`State::decode`].
+/// The replicated state. Serialised ([`State::encode_at`]: MessagePack in a
+/// `spur_format` envelope) it is the snapshot; every map is ordered, so two
+/// members with the same state write the same bytes. The indexes marked
+/// `skip` are derived and rebuilt by [`State::decode`].
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct State {
     cluster_name: String,
@@ -229,6 +236,12 @@ pub struct State {
     /// slurmctld's `top_suffix`: the last reservation id given (names `user_N`).
     #[serde(default)]
     resv_top: u32,
+    /// The cluster's active format version (`Command::SetFormatVersion`); 0
+    /// until its members first agreed on one (a new cluster, or one whose
+    /// state was written before versioned formats): they write
+    /// `spur_format::MIN_VERSION` meanwhile. Since format version 1.
+    #[serde(default)]
+    format_version: u16,
     /// Ids of the jobs not yet finished, kept by every command that starts,
     /// ends, splits, requeues or purges a job, so that a scheduling pass
     /// costs what the queue holds, not every finished job still remembered.
@@ -256,16 +269,31 @@ impl State {
         s
     }
 
-    /// The state as a snapshot holds it.
-    pub fn encode(&self) -> bincode::Result<Vec<u8>> {
-        bincode::serialize(self)
+    /// The state as a snapshot holds it, written at format `version`.
+    pub fn encode_at(&self, version: u16) -> Result<Vec<u8>, spur_format::FormatError> {
+        raft::encode_state(self, version)
     }
 
-    /// A state from a snapshot's bytes, its indexes rebuilt.
-    pub fn decode(bytes: &[u8]) -> bincode::Result<State> {
-        let mut s: State = bincode::deserialize(bytes)?;
-        s.reindex();
-        Ok(s)
+    /// The state as a snapshot holds it, at the newest version this build writes.
+    pub fn encode(&self) -> Result<Vec<u8>, spur_format::FormatError> {
+        self.encode_at(spur_format::FORMAT_VERSION)
+    }
+
+    /// A state from a snapshot's bytes (any format version this build reads,
+    /// 0 included), its indexes rebuilt.
+    pub fn decode(bytes: &[u8]) -> Result<State, String> {
+        raft::decode_state(bytes, &"state").map(|(s, _)| s)
+    }
+
+    /// The cluster's active format version as committed (0: not yet agreed).
+    pub fn format_version(&self) -> u16 {
+        self.format_version
+    }
+
+    /// The version this cluster's records are written at: the active one, or
+    /// the oldest this build writes while none was agreed.
+    pub fn write_format_version(&self) -> u16 {
+        self.format_version.max(spur_format::MIN_VERSION)
     }
 
     /// Rebuild the derived indexes (node names, the queue, and the job list

@@ -1,21 +1,34 @@
 //! The replicated log: openraft's storage traits over files under the
 //! controller's state directory.
 //!
-//! - `raft.log`: append-only records `[len: u32 LE][crc32: u32 LE][bincode Entry]`,
+//! - `raft.log`: append-only records `[len: u32 LE][crc32: u32 LE][body]`, the
+//!   body one openraft `Entry` in a `spur_format` envelope (kind `L`),
 //!   fdatasync'ed before openraft is told they are durable (and so before any
 //!   change is acknowledged). Truncation after a leader change cuts the file;
 //!   purging after a snapshot rewrites it (temporary file, sync, rename).
-//! - `raft.meta`: the vote and the last purged log id, `[crc32][bincode]`,
+//! - `raft.meta`: the vote and the last purged log id, `[crc32][envelope M]`,
 //!   written to a temporary file, synced and renamed.
-//! - `raft.committed`: the last committed log id, `[crc32][bincode]`, rewritten
+//! - `raft.committed`: the last committed log id, `[crc32][envelope C]`, rewritten
 //!   in place and not synced (a hint: a stale, torn or missing one only means
 //!   re-applying from the snapshot after a restart).
-//! - `raft.snapshot`: `[magic "SPURRSN1"][len: u64 LE][crc32][bincode (meta, state bytes)]`.
+//! - `raft.snapshot`: `[magic "SPURRSN1"][len: u64 LE][crc32][body]`, the body
+//!   the snapshot's meta in an envelope (kind `S`) followed by the snapshot
+//!   data: the state in an envelope (kind `T`), exactly the bytes openraft
+//!   sends a lagging member.
+//!
+//! Every record is written at this member's write version ([`WriteVersion`]:
+//! the cluster's active format version, never below a version it has read
+//! from a file or a peer) and read at any version this build reads. Files of
+//! format version 0 (bincode with no envelope, written before versioned
+//! formats) are read through [`crate::legacy_v0`]; the next write of each file
+//! is in the current format (a log keeps its old records until purged).
 //!
 //! A bad checksum in the middle of the log, a bad meta or snapshot file is a
-//! hard error naming the file (never a silent loss). A torn record at the very
-//! end of the log — a crash in the middle of an append that was never
-//! acknowledged — is cut off and reported.
+//! hard error naming the file (never a silent loss); so is a record of a
+//! format version newer than this build reads (the error names the file and
+//! both versions: a member cannot be downgraded below the cluster's format
+//! version). A torn record at the very end of the log — a crash in the middle
+//! of an append that was never acknowledged — is cut off and reported.
 //!
 //! One entry carries a batch of [`Command`]s applied in order; the response is
 //! each command's own result, exactly as [`State::apply`] returned it: a
@@ -39,7 +52,9 @@ use std::io::{self, Cursor, Read, Write};
 use std::ops::RangeBounds;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use spur_format::{Kind, Version};
 
 /// A batch of commands: one log entry.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -68,6 +83,34 @@ type Ent = Entry<TypeConfig>;
 type SErr = StorageError<NodeId>;
 
 const SNAP_MAGIC: &[u8; 8] = b"SPURRSN1";
+
+/// The format version this member writes its records at (log, meta,
+/// snapshot, Raft messages): the cluster's active format version as applied,
+/// raised further to any version this member has read from a file or a peer.
+/// A record of version `v` exists only once the cluster agreed on `v` (every
+/// member then read it), so writing at `v` from then on is safe, and writing
+/// lower could drop fields that an entry carries (an entry applied on the
+/// leader with them must be applied on every member with them). Never lowered;
+/// never above [`spur_format::FORMAT_VERSION`].
+#[derive(Clone, Debug)]
+pub struct WriteVersion(Arc<AtomicU16>);
+
+impl Default for WriteVersion {
+    fn default() -> Self {
+        WriteVersion(Arc::new(AtomicU16::new(spur_format::MIN_VERSION)))
+    }
+}
+
+impl WriteVersion {
+    pub fn get(&self) -> Version {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A record of version `v` was read, or the cluster agreed on `v`.
+    pub fn raise(&self, v: Version) {
+        self.0.fetch_max(v.min(spur_format::FORMAT_VERSION), Ordering::SeqCst);
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -124,6 +167,7 @@ struct Meta {
 
 struct LogFile {
     dir: PathBuf,
+    wv: WriteVersion,
     file: File,
     len: u64,
     /// index -> (offset of its record in raft.log, entry)
@@ -155,8 +199,8 @@ impl LogFile {
     }
 }
 
-fn encode(e: &Ent, out: &mut Vec<u8>) -> io::Result<()> {
-    let body = bincode::serialize(e).map_err(io_err)?;
+fn encode(e: &Ent, version: Version, out: &mut Vec<u8>) -> io::Result<()> {
+    let body = spur_format::encode(Kind::LOG_ENTRY, version, e).map_err(io_err)?;
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     out.extend_from_slice(&body);
@@ -165,16 +209,18 @@ fn encode(e: &Ent, out: &mut Vec<u8>) -> io::Result<()> {
 
 impl LogFile {
     fn save_meta(&self) -> io::Result<()> {
-        write_atomic(&self.dir, "raft.meta", &bincode::serialize(&self.meta).map_err(io_err)?, true)
+        let body = spur_format::encode(Kind::RAFT_META, self.wv.get(), &self.meta).map_err(io_err)?;
+        write_atomic(&self.dir, "raft.meta", &body, true)
     }
 
     /// Rewrite raft.log with exactly the entries held in memory.
     fn rewrite(&mut self) -> io::Result<()> {
         let mut buf = vec![];
         let mut offsets = vec![];
+        let version = self.wv.get();
         for (i, (_, e)) in &self.entries {
             offsets.push((*i, buf.len() as u64));
-            encode(e, &mut buf)?;
+            encode(e, version, &mut buf)?;
         }
         let tmp = self.dir.join("raft.log.tmp");
         {
@@ -204,6 +250,45 @@ pub struct Opened {
     pub truncated_tail: Option<String>,
     /// The log held entries or a vote: this member has been part of a cluster.
     pub has_history: bool,
+    /// The version this member writes at (shared with the Raft network).
+    pub write_version: WriteVersion,
+}
+
+/// The snapshot data (openraft's, sent to lagging members): the state in an envelope.
+pub fn encode_state(state: &State, version: Version) -> Result<Vec<u8>, spur_format::FormatError> {
+    spur_format::encode(Kind::STATE, version, state)
+}
+
+/// Read snapshot data of any version this build reads (0 included) and the
+/// version it was written at; `source` names where it came from in errors.
+pub fn decode_state(data: &[u8], source: &dyn std::fmt::Display) -> Result<(State, Version), String> {
+    let (mut st, v) = if spur_format::is_enveloped(data) {
+        spur_format::decode::<State>(Kind::STATE, data, source).map_err(|e| e.to_string())?
+    } else {
+        let st = crate::legacy_v0::decode_state(data).map_err(|e| format!("{}: corrupt state: {}", source, e))?;
+        (st, spur_format::LEGACY)
+    };
+    st.reindex();
+    Ok((st, v))
+}
+
+fn decode_meta(b: &[u8], path: &Path, wv: &WriteVersion) -> Result<Meta, String> {
+    if spur_format::is_enveloped(b) {
+        let (m, v) = spur_format::decode::<Meta>(Kind::RAFT_META, b, &path.display()).map_err(|e| e.to_string())?;
+        wv.raise(v);
+        return Ok(m);
+    }
+    let (vote, purged) =
+        crate::legacy_v0::decode_meta(b).map_err(|e| format!("{}: corrupt state file: {}", path.display(), e))?;
+    Ok(Meta { vote, purged })
+}
+
+fn decode_committed(b: &[u8]) -> Option<LogId<NodeId>> {
+    if spur_format::is_enveloped(b) {
+        spur_format::decode::<Option<LogId<NodeId>>>(Kind::RAFT_COMMITTED, b, &"raft.committed").ok().map(|(c, _)| c).flatten()
+    } else {
+        crate::legacy_v0::decode_committed(b).ok().flatten()
+    }
 }
 
 /// Open (creating if needed) the Raft storage in `dir`. `initial` gets the
@@ -211,18 +296,16 @@ pub struct Opened {
 /// machine starts from (the caller merges its configuration in).
 pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<Opened, String> {
     fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+    let wv = WriteVersion::default();
     let meta: Meta = match read_checked(&dir.join("raft.meta"))? {
-        Some(b) => bincode::deserialize(&b).map_err(|e| format!("{}: corrupt state file: {}", dir.join("raft.meta").display(), e))?,
+        Some(b) => decode_meta(&b, &dir.join("raft.meta"), &wv)?,
         None => Meta::default(),
     };
     // the committed hint is not synced: a bad one is only ignored
-    let committed: Option<LogId<NodeId>> = read_checked(&dir.join("raft.committed"))
-        .ok()
-        .flatten()
-        .and_then(|b| bincode::deserialize(&b).ok())
-        .flatten();
+    let committed: Option<LogId<NodeId>> =
+        read_checked(&dir.join("raft.committed")).ok().flatten().and_then(|b| decode_committed(&b));
     let log_path = dir.join("raft.log");
-    let (records, good_len, torn) = read_log(&log_path)?;
+    let (records, good_len, torn) = read_log(&log_path, &wv)?;
     let file = OpenOptions::new()
         .create(true)
         .read(true)
@@ -251,31 +334,34 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
     let has_history = meta.vote.is_some() || !entries.is_empty() || meta.purged.is_some();
 
     // the state machine: the snapshot, if any
-    let snap = read_snapshot(&dir.join("raft.snapshot"))?;
+    let snap_path = dir.join("raft.snapshot");
+    let snap = read_snapshot(&snap_path, &wv)?;
     let (state, last_applied, membership, snap_id) = match snap {
         Some((m, bytes)) => {
-            let st = State::decode(&bytes)
-                .map_err(|e| format!("{}: corrupt state file: {}", dir.join("raft.snapshot").display(), e))?;
+            let (st, v) = decode_state(&bytes, &snap_path.display())?;
+            wv.raise(v);
+            wv.raise(st.write_format_version());
             (Some(st), m.last_log_id, m.last_membership, m.snapshot_id)
         }
         None => (None, None, StoredMembership::default(), String::new()),
     };
     let state = initial(state);
     let shared: Shared = Arc::new(Mutex::new(SmInner { state, last_applied, membership }));
-    let lf = LogFile { dir: dir.to_path_buf(), file, len: good_len, entries, meta, committed, committed_file: None };
+    let lf = LogFile { dir: dir.to_path_buf(), wv: wv.clone(), file, len: good_len, entries, meta, committed, committed_file: None };
     let inner = Arc::new(Mutex::new(lf));
     Ok(Opened {
         log: LogStore { inner },
-        sm: StateMachine { shared: shared.clone(), dir: dir.to_path_buf(), seq: 0, _last_snap: snap_id },
+        sm: StateMachine { shared: shared.clone(), dir: dir.to_path_buf(), seq: 0, _last_snap: snap_id, wv: wv.clone() },
         shared,
         truncated_tail: torn,
         has_history,
+        write_version: wv,
     })
 }
 
 type Records = (Vec<(u64, Ent)>, u64, Option<String>);
 
-fn read_log(path: &Path) -> Result<Records, String> {
+fn read_log(path: &Path, wv: &WriteVersion) -> Result<Records, String> {
     let mut buf = vec![];
     match File::open(path) {
         Ok(mut f) => {
@@ -303,15 +389,23 @@ fn read_log(path: &Path) -> Result<Records, String> {
             }
             return Err(format!("{}: corrupt state file: checksum mismatch in record at offset {}", path.display(), pos));
         }
-        let e: Ent = bincode::deserialize(body)
-            .map_err(|e| format!("{}: corrupt state file: record at offset {}: {}", path.display(), pos, e))?;
+        let e: Ent = if spur_format::is_enveloped(body) {
+            let source = format!("{} (record at offset {})", path.display(), pos);
+            let (e, v) = spur_format::decode::<Ent>(Kind::LOG_ENTRY, body, &source).map_err(|e| e.to_string())?;
+            wv.raise(v);
+            e
+        } else {
+            crate::legacy_v0::decode_entry(body)
+                .map_err(|e| format!("{}: corrupt state file: record at offset {}: {}", path.display(), pos, e))?
+        };
         out.push((pos as u64, e));
         pos += 8 + len;
     }
     Ok((out, pos as u64, None))
 }
 
-fn read_snapshot(path: &Path) -> Result<Option<(SnapshotMeta<NodeId, BasicNode>, Vec<u8>)>, String> {
+/// `raft.snapshot`: its meta and the snapshot data (still encoded).
+fn read_snapshot(path: &Path, wv: &WriteVersion) -> Result<Option<(SnapshotMeta<NodeId, BasicNode>, Vec<u8>)>, String> {
     let buf = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -329,12 +423,20 @@ fn read_snapshot(path: &Path) -> Result<Option<(SnapshotMeta<NodeId, BasicNode>,
     if crc32fast::hash(&buf[20..]) != crc {
         return Err(corrupt("checksum mismatch"));
     }
-    let v: (SnapshotMeta<NodeId, BasicNode>, Vec<u8>) = bincode::deserialize(&buf[20..]).map_err(|e| corrupt(&e.to_string()))?;
-    Ok(Some(v))
+    let body = &buf[20..];
+    if !spur_format::is_enveloped(body) {
+        let v = crate::legacy_v0::decode_snapshot(body).map_err(|e| corrupt(&e))?;
+        return Ok(Some(v));
+    }
+    let ((meta, v), used) = spur_format::decode_prefix::<SnapshotMeta<NodeId, BasicNode>>(Kind::SNAPSHOT_META, body, &path.display())
+        .map_err(|e| e.to_string())?;
+    wv.raise(v);
+    Ok(Some((meta, body[used..].to_vec())))
 }
 
-fn write_snapshot(dir: &Path, meta: &SnapshotMeta<NodeId, BasicNode>, data: &[u8]) -> io::Result<()> {
-    let body = bincode::serialize(&(meta, data)).map_err(io_err)?;
+fn write_snapshot(dir: &Path, meta: &SnapshotMeta<NodeId, BasicNode>, data: &[u8], version: Version) -> io::Result<()> {
+    let mut body = spur_format::encode(Kind::SNAPSHOT_META, version, meta).map_err(io_err)?;
+    body.extend_from_slice(data);
     let tmp = dir.join("raft.snapshot.tmp");
     {
         let mut f = File::create(&tmp)?;
@@ -391,7 +493,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     async fn save_committed(&mut self, committed: Option<LogId<NodeId>>) -> Result<(), SErr> {
         let mut g = lock(&self.inner);
         g.committed = committed;
-        let body = bincode::serialize(&committed).map_err(|e| w_err(io_err(e)))?;
+        let body = spur_format::encode(Kind::RAFT_COMMITTED, g.wv.get(), &committed).map_err(|e| w_err(io_err(e)))?;
         // not synced: losing it only costs re-applying entries after a crash
         g.write_committed(&body).map_err(w_err)
     }
@@ -414,9 +516,10 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         let mut g = lock(&self.inner);
         let mut buf = vec![];
         let mut added = vec![];
+        let version = g.wv.get();
         for e in entries {
             let off = g.len + buf.len() as u64;
-            encode(&e, &mut buf).map_err(w_err)?;
+            encode(&e, version, &mut buf).map_err(w_err)?;
             added.push((e.log_id.index, off, e));
         }
         let start = g.len;
@@ -482,6 +585,7 @@ pub struct StateMachine {
     dir: PathBuf,
     seq: u64,
     _last_snap: String,
+    wv: WriteVersion,
 }
 
 /// Apply one batch to the state: what the leader's client gets back.
@@ -516,6 +620,18 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
                 EntryPayload::Blank => out.push(vec![]),
                 EntryPayload::Normal(b) => {
                     let r = apply_batch(&mut g.state, e.log_id.index, &b);
+                    let fv = g.state.format_version();
+                    if fv > spur_format::FORMAT_VERSION {
+                        // a member downgraded below the cluster's format version
+                        let msg = format!(
+                            "the cluster's format version is now {}, newer than this build of spur reads (versions {} to {}): upgrade spur",
+                            fv,
+                            spur_format::MIN_VERSION,
+                            spur_format::FORMAT_VERSION
+                        );
+                        return Err(StorageError::from(StorageIOError::apply(e.log_id, &io_err(msg))));
+                    }
+                    self.wv.raise(g.state.write_format_version());
                     out.push(r)
                 }
                 EntryPayload::Membership(m) => {
@@ -529,7 +645,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
 
     async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
         self.seq += 1;
-        SnapBuilder { shared: self.shared.clone(), dir: self.dir.clone(), seq: self.seq }
+        SnapBuilder { shared: self.shared.clone(), dir: self.dir.clone(), seq: self.seq, wv: self.wv.clone() }
     }
 
     async fn begin_receiving_snapshot(&mut self) -> Result<Box<Cursor<Vec<u8>>>, SErr> {
@@ -542,9 +658,12 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), SErr> {
         let data = snapshot.into_inner();
-        let st = State::decode(&data)
+        let (st, v) = decode_state(&data, &"snapshot from the leader")
             .map_err(|e| StorageError::from(StorageIOError::read_snapshot(Some(meta.signature()), &io_err(e))))?;
-        tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data))
+        self.wv.raise(v);
+        self.wv.raise(st.write_format_version());
+        let version = self.wv.get();
+        tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         let mut g = lock(&self.shared);
         g.state = st;
@@ -554,7 +673,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     }
 
     async fn get_current_snapshot(&mut self) -> Result<Option<Snapshot<TypeConfig>>, SErr> {
-        let s = tokio::task::block_in_place(|| read_snapshot(&self.dir.join("raft.snapshot")))
+        let s = tokio::task::block_in_place(|| read_snapshot(&self.dir.join("raft.snapshot"), &self.wv))
             .map_err(|e| StorageError::from(StorageIOError::read_snapshot(None, &io_err(e))))?;
         Ok(s.map(|(meta, data)| Snapshot { meta, snapshot: Box::new(Cursor::new(data)) }))
     }
@@ -564,18 +683,20 @@ pub struct SnapBuilder {
     shared: Shared,
     dir: PathBuf,
     seq: u64,
+    wv: WriteVersion,
 }
 
 impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig>, SErr> {
+        let version = self.wv.get();
         let (data, last, membership) = {
             let g = lock(&self.shared);
-            let data = g.state.encode().map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
+            let data = encode_state(&g.state, version).map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
             (data, g.last_applied, g.membership.clone())
         };
         let id = format!("{}-{}-{}", last.map(|l| l.leader_id.term).unwrap_or(0), last.map(|l| l.index).unwrap_or(0), self.seq);
         let meta = SnapshotMeta { last_log_id: last, last_membership: membership, snapshot_id: id };
-        tokio::task::block_in_place(|| write_snapshot(&self.dir, &meta, &data))
+        tokio::task::block_in_place(|| write_snapshot(&self.dir, &meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         Ok(Snapshot { meta, snapshot: Box::new(Cursor::new(data)) })
     }

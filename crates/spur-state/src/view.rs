@@ -1,6 +1,6 @@
 //! A query's answer, serialised straight from the state: [`ViewOut`] is
-//! `ClusterView` as bincode writes it (same fields, same order, same
-//! encoding), made of references into the state, so an answer costs no copy
+//! `ClusterView` as its `spur_format` envelope writes it (same fields, same
+//! order, same encoding: `spur_core::records`), made of references into the state, so an answer costs no copy
 //! of the jobs and changes nothing in them.
 //!
 //! A job goes out without its environment, and without its script unless
@@ -25,8 +25,9 @@ pub struct ViewOut<'a> {
 }
 
 impl ViewOut<'_> {
-    pub fn encode(&self) -> bincode::Result<Vec<u8>> {
-        bincode::serialize(self)
+    /// The view's envelope at format `version` (what the caller reads).
+    pub fn encode(&self, version: spur_format::Version) -> Result<Vec<u8>, spur_format::FormatError> {
+        spur_core::records::encode_view(self, version)
     }
 }
 
@@ -330,9 +331,10 @@ mod tests {
                 partitions: std::slice::from_ref(&part),
                 reservations: std::slice::from_ref(&resv),
             };
-            let bytes = out.encode().unwrap();
-            assert_eq!(bytes, bincode::serialize(&view).unwrap());
-            let back: ClusterView = bincode::deserialize(&bytes).unwrap();
+            let v = spur_format::FORMAT_VERSION;
+            let bytes = out.encode(v).unwrap();
+            assert_eq!(bytes, spur_core::records::encode_view(&view, v).unwrap());
+            let back: ClusterView = spur_core::records::decode_view(&bytes, &"test").unwrap();
             assert!(back.jobs[0].desc.env.is_empty());
             assert_eq!(back.jobs[0].desc.script.is_empty(), !script);
             assert_eq!(

@@ -151,7 +151,7 @@ impl Ctld {
         uid == 0 || uid == self.slurm_user_uid
     }
 
-    async fn agent(&self, node: &str) -> Option<AgentClient<Channel>> {
+    pub(crate) async fn agent(&self, node: &str) -> Option<AgentClient<Channel>> {
         if let Some(ch) = self.agents.lock().unwrap_or_else(|e| e.into_inner()).get(node) {
             return Some(AgentClient::new(ch.clone()));
         }
@@ -166,7 +166,7 @@ impl Ctld {
         Some(AgentClient::new(ch))
     }
 
-    fn signed<T>(&self, msg: T) -> tonic::Request<T> {
+    pub(crate) fn signed<T>(&self, msg: T) -> tonic::Request<T> {
         let tok = spur_auth::sign(&self.key, &spur_auth::Identity { uid: 0, gid: 0 }).unwrap_or_else(|e| {
             tracing::error!("{}", e);
             String::new()
@@ -230,7 +230,9 @@ impl Ctld {
             working_cluster: self.working_cluster(),
             job: job.clone(),
         };
-        let bytes = match bincode::serialize(&spec) {
+        // at the newest format version the agent reads
+        let version = crate::formats::agent_version(self, &node).await;
+        let bytes = match spur_core::records::encode_launch(&spec, version) {
             Ok(b) => b,
             Err(_) => return,
         };

@@ -3,6 +3,7 @@
 //! schedules, and watches nodes and time limits.
 
 mod ctld;
+mod formats;
 mod resv;
 mod raftnet;
 mod server;
@@ -259,7 +260,8 @@ fn main() {
         // Raft traffic leaves from this controller's own address, so that a
         // peer (or a test's proxy) can tell who is calling.
         let local_ip: Option<std::net::IpAddr> = bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
-        let net = raftnet::Net { key: key.clone(), local_ip };
+        let wv = opened.write_version.clone();
+        let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip };
         let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
             Ok(r) => r,
             Err(e) => {
@@ -277,11 +279,14 @@ fn main() {
         };
         tokio::spawn(ctld.clone().scheduler_loop());
         tokio::spawn(ctld.clone().monitor_loop());
+        tokio::spawn(formats::raise_loop(ctld.clone()));
+        tokio::spawn(formats::exit_on_fatal(raft.clone()));
         let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
             .max_decoding_message_size(64 << 20);
         let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
             raft: raft.clone(),
             verifier: std::sync::Arc::new(spur_auth::Verifier::new((*key).clone())),
+            wv,
         })
         .max_decoding_message_size(1 << 30);
         tracing::info!("spurctld listening on {}", addr);

@@ -1,6 +1,16 @@
 //! Raft between controllers over gRPC (the `Consensus` service on each
-//! controller's SlurmctldPort). Messages are openraft's own types encoded with
-//! bincode; every call is signed with the cluster key like any other
+//! controller's SlurmctldPort). Messages are openraft's own types in a
+//! `spur_format` envelope (kind `R`): a request at the sender's write version
+//! (the cluster's active format version, see `spur_state::raft::WriteVersion`),
+//! its reply at the request's version, so that members of two builds of one
+//! cluster being upgraded understand each other. An InstallSnapshot request
+//! is `[envelope (vote, meta, offset, done)][chunk bytes]`. A message of a
+//! newer version than this build reads stops this controller with an error
+//! naming the peer and both versions (it was downgraded below its cluster's
+//! format version); one with no envelope (a build before versioned formats)
+//! is refused.
+//!
+//! Every call is signed with the cluster key like any other
 //! controller-to-controller or controller-to-agent call, and only an
 //! administrator credential is accepted.
 
@@ -12,7 +22,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use spur_proto::consensus_client::ConsensusClient;
 use spur_proto::RaftMessage;
-use spur_state::raft::{NodeId, Raft, TypeConfig};
+use spur_format::{FormatError, Kind, Version};
+use spur_state::raft::{NodeId, Raft, TypeConfig, WriteVersion};
 use std::sync::Arc;
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
@@ -20,6 +31,8 @@ use tonic::transport::{Channel, Endpoint};
 #[derive(Clone)]
 pub struct Net {
     pub key: Arc<Vec<u8>>,
+    /// The version this member writes at.
+    pub wv: WriteVersion,
     /// The address outgoing Raft connections come from.
     pub local_ip: Option<std::net::IpAddr>,
 }
@@ -28,6 +41,7 @@ pub struct Conn {
     target: NodeId,
     client: Option<ConsensusClient<Channel>>,
     key: Arc<Vec<u8>>,
+    wv: WriteVersion,
 }
 
 impl RaftNetworkFactory<TypeConfig> for Net {
@@ -44,7 +58,7 @@ impl RaftNetworkFactory<TypeConfig> for Net {
                 .connect_lazy();
             ConsensusClient::new(ch).max_decoding_message_size(1 << 30).max_encoding_message_size(1 << 30)
         });
-        Conn { target, client, key: self.key.clone() }
+        Conn { target, client, key: self.key.clone(), wv: self.wv.clone() }
     }
 }
 
@@ -75,14 +89,14 @@ impl Conn {
         r
     }
 
-    /// Send one message; decode the peer's `Result<Resp, RaftError<E>>`.
-    async fn send<Req, Resp, E>(&mut self, which: u8, rpc: &Req, option: &RPCOption) -> Result<Resp, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>
+    /// Send one message (`data`, already encoded); decode the peer's
+    /// `Result<Resp, RaftError<E>>`.
+    async fn send<Resp, E>(&mut self, which: u8, data: Result<Vec<u8>, FormatError>, option: &RPCOption) -> Result<Resp, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>
     where
-        Req: Serialize,
         Resp: DeserializeOwned,
         E: DeserializeOwned + std::error::Error,
     {
-        let data = bincode::serialize(rpc).map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
+        let data = data.map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
         let req = self.request(data, option.hard_ttl());
         let Some(c) = self.client.as_mut() else {
             return Err(RPCError::Unreachable(unreachable(Msg("bad address".into()))));
@@ -93,8 +107,9 @@ impl Conn {
             _ => c.install_snapshot(req).await,
         };
         let reply = r.map_err(|s| RPCError::Unreachable(unreachable(Msg(s.to_string()))))?.into_inner();
-        let res: Result<Resp, RaftError<NodeId, E>> =
-            bincode::deserialize(&reply.data).map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
+        let source = format!("reply of controller {}", self.target);
+        let (res, _): (Result<Resp, RaftError<NodeId, E>>, Version) = spur_format::decode(Kind::RAFT_MESSAGE, &reply.data, &source)
+            .map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
         res.map_err(|e| RPCError::RemoteError(RemoteError::new(self.target, e)))
     }
 }
@@ -105,7 +120,8 @@ impl RaftNetwork<TypeConfig> for Conn {
         rpc: AppendEntriesRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<AppendEntriesResponse<NodeId>, RPCError<NodeId, BasicNode, RaftError<NodeId>>> {
-        self.send(0, &rpc, &option).await
+        let data = spur_format::encode(Kind::RAFT_MESSAGE, self.wv.get(), &rpc);
+        self.send(0, data, &option).await
     }
 
     async fn install_snapshot(
@@ -113,7 +129,8 @@ impl RaftNetwork<TypeConfig> for Conn {
         rpc: InstallSnapshotRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<InstallSnapshotResponse<NodeId>, RPCError<NodeId, BasicNode, RaftError<NodeId, InstallSnapshotError>>> {
-        self.send(2, &rpc, &option).await
+        let data = encode_snapshot_chunk(&rpc, self.wv.get());
+        self.send(2, data, &option).await
     }
 
     async fn vote(
@@ -121,14 +138,24 @@ impl RaftNetwork<TypeConfig> for Conn {
         rpc: VoteRequest<NodeId>,
         option: RPCOption,
     ) -> Result<VoteResponse<NodeId>, RPCError<NodeId, BasicNode, RaftError<NodeId>>> {
-        self.send(1, &rpc, &option).await
+        let data = spur_format::encode(Kind::RAFT_MESSAGE, self.wv.get(), &rpc);
+        self.send(1, data, &option).await
     }
+}
+
+/// An InstallSnapshot request: its fields but the chunk in an envelope, the
+/// chunk's bytes after it (MessagePack would write them as an array of numbers).
+fn encode_snapshot_chunk(rpc: &InstallSnapshotRequest<TypeConfig>, version: Version) -> Result<Vec<u8>, FormatError> {
+    let mut out = spur_format::encode(Kind::RAFT_MESSAGE, version, &(&rpc.vote, &rpc.meta, rpc.offset, rpc.done))?;
+    out.extend_from_slice(&rpc.data);
+    Ok(out)
 }
 
 /// The receiving side.
 pub struct ConsensusService {
     pub raft: Raft,
     pub verifier: Arc<spur_auth::Verifier>,
+    pub wv: WriteVersion,
 }
 
 impl ConsensusService {
@@ -141,12 +168,41 @@ impl ConsensusService {
     }
 }
 
-fn decode<T: DeserializeOwned>(m: &RaftMessage) -> Result<T, tonic::Status> {
-    bincode::deserialize(&m.data).map_err(|e| tonic::Status::invalid_argument(e.to_string()))
+impl ConsensusService {
+    /// Read a request at the start of the message (any version this build
+    /// reads); the bytes after it. A newer version stops this controller.
+    fn decode<'a, T: DeserializeOwned>(&self, req: &'a tonic::Request<RaftMessage>, what: &str) -> Result<(T, Version, &'a [u8]), tonic::Status> {
+        let peer = req.remote_addr().map(|a| a.to_string()).unwrap_or_else(|| "a peer".into());
+        let source = format!("Raft {} from {}", what, peer);
+        let data = &req.get_ref().data;
+        match spur_format::decode_prefix::<T>(Kind::RAFT_MESSAGE, data, &source) {
+            Ok(((v, version), used)) => {
+                self.wv.raise(version);
+                Ok((v, version, &data[used..]))
+            }
+            Err(e @ FormatError::TooNew { .. }) => {
+                // this member was downgraded below its cluster's format version:
+                // it can take no further part (as on finding such a record on disk)
+                tracing::error!("fatal: {}", e);
+                eprintln!("spurctld: fatal: {}", e);
+                std::process::exit(1);
+            }
+            Err(e) => Err(tonic::Status::invalid_argument(e.to_string())),
+        }
+    }
+
+    fn decode_whole<T: DeserializeOwned>(&self, req: &tonic::Request<RaftMessage>, what: &str) -> Result<(T, Version), tonic::Status> {
+        let (v, version, rest) = self.decode(req, what)?;
+        if !rest.is_empty() {
+            return Err(tonic::Status::invalid_argument(format!("Raft {}: {} bytes after the message", what, rest.len())));
+        }
+        Ok((v, version))
+    }
 }
 
-fn encode<T: Serialize>(v: &T) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
-    bincode::serialize(v)
+/// A reply, at the version of the request it answers.
+fn encode<T: Serialize>(version: Version, v: &T) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
+    spur_format::encode(Kind::RAFT_MESSAGE, version, v)
         .map(|data| tonic::Response::new(RaftMessage { data }))
         .map_err(|e| tonic::Status::internal(e.to_string()))
 }
@@ -155,19 +211,65 @@ fn encode<T: Serialize>(v: &T) -> Result<tonic::Response<RaftMessage>, tonic::St
 impl spur_proto::consensus_server::Consensus for ConsensusService {
     async fn append_entries(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
-        let rpc: AppendEntriesRequest<TypeConfig> = decode(req.get_ref())?;
-        encode(&self.raft.append_entries(rpc).await)
+        let (rpc, version): (AppendEntriesRequest<TypeConfig>, _) = self.decode_whole(&req, "append entries")?;
+        encode(version, &self.raft.append_entries(rpc).await)
     }
 
     async fn vote(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
-        let rpc: VoteRequest<NodeId> = decode(req.get_ref())?;
-        encode(&self.raft.vote(rpc).await)
+        let (rpc, version): (VoteRequest<NodeId>, _) = self.decode_whole(&req, "vote")?;
+        encode(version, &self.raft.vote(rpc).await)
     }
 
     async fn install_snapshot(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
-        let rpc: InstallSnapshotRequest<TypeConfig> = decode(req.get_ref())?;
-        encode(&self.raft.install_snapshot(rpc).await)
+        type Head = (openraft::Vote<NodeId>, openraft::SnapshotMeta<NodeId, BasicNode>, u64, bool);
+        let ((vote, meta, offset, done), version, data): (Head, _, _) = self.decode(&req, "install snapshot")?;
+        let rpc = InstallSnapshotRequest { vote, meta, offset, data: data.to_vec(), done };
+        encode(version, &self.raft.install_snapshot(rpc).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openraft::error::{Fatal, InstallSnapshotError, SnapshotMismatch};
+    use openraft::{CommittedLeaderId, LogId, SnapshotMeta, SnapshotSegmentId, StoredMembership, Vote};
+
+    fn round<T: Serialize + DeserializeOwned>(v: &T) -> T {
+        let b = spur_format::encode(Kind::RAFT_MESSAGE, spur_format::FORMAT_VERSION, v).unwrap();
+        spur_format::decode::<T>(Kind::RAFT_MESSAGE, &b, &"test").unwrap().0
+    }
+
+    /// openraft's messages and errors, as the Consensus service sends them.
+    #[test]
+    fn messages_and_errors_round_trip() {
+        let ok: Result<VoteResponse<NodeId>, RaftError<NodeId>> = Ok(VoteResponse::new(Vote::new(3, 2), Some(LogId::new(CommittedLeaderId::new(2, 1), 9)), true));
+        assert_eq!(round(&ok), ok);
+        let fatal: Result<AppendEntriesResponse<NodeId>, RaftError<NodeId>> = Err(RaftError::Fatal(Fatal::Stopped));
+        assert_eq!(round(&fatal), fatal);
+        let mismatch: Result<InstallSnapshotResponse<NodeId>, RaftError<NodeId, InstallSnapshotError>> =
+            Err(RaftError::APIError(InstallSnapshotError::SnapshotMismatch(SnapshotMismatch {
+                expect: SnapshotSegmentId { id: "a".into(), offset: 0 },
+                got: SnapshotSegmentId { id: "b".into(), offset: 7 },
+            })));
+        assert_eq!(round(&mismatch), mismatch);
+    }
+
+    /// A snapshot chunk: its fields in the envelope, its bytes after it.
+    #[test]
+    fn a_snapshot_chunk_keeps_its_bytes_raw() {
+        let rpc = InstallSnapshotRequest::<TypeConfig> {
+            vote: Vote::new(4, 1),
+            meta: SnapshotMeta { last_log_id: None, last_membership: StoredMembership::default(), snapshot_id: "1-2-3".into() },
+            offset: 42,
+            data: (0..=255u8).collect(),
+            done: true,
+        };
+        let b = encode_snapshot_chunk(&rpc, spur_format::FORMAT_VERSION).unwrap();
+        type Head = (Vote<NodeId>, SnapshotMeta<NodeId, BasicNode>, u64, bool);
+        let (((vote, meta, offset, done), _), used) = spur_format::decode_prefix::<Head>(Kind::RAFT_MESSAGE, &b, &"test").unwrap();
+        assert_eq!((vote, meta.snapshot_id.as_str(), offset, done), (rpc.vote, "1-2-3", 42, true));
+        assert_eq!(&b[used..], &rpc.data[..]);
     }
 }

@@ -695,8 +695,15 @@ impl Controller for Service {
         let id = self.who(&req)?;
         let peer = req.remote_addr();
         let r = req.into_inner();
-        let mut desc: JobDesc = match bincode::deserialize(&r.job_desc) {
+        let source = format!("submission from {}", peer.map(|p| p.to_string()).unwrap_or_else(|| "a client".into()));
+        let mut desc: JobDesc = match spur_core::records::decode_job_desc(&r.job_desc, &source) {
             Ok(d) => d,
+            // a newer sbatch than this controller: say so (upgrade controllers first)
+            Err(e) if spur_core::records::is_too_new(&e) => {
+                tracing::warn!("{}", e);
+                let status = Some(Status { code: SLURM_PROTOCOL_VERSION_ERROR, message: e });
+                return Ok(Response::new(SubmitReply { status, ..Default::default() }));
+            }
             Err(_) => return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() })),
         };
         // slurmctld replaces the client's alloc_node with the host its
@@ -768,6 +775,8 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let id = self.who(&req)?;
         let q = req.into_inner();
+        // the view at the newest format version the caller reads
+        let version = spur_format::version_for(q.max_format_version);
         let t = now();
         // read only: the answer is serialised from the state in place
         let g = self.ctld.lock();
@@ -814,7 +823,7 @@ impl Controller for Service {
                 partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
                 reservations: s.reservations(),
             };
-            out.encode()
+            out.encode(version)
         };
         drop(g);
         let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
@@ -1119,6 +1128,10 @@ impl Controller for Service {
         let id = self.who(&req)?;
         self.require_admin(&id)?;
         let r = req.into_inner();
+        if !r.heartbeat {
+            // a (re)started agent, perhaps of another build: ask its format versions again
+            crate::formats::forget_agent(&r.node);
+        }
         let t = now();
         let mut kill_jobs = vec![];
         let mut register = None;
@@ -1211,6 +1224,8 @@ impl Controller for Service {
             id: self.ctld.me,
             leader_id,
             leader_addr,
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
         }))
     }
 
@@ -1267,6 +1282,12 @@ impl Controller for Service {
                 let r = AddController { id: new_id, addr };
                 if r.id == 0 || r.addr.is_empty() {
                     return fail(ESLURM_INVALID_NODE_NAME, "add needs an id and an address".into());
+                }
+                // it must read and write the cluster's format version (and no
+                // version raise may slip in between this check and its addition)
+                let _no_version_change = crate::formats::CHANGE.lock().await;
+                if let Err(msg) = crate::formats::check_new_member(&self.ctld, r.id, &r.addr).await {
+                    return fail(SLURM_ERROR_ANY, msg);
                 }
                 let node = openraft::BasicNode { addr: r.addr.clone() };
                 let voters_now: std::collections::BTreeSet<u64> =

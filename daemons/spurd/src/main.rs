@@ -472,9 +472,13 @@ impl Agent for Svc {
     async fn launch(&self, req: Request<LaunchRequest>) -> Result<Response<LaunchReply>, tonic::Status> {
         self.admin(&req)?;
         let r = req.into_inner();
-        let spec: LaunchSpec = match bincode::deserialize(&r.spec) {
+        let spec: LaunchSpec = match spur_core::records::decode_launch(&r.spec, &"launch request") {
             Ok(s) => s,
-            Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e.to_string()) })),
+            Err(e) if spur_core::records::is_too_new(&e) => {
+                tracing::error!("{}", e);
+                return Ok(Response::new(LaunchReply { status: err(SLURM_PROTOCOL_VERSION_ERROR, e) }));
+            }
+            Err(e) => return Ok(Response::new(LaunchReply { status: err(SLURM_UNEXPECTED_MSG_ERROR, e) })),
         };
         let id = spec.job.job_id;
         let dir = spur_spool::job_dir(&self.st.spool, id);
@@ -558,7 +562,15 @@ impl Agent for Svc {
 
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
         self.admin(&req)?;
-        Ok(Response::new(PingReply { status: ok(), host: self.st.node.clone(), role: "agent".into(), ..Default::default() }))
+        Ok(Response::new(PingReply {
+            status: ok(),
+            host: self.st.node.clone(),
+            role: "agent".into(),
+            // the launch specs it reads
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
+            ..Default::default()
+        }))
     }
 }
 

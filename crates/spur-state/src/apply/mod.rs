@@ -105,7 +105,17 @@ impl State {
             Command::ResvCreate { resv } => self.resv_create(resv),
             Command::ResvUpdate { resv } => self.resv_update(resv),
             Command::ResvDelete { name } => self.resv_delete(name),
+            Command::SetFormatVersion { version } => self.set_format_version(*version),
         }
+    }
+
+    /// The cluster's format version moves forward only.
+    fn set_format_version(&mut self, version: u16) -> ApplyResult {
+        if version < self.format_version {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        self.format_version = version;
+        Ok(crate::Applied::Ok)
     }
 
     /// The id after `id` in FirstJobId..=MaxJobId, wrapping.

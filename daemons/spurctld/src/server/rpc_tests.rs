@@ -45,7 +45,7 @@ async fn controller() -> Fixture {
             .validate()
             .unwrap(),
     );
-    let net = crate::raftnet::Net { key: std::sync::Arc::new(KEY.to_vec()), local_ip: None };
+    let net = crate::raftnet::Net { key: std::sync::Arc::new(KEY.to_vec()), wv: opened.write_version.clone(), local_ip: None };
     let raft = spur_state::raft::Raft::new(1, rconf, net, opened.log, opened.sm).await.unwrap();
     let members: std::collections::BTreeMap<u64, openraft::BasicNode> =
         [(1, openraft::BasicNode { addr: "127.0.0.1:6817".into() })].into_iter().collect();
@@ -103,7 +103,7 @@ fn wrap_job(partition: Option<&str>) -> SubmitRequest {
         partition: partition.map(String::from),
         ..Default::default()
     };
-    SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false }
+    SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false }
 }
 
 async fn submit(f: &Fixture, req: Request<SubmitRequest>) -> u32 {
@@ -156,14 +156,14 @@ async fn submission_and_query_rules() {
     assert_eq!(code(&r.status), ESLURM_INVALID_PARTITION_NAME);
     // a deadline before the job could end
     let desc = JobDesc { time_limit: Some(120), deadline: now() + 60, script: "#!/bin/sh\n".into(), ..Default::default() };
-    let r = s.submit(user(SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false })).await.unwrap();
+    let r = s.submit(user(SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false })).await.unwrap();
     assert_eq!(code(&r.into_inner().status), ESLURM_INVALID_TIME_LIMIT);
     // a record that is not a job description
     let r = s.submit(user(SubmitRequest { job_desc: vec![1, 2, 3], test_only: false })).await.unwrap();
     assert_eq!(code(&r.into_inner().status), SLURM_UNEXPECTED_MSG_ERROR);
     // an unknown reservation
     let desc = JobDesc { reservation: Some("nosuch".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
-    let r = s.submit(user(SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false })).await.unwrap();
+    let r = s.submit(user(SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false })).await.unwrap();
     assert_eq!(code(&r.into_inner().status), ESLURM_RESERVATION_INVALID);
     // a job, and its script: its owner's and the operators' only
     let jid = submit(&f, user(wrap_job(None))).await;
@@ -171,11 +171,11 @@ async fn submission_and_query_rules() {
     assert_eq!(code(&s.query(other(q(true))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
     assert_eq!(code(&s.query(user(q(true))).await.unwrap().into_inner().status), 0);
     assert_eq!(code(&s.query(root(q(true))).await.unwrap().into_inner().status), 0);
-    let view: ClusterView = bincode::deserialize(&s.query(other(q(false))).await.unwrap().into_inner().view).unwrap();
+    let view: ClusterView = spur_core::records::decode_view(&s.query(other(q(false))).await.unwrap().into_inner().view, &"test").unwrap();
     assert_eq!(view.jobs.len(), 1);
     // the same request id gets the first job back
     let desc = JobDesc { request_id: Some("abc".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
-    let req = || SubmitRequest { job_desc: bincode::serialize(&desc).unwrap(), test_only: false };
+    let req = || SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false };
     let first = submit(&f, user(req())).await;
     assert_eq!(submit(&f, user(req())).await, first);
 }

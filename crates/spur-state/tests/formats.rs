@@ -1,0 +1,235 @@
+//! The controller's state directories written by earlier builds
+//! (`tests/fixtures/vN/state`, made by `tests/fixtures/make.sh`, see there)
+//! open with this build and give back the state that build had, field by
+//! field: version 0 (bincode, before versioned formats) and version 1.
+//! A record of a version newer than this build reads is a clear error.
+
+use openraft::storage::{RaftLogStorage, RaftStateMachine};
+use openraft::{RaftLogReader, Vote};
+use spur_core::model::*;
+use spur_state::raft::{self, Opened};
+use spur_state::State;
+use std::path::{Path, PathBuf};
+
+fn fixture(version: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(version).join("state")
+}
+
+/// A private copy of a fixture directory (opening writes to it).
+fn copy(version: &str, tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spur-fixture-{}-{}-{}", version, tag, std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for f in ["raft.log", "raft.meta", "raft.committed", "raft.snapshot"] {
+        std::fs::copy(fixture(version).join(f), d.join(f)).unwrap();
+    }
+    d
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
+}
+
+/// Open as spurctld does at start and apply the committed log after the
+/// snapshot, as openraft does before it serves.
+fn recover(dir: &Path) -> (Opened, u64, usize) {
+    let mut o = raft::open(dir, |s| s.expect("a state from the snapshot")).unwrap_or_else(|e| panic!("open: {}", e));
+    let snap_index = o.shared.lock().unwrap().last_applied.map(|l| l.index).expect("the snapshot's last log id");
+    let replayed = rt().block_on(async {
+        let committed = o.log.read_committed().await.unwrap().expect("a committed index").index;
+        let es = o.log.try_get_log_entries(snap_index + 1..=committed).await.unwrap();
+        let n = es.len();
+        o.sm.apply(es).await.unwrap();
+        n
+    });
+    (o, snap_index, replayed)
+}
+
+fn job<'a>(st: &'a State, name: &str) -> &'a Job {
+    let mut it = st.jobs().values().filter(|j| j.desc.name == name && !j.is_array_task());
+    let j = it.next().unwrap_or_else(|| panic!("no job {}", name));
+    j
+}
+
+/// The scenario of make.sh, as its build's own `squeue`/`scontrol show job`
+/// printed it (tests/fixtures/vN/squeue.txt, show-job.txt).
+fn check_scenario(st: &State) {
+    check_scenario_with(st, false)
+}
+
+/// `released`: job 4 (held by its user) was released since.
+fn check_scenario_with(st: &State, released: bool) {
+    assert_eq!(st.cluster_name(), "spur");
+    assert_eq!(st.next_job_id(), 11);
+    let done = job(st, "done");
+    assert_eq!((done.job_id, done.state, done.exit_status, &done.reason), (1, JobState::Completed, 0, &Reason::None));
+    assert!(done.end_time >= done.start_time && done.start_time > 0);
+    assert_eq!(done.allocs.len(), 1);
+    let fail = job(st, "fail");
+    assert_eq!((fail.job_id, fail.state, fail.exit_status, &fail.reason), (2, JobState::Failed, 3 << 8, &Reason::NonZeroExitCode));
+    let run = job(st, "run");
+    assert_eq!((run.job_id, run.state, run.time_limit, run.restart_count), (3, JobState::Running, Some(100), 0));
+    assert_eq!(run.allocs[0].cpus, 1);
+    assert_eq!(run.allocs[0].mem_mb, 500);
+    assert_eq!(run.end_time, run.start_time + 6000);
+    assert!(run.desc.script.contains("sleep 3600"), "{:?}", run.desc.script);
+    assert!(run.desc.env.iter().any(|(k, v)| k == "USER" && v == "root"), "{:?}", run.desc.env);
+    assert_eq!(run.desc.std_out.as_deref(), Some("/dev/null"));
+    // held by its user, then updated (TimeLimit=30 Comment=fixture-comment)
+    let held = job(st, "held");
+    if released {
+        assert_eq!((held.job_id, held.state, held.priority, &held.held), (4, JobState::Pending, 1, &None));
+    } else {
+        assert_eq!((held.job_id, held.state, held.priority), (4, JobState::Pending, 0));
+        assert_eq!((&held.held, &held.reason), (&Some(Reason::JobHeldUser), &Reason::JobHeldUser));
+    }
+    assert_eq!((held.time_limit, held.desc.comment.as_deref()), (Some(30), Some("fixture-comment")));
+    assert!(held.desc.hold);
+    let admin = job(st, "adminheld");
+    assert_eq!((admin.job_id, admin.state), (5, JobState::Pending));
+    assert_eq!((&admin.held, &admin.reason), (&Some(Reason::JobHeldAdmin), &Reason::JobHeldAdmin));
+    assert!(admin.desc.begin_time > admin.submit_time + 3000, "--begin now+1hour");
+    let canc = job(st, "cancelled");
+    assert_eq!((canc.job_id, canc.state, &canc.reason), (6, JobState::Cancelled, &Reason::JobHeldUser));
+    assert!(canc.end_time > 0 && canc.end_time == canc.start_time);
+    // the array: task 1 split off and running, 2-3 pending behind the %1 throttle
+    let meta = job(st, "arr");
+    assert_eq!((meta.job_id, meta.state, &meta.reason), (7, JobState::Pending, &Reason::JobArrayTaskLimit));
+    let a = meta.array.as_ref().expect("array info");
+    assert_eq!((a.array_job_id, a.task_id, &a.pending_tasks[..], a.max_running, a.spec.as_str()), (7, None, &[2, 3][..], 1, "1-3%1"));
+    let task = &st.jobs()[&8];
+    let ta = task.array.as_ref().unwrap();
+    assert_eq!((task.state, ta.array_job_id, ta.task_id, task.desc.name.as_str()), (JobState::Running, 7, Some(1), "arr"));
+    assert_eq!(task.display_id(), "7_1");
+    assert_eq!(meta.display_id(), "7_[2-3%1]");
+    let dep = job(st, "dep");
+    assert_eq!((dep.job_id, dep.state, &dep.reason, dep.desc.dependency.as_deref()), (9, JobState::Pending, &Reason::Dependency, Some("afterok:3")));
+    let resv = job(st, "resv");
+    assert_eq!((resv.job_id, resv.state, &resv.reason), (10, JobState::Pending, &Reason::BeginTime));
+    assert_eq!(resv.desc.reservation.as_deref(), Some("fixres"));
+    // the reservation itself
+    assert_eq!(st.reservations().len(), 1);
+    let r = &st.reservations()[0];
+    assert_eq!((r.name.as_str(), &r.nodes[..], &r.users[..], r.end_time - r.start_time), ("fixres", &["node2".to_string()][..], &["root".to_string()][..], 3600));
+    assert!(r.spec_nodes);
+    // nodes: node2 drained with a reason, node1's weight updated, both registered
+    let n1 = st.node("node1").unwrap();
+    let n2 = st.node("node2").unwrap();
+    assert_eq!((n1.weight, n1.base, n1.alloc_cpus, n1.alloc_mem), (5, NodeBase::Allocated, 2, 1000));
+    assert_eq!((n2.flags.drain, n2.reason.as_deref(), n2.reason_uid), (true, Some("fixture drain"), 0));
+    assert_eq!((n1.cpus, n1.real_memory, n2.base), (2, 2000, NodeBase::Idle));
+    assert!(n1.boot_time > 0 && !n1.os.is_empty());
+    // the partition's MaxTime updated to 120 minutes
+    let p = st.partition("debug").unwrap();
+    assert_eq!((p.max_time, p.default, p.state, &p.nodes[..]), (Some(120), true, PartState::Up, &["node1".to_string(), "node2".to_string()][..]));
+    // squeue lists the queue in slurmctld's job list order, rebuilt or kept
+    assert_eq!(st.queue_in_order(), vec![3, 4, 5, 8, 7, 9, 10]);
+}
+
+fn check_version(version: &str, format_version: u16) {
+    let d = copy(version, "read");
+    let (o, snap_index, replayed) = recover(&d);
+    // the fixture holds a snapshot and records after it
+    assert!(snap_index > 10, "snapshot at {}", snap_index);
+    assert!(replayed >= 3, "{} records replayed after the snapshot", replayed);
+    {
+        let g = o.shared.lock().unwrap();
+        check_scenario(&g.state);
+        assert_eq!(g.state.format_version(), format_version);
+        assert_eq!(g.state.write_format_version(), format_version.max(spur_format::MIN_VERSION));
+        let members: Vec<u64> = g.membership.membership().voter_ids().collect();
+        assert_eq!(members, vec![1]);
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn version_0_state_directory_reads() {
+    check_version("v0", 0);
+}
+
+#[test]
+fn version_1_state_directory_reads() {
+    check_version("v1", 1);
+}
+
+/// The new code keeps using an old directory: appends to the old log, saves
+/// its vote and a snapshot in the current format, and reads it all back.
+#[test]
+fn version_0_directory_is_written_in_the_current_format_and_reads_back() {
+    let d = copy("v0", "write");
+    let (mut o, _, _) = recover(&d);
+    let before = o.shared.lock().unwrap().state.clone();
+    let last = rt().block_on(async {
+        use openraft::storage::RaftLogStorageExt;
+        let last = o.log.get_log_state().await.unwrap().last_log_id.unwrap();
+        let next = openraft::Entry {
+            log_id: openraft::LogId::new(openraft::CommittedLeaderId::new(last.leader_id.term + 1, 1), last.index + 1),
+            payload: openraft::EntryPayload::Normal(raft::Batch { cmds: vec![spur_state::Command::Release { job_id: 4 }] }),
+        };
+        o.log.blocking_append(vec![next]).await.unwrap();
+        o.log.save_vote(&Vote::new(last.leader_id.term + 1, 1)).await.unwrap();
+        o.log.save_committed(Some(openraft::LogId::new(openraft::CommittedLeaderId::new(last.leader_id.term + 1, 1), last.index + 1))).await.unwrap();
+        last.index + 1
+    });
+    drop(o);
+    // the log now holds version-0 records followed by one of the current version
+    let log = std::fs::read(d.join("raft.log")).unwrap();
+    assert!(log.windows(4).any(|w| w == spur_format::MAGIC));
+    assert!(spur_format::is_enveloped(&std::fs::read(d.join("raft.meta")).unwrap()[4..]));
+    let (o, _, _) = recover(&d);
+    {
+        let g = o.shared.lock().unwrap();
+        assert_eq!(g.last_applied.map(|l| l.index), Some(last));
+        let held = &g.state.jobs()[&4];
+        assert_eq!((held.held.clone(), held.priority), (None, 1));
+        assert_eq!(g.state.jobs().len(), before.jobs().len());
+    }
+    // a snapshot of it, in the current format, reads back whole
+    rt().block_on(async {
+        let mut o = o;
+        let mut b = o.sm.get_snapshot_builder().await;
+        openraft::RaftSnapshotBuilder::build_snapshot(&mut b).await.unwrap();
+    });
+    let snap = std::fs::read(d.join("raft.snapshot")).unwrap();
+    assert!(spur_format::is_enveloped(&snap[20..]));
+    let o = raft::open(&d, |s| s.expect("state")).unwrap();
+    let g = o.shared.lock().unwrap();
+    check_scenario_with(&g.state, true);
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A file written by a newer build: the error names the file and both versions.
+#[test]
+fn a_newer_format_version_is_refused_naming_the_file() {
+    let d = copy("v0", "newer");
+    {
+        let mut o = raft::open(&d, |s| s.unwrap_or_default()).unwrap();
+        rt().block_on(o.log.save_vote(&Vote::new(9, 1))).unwrap();
+    }
+    let p = d.join("raft.meta");
+    let mut b = std::fs::read(&p).unwrap();
+    // [crc32][magic kind version ...]
+    assert!(spur_format::is_enveloped(&b[4..]));
+    let newer = spur_format::FORMAT_VERSION + 1;
+    b[9..11].copy_from_slice(&newer.to_le_bytes());
+    let crc = crc32fast::hash(&b[4..]);
+    b[..4].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    let e = match raft::open(&d, |s| s.unwrap_or_default()) {
+        Err(e) => e,
+        Ok(_) => panic!("a newer raft.meta was read"),
+    };
+    assert_eq!(
+        e,
+        format!(
+            "{}: raft meta is in format version {}, newer than this build of spur reads (versions {} to {}): upgrade spur",
+            p.display(),
+            newer,
+            spur_format::MIN_VERSION,
+            spur_format::FORMAT_VERSION
+        )
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
