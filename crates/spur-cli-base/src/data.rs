@@ -311,8 +311,7 @@ fn yaml_plain_ok(x: &str) -> bool {
     !x.is_empty()
         && !x.starts_with(|c: char| ",[]{}#&*!|>'\"%@` ".contains(c))
         // `-`, `?`, `:` only start an indicator when a space (or nothing) follows
-        && !(x.starts_with(|c: char| "-?:".contains(c))
-            && x.chars().nth(1).map(|c| c == ' ').unwrap_or(true))
+        && (!x.starts_with(|c: char| "-?:".contains(c)) || x.chars().nth(1).is_some_and(|c| c != ' '))
         && !x.starts_with("---")
         && !x.starts_with("...")
         && !x.ends_with(' ')

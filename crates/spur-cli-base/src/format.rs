@@ -289,7 +289,7 @@ pub fn convert_num_unit(value: f64, start_unit: usize) -> String {
     if v as i64 == 0 {
         return "0".into();
     }
-    while v >= 1024.0 && (v as u64) % 512 == 0 {
+    while v >= 1024.0 && (v as u64).is_multiple_of(512) {
         v /= 1024.0;
         u += 1;
     }

@@ -118,11 +118,14 @@ impl GetoptError {
     }
 }
 
+/// The options of a command line: (id, argument) in command-line order.
+pub type Options = Vec<(&'static str, Option<String>)>;
+
 /// Result of a parse. See the module docs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Parsed {
     /// (id, argument) in command-line order.
-    pub opts: Vec<(&'static str, Option<String>)>,
+    pub opts: Options,
     pub operands: Vec<String>,
     /// Set when parsing stopped at a bad option; `opts` then holds the
     /// options that came before it and `operands` what was seen so far.
@@ -303,7 +306,7 @@ mod tests {
         args: &[String],
         mode: Mode,
         code: i32,
-    ) -> Result<(Vec<(&'static str, Option<String>)>, Vec<String>), Output> {
+    ) -> Result<(Options, Vec<String>), Output> {
         let p = parse(prog, specs, args, mode);
         match p.error {
             Some(e) => Err(e.into_output(cmd, code)),

@@ -301,7 +301,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
         while i < rest.len() {
             let a = &rest[i];
             let t = match a.find('=') {
-                Some(p) => a[..p].trim_end_matches(|c| c == '+' || c == '-'),
+                Some(p) => a[..p].trim_end_matches(['+', '-']),
                 None => {
                     i += 1;
                     a.as_str()
@@ -343,6 +343,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
     }
     Err(err_out(format!("invalid keyword: {}\n", tag)))
 }
+
+/// How one `TAG=value` of `scontrol update job` sets its field of the request.
+type SetField = Box<dyn FnOnce(&mut rq::JobUpdate) -> Result<(), Output>>;
 
 /// `update JobId=…|JobName=… Key=Value…` as scontrol_update_job reads it: tags
 /// by their shortest accepted abbreviation, values parsed with Slurm's
@@ -428,18 +431,30 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             continue;
         }
         // every other tag refuses [+|-]=
-        let take: Box<dyn FnOnce(&mut rq::JobUpdate) -> Result<(), Output>> = if kw(t, "comment", 3) {
-            Box::new(move |u| Ok(u.comment = Some(v)))
+        let take: SetField = if kw(t, "comment", 3) {
+            Box::new(move |u| {
+                u.comment = Some(v);
+                Ok(())
+            })
         } else if kw(t, "admincomment", 6) {
-            Box::new(move |u| Ok(unsupported(u, JF::AdminComment)))
+            Box::new(move |u| {
+                unsupported(u, JF::AdminComment);
+                Ok(())
+            })
         } else if kw(t, "timemin", 5) {
             match spur_grammar::time::parse_time_limit(&val) {
-                Ok(m) => Box::new(move |u| Ok(u.time_min = Some(m.unwrap_or(INFINITE)))),
+                Ok(m) => Box::new(move |u| {
+                    u.time_min = Some(m.unwrap_or(INFINITE));
+                    Ok(())
+                }),
                 Err(_) => return error("Invalid TimeMin value"),
             }
         } else if kw(t, "priority", 2) {
             match val.parse::<u32>() {
-                Ok(n) => Box::new(move |u| Ok(u.priority = Some(n))),
+                Ok(n) => Box::new(move |u| {
+                    u.priority = Some(n);
+                    Ok(())
+                }),
                 Err(_) => return error(&format!("Invalid Priority value: {}", val)),
             }
         } else if kw(t, "nice", 2) {
@@ -451,96 +466,192 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             changes += 1;
             continue;
         } else if kw(t, "cpuspertask", 9) {
-            Box::new(move |u| Ok(unsupported(u, JF::CpusPerTask)))
+            Box::new(move |u| {
+                unsupported(u, JF::CpusPerTask);
+                Ok(())
+            })
         } else if kw(t, "numcpus", 6) {
-            Box::new(move |u| Ok(unsupported(u, JF::NumCpus)))
+            Box::new(move |u| {
+                unsupported(u, JF::NumCpus);
+                Ok(())
+            })
         } else if kw(t, "numtasks", 8) || kw(t, "reqprocs", 8) {
             match val.parse::<u32>() {
-                Ok(n) => Box::new(move |u| Ok(u.num_tasks = Some(n))),
+                Ok(n) => Box::new(move |u| {
+                    u.num_tasks = Some(n);
+                    Ok(())
+                }),
                 Err(_) => return error(&format!("Invalid NumTasks value: {}", val)),
             }
         } else if kw(t, "requeue", 4) {
             match val.parse::<u16>() {
-                Ok(n) => Box::new(move |u| Ok(u.requeue = Some(n != 0))),
+                Ok(n) => Box::new(move |u| {
+                    u.requeue = Some(n != 0);
+                    Ok(())
+                }),
                 Err(_) => return error(&format!("Invalid Requeue value: {}", val)),
             }
         } else if kw(t, "reqnodes", 8) || kw(t, "numnodes", 8) {
             // the minimum of a range; a bad count is reported for the job
             match val.split('-').next().unwrap_or("").parse::<u32>() {
-                Ok(n) => Box::new(move |u| Ok(u.num_nodes = Some(n))),
+                Ok(n) => Box::new(move |u| {
+                    u.num_nodes = Some(n);
+                    Ok(())
+                }),
                 Err(_) => {
                     invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_NODE_COUNT));
                     Box::new(|_| Ok(()))
                 }
             }
         } else if kw(t, "tasKspernode", 2) {
-            Box::new(move |u| Ok(unsupported(u, JF::TasksPerNode)))
+            Box::new(move |u| {
+                unsupported(u, JF::TasksPerNode);
+                Ok(())
+            })
         } else if kw(t, "mincpusnode", 4) {
-            Box::new(move |u| Ok(unsupported(u, JF::MinCpusNode)))
+            Box::new(move |u| {
+                unsupported(u, JF::MinCpusNode);
+                Ok(())
+            })
         } else if kw(t, "minmemorynode", 10) {
             match val.parse::<u64>() {
-                Ok(n) => Box::new(move |u| Ok(u.mem_per_node = Some(n))),
+                Ok(n) => Box::new(move |u| {
+                    u.mem_per_node = Some(n);
+                    Ok(())
+                }),
                 Err(_) => return error(&format!("Invalid MinMemoryNode value: {}", val)),
             }
         } else if kw(t, "minmemorycpu", 10) {
             match val.parse::<u64>() {
-                Ok(n) => Box::new(move |u| Ok(u.mem_per_cpu = Some(n))),
+                Ok(n) => Box::new(move |u| {
+                    u.mem_per_cpu = Some(n);
+                    Ok(())
+                }),
                 Err(_) => return error(&format!("Invalid MinMemoryCPU value: {}", val)),
             }
         } else if kw(t, "mintmpdisknode", 5) {
-            Box::new(move |u| Ok(unsupported(u, JF::MinTmpDiskNode)))
+            Box::new(move |u| {
+                unsupported(u, JF::MinTmpDiskNode);
+                Ok(())
+            })
         } else if kw(t, "partition", 2) {
-            Box::new(move |u| Ok(u.partition = Some(v)))
+            Box::new(move |u| {
+                u.partition = Some(v);
+                Ok(())
+            })
         } else if kw(t, "qos", 2) {
-            Box::new(move |u| Ok(unsupported(u, JF::Qos)))
+            Box::new(move |u| {
+                unsupported(u, JF::Qos);
+                Ok(())
+            })
         } else if kw(t, "reservationname", 3) {
-            Box::new(move |u| Ok(unsupported(u, JF::Reservation)))
+            Box::new(move |u| {
+                unsupported(u, JF::Reservation);
+                Ok(())
+            })
         } else if kw(t, "name", 2) || kw(t, "jobname", 4) {
             name = Some(val.clone());
-            Box::new(move |u| Ok(u.name = Some(v)))
+            Box::new(move |u| {
+                u.name = Some(v);
+                Ok(())
+            })
         } else if kw(t, "wckey", 1) {
-            Box::new(move |u| Ok(unsupported(u, JF::WcKey)))
+            Box::new(move |u| {
+                unsupported(u, JF::WcKey);
+                Ok(())
+            })
         } else if kw(t, "stderr", 6) {
-            Box::new(move |u| Ok(u.std_err = Some(v)))
+            Box::new(move |u| {
+                u.std_err = Some(v);
+                Ok(())
+            })
         } else if kw(t, "stdin", 5) {
-            Box::new(move |u| Ok(u.std_in = Some(v)))
+            Box::new(move |u| {
+                u.std_in = Some(v);
+                Ok(())
+            })
         } else if kw(t, "stdout", 6) {
-            Box::new(move |u| Ok(u.std_out = Some(v)))
+            Box::new(move |u| {
+                u.std_out = Some(v);
+                Ok(())
+            })
         } else if kw(t, "oversubscribe", 2) || kw(t, "shared", 2) {
-            Box::new(move |u| Ok(unsupported(u, JF::OverSubscribe)))
+            Box::new(move |u| {
+                unsupported(u, JF::OverSubscribe);
+                Ok(())
+            })
         } else if kw(t, "contiguous", 3) {
-            Box::new(move |u| Ok(unsupported(u, JF::Contiguous)))
+            Box::new(move |u| {
+                unsupported(u, JF::Contiguous);
+                Ok(())
+            })
         } else if kw(t, "excnodelist", 3) {
-            Box::new(move |u| Ok(u.exc_nodes = Some(v)))
+            Box::new(move |u| {
+                u.exc_nodes = Some(v);
+                Ok(())
+            })
         } else if kw(t, "nodelist", 8) || kw(t, "reqnodelist", 8) {
-            Box::new(move |u| Ok(u.req_nodes = Some(v)))
+            Box::new(move |u| {
+                u.req_nodes = Some(v);
+                Ok(())
+            })
         } else if kw(t, "features", 1) {
-            Box::new(move |u| Ok(u.features = Some(v)))
+            Box::new(move |u| {
+                u.features = Some(v);
+                Ok(())
+            })
         } else if kw(t, "gres", 2) || kw(t, "tresPerNode", 8) {
-            Box::new(move |u| Ok(unsupported(u, JF::TresPerNode)))
+            Box::new(move |u| {
+                unsupported(u, JF::TresPerNode);
+                Ok(())
+            })
         } else if kw(t, "account", 1) {
-            Box::new(move |u| Ok(unsupported(u, JF::Account)))
+            Box::new(move |u| {
+                unsupported(u, JF::Account);
+                Ok(())
+            })
         } else if kw(t, "dependency", 1) {
-            Box::new(move |u| Ok(u.dependency = Some(v)))
+            Box::new(move |u| {
+                u.dependency = Some(v);
+                Ok(())
+            })
         } else if kw(t, "licenses", 1) {
-            Box::new(move |u| Ok(unsupported(u, JF::Licenses)))
+            Box::new(move |u| {
+                unsupported(u, JF::Licenses);
+                Ok(())
+            })
         } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
             // a bad time is reported for the job
             match spur_grammar::time::parse_time(&val, now(), false) {
-                Ok(t) => Box::new(move |u| Ok(u.begin_time = Some(t))),
+                Ok(t) => Box::new(move |u| {
+                    u.begin_time = Some(t);
+                    Ok(())
+                }),
                 Err(_) => {
                     invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_TIME_VALUE));
                     Box::new(|_| Ok(()))
                 }
             }
         } else if kw(t, "deadline", 3) {
-            Box::new(move |u| Ok(unsupported(u, JF::Deadline)))
+            Box::new(move |u| {
+                unsupported(u, JF::Deadline);
+                Ok(())
+            })
         } else if kw(t, "workdir", 2) {
-            Box::new(move |u| Ok(u.work_dir = Some(v)))
+            Box::new(move |u| {
+                u.work_dir = Some(v);
+                Ok(())
+            })
         } else if kw(t, "mailtype", 5) {
-            Box::new(move |u| Ok(unsupported(u, JF::MailType)))
+            Box::new(move |u| {
+                unsupported(u, JF::MailType);
+                Ok(())
+            })
         } else if kw(t, "mailuser", 5) {
-            Box::new(move |u| Ok(unsupported(u, JF::MailUser)))
+            Box::new(move |u| {
+                unsupported(u, JF::MailUser);
+                Ok(())
+            })
         } else if kw(t, "userid", 3) {
             continue;
         } else {
@@ -852,7 +963,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
     match cmd {
         ScontrolCmd::Ping => crate::ping::ping(c).await,
         ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
-            return Output::ok("No licenses configured in Slurm.\n");
+            Output::ok("No licenses configured in Slurm.\n")
         }
         ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
             return match c.query(&QueryRequest::default()).await {
@@ -864,7 +975,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             return crate::resv::execute(c, arg, req).await;
         }
         ScontrolCmd::Show { what: ShowWhat::AssocMgr { users, assoc, qos }, .. } => {
-            return Output::ok(show_assoc_mgr(*users, *assoc, *qos));
+            Output::ok(show_assoc_mgr(*users, *assoc, *qos))
         }
         ScontrolCmd::Show { what: ShowWhat::Config, .. } => {
             let q = QueryRequest { partitions: true, ..Default::default() };
@@ -893,7 +1004,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 Err(e) => Err(e.to_string()),
             };
             // Slurm reports a failed retrieval but exits 0.
-            return match script {
+            match script {
                 Err(msg) => Output::err(format!("job script retrieval failed: {}\n", msg), 0),
                 Ok(text) if fname == "-" => Output::ok(text),
                 Ok(text) => match std::fs::write(&fname, text) {
@@ -903,7 +1014,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     Ok(()) => Output::ok(""),
                     Err(e) => Output::err(format!("failed to open file `{}`: {}\n", fname, nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0)).desc()), 0),
                 },
-            };
+            }
         }
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
@@ -955,7 +1066,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                             let first = crate::scontrol::first_job(&ids);
                             return Output::err(format!("{} for job {}\n", spur_core::errors::strerror(code), first), 1);
                         }
-                        Ok((ids, u)) => (JobControl::Update(u), ids, "slurm_update error"),
+                        Ok((ids, u)) => (JobControl::Update(Box::new(u)), ids, "slurm_update error"),
                         Err(o) => return o,
                     }
                 }
@@ -1196,7 +1307,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                     .iter()
                     .filter(|j| j.job_id != jid && j.array.as_ref().map(|a| a.array_job_id) == Some(jid))
                     .collect();
-                rest.sort_by(|a, b| b.job_id.cmp(&a.job_id));
+                rest.sort_by_key(|j| std::cmp::Reverse(j.job_id));
                 v.extend(rest);
             }
             if v.is_empty() {

@@ -136,11 +136,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "e" => o.exact = true,
             "F" => o.future = true,
             "h" => o.no_header = true,
-            "i" => {
-                if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) {
+            "i"
+                if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) => {
                     return Err(Output::err(format!("sinfo: error: Error: invalid entry for --iterate={}\n", v), 1));
                 }
-            }
             "l" => o.long = true,
             "n" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
@@ -702,6 +701,9 @@ fn state_matches(n: &Node, states: &[String]) -> bool {
     })
 }
 
+/// One key of `sinfo --sort`: how two output lines compare.
+type LineOrder<'a> = Box<dyn Fn(&Line, &Line) -> std::cmp::Ordering + 'a>;
+
 /// Render sinfo's output for the view.
 pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
     // 22.05's sinfo shows a node whose only jobs are suspended as idle
@@ -797,7 +799,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
                 None
             } else {
                 lines.iter_mut().find(|l| {
-                    l.key == key && (!has_part || l.part.map(|x| x.name == p.name).unwrap_or(false) || !has_part)
+                    l.key == key && (!has_part || l.part.is_some_and(|x| x.name == p.name))
                 })
             };
             match existing {
@@ -829,7 +831,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
         }
         let rev = i > 0 && s[(i - 1) as usize] == '-';
         let by_index = i > 0 && s[(i - 1) as usize] == '#';
-        let cmpf: Option<Box<dyn Fn(&Line, &Line) -> std::cmp::Ordering>> = match c {
+        let cmpf: Option<LineOrder<'_>> = match c {
             'N' | 'n' => Some(Box::new(|a: &Line, b: &Line| {
                 let fa = a.nodes.first().map(|n| n.name.as_str()).unwrap_or("");
                 let fb = b.nodes.first().map(|n| n.name.as_str()).unwrap_or("");

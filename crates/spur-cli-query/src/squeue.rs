@@ -219,12 +219,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "A" => o.accounts = Some(str_list(&v)),
             "a" => all_flag = true,
             "h" => o.no_header = true,
-            "i" => {
+            "i"
                 // atoi, as squeue reads it
-                if atoi(&v) <= 0 {
+                if atoi(&v) <= 0 => {
                     return Err(err1(&format!("--iterate={}\n", v)));
                 }
-            }
             "j" => {
                 if val.is_some() {
                     o.job_list = build_job_list(&v)?;
@@ -1297,7 +1296,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
             .map(|d| FieldDef {
                 name: if matches!(d.key, JF::ExcNodes) { None } else { d.name },
                 letter: d.letter,
-                key: d.key.clone(),
+                key: d.key,
             })
             .collect();
         &table_22_05
@@ -1323,7 +1322,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
             if is_array {
                 let mut rest: Vec<&Job> =
                     view.jobs.iter().filter(|j| j.job_id != id && array_job_id(j) == id).collect();
-                rest.sort_by(|a, b| b.job_id.cmp(&a.job_id));
+                rest.sort_by_key(|j| std::cmp::Reverse(j.job_id));
                 v.extend(rest);
             }
             if v.is_empty() {

@@ -806,7 +806,7 @@ fn script_directives(file: &str, body: &str, stderr: &mut String) -> Result<Vec<
         };
         let t = rest.trim_start_matches(|c: char| c.is_ascii_whitespace());
         let lower = t.to_ascii_lowercase();
-        let sep = |w: &str| lower.starts_with(w) && t[w.len()..].chars().next().map_or(true, |c| c.is_ascii_whitespace());
+        let sep = |w: &str| lower.starts_with(w) && t[w.len()..].chars().next().is_none_or(|c| c.is_ascii_whitespace());
         let rest_owned;
         let rest = if sep("hetjob") || sep("packjob") {
             comp += 1;
@@ -852,7 +852,7 @@ fn rlimit_env() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (name, res) in list {
         if let Ok((cur, _)) = nix::sys::resource::getrlimit(res) {
-            out.push((format!("SLURM_RLIMIT_{}", name), (cur as u64).to_string()));
+            out.push((format!("SLURM_RLIMIT_{}", name), cur.to_string()));
         }
     }
     out

@@ -1239,7 +1239,7 @@ fn build_nodes(nl: &NodeLine, slurmd_port: u16) -> Result<Vec<NodeConf>, ConfErr
     if no_sockets {
         sockets = if spb_opt.is_some() {
             (boards as u32 * spb as u32).min(0xffff) as u16
-        } else if cpus_opt.is_some() && (cpus as u32 / ct) > 0 && cpus as u32 % ct == 0 {
+        } else if cpus_opt.is_some() && (cpus as u32 / ct) > 0 && (cpus as u32).is_multiple_of(ct) {
             (cpus as u32 / ct) as u16
         } else {
             boards
@@ -1545,7 +1545,7 @@ pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres_conf::
             .strip_prefix("Parsing error at unrecognized key: ")
             .and_then(|k| logical.find(&format!("{}=", k)))
             .map(|i| {
-                let start = logical[..i].trim_end_matches(|c: char| c == ' ' || c == '\t').len();
+                let start = logical[..i].trim_end_matches([' ', '\t']).len();
                 logical[start..].to_string()
             });
         match rest {

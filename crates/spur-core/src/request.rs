@@ -27,7 +27,7 @@ pub enum JobControl {
     Resume,
     /// `top`: the listed pending jobs first among their owner's.
     Top,
-    Update(JobUpdate),
+    Update(Box<JobUpdate>),
 }
 
 /// The fields of `scontrol update JobId=…`, parsed (`None`: unchanged).

@@ -537,7 +537,7 @@ impl Hostlist {
             let (h1, h2) = (&self.ranges[i - 1], &self.ranges[i]);
             let inter = if h1.single
                 || h2.single
-                || !(h1.hi > h2.lo)
+                || (h1.hi <= h2.lo)
                 || prefix_cmp(h1, h2) != Ordering::Equal
                 || !width_compatible(h1, h2)
             {

@@ -247,7 +247,7 @@ mod tests {
                 overflow: false
             }
         );
-        assert_eq!(strtol("-9223372036854775809", 10).overflow, true);
+        assert!(strtol("-9223372036854775809", 10).overflow);
         assert_eq!(strtoul("-1", 10).value, u64::MAX);
         assert_eq!(
             strtoul("18446744073709551616", 10),

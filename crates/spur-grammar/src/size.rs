@@ -73,7 +73,7 @@ pub fn convert_num_unit(num: f64, orig: Unit, exact: bool) -> String {
     let mut num = num;
     let mut t = orig as usize;
     if exact {
-        while num >= 1024.0 && (num as u64) % 512 == 0 {
+        while num >= 1024.0 && (num as u64).is_multiple_of(512) {
             num /= 1024.0;
             t += 1;
         }
@@ -111,7 +111,7 @@ pub fn mbytes_to_str(mb: u64) -> String {
     let mut m = mb;
     let mut i = 0;
     while U[i] != '?' {
-        if m != 0 && m % 1024 != 0 {
+        if m != 0 && !m.is_multiple_of(1024) {
             break;
         }
         m /= 1024;

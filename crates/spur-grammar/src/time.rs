@@ -240,6 +240,8 @@ pub struct LocalTm {
 
 /// `localtime_r` in the process's time zone.
 pub fn localtime(epoch: i64) -> Option<LocalTm> {
+    // time_t is i64 on 64-bit Linux, narrower on some other targets
+    #[allow(clippy::useless_conversion)]
     let t: libc::time_t = epoch.try_into().ok()?;
     // SAFETY: tm is plain data; localtime_r writes it or returns NULL.
     unsafe {
@@ -384,7 +386,7 @@ pub fn parse_time(s: &str, now: i64, past: bool) -> Result<i64, TimeError> {
                 let ch = at(i);
                 if ch == b'+' || ch == b'-' {
                     // Slurm's `pos += i` quirk only matters for error positions.
-                    let (d, end) = get_delta(b, i).map_err(|p| prob(p))?;
+                    let (d, end) = get_delta(b, i).map_err(&prob)?;
                     delta = if ch == b'-' { -d } else { d };
                     pos = end;
                     break;
@@ -413,14 +415,14 @@ pub fn parse_time(s: &str, now: i64, past: bool) -> Result<i64, TimeError> {
             return Err(prob(pos));
         }
         if at(pos + 1) == b':' || at(pos + 2) == b':' {
-            let (h, m, sec, end) = get_time(b, pos).map_err(|p| prob(p))?;
+            let (h, m, sec, end) = get_time(b, pos).map_err(&prob)?;
             hour = h;
             minute = m;
             second = sec;
             pos = end;
             continue;
         }
-        let (mo, d, y, end) = get_date(b, pos).map_err(|p| prob(p))?;
+        let (mo, d, y, end) = get_date(b, pos).map_err(&prob)?;
         month = mo;
         mday = d;
         if let Some(y) = y {

@@ -202,7 +202,7 @@ pub fn job_control_request(job_ids: &[String], op: &rq::JobControl) -> pb::JobCo
         rq::JobControl::Suspend => Op::Suspend(pb::Empty {}),
         rq::JobControl::Resume => Op::Resume(pb::Empty {}),
         rq::JobControl::Top => Op::Top(pb::Empty {}),
-        rq::JobControl::Update(u) => Op::Update(u.into()),
+        rq::JobControl::Update(u) => Op::Update(u.as_ref().into()),
     };
     pb::JobControlRequest { job_ids: job_ids.to_vec(), op: Some(op) }
 }
@@ -217,7 +217,7 @@ pub fn job_control(r: pb::JobControlRequest) -> Res<(Vec<String>, rq::JobControl
         Op::Suspend(_) => rq::JobControl::Suspend,
         Op::Resume(_) => rq::JobControl::Resume,
         Op::Top(_) => rq::JobControl::Top,
-        Op::Update(u) => rq::JobControl::Update(u.try_into()?),
+        Op::Update(u) => rq::JobControl::Update(Box::new(u.try_into()?)),
     };
     Ok((r.job_ids, op))
 }
@@ -469,7 +469,7 @@ mod tests {
             rq::JobControl::Hold { user: true },
             rq::JobControl::Requeue { hold: true, special_exit: false },
             rq::JobControl::Top,
-            rq::JobControl::Update(u),
+            rq::JobControl::Update(Box::new(u)),
         ] {
             let ids = vec!["7".to_string(), "8_[1-2]".to_string()];
             assert_eq!(job_control(job_control_request(&ids, &op)).unwrap(), (ids, op));

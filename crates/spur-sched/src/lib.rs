@@ -342,7 +342,7 @@ pub fn schedule_with<'a>(
             .collect();
         let want_resv = job.desc.reservation_name();
         let candidates: Vec<&str> = if let Some(name) = want_resv {
-            match resvs.iter().find(|r| &r.name == name) {
+            match resvs.iter().find(|r| r.name == name) {
                 Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
                 // waiting for it to start; or it is gone
                 Some(_) => {
@@ -444,8 +444,8 @@ fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
         if shape.mem_per_node > f.mem {
             return 0;
         }
-    } else if shape.mem_per_cpu > 0 {
-        let by_mem = (f.mem / shape.mem_per_cpu).min(u32::MAX as u64) as u32;
+    } else if let Some(by_mem) = f.mem.checked_div(shape.mem_per_cpu) {
+        let by_mem = by_mem.min(u32::MAX as u64) as u32;
         cpus = cpus.min(by_mem / cpt * cpt);
     }
     let gres_ok = shape.gres_per_node.iter().all(|(name, ty, cnt)| {
@@ -523,10 +523,10 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
             }
             let sufficient = st.cpus >= rem_cpus && st.nodes >= rem_nodes;
             let mut new_best = best_nodes == 0 || st.weight < best_weight;
-            if !new_best
-                && st.weight == best_weight
-                && ((sufficient && !best_suff) || (sufficient && st.cpus < best_cpus) || (!sufficient && st.cpus > best_cpus))
-            {
+            // at equal weight: a set that suffices beats one that does not, then
+            // the tightest that suffices, else the largest that does not
+            let better = if sufficient { !best_suff || st.cpus < best_cpus } else { st.cpus > best_cpus };
+            if !new_best && st.weight == best_weight && better {
                 new_best = true;
             }
             if new_best {
@@ -563,14 +563,14 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
                 }
             }
         }
-        for i in first..=last {
+        for (i, &free) in avail.iter().enumerate().take(last + 1).skip(first) {
             if max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0) {
                 break;
             }
-            if chosen.contains(&i) || avail[i] == 0 {
+            if chosen.contains(&i) || free == 0 {
                 continue;
             }
-            let mut a = avail[i] as i64;
+            let mut a = free as i64;
             if max_nodes == 1 && a < rem_cpus {
                 continue;
             }
@@ -657,7 +657,7 @@ fn place_in_order(
         let mut take = fit_tasks;
         if shape.nodes_fixed && want_nodes > 0 {
             let remaining_nodes = want_nodes - allocs.len() as u32;
-            let even = (tasks_left + remaining_nodes - 1) / remaining_nodes;
+            let even = tasks_left.div_ceil(remaining_nodes);
             take = take.min(even.max(1));
         }
         let cpus = if shape.exclusive { f.cpus } else { take * cpt };

@@ -533,8 +533,11 @@ pub fn end_all_jobs(spool: &Path) -> usize {
 /// outlive an agent restart without a file per job.
 pub struct DoneLog {
     path: PathBuf,
-    inner: std::sync::Mutex<(HashMap<(u32, u32), i64>, Option<fs::File>)>,
+    inner: std::sync::Mutex<(Marks, Option<fs::File>)>,
 }
+
+/// (job id, restart count) -> when the run's end was marked (epoch seconds).
+type Marks = HashMap<(u32, u32), i64>;
 
 fn now() -> i64 {
     std::time::SystemTime::now()

@@ -21,6 +21,8 @@ use std::collections::{BTreeMap, HashMap};
 
 type Minutes = u32;
 
+// frozen: version 0's layout, read once and converted
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Deserialize)]
 pub enum Command {
     Submit { job: Box<Job> },
@@ -178,8 +180,11 @@ pub fn decode_entry(b: &[u8]) -> Result<openraft::Entry<TypeConfig>, String> {
     Ok(openraft::Entry { log_id: e.log_id, payload })
 }
 
+/// The vote and the last purged log id.
+pub type VoteAndPurged = (Option<Vote<NodeId>>, Option<LogId<NodeId>>);
+
 /// `raft.meta` of version 0: the vote and the last purged log id.
-pub fn decode_meta(b: &[u8]) -> Result<(Option<Vote<NodeId>>, Option<LogId<NodeId>>), String> {
+pub fn decode_meta(b: &[u8]) -> Result<VoteAndPurged, String> {
     let m: Meta = bin(b)?;
     Ok((m.vote, m.purged))
 }
@@ -309,7 +314,7 @@ impl From<Command> for crate::Command {
             Command::Hold { job_id, reason } => C::Hold { job_id, reason: reason.into() },
             Command::Release { job_id } => C::Release { job_id },
             Command::Requeue { job_id, hold, now } => C::Requeue { job_id, hold, now },
-            Command::UpdateJob { job_id, update } => C::UpdateJob { job_id, update: update.into() },
+            Command::UpdateJob { job_id, update } => C::UpdateJob { job_id, update: Box::new(update.into()) },
             Command::NodeRegistered { name, reg, now } => C::NodeRegistered { name, reg: reg.into(), now },
             Command::NodeHeartbeat { name, cpu_load, free_mem, now } => C::NodeHeartbeat { name, cpu_load, free_mem, now },
             Command::NodeNotResponding { name, now } => C::NodeNotResponding { name, now },

@@ -60,7 +60,7 @@ pub enum Command {
     Hold { job_id: u32, reason: Reason },
     Release { job_id: u32 },
     Requeue { job_id: u32, hold: bool, now: i64 },
-    UpdateJob { job_id: u32, update: JobUpdate },
+    UpdateJob { job_id: u32, update: Box<JobUpdate> },
     NodeRegistered { name: String, reg: NodeReg, now: i64 },
     NodeHeartbeat { name: String, cpu_load: u32, free_mem: u64, now: i64 },
     NodeNotResponding { name: String, now: i64 },
@@ -567,7 +567,7 @@ mod order_tests {
         s.apply(&Command::Release { job_id: 2 }).unwrap();
         assert_eq!(s.jobs[&2].priority, 4294901756);
         // a nice change moves the priority by the difference, to no less than 2
-        let upd = |n| Command::UpdateJob { job_id: 3, update: JobUpdate { nice: Some(n), ..Default::default() } };
+        let upd = |n| Command::UpdateJob { job_id: 3, update: Box::new(JobUpdate { nice: Some(n), ..Default::default() }) };
         s.apply(&upd(5)).unwrap();
         assert_eq!(s.jobs[&3].priority, 4294901752);
         // without priority/basic nothing changes

@@ -184,7 +184,7 @@ impl LogFile {
     fn write_committed(&mut self, body: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         if self.committed_file.is_none() {
-            let f = OpenOptions::new().create(true).read(true).write(true).open(self.dir.join("raft.committed"))?;
+            let f = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(self.dir.join("raft.committed"))?;
             self.committed_file = Some(f);
         }
         let Some(f) = self.committed_file.as_ref() else { return Ok(()) };
@@ -285,7 +285,7 @@ fn decode_meta(b: &[u8], path: &Path, wv: &WriteVersion) -> Result<Meta, String>
 
 fn decode_committed(b: &[u8]) -> Option<LogId<NodeId>> {
     if spur_format::is_enveloped(b) {
-        spur_format::decode::<Option<LogId<NodeId>>>(Kind::RAFT_COMMITTED, b, &"raft.committed").ok().map(|(c, _)| c).flatten()
+        spur_format::decode::<Option<LogId<NodeId>>>(Kind::RAFT_COMMITTED, b, &"raft.committed").ok().and_then(|(c, _)| c)
     } else {
         crate::legacy_v0::decode_committed(b).ok().flatten()
     }
@@ -404,8 +404,11 @@ fn read_log(path: &Path, wv: &WriteVersion) -> Result<Records, String> {
     Ok((out, pos as u64, None))
 }
 
+/// A snapshot's meta and its data (still encoded).
+type StoredSnapshot = (SnapshotMeta<NodeId, BasicNode>, Vec<u8>);
+
 /// `raft.snapshot`: its meta and the snapshot data (still encoded).
-fn read_snapshot(path: &Path, wv: &WriteVersion) -> Result<Option<(SnapshotMeta<NodeId, BasicNode>, Vec<u8>)>, String> {
+fn read_snapshot(path: &Path, wv: &WriteVersion) -> Result<Option<StoredSnapshot>, String> {
     let buf = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),

@@ -378,7 +378,7 @@ fn command() -> impl Strategy<Value = Command> {
         2 => (job_id(), reason()).prop_map(|(job_id, reason)| Command::Hold { job_id, reason }),
         2 => job_id().prop_map(|job_id| Command::Release { job_id }),
         2 => (job_id(), any::<bool>(), time()).prop_map(|(job_id, hold, now)| Command::Requeue { job_id, hold, now }),
-        3 => (job_id(), job_update()).prop_map(|(job_id, update)| Command::UpdateJob { job_id, update }),
+        3 => (job_id(), job_update()).prop_map(|(job_id, update)| Command::UpdateJob { job_id, update: Box::new(update) }),
         1 => (node_name(), node_reg(), time()).prop_map(|(name, reg, now)| Command::NodeRegistered { name, reg, now }),
         1 => (node_name(), count32(), count64(), time())
             .prop_map(|(name, cpu_load, free_mem, now)| Command::NodeHeartbeat { name, cpu_load, free_mem, now }),

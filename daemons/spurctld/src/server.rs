@@ -330,7 +330,7 @@ impl Service {
         // recorded/24.11/reservations/024-025).
         if let Some(name) = desc.reservation_name() {
             let g = self.ctld.lock();
-            match g.state.reservations().iter().find(|r| &r.name == name) {
+            match g.state.reservations().iter().find(|r| r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
                 Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
                     return Err(ESLURM_RESERVATION_ACCESS)
@@ -531,7 +531,7 @@ impl Service {
                     return Err(ESLURM_DEPENDENCY)
                 }
                 // only a running job can be expanded
-                DepKind::Expand if !job.is_some_and(|j| j.state == JobState::Running) => return Err(ESLURM_DEPENDENCY),
+                DepKind::Expand if job.is_none_or(|j| j.state != JobState::Running) => return Err(ESLURM_DEPENDENCY),
                 _ => {}
             }
         }
@@ -607,7 +607,7 @@ impl Service {
                 .chain(others.iter())
                 .zip(prios)
                 .filter(|(j, p)| g.state.jobs()[*j].priority != *p)
-                .map(|(j, p)| Command::UpdateJob { job_id: *j, update: JobUpdate { priority: Some(p), ..Default::default() } })
+                .map(|(j, p)| Command::UpdateJob { job_id: *j, update: Box::new(JobUpdate { priority: Some(p), ..Default::default() }) })
                 .collect();
             cmds
         };
@@ -843,11 +843,11 @@ impl Controller for Service {
             let g = self.ctld.lock();
             let states = &r.states;
             let filter = |j: &Job| -> bool {
-                r.user.as_ref().map_or(true, |u| j.user_name == *u || j.user_id.to_string() == *u)
-                    && r.name.as_ref().map_or(true, |n| j.desc.name == *n)
-                    && r.partition.as_ref().map_or(true, |p| j.partition == *p)
+                r.user.as_ref().is_none_or(|u| j.user_name == *u || j.user_id.to_string() == *u)
+                    && r.name.as_ref().is_none_or(|n| j.desc.name == *n)
+                    && r.partition.as_ref().is_none_or(|p| j.partition == *p)
                     && (states.is_empty() || states.contains(&j.state))
-                    && r.account.as_ref().map_or(true, |a| j.desc.account.as_deref() == Some(a.as_str()))
+                    && r.account.as_ref().is_none_or(|a| j.desc.account.as_deref() == Some(a.as_str()))
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
@@ -1014,12 +1014,12 @@ impl Controller for Service {
                             let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
                             if too_big(u.num_nodes.unwrap_or(job.num_nodes)) {
                                 let refused = JobUpdate { refused: true, ..u };
-                                self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: refused }]).await?;
+                                self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: Box::new(refused) }]).await?;
                                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
                                 continue;
                             }
                         }
-                        Command::UpdateJob { job_id: jid, update: u }
+                        Command::UpdateJob { job_id: jid, update: Box::new(u) }
                     }
                 };
                 let was_active = job.state.is_active();

@@ -639,7 +639,7 @@ mod tests {
     fn update_job_changes_what_it_names() {
         let mut s = cluster();
         let p = submit(&mut s, job());
-        let upd = |job_id, update| Command::UpdateJob { job_id, update };
+        let upd = |job_id, update| Command::UpdateJob { job_id, update: Box::new(update) };
         let u = JobUpdate {
             name: Some("n".into()),
             num_nodes: Some(2),

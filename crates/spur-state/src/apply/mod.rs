@@ -166,9 +166,9 @@ impl State {
             let Some(&i) = self.node_index.get(&a.node) else {
                 continue;
             };
-            if !out.contains_key(&i) {
+            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(i) {
                 let Some(n) = self.nodes.get(i) else { continue };
-                out.insert(i, n.clone());
+                e.insert(n.clone());
             }
             if let Some(n) = out.get_mut(&i) {
                 f(n, a)?;

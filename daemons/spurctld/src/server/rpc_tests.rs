@@ -191,7 +191,7 @@ async fn cancel_and_job_control_rules() {
     assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_ACCESS_DENIED]);
     let r = s.cancel(user(c(vec!["999999".into()]))).await.unwrap().into_inner();
     assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_INVALID_JOB_ID]);
-    for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(rq::JobUpdate { comment: Some("x".into()), ..Default::default() })] {
+    for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(Box::new(rq::JobUpdate { comment: Some("x".into()), ..Default::default() }))] {
         let r = s.job_control(other(control(&[jid], &op))).await.unwrap().into_inner();
         assert_eq!(codes(&r), [ESLURM_USER_ID_MISSING], "{:?}", op);
     }
@@ -205,7 +205,7 @@ async fn cancel_and_job_control_rules() {
     let r = s.job_control(other(control(&[jid], &JobControl::Requeue { hold: false, special_exit: false }))).await.unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
     // update: raise the limit (partition MaxTime 60 is the default), set a priority, bad values
-    let upd = |u: rq::JobUpdate| control(&[jid], &JobControl::Update(u));
+    let upd = |u: rq::JobUpdate| control(&[jid], &JobControl::Update(Box::new(u)));
     let r = s.job_control(user(upd(rq::JobUpdate { time_limit: Some(120), ..Default::default() }))).await.unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
     let r = s.job_control(user(upd(rq::JobUpdate { time_limit: Some(10), ..Default::default() }))).await.unwrap();
