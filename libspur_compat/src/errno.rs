@@ -52,9 +52,7 @@ mod tests {
     fn text(n: c_int) -> String {
         // SAFETY: slurm_strerror returns a NUL-terminated string that stays
         // valid at least until this thread's next call.
-        unsafe { CStr::from_ptr(slurm_strerror(n)) }
-            .to_string_lossy()
-            .into_owned()
+        unsafe { CStr::from_ptr(slurm_strerror(n)) }.to_string_lossy().into_owned()
     }
 
     #[test]

@@ -83,11 +83,7 @@ pub unsafe extern "C" fn slurm_hostlist_destroy(hl: *mut SlurmHostlist) {
 #[no_mangle]
 pub unsafe extern "C" fn slurm_hostlist_count(hl: *mut SlurmHostlist) -> c_int {
     // SAFETY: hl is NULL or live (the caller's contract).
-    guard(-1, || {
-        unsafe { locked(hl) }
-            .map(|h| c_count(h.count()))
-            .unwrap_or(-1)
-    })
+    guard(-1, || unsafe { locked(hl) }.map(|h| c_count(h.count())).unwrap_or(-1))
 }
 
 /// `int slurm_hostlist_push(hostlist_t *hl, const char *hosts)`: append the
@@ -97,10 +93,7 @@ pub unsafe extern "C" fn slurm_hostlist_count(hl: *mut SlurmHostlist) -> c_int {
 /// # Safety
 /// `hl` as [`slurm_hostlist_count`]'s; `hosts` NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_push(
-    hl: *mut SlurmHostlist,
-    hosts: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn slurm_hostlist_push(hl: *mut SlurmHostlist, hosts: *const c_char) -> c_int {
     guard(0, || {
         // SAFETY: hosts is NULL or NUL-terminated (the caller's contract).
         let Some(Ok(more)) = (unsafe { text(hosts) }).map(Hostlist::parse) else {
@@ -122,10 +115,7 @@ pub unsafe extern "C" fn slurm_hostlist_push(
 /// # Safety
 /// As [`slurm_hostlist_push`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_push_host(
-    hl: *mut SlurmHostlist,
-    host: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn slurm_hostlist_push_host(hl: *mut SlurmHostlist, host: *const c_char) -> c_int {
     guard(0, || {
         // SAFETY: host is NULL or NUL-terminated (the caller's contract).
         let Some(name) = (unsafe { text(host) }) else {
@@ -153,9 +143,7 @@ pub unsafe extern "C" fn slurm_hostlist_shift(hl: *mut SlurmHostlist) -> *mut c_
         let Some(mut h) = (unsafe { locked(hl) }) else {
             return null_mut();
         };
-        h.shift()
-            .map(|host| xmalloc::malloc_str(&host))
-            .unwrap_or(null_mut())
+        h.shift().map(|host| xmalloc::malloc_str(&host)).unwrap_or(null_mut())
     })
 }
 
@@ -168,11 +156,7 @@ pub unsafe extern "C" fn slurm_hostlist_shift(hl: *mut SlurmHostlist) -> *mut c_
 /// # Safety
 /// `hl` as [`slurm_hostlist_count`]'s; `buf` points to `n` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_ranged_string(
-    hl: *mut SlurmHostlist,
-    n: usize,
-    buf: *mut c_char,
-) -> isize {
+pub unsafe extern "C" fn slurm_hostlist_ranged_string(hl: *mut SlurmHostlist, n: usize, buf: *mut c_char) -> isize {
     guard(-1, || {
         // SAFETY: hl is NULL or live (the caller's contract).
         let Some(h) = (unsafe { locked(hl) }) else {
@@ -207,9 +191,7 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string(
 /// # Safety
 /// As [`slurm_hostlist_count`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(
-    hl: *mut SlurmHostlist,
-) -> *mut c_char {
+pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: *mut SlurmHostlist) -> *mut c_char {
     guard(null_mut(), || {
         // SAFETY: hl is NULL or live (the caller's contract).
         match unsafe { locked(hl) } {
@@ -245,10 +227,7 @@ mod tests {
         let n = unsafe { slurm_hostlist_ranged_string(hl, buf.len(), buf.as_mut_ptr()) };
         assert!(n >= 0);
         // SAFETY: the function NUL-terminated buf.
-        unsafe { CStr::from_ptr(buf.as_ptr()) }
-            .to_str()
-            .unwrap()
-            .to_string()
+        unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string()
     }
 
     #[test]
@@ -269,10 +248,7 @@ mod tests {
             assert_eq!(ranged(hl), "login,n[1-5]");
             // too small a buffer: -1 and the first n - 1 bytes
             let mut small = [1 as c_char; 5];
-            assert_eq!(
-                slurm_hostlist_ranged_string(hl, small.len(), small.as_mut_ptr()),
-                -1
-            );
+            assert_eq!(slurm_hostlist_ranged_string(hl, small.len(), small.as_mut_ptr()), -1);
             assert_eq!(CStr::from_ptr(small.as_ptr()).to_str(), Ok("logi"));
             let x = slurm_hostlist_ranged_string_xmalloc(hl);
             assert_eq!(CStr::from_ptr(x).to_str(), Ok("login,n[1-5]"));
@@ -301,10 +277,7 @@ mod tests {
             assert_eq!(slurm_hostlist_push(none, c"n1".as_ptr()), 0);
             assert!(slurm_hostlist_shift(none).is_null());
             assert!(slurm_hostlist_ranged_string_xmalloc(none).is_null());
-            assert_eq!(
-                slurm_hostlist_ranged_string(none, 0, std::ptr::null_mut()),
-                -1
-            );
+            assert_eq!(slurm_hostlist_ranged_string(none, 0, std::ptr::null_mut()), -1);
             slurm_hostlist_uniq(none);
             slurm_hostlist_destroy(none);
         }

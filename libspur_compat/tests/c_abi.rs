@@ -33,21 +33,10 @@ fn a_c_program_calls_the_library() {
         .arg("-lspur_compat")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run cc (install a C compiler: scripts/setup.sh does): {e}")
-        });
-    assert!(
-        cc.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
+        .unwrap_or_else(|e| panic!("cannot run cc (install a C compiler: scripts/setup.sh does): {e}"));
+    assert!(cc.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&cc.stderr));
     let run = Command::new(&out).output().expect("run the C program");
-    assert!(
-        run.status.success(),
-        "the C program failed: {:?}\n{}",
-        run.status,
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert!(run.status.success(), "the C program failed: {:?}\n{}", run.status, String::from_utf8_lossy(&run.stderr));
     let expected = std::fs::read_to_string(src.join("abi.expected")).expect("c/abi.expected");
     let got = String::from_utf8_lossy(&run.stdout);
     if got != expected {
@@ -57,9 +46,6 @@ fn a_c_program_calls_the_library() {
             .filter(|(e, g)| e != g)
             .map(|(e, g)| format!("expected: {e}\n     got: {g}"))
             .collect();
-        panic!(
-            "the C program's output differs from c/abi.expected:\n{}\n(whole output:\n{got})",
-            diff.join("\n")
-        );
+        panic!("the C program's output differs from c/abi.expected:\n{}\n(whole output:\n{got})", diff.join("\n"));
     }
 }

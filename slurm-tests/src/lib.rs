@@ -17,7 +17,10 @@ pub fn bin_dir() -> PathBuf {
     if let Ok(d) = std::env::var("SPUR_BIN_DIR") {
         return PathBuf::from(d);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug").canonicalize().expect("target/debug exists: run cargo build --workspace --bins")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/debug")
+        .canonicalize()
+        .expect("target/debug exists: run cargo build --workspace --bins")
 }
 
 #[derive(Debug, Clone)]
@@ -36,12 +39,25 @@ impl Out {
 
 /// Make sure the test user exists (we run as root in CI).
 pub fn ensure_test_user() {
-    if Command::new("id").arg(TEST_USER).stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false) {
+    if Command::new("id")
+        .arg(TEST_USER)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+    {
         return;
     }
     let _ = Command::new("groupadd").args(["-g", "1500", TEST_USER]).status();
     let _ = Command::new("useradd").args(["-u", "1500", "-g", TEST_USER, "-m", "-s", "/bin/bash", TEST_USER]).status();
-    let made = Command::new("id").arg(TEST_USER).stdout(Stdio::null()).stderr(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    let made = Command::new("id")
+        .arg(TEST_USER)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     assert!(made, "the end-to-end tests need the user {} (uid 1500), which could not be created", TEST_USER);
 }
 
@@ -131,9 +147,20 @@ impl Cluster {
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
         let bin = bin.to_path_buf();
-        let mut args: Vec<String> = vec!["cluster".into(), "up".into(), "--dir".into(), dir.to_string_lossy().into(), "--nodes".into(), nodes.to_string()];
+        let mut args: Vec<String> = vec![
+            "cluster".into(),
+            "up".into(),
+            "--dir".into(),
+            dir.to_string_lossy().into(),
+            "--nodes".into(),
+            nodes.to_string(),
+        ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let o = Command::new(bin.join("spur")).args(&args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("spur cluster up");
+        let o = Command::new(bin.join("spur"))
+            .args(&args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .expect("spur cluster up");
         let stdout = String::from_utf8_lossy(&o.stdout).to_string();
         if !o.status.success() {
             // stop whatever did start before failing the test
@@ -223,7 +250,15 @@ impl Cluster {
                 return s;
             }
             if start.elapsed() > timeout {
-                panic!("job {} is {:?}, not {} after {:?}\nsqueue: {}\nctld log: {}", job, s, want, timeout, self.run("squeue", &["-t", "all"]).stdout, self.log("spurctld.log"));
+                panic!(
+                    "job {} is {:?}, not {} after {:?}\nsqueue: {}\nctld log: {}",
+                    job,
+                    s,
+                    want,
+                    timeout,
+                    self.run("squeue", &["-t", "all"]).stdout,
+                    self.log("spurctld.log")
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -270,7 +305,11 @@ impl Cluster {
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("spur cluster up");
-        Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
+        Out {
+            stdout: String::from_utf8_lossy(&o.stdout).into(),
+            stderr: String::from_utf8_lossy(&o.stderr).into(),
+            code: o.status.code().unwrap_or(-1),
+        }
     }
 
     /// `spur cluster down` on this cluster.
@@ -279,7 +318,11 @@ impl Cluster {
             .args(["cluster", "down", "--dir", &self.dir.to_string_lossy()])
             .output()
             .expect("spur cluster down");
-        Out { stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into(), code: o.status.code().unwrap_or(-1) }
+        Out {
+            stdout: String::from_utf8_lossy(&o.stdout).into(),
+            stderr: String::from_utf8_lossy(&o.stderr).into(),
+            code: o.status.code().unwrap_or(-1),
+        }
     }
 
     /// The job's spool directory on the node running it (`spur_spool`'s
@@ -323,7 +366,9 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let _ = Command::new(self.bin.join("spur")).args(["cluster", "down", "--dir", &self.dir.to_string_lossy()]).output();
+        let _ = Command::new(self.bin.join("spur"))
+            .args(["cluster", "down", "--dir", &self.dir.to_string_lossy()])
+            .output();
         if !std::thread::panicking() {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
@@ -349,7 +394,8 @@ impl Cluster {
         let start = Instant::now();
         loop {
             let o = self.run("scontrol", &["ping"]);
-            if let Some(l) = o.stdout.lines().find(|l| l.starts_with("Slurmctld(primary) at ") && l.ends_with(" is UP")) {
+            if let Some(l) = o.stdout.lines().find(|l| l.starts_with("Slurmctld(primary) at ") && l.ends_with(" is UP"))
+            {
                 return l.trim_start_matches("Slurmctld(primary) at ").trim_end_matches(" is UP").to_string();
             }
             if start.elapsed() > timeout {
@@ -372,7 +418,11 @@ impl Cluster {
     pub fn start_ctld_with(&self, bin: &Path, i: u32, listen: Option<&str>, join: bool, env: &[(&str, &str)]) {
         use std::os::unix::process::CommandExt;
         let name = format!("ctld{}", i);
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.dir.join("log").join(format!("spurctld-{}.out", name))).unwrap();
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("log").join(format!("spurctld-{}.out", name)))
+            .unwrap();
         let mut c = Command::new(bin.join("spurctld"));
         c.args(["-D", "-f", &self.conf.to_string_lossy(), "--id", &i.to_string()]);
         c.args(["--state-dir", &self.dir.join("state").join(&name).to_string_lossy()]);
@@ -395,7 +445,8 @@ impl Cluster {
             });
         }
         let child = c.spawn().expect("spawn spurctld");
-        std::fs::write(self.dir.join("run").join(format!("spurctld-{}.pid", name)), format!("{}\n", child.id())).unwrap();
+        std::fs::write(self.dir.join("run").join(format!("spurctld-{}.pid", name)), format!("{}\n", child.id()))
+            .unwrap();
         std::mem::forget(child);
     }
 
@@ -415,7 +466,10 @@ impl Cluster {
     /// SlurmctldPort of this cluster.
     pub fn ctld_port(&self) -> u16 {
         let conf = std::fs::read_to_string(&self.conf).unwrap();
-        conf.lines().find_map(|l| l.strip_prefix("SlurmctldPort=")).and_then(|p| p.trim().parse().ok()).expect("SlurmctldPort")
+        conf.lines()
+            .find_map(|l| l.strip_prefix("SlurmctldPort="))
+            .and_then(|p| p.trim().parse().ok())
+            .expect("SlurmctldPort")
     }
 }
 

@@ -23,7 +23,13 @@ fn batch_job_runs_shows_in_squeue_and_writes_its_output() {
     assert_eq!(q.code, 0);
     let lines: Vec<&str> = q.stdout.lines().collect();
     assert_eq!(lines[0], "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)");
-    assert!(lines.iter().any(|l| l.contains(&format!(" {} ", id)) && l.contains("   debug    hello     root  R ") && l.ends_with("      1 node1")), "{}", q.stdout);
+    assert!(
+        lines.iter().any(|l| l.contains(&format!(" {} ", id))
+            && l.contains("   debug    hello     root  R ")
+            && l.ends_with("      1 node1")),
+        "{}",
+        q.stdout
+    );
     c.wait_state(&id.to_string(), "COMPLETED", T);
     let out = c.read_work(&format!("out-{}-hello.txt", id));
     assert_eq!(out, format!("id={} name=hello nodes=node1 n=1 part=debug host=node1 args=a1 b2\n", id));
@@ -38,7 +44,11 @@ fn batch_job_runs_shows_in_squeue_and_writes_its_output() {
 fn job_runs_as_its_owner_not_root() {
     let c = Cluster::up("owner", 2, &[]);
     let uid = uid_of(TEST_USER);
-    let o = c.run_as(TEST_USER, "sbatch", &["--parsable", "-o", "me.out", "--wrap", "id -u; id -g; id -Gn; pwd; echo $USER"]);
+    let o = c.run_as(
+        TEST_USER,
+        "sbatch",
+        &["--parsable", "-o", "me.out", "--wrap", "id -u; id -g; id -Gn; pwd; echo $USER"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     let id = o.stdout.trim().to_string();
     c.wait_state(&id, "COMPLETED", T);
@@ -84,10 +94,17 @@ fn scancel_with_a_signal_or_filter_names_ids_not_in_the_queue() {
     let c = Cluster::up("scverify", 1, &[]);
     let unknown = |args: &[&str], id: &str| {
         let o = c.run("scancel", args);
-        assert_eq!(o.stderr, format!("scancel: error: Kill job error on job id {}: Invalid job id specified\n", id), "{:?}", args);
+        assert_eq!(
+            o.stderr,
+            format!("scancel: error: Kill job error on job id {}: Invalid job id specified\n", id),
+            "{:?}",
+            args
+        );
         assert_eq!(o.code, 1, "{:?}", args);
     };
-    for args in [&["--signal=USR1", "999999"][..], &["-u", "root", "999999"], &["-b", "999999"], &["-n", "foo", "999999"]] {
+    for args in
+        [&["--signal=USR1", "999999"][..], &["-u", "root", "999999"], &["-b", "999999"], &["-n", "foo", "999999"]]
+    {
         unknown(args, "999999");
     }
     // quiet: no message, the same exit code; by id alone: silent success
@@ -102,7 +119,10 @@ fn scancel_with_a_signal_or_filter_names_ids_not_in_the_queue() {
     // a pending job cannot take a signal
     let held = c.sbatch(&["--hold", "--wrap", "sleep 60"]).to_string();
     let o = c.run("scancel", &["-s", "USR1", &held]);
-    assert_eq!(o.stderr, format!("scancel: error: Kill job error on job id {}: Job can not be altered now, try again later\n", held));
+    assert_eq!(
+        o.stderr,
+        format!("scancel: error: Kill job error on job id {}: Job can not be altered now, try again later\n", held)
+    );
     assert_eq!(o.code, 2020 & 0xff);
     // a good id beside a bad one: the bad one is named, the good one signalled
     let run = c.sbatch(&["--wrap", "sleep 60"]).to_string();
@@ -173,15 +193,23 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
         )
     );
     // the commands refuse it the same way
-    let o = std::process::Command::new(bin_dir().join("spur")).args(["sinfo"]).env("SLURM_CONF", &bad).output().unwrap();
+    let o =
+        std::process::Command::new(bin_dir().join("spur")).args(["sinfo"]).env("SLURM_CONF", &bad).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("sinfo: error: _parse_next_key: Parsing error at unrecognized key: FooBarBaz\n"));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .starts_with("sinfo: error: _parse_next_key: Parsing error at unrecognized key: FooBarBaz\n"));
     // a bad value on a NodeName line names the line, in Slurm's words
     let bad2 = c.dir.join("bad2.conf");
     std::fs::write(&bad2, text.replace("CPUs=2", "CPUs=abc")).unwrap();
     let o = std::process::Command::new(bin_dir().join("spurctld")).args(["-D", "-f"]).arg(&bad2).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.starts_with("spurctld: error: CPUs value \"abc\" is not a valid number\nspurctld: error: Parse error in file "), "{}", err);
+    assert!(
+        err.starts_with(
+            "spurctld: error: CPUs value \"abc\" is not a valid number\nspurctld: error: Parse error in file "
+        ),
+        "{}",
+        err
+    );
     assert_eq!(o.status.code(), Some(1));
     // an agent will not start with a bad gres.conf beside a slurm.conf that
     // names GresTypes (slurmd 22.05's and 24.11's words) ...
@@ -190,10 +218,18 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
     std::fs::write(&gres, "AutoDetect=off\nName=gpu Colour=red\n").unwrap();
     let with_types = c.dir.join("gres-types.conf");
     std::fs::write(&with_types, format!("{}GresTypes=gpu\n", text)).unwrap();
-    let o = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&with_types).output().unwrap();
+    let o = std::process::Command::new(bin_dir().join("spurd"))
+        .args(["-D", "-N", node, "-f"])
+        .arg(&with_types)
+        .output()
+        .unwrap();
     // ... and, as slurmd, does not read it at all without GresTypes (here it
     // then stops at the port the cluster's own node1 holds)
-    let o2 = std::process::Command::new(bin_dir().join("spurd")).args(["-D", "-N", node, "-f"]).arg(&c.conf).output().unwrap();
+    let o2 = std::process::Command::new(bin_dir().join("spurd"))
+        .args(["-D", "-N", node, "-f"])
+        .arg(&c.conf)
+        .output()
+        .unwrap();
     std::fs::remove_file(&gres).unwrap();
     assert!(!String::from_utf8_lossy(&o2.stderr).contains("gres.conf"), "{}", String::from_utf8_lossy(&o2.stderr));
     assert_eq!(o.status.code(), Some(1));
@@ -239,7 +275,13 @@ fn controller_kill9_and_restart_loses_nothing() {
 #[test]
 fn array_dependency_hold_release() {
     let c = Cluster::up("array", 4, &[]);
-    let a = c.sbatch(&["--array=1-3", "-o", "arr-%A_%a.out", "--wrap", "echo task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID count $SLURM_ARRAY_TASK_COUNT"]);
+    let a = c.sbatch(&[
+        "--array=1-3",
+        "-o",
+        "arr-%A_%a.out",
+        "--wrap",
+        "echo task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID count $SLURM_ARRAY_TASK_COUNT",
+    ]);
     let dep = c.sbatch(&[&format!("--dependency=afterok:{}", a), "-o", "dep.out", "--wrap", "echo after"]);
     for t in 1..=3 {
         let s = c.wait_file(&format!("arr-{}_{}.out", a, t), "task", T);
@@ -282,10 +324,19 @@ fn sbatch_wait_returns_the_jobs_exit_code() {
 fn scancel_reaches_the_whole_process_tree() {
     let c = Cluster::up("tree", 1, &[]);
     let marker = format!("spur-tree-{}", std::process::id());
-    let id = c.sbatch(&["-o", "tree.out", "--wrap", &format!("bash -c 'exec -a {m} sleep 300' & bash -c 'exec -a {m} sleep 301' & echo started; wait", m = marker)]);
+    let id = c.sbatch(&[
+        "-o",
+        "tree.out",
+        "--wrap",
+        &format!("bash -c 'exec -a {m} sleep 300' & bash -c 'exec -a {m} sleep 301' & echo started; wait", m = marker),
+    ]);
     c.wait_file("tree.out", "started", T);
     let count = || {
-        std::process::Command::new("pgrep").args(["-f", &marker]).output().map(|o| String::from_utf8_lossy(&o.stdout).lines().count()).unwrap_or(0)
+        std::process::Command::new("pgrep")
+            .args(["-f", &marker])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).lines().count())
+            .unwrap_or(0)
     };
     let start = std::time::Instant::now();
     while count() < 2 && start.elapsed() < T {
@@ -367,7 +418,13 @@ fn silent_node_goes_down_with_slurms_reason() {
 #[test]
 fn time_limit_ends_the_job_as_timeout() {
     let c = Cluster::up("tlimit", 1, &["--kill-wait", "1"]);
-    let id = c.sbatch(&["--time=1", "-o", "tl.out", "--wrap", "trap 'echo got TERM' TERM; echo start; while true; do sleep 0.2; done"]);
+    let id = c.sbatch(&[
+        "--time=1",
+        "-o",
+        "tl.out",
+        "--wrap",
+        "trap 'echo got TERM' TERM; echo start; while true; do sleep 0.2; done",
+    ]);
     c.wait_state(&id.to_string(), "RUNNING", T);
     c.wait_state(&id.to_string(), "TIMEOUT", Duration::from_secs(90));
     let out = c.read_work("tl.out");
@@ -394,7 +451,8 @@ fn unsigned_and_forged_requests_are_refused() {
         let mut cl = ControllerClient::connect(format!("http://127.0.0.1:{}", port)).await.unwrap();
         let e = cl.ping(spur_proto::PingRequest {}).await.unwrap_err();
         assert_eq!(e.code(), tonic::Code::Unauthenticated);
-        let forged = spur_auth::sign(b"not the cluster key, but long enough", &spur_auth::Identity { uid: 0, gid: 0 }).unwrap();
+        let forged =
+            spur_auth::sign(b"not the cluster key, but long enough", &spur_auth::Identity { uid: 0, gid: 0 }).unwrap();
         let mut r = tonic::Request::new(spur_proto::QueryRequest { jobs: true, ..Default::default() });
         r.metadata_mut().insert(spur_auth::METADATA_KEY, forged.parse().unwrap());
         assert_eq!(cl.query(r).await.unwrap_err().code(), tonic::Code::Unauthenticated);
@@ -419,7 +477,12 @@ fn unsigned_and_forged_requests_are_refused() {
 #[test]
 fn suspend_stops_the_job_and_requeue_runs_it_again() {
     let c = Cluster::up("suspend", 1, &[]);
-    let id = c.sbatch(&["-o", "tick.out", "--wrap", "echo run $SLURM_RESTART_COUNT; while true; do echo x; sleep 0.1; done"]);
+    let id = c.sbatch(&[
+        "-o",
+        "tick.out",
+        "--wrap",
+        "echo run $SLURM_RESTART_COUNT; while true; do echo x; sleep 0.1; done",
+    ]);
     let ids = id.to_string();
     c.wait_file("tick.out", "x", T);
     let lines = || c.read_work("tick.out").lines().count();

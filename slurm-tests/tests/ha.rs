@@ -26,7 +26,11 @@ fn submit(c: &Cluster, extra: &[&str]) -> u32 {
 }
 
 /// Submit `n` jobs from a thread; returns the acknowledged ids as they come.
-fn burst(c: &Arc<Cluster>, n: usize, extra: &'static [&'static str]) -> (std::thread::JoinHandle<()>, Arc<Mutex<Vec<u32>>>) {
+fn burst(
+    c: &Arc<Cluster>,
+    n: usize,
+    extra: &'static [&'static str],
+) -> (std::thread::JoinHandle<()>, Arc<Mutex<Vec<u32>>>) {
     let acked = Arc::new(Mutex::new(vec![]));
     let (c2, a2) = (c.clone(), acked.clone());
     let h = std::thread::spawn(move || {
@@ -59,7 +63,8 @@ fn check(c: &Cluster, acked: &[u32]) {
     let start = Instant::now();
     loop {
         let jobs = all_jobs(c);
-        if jobs.iter().all(|(_, s)| s != "PENDING" && s != "RUNNING" && s != "COMPLETING") && jobs.len() >= acked.len() {
+        if jobs.iter().all(|(_, s)| s != "PENDING" && s != "RUNNING" && s != "COMPLETING") && jobs.len() >= acked.len()
+        {
             break;
         }
         if start.elapsed() > T {
@@ -127,7 +132,9 @@ fn wait_up(c: &Cluster, name: &str, not_primary: bool) {
     let start = Instant::now();
     loop {
         let p = c.run("scontrol", &["ping"]).stdout;
-        if p.contains(&format!("at {} is UP", name)) && !(not_primary && p.contains(&format!("Slurmctld(primary) at {} ", name))) {
+        if p.contains(&format!("at {} is UP", name))
+            && !(not_primary && p.contains(&format!("Slurmctld(primary) at {} ", name)))
+        {
             return;
         }
         assert!(start.elapsed() < T, "{} is not back: {}", name, p);
@@ -182,7 +189,14 @@ fn leader_killed_while_jobs_complete() {
     let c = cluster("ha-complete");
     let leader = c.leader(T);
     let mut acked: Vec<u32> = (0..10)
-        .map(|_| c.sbatch(&["-o", "/dev/null", "--wrap", "echo $SLURM_JOB_ID >> runs.txt; sleep 2; touch ended-$SLURM_JOB_ID"]))
+        .map(|_| {
+            c.sbatch(&[
+                "-o",
+                "/dev/null",
+                "--wrap",
+                "echo $SLURM_JOB_ID >> runs.txt; sleep 2; touch ended-$SLURM_JOB_ID",
+            ])
+        })
         .collect();
     for id in &acked {
         c.wait_state(&id.to_string(), "RUNNING|COMPLETED", T);
@@ -307,7 +321,11 @@ fn controllers_removed_and_added_without_downtime() {
     // a fourth controller: a new SlurmctldHost line, started empty, then added
     let port = c.ctld_port();
     let mut conf = std::fs::read_to_string(&c.conf).unwrap();
-    conf = conf.replacen("SlurmctldHost=ctld3(127.0.0.3)\n", "SlurmctldHost=ctld3(127.0.0.3)\nSlurmctldHost=ctld4(127.0.0.4)\n", 1);
+    conf = conf.replacen(
+        "SlurmctldHost=ctld3(127.0.0.3)\n",
+        "SlurmctldHost=ctld3(127.0.0.3)\nSlurmctldHost=ctld4(127.0.0.4)\n",
+        1,
+    );
     std::fs::write(&c.conf, conf).unwrap();
     c.start_ctld(4, None, true);
     let o = c.run("spur", &["controller", "add", "4", &format!("127.0.0.4:{}", port)]);

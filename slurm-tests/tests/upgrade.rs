@@ -28,8 +28,14 @@ fn repo_root() -> PathBuf {
 fn base_commit() -> String {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("upgrade-base");
     let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {}", f.display(), e));
-    let c = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).expect("a commit in upgrade-base");
-    assert!(c.len() == 40 && c.chars().all(|x| x.is_ascii_hexdigit()), "{}: not a full commit id: {:?}", f.display(), c);
+    let c =
+        text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')).expect("a commit in upgrade-base");
+    assert!(
+        c.len() == 40 && c.chars().all(|x| x.is_ascii_hexdigit()),
+        "{}: not a full commit id: {:?}",
+        f.display(),
+        c
+    );
     c.to_string()
 }
 
@@ -63,7 +69,12 @@ fn base_bin() -> PathBuf {
     std::fs::create_dir_all(&src).unwrap();
     let archive = Command::new("sh")
         .arg("-c")
-        .arg(format!("git -C '{}' archive --format=tar {} | tar -x -C '{}'", repo_root().display(), commit, src.display()))
+        .arg(format!(
+            "git -C '{}' archive --format=tar {} | tar -x -C '{}'",
+            repo_root().display(),
+            commit,
+            src.display()
+        ))
         .status()
         .expect("git archive");
     assert!(archive.success(), "git archive of {} failed", commit);

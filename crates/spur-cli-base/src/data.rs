@@ -43,11 +43,7 @@ pub fn f(x: f64) -> V {
 }
 /// Slurm's `{"set","infinite","number"}` number object.
 pub fn n(set: bool, infinite: bool, number: i64) -> V {
-    o(vec![
-        ("set", b(set)),
-        ("infinite", b(infinite)),
-        ("number", i(number)),
-    ])
+    o(vec![("set", b(set)), ("infinite", b(infinite)), ("number", i(number))])
 }
 /// A number object holding `x`.
 pub fn num(x: i64) -> V {
@@ -83,15 +79,9 @@ pub fn mime(args: &[String]) -> Option<Mime> {
         }
         for (flag, yaml) in [("--json", false), ("--yaml", true)] {
             if x == flag {
-                m = Some(Mime {
-                    yaml,
-                    version: None,
-                });
+                m = Some(Mime { yaml, version: None });
             } else if let Some(v) = x.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-                m = Some(Mime {
-                    yaml,
-                    version: Some(v.to_string()),
-                });
+                m = Some(Mime { yaml, version: Some(v.to_string()) });
             }
         }
     }
@@ -120,16 +110,8 @@ pub fn check_version(prog: &str, m: &Mime) -> Result<(), Output> {
     match m.version.as_deref() {
         None | Some("") | Some("v0.0.42") | Some("data_parser/v0.0.42") => Ok(()),
         Some(v) => {
-            let name = if v.starts_with("data_parser/") {
-                v.to_string()
-            } else {
-                format!("data_parser/{}", v)
-            };
-            let kind = if m.yaml {
-                "application/x-yaml"
-            } else {
-                "application/json"
-            };
+            let name = if v.starts_with("data_parser/") { v.to_string() } else { format!("data_parser/{}", v) };
+            let kind = if m.yaml { "application/x-yaml" } else { "application/json" };
             Err(Output::err(
                 format!(
                     "{p}: error: load_plugins: unable to find plugin: {n}\n\
@@ -162,33 +144,14 @@ pub fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
     o(vec![
         (
             "plugin",
-            o(vec![
-                ("type", s("")),
-                ("name", s("")),
-                ("data_parser", s(PARSER)),
-                ("accounting_storage", s("")),
-            ]),
+            o(vec![("type", s("")), ("name", s("")), ("data_parser", s(PARSER)), ("accounting_storage", s(""))]),
         ),
-        (
-            "client",
-            o(vec![
-                ("source", s("")),
-                ("user", s(&user)),
-                ("group", s(&group)),
-            ]),
-        ),
+        ("client", o(vec![("source", s("")), ("user", s(&user)), ("group", s(&group))])),
         ("command", a(cmd)),
         (
             "slurm",
             o(vec![
-                (
-                    "version",
-                    o(vec![
-                        ("major", s("24")),
-                        ("micro", s("5")),
-                        ("minor", s("11")),
-                    ]),
-                ),
+                ("version", o(vec![("major", s("24")), ("micro", s("5")), ("minor", s("11"))])),
                 ("release", s("24.11.5")),
                 ("cluster", s(&view.cluster_name)),
             ]),
@@ -199,20 +162,11 @@ pub fn meta(prog: &str, args: &[String], view: &ClusterView) -> V {
 /// The `meta` object of Slurm 22.05's documents (openapi/v0.0.38).
 pub fn meta22() -> V {
     o(vec![
-        (
-            "plugin",
-            o(vec![
-                ("type", s("openapi/v0.0.38")),
-                ("name", s("Slurm OpenAPI v0.0.38")),
-            ]),
-        ),
+        ("plugin", o(vec![("type", s("openapi/v0.0.38")), ("name", s("Slurm OpenAPI v0.0.38"))])),
         (
             "Slurm",
             o(vec![
-                (
-                    "version",
-                    o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))]),
-                ),
+                ("version", o(vec![("major", i(22)), ("micro", i(8)), ("minor", i(5))])),
                 ("release", s("22.05.8")),
             ]),
         ),
@@ -391,12 +345,8 @@ mod tests {
 
     #[test]
     fn json_and_yaml_shapes() {
-        let doc = o(vec![
-            ("jobs", a(vec![])),
-            ("n", num(3)),
-            ("p", s("a/b")),
-            ("l", a(vec![s("x"), o(vec![("k", s(""))])])),
-        ]);
+        let doc =
+            o(vec![("jobs", a(vec![])), ("n", num(3)), ("p", s("a/b")), ("l", a(vec![s("x"), o(vec![("k", s(""))])]))]);
         assert_eq!(
             emit(&doc, false),
             "{\n  \"jobs\": [],\n  \"n\": {\n    \"set\": true,\n    \"infinite\": false,\n    \"number\": 3\n  },\n  \"p\": \"a\\/b\",\n  \"l\": [\n    \"x\",\n    {\n      \"k\": \"\"\n    }\n  ]\n}\n"
@@ -410,21 +360,10 @@ mod tests {
     #[test]
     fn mime_and_bad_version() {
         let args: Vec<String> = ["--json", "--yaml"].iter().map(|x| x.to_string()).collect();
-        assert_eq!(
-            mime(&args),
-            Some(Mime {
-                yaml: true,
-                version: None
-            })
-        );
-        let m = Mime {
-            yaml: false,
-            version: Some("v0.0.1".into()),
-        };
+        assert_eq!(mime(&args), Some(Mime { yaml: true, version: None }));
+        let m = Mime { yaml: false, version: Some("v0.0.1".into()) };
         let e = check_version("squeue", &m).unwrap_err();
         assert_eq!(e.code, 1);
-        assert!(e.stderr.starts_with(
-            "squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"
-        ));
+        assert!(e.stderr.starts_with("squeue: error: load_plugins: unable to find plugin: data_parser/v0.0.1\n"));
     }
 }

@@ -36,15 +36,7 @@ pub fn base_job(id: u32, state: JobState) -> Job {
 pub fn running(id: u32, start: i64, nodes: &[&str]) -> Job {
     let mut j = base_job(id, JobState::Running);
     j.start_time = start;
-    j.allocs = nodes
-        .iter()
-        .map(|n| NodeAlloc {
-            node: n.to_string(),
-            cpus: 1,
-            mem_mb: 500,
-            gres: vec![],
-        })
-        .collect();
+    j.allocs = nodes.iter().map(|n| NodeAlloc { node: n.to_string(), cpus: 1, mem_mb: 500, gres: vec![] }).collect();
     j.num_nodes = nodes.len() as u32;
     j.num_cpus = nodes.len() as u32;
     j.num_tasks = nodes.len() as u32;
@@ -54,11 +46,7 @@ pub fn running(id: u32, start: i64, nodes: &[&str]) -> Job {
 /// An array task, running on `node`.
 pub fn task(id: u32, arr: u32, t: u32, start: i64, node: &str) -> Job {
     let mut j = running(id, start, &[node]);
-    j.array = Some(ArrayInfo {
-        array_job_id: arr,
-        task_id: Some(t),
-        ..Default::default()
-    });
+    j.array = Some(ArrayInfo { array_job_id: arr, task_id: Some(t), ..Default::default() });
     j
 }
 
@@ -79,11 +67,7 @@ pub fn basic_view() -> ClusterView {
     j9.desc.name = "dep".into();
     j9.reason = Reason::Dependency;
     j9.desc.dependency = Some("afterok:1".into());
-    ClusterView {
-        now,
-        jobs: vec![j1, j2, j3, j4, j7, j8, j6, j9],
-        ..Default::default()
-    }
+    ClusterView { now, jobs: vec![j1, j2, j3, j4, j7, j8, j6, j9], ..Default::default() }
 }
 
 /// `node{i}` of the test cluster (2 CPUs, 2000 MB), `alloc` CPUs allocated.
@@ -100,11 +84,7 @@ pub fn node(i: u32, alloc: u32) -> Node {
         threads_per_core: 1,
         real_memory: 2000,
         weight: 1,
-        base: if alloc > 0 {
-            NodeBase::Allocated
-        } else {
-            NodeBase::Idle
-        },
+        base: if alloc > 0 { NodeBase::Allocated } else { NodeBase::Idle },
         alloc_cpus: alloc,
         alloc_mem: 500 * alloc as u64,
         os: "Linux".into(),

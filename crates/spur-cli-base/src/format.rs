@@ -118,12 +118,7 @@ pub fn parse_short<K: Clone>(format: &str, table: &[FieldDef<K>]) -> Parsed<K> {
         match letter.and_then(|c| table.iter().find(|d| d.letter == Some(c))) {
             Some(d) => items.push(Item { kind: ItemKind::Field(d.key.clone()), width, right, suffix }),
             None => {
-                items.push(Item {
-                    kind: ItemKind::Invalid,
-                    width,
-                    right,
-                    suffix: format!("%{}", tok),
-                });
+                items.push(Item { kind: ItemKind::Invalid, width, right, suffix: format!("%{}", tok) });
                 invalid.push(letter.map(|c| c.to_string()).unwrap_or_default());
             }
         }
@@ -157,10 +152,7 @@ pub fn parse_long<K: Clone>(format: &str, table: &[FieldDef<K>]) -> Parsed<K> {
     let mut invalid = Vec::new();
     for tok in format.split(',').filter(|t| !t.is_empty()) {
         let (name, right, width, suffix) = parse_long_token(tok);
-        match table
-            .iter()
-            .find(|d| d.name.map(|n| n.eq_ignore_ascii_case(&name)).unwrap_or(false))
-        {
+        match table.iter().find(|d| d.name.map(|n| n.eq_ignore_ascii_case(&name)).unwrap_or(false)) {
             Some(d) => items.push(Item { kind: ItemKind::Field(d.key.clone()), width, right, suffix }),
             None => {
                 items.push(Item { kind: ItemKind::Invalid, width, right, suffix });

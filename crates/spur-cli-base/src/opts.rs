@@ -217,10 +217,8 @@ pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Pars
             let c = chars[j];
             let spec = if c == ':' || c == ';' { None } else { specs.iter().find(|s| s.short == Some(c)) };
             let Some(spec) = spec else {
-                out.error = Some(err(
-                    format!("{}: invalid option -- '{}'\n", prog, c),
-                    GetoptErrorKind::InvalidShort(c),
-                ));
+                out.error =
+                    Some(err(format!("{}: invalid option -- '{}'\n", prog, c), GetoptErrorKind::InvalidShort(c)));
                 return out;
             };
             let rest: String = chars[j + 1..].iter().collect();
@@ -268,8 +266,7 @@ fn find_long<'a>(specs: &'a [OptSpec], name: &str) -> Result<&'a OptSpec, LongLo
     if let Some(s) = specs.iter().find(|s| !s.long.is_empty() && s.long == name) {
         return Ok(s);
     }
-    let matches: Vec<&OptSpec> =
-        specs.iter().filter(|s| !s.long.is_empty() && s.long.starts_with(name)).collect();
+    let matches: Vec<&OptSpec> = specs.iter().filter(|s| !s.long.is_empty() && s.long.starts_with(name)).collect();
     match matches.first() {
         None => Err(LongLookup::NotFound),
         Some(first) => {
@@ -423,10 +420,7 @@ mod tests {
         let p = parse("sbatch", T, &a(&["-v", "--bogus", "-N2"]), Mode::Permute);
         assert_eq!(p.opts, vec![("verbose", None)]);
         let o = p.error.unwrap().into_output("sbatch", 255);
-        assert_eq!(
-            o.stderr,
-            "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n"
-        );
+        assert_eq!(o.stderr, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
         assert_eq!(o.code, 255);
         assert_eq!(o.stdout, "");
         let r = parse_or_exit("/usr/bin/sbatch", "sbatch", T, &a(&["-Z"]), Mode::Permute, 1);
@@ -439,8 +433,26 @@ mod tests {
     #[test]
     fn garbage_never_panics() {
         let words = [
-            "", "-", "--", "---", "--=", "-=", "=", "-é", "--é=ü", "-\u{0}", "--\u{10FFFF}", "-J", "-Jé",
-            "--nice=", "--p", "-vvvvJ", "ß", "-:", "-;", "--job-name=\u{0}",
+            "",
+            "-",
+            "--",
+            "---",
+            "--=",
+            "-=",
+            "=",
+            "-é",
+            "--é=ü",
+            "-\u{0}",
+            "--\u{10FFFF}",
+            "-J",
+            "-Jé",
+            "--nice=",
+            "--p",
+            "-vvvvJ",
+            "ß",
+            "-:",
+            "-;",
+            "--job-name=\u{0}",
         ];
         let mut seed: u64 = 7;
         for _ in 0..3000 {

@@ -17,26 +17,18 @@ pub fn emit(o: &Output) -> i32 {
 
 /// The process environment (variables that are not UTF-8 are left out).
 pub fn env_map() -> HashMap<String, String> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
+    std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect()
 }
 
 /// The runtime a command's calls to the controller run on (one thread).
 pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime")
 }
 
 /// Who runs the command: uid and user name (the uid when it has no name).
 pub fn caller() -> (u32, String) {
     let uid = nix::unistd::getuid().as_raw();
-    (
-        uid,
-        spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string()),
-    )
+    (uid, spur_client::users::user_name(uid).unwrap_or_else(|| uid.to_string()))
 }
 
 /// Connect, or print Slurm's message for a missing/broken slurm.conf.

@@ -39,11 +39,7 @@ pub fn time_used(j: &Job, now: i64) -> i64 {
     if j.state == JobState::Suspended {
         return j.pre_sus_time;
     }
-    let end = if j.state == JobState::Running || j.end_time == 0 {
-        now
-    } else {
-        j.end_time
-    };
+    let end = if j.state == JobState::Running || j.end_time == 0 { now } else { j.end_time };
     if j.suspend_time != 0 {
         return end - j.suspend_time + j.pre_sus_time;
     }
@@ -58,15 +54,12 @@ pub fn dependency_text(j: &Job) -> Option<String> {
         spur_core::model::Reason::Dependency => "unfulfilled",
         spur_core::model::Reason::DependencyNeverSatisfied => "failed",
         // (a held job cancelled while pending keeps it: scontrol/194)
-        _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => {
-            "unfulfilled"
-        }
+        _ if matches!(j.state, JobState::Pending | JobState::Cancelled) && j.held.is_some() => "unfulfilled",
         _ => return None,
     };
     // as slurmctld keeps it (_depend_list2str); the controller accepted the
     // text, so it reads with the largest MaxArraySize
-    let d = spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true)
-        .ok()??;
+    let d = spur_grammar::dependency::parse(dep, spur_grammar::array::MAX_MAX_ARRAY_SIZE, true).ok()??;
     Some(d.display(status)).filter(|s| !s.is_empty())
 }
 
@@ -109,11 +102,7 @@ pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
         }
         let num = |n: u32| format!("{:0w$}", n, w = wid);
         match b[k] {
-            'A' => out.push_str(&num(if j.array.is_some() {
-                array_job_id(j)
-            } else {
-                j.job_id
-            })),
+            'A' => out.push_str(&num(if j.array.is_some() { array_job_id(j) } else { j.job_id })),
             'a' => out.push_str(&num(task.unwrap_or(u32::MAX - 1))),
             'b' => out.push_str(&num(task.unwrap_or(u32::MAX - 1) % 10)),
             'j' => out.push_str(&num(j.job_id)),
@@ -139,11 +128,7 @@ pub fn fname_format(path: &str, j: &Job, task_override: Option<u32>) -> String {
 /// replaced everywhere in turn, no widths and no `%%`.
 fn fname_format_22_05(path: &str, j: &Job, task_override: Option<u32>) -> String {
     let task = task_override.or(array_task_id(j)).unwrap_or(u32::MAX - 1);
-    let a = if j.array.is_some() {
-        array_job_id(j)
-    } else {
-        j.job_id
-    };
+    let a = if j.array.is_some() { array_job_id(j) } else { j.job_id };
     let out = path
         .replace("%A", &a.to_string())
         .replace("%a", &task.to_string())
@@ -161,12 +146,7 @@ fn fname_format_22_05(path: &str, j: &Job, task_override: Option<u32>) -> String
 pub fn default_out(j: &Job, task: Option<u32>) -> String {
     match (&j.array, task.or(array_task_id(j))) {
         (Some(a), Some(t)) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, t),
-        (Some(a), None) => format!(
-            "{}/slurm-{}_{}.out",
-            j.desc.work_dir,
-            a.array_job_id,
-            u32::MAX - 1
-        ),
+        (Some(a), None) => format!("{}/slurm-{}_{}.out", j.desc.work_dir, a.array_job_id, u32::MAX - 1),
         _ => format!("{}/slurm-{}.out", j.desc.work_dir, j.job_id),
     }
 }
@@ -185,11 +165,7 @@ pub fn exit_pair(status: i32) -> String {
 
 /// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job.
 pub fn tres_str(j: &Job) -> String {
-    let mem = if j.mem_per_cpu > 0 {
-        j.mem_per_cpu * j.num_cpus as u64
-    } else {
-        j.mem_per_node * j.num_nodes as u64
-    };
+    let mem = if j.mem_per_cpu > 0 { j.mem_per_cpu * j.num_cpus as u64 } else { j.mem_per_node * j.num_nodes as u64 };
     let mut s = format!("cpu={}", j.num_cpus);
     if mem > 0 {
         s.push_str(&format!(",mem={}", format::convert_num_unit(mem as f64, 2)));

@@ -23,10 +23,7 @@ pub async fn ping(c: &spur_client::Client) -> Output {
         } else {
             down = true;
         }
-        let leader = reply
-            .as_ref()
-            .map(|r| r.role == "leader" || r.role == "primary")
-            .unwrap_or(false);
+        let leader = reply.as_ref().map(|r| r.role == "leader" || r.role == "primary").unwrap_or(false);
         let mode = if n == 1 || leader {
             "primary".to_string()
         } else if n == 2 {
@@ -35,21 +32,12 @@ pub async fn ping(c: &spur_client::Client) -> Output {
             backups += 1;
             format!("backup{}", backups)
         };
-        out.push_str(&format!(
-            "Slurmctld({}) at {} is {}\n",
-            mode,
-            name,
-            if up { "UP" } else { "DOWN" }
-        ));
+        out.push_str(&format!("Slurmctld({}) at {} is {}\n", mode, name, if up { "UP" } else { "DOWN" }));
     }
     if down && nix::unistd::getuid().is_root() {
         out.push_str("*****************************************\n");
         out.push_str("** RESTORE SLURMCTLD DAEMON TO SERVICE **\n");
         out.push_str("*****************************************\n");
     }
-    Output {
-        stdout: out,
-        stderr: String::new(),
-        code,
-    }
+    Output { stdout: out, stderr: String::new(), code }
 }

@@ -2,9 +2,9 @@
 //! reservation`, with Slurm's messages and layouts
 //! (recorded/24.11/reservations).
 
-use spur_cli_base::Output;
 use crate::scontrol::ScontrolCmd;
 use spur_cli_base::records::{or_null, resv_nodes, resv_state};
+use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Reservation};
 use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
 use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
@@ -90,7 +90,10 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             if kw(a, "skip", 2) {
                 continue;
             }
-            return Err(fail(format!("Misformatted parameter '{}', most options have a parameter after '='.  {}", a, msg)));
+            return Err(fail(format!(
+                "Misformatted parameter '{}', most options have a parameter after '='.  {}",
+                a, msg
+            )));
         };
         let (t, v) = (&a[..p], &a[p + 1..]);
         let pm = t.ends_with(['+', '-']).then(|| &t[t.len() - 1..]);
@@ -208,7 +211,9 @@ fn spec_of(name: String, fields: &[(String, String)], now: i64) -> ReservationSp
             "Users" => s.users = Some(name_list(v)),
             "Accounts" => s.accounts = Some(name_list(v)),
             "Groups" => s.groups = Some(name_list(v)),
-            "Flags" => s.flags = Some(v.split(',').map(|f| f.trim()).filter(|f| !f.is_empty()).map(String::from).collect()),
+            "Flags" => {
+                s.flags = Some(v.split(',').map(|f| f.trim()).filter(|f| !f.is_empty()).map(String::from).collect())
+            }
             "Nodes" => s.nodes = Some(v.to_string()),
             "NodeCnt" => s.node_count = v.trim().parse().ok(),
             "PartitionName" => s.partition = Some(v.to_string()),
@@ -317,14 +322,23 @@ mod tests {
 
     #[test]
     fn create_checks_as_scontrol() {
-        let e = parse("create", &args(&["reservation", "ReservationName=b", "Duration=bogus", "Users=root", "Nodes=n1"])).err().unwrap();
+        let e =
+            parse("create", &args(&["reservation", "ReservationName=b", "Duration=bogus", "Users=root", "Nodes=n1"]))
+                .err()
+                .unwrap();
         assert_eq!(e.stderr, "scontrol: error: Invalid duration Duration=bogus.  No reservation created.\n");
-        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Users=root"])).err().unwrap();
+        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Users=root"]))
+            .err()
+            .unwrap();
         assert!(e.stderr.contains("must be specified"));
-        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Nodes=n1"])).err().unwrap();
+        let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Nodes=n1"]))
+            .err()
+            .unwrap();
         assert!(e.stderr.contains("Either Users/Groups"));
         assert!(parse("create", &args(&["res", "garbage"])).is_err());
-        let e = parse("create", &args(&["res", "ReservationName=b", "Duration=60", "Nodes=n1", "Users=root"])).err().unwrap();
+        let e = parse("create", &args(&["res", "ReservationName=b", "Duration=60", "Nodes=n1", "Users=root"]))
+            .err()
+            .unwrap();
         assert_eq!(e.stderr, "scontrol: error: A start time must be given.  No reservation created.\n");
         let e = parse("update", &args(&["ReservationName=b", "Bogus=1"])).err().unwrap();
         assert_eq!(e.stderr, "scontrol: error: Unknown parameter Bogus=1.  No reservation update.\n");
@@ -335,7 +349,19 @@ mod tests {
             }
             other => panic!("{:?}", other),
         }
-        match parse("create", &args(&["res", "StartTime=now", "Duration=UNLIMITED", "Users=root,x", "NodeCnt=2", "Flags=maint,ignore_jobs"])).unwrap() {
+        match parse(
+            "create",
+            &args(&[
+                "res",
+                "StartTime=now",
+                "Duration=UNLIMITED",
+                "Users=root,x",
+                "NodeCnt=2",
+                "Flags=maint,ignore_jobs",
+            ]),
+        )
+        .unwrap()
+        {
             ScontrolCmd::Reservation { req: ReservationRequest::Create(s), .. } => {
                 assert_eq!(s.name, "");
                 assert!(s.start_time.is_some());

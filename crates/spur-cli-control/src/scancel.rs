@@ -13,15 +13,15 @@
 //! 3. [`report`] turns the results into stderr and the exit code
 //!    (`exit(rc)`: a Slurm error code such as 2002 exits 2002 & 0xff = 210).
 
-use spur_cli_base::Output;
-use spur_cli_base::version::version_line;
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
-use spur_grammar::jobref::{parse_scancel_args, JobRef, Tasks};
+use spur_cli_base::process::{client, emit, runtime};
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
 use spur_core::errors::{strerror, ESLURM_ALREADY_DONE, ESLURM_INVALID_JOB_ID};
 use spur_core::model::JobState;
-use std::collections::HashMap;
-use spur_cli_base::process::{client, emit, runtime};
 use spur_core::request::{CancelRequest, JobResult as CtldJobResult, Query as QueryRequest};
+use spur_grammar::jobref::{parse_scancel_args, JobRef, Tasks};
+use std::collections::HashMap;
 
 pub const SIGKILL: i32 = 9;
 
@@ -311,7 +311,9 @@ pub fn verify_ids(opts: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<Job
         let id = spec.job_id;
         let task = |t: u32| {
             active.iter().any(|j| match &j.array {
-                Some(a) if a.array_job_id == id => a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t)),
+                Some(a) if a.array_job_id == id => {
+                    a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t))
+                }
                 _ => false,
             })
         };
@@ -487,7 +489,6 @@ Help options:
   --usage                         display brief usage message
 "#;
 
-
 // ---------------------------------------------------------------- the process
 
 /// scancel as a process: parse, check the ids against the queue (every
@@ -601,18 +602,31 @@ mod tests {
             e(&["-t", "bogus", "1"]),
             ("Invalid job state specified: bogus\nValid job states are PENDING, RUNNING, and SUSPENDED\n".into(), 1)
         );
-        assert_eq!(e(&["--bogus"]), ("scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n".into(), 1));
-        assert_eq!(e(&["-Z"]), ("scancel: invalid option -- 'Z'\nTry \"scancel --help\" for more information\n".into(), 1));
+        assert_eq!(
+            e(&["--bogus"]),
+            ("scancel: unrecognized option '--bogus'\nTry \"scancel --help\" for more information\n".into(), 1)
+        );
+        assert_eq!(
+            e(&["-Z"]),
+            ("scancel: invalid option -- 'Z'\nTry \"scancel --help\" for more information\n".into(), 1)
+        );
         assert_eq!(
             e(&["--signal"]),
-            ("scancel: option '--signal' requires an argument\nTry \"scancel --help\" for more information\n".into(), 1)
+            (
+                "scancel: option '--signal' requires an argument\nTry \"scancel --help\" for more information\n".into(),
+                1
+            )
         );
         assert_eq!(e(&["-u", "nosuchuser-xyz"]), ("scancel: error: Invalid user name: nosuchuser-xyz\n".into(), 1));
     }
 
     #[test]
     fn options_and_env() {
-        let o = p(&["-s", "SIGUSR1", "-b", "-f", "-H", "-i", "-vv", "-p", "debug", "-A", "ACC", "-q", "Normal", "--me", "-t", "pd", "-w", "n1", "1"]).unwrap();
+        let o = p(&[
+            "-s", "SIGUSR1", "-b", "-f", "-H", "-i", "-vv", "-p", "debug", "-A", "ACC", "-q", "Normal", "--me", "-t",
+            "pd", "-w", "n1", "1",
+        ])
+        .unwrap();
         assert_eq!(o.signal, Some(10));
         assert!(o.batch && o.full && o.hurry && o.interactive);
         assert_eq!(o.verbose, 2);
@@ -651,7 +665,10 @@ mod tests {
         assert_eq!(out.code, 2002 & 0xff);
         // verify phase
         let out = report(&o, &[JobResult { id: "999".into(), step: None, phase: Phase::Verify, code: 0 }]);
-        assert_eq!((out.stderr.as_str(), out.code), ("scancel: error: Kill job error on job id 999: Invalid job id specified\n", 1));
+        assert_eq!(
+            (out.stderr.as_str(), out.code),
+            ("scancel: error: Kill job error on job id 999: Invalid job id specified\n", 1)
+        );
         let q = p(&["-Q", "999"]).unwrap();
         let out = report(&q, &[JobResult { id: "999".into(), step: None, phase: Phase::Verify, code: 0 }]);
         assert_eq!((out.stderr.as_str(), out.code), ("", 1));
@@ -669,7 +686,30 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let words = ["", "-", "--", "1", "1_", "1_[", "1_[]", "1_[1-", "1.", "1,", ",", "_*", "-s", "SIG", "é", "1_[é]", "4294967296", "-t", "-u", "1+2", "1_[1-3]x", "99999999999999999999"];
+        let words = [
+            "",
+            "-",
+            "--",
+            "1",
+            "1_",
+            "1_[",
+            "1_[]",
+            "1_[1-",
+            "1.",
+            "1,",
+            ",",
+            "_*",
+            "-s",
+            "SIG",
+            "é",
+            "1_[é]",
+            "4294967296",
+            "-t",
+            "-u",
+            "1+2",
+            "1_[1-3]x",
+            "99999999999999999999",
+        ];
         let mut seed: u64 = 11;
         for _ in 0..3000 {
             let mut v = Vec::new();

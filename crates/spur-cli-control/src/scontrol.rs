@@ -3,17 +3,19 @@
 //! prints them (src/scontrol/info_job.c, src/api/node_info.c,
 //! src/api/partition_info.c), and the execution against the controller.
 
-use spur_cli_base::Output;
-use spur_cli_base::version::version_line;
 use spur_cli_base::format::convert_num_unit;
-use spur_cli_base::records::{default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
+use spur_cli_base::process::{client, emit, runtime};
+use spur_cli_base::records::{
+    default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str,
+};
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
 use spur_core::request::{
     self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
 };
 use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
-use spur_cli_base::process::{client, emit, runtime};
 
 /// Global flags of one scontrol invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,19 +39,48 @@ pub enum ShowWhat {
     Licenses,
     Reservation,
     /// `show assoc_mgr`: the flags asked for (users, assoc, qos).
-    AssocMgr { users: bool, assoc: bool, qos: bool },
+    AssocMgr {
+        users: bool,
+        assoc: bool,
+        qos: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScontrolCmd {
-    Show { flags: Flags, what: ShowWhat, id: Option<String> },
+    Show {
+        flags: Flags,
+        what: ShowWhat,
+        id: Option<String>,
+    },
     /// `hold` (admin=true), `uhold`/`holdu` (admin=false).
-    Hold { flags: Flags, job_ids: Vec<String>, user: bool },
-    Release { flags: Flags, job_ids: Vec<String> },
-    Requeue { flags: Flags, job_ids: Vec<String>, hold: bool, special_exit: bool },
-    Suspend { flags: Flags, job_ids: Vec<String> },
-    Resume { flags: Flags, job_ids: Vec<String> },
-    Top { flags: Flags, job_ids: Vec<String> },
+    Hold {
+        flags: Flags,
+        job_ids: Vec<String>,
+        user: bool,
+    },
+    Release {
+        flags: Flags,
+        job_ids: Vec<String>,
+    },
+    Requeue {
+        flags: Flags,
+        job_ids: Vec<String>,
+        hold: bool,
+        special_exit: bool,
+    },
+    Suspend {
+        flags: Flags,
+        job_ids: Vec<String>,
+    },
+    Resume {
+        flags: Flags,
+        job_ids: Vec<String>,
+    },
+    Top {
+        flags: Flags,
+        job_ids: Vec<String>,
+    },
     /// `update JobId=… Key=Value…`: the ids as given (or the jobs of a
     /// name), the parsed update, a `TimeLimit=+N`/`-N` step (minutes, added
     /// to the job's limit when run), and a value scontrol could not read
@@ -62,20 +93,35 @@ pub enum ScontrolCmd {
         by_name: Option<String>,
         invalid: Option<i32>,
     },
-    UpdateNode { flags: Flags, update: rq::NodeUpdate },
-    UpdatePartition { flags: Flags, update: rq::PartitionUpdate },
+    UpdateNode {
+        flags: Flags,
+        update: rq::NodeUpdate,
+    },
+    UpdatePartition {
+        flags: Flags,
+        update: rq::PartitionUpdate,
+    },
     /// `write batch_script JOBID [FILE]` (`-` = stdout).
-    WriteBatchScript { flags: Flags, job_id: String, file: Option<String> },
+    WriteBatchScript {
+        flags: Flags,
+        job_id: String,
+        file: Option<String>,
+    },
     Version,
     Help,
     /// No command: read commands from stdin, one a line, after a prompt.
-    Interactive { flags: Flags },
+    Interactive {
+        flags: Flags,
+    },
     /// Nothing to do but print (an error found while parsing that Slurm
     /// reports with exit 1 after printing).
     Print(Output),
     Ping,
     /// `create|update|delete reservation` (the word naming it, for messages).
-    Reservation { arg: String, req: rq::ReservationRequest },
+    Reservation {
+        arg: String,
+        req: rq::ReservationRequest,
+    },
 }
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
@@ -670,7 +716,14 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         match name {
             // translated to the ids of the user's jobs of that name when run
             Some(n) => {
-                return Ok(ScontrolCmd::UpdateJob { flags, job_ids: vec![], update: u, time_step, by_name: Some(n), invalid })
+                return Ok(ScontrolCmd::UpdateJob {
+                    flags,
+                    job_ids: vec![],
+                    update: u,
+                    time_step,
+                    by_name: Some(n),
+                    invalid,
+                })
             }
             None => return error("No job ID specified"),
         }
@@ -768,9 +821,8 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
 
 /// `update PartitionName=P Key=Value…` (scontrol_parse_part_options).
 fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output> {
-    let error = |msgs: &[String]| {
-        Err(err_out(msgs.iter().map(|m| format!("scontrol: error: {}\n", m)).collect::<String>()))
-    };
+    let error =
+        |msgs: &[String]| Err(err_out(msgs.iter().map(|m| format!("scontrol: error: {}\n", m)).collect::<String>()));
     let mut u = rq::PartitionUpdate::default();
     // a value the controller would refuse (Slurm's error number), reported as its answer
     let mut invalid: Option<i32> = None;
@@ -796,7 +848,8 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 v.parse().map_err(|_| spur_core::errors::ESLURM_INVALID_NODE_COUNT)
             }
         };
-        let number = |v: &str| -> Result<u32, i32> { v.parse().map_err(|_| spur_core::errors::ESLURM_INVALID_PARTITION_NAME) };
+        let number =
+            |v: &str| -> Result<u32, i32> { v.parse().map_err(|_| spur_core::errors::ESLURM_INVALID_PARTITION_NAME) };
         if kw(t, "partitionname", 2) {
             u.name = v.to_string();
         } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
@@ -820,9 +873,14 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         } else if kw(t, "hidden", 1) {
             u.hidden = Some(yes_no("Hidden")?);
         } else if kw(t, "state", 2) {
-            let st = [("UP", PartState::Up), ("DOWN", PartState::Down), ("DRAIN", PartState::Drain), ("INACTIVE", PartState::Inactive)]
-                .into_iter()
-                .find(|(s, _)| kw(v, s, 2) || v.eq_ignore_ascii_case(s));
+            let st = [
+                ("UP", PartState::Up),
+                ("DOWN", PartState::Down),
+                ("DRAIN", PartState::Drain),
+                ("INACTIVE", PartState::Inactive),
+            ]
+            .into_iter()
+            .find(|(s, _)| kw(v, s, 2) || v.eq_ignore_ascii_case(s));
             match st {
                 Some((_, s)) => u.state = Some(s),
                 None => {
@@ -943,11 +1001,7 @@ fn interactive(flags: &Flags) -> Output {
 }
 
 fn encode(expr: &str, sorted: bool) -> Output {
-    let r = if sorted {
-        spur_grammar::hostlist::reformat_sorted(expr)
-    } else {
-        spur_grammar::hostlist::reformat(expr)
-    };
+    let r = if sorted { spur_grammar::hostlist::reformat_sorted(expr) } else { spur_grammar::hostlist::reformat(expr) };
     match r {
         Ok(s) => Output::ok(format!("{}\n", s)),
         Err(_) => Output::err(format!("scontrol: error: Invalid hostlist: {}\n", expr), 1),
@@ -962,9 +1016,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
     }
     match cmd {
         ScontrolCmd::Ping => crate::ping::ping(c).await,
-        ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => {
-            Output::ok("No licenses configured in Slurm.\n")
-        }
+        ScontrolCmd::Show { what: ShowWhat::Licenses, .. } => Output::ok("No licenses configured in Slurm.\n"),
         ScontrolCmd::Show { what: ShowWhat::Reservation, id, flags } => {
             return match c.query(&QueryRequest::default()).await {
                 Ok(view) => crate::resv::show(&view, id.as_deref(), flags.one_liner, flags.quiet == 1),
@@ -1012,7 +1064,14 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                         Output::ok(format!("batch script for job {} written to {}\n", id, fname))
                     }
                     Ok(()) => Output::ok(""),
-                    Err(e) => Output::err(format!("failed to open file `{}`: {}\n", fname, nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0)).desc()), 0),
+                    Err(e) => Output::err(
+                        format!(
+                            "failed to open file `{}`: {}\n",
+                            fname,
+                            nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0)).desc()
+                        ),
+                        0,
+                    ),
                 },
             }
         }
@@ -1050,11 +1109,15 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         },
         other => {
             let (op, ids, perror): (JobControl, Vec<String>, &str) = match other {
-                ScontrolCmd::Hold { job_ids, user, .. } => (JobControl::Hold { user: *user }, job_ids.clone(), "slurm_suspend error"),
-                ScontrolCmd::Release { job_ids, .. } => (JobControl::Release, job_ids.clone(), "slurm_suspend error"),
-                ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => {
-                    (JobControl::Requeue { hold: *hold, special_exit: *special_exit }, job_ids.clone(), "Requeue job error")
+                ScontrolCmd::Hold { job_ids, user, .. } => {
+                    (JobControl::Hold { user: *user }, job_ids.clone(), "slurm_suspend error")
                 }
+                ScontrolCmd::Release { job_ids, .. } => (JobControl::Release, job_ids.clone(), "slurm_suspend error"),
+                ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => (
+                    JobControl::Requeue { hold: *hold, special_exit: *special_exit },
+                    job_ids.clone(),
+                    "Requeue job error",
+                ),
                 ScontrolCmd::Suspend { job_ids, .. } => (JobControl::Suspend, job_ids.clone(), "slurm_suspend error"),
                 ScontrolCmd::Resume { job_ids, .. } => (JobControl::Resume, job_ids.clone(), "slurm_resume error"),
                 ScontrolCmd::Top { job_ids, .. } => (JobControl::Top, job_ids.clone(), "slurm_top_job error"),
@@ -1064,7 +1127,10 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                             // a value scontrol could not read: slurmctld's answer for the first job
                             let code = invalid.unwrap_or(0);
                             let first = crate::scontrol::first_job(&ids);
-                            return Output::err(format!("{} for job {}\n", spur_core::errors::strerror(code), first), 1);
+                            return Output::err(
+                                format!("{} for job {}\n", spur_core::errors::strerror(code), first),
+                                1,
+                            );
                         }
                         Ok((ids, u)) => (JobControl::Update(Box::new(u)), ids, "slurm_update error"),
                         Err(o) => return o,
@@ -1348,7 +1414,9 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                 .partitions
                 .iter()
                 .find(|p| p.name == j.partition)
-                .map(|p| view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).map(|n| n.real_memory).max().unwrap_or(0))
+                .map(|p| {
+                    view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).map(|n| n.real_memory).max().unwrap_or(0)
+                })
                 .unwrap_or(0),
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
@@ -1566,19 +1634,16 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         }
         o.push_str(le);
     } else {
-    o.push_str(&format!("ReqTRES={}", req_tres));
-    o.push_str(le);
-    if j.allocs.is_empty() && !j.requeued_done {
-        o.push_str("AllocTRES=(null)");
-    } else {
-        o.push_str(&format!("AllocTRES={}", tres_str(j)));
+        o.push_str(&format!("ReqTRES={}", req_tres));
+        o.push_str(le);
+        if j.allocs.is_empty() && !j.requeued_done {
+            o.push_str("AllocTRES=(null)");
+        } else {
+            o.push_str(&format!("AllocTRES={}", tres_str(j)));
+        }
+        o.push_str(le);
     }
-    o.push_str(le);
-    }
-    o.push_str(&format!(
-        "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
-        j.desc.ntasks_per_node.unwrap_or(0)
-    ));
+    o.push_str(&format!("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", j.desc.ntasks_per_node.unwrap_or(0)));
     o.push_str(le);
     if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
         o.push_str("JOB_GRES=(null)");
@@ -1612,10 +1677,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
     ));
     o.push_str(le);
-    o.push_str(&format!(
-        "Features={} DelayBoot=00:00:00",
-        j.desc.constraint.as_deref().unwrap_or("(null)")
-    ));
+    o.push_str(&format!("Features={} DelayBoot=00:00:00", j.desc.constraint.as_deref().unwrap_or("(null)")));
     o.push_str(le);
     // (its own line after Features=, as scontrol prints a job's reservation)
     if let Some(r) = j.desc.reservation_name() {
@@ -1822,7 +1884,7 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     if spur_core::compat::profile().show_node_22_05_lines {
         o.push_str(&format!("LastBusyTime={}", ts(n.last_busy)));
     } else {
-    o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
+        o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
     }
     o.push_str(le);
     o.push_str(&format!("CfgTRES=cpu={},mem={},billing={}", n.cpus, convert_num_unit(n.real_memory as f64, 2), n.cpus));
@@ -1847,8 +1909,8 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
         o.push_str(le);
         o.push_str("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
     } else {
-    o.push_str("CurrentWatts=0 AveWatts=0");
-    o.push_str(le);
+        o.push_str("CurrentWatts=0 AveWatts=0");
+        o.push_str(le);
     }
     if let Some(r) = n.reason.as_ref().filter(|r| !r.is_empty()) {
         o.push_str(le);
@@ -1883,8 +1945,7 @@ fn show_nodes(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     let mut out = Output::default();
     match id {
         None => {
-            let nodes: Vec<&Node> =
-                view.nodes.iter().filter(|n| f.all || n.base != NodeBase::Future).collect();
+            let nodes: Vec<&Node> = view.nodes.iter().filter(|n| f.all || n.base != NodeBase::Future).collect();
             if nodes.is_empty() {
                 out.stdout = "No nodes in the system\n".into();
             }
@@ -1968,12 +2029,7 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
         PartState::Drain => "DRAIN",
         PartState::Inactive => "INACTIVE",
     };
-    o.push_str(&format!(
-        "State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE",
-        state,
-        cpus,
-        p.nodes.len()
-    ));
+    o.push_str(&format!("State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE", state, cpus, p.nodes.len()));
     o.push_str(le);
     o.push_str("JobDefaults=(null)");
     o.push_str(le);
@@ -2023,7 +2079,6 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     }
     out
 }
-
 
 /// scontrol as a process: parse, answer what needs no controller, else run
 /// the command through spur-client; returns the exit status.
@@ -2084,7 +2139,10 @@ mod tests {
                 invalid: None,
             }
         );
-        assert!(matches!(parse(&args(&["update", "job=1", "TimeLimit=30"]), &e).unwrap(), ScontrolCmd::UpdateJob { .. }));
+        assert!(matches!(
+            parse(&args(&["update", "job=1", "TimeLimit=30"]), &e).unwrap(),
+            ScontrolCmd::UpdateJob { .. }
+        ));
         assert!(matches!(parse(&args(&["release", "3"]), &e).unwrap(), ScontrolCmd::Release { .. }));
         assert!(matches!(parse(&args(&["uhold", "3"]), &e).unwrap(), ScontrolCmd::Hold { user: true, .. }));
         assert!(matches!(parse(&args(&["requeuehold", "3"]), &e).unwrap(), ScontrolCmd::Requeue { hold: true, .. }));
@@ -2095,13 +2153,18 @@ mod tests {
         assert_eq!(parse(&args(&["hold"]), &e).unwrap_err().stderr, "too few arguments for keyword:hold\n");
         let err = |a: &[&str]| parse(&args(a), &e).unwrap_err();
         assert_eq!(err(&["update"]).stderr, "too few arguments for update keyword\n");
-        assert_eq!(err(&["update", "JobId=2", "Bogus=1"]).stderr, "Update of this parameter is not supported: Bogus=1\nRequest aborted\n");
+        assert_eq!(
+            err(&["update", "JobId=2", "Bogus=1"]).stderr,
+            "Update of this parameter is not supported: Bogus=1\nRequest aborted\n"
+        );
         assert_eq!(err(&["update", "JobId=2", "TimeLimit=abc"]).stderr, "scontrol: error: Invalid TimeLimit value\n");
         assert_eq!(
             err(&["update", "NodeName=node3", "State=DRAIN"]).stderr,
             "You must specify a reason when DOWNING or DRAINING a node. Request denied\n"
         );
-        assert!(err(&["update", "NodeName=n", "State=BOGUS", "Reason=x"]).stderr.starts_with("Invalid input: State=BOGUS\nRequest aborted\n"));
+        assert!(err(&["update", "NodeName=n", "State=BOGUS", "Reason=x"])
+            .stderr
+            .starts_with("Invalid input: State=BOGUS\nRequest aborted\n"));
         assert!(matches!(
             parse(&args(&["update", "JobName=x", "Comment=y"]), &e).unwrap(),
             ScontrolCmd::UpdateJob { by_name: Some(_), .. }
@@ -2110,15 +2173,24 @@ mod tests {
             parse(&args(&["update", "PartitionName=debug", "MaxTime=60"]), &e).unwrap(),
             ScontrolCmd::UpdatePartition { .. }
         ));
-        assert!(matches!(parse(&args(&["write", "batch_script", "3", "-"]), &e).unwrap(), ScontrolCmd::WriteBatchScript { .. }));
-        assert!(matches!(parse(&args(&["show", "config"]), &e).unwrap(), ScontrolCmd::Show { what: ShowWhat::Config, .. }));
+        assert!(matches!(
+            parse(&args(&["write", "batch_script", "3", "-"]), &e).unwrap(),
+            ScontrolCmd::WriteBatchScript { .. }
+        ));
+        assert!(matches!(
+            parse(&args(&["show", "config"]), &e).unwrap(),
+            ScontrolCmd::Show { what: ShowWhat::Config, .. }
+        ));
         assert!(matches!(parse(&args(&["-o"]), &e).unwrap(), ScontrolCmd::Interactive { .. }));
         assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
         assert_eq!(
             err(&["update", "PartitionName=debug", "MaxNodes=many"]).stderr,
             "slurm_update error: Node count specification invalid\n"
         );
-        assert_eq!(parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr, "invalid entity:bogus for keyword:show \n");
+        assert_eq!(
+            parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr,
+            "invalid entity:bogus for keyword:show \n"
+        );
         let o = parse(&args(&["-o", "show", "job", "1"]), &e).unwrap();
         assert!(matches!(o, ScontrolCmd::Show { flags: Flags { one_liner: true, .. }, what: ShowWhat::Job, .. }));
     }
@@ -2131,7 +2203,8 @@ mod tests {
             ScontrolCmd::UpdateJob { update, time_step, invalid, .. } => (update, time_step, invalid),
             other => panic!("{:?}", other),
         };
-        let (u, step, bad) = job(&["update", "JobId=3", "TimeLimit=UNLIMITED", "Partition=p", "ExcNodeList=", "Requeue=0", "Nice"]);
+        let (u, step, bad) =
+            job(&["update", "JobId=3", "TimeLimit=UNLIMITED", "Partition=p", "ExcNodeList=", "Requeue=0", "Nice"]);
         assert_eq!(u.time_limit, Some(INFINITE));
         assert_eq!(u.partition.as_deref(), Some("p"));
         assert_eq!(u.exc_nodes.as_deref(), Some(""));
@@ -2146,7 +2219,12 @@ mod tests {
         assert_eq!(bad, Some(spur_core::errors::ESLURM_INVALID_NODE_COUNT));
         let (_, _, bad) = job(&["update", "JobId=3", "StartTime=never"]);
         assert_eq!(bad, Some(spur_core::errors::ESLURM_INVALID_TIME_VALUE));
-        match parse(&args(&["update", "NodeName=n[1-2]", "State=DRAIN", "Reason=\"a b\"", "Weight=5", "Gres=gpu:1"]), &e).unwrap() {
+        match parse(
+            &args(&["update", "NodeName=n[1-2]", "State=DRAIN", "Reason=\"a b\"", "Weight=5", "Gres=gpu:1"]),
+            &e,
+        )
+        .unwrap()
+        {
             ScontrolCmd::UpdateNode { update, .. } => {
                 assert_eq!(update.nodes, "n[1-2]");
                 assert_eq!(update.state, Some(NodeStateChange::Drain));
@@ -2156,11 +2234,26 @@ mod tests {
             }
             other => panic!("{:?}", other),
         }
-        match parse(&args(&["update", "PartitionName=debug", "State=DOWN", "MaxTime=INFINITE", "MaxNodes=unlimited", "Hidden=yes"]), &e).unwrap() {
+        match parse(
+            &args(&[
+                "update",
+                "PartitionName=debug",
+                "State=DOWN",
+                "MaxTime=INFINITE",
+                "MaxNodes=unlimited",
+                "Hidden=yes",
+            ]),
+            &e,
+        )
+        .unwrap()
+        {
             ScontrolCmd::UpdatePartition { update, .. } => {
                 assert_eq!(update.name, "debug");
                 assert_eq!(update.state, Some(PartState::Down));
-                assert_eq!((update.max_time, update.max_nodes, update.hidden), (Some(INFINITE), Some(INFINITE), Some(true)));
+                assert_eq!(
+                    (update.max_time, update.max_nodes, update.hidden),
+                    (Some(INFINITE), Some(INFINITE), Some(true))
+                );
             }
             other => panic!("{:?}", other),
         }
@@ -2275,7 +2368,9 @@ mod tests {
 ";
         assert!(o.stdout.starts_with("NodeName=node1 Arch=x86_64 CoresPerSocket=2 \n   CPUAlloc=2 CPUEfctv=2 CPUTot=2 CPULoad=0.44\n   AvailableFeatures=(null)\n   ActiveFeatures=(null)\n   Gres=(null)\n   NodeAddr=127.0.0.1 NodeHostName=node1 Port=47801 Version=24.11.5\n   OS=Linux \n"));
         assert!(o.stdout.contains(expected_tail));
-        assert!(o.stdout.ends_with("   CfgTRES=cpu=2,mem=2000M,billing=2\n   AllocTRES=cpu=2,mem=1000M\n   CurrentWatts=0 AveWatts=0\n   \n\n"));
+        assert!(o.stdout.ends_with(
+            "   CfgTRES=cpu=2,mem=2000M,billing=2\n   AllocTRES=cpu=2,mem=1000M\n   CurrentWatts=0 AveWatts=0\n   \n\n"
+        ));
         let o = show(&["show", "node", "node4"]);
         assert!(o.stdout.contains("State=MIXED "));
         let o = show(&["show", "partition", "debug"]);

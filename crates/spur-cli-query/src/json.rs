@@ -4,10 +4,10 @@
 //! openapi/v0.0.38 one, built as a value tree of `data.rs` and printed by its
 //! serializers.
 
-use spur_cli_base::Output;
+use crate::squeue::{self, SqueueOpts};
 use spur_cli_base::data::{a, b, emit, emit_styled, f, i, inf, meta, meta22, num, o, s, strs, unset, Mime, V};
 use spur_cli_base::records;
-use crate::squeue::{self, SqueueOpts};
+use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, Partition};
 use spur_grammar::signal::sig_num2name;
 
@@ -16,11 +16,7 @@ fn state_name(st: JobState) -> String {
 }
 
 fn exit_code(status: i32) -> V {
-    let (rc, sig) = if status & 0x7f != 0 {
-        (0, status & 0x7f)
-    } else {
-        ((status >> 8) & 0xff, 0)
-    };
+    let (rc, sig) = if status & 0x7f != 0 { (0, status & 0x7f) } else { ((status >> 8) & 0xff, 0) };
     let st = if sig != 0 {
         "SIGNALED"
     } else if rc != 0 {
@@ -36,7 +32,14 @@ fn exit_code(status: i32) -> V {
             o(vec![
                 ("id", if sig != 0 { num(sig as i64) } else { unset() }),
                 // the data parser's SIGNAL: sig_num2name, "" when unset
-                ("name", s(&if sig != 0 { sig_num2name(sig, spur_core::compat::profile().signal_names) } else { String::new() })),
+                (
+                    "name",
+                    s(&if sig != 0 {
+                        sig_num2name(sig, spur_core::compat::profile().signal_names)
+                    } else {
+                        String::new()
+                    }),
+                ),
             ]),
         ),
     ])
@@ -49,9 +52,8 @@ fn job_resources(j: &Job, view: &ClusterView) -> V {
     let mut allocation = Vec::new();
     for (idx, al) in j.allocs.iter().enumerate() {
         let node = view.nodes.iter().find(|x| x.name == al.node);
-        let (sockets, cores) = node
-            .map(|x| (x.sockets.max(1), x.cores_per_socket.max(1)))
-            .unwrap_or((1, al.cpus.max(1)));
+        let (sockets, cores) =
+            node.map(|x| (x.sockets.max(1), x.cores_per_socket.max(1))).unwrap_or((1, al.cpus.max(1)));
         let mut skip = core_offset(view, j, &al.node);
         let mut left = al.cpus;
         let mut sv = Vec::new();
@@ -122,14 +124,8 @@ fn end_time(j: &Job) -> i64 {
 /// cores, so the CPUs of the jobs that started there before it, and still
 /// ran when it started, come first.
 fn core_offset(view: &ClusterView, j: &Job, node: &str) -> u32 {
-    let key = |o: &Job| {
-        (
-            o.start_time,
-            o.start_pass_ms,
-            o.array.as_ref().and_then(|a| a.task_id).unwrap_or(0),
-            o.job_id,
-        )
-    };
+    let key =
+        |o: &Job| (o.start_time, o.start_pass_ms, o.array.as_ref().and_then(|a| a.task_id).unwrap_or(0), o.job_id);
     view.jobs
         .iter()
         .filter(|o| o.job_id != j.job_id && !o.allocs.is_empty())
@@ -167,11 +163,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
     }
     flags.push("PARTITION_ASSIGNED");
     let held = j.held.is_some();
-    let eligible = if !started && (held || j.desc.dependency.is_some()) {
-        0
-    } else {
-        j.eligible_time
-    };
+    let eligible = if !started && (held || j.desc.dependency.is_some()) { 0 } else { j.eligible_time };
     let tres = records::tres_str(j);
     let out = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => records::fname_format(x, j, None),
@@ -179,16 +171,9 @@ fn job(j: &Job, view: &ClusterView) -> V {
         None => records::default_out(j, None),
     };
     let stdout = out(&j.desc.std_out);
-    let stderr = if j.desc.std_err.is_some() {
-        out(&j.desc.std_err)
-    } else {
-        stdout.clone()
-    };
+    let stderr = if j.desc.std_err.is_some() { out(&j.desc.std_err) } else { stdout.clone() };
     let (array_job, array_task) = match &j.array {
-        Some(ar) => (
-            ar.array_job_id as i64,
-            ar.task_id.map(|t| num(t as i64)).unwrap_or_else(unset),
-        ),
+        Some(ar) => (ar.array_job_id as i64, ar.task_id.map(|t| num(t as i64)).unwrap_or_else(unset)),
         None => (0, unset()),
     };
     o(vec![
@@ -198,31 +183,18 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("allocating_node", s(&j.desc.alloc_node)),
         ("array_job_id", num(array_job)),
         ("array_task_id", array_task),
-        (
-            "array_max_tasks",
-            num(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0)),
-        ),
+        ("array_max_tasks", num(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0))),
         ("array_task_string", s("")),
         ("association_id", i(0)),
         ("batch_features", s("")),
         ("batch_flag", b(j.batch_flag != 0)),
-        (
-            "batch_host",
-            s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default()),
-        ),
+        ("batch_host", s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default())),
         ("flags", strs(&flags)),
         ("burst_buffer", s("")),
         ("burst_buffer_state", s("")),
         ("cluster", s(&view.cluster_name)),
         ("cluster_features", s("")),
-        (
-            "command",
-            s(if j.desc.wrapped {
-                ""
-            } else {
-                j.desc.command.as_deref().unwrap_or("")
-            }),
-        ),
+        ("command", s(if j.desc.wrapped { "" } else { j.desc.command.as_deref().unwrap_or("") })),
         ("comment", s(j.desc.comment.as_deref().unwrap_or(""))),
         ("container", s("")),
         ("container_id", s("")),
@@ -233,11 +205,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
         (
             "billable_tres",
             if started {
-                o(vec![
-                    ("set", b(true)),
-                    ("infinite", b(false)),
-                    ("number", f(j.num_cpus as f64)),
-                ])
+                o(vec![("set", b(true)), ("infinite", b(false)), ("number", f(j.num_cpus as f64))])
             } else {
                 o(vec![("set", b(false)), ("infinite", b(false)), ("number", f(0.0))])
             },
@@ -272,26 +240,12 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("job_resources", job_resources(j, view)),
         ("job_size_str", a(vec![])),
         ("job_state", a(vec![s(&state_name(j.state))])),
-        (
-            "last_sched_evaluation",
-            num(if j.last_sched_eval > 0 {
-                j.last_sched_eval
-            } else {
-                j.submit_time
-            }),
-        ),
+        ("last_sched_evaluation", num(if j.last_sched_eval > 0 { j.last_sched_eval } else { j.submit_time })),
         ("licenses", s("")),
         ("mail_type", a(vec![])),
         ("mail_user", s(j.desc.mail_user.as_deref().unwrap_or(&j.user_name))),
         ("max_cpus", num(0)),
-        (
-            "max_nodes",
-            num(if !started {
-                j.desc.max_nodes.unwrap_or(j.num_nodes) as i64
-            } else {
-                0
-            }),
-        ),
+        ("max_nodes", num(if !started { j.desc.max_nodes.unwrap_or(j.num_nodes) as i64 } else { 0 })),
         ("mcs_label", s("")),
         ("memory_per_tres", s("")),
         ("name", s(&j.desc.name)),
@@ -305,31 +259,13 @@ fn job(j: &Job, view: &ClusterView) -> V {
         ("tasks_per_board", num(0)),
         ("cpus", num(j.num_cpus as i64)),
         ("node_count", num(j.num_nodes as i64)),
-        (
-            "tasks",
-            if finished && !started {
-                unset()
-            } else {
-                num(j.num_tasks as i64)
-            },
-        ),
+        ("tasks", if finished && !started { unset() } else { num(j.num_tasks as i64) }),
         ("partition", s(&j.partition)),
         ("prefer", s("")),
-        (
-            "memory_per_cpu",
-            if j.mem_per_cpu > 0 {
-                num(j.mem_per_cpu as i64)
-            } else {
-                unset()
-            },
-        ),
+        ("memory_per_cpu", if j.mem_per_cpu > 0 { num(j.mem_per_cpu as i64) } else { unset() }),
         (
             "memory_per_node",
-            if j.mem_per_cpu == 0 && j.mem_per_node > 0 {
-                num(j.mem_per_node as i64)
-            } else {
-                unset()
-            },
+            if j.mem_per_cpu == 0 && j.mem_per_node > 0 { num(j.mem_per_node as i64) } else { unset() },
         ),
         ("minimum_cpus_per_node", num(j.desc.cpus_per_task.unwrap_or(1) as i64)),
         ("minimum_tmp_disk_per_node", num(0)),
@@ -400,11 +336,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
 /// `squeue --json/--yaml`: the jobs squeue would list, as one document.
 pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, caller_uid: u32) -> Output {
     // 22.05 dumps every job it loaded, without squeue's filters
-    let jobs: Vec<&Job> = if old() {
-        view.jobs.iter().collect()
-    } else {
-        squeue::selected_jobs(o_, view, caller_uid)
-    };
+    let jobs: Vec<&Job> = if old() { view.jobs.iter().collect() } else { squeue::selected_jobs(o_, view, caller_uid) };
     let mut warnings = Vec::new();
     if jobs.is_empty() {
         warnings.push(o(vec![("description", s("Zero jobs to dump")), ("source", s(""))]));
@@ -415,11 +347,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
             ("errors", a(vec![])),
             ("jobs", a(jobs.iter().map(|j| job22(j, view)).collect())),
         ]);
-        return Output {
-            stdout: emit_styled(&doc, m.yaml, true),
-            stderr: o_.warnings.clone(),
-            code: 0,
-        };
+        return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: o_.warnings.clone(), code: 0 };
     }
     let doc = o(vec![
         ("jobs", a(jobs.iter().map(|j| job(j, view)).collect())),
@@ -429,11 +357,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
         ("errors", a(vec![])),
         ("warnings", a(warnings)),
     ]);
-    Output {
-        stdout: emit(&doc, m.yaml),
-        stderr: o_.warnings.clone(),
-        code: 0,
-    }
+    Output { stdout: emit(&doc, m.yaml), stderr: o_.warnings.clone(), code: 0 }
 }
 
 fn node_state(nd: &Node) -> V {
@@ -455,10 +379,7 @@ fn node_state(nd: &Node) -> V {
 }
 
 fn minmax(v: &[i64]) -> (i64, i64) {
-    (
-        v.iter().copied().min().unwrap_or(0),
-        v.iter().copied().max().unwrap_or(0),
-    )
+    (v.iter().copied().min().unwrap_or(0), v.iter().copied().max().unwrap_or(0))
 }
 
 fn mm(v: &[i64]) -> V {
@@ -534,13 +455,7 @@ fn partition_obj(p: &Partition, view: &ClusterView) -> V {
         ("minimums", o(vec![("nodes", i(p.min_nodes as i64))])),
         ("name", s(&p.name)),
         ("node_sets", s("")),
-        (
-            "priority",
-            o(vec![
-                ("job_factor", i(p.priority_job_factor as i64)),
-                ("tier", i(p.priority_tier as i64)),
-            ]),
-        ),
+        ("priority", o(vec![("job_factor", i(p.priority_job_factor as i64)), ("tier", i(p.priority_tier as i64))])),
         ("timeouts", o(vec![("resume", unset()), ("suspend", unset())])),
         ("partition", o(vec![("state", a(vec![s(p.state.name())]))])),
         ("suspend_time", unset()),
@@ -550,18 +465,12 @@ fn partition_obj(p: &Partition, view: &ClusterView) -> V {
 fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
     let first = group[0];
     let alloc_nodes = group.iter().filter(|x| x.base == NodeBase::Allocated).count() as i64;
-    let idle_nodes = group
-        .iter()
-        .filter(|x| x.base == NodeBase::Idle && x.is_usable())
-        .count() as i64;
+    let idle_nodes = group.iter().filter(|x| x.base == NodeBase::Idle && x.is_usable()).count() as i64;
     let total = group.len() as i64;
     let cpus: i64 = group.iter().map(|x| x.cpus as i64).sum();
     let acpus: i64 = group.iter().map(|x| x.alloc_cpus as i64).sum();
-    let other_cpus: i64 = group
-        .iter()
-        .filter(|x| !x.is_usable())
-        .map(|x| (x.cpus - x.alloc_cpus.min(x.cpus)) as i64)
-        .sum();
+    let other_cpus: i64 =
+        group.iter().filter(|x| !x.is_usable()).map(|x| (x.cpus - x.alloc_cpus.min(x.cpus)) as i64).sum();
     let col = |fnc: &dyn Fn(&Node) -> i64| group.iter().map(|x| fnc(x)).collect::<Vec<i64>>();
     let (fmin, fmax) = minmax(&col(&|x| x.free_mem as i64));
     o(vec![
@@ -606,13 +515,7 @@ fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
             ]),
         ),
         ("weight", mm(&col(&|x| x.weight as i64))),
-        (
-            "features",
-            o(vec![
-                ("total", s(&first.features.join(","))),
-                ("active", s(&first.features.join(","))),
-            ]),
-        ),
+        ("features", o(vec![("total", s(&first.features.join(","))), ("active", s(&first.features.join(",")))])),
         ("gres", o(vec![("total", s("")), ("used", s(""))])),
         ("cluster", s("")),
         ("comment", s("")),
@@ -622,10 +525,7 @@ fn sinfo_entry(p: &Partition, group: &[&Node], view: &ClusterView) -> V {
             o(vec![
                 ("description", s(first.reason.as_deref().unwrap_or(""))),
                 ("time", i(if first.reason.is_some() { first.reason_time } else { 0 })),
-                (
-                    "user",
-                    s(&spur_client::users::user_name(first.reason_uid).unwrap_or_default()),
-                ),
+                ("user", s(&spur_client::users::user_name(first.reason_uid).unwrap_or_default())),
             ]),
         ),
         ("reservation", s("")),
@@ -642,11 +542,7 @@ pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
             ("errors", a(vec![])),
             ("nodes", a(view.nodes.iter().map(|x| node22(x, view)).collect())),
         ]);
-        return Output {
-            stdout: emit_styled(&doc, m.yaml, true),
-            stderr: String::new(),
-            code: 0,
-        };
+        return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: String::new(), code: 0 };
     }
     let mut entries = Vec::new();
     for p in &view.partitions {
@@ -691,11 +587,7 @@ pub fn sinfo(m: &Mime, args: &[String], view: &ClusterView) -> Output {
         ("errors", a(vec![])),
         ("warnings", a(vec![])),
     ]);
-    Output {
-        stdout: emit(&doc, m.yaml),
-        stderr: String::new(),
-        code: 0,
-    }
+    Output { stdout: emit(&doc, m.yaml), stderr: String::new(), code: 0 }
 }
 
 // ---- Slurm 22.05 (openapi/v0.0.38 through its own serializer) -------------------
@@ -722,11 +614,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         }
     }
     let held = j.held.is_some();
-    let eligible = if !started && (held || j.desc.dependency.is_some()) {
-        0
-    } else {
-        j.eligible_time
-    };
+    let eligible = if !started && (held || j.desc.dependency.is_some()) { 0 } else { j.eligible_time };
     let tres = records::tres_str(j);
     let path = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => x.clone(),
@@ -737,39 +625,20 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("account", s(j.desc.account.as_deref().unwrap_or(""))),
         ("accrue_time", i(eligible)),
         ("admin_comment", s("")),
-        (
-            "array_job_id",
-            i(j.array.as_ref().map(|x| x.array_job_id as i64).unwrap_or(0)),
-        ),
-        (
-            "array_task_id",
-            opt_i(j.array.as_ref().and_then(|x| x.task_id).map(|t| t as i64)),
-        ),
-        (
-            "array_max_tasks",
-            i(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0)),
-        ),
+        ("array_job_id", i(j.array.as_ref().map(|x| x.array_job_id as i64).unwrap_or(0))),
+        ("array_task_id", opt_i(j.array.as_ref().and_then(|x| x.task_id).map(|t| t as i64))),
+        ("array_max_tasks", i(j.array.as_ref().map(|x| x.max_running as i64).unwrap_or(0))),
         ("array_task_string", s("")),
         ("association_id", i(0)),
         ("batch_features", s("")),
         ("batch_flag", b(j.batch_flag != 0)),
-        (
-            "batch_host",
-            s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default()),
-        ),
+        ("batch_host", s(&j.allocs.first().map(|x| x.node.clone()).unwrap_or_default())),
         ("flags", strs(&flags)),
         ("burst_buffer", s("")),
         ("burst_buffer_state", s("")),
         ("cluster", s("spur")),
         ("cluster_features", s("")),
-        (
-            "command",
-            s(if j.desc.wrapped {
-                ""
-            } else {
-                j.desc.command.as_deref().unwrap_or("")
-            }),
-        ),
+        ("command", s(if j.desc.wrapped { "" } else { j.desc.command.as_deref().unwrap_or("") })),
         ("comment", s(j.desc.comment.as_deref().unwrap_or(""))),
         ("container", s("")),
         ("contiguous", b(false)),
@@ -805,9 +674,8 @@ fn job22(j: &Job, view: &ClusterView) -> V {
             .iter()
             .map(|al| {
                 let first = core_offset(view, j, &al.node);
-                let cores: Vec<(String, V)> = (first..first + al.cpus)
-                    .map(|c| (c.to_string(), s("allocated")))
-                    .collect();
+                let cores: Vec<(String, V)> =
+                    (first..first + al.cpus).map(|c| (c.to_string(), s("allocated"))).collect();
                 o(vec![
                     ("sockets", o(vec![("0", o(vec![("cores", V::Obj(cores))]))])),
                     ("nodename", s(&al.node)),
@@ -829,14 +697,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
     }
     v.extend(vec![
         ("job_state", s(&state_name(j.state))),
-        (
-            "last_sched_evaluation",
-            i(if j.last_sched_eval > 0 {
-                j.last_sched_eval
-            } else {
-                j.submit_time
-            }),
-        ),
+        ("last_sched_evaluation", i(if j.last_sched_eval > 0 { j.last_sched_eval } else { j.submit_time })),
         ("licenses", s("")),
         ("max_cpus", i(0)),
         ("max_nodes", i(0)),
@@ -849,44 +710,16 @@ fn job22(j: &Job, view: &ClusterView) -> V {
         ("tasks_per_node", i(j.desc.ntasks_per_node.unwrap_or(0) as i64)),
         ("tasks_per_socket", V::Null),
         ("tasks_per_board", i(0)),
-        (
-            "cpus",
-            if finished && !started {
-                V::Null
-            } else {
-                i(j.num_cpus as i64)
-            },
-        ),
+        ("cpus", if finished && !started { V::Null } else { i(j.num_cpus as i64) }),
         ("node_count", i(j.num_nodes as i64)),
-        (
-            "tasks",
-            if finished && !started {
-                V::Null
-            } else {
-                i(j.num_tasks as i64)
-            },
-        ),
+        ("tasks", if finished && !started { V::Null } else { i(j.num_tasks as i64) }),
         ("het_job_id", i(0)),
         ("het_job_id_set", s("")),
         ("het_job_offset", i(0)),
         ("partition", s(&j.partition)),
         ("prefer", s("")),
-        (
-            "memory_per_node",
-            if j.mem_per_cpu == 0 && j.mem_per_node > 0 {
-                i(j.mem_per_node as i64)
-            } else {
-                V::Null
-            },
-        ),
-        (
-            "memory_per_cpu",
-            if j.mem_per_cpu > 0 {
-                i(j.mem_per_cpu as i64)
-            } else {
-                V::Null
-            },
-        ),
+        ("memory_per_node", if j.mem_per_cpu == 0 && j.mem_per_node > 0 { i(j.mem_per_node as i64) } else { V::Null }),
+        ("memory_per_cpu", if j.mem_per_cpu > 0 { i(j.mem_per_cpu as i64) } else { V::Null }),
         ("minimum_cpus_per_node", i(j.desc.cpus_per_task.unwrap_or(1) as i64)),
         ("minimum_tmp_disk_per_node", i(0)),
         ("preempt_time", i(0)),
@@ -949,12 +782,7 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
     if nd.flags.completing {
         flags.push("COMPLETING");
     }
-    let parts: Vec<V> = view
-        .partitions
-        .iter()
-        .filter(|p| p.nodes.contains(&nd.name))
-        .map(|p| s(&p.name))
-        .collect();
+    let parts: Vec<V> = view.partitions.iter().filter(|p| p.nodes.contains(&nd.name)).map(|p| s(&p.name)).collect();
     let conv = |m: u64| spur_cli_base::format::convert_num_unit(m as f64, 2);
     o(vec![
         ("architecture", s(&nd.arch)),
@@ -988,16 +816,11 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
         ("port", i(nd.port as i64)),
         ("real_memory", i(nd.real_memory as i64)),
         ("reason", s(nd.reason.as_deref().unwrap_or(""))),
-        (
-            "reason_changed_at",
-            i(if nd.reason.is_some() { nd.reason_time } else { 0 }),
-        ),
+        ("reason_changed_at", i(if nd.reason.is_some() { nd.reason_time } else { 0 })),
         (
             "reason_set_by_user",
             if nd.reason.is_some() {
-                spur_client::users::user_name(nd.reason_uid)
-                    .map(|x| s(&x))
-                    .unwrap_or(V::Null)
+                spur_client::users::user_name(nd.reason_uid).map(|x| s(&x)).unwrap_or(V::Null)
             } else {
                 V::Null
             },
@@ -1007,26 +830,14 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
         ("threads", i(nd.threads_per_core as i64)),
         ("temporary_disk", i(nd.tmp_disk as i64)),
         ("weight", i(nd.weight as i64)),
-        (
-            "tres",
-            s(&format!(
-                "cpu={},mem={},billing={}",
-                nd.cpus,
-                conv(nd.real_memory),
-                nd.cpus
-            )),
-        ),
+        ("tres", s(&format!("cpu={},mem={},billing={}", nd.cpus, conv(nd.real_memory), nd.cpus))),
         ("slurmd_version", s("22.05.8")),
         ("alloc_memory", i(nd.alloc_mem as i64)),
         ("alloc_cpus", i(nd.alloc_cpus as i64)),
         ("idle_cpus", i(nd.cpus.saturating_sub(nd.alloc_cpus) as i64)),
         (
             "tres_used",
-            if nd.alloc_cpus > 0 {
-                s(&format!("cpu={},mem={}", nd.alloc_cpus, conv(nd.alloc_mem)))
-            } else {
-                V::Null
-            },
+            if nd.alloc_cpus > 0 { s(&format!("cpu={},mem={}", nd.alloc_cpus, conv(nd.alloc_mem))) } else { V::Null },
         ),
         ("tres_weighted", f(nd.alloc_cpus as f64)),
     ])

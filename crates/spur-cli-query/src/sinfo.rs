@@ -6,18 +6,18 @@
 //! CPU/node state tallies) render the same share a line, as Slurm's
 //! match flags do. `-N` gives every (node, partition) its own line.
 
-use spur_cli_base::Output;
-use spur_cli_base::version::version_line;
+use crate::json;
+use spur_cli_base::data;
 use spur_cli_base::format::{self, Cell, FieldDef, Item, ItemKind};
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
-use spur_cli_base::records::{or_null, resv_nodes, resv_state};
-use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
-use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
-use std::collections::HashMap;
-use spur_cli_base::data;
-use crate::json;
 use spur_cli_base::process::{client, emit, load_error, runtime};
+use spur_cli_base::records::{or_null, resv_nodes, resv_state};
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
+use spur_core::model::{ClusterView, Node, NodeBase, PartState, Partition};
 use spur_core::request::Query as QueryRequest;
+use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
+use std::collections::HashMap;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SinfoOpts {
@@ -92,11 +92,40 @@ const NODE_STATE_LIST: &str = "unknown,down,idle,allocated,?,mixed,future,drain,
 
 /// State words `-t` accepts (prefixes of these, case-insensitive).
 const STATE_WORDS: &[&str] = &[
-    "unknown", "unk", "down", "idle", "allocated", "alloc", "error", "err", "mixed", "mix",
-    "future", "futr", "blocked", "block", "planned", "plnd", "drain", "drained", "resv",
-    "reserved", "draining", "drng", "completing", "comp", "no_respond", "powering_down",
-    "powered_down", "power_down", "powering_up", "fail", "maint", "reboot_requested",
-    "reboot_issued", "cloud",
+    "unknown",
+    "unk",
+    "down",
+    "idle",
+    "allocated",
+    "alloc",
+    "error",
+    "err",
+    "mixed",
+    "mix",
+    "future",
+    "futr",
+    "blocked",
+    "block",
+    "planned",
+    "plnd",
+    "drain",
+    "drained",
+    "resv",
+    "reserved",
+    "draining",
+    "drng",
+    "completing",
+    "comp",
+    "no_respond",
+    "powering_down",
+    "powered_down",
+    "power_down",
+    "powering_up",
+    "fail",
+    "maint",
+    "reboot_requested",
+    "reboot_issued",
+    "cloud",
 ];
 
 /// Parse sinfo's command line and environment.
@@ -136,10 +165,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "e" => o.exact = true,
             "F" => o.future = true,
             "h" => o.no_header = true,
-            "i"
-                if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) => {
-                    return Err(Output::err(format!("sinfo: error: Error: invalid entry for --iterate={}\n", v), 1));
-                }
+            "i" if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) => {
+                return Err(Output::err(format!("sinfo: error: Error: invalid entry for --iterate={}\n", v), 1));
+            }
             "l" => o.long = true,
             "n" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
@@ -173,7 +201,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
                                 format!(
                                     "sinfo: error: Bad state string: \"{}\"\nsinfo: error: valid states: {}\n",
                                     s,
-                                    if spur_core::compat::profile().node_state_list_22_05 { NODE_STATE_LIST_22_05 } else { NODE_STATE_LIST }
+                                    if spur_core::compat::profile().node_state_list_22_05 {
+                                        NODE_STATE_LIST_22_05
+                                    } else {
+                                        NODE_STATE_LIST
+                                    }
                                 ),
                                 1,
                             ));
@@ -257,12 +289,55 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SF {
-    AllocMem, AllocNodes, Available, Cluster, Comment, Cores, Cpus, CpusLoad, CpusState,
-    DefaultTime, Disk, Extra, Features, FeaturesAct, FreeMem, Gres, GresUsed, Groups,
-    MaxCpusPerNode, Memory, NodeAddr, NodeAi, NodeAiot, NodeHost, NodeList, Nodes, OverSubscribe,
-    Partition, PartitionName, Port, PreemptMode, PriorityJobFactor, PriorityTier, Reason,
-    Reservation, Root, Size, Sockets, Sct, StateCompact, StateComplete, StateLong, Threads, Time,
-    TimeStamp, User, UserLong, Version, Weight,
+    AllocMem,
+    AllocNodes,
+    Available,
+    Cluster,
+    Comment,
+    Cores,
+    Cpus,
+    CpusLoad,
+    CpusState,
+    DefaultTime,
+    Disk,
+    Extra,
+    Features,
+    FeaturesAct,
+    FreeMem,
+    Gres,
+    GresUsed,
+    Groups,
+    MaxCpusPerNode,
+    Memory,
+    NodeAddr,
+    NodeAi,
+    NodeAiot,
+    NodeHost,
+    NodeList,
+    Nodes,
+    OverSubscribe,
+    Partition,
+    PartitionName,
+    Port,
+    PreemptMode,
+    PriorityJobFactor,
+    PriorityTier,
+    Reason,
+    Reservation,
+    Root,
+    Size,
+    Sockets,
+    Sct,
+    StateCompact,
+    StateComplete,
+    StateLong,
+    Threads,
+    Time,
+    TimeStamp,
+    User,
+    UserLong,
+    Version,
+    Weight,
 }
 
 macro_rules! f {
@@ -365,20 +440,52 @@ fn help_format2() -> String {
 fn header(f: SF) -> &'static str {
     use SF::*;
     match f {
-        AllocMem => "ALLOCMEM", AllocNodes => "ALLOCNODES", Available => "AVAIL", Cluster => "CLUSTER",
-        Comment => "COMMENT", Cores => "CORES", Cpus => "CPUS", CpusLoad => "CPU_LOAD",
-        CpusState => "CPUS(A/I/O/T)", DefaultTime => "DEFAULTTIME", Disk => "TMP_DISK",
-        Extra => "EXTRA", Features => "AVAIL_FEATURES", FeaturesAct => "ACTIVE_FEATURES",
-        FreeMem => "FREE_MEM", Gres => "GRES", GresUsed => "GRES_USED", Groups => "GROUPS",
-        MaxCpusPerNode => "MAX_CPUS_PER_NODE", Memory => "MEMORY", NodeAddr => "NODE_ADDR",
-        NodeAi => "NODES(A/I)", NodeAiot => "NODES(A/I/O/T)", NodeHost => "HOSTNAMES",
-        NodeList => "NODELIST", Nodes => "NODES", OverSubscribe => "OVERSUBSCRIBE",
-        Partition | PartitionName => "PARTITION", Port => "PORT", PreemptMode => "PREEMPT_MODE",
-        PriorityJobFactor => "PRIO_JOB_FACTOR", PriorityTier => "PRIO_TIER", Reason => "REASON",
-        Reservation => "RESERVATION", Root => "ROOT", Size => "JOB_SIZE", Sockets => "SOCKETS",
-        Sct => "S:C:T", StateCompact | StateLong => "STATE", StateComplete => "STATECOMPLETE",
-        Threads => "THREADS", Time => "TIMELIMIT", TimeStamp => "TIMESTAMP",
-        User | UserLong => "USER", Version => "VERSION", Weight => "WEIGHT",
+        AllocMem => "ALLOCMEM",
+        AllocNodes => "ALLOCNODES",
+        Available => "AVAIL",
+        Cluster => "CLUSTER",
+        Comment => "COMMENT",
+        Cores => "CORES",
+        Cpus => "CPUS",
+        CpusLoad => "CPU_LOAD",
+        CpusState => "CPUS(A/I/O/T)",
+        DefaultTime => "DEFAULTTIME",
+        Disk => "TMP_DISK",
+        Extra => "EXTRA",
+        Features => "AVAIL_FEATURES",
+        FeaturesAct => "ACTIVE_FEATURES",
+        FreeMem => "FREE_MEM",
+        Gres => "GRES",
+        GresUsed => "GRES_USED",
+        Groups => "GROUPS",
+        MaxCpusPerNode => "MAX_CPUS_PER_NODE",
+        Memory => "MEMORY",
+        NodeAddr => "NODE_ADDR",
+        NodeAi => "NODES(A/I)",
+        NodeAiot => "NODES(A/I/O/T)",
+        NodeHost => "HOSTNAMES",
+        NodeList => "NODELIST",
+        Nodes => "NODES",
+        OverSubscribe => "OVERSUBSCRIBE",
+        Partition | PartitionName => "PARTITION",
+        Port => "PORT",
+        PreemptMode => "PREEMPT_MODE",
+        PriorityJobFactor => "PRIO_JOB_FACTOR",
+        PriorityTier => "PRIO_TIER",
+        Reason => "REASON",
+        Reservation => "RESERVATION",
+        Root => "ROOT",
+        Size => "JOB_SIZE",
+        Sockets => "SOCKETS",
+        Sct => "S:C:T",
+        StateCompact | StateLong => "STATE",
+        StateComplete => "STATECOMPLETE",
+        Threads => "THREADS",
+        Time => "TIMELIMIT",
+        TimeStamp => "TIMESTAMP",
+        User | UserLong => "USER",
+        Version => "VERSION",
+        Weight => "WEIGHT",
     }
 }
 
@@ -453,10 +560,7 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
             }
         }
         GresUsed => "(null)".into(),
-        Groups => p
-            .and_then(|p| p.allow_groups.as_ref())
-            .map(|g| g.join(","))
-            .unwrap_or_else(|| "all".into()),
+        Groups => p.and_then(|p| p.allow_groups.as_ref()).map(|g| g.join(",")).unwrap_or_else(|| "all".into()),
         MaxCpusPerNode => "UNLIMITED".into(),
         Memory => n.real_memory.to_string(),
         NodeAddr => n.addr.clone(),
@@ -798,9 +902,7 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
             let existing = if o.node_flag {
                 None
             } else {
-                lines.iter_mut().find(|l| {
-                    l.key == key && (!has_part || l.part.is_some_and(|x| x.name == p.name))
-                })
+                lines.iter_mut().find(|l| l.key == key && (!has_part || l.part.is_some_and(|x| x.name == p.name)))
             };
             match existing {
                 Some(l) => {
@@ -908,7 +1010,8 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
             if *k == SF::Partition {
                 // a default partition's `*` replaces the last character when cut
                 if let (Some(p), Some(t)) = (l.part, c.text.as_mut()) {
-                    let w = items.iter().find(|i| i.kind == ItemKind::Field(SF::Partition)).map(|i| i.width).unwrap_or(0);
+                    let w =
+                        items.iter().find(|i| i.kind == ItemKind::Field(SF::Partition)).map(|i| i.width).unwrap_or(0);
                     if p.default && w > 0 && p.name.len() >= w as usize {
                         let mut s: String = p.name.chars().take(w as usize - 1).collect();
                         s.push('*');
@@ -931,7 +1034,10 @@ fn reservations(view: &ClusterView, no_header: bool) -> String {
     let w = view.reservations.iter().map(|r| r.name.len()).max().unwrap_or(0).max(9);
     let mut s = String::new();
     if !no_header {
-        s = format!("{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+        s = format!(
+            "{:<w$}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n",
+            "RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST"
+        );
     }
     for r in &view.reservations {
         s.push_str(&format!(
@@ -946,7 +1052,6 @@ fn reservations(view: &ClusterView, no_header: bool) -> String {
     }
     s
 }
-
 
 /// sinfo as a process: parse, load partitions and nodes through
 /// spur-client, print the table (or the `--json`/`--yaml` document);
@@ -1013,16 +1118,28 @@ mod tests {
         );
         let l = run(&["-N", "-l"]).stdout;
         let mut it = l.lines().skip(1);
-        assert_eq!(it.next().unwrap(), "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              ");
-        assert_eq!(it.next().unwrap(), "node1          1    debug*   allocated 2       1:2:1   2000        0      1   (null) none                ");
+        assert_eq!(
+            it.next().unwrap(),
+            "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              "
+        );
+        assert_eq!(
+            it.next().unwrap(),
+            "node1          1    debug*   allocated 2       1:2:1   2000        0      1   (null) none                "
+        );
     }
 
     #[test]
     fn long_and_summary() {
         let l = run(&["-l"]).stdout;
         let mut it = l.lines().skip(1);
-        assert_eq!(it.next().unwrap(), "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE RESERVATION NODELIST");
-        assert_eq!(it.next().unwrap(), "debug*       up   infinite 1-infinite   no       NO        all      1       mixed             node4");
+        assert_eq!(
+            it.next().unwrap(),
+            "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE RESERVATION NODELIST"
+        );
+        assert_eq!(
+            it.next().unwrap(),
+            "debug*       up   infinite 1-infinite   no       NO        all      1       mixed             node4"
+        );
         assert_eq!(
             run(&["-s"]).stdout,
             "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST\ndebug*       up   infinite          4/0/0/4 node[1-4]\n"
@@ -1032,7 +1149,10 @@ mod tests {
 
     #[test]
     fn formats_and_filters() {
-        assert_eq!(run(&["-o", "%P %a %D %t %N"]).stdout, "PARTITION AVAIL NODES STATE NODELIST\ndebug* up 1 mix node4\ndebug* up 3 alloc node[1-3]\n");
+        assert_eq!(
+            run(&["-o", "%P %a %D %t %N"]).stdout,
+            "PARTITION AVAIL NODES STATE NODELIST\ndebug* up 1 mix node4\ndebug* up 3 alloc node[1-3]\n"
+        );
         assert_eq!(
             run(&["-h", "-o", "%n %c %m %T %C %O"]).stdout,
             "node4 2 2000 mixed 1/1/0/2 0.44\nnode1 2 2000 allocated 2/0/0/2 0.44\nnode2 2 2000 allocated 2/0/0/2 0.44\nnode3 2 2000 allocated 2/0/0/2 0.44\n"

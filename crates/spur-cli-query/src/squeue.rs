@@ -6,19 +6,21 @@
 //! meta-record, the started task keeps the old record's place and the
 //! meta-record moves to the end). Ties in every sort key keep that order.
 
-use spur_cli_base::Output;
-use spur_cli_base::version::version_line;
+use crate::json;
+use spur_cli_base::data;
 use spur_cli_base::format::{self, Cell, FieldDef, Item};
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
-use spur_cli_base::records::{array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str};
+use spur_cli_base::process::{caller, client, emit, load_error, runtime};
+use spur_cli_base::records::{
+    array_job_id, array_task_id, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str,
+};
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
+use spur_core::model::{ClusterView, Job, JobState};
+use spur_core::request::Query as QueryRequest;
 use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
-use spur_core::model::{ClusterView, Job, JobState};
 use std::collections::{BTreeSet, HashMap};
-use spur_cli_base::data;
-use crate::json;
-use spur_cli_base::process::{caller, client, emit, load_error, runtime};
-use spur_core::request::Query as QueryRequest;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
@@ -132,10 +134,35 @@ const JOB_STATE_LIST: &str = "pending,running,suspended,completed,cancelled,fail
 
 /// Extra state names `job_state_num` knows that Spur never reports.
 const FLAG_STATES: &[&str] = &[
-    "CONFIGURING", "CF", "RESIZING", "RS", "RESV_DEL_HOLD", "RD", "REQUEUED", "RQ", "REQUEUE_FED",
-    "RF", "REQUEUE_HOLD", "RH", "REVOKED", "RV", "SIGNALING", "SI", "SPECIAL_EXIT", "SE",
-    "STAGE_OUT", "SO", "STOPPED", "ST", "COMPLETE", "CD", "END", "LAUNCH_FAILED", "POWER_UP_NODE",
-    "UPDATE_DB", "RECONFIG_FAIL",
+    "CONFIGURING",
+    "CF",
+    "RESIZING",
+    "RS",
+    "RESV_DEL_HOLD",
+    "RD",
+    "REQUEUED",
+    "RQ",
+    "REQUEUE_FED",
+    "RF",
+    "REQUEUE_HOLD",
+    "RH",
+    "REVOKED",
+    "RV",
+    "SIGNALING",
+    "SI",
+    "SPECIAL_EXIT",
+    "SE",
+    "STAGE_OUT",
+    "SO",
+    "STOPPED",
+    "ST",
+    "COMPLETE",
+    "CD",
+    "END",
+    "LAUNCH_FAILED",
+    "POWER_UP_NODE",
+    "UPDATE_DB",
+    "RECONFIG_FAIL",
 ];
 
 fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
@@ -160,7 +187,7 @@ fn build_state_list(s: &str, o: &mut SqueueOpts) -> Result<(), Output> {
                         if spur_core::compat::profile().job_state_list_upper_case { JOB_STATE_LIST.to_ascii_uppercase() } else { JOB_STATE_LIST.to_string() }
                     ),
                     1,
-                ))
+                ));
             }
         }
     }
@@ -382,20 +409,120 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JF {
-    Account, AccrueTime, AdminComment, AllocNodes, AllocSid, ArrayJobId, ArrayTaskId, AssocId,
-    BatchFlag, BatchHost, BoardsPerNode, BurstBuffer, BurstBufferState, Cluster, ClusterFeature,
-    Command, Comment, Container, ContainerId, Contiguous, Cores, CoreSpec, CpusPerTask, CpusPerTres,
-    Deadline, DelayBoot, Dependency, DerivedEc, EligibleTime, EndTime, ExcNodes, ExitCode, Feature,
-    Gres, GroupId, GroupName, HetJobId, HetJobIdSet, HetJobOffset, JobArrayId, JobId,
-    LastSchedEval, Licenses, MaxCpus, MaxNodes, MemPerTres, McsLabel, MinCpus, MinMemory, MinTime,
-    MinTmpDisk, Name, Network, Nice, NodeList, NtPerCore, NtPerNode, NtPerSocket, NtPerBoard,
-    NumCpus, NumNodes, NumTasks, Origin, OriginRaw, OverSubscribe, Partition, PendingTime,
-    PreemptTime, Prefer, Priority, PriorityLong, Profile, Qos, Reason, ReasonList, Reboot, ReqNodes,
-    ReqSwitch, Requeue, Reservation, ResizeTime, RestartCnt, SchedNodes, Sct, SiblingsActive,
-    SiblingsActiveRaw, SiblingsViable, SiblingsViableRaw, Sockets, SPerBoard, StartTime, State,
-    StateCompact, StdErr, StdIn, StdOut, SubmitTime, SystemComment, Threads, TimeLeft, TimeLimit,
-    TimeUsed, TresAlloc, TresBind, TresFreq, TresPerJob, TresPerNode, TresPerSocket, TresPerTask,
-    UserId, UserName, Wait4Switch, WcKey, WorkDir,
+    Account,
+    AccrueTime,
+    AdminComment,
+    AllocNodes,
+    AllocSid,
+    ArrayJobId,
+    ArrayTaskId,
+    AssocId,
+    BatchFlag,
+    BatchHost,
+    BoardsPerNode,
+    BurstBuffer,
+    BurstBufferState,
+    Cluster,
+    ClusterFeature,
+    Command,
+    Comment,
+    Container,
+    ContainerId,
+    Contiguous,
+    Cores,
+    CoreSpec,
+    CpusPerTask,
+    CpusPerTres,
+    Deadline,
+    DelayBoot,
+    Dependency,
+    DerivedEc,
+    EligibleTime,
+    EndTime,
+    ExcNodes,
+    ExitCode,
+    Feature,
+    Gres,
+    GroupId,
+    GroupName,
+    HetJobId,
+    HetJobIdSet,
+    HetJobOffset,
+    JobArrayId,
+    JobId,
+    LastSchedEval,
+    Licenses,
+    MaxCpus,
+    MaxNodes,
+    MemPerTres,
+    McsLabel,
+    MinCpus,
+    MinMemory,
+    MinTime,
+    MinTmpDisk,
+    Name,
+    Network,
+    Nice,
+    NodeList,
+    NtPerCore,
+    NtPerNode,
+    NtPerSocket,
+    NtPerBoard,
+    NumCpus,
+    NumNodes,
+    NumTasks,
+    Origin,
+    OriginRaw,
+    OverSubscribe,
+    Partition,
+    PendingTime,
+    PreemptTime,
+    Prefer,
+    Priority,
+    PriorityLong,
+    Profile,
+    Qos,
+    Reason,
+    ReasonList,
+    Reboot,
+    ReqNodes,
+    ReqSwitch,
+    Requeue,
+    Reservation,
+    ResizeTime,
+    RestartCnt,
+    SchedNodes,
+    Sct,
+    SiblingsActive,
+    SiblingsActiveRaw,
+    SiblingsViable,
+    SiblingsViableRaw,
+    Sockets,
+    SPerBoard,
+    StartTime,
+    State,
+    StateCompact,
+    StdErr,
+    StdIn,
+    StdOut,
+    SubmitTime,
+    SystemComment,
+    Threads,
+    TimeLeft,
+    TimeLimit,
+    TimeUsed,
+    TresAlloc,
+    TresBind,
+    TresFreq,
+    TresPerJob,
+    TresPerNode,
+    TresPerSocket,
+    TresPerTask,
+    UserId,
+    UserName,
+    Wait4Switch,
+    WcKey,
+    WorkDir,
 }
 
 macro_rules! f {
@@ -540,10 +667,7 @@ pub static FIELDS: &[FieldDef<JF>] = &[
 
 /// Fields hidden from `--helpformat`/`--helpFormat`.
 fn hidden(name: &str) -> bool {
-    matches!(
-        name,
-        "Gres" | "PackJobId" | "PackJobIdSet" | "PackJobOffset" | "Shared" | "Tres" | "tres-per-node"
-    )
+    matches!(name, "Gres" | "PackJobId" | "PackJobIdSet" | "PackJobOffset" | "Shared" | "Tres" | "tres-per-node")
 }
 
 fn help_format() -> String {
@@ -587,44 +711,120 @@ fn help_format2() -> String {
 fn header(f: JF) -> Cell {
     use JF::*;
     let h = match f {
-        Account => "ACCOUNT", AccrueTime => "ACCRUE_TIME", AdminComment => "ADMIN_COMMENT",
-        AllocNodes => "ALLOC_NODES", AllocSid => "ALLOC_SID", ArrayJobId => "ARRAY_JOB_ID",
-        ArrayTaskId => "ARRAY_TASK_ID", AssocId => "ASSOC_ID", BatchFlag => "BATCH_FLAG",
-        BatchHost => "EXEC_HOST", BoardsPerNode => "BOARDS_PER_NODE", BurstBuffer => "BURST_BUFFER",
-        BurstBufferState => "BURST_BUFFER_STATE", Cluster => "CLUSTER",
-        ClusterFeature => "CLUSTER_FEATURES", Command => "COMMAND", Comment => "COMMENT",
-        Container => "CONTAINER", ContainerId => "CONTAINERID", Contiguous => "CONTIGUOUS",
-        Cores => "CORES_PER_SOCKET", CoreSpec => "CORE_SPEC", CpusPerTask => "CPUS_PER_TASK",
-        CpusPerTres => "CPUS_PER_TRES", Deadline => "DEADLINE", DelayBoot => "DELAY_BOOT",
-        Dependency => "DEPENDENCY", DerivedEc => "DERIVED_EC", EligibleTime => "ELIGIBLE_TIME",
-        EndTime => "END_TIME", ExcNodes => "EXC_NODES", ExitCode => "EXIT_CODE",
-        Feature => "FEATURES", Gres => "TRES_PER_NODE", GroupId => "GROUP", GroupName => "GROUP",
-        HetJobId => "HET_JOB_ID", HetJobIdSet => "HET_JOB_ID_SET", HetJobOffset => "HET_JOB_OFFSET",
-        JobArrayId => "JOBID", JobId => "JOBID", LastSchedEval => "LAST_SCHED_EVAL",
-        Licenses => "LICENSES", MaxCpus => "MAX_CPUS", MaxNodes => "MAX_NODES",
-        MemPerTres => "MEM_PER_TRES", McsLabel => "MCSLABEL", MinCpus => "MIN_CPUS",
-        MinMemory => "MIN_MEMORY", MinTime => "TIME_MIN", MinTmpDisk => "MIN_TMP_DISK",
-        Name => "NAME", Network => "NETWORK", Nice => "NICE", NodeList => "NODELIST",
-        NtPerCore => "NTASKS_PER_CORE", NtPerNode => "NTASKS_PER_NODE",
-        NtPerSocket => "NTASKS_PER_SOCKET", NtPerBoard => "NTASKS_PER_BOARD", NumCpus => "CPUS",
-        NumNodes => "NODES", NumTasks => "TASKS", Origin => "ORIGIN", OriginRaw => "ORIGIN_RAW",
-        OverSubscribe => "OVER_SUBSCRIBE", Partition => "PARTITION", PendingTime => "PENDING_TIME",
-        PreemptTime => "PREEMPT_TIME", Prefer => "PREFER", Priority => "PRIORITY",
-        PriorityLong => "PRIORITY", Profile => "PROFILE", Qos => "QOS", Reason => "REASON",
-        ReasonList => "NODELIST(REASON)", Reboot => "REBOOT", ReqNodes => "REQ_NODES",
-        ReqSwitch => "REQ_SWITCH", Requeue => "REQUEUE", Reservation => "RESERVATION",
-        ResizeTime => "RESIZE_TIME", RestartCnt => "RESTART_COUNT", SchedNodes => "SCHEDNODES",
-        Sct => "S:C:T", SiblingsActive => "ACTIVE_SIBLINGS",
-        SiblingsActiveRaw => "ACTIVE_SIBLINGS_RAW", SiblingsViable => "VIABLE_SIBLINGS",
-        SiblingsViableRaw => "VIALBLE_SIBLINGS_RAW", Sockets => "SOCKETS_PER_NODE",
-        SPerBoard => "SOCKETS_PER_BOARD", StartTime => "START_TIME", State => "STATE",
-        StateCompact => "ST", StdErr => "STDERR", StdIn => "STDIN", StdOut => "STDOUT",
-        SubmitTime => "SUBMIT_TIME", SystemComment => "SYSTEM_COMMENT",
-        Threads => "THREADS_PER_CORE", TimeLeft => "TIME_LEFT", TimeLimit => "TIME_LIMIT",
-        TimeUsed => "TIME", TresAlloc => "TRES_ALLOC", TresBind => "TRES_BIND",
-        TresFreq => "TRES_FREQ", TresPerJob => "TRES_PER_JOB", TresPerNode => "TRES_PER_NODE",
-        TresPerSocket => "TRES_PER_SOCKET", TresPerTask => "TRES_PER_TASK", UserId => "UID",
-        UserName => "USER", Wait4Switch => "WAIT4SWITCH", WcKey => "WCKEY", WorkDir => "WORK_DIR",
+        Account => "ACCOUNT",
+        AccrueTime => "ACCRUE_TIME",
+        AdminComment => "ADMIN_COMMENT",
+        AllocNodes => "ALLOC_NODES",
+        AllocSid => "ALLOC_SID",
+        ArrayJobId => "ARRAY_JOB_ID",
+        ArrayTaskId => "ARRAY_TASK_ID",
+        AssocId => "ASSOC_ID",
+        BatchFlag => "BATCH_FLAG",
+        BatchHost => "EXEC_HOST",
+        BoardsPerNode => "BOARDS_PER_NODE",
+        BurstBuffer => "BURST_BUFFER",
+        BurstBufferState => "BURST_BUFFER_STATE",
+        Cluster => "CLUSTER",
+        ClusterFeature => "CLUSTER_FEATURES",
+        Command => "COMMAND",
+        Comment => "COMMENT",
+        Container => "CONTAINER",
+        ContainerId => "CONTAINERID",
+        Contiguous => "CONTIGUOUS",
+        Cores => "CORES_PER_SOCKET",
+        CoreSpec => "CORE_SPEC",
+        CpusPerTask => "CPUS_PER_TASK",
+        CpusPerTres => "CPUS_PER_TRES",
+        Deadline => "DEADLINE",
+        DelayBoot => "DELAY_BOOT",
+        Dependency => "DEPENDENCY",
+        DerivedEc => "DERIVED_EC",
+        EligibleTime => "ELIGIBLE_TIME",
+        EndTime => "END_TIME",
+        ExcNodes => "EXC_NODES",
+        ExitCode => "EXIT_CODE",
+        Feature => "FEATURES",
+        Gres => "TRES_PER_NODE",
+        GroupId => "GROUP",
+        GroupName => "GROUP",
+        HetJobId => "HET_JOB_ID",
+        HetJobIdSet => "HET_JOB_ID_SET",
+        HetJobOffset => "HET_JOB_OFFSET",
+        JobArrayId => "JOBID",
+        JobId => "JOBID",
+        LastSchedEval => "LAST_SCHED_EVAL",
+        Licenses => "LICENSES",
+        MaxCpus => "MAX_CPUS",
+        MaxNodes => "MAX_NODES",
+        MemPerTres => "MEM_PER_TRES",
+        McsLabel => "MCSLABEL",
+        MinCpus => "MIN_CPUS",
+        MinMemory => "MIN_MEMORY",
+        MinTime => "TIME_MIN",
+        MinTmpDisk => "MIN_TMP_DISK",
+        Name => "NAME",
+        Network => "NETWORK",
+        Nice => "NICE",
+        NodeList => "NODELIST",
+        NtPerCore => "NTASKS_PER_CORE",
+        NtPerNode => "NTASKS_PER_NODE",
+        NtPerSocket => "NTASKS_PER_SOCKET",
+        NtPerBoard => "NTASKS_PER_BOARD",
+        NumCpus => "CPUS",
+        NumNodes => "NODES",
+        NumTasks => "TASKS",
+        Origin => "ORIGIN",
+        OriginRaw => "ORIGIN_RAW",
+        OverSubscribe => "OVER_SUBSCRIBE",
+        Partition => "PARTITION",
+        PendingTime => "PENDING_TIME",
+        PreemptTime => "PREEMPT_TIME",
+        Prefer => "PREFER",
+        Priority => "PRIORITY",
+        PriorityLong => "PRIORITY",
+        Profile => "PROFILE",
+        Qos => "QOS",
+        Reason => "REASON",
+        ReasonList => "NODELIST(REASON)",
+        Reboot => "REBOOT",
+        ReqNodes => "REQ_NODES",
+        ReqSwitch => "REQ_SWITCH",
+        Requeue => "REQUEUE",
+        Reservation => "RESERVATION",
+        ResizeTime => "RESIZE_TIME",
+        RestartCnt => "RESTART_COUNT",
+        SchedNodes => "SCHEDNODES",
+        Sct => "S:C:T",
+        SiblingsActive => "ACTIVE_SIBLINGS",
+        SiblingsActiveRaw => "ACTIVE_SIBLINGS_RAW",
+        SiblingsViable => "VIABLE_SIBLINGS",
+        SiblingsViableRaw => "VIALBLE_SIBLINGS_RAW",
+        Sockets => "SOCKETS_PER_NODE",
+        SPerBoard => "SOCKETS_PER_BOARD",
+        StartTime => "START_TIME",
+        State => "STATE",
+        StateCompact => "ST",
+        StdErr => "STDERR",
+        StdIn => "STDIN",
+        StdOut => "STDOUT",
+        SubmitTime => "SUBMIT_TIME",
+        SystemComment => "SYSTEM_COMMENT",
+        Threads => "THREADS_PER_CORE",
+        TimeLeft => "TIME_LEFT",
+        TimeLimit => "TIME_LIMIT",
+        TimeUsed => "TIME",
+        TresAlloc => "TRES_ALLOC",
+        TresBind => "TRES_BIND",
+        TresFreq => "TRES_FREQ",
+        TresPerJob => "TRES_PER_JOB",
+        TresPerNode => "TRES_PER_NODE",
+        TresPerSocket => "TRES_PER_SOCKET",
+        TresPerTask => "TRES_PER_TASK",
+        UserId => "UID",
+        UserName => "USER",
+        Wait4Switch => "WAIT4SWITCH",
+        WcKey => "WCKEY",
+        WorkDir => "WORK_DIR",
     };
     match f {
         NodeList | SchedNodes | ReasonList => Cell::uncut(h),
@@ -681,9 +881,8 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         Account => opt_cell(&j.desc.account),
         Reservation => opt_cell(&j.desc.reservation_name().map(String::from)),
         AccrueTime => time_cell(j.eligible_time),
-        AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container
-        | ContainerId | Network | Prefer | Licenses | WcKey | SchedNodes
-        | SystemComment | McsLabel => Cell::null(),
+        AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container | ContainerId | Network | Prefer
+        | Licenses | WcKey | SchedNodes | SystemComment | McsLabel => Cell::null(),
         // the job record carries the controller's ClusterName
         Cluster => Cell::s(view.cluster_name.clone()),
         // no heterogeneous jobs: het_job_id is 0
@@ -777,8 +976,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         NumCpus => Cell::s(j.num_cpus.to_string()),
         NumNodes => Cell::s(j.num_nodes.to_string()),
         NumTasks => Cell::s(num_tasks_packed(j).to_string()),
-        Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw
-        | OriginRaw => Cell::s("NA"),
+        Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw | OriginRaw => Cell::s("NA"),
         OverSubscribe => Cell::s(j.desc.oversubscribe()),
         Partition => Cell::s(j.partition.clone()),
         PendingTime => {
@@ -994,8 +1192,8 @@ fn sort_recs(recs: &mut Vec<Rec>, sort: &str, now: i64) -> Result<(), Output> {
         }
         let mut rev = i > 0 && s[(i - 1) as usize] == '-';
         let start = (i + 1 - 7).max(0) as usize;
-        let is_cluster = i + 1 >= 7
-            && s[start..=(i as usize)].iter().collect::<String>().eq_ignore_ascii_case("cluster");
+        let is_cluster =
+            i + 1 >= 7 && s[start..=(i as usize)].iter().collect::<String>().eq_ignore_ascii_case("cluster");
         type Cmp<'x> = Box<dyn Fn(&Rec, &Rec) -> i32 + 'x>;
         let cmp: Option<Cmp> = if is_cluster {
             if i >= 7 && s[(i - 7) as usize] == '-' {
@@ -1119,7 +1317,9 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
         let tid = array_task_id(j);
         let mut keep = false;
         for (id, task) in &o.job_list {
-            if (task.is_none() && (*id == ajid || *id == j.job_id)) || (task.is_some() && *task == tid && *id == ajid && tid.is_some()) {
+            if (task.is_none() && (*id == ajid || *id == j.job_id))
+                || (task.is_some() && *task == tid && *id == ajid && tid.is_some())
+            {
                 keep = true;
                 break;
             }
@@ -1253,7 +1453,8 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     let o = if let Some(nodes) = &o.nodes {
         let mut names = Vec::new();
         for n in nodes {
-            let want = if n.eq_ignore_ascii_case("localhost") { spur_client::users::short_hostname() } else { n.clone() };
+            let want =
+                if n.eq_ignore_ascii_case("localhost") { spur_client::users::short_hostname() } else { n.clone() };
             match view.nodes.iter().find(|x| x.name == want || x.hostname == want) {
                 Some(x) => names.push(x.name.clone()),
                 None => {
@@ -1449,7 +1650,6 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     out
 }
 
-
 /// squeue as a process: parse, load the jobs through spur-client, print
 /// the table (or the `--json`/`--yaml` document); returns the exit status.
 pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
@@ -1476,7 +1676,14 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let dump_all = mime.is_some() && spur_core::compat::profile().json_v0_0_38;
     let job_ids = if dump_all { Vec::new() } else { job_ids };
     let finished = finished || dump_all;
-    let q = QueryRequest { jobs: true, partitions: true, nodes: opts.nodes.is_some() || mime.is_some(), job_ids, all_finished: finished, ..Default::default() };
+    let q = QueryRequest {
+        jobs: true,
+        partitions: true,
+        nodes: opts.nodes.is_some() || mime.is_some(),
+        job_ids,
+        all_finished: finished,
+        ..Default::default()
+    };
     match rt.block_on(c.query(&q)) {
         Ok(view) => {
             let (uid, name) = caller();
@@ -1543,7 +1750,9 @@ mod tests {
         let o = run(&["-O", "JobID,Name,State,Reason"]);
         let first = o.stdout.lines().next().unwrap();
         assert_eq!(first, "JOBID               NAME                STATE               REASON              ");
-        assert!(o.stdout.contains("\n7                   wrap                RUNNING             None                \n"));
+        assert!(o
+            .stdout
+            .contains("\n7                   wrap                RUNNING             None                \n"));
         let o = run(&["-O", "JobID:10,UserName:12,Partition,NumNodes,NumCPUs,MinMemory,TimeLimit,Command:30"]);
         assert_eq!(o.stdout.lines().nth(1).unwrap(), "9         root        debug               1                   1                   500M                UNLIMITED           (null)                        ");
     }
@@ -1593,7 +1802,8 @@ mod tests {
         let mut v = basic_view();
         let mut meta = base_job(10, JobState::Pending);
         meta.reason = Reason::Resources;
-        meta.array = Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![2, 3, 4, 5], ..Default::default() });
+        meta.array =
+            Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![2, 3, 4, 5], ..Default::default() });
         v.jobs.push(meta);
         let args: Vec<String> = vec!["-h".into(), "-o".into(), "%i %r".into(), "-t".into(), "PD".into()];
         let o = render(&parse(&args, &HashMap::new()).unwrap(), &v, 0, "root");
@@ -1629,8 +1839,14 @@ mod tests {
         let mut lines = o.stdout.lines();
         let date = lines.next().unwrap();
         assert_eq!(date.len(), 24);
-        assert_eq!(lines.next().unwrap(), "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)");
-        assert_eq!(lines.next().unwrap(), "                 9     debug      dep     root  PENDING       0:00 UNLIMITED      1 (Dependency)");
+        assert_eq!(
+            lines.next().unwrap(),
+            "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)"
+        );
+        assert_eq!(
+            lines.next().unwrap(),
+            "                 9     debug      dep     root  PENDING       0:00 UNLIMITED      1 (Dependency)"
+        );
     }
 
     fn ids_of(o: &Output) -> Vec<String> {
@@ -1673,7 +1889,13 @@ mod tests {
     #[test]
     fn array_ended_without_tasks_shows_plain_id() {
         let mut j = base_job(10, JobState::Cancelled);
-        j.array = Some(ArrayInfo { array_job_id: 10, task_id: None, pending_tasks: vec![], max_running: 2, spec: "0-5%2".into() });
+        j.array = Some(ArrayInfo {
+            array_job_id: 10,
+            task_id: None,
+            pending_tasks: vec![],
+            max_running: 2,
+            spec: "0-5%2".into(),
+        });
         j.start_time = 900;
         j.end_time = 900;
         let view = ClusterView { now: 1000, jobs: vec![j], ..Default::default() };

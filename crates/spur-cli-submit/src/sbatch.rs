@@ -20,17 +20,17 @@
 //! Exit codes: an option rejected by its setter exits 255 (`exit(-1)`);
 //! `parse_int` failures (`-n 0`) exit 1; script and verification errors exit 1.
 
-use spur_cli_base::Output;
-use spur_cli_base::version::version_line;
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::process::{client, emit, runtime};
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
+use spur_client::{Client, ClientError};
 use spur_core::model::{AcceptedOptions, ExclusiveKind, JobDesc, JobState};
-use spur_grammar::num::strtol;
+use spur_core::request::Query as QueryRequest;
 use spur_grammar::gres::{parse_request, GresRequestError};
+use spur_grammar::num::strtol;
 use spur_grammar::signal::parse_signal_opts;
 use std::collections::HashMap;
-use spur_cli_base::process::{client, emit, runtime};
-use spur_client::{Client, ClientError};
-use spur_core::request::Query as QueryRequest;
 use std::io::{Read, Write};
 
 /// What `sbatch` will submit, with the client-side switches.
@@ -366,8 +366,18 @@ fn node_count(arg: &str) -> Result<(u32, u32), Output> {
 
 fn valid_mail_type(arg: &str) -> bool {
     const OK: &[&str] = &[
-        "ARRAY_TASKS", "BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "ALL", "STAGE_OUT",
-        "TIME_LIMIT", "TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50",
+        "ARRAY_TASKS",
+        "BEGIN",
+        "END",
+        "FAIL",
+        "INVALID_DEPEND",
+        "REQUEUE",
+        "ALL",
+        "STAGE_OUT",
+        "TIME_LIMIT",
+        "TIME_LIMIT_90",
+        "TIME_LIMIT_80",
+        "TIME_LIMIT_50",
     ];
     let mut any = false;
     for tok in arg.split(',').filter(|t| !t.is_empty()) {
@@ -455,9 +465,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "exclusive" => match arg {
             None => d.exclusive = true,
             Some(a) if a.eq_ignore_ascii_case("exclusive") => d.exclusive = true,
-            Some(a)
-                if ["oversubscribe", "user", "mcs", "topo"].iter().any(|k| k.eq_ignore_ascii_case(a)) =>
-            {
+            Some(a) if ["oversubscribe", "user", "mcs", "topo"].iter().any(|k| k.eq_ignore_ascii_case(a)) => {
                 d.exclusive = false;
                 d.exclusive_kind = Some(match a.to_ascii_lowercase().as_str() {
                     "user" => ExclusiveKind::User,
@@ -506,18 +514,15 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         }
         "mail-user" => d.mail_user = Some(v.into()),
         "mem" => {
-            d.mem_per_node =
-                Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
+            d.mem_per_node = Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem specification"))?)
         }
         "mem-per-cpu" => {
-            d.mem_per_cpu = Some(
-                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?,
-            )
+            d.mem_per_cpu =
+                Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-cpu specification"))?)
         }
         "mem-per-gpu" => {
-            st.mem_per_gpu = Some(
-                spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?,
-            );
+            st.mem_per_gpu =
+                Some(spur_grammar::size::parse_mem_mb(v).map_err(|_| e255("Invalid --mem-per-gpu specification"))?);
             d.mem_per_gpu = st.mem_per_gpu;
         }
         "nice" => {
@@ -544,8 +549,8 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             d.ntasks_per_node = Some(parse_int("--ntasks-per-node", v, true)? as u32);
             st.ntasks_per_node_set = true;
         }
-        "cores-per-socket" | "sockets-per-node" | "threads-per-core" | "ntasks-per-core"
-        | "ntasks-per-socket" | "ntasks-per-gpu" | "ntasks-per-tres" | "mincpus" | "cpus-per-gpu" => {
+        "cores-per-socket" | "sockets-per-node" | "threads-per-core" | "ntasks-per-core" | "ntasks-per-socket"
+        | "ntasks-per-gpu" | "ntasks-per-tres" | "mincpus" | "cpus-per-gpu" => {
             let n = parse_int(&format!("--{}", id), v, true)? as u32;
             *layout_field(d, id).expect("a task layout option") = Some(n);
         }
@@ -648,12 +653,42 @@ fn layout_field<'a>(d: &'a mut JobDesc, id: &str) -> Option<&'a mut Option<u32>>
 fn keep_accepted(a: &mut AcceptedOptions, id: &str, v: Option<&str>) -> bool {
     let flag = |f: &mut bool| *f = v.is_some();
     let text: &mut Option<String> = match id {
-        "ignore-pbs" => return { flag(&mut a.ignore_pbs); true },
-        "overcommit" => return { flag(&mut a.overcommit); true },
-        "reboot" => return { flag(&mut a.reboot); true },
-        "spread-job" => return { flag(&mut a.spread_job); true },
-        "stepmgr" => return { flag(&mut a.stepmgr); true },
-        "use-min-nodes" => return { flag(&mut a.use_min_nodes); true },
+        "ignore-pbs" => {
+            return {
+                flag(&mut a.ignore_pbs);
+                true
+            }
+        }
+        "overcommit" => {
+            return {
+                flag(&mut a.overcommit);
+                true
+            }
+        }
+        "reboot" => {
+            return {
+                flag(&mut a.reboot);
+                true
+            }
+        }
+        "spread-job" => {
+            return {
+                flag(&mut a.spread_job);
+                true
+            }
+        }
+        "stepmgr" => {
+            return {
+                flag(&mut a.stepmgr);
+                true
+            }
+        }
+        "use-min-nodes" => {
+            return {
+                flag(&mut a.use_min_nodes);
+                true
+            }
+        }
         "acctg-freq" => &mut a.acctg_freq,
         "batch" => &mut a.batch_features,
         "bb" => &mut a.burst_buffer,
@@ -921,10 +956,8 @@ pub fn parse(
     stdin_script: Option<String>,
     read_file: &dyn Fn(&str) -> std::io::Result<String>,
 ) -> Result<SbatchRequest, Output> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     parse_at(args, env, cwd, stdin_script, read_file, now)
 }
 
@@ -951,7 +984,8 @@ pub fn parse_at(
             "usage" => {
                 // 22.05's ends before the options added since
                 let u = if spur_core::compat::profile().usage_texts_22_05 {
-                    USAGE.replace(" [--tres-bind=...] [--tres-per-task=list]\n              [--oom-kill-step[=0|1]]", "")
+                    USAGE
+                        .replace(" [--tres-bind=...] [--tres-per-task=list]\n              [--oom-kill-step[=0|1]]", "")
                 } else {
                     USAGE.to_string()
                 };
@@ -996,10 +1030,8 @@ pub fn parse_at(
     };
 
     // ---- second pass: script, environment, command line
-    let file_label = script_path
-        .as_deref()
-        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
-        .unwrap_or_else(|| "stdin".into());
+    let file_label =
+        script_path.as_deref().map(|p| p.rsplit('/').next().unwrap_or(p).to_string()).unwrap_or_else(|| "stdin".into());
     let mut stderr = String::new();
     let words = script_directives(&file_label, &body, &mut stderr)?;
     st.stderr = stderr;
@@ -1066,8 +1098,8 @@ pub fn parse_at(
     }
     if let Some(nl) = d.req_nodes.clone() {
         if !st.nodes_set && !nl.contains('{') && !nl.contains('/') {
-            let mut hl = spur_grammar::hostlist::Hostlist::parse(&nl)
-                .map_err(|_| fatal("Invalid node list specified"))?;
+            let mut hl =
+                spur_grammar::hostlist::Hostlist::parse(&nl).map_err(|_| fatal("Invalid node list specified"))?;
             hl.uniq();
             d.min_nodes = Some(hl.count().min(u32::MAX as u64) as u32);
             st.nodes_set = true;
@@ -1505,7 +1537,6 @@ pub fn help_text(task_affinity: bool) -> String {
     s
 }
 
-
 // ---------------------------------------------------------------- the process
 
 /// sbatch as a process: parse (reading the script, or stdin when no script
@@ -1612,7 +1643,10 @@ fn sbatch_needs_stdin(args: &[String]) -> bool {
 async fn wait_for_job(c: &Client, id: u32) -> i32 {
     let mut delay = 2u64;
     loop {
-        tokio::time::sleep(std::time::Duration::from_secs(delay.min(10)).min(std::time::Duration::from_millis(500 * delay))).await;
+        tokio::time::sleep(
+            std::time::Duration::from_secs(delay.min(10)).min(std::time::Duration::from_millis(500 * delay)),
+        )
+        .await;
         delay = (delay + 1).min(10);
         let q = QueryRequest { jobs: true, job_ids: vec![id.to_string()], ..Default::default() };
         match c.query(&q).await {
@@ -1662,8 +1696,7 @@ mod tests {
         }
     }
     fn env(v: &[(&str, &str)]) -> HashMap<String, String> {
-        let mut m: HashMap<String, String> =
-            v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut m: HashMap<String, String> = v.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         m.entry("PATH".into()).or_insert("/usr/bin".into());
         m
     }
@@ -1687,7 +1720,16 @@ mod tests {
             // (a value may be refused; reaching no field panics in debug builds)
             let _ = apply(&mut st, id, Some("1"), Src::Cli);
         }
-        let r = ok(&["--wckey=w", "--overcommit", "-L", "lic:2", "--exclusive=user", "--priority=TOP", "--mincpus=3", "--wrap=x"]);
+        let r = ok(&[
+            "--wckey=w",
+            "--overcommit",
+            "-L",
+            "lic:2",
+            "--exclusive=user",
+            "--priority=TOP",
+            "--mincpus=3",
+            "--wrap=x",
+        ]);
         assert_eq!(r.desc.accepted.wckey.as_deref(), Some("w"));
         assert!(r.desc.accepted.overcommit);
         assert_eq!(r.desc.accepted.licenses.as_deref(), Some("lic:2"));
@@ -1765,9 +1807,14 @@ mod tests {
             "sbatch: option '--pa' is ambiguous; possibilities: '--parsable' '--partition'\nTry \"sbatch --help\" for more information\n"
         );
         let o = err(&["--cpus"]);
-        assert!(o.stderr.starts_with("sbatch: option '--cpus' is ambiguous; possibilities: '--cpus-per-gpu' '--cpus-per-task'\n"));
+        assert!(o
+            .stderr
+            .starts_with("sbatch: option '--cpus' is ambiguous; possibilities: '--cpus-per-gpu' '--cpus-per-task'\n"));
         assert_eq!(err(&["-J"]).stderr.lines().next().unwrap(), "sbatch: option requires an argument -- 'J'");
-        assert_eq!(err(&["--hold=1"]).stderr.lines().next().unwrap(), "sbatch: option '--hold' doesn't allow an argument");
+        assert_eq!(
+            err(&["--hold=1"]).stderr.lines().next().unwrap(),
+            "sbatch: option '--hold' doesn't allow an argument"
+        );
         // --help before a bad option wins; after it, the error
         let o = err(&["--help", "--bogus"]);
         assert_eq!(o.code, 0);
@@ -1791,11 +1838,17 @@ mod tests {
         assert_eq!(err(&["ws.sh"]).stderr, "sbatch: error: Batch script contains only whitespace!\n");
         assert!(err(&["nul.sh"]).stderr.contains("NULL character"));
         let o = err(&["bogus.sh"]);
-        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n", 255));
+        assert_eq!(
+            (o.stderr.as_str(), o.code),
+            ("sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n", 255)
+        );
         let o = err(&["dir.sh"]);
         assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid directive found in batch script: foo\n", 255));
         let o = err(&["--wrap=x", "a"]);
-        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Script arguments not permitted with --wrap option\n", 1));
+        assert_eq!(
+            (o.stderr.as_str(), o.code),
+            ("sbatch: error: Script arguments not permitted with --wrap option\n", 1)
+        );
         // stdin
         let o = parse_at(&a(&[]), &env(&[]), "/w", None, &files, 0).unwrap_err();
         assert_eq!(o.stderr, "sbatch: error: Batch script is empty!\n");
@@ -1836,17 +1889,37 @@ mod tests {
         chk(&["-c", "0", "--wrap=x"], "sbatch: error: Invalid numeric value \"0\" for --cpus-per-task.\n", 1);
         chk(&["-N", "abc", "--wrap=x"], "sbatch: error: \"abc\" is not a valid node count\n", 255);
         chk(&["-N", "3-2", "--wrap=x"], "sbatch: error: Maximum node count 2 is less than minimum node count 3\n", 255);
-        chk(&["--begin=xyz", "--wrap=x"], "Invalid time specification (pos=0): xyz\nsbatch: error: Invalid --begin specification\n", 255);
+        chk(
+            &["--begin=xyz", "--wrap=x"],
+            "Invalid time specification (pos=0): xyz\nsbatch: error: Invalid --begin specification\n",
+            255,
+        );
         chk(&["--signal=FOO", "--wrap=x"], "sbatch: error: Invalid --signal specification\n", 255);
         chk(&["--mail-type=bar", "--wrap=x"], "sbatch: error: Invalid --mail-type specification\n", 255);
         chk(&["--open-mode=x", "--wrap=x"], "sbatch: error: Invalid --open-mode specification\n", 255);
         chk(&["--exclusive=x", "--wrap=x"], "sbatch: error: Invalid --exclusive specification\n", 255);
-        chk(&["--kill-on-invalid-dep=maybe", "--wrap=x"], "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255);
+        chk(
+            &["--kill-on-invalid-dep=maybe", "--wrap=x"],
+            "sbatch: error: Invalid --kill-on-invalid-dep specification\n",
+            255,
+        );
         chk(&["--tmp=abc", "--wrap=x"], "sbatch: error: Invalid --tmp specification\n", 255);
         chk(&["-v", "-Q", "--wrap=x"], "sbatch: error: don't specify both --verbose (-v) and --quiet (-Q)\n", 1);
-        chk(&["--nice=2147483646", "--wrap=x"], "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255);
-        chk(&["--deadline=now", "--begin=now+1hour", "--wrap=x"], "sbatch: error: Incompatible begin and deadline time specification\n", 1);
-        chk(&["--mem=1G", "--mem-per-cpu=1G", "--wrap=x"], "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1);
+        chk(
+            &["--nice=2147483646", "--wrap=x"],
+            "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n",
+            255,
+        );
+        chk(
+            &["--deadline=now", "--begin=now+1hour", "--wrap=x"],
+            "sbatch: error: Incompatible begin and deadline time specification\n",
+            1,
+        );
+        chk(
+            &["--mem=1G", "--mem-per-cpu=1G", "--wrap=x"],
+            "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n",
+            1,
+        );
         // the script is read before second-pass option errors
         chk(&["--time=abc", "nosuch.sh"], "sbatch: error: Unable to open file nosuch.sh\n", 1);
     }
@@ -1861,7 +1934,10 @@ mod tests {
         let o = err(&["--time=1-00:00:00:00", "--wrap=x"]);
         assert_eq!((o.stderr.as_str(), o.code), ("sbatch: error: Invalid --time specification\n", 255));
         let o = err(&["--bogus-option", "--wrap", "true"]);
-        assert_eq!((o.stderr.as_str(), o.code), ("sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n", 255));
+        assert_eq!(
+            (o.stderr.as_str(), o.code),
+            ("sbatch: unrecognized option '--bogus-option'\nTry \"sbatch --help\" for more information\n", 255)
+        );
         let r = ok(&["-N", "2-4", "-n", "3", "--wrap=x"]);
         assert_eq!((r.desc.min_nodes, r.desc.max_nodes), (Some(2), Some(3)));
         let r = ok(&["-N", "4", "-n", "2", "--wrap=x"]);
@@ -1962,8 +2038,32 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let words = ["-N", "--mem", "é", "", "-", "--", "1-", "-1", "x.sh", "job.sh", "--wrap", "::", "%",
-                     "--begin", "--array", "--signal", "@", "B:", "--nice=", "-t", "ü-ü", "--export", "a,b=\"c", "9999999999999999999999"];
+        let words = [
+            "-N",
+            "--mem",
+            "é",
+            "",
+            "-",
+            "--",
+            "1-",
+            "-1",
+            "x.sh",
+            "job.sh",
+            "--wrap",
+            "::",
+            "%",
+            "--begin",
+            "--array",
+            "--signal",
+            "@",
+            "B:",
+            "--nice=",
+            "-t",
+            "ü-ü",
+            "--export",
+            "a,b=\"c",
+            "9999999999999999999999",
+        ];
         let mut seed: u64 = 3;
         for _ in 0..3000 {
             let mut v = Vec::new();
@@ -1974,7 +2074,14 @@ mod tests {
             let _ = parse_at(&v, &env(&[]), "/w", Some("#!/bin/sh\n#SBATCH \"\n".into()), &files, 0);
             seed = seed.wrapping_add(1);
         }
-        for body in ["#!", "#!\n#SBATCH", "#!\n#SBATCH :", "#!\n#SBATCH \\", "#!\n#SBATCH hetjob -N1\n#SBATCH -N2", "#!\n#SBATCH -J é\\"] {
+        for body in [
+            "#!",
+            "#!\n#SBATCH",
+            "#!\n#SBATCH :",
+            "#!\n#SBATCH \\",
+            "#!\n#SBATCH hetjob -N1\n#SBATCH -N2",
+            "#!\n#SBATCH -J é\\",
+        ] {
             let _ = parse_at(&a(&[]), &env(&[]), "/w", Some(body.into()), &files, 0);
         }
     }

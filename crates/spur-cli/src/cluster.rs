@@ -59,7 +59,10 @@ pub fn main(args: &[String]) -> i32 {
             _ => (a.clone(), None),
         };
         let mut val = || -> Result<String, String> {
-            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("spur cluster: option {} needs a value", k))
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("spur cluster: option {} needs a value", k))
         };
         let r: Result<(), String> = (|| {
             match k.as_str() {
@@ -128,7 +131,11 @@ fn free_ports(n: usize, controllers: u32) -> Result<Vec<u16>, String> {
     let (lo, hi) = ephemeral_range();
     let (start, end) = if lo > 12_000 { (10_000u32, lo as u32) } else { (hi as u32 + 1, 65_000u32) };
     let span = end.saturating_sub(start + n as u32 + 1).max(1);
-    let mut seed = std::process::id() as u64 ^ (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0));
+    let mut seed = std::process::id() as u64
+        ^ (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0));
     for _ in 0..500 {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let base = (start + ((seed >> 33) as u32 % span)) as u16;
@@ -227,7 +234,8 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
             s.push('\n');
         }
     }
-    std::fs::write(d.join("slurm.conf"), s).map_err(|e| format!("spur cluster: {}: {}", d.join("slurm.conf").display(), e))?;
+    std::fs::write(d.join("slurm.conf"), s)
+        .map_err(|e| format!("spur cluster: {}: {}", d.join("slurm.conf").display(), e))?;
     if o.gpus > 0 {
         let g = format!("AutoDetect=off\nNodeName=node[1-{}] Name=gpu Count={}\n", n, o.gpus);
         std::fs::write(d.join("gres.conf"), g).map_err(|e| e.to_string())?;
@@ -273,14 +281,14 @@ pub fn alive(pidfile: &Path, bin: &str) -> Option<i32> {
 
 fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &Path) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
-    let out = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(|e| format!("{}: {}", log.display(), e))?;
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("{}: {}", log.display(), e))?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     let mut c = std::process::Command::new(bin);
-    c.args(args)
-        .env("SLURM_CONF", conf)
-        .stdin(std::process::Stdio::null())
-        .stdout(out)
-        .stderr(err);
+    c.args(args).env("SLURM_CONF", conf).stdin(std::process::Stdio::null()).stdout(out).stderr(err);
     // SAFETY: the closure runs in the child between fork and exec, where only
     // async-signal-safe calls are allowed: setsid(2) is one, and nothing is
     // allocated (its error, which a new child cannot get, is dropped).
@@ -385,13 +393,20 @@ fn wait_ready(conf_path: &Path, nodes: usize) -> Result<(), String> {
         loop {
             let q = spur_core::request::Query { nodes: true, ..Default::default() };
             if let Ok(v) = client.query(&q).await {
-                let up = v.nodes.iter().filter(|n| n.base != spur_core::model::NodeBase::Unknown && !n.flags.not_responding).count();
+                let up = v
+                    .nodes
+                    .iter()
+                    .filter(|n| n.base != spur_core::model::NodeBase::Unknown && !n.flags.not_responding)
+                    .count();
                 if up >= nodes {
                     return Ok(());
                 }
             }
             if start.elapsed() > Duration::from_secs(60) {
-                return Err(format!("spur cluster: the cluster did not come up within 60 s (see {}/log)", conf_path.parent().unwrap_or(Path::new(".")).display()));
+                return Err(format!(
+                    "spur cluster: the cluster did not come up within 60 s (see {}/log)",
+                    conf_path.parent().unwrap_or(Path::new(".")).display()
+                ));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -421,7 +436,10 @@ fn kill_wait(pid: i32, timeout: Duration) -> bool {
 fn down(dir: &Path) -> Result<(), String> {
     let run = dir.join("run");
     let mut entries: Vec<PathBuf> = match std::fs::read_dir(&run) {
-        Ok(r) => r.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map(|x| x == "pid").unwrap_or(false)).collect(),
+        Ok(r) => r
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().map(|x| x == "pid").unwrap_or(false))
+            .collect(),
         Err(_) => vec![],
     };
     entries.sort();

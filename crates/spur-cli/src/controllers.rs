@@ -2,7 +2,8 @@
 //! membership changes while the cluster runs (Spur's own verb; `scontrol
 //! ping` is spur-cli-control's).
 
-const USAGE: &str = "Usage: spur controller list\n       spur controller add ID HOST:PORT\n       spur controller remove ID\n";
+const USAGE: &str =
+    "Usage: spur controller list\n       spur controller add ID HOST:PORT\n       spur controller remove ID\n";
 
 /// `spur controller ...`: list the Raft members, or change them without downtime.
 pub fn main(args: &[String]) -> i32 {
@@ -43,7 +44,13 @@ pub fn main(args: &[String]) -> i32 {
                     m.id,
                     m.addr,
                     if m.voter { "yes" } else { "no" },
-                    if m.leader { "leader" } else if m.voter { "follower" } else { "learner" }
+                    if m.leader {
+                        "leader"
+                    } else if m.voter {
+                        "follower"
+                    } else {
+                        "learner"
+                    }
                 );
             }
             0

@@ -22,10 +22,7 @@ use spur_cli_submit::sbatch;
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
-    let prog = argv
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a).to_string())
-        .unwrap_or_else(|| "spur".into());
+    let prog = argv.first().map(|a| a.rsplit('/').next().unwrap_or(a).to_string()).unwrap_or_else(|| "spur".into());
     let (cmd, args): (String, Vec<String>) = if prog == "spur" {
         match argv.get(1) {
             Some(c) => (c.clone(), argv[2..].to_vec()),

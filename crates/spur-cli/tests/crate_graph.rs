@@ -13,20 +13,12 @@ use std::path::Path;
 /// part of the layout).
 fn members() -> BTreeMap<String, Vec<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let read =
-        |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let workspace = read(&root.join("Cargo.toml"));
-    let list = workspace
-        .split("members = [")
-        .nth(1)
-        .and_then(|s| s.split(']').next())
-        .expect("the workspace's members");
+    let list =
+        workspace.split("members = [").nth(1).and_then(|s| s.split(']').next()).expect("the workspace's members");
     let mut out = BTreeMap::new();
-    for dir in list
-        .split(',')
-        .map(|s| s.trim().trim_matches('"'))
-        .filter(|s| !s.is_empty())
-    {
+    for dir in list.split(',').map(|s| s.trim().trim_matches('"')).filter(|s| !s.is_empty()) {
         let manifest = read(&root.join(dir).join("Cargo.toml"));
         let mut name = None;
         let mut deps = Vec::new();
@@ -48,10 +40,7 @@ fn members() -> BTreeMap<String, Vec<String>> {
                 _ => {}
             }
         }
-        out.insert(
-            name.unwrap_or_else(|| panic!("{dir}: no package name")),
-            deps,
-        );
+        out.insert(name.unwrap_or_else(|| panic!("{dir}: no package name")), deps);
     }
     out
 }
@@ -67,14 +56,7 @@ fn is_cli(name: &str) -> bool {
 #[test]
 fn the_layout_rules_hold() {
     let m = members();
-    for must in [
-        "spur-cli",
-        "spur-cli-base",
-        "spur-cli-submit",
-        "spur-cli-query",
-        "spur-cli-control",
-        "spur-compat",
-    ] {
+    for must in ["spur-cli", "spur-cli-base", "spur-cli-submit", "spur-cli-query", "spur-cli-control", "spur-compat"] {
         assert!(m.contains_key(must), "{must} is not a workspace member");
     }
     let mut broken = Vec::new();

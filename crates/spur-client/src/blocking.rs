@@ -39,7 +39,9 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, ClientError> {
             .map_err(|e| e.to_string())
     })
     .as_ref()
-    .map_err(|e| ClientError::Slurm(spur_core::errors::SLURM_ERROR_ANY, format!("cannot start the client runtime: {}", e)))
+    .map_err(|e| {
+        ClientError::Slurm(spur_core::errors::SLURM_ERROR_ANY, format!("cannot start the client runtime: {}", e))
+    })
 }
 
 /// Run `f` to completion on the shared runtime, blocking this thread.

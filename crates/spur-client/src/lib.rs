@@ -172,10 +172,8 @@ impl Client {
     fn request<T>(&self, msg: T) -> Result<tonic::Request<T>, ClientError> {
         let tok = spur_auth::credential(&self.key_file, &self.socket).map_err(|e| ClientError::Auth(e.to_string()))?;
         let mut r = tonic::Request::new(msg);
-        r.metadata_mut().insert(
-            spur_auth::METADATA_KEY,
-            tok.parse().map_err(|_| ClientError::Auth("bad credential".into()))?,
-        );
+        r.metadata_mut()
+            .insert(spur_auth::METADATA_KEY, tok.parse().map_err(|_| ClientError::Auth("bad credential".into()))?);
         r.set_timeout(self.message_timeout);
         Ok(r)
     }
@@ -315,7 +313,8 @@ impl Client {
         let desc = if desc.request_id.is_some() {
             desc
         } else {
-            let id = spur_auth::random_hex(12).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
+            let id =
+                spur_auth::random_hex(12).map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
             with_id = JobDesc { request_id: Some(id), ..desc.clone() };
             &with_id
         };
@@ -326,7 +325,13 @@ impl Client {
             let message = if s.message.is_empty() { errors::strerror(s.code) } else { s.message.clone() };
             return Err(ClientError::Rejected { code: s.code, message, user_msg: r.user_msg });
         }
-        Ok(SubmitOutcome { job_id: r.job_id, start_time: r.start_time, nodes: r.nodes, partition: r.partition, cpus: r.cpus })
+        Ok(SubmitOutcome {
+            job_id: r.job_id,
+            start_time: r.start_time,
+            nodes: r.nodes,
+            partition: r.partition,
+            cpus: r.cpus,
+        })
     }
 
     /// Cancel or signal jobs: one answer per job reference (or per job a filter found).
@@ -377,7 +382,8 @@ impl Client {
         let mut out = vec![];
         for (c, ep) in self.conf.controllers.iter().zip(self.endpoints()) {
             let reply = async {
-                let ch = Endpoint::from_shared(ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
+                let ch =
+                    Endpoint::from_shared(ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
                 let mut req = self.request(pb::PingRequest {}).ok()?;
                 req.set_timeout(Duration::from_secs(5));
                 let r = ControllerClient::new(ch).ping(req).await.ok()?.into_inner();

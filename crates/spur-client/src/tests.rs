@@ -64,7 +64,9 @@ impl Controller for Fake {
     }
     async fn query(&self, _: Request<pb::QueryRequest>) -> R<pb::QueryReply> {
         self.gate()?;
-        let view = spur_core::records::encode_view(&ClusterView { cluster_name: "fake".into(), ..Default::default() }, 1).unwrap();
+        let view =
+            spur_core::records::encode_view(&ClusterView { cluster_name: "fake".into(), ..Default::default() }, 1)
+                .unwrap();
         Ok(Response::new(pb::QueryReply { status: None, view }))
     }
     async fn cancel(&self, _: Request<pb::CancelRequest>) -> R<pb::CancelReply> {

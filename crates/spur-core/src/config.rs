@@ -13,9 +13,9 @@
 //!
 //! Errors carry file and line and Slurm's own wording (see [`ConfError`]).
 
+use serde::{Deserialize, Serialize};
 use spur_grammar::gres::{parse_gres_list, GresSpec};
 use spur_grammar::hostlist;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -361,11 +361,39 @@ static FRONTEND_KEYS: &[(&str, K)] = &[
 
 /// Node state words Slurm's `state_str2int` accepts in slurm.conf.
 static NODE_STATES: &[&str] = &[
-    "UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ALLOC", "ERROR", "MIXED", "FUTURE", "DRAIN",
-    "DRAINED", "DRAINING", "FAIL", "FAILING", "CLOUD", "POWER_DOWN", "POWERED_DOWN",
-    "POWERING_DOWN", "POWER_UP", "POWERING_UP", "RESUME", "UNDRAIN", "NO_RESPOND", "COMPLETING",
-    "MAINT", "REBOOT", "REBOOT_ISSUED", "RESERVED", "PLANNED", "DYNAMIC_FUTURE", "DYNAMIC_NORM",
-    "INVALID_REG", "BLOCKED", "EXTERNAL",
+    "UNKNOWN",
+    "DOWN",
+    "IDLE",
+    "ALLOCATED",
+    "ALLOC",
+    "ERROR",
+    "MIXED",
+    "FUTURE",
+    "DRAIN",
+    "DRAINED",
+    "DRAINING",
+    "FAIL",
+    "FAILING",
+    "CLOUD",
+    "POWER_DOWN",
+    "POWERED_DOWN",
+    "POWERING_DOWN",
+    "POWER_UP",
+    "POWERING_UP",
+    "RESUME",
+    "UNDRAIN",
+    "NO_RESPOND",
+    "COMPLETING",
+    "MAINT",
+    "REBOOT",
+    "REBOOT_ISSUED",
+    "RESERVED",
+    "PLANNED",
+    "DYNAMIC_FUTURE",
+    "DYNAMIC_NORM",
+    "INVALID_REG",
+    "BLOCKED",
+    "EXTERNAL",
 ];
 
 /// A slurm.conf that Slurm would refuse.
@@ -768,7 +796,9 @@ fn c_strtoul(s: &str) -> Option<(bool, u128, usize)> {
         neg = b[i] == b'-';
         i += 1;
     }
-    let (radix, mut j) = if b.len() > i + 1 && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X')
+    let (radix, mut j) = if b.len() > i + 1
+        && b[i] == b'0'
+        && (b[i + 1] == b'x' || b[i + 1] == b'X')
         && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit())
     {
         (16, i + 2)
@@ -929,12 +959,7 @@ fn cerr(path: &Path, line: usize, msg: impl Into<String>) -> ConfError {
 }
 
 fn parse_error_line(path: &Path, line: usize, rest: &str) -> String {
-    format!(
-        "Parse error in file {} line {}: \"{}\"",
-        path.display(),
-        line,
-        rest.trim_end_matches(['\r', '\n'])
-    )
+    format!("Parse error in file {} line {}: \"{}\"", path.display(), line, rest.trim_end_matches(['\r', '\n']))
 }
 
 impl Parser {
@@ -1024,10 +1049,9 @@ impl Parser {
                         return Err(cerr(path, line, format!("Bad value \"{}\" for SlurmctldHost", value)));
                     }
                     let ch = match (open, close) {
-                        (Some(o), Some(c)) if o < c => ControllerHost {
-                            name: value[..o].to_string(),
-                            addr: value[o + 1..c].to_string(),
-                        },
+                        (Some(o), Some(c)) if o < c => {
+                            ControllerHost { name: value[..o].to_string(), addr: value[o + 1..c].to_string() }
+                        }
                         (Some(o), Some(_)) => ControllerHost { name: value[..o].to_string(), addr: String::new() },
                         _ => ControllerHost { name: value.clone(), addr: value.clone() },
                     };
@@ -1066,10 +1090,8 @@ impl Parser {
                         }
                     };
                     if kind == K::Defunct {
-                        self.warnings.push(format!(
-                            "The option \"{}\" is defunct, please remove it from slurm.conf.",
-                            canon
-                        ));
+                        self.warnings
+                            .push(format!("The option \"{}\" is defunct, please remove it from slurm.conf.", canon));
                     } else {
                         check_typed(canon, kind, &value).map_err(|m| cerr(path, line, m))?;
                     }
@@ -1090,9 +1112,7 @@ impl Parser {
         if name.contains("%c") {
             match self.top.iter().rev().find(|t| t.0 == "ClusterName") {
                 Some(c) => name = name.replace("%c", &c.1.to_lowercase()),
-                None => {
-                    return Err(cerr(path, line, "_parse_for_format: Did not get ClusterName for include path"))
-                }
+                None => return Err(cerr(path, line, "_parse_for_format: Did not get ClusterName for include path")),
             }
         }
         let full = if Path::new(&name).is_absolute() { PathBuf::from(&name) } else { conf_dir.join(&name) };
@@ -1110,8 +1130,8 @@ impl Parser {
         let text = match std::fs::read(&full) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
-                let mut ce = cerr(path, line, format!(
-                    "s_p_parse_file: cannot stat file {}: {}", full.display(), io_msg(&e)));
+                let mut ce =
+                    cerr(path, line, format!("s_p_parse_file: cannot stat file {}: {}", full.display(), io_msg(&e)));
                 ce.parse_error = Some(format!("\"Include\" failed in file {} line {}", path.display(), line));
                 return Err(ce);
             }
@@ -1177,9 +1197,8 @@ fn build_nodes(nl: &NodeLine, slurmd_port: u16) -> Result<Vec<NodeConf>, ConfErr
     if !state.split('+').all(|w| NODE_STATES.contains(&w)) {
         return Err(f(format!("Invalid state {} from {}", t.get("State").unwrap_or(""), names)));
     }
-    let hl = |s: &str, what: &str| {
-        hostlist::expand(s).map_err(|_| f(format!("Unable to create {} list from {}", what, s)))
-    };
+    let hl =
+        |s: &str, what: &str| hostlist::expand(s).map_err(|_| f(format!("Unable to create {} list from {}", what, s)));
     let alias = hl(names, "NodeName")?;
     let addr = hl(&addrs, "NodeAddr")?;
     let hosts = hl(&hostnames, "NodeHostname")?;
@@ -1194,7 +1213,9 @@ fn build_nodes(nl: &NodeLine, slurmd_port: u16) -> Result<Vec<NodeConf>, ConfErr
         return Err(f("NodeAddr count must equal that of NodeName records or  there must be no more than one".into()));
     }
     if hosts.len() != alias.len() && hosts.len() != 1 {
-        return Err(f("NodeHostname count must equal that of NodeName records or there must be no more than one".into()));
+        return Err(f(
+            "NodeHostname count must equal that of NodeName records or there must be no more than one".into()
+        ));
     }
     if ports.len() != alias.len() && ports.len() > 1 {
         return Err(f(format!(
@@ -1264,8 +1285,22 @@ fn build_nodes(nl: &NodeLine, slurmd_port: u16) -> Result<Vec<NodeConf>, ConfErr
     let real_memory = t.get("RealMemory").map(|v| num_of(v, K::U64)).unwrap_or(1);
     let tmp_disk = t.get("TmpDisk").map(|v| num_of(v, K::U32) as u32).unwrap_or(0);
     let mapped = [
-        "NodeAddr", "NodeHostname", "Port", "CPUs", "Procs", "Boards", "Sockets", "CoresPerSocket",
-        "ThreadsPerCore", "RealMemory", "Gres", "Feature", "Features", "State", "Weight", "TmpDisk",
+        "NodeAddr",
+        "NodeHostname",
+        "Port",
+        "CPUs",
+        "Procs",
+        "Boards",
+        "Sockets",
+        "CoresPerSocket",
+        "ThreadsPerCore",
+        "RealMemory",
+        "Gres",
+        "Feature",
+        "Features",
+        "State",
+        "Weight",
+        "TmpDisk",
     ];
     let other: Vec<(String, String)> =
         t.0.iter().filter(|(k, _)| !mapped.contains(k)).map(|(k, v)| (k.to_string(), v.clone())).collect();
@@ -1345,7 +1380,13 @@ fn build_partition(
         None => "NO".to_string(),
         Some(v) => {
             let u = v.to_ascii_uppercase();
-            if u == "NO" || u == "EXCLUSIVE" || u == "YES" || u == "FORCE" || u.starts_with("YES:") || u.starts_with("FORCE:") {
+            if u == "NO"
+                || u == "EXCLUSIVE"
+                || u == "YES"
+                || u == "FORCE"
+                || u.starts_with("YES:")
+                || u.starts_with("FORCE:")
+            {
                 u
             } else {
                 return Err(f(format!("Bad value \"{}\" for OverSubscribe", v)));
@@ -1387,9 +1428,8 @@ fn build_partition(
             } else if let Some((_, ns)) = nodesets.iter().find(|(n, _)| n == tok) {
                 list.extend(ns.iter().cloned());
             } else {
-                let names = hostlist::expand(tok).map_err(|_| {
-                    f(format!("Invalid node names in partition {}", pl.name))
-                })?;
+                let names =
+                    hostlist::expand(tok).map_err(|_| f(format!("Invalid node names in partition {}", pl.name)))?;
                 for n in names {
                     if !nodes.iter().any(|x| x.name == n) {
                         let mut e = f(format!("build_part_bitmap: invalid node name {} in partition", n));
@@ -1418,8 +1458,21 @@ fn build_partition(
     };
     let max_nodes = t.get("MaxNodes").map(|v| num_of(v, K::U32) as u32).filter(|&v| v != u32::MAX);
     let mapped = [
-        "Nodes", "Default", "MaxTime", "DefaultTime", "MaxNodes", "MinNodes", "State", "OverSubscribe",
-        "Shared", "PriorityTier", "PriorityJobFactor", "Priority", "AllowGroups", "AllowAccounts", "Hidden",
+        "Nodes",
+        "Default",
+        "MaxTime",
+        "DefaultTime",
+        "MaxNodes",
+        "MinNodes",
+        "State",
+        "OverSubscribe",
+        "Shared",
+        "PriorityTier",
+        "PriorityJobFactor",
+        "Priority",
+        "AllowGroups",
+        "AllowAccounts",
+        "Hidden",
     ];
     Ok(PartitionConf {
         name: pl.name.clone(),
@@ -1549,7 +1602,12 @@ pub fn load_gres_conf(slurm_conf: &Path) -> Result<Option<Vec<crate::gres_conf::
                 logical[start..].to_string()
             });
         match rest {
-            Some(r) => errors.push(format!("Parse error in file {} line {}: \"{}\"", path.display(), n, r.trim_end_matches(['\r', '\n']))),
+            Some(r) => errors.push(format!(
+                "Parse error in file {} line {}: \"{}\"",
+                path.display(),
+                n,
+                r.trim_end_matches(['\r', '\n'])
+            )),
             None => errors.push(format!("Parse error in file {} line {}", path.display(), n)),
         }
     }
@@ -1671,8 +1729,8 @@ pub fn parse_str(text: &str, path: &Path) -> Result<SlurmConf, ConfError> {
             if ns.eq_ignore_ascii_case("ALL") {
                 v.extend(nodes.iter().map(|n| n.name.clone()));
             } else {
-                let names = hostlist::expand(ns)
-                    .map_err(|e| cerr(file, *line, format!("Invalid NodeSet {}: {}", name, e)))?;
+                let names =
+                    hostlist::expand(ns).map_err(|e| cerr(file, *line, format!("Invalid NodeSet {}: {}", name, e)))?;
                 v.extend(names);
             }
         }
@@ -1810,7 +1868,10 @@ mod tests {
         let n = &c.nodes[0];
         assert_eq!((n.cpus, n.boards, n.sockets, n.cores_per_socket, n.threads_per_core), (1, 1, 1, 1, 1));
         assert_eq!((n.real_memory, n.weight, n.tmp_disk), (1, 1, 0));
-        assert_eq!((c.slurmctld_port, c.slurmd_port, c.first_job_id, c.kill_wait, c.slurmd_timeout), (6817, 6818, 1, 30, 300));
+        assert_eq!(
+            (c.slurmctld_port, c.slurmd_port, c.first_job_id, c.kill_wait, c.slurmd_timeout),
+            (6817, 6818, 1, 30, 300)
+        );
         assert_eq!(c.max_job_count, 10000);
         assert_eq!(c.max_job_id, 0x03ff0000);
         assert_eq!(c.state_save_location, "/var/spool");
@@ -1836,7 +1897,11 @@ mod tests {
         assert_eq!(c.get("PrologFlags"), Some("Alloc,Contain"));
         assert_eq!(c.all.iter().filter(|(k, _)| k == "Prolog").count(), 2);
         // ControlMachine fallback
-        let c = parse_str("ClusterName=x\nControlMachine=h1\nControlAddr=1.2.3.4\nBackupController=h2\n", Path::new("/s.conf")).unwrap();
+        let c = parse_str(
+            "ClusterName=x\nControlMachine=h1\nControlAddr=1.2.3.4\nBackupController=h2\n",
+            Path::new("/s.conf"),
+        )
+        .unwrap();
         assert_eq!(c.controllers.len(), 2);
         assert_eq!(c.controllers[0].addr, "1.2.3.4");
         // a defunct key is accepted
@@ -1844,7 +1909,11 @@ mod tests {
         // every known top-level key is accepted
         let mut all = String::new();
         for (k, kind) in TOP_KEYS {
-            let v = match kind { K::Bool => "yes", K::U16 | K::U32 | K::U64 => "1", _ => "x" };
+            let v = match kind {
+                K::Bool => "yes",
+                K::U16 | K::U32 | K::U64 => "1",
+                _ => "x",
+            };
             if *k != "ClusterName" && *k != "SlurmctldPort" && *k != "SlurmdPort" {
                 all.push_str(&format!("{}={}\n", k, v));
             }
@@ -1856,13 +1925,19 @@ mod tests {
     fn slurm_error_wording() {
         assert_eq!(msg("FooBar=1\n"), "_parse_next_key: Parsing error at unrecognized key: FooBar");
         let e = parse("FooBar=1\n").unwrap_err();
-        assert_eq!(e.to_string(), "/etc/slurm/slurm.conf:4: _parse_next_key: Parsing error at unrecognized key: FooBar");
+        assert_eq!(
+            e.to_string(),
+            "/etc/slurm/slurm.conf:4: _parse_next_key: Parsing error at unrecognized key: FooBar"
+        );
         assert_eq!(msg("KillWait=abc\n"), "KillWait value \"abc\" is not a valid number");
         assert_eq!(msg("KillWait=99999999\n"), "KillWait value (99999999) is greater than 65535");
         assert_eq!(msg("MaxJobCount=x\n"), "MaxJobCount value (x) is not a valid number");
         assert_eq!(msg("DefMemPerCPU=4G\n"), "DefMemPerCPU value (4G) is not a valid number");
         assert_eq!(msg("KillWait=\n"), "Parse error in file /etc/slurm/slurm.conf line 4: \"KillWait=\"");
-        assert_eq!(msg("KillWait=1 SlurmdTimeout=2\n"), "Parse error in file /etc/slurm/slurm.conf line 4: \" SlurmdTimeout=2\"");
+        assert_eq!(
+            msg("KillWait=1 SlurmdTimeout=2\n"),
+            "Parse error in file /etc/slurm/slurm.conf line 4: \" SlurmdTimeout=2\""
+        );
         assert_eq!(msg("TrackWCKey=maybe\n"), "\"maybe\" is not a valid option for \"TrackWCKey\"");
         let e = parse("NodeName=n[1-2] CPUs=2 junk\n").unwrap_err();
         assert_eq!(e.message, "Parse error in file /etc/slurm/slurm.conf line 4: \" junk\"");
@@ -1874,11 +1949,20 @@ mod tests {
         let e = parse("NodeName=n[1-2] Foo=1\n").unwrap_err();
         assert_eq!(e.message, "Parsing error at unrecognized key: Foo");
         assert_eq!(e.parse_error.as_deref(), Some("Parse error in file /etc/slurm/slurm.conf line 4: \" Foo=1\""));
-        assert_eq!(msg("NodeName=n1\nPartitionName=p Nodes=n1 Default=maybe\n"), "\"maybe\" is not a valid option for \"Default\"");
+        assert_eq!(
+            msg("NodeName=n1\nPartitionName=p Nodes=n1 Default=maybe\n"),
+            "\"maybe\" is not a valid option for \"Default\""
+        );
         assert_eq!(msg("NodeName=n1\nPartitionName=p Nodes=n1 MaxTime=abc\n"), "Bad value \"abc\" for MaxTime");
-        assert_eq!(msg("NodeName=n1\nPartitionName=p Nodes=n1 DefaultTime=1:2:3:4\n"), "Bad value \"1:2:3:4\" for DefaultTime");
+        assert_eq!(
+            msg("NodeName=n1\nPartitionName=p Nodes=n1 DefaultTime=1:2:3:4\n"),
+            "Bad value \"1:2:3:4\" for DefaultTime"
+        );
         assert_eq!(msg("NodeName=n1\nPartitionName=p Nodes=n1 State=BOGUS\n"), "Bad value \"BOGUS\" for State");
-        assert_eq!(msg("NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=sometimes\n"), "Bad value \"sometimes\" for OverSubscribe");
+        assert_eq!(
+            msg("NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=sometimes\n"),
+            "Bad value \"sometimes\" for OverSubscribe"
+        );
         assert_eq!(msg("SlurmctldHost=foo(bar\n"), "Bad value \"foo(bar\" for SlurmctldHost");
         assert_eq!(msg("SlurmctldHost=ctl1\n"), "Duplicate SlurmctldHost records: ctl1");
         let e = parse("NodeName=n[1-2]\nPartitionName=p Nodes=n[1-3]\n").unwrap_err();
@@ -1888,8 +1972,14 @@ mod tests {
         assert_eq!(msg("NodeName=n[1-2]\nNodeName=n2\n"), "Duplicated NodeName n2 in the config file");
         assert_eq!(msg("NodeName=ALL\n"), "'ALL' is a reserved word disallowed for use with NodeName");
         assert_eq!(msg("NodeName=DEFAULT NodeAddr=x\n"), "NodeAddr not allowed with NodeName=DEFAULT");
-        assert_eq!(msg("NodeName=n[1-3] NodeAddr=a,b\n"), "NodeAddr count must equal that of NodeName records or  there must be no more than one");
-        assert_eq!(msg("NodeName=n[1-3] Port=1-2\n"), "Port count must equal that of NodeName records or there must be no more than one (2 != 3)");
+        assert_eq!(
+            msg("NodeName=n[1-3] NodeAddr=a,b\n"),
+            "NodeAddr count must equal that of NodeName records or  there must be no more than one"
+        );
+        assert_eq!(
+            msg("NodeName=n[1-3] Port=1-2\n"),
+            "Port count must equal that of NodeName records or there must be no more than one (2 != 3)"
+        );
         assert_eq!(msg("NodeName=n1 Port=70000\n"), "Invalid Port 70000");
         assert_eq!(msg("NodeName=n1 State=WEIRD\n"), "Invalid state WEIRD from n1");
         assert_eq!(msg("SlurmctldPort=abc\n"), "Invalid SlurmctldPort abc");
@@ -1900,7 +1990,8 @@ mod tests {
             "ClusterName needs to be specified"
         );
         assert_eq!(parse_str("ClusterName=a\n", Path::new("/x")).unwrap_err().message, "No SlurmctldHost defined.");
-        assert!(msg("Include /nonexistent/x.conf\n").starts_with("s_p_parse_file: cannot stat file /nonexistent/x.conf: No such file or directory"));
+        assert!(msg("Include /nonexistent/x.conf\n")
+            .starts_with("s_p_parse_file: cannot stat file /nonexistent/x.conf: No such file or directory"));
         assert!(msg("Include nodes*.conf\n").starts_with("Slurm does not support glob parsing."));
         assert!(msg("bare words\n").starts_with("Parse error in file"));
         assert!(load(Path::new("/nonexistent/slurm.conf")).is_err());
@@ -1912,7 +2003,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("nodes.conf"), "NodeName=n[1-2] CPUs=2\n").unwrap();
         std::fs::write(dir.join("test-parts.conf"), "PartitionName=p Nodes=n[1-2]\nBogus=1\n").unwrap();
-        std::fs::write(dir.join("slurm.conf"), "ClusterName=Test\nSlurmctldHost=h\nInclude nodes.conf\ninclude %c-parts.conf\n").unwrap();
+        std::fs::write(
+            dir.join("slurm.conf"),
+            "ClusterName=Test\nSlurmctldHost=h\nInclude nodes.conf\ninclude %c-parts.conf\n",
+        )
+        .unwrap();
         let e = load(&dir.join("slurm.conf")).unwrap_err();
         assert_eq!(e.path, dir.join("test-parts.conf"));
         assert_eq!(e.line, Some(2));
@@ -1933,7 +2028,15 @@ mod tests {
     #[test]
     fn lines() {
         let l = logical_lines("a=1\n# c\nb=2 \\\n c=3\nd=\\\\\ne=\\#x\n");
-        assert_eq!(l, vec![(1, "a=1\n".to_string()), (3, "b=2  c=3\n".to_string()), (5, "d=\\\n".to_string()), (6, "e=#x\n".to_string())]);
+        assert_eq!(
+            l,
+            vec![
+                (1, "a=1\n".to_string()),
+                (3, "b=2  c=3\n".to_string()),
+                (5, "d=\\\n".to_string()),
+                (6, "e=#x\n".to_string())
+            ]
+        );
         assert_eq!(expand_node_pattern("/x/%n/%h/%%/%q", "n1", "h1"), "/x/n1/h1/%/%q");
     }
 
@@ -1972,7 +2075,8 @@ PartitionName=gpu Nodes=gn[01-02] MaxTime=2-00:00:00 DefaultTime=01:00:00 State=
 
     #[test]
     fn garbage_never_panics() {
-        let alphabet: Vec<char> = "NodeName=PartitionName=Nodes=ALL CPUs=[1-3],()\"\\#\n\t0123456789-:xyz\u{e9}".chars().collect();
+        let alphabet: Vec<char> =
+            "NodeName=PartitionName=Nodes=ALL CPUs=[1-3],()\"\\#\n\t0123456789-:xyz\u{e9}".chars().collect();
         let mut seed: u64 = 0x5eed;
         for _ in 0..5000 {
             seed ^= seed << 13;
@@ -1998,7 +2102,11 @@ PartitionName=gpu Nodes=gn[01-02] MaxTime=2-00:00:00 DefaultTime=01:00:00 State=
         let sc = d.join("slurm.conf");
         let _ = std::fs::remove_file(d.join("gres.conf"));
         assert_eq!(load_gres_conf(&sc).unwrap(), None);
-        std::fs::write(d.join("gres.conf"), "# GPUs\nNodeName=gn[01-02] Name=gpu Type=mi300x File=/dev/dri/renderD[128-135]\n").unwrap();
+        std::fs::write(
+            d.join("gres.conf"),
+            "# GPUs\nNodeName=gn[01-02] Name=gpu Type=mi300x File=/dev/dri/renderD[128-135]\n",
+        )
+        .unwrap();
         let g = load_gres_conf(&sc).unwrap().unwrap();
         assert_eq!((g.len(), g[0].count, g[0].line), (1, 8, 2));
         std::fs::write(d.join("gres.conf"), "Name=gpu File=/dev/nvidia0\nName=gpu Colour=red\n").unwrap();
@@ -2012,5 +2120,4 @@ PartitionName=gpu Nodes=gn[01-02] MaxTime=2-00:00:00 DefaultTime=01:00:00 State=
         );
         let _ = std::fs::remove_dir_all(&d);
     }
-
 }

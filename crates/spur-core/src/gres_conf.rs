@@ -25,8 +25,18 @@ pub struct GresConfLine {
 }
 
 const GRES_KEYS: &[&str] = &[
-    "AutoDetect", "Count", "CPUs", "Cores", "File", "Files", "Flags", "Links", "MultipleFiles",
-    "Name", "NodeName", "Type",
+    "AutoDetect",
+    "Count",
+    "CPUs",
+    "Cores",
+    "File",
+    "Files",
+    "Flags",
+    "Links",
+    "MultipleFiles",
+    "Name",
+    "NodeName",
+    "Type",
 ];
 
 /// Parse gres.conf text. Errors carry `line N: message`.
@@ -46,22 +56,24 @@ pub fn parse_gres_conf(text: &str) -> Result<Vec<GresConfLine>, String> {
             let canon = GRES_KEYS.iter().find(|c| c.eq_ignore_ascii_case(&k));
             let canon = match canon {
                 Some(c) => *c,
-                None => {
-                    return Err(format!("line {}: Parsing error at unrecognized key: {}", lineno, k))
-                }
+                None => return Err(format!("line {}: Parsing error at unrecognized key: {}", lineno, k)),
             };
             match canon {
                 "NodeName" => g.node_name = Some(v),
                 "Name" => g.name = Some(v),
                 "Type" => g.type_ = Some(v),
                 "File" | "Files" | "MultipleFiles" => {
-                    let files = spur_grammar::hostlist::expand(&v)
-                        .map_err(|e| format!("line {}: {}", lineno, e))?;
+                    let files = spur_grammar::hostlist::expand(&v).map_err(|e| format!("line {}: {}", lineno, e))?;
                     g.files.extend(files);
                 }
                 "Count" => {
                     count = Some(parse_count(&v).ok_or_else(|| {
-                        format!("line {}: Invalid GRES data for {}, Count={}", lineno, g.name.clone().unwrap_or_default(), v)
+                        format!(
+                            "line {}: Invalid GRES data for {}, Count={}",
+                            lineno,
+                            g.name.clone().unwrap_or_default(),
+                            v
+                        )
                     })?)
                 }
                 "AutoDetect" => g.auto_detect = Some(v),

@@ -422,12 +422,7 @@ impl From<NodeAlloc> for model::NodeAlloc {
 
 impl From<GresAlloc> for model::GresAlloc {
     fn from(v: GresAlloc) -> Self {
-        model::GresAlloc {
-            name: v.name,
-            gtype: v.gtype,
-            count: v.count,
-            indexes: v.indexes,
-        }
+        model::GresAlloc { name: v.name, gtype: v.gtype, count: v.count, indexes: v.indexes }
     }
 }
 
@@ -721,7 +716,10 @@ mod tests {
         desc_extra(&mut d, extra);
         assert_eq!(d.exclusive_kind, Some(model::ExclusiveKind::User));
         assert_eq!((d.tmp_mb, d.contiguous_nodes, d.kill_on_invalid_dependency), (Some(100), true, Some(true)));
-        assert_eq!((d.reservation.as_deref(), d.min_cpus, d.priority), (Some("r1"), Some(3), Some(model::PRIORITY_TOP)));
+        assert_eq!(
+            (d.reservation.as_deref(), d.min_cpus, d.priority),
+            (Some("r1"), Some(3), Some(model::PRIORITY_TOP))
+        );
         assert_eq!(d.mem_per_gpu, Some(2048));
         assert!(d.accepted.overcommit);
         assert_eq!(d.accepted.wckey.as_deref(), Some("w"));

@@ -73,8 +73,19 @@ impl JobState {
         use JobState::*;
         let u = s.to_ascii_uppercase();
         let all = [
-            Pending, Running, Suspended, Completing, Completed, Cancelled, Failed, Timeout,
-            NodeFail, Preempted, BootFail, Deadline, OutOfMemory,
+            Pending,
+            Running,
+            Suspended,
+            Completing,
+            Completed,
+            Cancelled,
+            Failed,
+            Timeout,
+            NodeFail,
+            Preempted,
+            BootFail,
+            Deadline,
+            OutOfMemory,
         ];
         all.into_iter().find(|st| st.name() == u || st.short() == u)
     }
@@ -275,54 +286,54 @@ pub enum ExclusiveKind {
 /// (the option in each comment). Flags are `true` when given.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AcceptedOptions {
-    pub acctg_freq: Option<String>,       // --acctg-freq
-    pub batch_features: Option<String>,   // --batch
-    pub burst_buffer: Option<String>,     // --bb
+    pub acctg_freq: Option<String>,        // --acctg-freq
+    pub batch_features: Option<String>,    // --batch
+    pub burst_buffer: Option<String>,      // --bb
     pub burst_buffer_file: Option<String>, // --bbf
-    pub cluster_features: Option<String>, // --cluster-constraint
-    pub cluster: Option<String>,          // --cluster
-    pub container: Option<String>,        // --container
-    pub container_id: Option<String>,     // --container-id
-    pub selinux_context: Option<String>,  // --context
-    pub core_spec: Option<String>,        // -S/--core-spec
-    pub cpu_freq: Option<String>,         // --cpu-freq
-    pub delay_boot: Option<String>,       // --delay-boot
-    pub distribution: Option<String>,     // -m/--distribution
-    pub extra: Option<String>,            // --extra
-    pub extra_node_info: Option<String>,  // -B/--extra-node-info
-    pub gpu_bind: Option<String>,         // --gpu-bind
-    pub gpu_freq: Option<String>,         // --gpu-freq
-    pub gpus_per_node: Option<String>,    // --gpus-per-node
-    pub gpus_per_socket: Option<String>,  // --gpus-per-socket
-    pub gpus_per_task: Option<String>,    // --gpus-per-task
-    pub gres_flags: Option<String>,       // --gres-flags
-    pub hint: Option<String>,             // --hint
-    pub ignore_pbs: bool,                 // --ignore-pbs
-    pub licenses: Option<String>,         // -L/--licenses
-    pub mcs_label: Option<String>,        // --mcs-label
-    pub mem_bind: Option<String>,         // --mem-bind
-    pub network: Option<String>,          // --network
-    pub no_kill: Option<String>,          // -k/--no-kill[=off]
-    pub nodefile: Option<String>,         // -F/--nodefile
-    pub oom_kill_step: Option<String>,    // --oom-kill-step[=0|1]
-    pub overcommit: bool,                 // -O/--overcommit
-    pub power: Option<String>,            // SBATCH_POWER
-    pub prefer: Option<String>,           // --prefer
-    pub profile: Option<String>,          // --profile
-    pub propagate: Option<String>,        // --propagate[=rlimits]
-    pub reboot: bool,                     // --reboot
-    pub resv_ports: Option<String>,       // --resv-ports[=count]
-    pub segment: Option<String>,          // --segment
-    pub spread_job: bool,                 // --spread-job
-    pub stepmgr: bool,                    // --stepmgr
-    pub switches: Option<String>,         // --switches
-    pub switch_wait: Option<String>,      // SBATCH_WAIT4SWITCH
-    pub thread_spec: Option<String>,      // --thread-spec
-    pub tres_bind: Option<String>,        // --tres-bind
-    pub tres_per_task: Option<String>,    // --tres-per-task
-    pub use_min_nodes: bool,              // --use-min-nodes
-    pub wait_all_nodes: Option<String>,   // --wait-all-nodes
-    pub wckey: Option<String>,            // --wckey
+    pub cluster_features: Option<String>,  // --cluster-constraint
+    pub cluster: Option<String>,           // --cluster
+    pub container: Option<String>,         // --container
+    pub container_id: Option<String>,      // --container-id
+    pub selinux_context: Option<String>,   // --context
+    pub core_spec: Option<String>,         // -S/--core-spec
+    pub cpu_freq: Option<String>,          // --cpu-freq
+    pub delay_boot: Option<String>,        // --delay-boot
+    pub distribution: Option<String>,      // -m/--distribution
+    pub extra: Option<String>,             // --extra
+    pub extra_node_info: Option<String>,   // -B/--extra-node-info
+    pub gpu_bind: Option<String>,          // --gpu-bind
+    pub gpu_freq: Option<String>,          // --gpu-freq
+    pub gpus_per_node: Option<String>,     // --gpus-per-node
+    pub gpus_per_socket: Option<String>,   // --gpus-per-socket
+    pub gpus_per_task: Option<String>,     // --gpus-per-task
+    pub gres_flags: Option<String>,        // --gres-flags
+    pub hint: Option<String>,              // --hint
+    pub ignore_pbs: bool,                  // --ignore-pbs
+    pub licenses: Option<String>,          // -L/--licenses
+    pub mcs_label: Option<String>,         // --mcs-label
+    pub mem_bind: Option<String>,          // --mem-bind
+    pub network: Option<String>,           // --network
+    pub no_kill: Option<String>,           // -k/--no-kill[=off]
+    pub nodefile: Option<String>,          // -F/--nodefile
+    pub oom_kill_step: Option<String>,     // --oom-kill-step[=0|1]
+    pub overcommit: bool,                  // -O/--overcommit
+    pub power: Option<String>,             // SBATCH_POWER
+    pub prefer: Option<String>,            // --prefer
+    pub profile: Option<String>,           // --profile
+    pub propagate: Option<String>,         // --propagate[=rlimits]
+    pub reboot: bool,                      // --reboot
+    pub resv_ports: Option<String>,        // --resv-ports[=count]
+    pub segment: Option<String>,           // --segment
+    pub spread_job: bool,                  // --spread-job
+    pub stepmgr: bool,                     // --stepmgr
+    pub switches: Option<String>,          // --switches
+    pub switch_wait: Option<String>,       // SBATCH_WAIT4SWITCH
+    pub thread_spec: Option<String>,       // --thread-spec
+    pub tres_bind: Option<String>,         // --tres-bind
+    pub tres_per_task: Option<String>,     // --tres-per-task
+    pub use_min_nodes: bool,               // --use-min-nodes
+    pub wait_all_nodes: Option<String>,    // --wait-all-nodes
+    pub wckey: Option<String>,             // --wckey
 }
 
 /// Array bookkeeping: a pending meta-record holds the tasks not yet started;
@@ -552,9 +563,7 @@ impl Node {
         self.base == NodeBase::Allocated && self.alloc_cpus < self.cpus
     }
     pub fn is_usable(&self) -> bool {
-        matches!(self.base, NodeBase::Idle | NodeBase::Allocated)
-            && !self.flags.drain
-            && !self.flags.not_responding
+        matches!(self.base, NodeBase::Idle | NodeBase::Allocated) && !self.flags.drain && !self.flags.not_responding
     }
 }
 
@@ -563,14 +572,26 @@ fn node_state_string(n: &Node, short: bool) -> String {
         NodeBase::Unknown => "unknown",
         NodeBase::Idle => "idle",
         NodeBase::Allocated if n.is_mixed() => {
-            if short { "mix" } else { "mixed" }
+            if short {
+                "mix"
+            } else {
+                "mixed"
+            }
         }
         NodeBase::Allocated => {
-            if short { "alloc" } else { "allocated" }
+            if short {
+                "alloc"
+            } else {
+                "allocated"
+            }
         }
         NodeBase::Down => "down",
         NodeBase::Future => {
-            if short { "futr" } else { "future" }
+            if short {
+                "futr"
+            } else {
+                "future"
+            }
         }
     };
     let mut s = if n.flags.drain {
@@ -767,12 +788,18 @@ mod request_field_tests {
     #[test]
     fn request_fields_as_shown() {
         let mut d = JobDesc::default();
-        assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (0, false, "OK", None));
+        assert_eq!(
+            (d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()),
+            (0, false, "OK", None)
+        );
         d.tmp_mb = Some(100);
         d.contiguous_nodes = true;
         d.kill_on_invalid_dependency = Some(true);
         d.oversubscribe_ok = true;
-        assert_eq!((d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()), (100, true, "YES", Some(true)));
+        assert_eq!(
+            (d.tmp_disk_mb(), d.contiguous(), d.oversubscribe(), d.kill_on_invalid_dep()),
+            (100, true, "YES", Some(true))
+        );
         d.exclusive_kind = Some(ExclusiveKind::User);
         assert_eq!(d.oversubscribe(), "USER");
         d.exclusive = true;

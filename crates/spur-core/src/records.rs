@@ -25,7 +25,8 @@ pub fn decode_job_desc(b: &[u8], source: &dyn Display) -> Result<JobDesc, String
     if spur_format::is_enveloped(b) {
         return spur_format::decode(Kind::JOB_DESC, b, source).map(|(d, _)| d).map_err(|e| e.to_string());
     }
-    crate::legacy_v0::decode_job_desc(b).map_err(|e| format!("{}: corrupt job description (format version 0): {}", source, e))
+    crate::legacy_v0::decode_job_desc(b)
+        .map_err(|e| format!("{}: corrupt job description (format version 0): {}", source, e))
 }
 
 pub fn encode_view<T: serde::Serialize + ?Sized>(v: &T, version: Version) -> Result<Vec<u8>, FormatError> {
@@ -44,7 +45,8 @@ pub fn decode_launch(b: &[u8], source: &dyn Display) -> Result<LaunchSpec, Strin
     if spur_format::is_enveloped(b) {
         return spur_format::decode(Kind::LAUNCH, b, source).map(|(s, _)| s).map_err(|e| e.to_string());
     }
-    crate::legacy_v0::decode_launch_spec(b).map_err(|e| format!("{}: corrupt launch spec (format version 0): {}", source, e))
+    crate::legacy_v0::decode_launch_spec(b)
+        .map_err(|e| format!("{}: corrupt launch spec (format version 0): {}", source, e))
 }
 
 /// Whether a decoding error is a newer version than this build reads (the

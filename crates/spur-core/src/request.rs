@@ -19,10 +19,15 @@ pub const INFINITE: u32 = u32::MAX;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JobControl {
     /// `hold` (`user: false`: an operator's hold when the caller is one) or `uhold`.
-    Hold { user: bool },
+    Hold {
+        user: bool,
+    },
     Release,
     /// `requeue` / `requeuehold` (`State=SpecialExit`: `special_exit`).
-    Requeue { hold: bool, special_exit: bool },
+    Requeue {
+        hold: bool,
+        special_exit: bool,
+    },
     Suspend,
     Resume,
     /// `top`: the listed pending jobs first among their owner's.
@@ -105,10 +110,28 @@ macro_rules! wire_codes {
     };
 }
 
-wire_codes!(UnsupportedJobField, [
-    AdminComment, CpusPerTask, NumCpus, TasksPerNode, MinCpusNode, MinTmpDiskNode, Qos, Reservation, WcKey,
-    OverSubscribe, Contiguous, TresPerNode, Account, Licenses, Deadline, MailType, MailUser,
-]);
+wire_codes!(
+    UnsupportedJobField,
+    [
+        AdminComment,
+        CpusPerTask,
+        NumCpus,
+        TasksPerNode,
+        MinCpusNode,
+        MinTmpDiskNode,
+        Qos,
+        Reservation,
+        WcKey,
+        OverSubscribe,
+        Contiguous,
+        TresPerNode,
+        Account,
+        Licenses,
+        Deadline,
+        MailType,
+        MailUser,
+    ]
+);
 
 /// One job reference's answer: the reference as sent and Slurm's error number (0: done).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -235,10 +258,28 @@ impl NodeStateChange {
     }
 }
 
-wire_codes!(NodeStateChange, [
-    NoResp, CancelReboot, Drain, Fail, Future, Resume, PowerDownAsap, PowerDownForce, PowerDown, PowerUp, Undrain,
-    Unknown, Down, Idle, Allocated, Error, Mixed,
-]);
+wire_codes!(
+    NodeStateChange,
+    [
+        NoResp,
+        CancelReboot,
+        Drain,
+        Fail,
+        Future,
+        Resume,
+        PowerDownAsap,
+        PowerDownForce,
+        PowerDown,
+        PowerUp,
+        Undrain,
+        Unknown,
+        Down,
+        Idle,
+        Allocated,
+        Error,
+        Mixed,
+    ]
+);
 
 /// `scontrol update PartitionName=…`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

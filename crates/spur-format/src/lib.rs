@@ -236,7 +236,12 @@ pub fn peek(bytes: &[u8]) -> Option<(u8, Version)> {
 
 /// Append the envelope of `value` written at `version` to `out`.
 /// `version` must be one this build writes ([`MIN_VERSION`]..=[`FORMAT_VERSION`]).
-pub fn encode_into<T: Serialize + ?Sized>(kind: Kind, version: Version, value: &T, out: &mut Vec<u8>) -> Result<(), FormatError> {
+pub fn encode_into<T: Serialize + ?Sized>(
+    kind: Kind,
+    version: Version,
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatError> {
     if !(MIN_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(FormatError::Corrupt {
             source: "encoding".into(),
@@ -248,7 +253,12 @@ pub fn encode_into<T: Serialize + ?Sized>(kind: Kind, version: Version, value: &
     encode_unchecked(kind, version, value, out)
 }
 
-fn encode_unchecked<T: Serialize + ?Sized>(kind: Kind, version: Version, value: &T, out: &mut Vec<u8>) -> Result<(), FormatError> {
+fn encode_unchecked<T: Serialize + ?Sized>(
+    kind: Kind,
+    version: Version,
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatError> {
     out.extend_from_slice(&MAGIC);
     out.push(kind.tag);
     out.extend_from_slice(&version.to_le_bytes());
@@ -287,7 +297,11 @@ pub fn open<'a>(kind: Kind, bytes: &'a [u8], source: &dyn fmt::Display) -> Resul
 }
 
 /// Read an enveloped record whole: the value and the version it was written at.
-pub fn decode<T: DeserializeOwned>(kind: Kind, bytes: &[u8], source: &dyn fmt::Display) -> Result<(T, Version), FormatError> {
+pub fn decode<T: DeserializeOwned>(
+    kind: Kind,
+    bytes: &[u8],
+    source: &dyn fmt::Display,
+) -> Result<(T, Version), FormatError> {
     let (v, used) = decode_prefix(kind, bytes, source)?;
     if used != bytes.len() {
         let (_, version) = peek(bytes).unwrap_or((0, 0));
@@ -303,7 +317,11 @@ pub fn decode<T: DeserializeOwned>(kind: Kind, bytes: &[u8], source: &dyn fmt::D
 
 /// Read an enveloped record at the start of `bytes`; also returns how many
 /// bytes it took (for a record followed by raw data).
-pub fn decode_prefix<T: DeserializeOwned>(kind: Kind, bytes: &[u8], source: &dyn fmt::Display) -> Result<((T, Version), usize), FormatError> {
+pub fn decode_prefix<T: DeserializeOwned>(
+    kind: Kind,
+    bytes: &[u8],
+    source: &dyn fmt::Display,
+) -> Result<((T, Version), usize), FormatError> {
     let (version, body) = open(kind, bytes, source)?;
     let mut de = rmp_serde::Deserializer::new(std::io::Cursor::new(body));
     let value = T::deserialize(&mut de).map_err(|e| FormatError::Corrupt {
@@ -418,7 +436,10 @@ mod tests {
         assert_eq!(e.to_string(), "x: expected a raft log entry record, found a state record");
         let mut longer = b.clone();
         longer.push(0);
-        assert!(decode::<u32>(Kind::STATE, &longer, &"x").unwrap_err().to_string().contains("1 bytes after the record"));
+        assert!(decode::<u32>(Kind::STATE, &longer, &"x")
+            .unwrap_err()
+            .to_string()
+            .contains("1 bytes after the record"));
         let ((v, _), used) = decode_prefix::<u32>(Kind::STATE, &longer, &"x").unwrap();
         assert_eq!((v, used), (5, b.len()));
         // bincode of the unversioned code is not mistaken for a record

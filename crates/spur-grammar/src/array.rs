@@ -52,11 +52,7 @@ impl ArraySpec {
     /// `SLURM_ARRAY_TASK_COUNT`, `_MIN`, `_MAX`: (count, min, max); None when
     /// no task is named.
     pub fn bounds(&self) -> Option<(u32, u32, u32)> {
-        Some((
-            self.tasks.len() as u32,
-            *self.tasks.first()?,
-            *self.tasks.last()?,
-        ))
+        Some((self.tasks.len() as u32, *self.tasks.first()?, *self.tasks.last()?))
     }
 }
 
@@ -142,26 +138,16 @@ pub fn parse(spec: &str, max_array_size: u32) -> Result<ArraySpec, ArrayError> {
 }
 
 /// [`parse`] with `SchedulerParameters=max_array_tasks=N` in force.
-pub fn parse_limited(
-    spec: &str,
-    max_array_size: u32,
-    max_array_tasks: Option<u32>,
-) -> Result<ArraySpec, ArrayError> {
+pub fn parse_limited(spec: &str, max_array_size: u32, max_array_tasks: Option<u32>) -> Result<ArraySpec, ArrayError> {
     if spec.is_empty() {
-        return Ok(ArraySpec {
-            tasks: Vec::new(),
-            throttle: 0,
-            step: 1,
-        });
+        return Ok(ArraySpec { tasks: Vec::new(), throttle: 0, step: 1 });
     }
     if max_array_size == 0 {
         return Err(ArrayError::Disabled);
     }
     let mut ranges = Vec::new();
     for tok in spec.split(',').filter(|t| !t.is_empty()) {
-        ranges.push(
-            parse_tok(tok, max_array_size).ok_or_else(|| ArrayError::BadToken(tok.to_string()))?,
-        );
+        ranges.push(parse_tok(tok, max_array_size).ok_or_else(|| ArrayError::BadToken(tok.to_string()))?);
     }
     // a bitmap as slurmctld keeps, as long as the highest index needs
     let top = ranges.iter().map(|r| r.1 as usize + 1).max().unwrap_or(0);
@@ -175,31 +161,16 @@ pub fn parse_limited(
     }
     let mut tasks = Vec::new();
     for (w, word) in bits.iter().enumerate().filter(|(_, w)| **w != 0) {
-        tasks.extend(
-            (0..64)
-                .filter(|b| word & (1 << b) != 0)
-                .map(|b| (w * 64 + b) as u32),
-        );
+        tasks.extend((0..64).filter(|b| word & (1 << b) != 0).map(|b| (w * 64 + b) as u32));
     }
     if let Some(max) = max_array_tasks.filter(|m| *m < max_array_size) {
         if tasks.len() > max as usize {
-            return Err(ArrayError::TooManyTasks {
-                count: tasks.len(),
-                max,
-            });
+            return Err(ArrayError::TooManyTasks { count: tasks.len(), max });
         }
     }
-    let throttle = spec
-        .find('%')
-        .map(|p| atoi(&spec[p + 1..]))
-        .filter(|t| *t > 0)
-        .unwrap_or(0) as u32;
+    let throttle = spec.find('%').map(|p| atoi(&spec[p + 1..])).filter(|t| *t > 0).unwrap_or(0) as u32;
     let step = spec.find(':').map(|p| atoi(&spec[p + 1..])).unwrap_or(1);
-    Ok(ArraySpec {
-        tasks,
-        throttle,
-        step,
-    })
+    Ok(ArraySpec { tasks, throttle, step })
 }
 
 #[cfg(test)]
@@ -220,17 +191,7 @@ mod tests {
         assert_eq!(t("%5"), Ok((vec![0], 5)));
         assert_eq!(t(","), Ok((vec![], 0)));
         assert_eq!(t("0-"), Ok((vec![0], 0)));
-        for bad in [
-            "abc",
-            "3-1",
-            "1-3:0",
-            "1000-1001",
-            "-1",
-            "1-x",
-            "1:2",
-            "1-",
-            "1-99999999999999999999999",
-        ] {
+        for bad in ["abc", "3-1", "1-3:0", "1000-1001", "-1", "1-x", "1:2", "1-", "1-99999999999999999999999"] {
             assert!(t(bad).is_err(), "{bad}");
         }
         assert_eq!(parse("1", 0), Err(ArrayError::Disabled));

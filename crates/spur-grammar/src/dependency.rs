@@ -142,9 +142,7 @@ impl fmt::Display for DependencyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DependencyError::Invalid => f.write_str("Job dependency problem"),
-            DependencyError::ExpandNotPermitted => {
-                f.write_str("Requested operation not supported on this system")
-            }
+            DependencyError::ExpandNotPermitted => f.write_str("Requested operation not supported on this system"),
         }
     }
 }
@@ -184,11 +182,7 @@ fn bit_unfmt(s: &str, max: u32) -> Option<Vec<u32>> {
         if !step.rest(r).is_empty() {
             return None;
         }
-        let (first, last, step) = (
-            first.value as i32 as i64,
-            last.value as i32 as i64,
-            step.value as i32 as i64,
-        );
+        let (first, last, step) = (first.value as i32 as i64, last.value as i32 as i64, step.value as i32 as i64);
         if last < first || step <= 0 {
             return None;
         }
@@ -292,43 +286,23 @@ const KINDS: &[(&str, DepKind)] = &[
 
 /// Parse a dependency as slurmctld does; `None` clears it. Duplicate items
 /// are kept once (slurmctld's list does not add an equal item twice).
-pub fn parse(
-    s: &str,
-    max_array_size: u32,
-    permit_expansion: bool,
-) -> Result<Option<Dependency>, DependencyError> {
+pub fn parse(s: &str, max_array_size: u32, permit_expansion: bool) -> Result<Option<Dependency>, DependencyError> {
     use DependencyError::Invalid;
     if s.is_empty() || s == "0" {
         return Ok(None);
     }
     let xlated = xlate_array_dep(s, max_array_size);
     let mut tok: &str = xlated.as_deref().unwrap_or(s);
-    let mut dep = Dependency {
-        any: false,
-        items: Vec::new(),
-    };
+    let mut dep = Dependency { any: false, items: Vec::new() };
     let add = |dep: &mut Dependency, d: DepItem| {
-        if !dep
-            .items
-            .iter()
-            .any(|x| x.kind == d.kind && x.job_id == d.job_id && x.task == d.task)
-        {
+        if !dep.items.iter().any(|x| x.kind == d.kind && x.job_id == d.job_id && x.task == d.task) {
             dep.items.push(d);
         }
     };
     loop {
         if tok.len() >= 9 && tok.as_bytes()[..9].eq_ignore_ascii_case(b"singleton") {
             let (failed, rest) = depend_state(&tok[9..])?;
-            add(
-                &mut dep,
-                DepItem {
-                    kind: DepKind::Singleton,
-                    job_id: 0,
-                    task: DepTask::Job,
-                    minutes: 0,
-                    failed,
-                },
-            );
+            add(&mut dep, DepItem { kind: DepKind::Singleton, job_id: 0, task: DepTask::Job, minutes: 0, failed });
             match at(rest, 0) {
                 b',' => tok = &rest[1..],
                 b'?' => {
@@ -347,16 +321,7 @@ pub fn parse(
             if job_id == 0 || !matches!(at(rest, 0), 0 | b',') {
                 return Err(Invalid);
             }
-            add(
-                &mut dep,
-                DepItem {
-                    kind: DepKind::AfterAny,
-                    job_id,
-                    task,
-                    minutes: 0,
-                    failed: false,
-                },
-            );
+            add(&mut dep, DepItem { kind: DepKind::AfterAny, job_id, task, minutes: 0, failed: false });
             if at(rest, 0) == b',' {
                 tok = &rest[1..];
                 continue;
@@ -367,9 +332,7 @@ pub fn parse(
         let low = tok.as_bytes();
         let kind = KINDS
             .iter()
-            .find(|(p, _)| {
-                low.len() >= p.len() && low[..p.len()].eq_ignore_ascii_case(p.as_bytes())
-            })
+            .find(|(p, _)| low.len() >= p.len() && low[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
             .map(|(_, k)| *k)
             .ok_or(Invalid)?;
         if kind == DepKind::Expand && !permit_expansion {
@@ -393,16 +356,7 @@ pub fn parse(
             }
             let (failed, r) = depend_state(rest)?;
             rest = r;
-            add(
-                &mut dep,
-                DepItem {
-                    kind,
-                    job_id,
-                    task,
-                    minutes,
-                    failed,
-                },
-            );
+            add(&mut dep, DepItem { kind, job_id, task, minutes, failed });
             if at(rest, 0) != b':' {
                 p = rest;
                 break;

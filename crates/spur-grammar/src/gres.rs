@@ -302,7 +302,6 @@ pub fn parse_gres_list(s: &str) -> Result<Vec<GresSpec>, GresError> {
     split_items(t).into_iter().map(GresSpec::parse).collect()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

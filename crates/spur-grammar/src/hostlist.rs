@@ -604,8 +604,7 @@ impl Hostlist {
                 out.push(',');
             }
             let start = i;
-            let bracket =
-                r[i].count() > 1 || (i + 1 < r.len() && within_range(&r[i], &r[i + 1]));
+            let bracket = r[i].count() > 1 || (i + 1 < r.len() && within_range(&r[i], &r[i + 1]));
             out.push_str(&r[i].prefix);
             if bracket {
                 out.push('[');
@@ -774,7 +773,19 @@ mod tests {
 
     #[test]
     fn expand_errors() {
-        for e in ["n[010-9]", "n[3-1]", "n[a-b]", "n[]", "n[1,,2]", "n[-3]", "x[1-2", "n[1-3", "n[1--3]", "n[1x3]", "n[0-70000]"] {
+        for e in [
+            "n[010-9]",
+            "n[3-1]",
+            "n[a-b]",
+            "n[]",
+            "n[1,,2]",
+            "n[-3]",
+            "x[1-2",
+            "n[1-3",
+            "n[1--3]",
+            "n[1x3]",
+            "n[0-70000]",
+        ] {
             let r = expand(e);
             assert!(r.is_err(), "{e} should fail");
             assert_eq!(r.unwrap_err().to_string(), format!("Invalid hostlist: {}", e));

@@ -110,13 +110,7 @@ pub struct JobRef {
 impl JobRef {
     /// A plain job id.
     pub fn job(job_id: u32) -> JobRef {
-        JobRef {
-            job_id,
-            tasks: Tasks::Job,
-            het: None,
-            step: None,
-            step_het: None,
-        }
+        JobRef { job_id, tasks: Tasks::Job, het: None, step: None, step_het: None }
     }
 }
 
@@ -153,11 +147,7 @@ fn ranges(v: &[u32]) -> String {
         while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
             j += 1;
         }
-        out.push(if i == j {
-            v[i].to_string()
-        } else {
-            format!("{}-{}", v[i], v[j])
-        });
+        out.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
         i = j + 1;
     }
     out.join(",")
@@ -228,9 +218,7 @@ impl fmt::Display for JobRefError {
             HetStepTooLarge => "HetStep component larger than acceptable range",
             HetStepNonNumeric => "HetStep component includes unexpected non-numeric characters",
             HetStepJob => "HetJob can not Het step id",
-            HetJobAndArray | HetCompNonNumeric => {
-                return write!(f, "Unknown error {}", self.code())
-            }
+            HetJobAndArray | HetCompNonNumeric => return write!(f, "Unknown error {}", self.code()),
         };
         f.write_str(s)
     }
@@ -267,9 +255,7 @@ pub fn parse(src: &str, max_array_size: Option<u32>) -> Result<JobRef, JobRefErr
     let mut r = JobRef::job(j.value as u32);
     let mut rest = j.rest(src);
     if rest.starts_with("_[") {
-        let max = max_array_size
-            .filter(|m| *m != 0 && *m != 0xffff_fffe)
-            .ok_or(JobIdNonNumeric)?;
+        let max = max_array_size.filter(|m| *m != 0 && *m != 0xffff_fffe).ok_or(JobIdNonNumeric)?;
         let close = rest[2..].find(']').map(|i| i + 2);
         match close {
             Some(c) if c + 1 == rest.len() => {}
@@ -452,10 +438,7 @@ pub fn parse_scancel_args(words: &[String]) -> Result<Vec<ScancelId>, BadScancel
                 if n < 0 {
                     return Err(BadScancelId { word: w, log: None });
                 }
-                jobs.push(JobRef {
-                    tasks: Tasks::One(n as u32),
-                    ..JobRef::job(job_id)
-                });
+                jobs.push(JobRef { tasks: Tasks::One(n as u32), ..JobRef::job(job_id) });
             }
             out.push(ScancelId { text: w, jobs });
             continue;
@@ -485,10 +468,7 @@ pub fn parse_scancel_args(words: &[String]) -> Result<Vec<ScancelId>, BadScancel
             rest = s.rest(x);
         }
         let text = w[..w.len() - rest.len()].to_string();
-        out.push(ScancelId {
-            text,
-            jobs: vec![r],
-        });
+        out.push(ScancelId { text, jobs: vec![r] });
         if let Some(more) = rest.strip_prefix(',') {
             queue.push_front(more.to_string());
         } else if !rest.is_empty() {
@@ -514,10 +494,7 @@ pub fn parse_squeue_jobs(s: &str) -> Result<Vec<JobRef>, String> {
         if job_id <= 0 {
             return Err(tok.to_string());
         }
-        out.push(JobRef {
-            tasks,
-            ..JobRef::job(job_id as u32)
-        });
+        out.push(JobRef { tasks, ..JobRef::job(job_id as u32) });
     }
     Ok(out)
 }
@@ -526,10 +503,7 @@ pub fn parse_squeue_jobs(s: &str) -> Result<Vec<JobRef>, String> {
 /// `Invalid job id specified`); the job id, the task after `_` and the
 /// component after `+` are read with `strtol`.
 pub fn parse_scontrol_job(s: &str) -> Option<JobRef> {
-    if !s
-        .bytes()
-        .all(|c| c.is_ascii_digit() || c == b'_' || c == b'+')
-    {
+    if !s.bytes().all(|c| c.is_ascii_digit() || c == b'_' || c == b'+') {
         return None;
     }
     let j = strtol(s, 10);

@@ -82,13 +82,8 @@ fn scan(s: &str, base: u32) -> (bool, u64, bool, usize) {
         i += 1;
     }
     let mut base = base;
-    let is_hex = |c: Option<&u8>| {
-        c.and_then(|&c| digit_value(c))
-            .map(|v| v < 16)
-            .unwrap_or(false)
-    };
-    let x_at =
-        |i: usize| b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x') | Some(b'X'));
+    let is_hex = |c: Option<&u8>| c.and_then(|&c| digit_value(c)).map(|v| v < 16).unwrap_or(false);
+    let x_at = |i: usize| b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x') | Some(b'X'));
     if (base == 0 || base == 16) && x_at(i) {
         if is_hex(b.get(i + 2)) {
             i += 2;
@@ -108,10 +103,7 @@ fn scan(s: &str, base: u32) -> (bool, u64, bool, usize) {
             Some(d) if d < base => d,
             _ => break,
         };
-        match v
-            .checked_mul(base as u64)
-            .and_then(|x| x.checked_add(d as u64))
-        {
+        match v.checked_mul(base as u64).and_then(|x| x.checked_add(d as u64)) {
             Some(x) => v = x,
             None => over = true,
         }
@@ -128,30 +120,14 @@ pub fn strtol(s: &str, base: u32) -> Conv<i64> {
     let (neg, mag, over, end) = scan(s, base);
     if neg {
         if over || mag > i64::MIN.unsigned_abs() {
-            Conv {
-                value: i64::MIN,
-                end,
-                overflow: true,
-            }
+            Conv { value: i64::MIN, end, overflow: true }
         } else {
-            Conv {
-                value: (mag as i64).wrapping_neg(),
-                end,
-                overflow: false,
-            }
+            Conv { value: (mag as i64).wrapping_neg(), end, overflow: false }
         }
     } else if over || mag > i64::MAX as u64 {
-        Conv {
-            value: i64::MAX,
-            end,
-            overflow: true,
-        }
+        Conv { value: i64::MAX, end, overflow: true }
     } else {
-        Conv {
-            value: mag as i64,
-            end,
-            overflow: false,
-        }
+        Conv { value: mag as i64, end, overflow: false }
     }
 }
 
@@ -159,23 +135,11 @@ pub fn strtol(s: &str, base: u32) -> Conv<i64> {
 pub fn strtoul(s: &str, base: u32) -> Conv<u64> {
     let (neg, mag, over, end) = scan(s, base);
     if over {
-        Conv {
-            value: u64::MAX,
-            end,
-            overflow: true,
-        }
+        Conv { value: u64::MAX, end, overflow: true }
     } else if neg {
-        Conv {
-            value: mag.wrapping_neg(),
-            end,
-            overflow: false,
-        }
+        Conv { value: mag.wrapping_neg(), end, overflow: false }
     } else {
-        Conv {
-            value: mag,
-            end,
-            overflow: false,
-        }
+        Conv { value: mag, end, overflow: false }
     }
 }
 
@@ -195,68 +159,19 @@ mod tests {
 
     #[test]
     fn basics() {
-        assert_eq!(
-            strtol("  -12abc", 10),
-            Conv {
-                value: -12,
-                end: 5,
-                overflow: false
-            }
-        );
-        assert_eq!(
-            strtol("abc", 10),
-            Conv {
-                value: 0,
-                end: 0,
-                overflow: false
-            }
-        );
+        assert_eq!(strtol("  -12abc", 10), Conv { value: -12, end: 5, overflow: false });
+        assert_eq!(strtol("abc", 10), Conv { value: 0, end: 0, overflow: false });
         assert_eq!(strtol("  -", 10).end, 0);
         assert_eq!(strtol("0x1f", 0).value, 31);
         assert_eq!(strtol("0x1f", 16).value, 31);
-        assert_eq!(
-            strtol("0x1f", 10),
-            Conv {
-                value: 0,
-                end: 1,
-                overflow: false
-            }
-        );
-        assert_eq!(
-            strtol("0xg", 16),
-            Conv {
-                value: 0,
-                end: 1,
-                overflow: false
-            }
-        );
+        assert_eq!(strtol("0x1f", 10), Conv { value: 0, end: 1, overflow: false });
+        assert_eq!(strtol("0xg", 16), Conv { value: 0, end: 1, overflow: false });
         assert_eq!(strtol("010", 0).value, 8);
-        assert_eq!(
-            strtol("99999999999999999999x", 10),
-            Conv {
-                value: i64::MAX,
-                end: 20,
-                overflow: true
-            }
-        );
-        assert_eq!(
-            strtol("-9223372036854775808", 10),
-            Conv {
-                value: i64::MIN,
-                end: 20,
-                overflow: false
-            }
-        );
+        assert_eq!(strtol("99999999999999999999x", 10), Conv { value: i64::MAX, end: 20, overflow: true });
+        assert_eq!(strtol("-9223372036854775808", 10), Conv { value: i64::MIN, end: 20, overflow: false });
         assert!(strtol("-9223372036854775809", 10).overflow);
         assert_eq!(strtoul("-1", 10).value, u64::MAX);
-        assert_eq!(
-            strtoul("18446744073709551616", 10),
-            Conv {
-                value: u64::MAX,
-                end: 20,
-                overflow: true
-            }
-        );
+        assert_eq!(strtoul("18446744073709551616", 10), Conv { value: u64::MAX, end: 20, overflow: true });
         assert_eq!(atoi("4294967297"), 1);
         assert_eq!(atoi("2147483648"), i32::MIN);
         assert_eq!(strtol("12", 1).end, 0);

@@ -55,10 +55,7 @@ const TABLE: &[(&str, i32, bool)] = &[
 ];
 
 fn table(names: Names) -> impl Iterator<Item = (&'static str, i32)> {
-    TABLE
-        .iter()
-        .filter(move |e| names == Names::V24_11 || e.2)
-        .map(|e| (e.0, e.1))
+    TABLE.iter().filter(move |e| names == Names::V24_11 || e.2).map(|e| (e.0, e.1))
 }
 
 fn is_blank(s: &str) -> bool {
@@ -69,11 +66,7 @@ fn is_blank(s: &str) -> bool {
 pub fn sig_name2num(s: &str, names: Names) -> i32 {
     let n = strtol(s, 10);
     if n.converted() {
-        return if is_blank(n.rest(s)) {
-            n.value as i32
-        } else {
-            0
-        };
+        return if is_blank(n.rest(s)) { n.value as i32 } else { 0 };
     }
     let mut p = s.trim_start_matches(|c: char| c.is_ascii() && is_c_space(c as u8));
     if p.len() >= 3 && p.as_bytes()[..3].eq_ignore_ascii_case(b"SIG") {
@@ -81,9 +74,7 @@ pub fn sig_name2num(s: &str, names: Names) -> i32 {
     }
     for (name, num) in table(names) {
         let b = p.as_bytes();
-        if b.len() >= name.len()
-            && b[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-            && is_blank(&p[name.len()..])
+        if b.len() >= name.len() && b[..name.len()].eq_ignore_ascii_case(name.as_bytes()) && is_blank(&p[name.len()..])
         {
             return num;
         }
@@ -93,10 +84,7 @@ pub fn sig_name2num(s: &str, names: Names) -> i32 {
 
 /// Slurm's `sig_num2name`: `USR1` for 10, `99` for an unnamed number.
 pub fn sig_num2name(sig: i32, names: Names) -> String {
-    table(names)
-        .find(|(_, n)| *n == sig)
-        .map(|(s, _)| s.to_string())
-        .unwrap_or_else(|| sig.to_string())
+    table(names).find(|(_, n)| *n == sig).map(|(s, _)| s.to_string()).unwrap_or_else(|| sig.to_string())
 }
 
 /// A `--signal` option.
@@ -123,20 +111,12 @@ impl std::fmt::Display for SignalOptsError {
 impl std::error::Error for SignalOptsError {}
 
 /// Slurm's `get_signal_opts`; `sbatch` allows the `B` flag.
-pub fn parse_signal_opts(
-    arg: &str,
-    sbatch: bool,
-    names: Names,
-) -> Result<SignalOpts, SignalOptsError> {
+pub fn parse_signal_opts(arg: &str, sbatch: bool, names: Names) -> Result<SignalOpts, SignalOptsError> {
     let bad = || SignalOptsError(arg.to_string());
     let mut p = arg;
     let (mut resv, mut batch) = (false, false);
     let take = |p: &mut &str, c: u8| -> bool {
-        if p.as_bytes()
-            .first()
-            .map(|b| b.eq_ignore_ascii_case(&c))
-            .unwrap_or(false)
-        {
+        if p.as_bytes().first().map(|b| b.eq_ignore_ascii_case(&c)).unwrap_or(false) {
             *p = &p[1..];
             true
         } else {
@@ -168,12 +148,7 @@ pub fn parse_signal_opts(
             n.value as u16
         }
     };
-    Ok(SignalOpts {
-        signal: num,
-        time,
-        resv,
-        batch,
-    })
+    Ok(SignalOpts { signal: num, time, resv, batch })
 }
 
 #[cfg(test)]
@@ -184,23 +159,13 @@ mod tests {
     fn names() {
         let n = |s: &str| sig_name2num(s, Names::V24_11);
         assert_eq!(
-            (
-                n("KILL"),
-                n("sigusr1"),
-                n("15"),
-                n("15x"),
-                n("FOO"),
-                n(" 9 "),
-                n("SIGCHLD")
-            ),
+            (n("KILL"), n("sigusr1"), n("15"), n("15x"), n("FOO"), n(" 9 "), n("SIGCHLD")),
             (9, 10, 15, 0, 0, 9, 17)
         );
         assert_eq!(sig_name2num("CHLD", Names::V22_05), 0);
         assert_eq!(sig_num2name(10, Names::V24_11), "USR1");
         assert_eq!(sig_num2name(64, Names::V24_11), "64");
-        let o = |s: &str| {
-            parse_signal_opts(s, true, Names::V24_11).map(|o| (o.signal, o.time, o.resv, o.batch))
-        };
+        let o = |s: &str| parse_signal_opts(s, true, Names::V24_11).map(|o| (o.signal, o.time, o.resv, o.batch));
         assert_eq!(o("B:USR1@30"), Ok((10, 30, false, true)));
         assert_eq!(o("RB:10"), Ok((10, 60, true, true)));
         assert_eq!(o("BR:10"), Ok((10, 60, true, true)));

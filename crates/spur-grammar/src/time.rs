@@ -295,15 +295,9 @@ pub fn fmt_timestamp(epoch: i64) -> String {
         return "None".into();
     }
     match localtime(epoch) {
-        Some(t) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            t.year + 1900,
-            t.mon + 1,
-            t.mday,
-            t.hour,
-            t.min,
-            t.sec
-        ),
+        Some(t) => {
+            format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", t.year + 1900, t.mon + 1, t.mday, t.hour, t.min, t.sec)
+        }
         None => "Unknown".into(),
     }
 }
@@ -370,8 +364,7 @@ pub fn parse_time(s: &str, now: i64, past: bool) -> Result<i64, TimeError> {
             pos += 8;
             continue;
         }
-        let named: &[(&str, i32)] =
-            &[("midnight", 0), ("noon", 12), ("elevenses", 11), ("fika", 15), ("teatime", 16)];
+        let named: &[(&str, i32)] = &[("midnight", 0), ("noon", 12), ("elevenses", 11), ("fika", 15), ("teatime", 16)];
         if let Some(&(w, h)) = named.iter().find(|(w, _)| starts_ci(b, pos, w)) {
             hour = h;
             minute = 0;
@@ -401,8 +394,7 @@ pub fn parse_time(s: &str, now: i64, past: bool) -> Result<i64, TimeError> {
                 }
                 return Err(prob(i));
             }
-            let l = localtime(now.checked_add(delta).ok_or_else(|| prob(pos))?)
-                .ok_or_else(|| prob(pos))?;
+            let l = localtime(now.checked_add(delta).ok_or_else(|| prob(pos))?).ok_or_else(|| prob(pos))?;
             month = l.mon;
             mday = l.mday;
             year = l.year;
@@ -755,7 +747,20 @@ mod tests {
     #[test]
     fn absolute_errors() {
         let now = tm(2026, 11, 29, 22, 55, 54);
-        for bad in ["bogus", "25:00", "12:60", "13/01", "2026-13-01", "2026-01-32", "now+", "now+5years", "nowx", "uts12", "12:0", "1:2:3:4"] {
+        for bad in [
+            "bogus",
+            "25:00",
+            "12:60",
+            "13/01",
+            "2026-13-01",
+            "2026-01-32",
+            "now+",
+            "now+5years",
+            "nowx",
+            "uts12",
+            "12:0",
+            "1:2:3:4",
+        ] {
             assert!(parse_time(bad, now, false).is_err(), "{bad:?} should fail");
         }
         assert_eq!(

@@ -11,11 +11,7 @@ fn bit_fmt(tasks: &[u32]) -> String {
         while j + 1 < tasks.len() && tasks[j + 1] == tasks[j] + 1 {
             j += 1;
         }
-        out.push(if i == j {
-            tasks[i].to_string()
-        } else {
-            format!("{}-{}", tasks[i], tasks[j])
-        });
+        out.push(if i == j { tasks[i].to_string() } else { format!("{}-{}", tasks[i], tasks[j]) });
         i = j + 1;
     }
     out.join(",")
@@ -46,10 +42,7 @@ fn garbage_never_panics() {
                 assert!(a.tasks.windows(2).all(|w| w[0] < w[1]));
                 assert!(a.tasks.iter().all(|t| *t < max));
                 // what slurmctld accepted reads the same with the largest bound
-                assert_eq!(
-                    parse(&s, MAX_MAX_ARRAY_SIZE).map(|b| b.tasks),
-                    Ok(a.tasks.clone())
-                );
+                assert_eq!(parse(&s, MAX_MAX_ARRAY_SIZE).map(|b| b.tasks), Ok(a.tasks.clone()));
             }
         }
     }

@@ -1,9 +1,7 @@
 //! Dependencies and --kill-on-invalid-dep against Slurm 24.11
 //! (tests/data/dependency.txt).
 mod common;
-use spur_grammar::dependency::{
-    parse, parse_kill_on_invalid_dep, DepKind, DepTask, DependencyError,
-};
+use spur_grammar::dependency::{parse, parse_kill_on_invalid_dep, DepKind, DepTask, DependencyError};
 
 const FAILED: &str = "err 1 sbatch: error: Batch job submission failed:";
 
@@ -54,10 +52,7 @@ fn table_from_slurm() {
 fn expansion_when_permitted() {
     let d = parse("expand:5", 1001, true).unwrap().unwrap();
     assert_eq!(d.items[0].kind, DepKind::Expand);
-    assert_eq!(
-        parse("expand:5", 1001, false),
-        Err(DependencyError::ExpandNotPermitted)
-    );
+    assert_eq!(parse("expand:5", 1001, false), Err(DependencyError::ExpandNotPermitted));
 }
 
 #[test]
@@ -68,10 +63,7 @@ fn garbage_never_panics() {
         for max in [0, 4, 1001] {
             if let Ok(Some(d)) = parse(&s, max, true) {
                 let _ = d.display("unfulfilled");
-                assert!(d
-                    .items
-                    .iter()
-                    .all(|i| (i.job_id == 0) == (i.kind == DepKind::Singleton)));
+                assert!(d.items.iter().all(|i| (i.job_id == 0) == (i.kind == DepKind::Singleton)));
             }
         }
         let _ = parse_kill_on_invalid_dep(&s);

@@ -1,8 +1,6 @@
 //! Hostlists against scontrol 24.11 (tests/data/hostlist.txt).
 mod common;
-use spur_grammar::hostlist::{
-    compress, expand, reformat, reformat_sorted, Hostlist, HostlistError,
-};
+use spur_grammar::hostlist::{compress, expand, reformat, reformat_sorted, Hostlist, HostlistError};
 
 fn err(e: HostlistError) -> String {
     // scontrol logs the range error, then says the list is invalid

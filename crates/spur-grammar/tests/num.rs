@@ -3,12 +3,7 @@ mod common;
 use spur_grammar::num::{atoi, strtol, strtoul};
 
 fn conv<T: std::fmt::Display>(value: T, end: usize, overflow: bool) -> String {
-    format!(
-        "{} end={}{}",
-        value,
-        end,
-        if overflow { " ERANGE" } else { "" }
-    )
+    format!("{} end={}{}", value, end, if overflow { " ERANGE" } else { "" })
 }
 
 #[test]

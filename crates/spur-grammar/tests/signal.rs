@@ -7,9 +7,7 @@ fn table_from_slurm() {
     common::check("signal.txt", |op, input| match op {
         // scancel keeps `(uint16_t) sig_name2num(...)` and refuses 0
         "scancel" => match sig_name2num(input, Names::V24_11) as u16 {
-            0 => format!("err 1 Unknown job signal: {}", input)
-                .trim_end()
-                .to_string(),
+            0 => format!("err 1 Unknown job signal: {}", input).trim_end().to_string(),
             n => format!("ok {}", n),
         },
         "sbatch" => match parse_signal_opts(input, true, Names::V24_11) {
@@ -37,12 +35,7 @@ fn names_of_22_05() {
 #[test]
 fn garbage_never_panics() {
     let seeds = common::inputs("signal.txt");
-    for s in common::garbage(
-        13,
-        &seeds,
-        "RrBb:@0123456789-+ SIGUSRKILTERMsigx\u{e9}\t",
-        20_000,
-    ) {
+    for s in common::garbage(13, &seeds, "RrBb:@0123456789-+ SIGUSRKILTERMsigx\u{e9}\t", 20_000) {
         for names in [Names::V22_05, Names::V24_11] {
             let n = sig_name2num(&s, names);
             let _ = sig_num2name(n, names);

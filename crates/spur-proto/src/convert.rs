@@ -482,7 +482,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(node_control((&n).into()).unwrap(), NodeControl::Node(n));
-        let p = rq::PartitionUpdate { name: "p".into(), state: Some(PartState::Drain), max_nodes: Some(rq::INFINITE), ..Default::default() };
+        let p = rq::PartitionUpdate {
+            name: "p".into(),
+            state: Some(PartState::Drain),
+            max_nodes: Some(rq::INFINITE),
+            ..Default::default()
+        };
         assert_eq!(node_control((&p).into()).unwrap(), NodeControl::Partition(p));
         let r = rq::ReservationRequest::Update(rq::ReservationSpec {
             name: "r".into(),
@@ -491,9 +496,17 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(rq::ReservationRequest::try_from(pb::ReservationRequest::from(&r)).unwrap(), r);
-        let c = rq::CancelRequest { states: vec![JobState::OutOfMemory, JobState::Pending], user: Some("u".into()), ..Default::default() };
+        let c = rq::CancelRequest {
+            states: vec![JobState::OutOfMemory, JobState::Pending],
+            user: Some("u".into()),
+            ..Default::default()
+        };
         assert_eq!(rq::CancelRequest::try_from(pb::CancelRequest::from(&c)).unwrap(), c);
-        for m in [rq::MembershipChange::List, rq::MembershipChange::Add { id: 4, addr: "h:1".into() }, rq::MembershipChange::Remove { id: 2 }] {
+        for m in [
+            rq::MembershipChange::List,
+            rq::MembershipChange::Add { id: 4, addr: "h:1".into() },
+            rq::MembershipChange::Remove { id: 2 },
+        ] {
             assert_eq!(rq::MembershipChange::try_from(pb::MembershipRequest::from(&m)).unwrap(), m);
         }
     }

@@ -58,7 +58,8 @@ fn bench(c: &mut Criterion) {
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            ..Default::default()        };
+            ..Default::default()
+        };
         // Whole-node jobs of 1-4 nodes: the queue is far longer than the
         // cluster, so most of them stay pending (the worst case for a pass).
         let jobs: Vec<Job> = (1..=n_jobs).map(|i| job(i, 1 + i % 4)).collect();
@@ -69,9 +70,16 @@ fn bench(c: &mut Criterion) {
             b.iter(|| spur_sched::schedule(0, &jr, &nr, &pr))
         });
         // what the controller runs: a pass cut at Slurm's default queue depth
-        g.bench_with_input(BenchmarkId::from_parameter(format!("{}nodes_{}jobs_depth{}", n_nodes, n_jobs, spur_sched::DEFAULT_QUEUE_DEPTH)), &(), |b, _| {
-            b.iter(|| spur_sched::schedule_depth(0, &jr, &nr, &pr, spur_sched::DEFAULT_QUEUE_DEPTH))
-        });
+        g.bench_with_input(
+            BenchmarkId::from_parameter(format!(
+                "{}nodes_{}jobs_depth{}",
+                n_nodes,
+                n_jobs,
+                spur_sched::DEFAULT_QUEUE_DEPTH
+            )),
+            &(),
+            |b, _| b.iter(|| spur_sched::schedule_depth(0, &jr, &nr, &pr, spur_sched::DEFAULT_QUEUE_DEPTH)),
+        );
     }
     g.finish();
 }

@@ -8,7 +8,7 @@
 //! jobs behind it in that partition (reason `Resources` for it, `Priority` for
 //! them), as Slurm's builtin scheduler does.
 
-use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, Partition, PartState, Reason, Reservation};
+use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, PartState, Partition, Reason, Reservation};
 use spur_grammar::dependency::{DepKind, Dependency};
 use std::collections::{HashMap, HashSet};
 
@@ -103,10 +103,18 @@ fn dependency_state<'a>(dep: &Dependency, job: &dyn Fn(u32) -> Option<&'a Job>) 
             (DepKind::After, Some(s)) => Ok(s != JobState::Pending),
             (DepKind::AfterAny, Some(s)) => Ok(s.is_finished()),
             (DepKind::AfterOk, Some(s)) if s.is_finished() => {
-                if s == JobState::Completed { Ok(true) } else { Err(()) }
+                if s == JobState::Completed {
+                    Ok(true)
+                } else {
+                    Err(())
+                }
             }
             (DepKind::AfterNotOk, Some(s)) if s.is_finished() => {
-                if s != JobState::Completed { Ok(true) } else { Err(()) }
+                if s != JobState::Completed {
+                    Ok(true)
+                } else {
+                    Err(())
+                }
             }
             (DepKind::AfterCorr, Some(s)) => Ok(s.is_finished()),
             (_, Some(_)) => Ok(false),
@@ -143,7 +151,13 @@ pub const DEFAULT_QUEUE_DEPTH: usize = 100;
 
 /// One scheduling pass that stops after `depth` placement attempts; the flag
 /// says whether it stopped early (more jobs might start in another pass).
-pub fn schedule_depth(now: i64, jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], depth: usize) -> (Vec<Decision>, bool) {
+pub fn schedule_depth(
+    now: i64,
+    jobs: &[&Job],
+    nodes: &[&Node],
+    parts: &[&Partition],
+    depth: usize,
+) -> (Vec<Decision>, bool) {
     schedule_resv(now, jobs, nodes, parts, &[], depth)
 }
 
@@ -300,9 +314,7 @@ pub fn schedule_with<'a>(
             set_reason(&mut out, Reason::Other("PartitionConfig".into()));
             continue;
         }
-        if shape.min_nodes as usize > part.nodes.len()
-            || part.max_nodes.map(|m| shape.min_nodes > m).unwrap_or(false)
-        {
+        if shape.min_nodes as usize > part.nodes.len() || part.max_nodes.map(|m| shape.min_nodes > m).unwrap_or(false) {
             set_reason(&mut out, Reason::PartitionNodeLimit);
             continue;
         }
@@ -372,7 +384,11 @@ pub fn schedule_with<'a>(
                 })
                 .collect();
             if left.is_empty() && before > 0 {
-                let r = if maint { Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into()) } else { Reason::Resources };
+                let r = if maint {
+                    Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into())
+                } else {
+                    Reason::Resources
+                };
                 set_reason(&mut out, r);
                 continue;
             }
@@ -480,7 +496,8 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
         nodes: i64,
         weight: u32,
     }
-    let mut avail: Vec<u32> = table.iter().map(|(n, f)| if cand.contains(n) { avail_cpus(shape, f) } else { 0 }).collect();
+    let mut avail: Vec<u32> =
+        table.iter().map(|(n, f)| if cand.contains(n) { avail_cpus(shape, f) } else { 0 }).collect();
     let mut sets: Vec<Set> = vec![];
     let mut cur: Option<Set> = None;
     let mut prev_index: Option<usize> = None;
@@ -713,7 +730,17 @@ mod tests {
         used.iter()
             .enumerate()
             .map(|(i, u)| {
-                (names[i], Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1, index: i })
+                (
+                    names[i],
+                    Free {
+                        cpus: 2 - u,
+                        mem: 2000 - 500 * *u as u64,
+                        gres: vec![],
+                        whole: *u == 0,
+                        weight: 1,
+                        index: i,
+                    },
+                )
             })
             .collect()
     }
@@ -811,7 +838,8 @@ mod tests {
             oversubscribe: "NO".into(),
             priority_tier: 1,
             priority_job_factor: 1,
-            ..Default::default()        };
+            ..Default::default()
+        };
         let resv = |name: &str, nodes: &[&str], flags: &[&str], start: i64| Reservation {
             name: name.into(),
             start_time: start,

@@ -2,12 +2,8 @@
 //! queue and cluster, rule by rule, as Slurm decides it (slurmctld's builtin
 //! order, select/cons_tres's node choice with the default topology).
 
-use spur_core::model::{
-    ArrayInfo, Job, JobDesc, JobState, Node, NodeBase, PartState, Partition, Reason, Reservation,
-};
-use spur_sched::{
-    schedule, schedule_depth, schedule_resv, schedule_with, Decision, DEFAULT_QUEUE_DEPTH,
-};
+use spur_core::model::{ArrayInfo, Job, JobDesc, JobState, Node, NodeBase, PartState, Partition, Reason, Reservation};
+use spur_sched::{schedule, schedule_depth, schedule_resv, schedule_with, Decision, DEFAULT_QUEUE_DEPTH};
 
 const NOW: i64 = 1_000_000;
 
@@ -29,12 +25,7 @@ fn node(name: &str, cpus: u32) -> Node {
 
 /// `node` with `used` CPUs (and their memory) given to running jobs.
 fn busy(name: &str, cpus: u32, used: u32) -> Node {
-    Node {
-        alloc_cpus: used,
-        alloc_mem: 500 * used as u64,
-        base: NodeBase::Allocated,
-        ..node(name, cpus)
-    }
+    Node { alloc_cpus: used, alloc_mem: 500 * used as u64, base: NodeBase::Allocated, ..node(name, cpus) }
 }
 
 fn part(name: &str, nodes: &[&Node]) -> Partition {
@@ -51,10 +42,7 @@ fn part(name: &str, nodes: &[&Node]) -> Partition {
 fn job(id: u32) -> Job {
     Job {
         job_id: id,
-        desc: JobDesc {
-            name: format!("j{}", id),
-            ..Default::default()
-        },
+        desc: JobDesc { name: format!("j{}", id), ..Default::default() },
         user_name: "u".into(),
         state: JobState::Pending,
         priority: 1,
@@ -97,15 +85,9 @@ fn pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
 fn starts(d: &[Decision]) -> Vec<(u32, Option<u32>, Vec<String>)> {
     d.iter()
         .filter_map(|x| match x {
-            Decision::Start {
-                job_id,
-                task,
-                allocs,
-            } => Some((
-                *job_id,
-                *task,
-                allocs.iter().map(|a| a.node.clone()).collect(),
-            )),
+            Decision::Start { job_id, task, allocs } => {
+                Some((*job_id, *task, allocs.iter().map(|a| a.node.clone()).collect()))
+            }
             _ => None,
         })
         .collect()
@@ -137,14 +119,8 @@ fn names(v: &[&str]) -> Vec<String> {
 fn the_higher_priority_job_gets_the_last_cpu() {
     let n = busy("n1", 2, 1);
     let p = part("p", &[&n]);
-    let low = Job {
-        priority: 10,
-        ..job(1)
-    };
-    let high = Job {
-        priority: 20,
-        ..job(2)
-    };
+    let low = Job { priority: 10, ..job(1) };
+    let high = Job { priority: 20, ..job(2) };
     let d = pass(&[&low, &high], &[&n], &[&p]);
     assert_eq!(started(&d), [2]);
     // the first job that cannot start waits for resources
@@ -155,18 +131,9 @@ fn the_higher_priority_job_gets_the_last_cpu() {
 fn equal_priorities_go_by_submit_time_then_id() {
     let n = busy("n1", 3, 1);
     let p = part("p", &[&n]);
-    let a = Job {
-        submit_time: 50,
-        ..job(1)
-    };
-    let b = Job {
-        submit_time: 40,
-        ..job(2)
-    };
-    let c = Job {
-        submit_time: 40,
-        ..job(3)
-    };
+    let a = Job { submit_time: 50, ..job(1) };
+    let b = Job { submit_time: 40, ..job(2) };
+    let c = Job { submit_time: 40, ..job(3) };
     let d = pass(&[&a, &c, &b], &[&n], &[&p]);
     assert_eq!(started(&d), [2, 3]);
     assert_eq!(reason(&d, 1), Some(Reason::Resources));
@@ -175,24 +142,10 @@ fn equal_priorities_go_by_submit_time_then_id() {
 #[test]
 fn a_higher_priority_tier_goes_first_whatever_the_job_priority() {
     let n = busy("n1", 2, 1);
-    let low = Partition {
-        priority_tier: 1,
-        ..part("low", &[&n])
-    };
-    let high = Partition {
-        priority_tier: 5,
-        ..part("high", &[&n])
-    };
-    let a = Job {
-        priority: 1000,
-        partition: "low".into(),
-        ..job(1)
-    };
-    let b = Job {
-        priority: 1,
-        partition: "high".into(),
-        ..job(2)
-    };
+    let low = Partition { priority_tier: 1, ..part("low", &[&n]) };
+    let high = Partition { priority_tier: 5, ..part("high", &[&n]) };
+    let a = Job { priority: 1000, partition: "low".into(), ..job(1) };
+    let b = Job { priority: 1, partition: "high".into(), ..job(2) };
     let d = pass(&[&a, &b], &[&n], &[&low, &high]);
     assert_eq!(started(&d), [2]);
 }
@@ -204,19 +157,9 @@ fn a_blocked_job_holds_back_its_partition_only() {
     let n2 = node("n2", 2);
     let p = part("p", &[&n1]);
     let other = part("other", &[&n1, &n2]);
-    let big = Job {
-        priority: 30,
-        ..wide(1, 1, 2)
-    };
-    let small = Job {
-        priority: 20,
-        ..job(2)
-    };
-    let elsewhere = Job {
-        priority: 10,
-        partition: "other".into(),
-        ..job(3)
-    };
+    let big = Job { priority: 30, ..wide(1, 1, 2) };
+    let small = Job { priority: 20, ..job(2) };
+    let elsewhere = Job { priority: 10, partition: "other".into(), ..job(3) };
     let d = pass(&[&big, &small, &elsewhere], &[&n1, &n2], &[&p, &other]);
     // the small job would fit on n1, but the bigger one before it waits there
     assert_eq!(reason(&d, 1), Some(Reason::Resources));
@@ -230,10 +173,7 @@ fn a_blocked_job_holds_back_its_partition_only() {
 fn a_reason_already_set_is_not_decided_again() {
     let n = busy("n1", 1, 1);
     let p = part("p", &[&n]);
-    let j = Job {
-        reason: Reason::Resources,
-        ..job(1)
-    };
+    let j = Job { reason: Reason::Resources, ..job(1) };
     assert!(pass(&[&j], &[&n], &[&p]).is_empty());
 }
 
@@ -241,14 +181,8 @@ fn a_reason_already_set_is_not_decided_again() {
 
 #[test]
 fn lower_weight_nodes_are_taken_first() {
-    let heavy = Node {
-        weight: 10,
-        ..node("n1", 2)
-    };
-    let light = Node {
-        weight: 1,
-        ..node("n2", 2)
-    };
+    let heavy = Node { weight: 10, ..node("n1", 2) };
+    let light = Node { weight: 1, ..node("n2", 2) };
     let p = part("p", &[&heavy, &light]);
     let d = pass(&[&job(1)], &[&heavy, &light], &[&p]);
     assert_eq!(nodes_of(&d, 1), Some(names(&["n2"])));
@@ -261,12 +195,7 @@ fn lower_weight_nodes_are_taken_first() {
 fn a_one_node_job_takes_the_node_with_fewest_free_cpus_that_fit() {
     // recorded/24.11/basic/106: a one-CPU job goes to the half-used node3,
     // not to the idle node1
-    let ns = [
-        node("node1", 2),
-        busy("node2", 2, 2),
-        busy("node3", 2, 1),
-        busy("node4", 2, 2),
-    ];
+    let ns = [node("node1", 2), busy("node2", 2, 2), busy("node3", 2, 1), busy("node4", 2, 2)];
     let nr: Vec<&Node> = ns.iter().collect();
     let p = part("p", &nr);
     let d = pass(&[&job(10)], &nr, &[&p]);
@@ -317,26 +246,13 @@ fn a_multi_node_job_takes_the_tightest_run_of_consecutive_nodes() {
         x.flags.drain = true;
         x
     };
-    let ns = [
-        node("n1", 2),
-        node("n2", 2),
-        node("n3", 2),
-        drained("n4"),
-        node("n5", 2),
-        node("n6", 2),
-    ];
+    let ns = [node("n1", 2), node("n2", 2), node("n3", 2), drained("n4"), node("n5", 2), node("n6", 2)];
     let nr: Vec<&Node> = ns.iter().collect();
     let p = part("p", &nr);
     let d = pass(&[&wide(1, 2, 2)], &nr, &[&p]);
     assert_eq!(nodes_of(&d, 1), Some(names(&["n5", "n6"])));
     // a run too small is passed over
-    let ns = [
-        node("n1", 2),
-        drained("n2"),
-        node("n3", 2),
-        node("n4", 2),
-        node("n5", 2),
-    ];
+    let ns = [node("n1", 2), drained("n2"), node("n3", 2), node("n4", 2), node("n5", 2)];
     let nr: Vec<&Node> = ns.iter().collect();
     let p = part("p", &nr);
     let d = pass(&[&wide(2, 2, 2)], &nr, &[&p]);
@@ -346,25 +262,13 @@ fn a_multi_node_job_takes_the_tightest_run_of_consecutive_nodes() {
 #[test]
 fn memory_gres_and_exclusivity_rule_nodes_out() {
     // n1 has the CPUs but not the memory
-    let n1 = Node {
-        real_memory: 100,
-        ..node("n1", 4)
-    };
+    let n1 = Node { real_memory: 100, ..node("n1", 4) };
     let n2 = node("n2", 4);
     let p = part("p", &[&n1, &n2]);
-    let hungry = Job {
-        mem_per_cpu: 500,
-        ..job(1)
-    };
-    assert_eq!(
-        nodes_of(&pass(&[&hungry], &[&n1, &n2], &[&p]), 1),
-        Some(names(&["n2"]))
-    );
+    let hungry = Job { mem_per_cpu: 500, ..job(1) };
+    assert_eq!(nodes_of(&pass(&[&hungry], &[&n1, &n2], &[&p]), 1), Some(names(&["n2"])));
     // only n2 has a GPU
-    let g = Node {
-        gres: vec![("gpu".into(), None, 1)],
-        ..node("n2", 4)
-    };
+    let g = Node { gres: vec![("gpu".into(), None, 1)], ..node("n2", 4) };
     let p = part("p", &[&n1, &g]);
     let mut gpu = job(2);
     gpu.desc.gres = Some("gpu:1".into());
@@ -372,10 +276,7 @@ fn memory_gres_and_exclusivity_rule_nodes_out() {
     assert_eq!(nodes_of(&d, 2), Some(names(&["n2"])));
     assert_eq!(starts(&d)[0].2.len(), 1);
     // a GPU in use is not free
-    let used = Node {
-        alloc_gres: vec![("gpu".into(), None, 1)],
-        ..g.clone()
-    };
+    let used = Node { alloc_gres: vec![("gpu".into(), None, 1)], ..g.clone() };
     let d = pass(&[&gpu], &[&n1, &used], &[&p]);
     assert_eq!(reason(&d, 2), Some(Reason::Resources));
     // --exclusive: only a node nobody uses, and all of its CPUs
@@ -385,9 +286,7 @@ fn memory_gres_and_exclusivity_rule_nodes_out() {
     excl.desc.exclusive = true;
     let d = pass(&[&excl], &[&half, &n2], &[&p]);
     assert_eq!(nodes_of(&d, 3), Some(names(&["n2"])));
-    let Decision::Start { allocs, .. } = &d[0] else {
-        panic!("{:?}", d)
-    };
+    let Decision::Start { allocs, .. } = &d[0] else { panic!("{:?}", d) };
     assert_eq!(allocs[0].cpus, 4);
 }
 
@@ -398,26 +297,17 @@ fn nodelist_exclude_and_unusable_nodes() {
     let p = part("p", &nr);
     let mut want = job(1);
     want.desc.req_nodes = Some("n3".into());
-    assert_eq!(
-        nodes_of(&pass(&[&want], &nr, &[&p]), 1),
-        Some(names(&["n3"]))
-    );
+    assert_eq!(nodes_of(&pass(&[&want], &nr, &[&p]), 1), Some(names(&["n3"])));
     let mut avoid = job(2);
     avoid.desc.exc_nodes = Some("n[1-2]".into());
-    assert_eq!(
-        nodes_of(&pass(&[&avoid], &nr, &[&p]), 2),
-        Some(names(&["n3"]))
-    );
+    assert_eq!(nodes_of(&pass(&[&avoid], &nr, &[&p]), 2), Some(names(&["n3"])));
     // a down or not-responding node is never chosen
     let mut down = node("n1", 2);
     down.base = NodeBase::Down;
     let mut silent = node("n2", 2);
     silent.flags.not_responding = true;
     let nr = [&down, &silent, &ns[2]];
-    assert_eq!(
-        nodes_of(&pass(&[&job(3)], &nr, &[&p]), 3),
-        Some(names(&["n3"]))
-    );
+    assert_eq!(nodes_of(&pass(&[&job(3)], &nr, &[&p]), 3), Some(names(&["n3"])));
 }
 
 // ------------------------------------------------------------------ holds, begin times, partitions
@@ -426,14 +316,8 @@ fn nodelist_exclude_and_unusable_nodes() {
 fn held_and_future_jobs_wait_with_their_reason() {
     let n = node("n1", 4);
     let p = part("p", &[&n]);
-    let held = Job {
-        held: Some(Reason::JobHeldUser),
-        ..job(1)
-    };
-    let admin = Job {
-        held: Some(Reason::JobHeldAdmin),
-        ..job(2)
-    };
+    let held = Job { held: Some(Reason::JobHeldUser), ..job(1) };
+    let admin = Job { held: Some(Reason::JobHeldAdmin), ..job(2) };
     let mut later = job(3);
     later.desc.begin_time = NOW + 60;
     let mut now = job(4);
@@ -442,21 +326,14 @@ fn held_and_future_jobs_wait_with_their_reason() {
     assert_eq!(reason(&d, 1), Some(Reason::JobHeldUser));
     assert_eq!(reason(&d, 2), Some(Reason::JobHeldAdmin));
     assert_eq!(reason(&d, 3), Some(Reason::BeginTime));
-    assert_eq!(
-        started(&d),
-        [4],
-        "a begin time that has come does not hold a job back"
-    );
+    assert_eq!(started(&d), [4], "a begin time that has come does not hold a job back");
 }
 
 #[test]
 fn a_job_becoming_eligible_is_said_so_once() {
     let n = node("n1", 1);
     let p = part("p", &[&n]);
-    let fresh = Job {
-        eligible_time: 0,
-        ..job(1)
-    };
+    let fresh = Job { eligible_time: 0, ..job(1) };
     let d = pass(&[&fresh], &[&n], &[&p]);
     assert_eq!(d[0], Decision::Eligible { job_id: 1 });
     assert_eq!(started(&d), [1]);
@@ -468,38 +345,18 @@ fn a_job_becoming_eligible_is_said_so_once() {
 fn partition_limits_and_states() {
     let ns = [node("n1", 2), node("n2", 2)];
     let nr: Vec<&Node> = ns.iter().collect();
-    let limited = Partition {
-        max_time: Some(60),
-        max_nodes: Some(1),
-        ..part("p", &nr)
-    };
-    let long = Job {
-        time_limit: Some(61),
-        ..job(1)
-    };
-    let fine = Job {
-        time_limit: Some(60),
-        ..job(2)
-    };
+    let limited = Partition { max_time: Some(60), max_nodes: Some(1), ..part("p", &nr) };
+    let long = Job { time_limit: Some(61), ..job(1) };
+    let fine = Job { time_limit: Some(60), ..job(2) };
     let d = pass(&[&long, &fine], &nr, &[&limited]);
     assert_eq!(reason(&d, 1), Some(Reason::PartitionTimeLimit));
     assert_eq!(started(&d), [2]);
     let d = pass(&[&wide(3, 2, 2)], &nr, &[&limited]);
     assert_eq!(reason(&d, 3), Some(Reason::PartitionNodeLimit));
     let d = pass(&[&wide(4, 3, 3)], &nr, &[&part("p", &nr)]);
-    assert_eq!(
-        reason(&d, 4),
-        Some(Reason::PartitionNodeLimit),
-        "more nodes than the partition has"
-    );
-    for (state, why) in [
-        (PartState::Down, Reason::PartitionDown),
-        (PartState::Inactive, Reason::PartitionInactive),
-    ] {
-        let p = Partition {
-            state,
-            ..part("p", &nr)
-        };
+    assert_eq!(reason(&d, 4), Some(Reason::PartitionNodeLimit), "more nodes than the partition has");
+    for (state, why) in [(PartState::Down, Reason::PartitionDown), (PartState::Inactive, Reason::PartitionInactive)] {
+        let p = Partition { state, ..part("p", &nr) };
         let d = pass(&[&job(5)], &nr, &[&p]);
         assert_eq!((started(&d), reason(&d, 5)), (vec![], Some(why)));
     }
@@ -542,12 +399,7 @@ fn dependencies_wait_start_or_can_never_be_satisfied() {
         let j = dep(id, on);
         let d = pass(&[&run, &ok, &failed, &j], &[&n], &[&p]);
         assert_eq!(reason(&d, id), *want, "--dependency={}", on);
-        assert_eq!(
-            started(&d).contains(&id),
-            want.is_none(),
-            "--dependency={}",
-            on
-        );
+        assert_eq!(started(&d).contains(&id), want.is_none(), "--dependency={}", on);
     }
 }
 
@@ -559,10 +411,7 @@ fn singleton_waits_for_the_same_users_job_of_that_name() {
     other.desc.name = "same".into();
     let mut single = dep(2, "singleton");
     single.desc.name = "same".into();
-    assert_eq!(
-        reason(&pass(&[&other, &single], &[&n], &[&p]), 2),
-        Some(Reason::Dependency)
-    );
+    assert_eq!(reason(&pass(&[&other, &single], &[&n], &[&p]), 2), Some(Reason::Dependency));
     // another user's job of that name does not count
     other.user_id = 7;
     assert_eq!(started(&pass(&[&other, &single], &[&n], &[&p])), [2]);
@@ -631,18 +480,12 @@ fn array_tasks_start_in_order_up_to_the_throttle() {
     let p = part("p", &[&n]);
     let a = array(5, &[1, 2, 3, 4, 5], 2);
     let d = pass(&[&a], &[&n], &[&p]);
-    assert_eq!(
-        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
-        [Some(1), Some(2)]
-    );
+    assert_eq!(starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(), [Some(1), Some(2)]);
     // one task already running: one more may start
     let a = array(5, &[2, 3, 4, 5], 2);
     let t1 = task(5, 6, 1);
     let d = pass(&[&a, &t1], &[&n], &[&p]);
-    assert_eq!(
-        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
-        [Some(2)]
-    );
+    assert_eq!(starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(), [Some(2)]);
     // at the limit: the rest wait with Slurm's reason
     let t2 = task(5, 7, 2);
     let a = array(5, &[3, 4, 5], 2);
@@ -654,10 +497,7 @@ fn array_tasks_start_in_order_up_to_the_throttle() {
     let small = node("n1", 2);
     let p = part("p", &[&small]);
     let d = pass(&[&a], &[&small], &[&p]);
-    assert_eq!(
-        starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(),
-        [Some(1), Some(2)]
-    );
+    assert_eq!(starts(&d).iter().map(|s| s.1).collect::<Vec<_>>(), [Some(1), Some(2)]);
     assert_eq!(reason(&d, 5), None, "some tasks started: the reason stays");
 }
 
@@ -701,10 +541,7 @@ fn a_job_may_use_reserved_nodes_only_if_it_ends_before_the_reservation() {
     let nr: Vec<&Node> = ns.iter().collect();
     let p = part("p", &nr);
     let later = resv("later", &["n1"], NOW + 3600, &[]);
-    let short = Job {
-        time_limit: Some(30),
-        ..job(1)
-    };
+    let short = Job { time_limit: Some(30), ..job(1) };
     let (d, _) = schedule_resv(NOW, &[&short], &nr, &[&p], &[&later], usize::MAX);
     assert_eq!(nodes_of(&d, 1), Some(names(&["n1"])));
     // an unlimited job would run into it
@@ -718,26 +555,17 @@ fn reservation_reasons() {
     let nr: Vec<&Node> = ns.iter().collect();
     let p = part("p", &nr);
     let mut waits = job(1);
-    waits
-        .desc.reservation = Some("future".into());
+    waits.desc.reservation = Some("future".into());
     let mut gone = job(2);
     gone.desc.reservation = Some("deleted".into());
     let future = resv("future", &["n1"], NOW + 600, &[]);
     let (d, _) = schedule_resv(NOW, &[&waits, &gone], &nr, &[&p], &[&future], usize::MAX);
     assert_eq!(reason(&d, 1), Some(Reason::Other("Reservation".into())));
-    assert_eq!(
-        reason(&d, 2),
-        Some(Reason::Other("ReservationDeleted".into()))
-    );
+    assert_eq!(reason(&d, 2), Some(Reason::Other("ReservationDeleted".into())));
     // every node in a MAINT reservation (recorded/24.11/reservations/39)
     let maint = resv("all", &["n1"], NOW - 1, &["MAINT"]);
     let (d, _) = schedule_resv(NOW, &[&job(3)], &nr, &[&p], &[&maint], usize::MAX);
-    assert_eq!(
-        reason(&d, 3),
-        Some(Reason::Other(
-            "ReqNodeNotAvail, Reserved for maintenance".into()
-        ))
-    );
+    assert_eq!(reason(&d, 3), Some(Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into())));
 }
 
 // ------------------------------------------------------------------ queue depth
@@ -750,21 +578,12 @@ fn a_pass_stops_after_the_queue_depth_and_says_so() {
     let jr: Vec<&Job> = jobs.iter().collect();
     let (d, cut) = schedule_depth(NOW, &jr, &[&n], &[&p], DEFAULT_QUEUE_DEPTH);
     assert!(cut);
-    assert_eq!(
-        started(&d),
-        (1..=100).collect::<Vec<_>>(),
-        "the first 100 in priority order"
-    );
+    assert_eq!(started(&d), (1..=100).collect::<Vec<_>>(), "the first 100 in priority order");
     let (d, cut) = schedule_depth(NOW, &jr[100..], &[&n], &[&p], DEFAULT_QUEUE_DEPTH);
     assert!(!cut);
     assert_eq!(started(&d).len(), 50);
     // jobs that only get a reason cost no placement attempt
-    let held: Vec<Job> = (1..=150)
-        .map(|i| Job {
-            held: Some(Reason::JobHeldUser),
-            ..job(i)
-        })
-        .collect();
+    let held: Vec<Job> = (1..=150).map(|i| Job { held: Some(Reason::JobHeldUser), ..job(i) }).collect();
     let mut all: Vec<&Job> = held.iter().collect();
     let last = job(151);
     all.push(&last);

@@ -79,7 +79,8 @@ pub mod legacy {
 /// a launch's payload as it came, which the controller wrote at the newest
 /// version this agent reads.
 pub fn encode_spec(spec: &LaunchSpec) -> io::Result<Vec<u8>> {
-    spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    spur_core::records::encode_launch(spec, spur_format::FORMAT_VERSION)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// The `LaunchSpec` in the bytes of a `spec.bin` of any format version this
@@ -183,12 +184,7 @@ pub fn scan(spool: &Path) -> Vec<JobDirState> {
         .map(|(job_id, dir)| {
             let status = read_status(&dir);
             let running = status.is_none() && supervisor_pid(&dir).is_some();
-            JobDirState {
-                job_id,
-                dir,
-                running,
-                status,
-            }
+            JobDirState { job_id, dir, running, status }
         })
         .collect()
 }
@@ -209,11 +205,7 @@ pub fn write_status(jobdir: &Path, status: i32) -> io::Result<()> {
     let path = jobdir.join(STATUS_FILE);
     let tmp = jobdir.join(format!("{}.tmp", STATUS_FILE));
     {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
+        let mut f = fs::OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
         f.write_all(format!("{}\n", status).as_bytes())?;
         f.sync_all()?;
     }
@@ -302,11 +294,7 @@ pub struct ProcWriter(fs::File);
 impl ProcWriter {
     /// Create (or truncate) `supervisor.proc` holding this process's pid.
     pub fn create(jobdir: &Path) -> io::Result<ProcWriter> {
-        let mut f = fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .open(jobdir.join(PROC_FILE))?;
+        let mut f = fs::OpenOptions::new().create(true).truncate(true).write(true).open(jobdir.join(PROC_FILE))?;
         f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, std::process::id()).as_bytes())?;
         Ok(ProcWriter(f))
     }
@@ -375,10 +363,7 @@ pub fn pid_alive(pid: i32) -> bool {
 fn is_zombie(pid: i32) -> bool {
     fs::read_to_string(format!("/proc/{}/stat", pid))
         .ok()
-        .and_then(|s| {
-            s.rfind(')')
-                .map(|i| s[i + 1..].trim_start().starts_with('Z'))
-        })
+        .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().starts_with('Z')))
         .unwrap_or(true)
 }
 
@@ -392,13 +377,9 @@ pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
     let cmdline = fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
     let want = jobdir.as_os_str().as_bytes();
     let canon = fs::canonicalize(jobdir).ok();
-    let matches = cmdline.split(|&b| b == 0).any(|a| {
-        a == want
-            || canon
-                .as_ref()
-                .map(|c| c.as_os_str().as_bytes() == a)
-                .unwrap_or(false)
-    });
+    let matches = cmdline
+        .split(|&b| b == 0)
+        .any(|a| a == want || canon.as_ref().map(|c| c.as_os_str().as_bytes() == a).unwrap_or(false));
     if matches {
         Some(pid)
     } else {
@@ -498,11 +479,8 @@ pub fn end_all_jobs(spool: &Path) -> usize {
     // a job whose supervisor is gone may still have processes: every job
     // without a status is ended, all at once
     let unfinished: Vec<PathBuf> = dirs.iter().filter(|d| !has_status(d)).cloned().collect();
-    let threads: Vec<_> = unfinished
-        .iter()
-        .cloned()
-        .map(|d| std::thread::spawn(move || terminate_job(&d, 0)))
-        .collect();
+    let threads: Vec<_> =
+        unfinished.iter().cloned().map(|d| std::thread::spawn(move || terminate_job(&d, 0))).collect();
     for t in threads {
         let _ = t.join();
     }
@@ -540,10 +518,7 @@ pub struct DoneLog {
 type Marks = HashMap<(u32, u32), i64>;
 
 fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
 impl DoneLog {
@@ -574,19 +549,15 @@ impl DoneLog {
                     .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                     .map(|d| d.as_secs() as i64)
                     .unwrap_or_else(now);
-                if let Some((id, run)) = name
-                    .split_once('.')
-                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                if let Some((id, run)) =
+                    name.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
                 {
                     marks.insert((id, run), at);
                     fold = true;
                 }
             }
         }
-        let t = DoneLog {
-            path,
-            inner: std::sync::Mutex::new((marks, None)),
-        };
+        let t = DoneLog { path, inner: std::sync::Mutex::new((marks, None)) };
         if fold {
             t.prune(i64::MAX);
             let _ = fs::remove_dir_all(&old_dir);
@@ -595,11 +566,7 @@ impl DoneLog {
     }
 
     pub fn contains(&self, id: u32, run: u32) -> bool {
-        self.inner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .0
-            .contains_key(&(id, run))
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).0.contains_key(&(id, run))
     }
 
     pub fn add(&self, id: u32, run: u32) {
@@ -607,11 +574,7 @@ impl DoneLog {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.insert((id, run), now);
         if g.1.is_none() {
-            g.1 = fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)
-                .ok();
+            g.1 = fs::OpenOptions::new().create(true).append(true).open(&self.path).ok();
         }
         if let Some(f) = g.1.as_mut() {
             let _ = f.write_all(format!("{} {} {}\n", id, run, now).as_bytes());

@@ -22,11 +22,7 @@ impl Drop for Tmp {
 
 fn spec(id: u32, restarts: u32) -> LaunchSpec {
     LaunchSpec {
-        job: Job {
-            job_id: id,
-            restart_count: restarts,
-            ..Default::default()
-        },
+        job: Job { job_id: id, restart_count: restarts, ..Default::default() },
         node_name: "n1".into(),
         cluster_name: "c".into(),
         ctld_host: "ctl".into(),
@@ -52,10 +48,7 @@ fn spec_bin_is_the_launch_spec_in_its_envelope() {
     assert!(has_spec(&dir));
     assert!(!dir.join("spec.bin.tmp").exists());
     fs::write(dir.join(SPEC_FILE), b"not bincode").unwrap();
-    assert_eq!(
-        read_spec(&dir).unwrap_err().kind(),
-        io::ErrorKind::InvalidData
-    );
+    assert_eq!(read_spec(&dir).unwrap_err().kind(), io::ErrorKind::InvalidData);
 }
 
 #[test]
@@ -73,10 +66,7 @@ fn job_dir_names() {
     fs::create_dir(t.0.join("job00002")).unwrap();
     fs::create_dir(t.0.join("other")).unwrap();
     fs::write(t.0.join("job00003"), "a file, not a job").unwrap();
-    assert_eq!(
-        job_dirs(&t.0),
-        vec![(2, t.0.join("job00002")), (13, t.0.join("job13"))]
-    );
+    assert_eq!(job_dirs(&t.0), vec![(2, t.0.join("job00002")), (13, t.0.join("job13"))]);
 }
 
 #[test]
@@ -97,11 +87,8 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
     let none = ProcInfo::default();
     assert_eq!(read_proc(d), none);
     let put = |s: &str| fs::write(d.join(PROC_FILE), s).unwrap();
-    let info = |sup, script, stderr: Option<&str>| ProcInfo {
-        supervisor: sup,
-        script,
-        stderr: stderr.map(String::from),
-    };
+    let info =
+        |sup, script, stderr: Option<&str>| ProcInfo { supervisor: sup, script, stderr: stderr.map(String::from) };
     put("12");
     assert_eq!(read_proc(d), none);
     put("123\n");
@@ -109,37 +96,21 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
     put("123\n45");
     assert_eq!(read_proc(d), info(Some(123), None, None));
     put("123\n456\n/home/u/slurm-7.out");
-    assert_eq!(
-        read_proc(d),
-        info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
-    );
+    assert_eq!(read_proc(d), info(Some(123), Some(456), Some("/home/u/slurm-7.out")));
     // version 1 on, the same after its version line (a whole one)
     put("spur-proc 1");
     assert_eq!(read_proc(d), none);
     put("spur-proc 1\n123\n456\n/home/u/slurm-7.out");
-    assert_eq!(
-        read_proc(d),
-        info(Some(123), Some(456), Some("/home/u/slurm-7.out"))
-    );
+    assert_eq!(read_proc(d), info(Some(123), Some(456), Some("/home/u/slurm-7.out")));
     // a newer layout says nothing (the reason goes to stderr)
     put(&format!("spur-proc {}\n123\n456\n/e", PROC_VERSION + 1));
     assert_eq!(read_proc(d), none);
     // the writer produces the current layout
     let w = ProcWriter::create(d).unwrap();
     assert!(fs::read_to_string(d.join(PROC_FILE)).unwrap().starts_with("spur-proc 1\n"));
-    assert_eq!(
-        read_proc(d),
-        info(Some(std::process::id() as i32), None, None)
-    );
+    assert_eq!(read_proc(d), info(Some(std::process::id() as i32), None, None));
     w.script_started(456, b"/home/u/slurm-7.out").unwrap();
-    assert_eq!(
-        read_proc(d),
-        info(
-            Some(std::process::id() as i32),
-            Some(456),
-            Some("/home/u/slurm-7.out")
-        )
-    );
+    assert_eq!(read_proc(d), info(Some(std::process::id() as i32), Some(456), Some("/home/u/slurm-7.out")));
     // a job started by an earlier spurd: one file per fact
     fs::remove_file(d.join(PROC_FILE)).unwrap();
     fs::write(d.join(legacy::SUPERVISOR_PID), "77\n").unwrap();
@@ -166,30 +137,15 @@ fn done_log_outlives_a_restart_and_folds_the_old_layout() {
     let log = DoneLog::open(&t.0);
     assert!(log.contains(5, 0) && log.contains(6, 1) && log.contains(9, 3));
     assert!(!t.0.join(legacy::DONE_DIR).exists());
-    assert_eq!(
-        fs::read_to_string(t.0.join(DONE_LOG))
-            .unwrap()
-            .lines()
-            .count(),
-        3
-    );
+    assert_eq!(fs::read_to_string(t.0.join(DONE_LOG)).unwrap().lines().count(), 3);
     // old marks go; the file is rewritten with the rest
     fs::write(t.0.join(DONE_LOG), "1 0 100\n2 0 99999999999\n").unwrap();
     let log = DoneLog::open(&t.0);
     log.prune(86_400);
     assert!(!log.contains(1, 0) && log.contains(2, 0));
-    assert_eq!(
-        fs::read_to_string(t.0.join(DONE_LOG)).unwrap(),
-        "2 0 99999999999\n"
-    );
+    assert_eq!(fs::read_to_string(t.0.join(DONE_LOG)).unwrap(), "2 0 99999999999\n");
     log.add(3, 0);
-    assert_eq!(
-        fs::read_to_string(t.0.join(DONE_LOG))
-            .unwrap()
-            .lines()
-            .count(),
-        2
-    );
+    assert_eq!(fs::read_to_string(t.0.join(DONE_LOG)).unwrap().lines().count(), 2);
 }
 
 /// A stand-in supervisor: a shell whose command line names `dir` (as `spurd
@@ -202,33 +158,19 @@ fn fake_job(dir: &Path, marker: &str) -> std::process::Child {
     // carry it in their command line
     let script = "set -m; bash -c 'exec -a \"$M\" sleep 300' & echo $! > \"$0/child\"; bash -c 'exec -a \"$M\" sleep 301' & wait";
     let before = count(marker);
-    let child = Command::new("bash")
-        .args(["-c", script])
-        .arg(dir)
-        .env("M", marker)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child =
+        Command::new("bash").args(["-c", script]).arg(dir).env("M", marker).stdin(Stdio::null()).spawn().unwrap();
     let start = Instant::now();
     let script_pid = loop {
-        let pid = fs::read_to_string(dir.join("child"))
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok());
+        let pid = fs::read_to_string(dir.join("child")).ok().and_then(|s| s.trim().parse::<i32>().ok());
         match pid {
             Some(p) if count(marker) == before + 2 => break p,
             _ => {}
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the fake job did not start"
-        );
+        assert!(start.elapsed() < Duration::from_secs(10), "the fake job did not start");
         std::thread::sleep(Duration::from_millis(10));
     };
-    fs::write(
-        dir.join(PROC_FILE),
-        format!("{}\n{}\n/dev/null", child.id(), script_pid),
-    )
-    .unwrap();
+    fs::write(dir.join(PROC_FILE), format!("{}\n{}\n/dev/null", child.id(), script_pid)).unwrap();
     child
 }
 
@@ -236,11 +178,7 @@ fn fake_job(dir: &Path, marker: &str) -> std::process::Child {
 fn count(marker: &str) -> usize {
     let mut n = 0;
     for e in fs::read_dir("/proc").unwrap().flatten() {
-        if e.file_name()
-            .to_str()
-            .map(|s| s.bytes().all(|b| b.is_ascii_digit()))
-            != Some(true)
-        {
+        if e.file_name().to_str().map(|s| s.bytes().all(|b| b.is_ascii_digit())) != Some(true) {
             continue;
         }
         if let Ok(c) = fs::read(e.path().join("cmdline")) {
@@ -262,15 +200,7 @@ fn the_supervisor_is_known_by_its_command_line() {
     let (script, procs) = job_processes(&dir);
     assert_eq!(procs.len(), 2, "{:?}", procs);
     assert!(procs.contains(&script.unwrap()));
-    assert_eq!(
-        scan(&t.0),
-        vec![JobDirState {
-            job_id: 1,
-            dir: dir.clone(),
-            running: true,
-            status: None
-        }]
-    );
+    assert_eq!(scan(&t.0), vec![JobDirState { job_id: 1, dir: dir.clone(), running: true, status: None }]);
     // the same pid in another job's directory is not that job's supervisor
     let other = job_dir(&t.0, 2);
     fs::create_dir_all(&other).unwrap();
@@ -343,5 +273,13 @@ fn a_newer_spec_file_is_refused_naming_it() {
     let e = read_spec(&t.0).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidData);
     let e = e.to_string();
-    assert!(e.starts_with(&format!("{}: launch spec is in format version {}, newer than", t.0.join(SPEC_FILE).display(), newer)), "{}", e);
+    assert!(
+        e.starts_with(&format!(
+            "{}: launch spec is in format version {}, newer than",
+            t.0.join(SPEC_FILE).display(),
+            newer
+        )),
+        "{}",
+        e
+    );
 }

@@ -54,7 +54,9 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("install_snapshot", n), &bytes, |b, bytes| {
             b.iter(|| State::decode(bytes).unwrap())
         });
-        g.bench_with_input(BenchmarkId::new("build_snapshot_bincode", n), &st, |b, st| b.iter(|| bincode::serialize(st).unwrap()));
+        g.bench_with_input(BenchmarkId::new("build_snapshot_bincode", n), &st, |b, st| {
+            b.iter(|| bincode::serialize(st).unwrap())
+        });
         // (without the re-indexing that installing does after either)
         g.bench_with_input(BenchmarkId::new("install_snapshot_bincode", n), &legacy, |b, bytes| {
             b.iter(|| bincode::deserialize::<State>(bytes).unwrap())

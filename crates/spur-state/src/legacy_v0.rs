@@ -16,7 +16,7 @@
 use crate::raft::{Batch as CurrentBatch, NodeId, TypeConfig};
 use openraft::{BasicNode, LogId, Membership, SnapshotMeta, Vote};
 use serde::Deserialize;
-use spur_core::legacy_v0::{Job, JobState, NodeAlloc, Node, PartState, Partition, Reason, Reservation};
+use spur_core::legacy_v0::{Job, JobState, Node, NodeAlloc, PartState, Partition, Reason, Reservation};
 use std::collections::{BTreeMap, HashMap};
 
 type Minutes = u32;
@@ -26,13 +26,7 @@ type Minutes = u32;
 #[derive(Debug, Deserialize)]
 pub enum Command {
     Submit { job: Box<Job> },
-    Start {
-        job_id: u32,
-        task: Option<u32>,
-        allocs: Vec<NodeAlloc>,
-        now: i64,
-        pass_ms: i64,
-    },
+    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc>, now: i64, pass_ms: i64 },
     Reasons { changes: Vec<(u32, Reason)> },
     Complete { job_id: u32, exit_status: i32, launch_failed: bool, now: i64 },
     Kill { job_id: u32, task: Option<u32>, state: JobState, now: i64 },
@@ -174,7 +168,9 @@ pub fn decode_entry(b: &[u8]) -> Result<openraft::Entry<TypeConfig>, String> {
     let e: Entry = bin(b)?;
     let payload = match e.payload {
         EntryPayload::Blank => openraft::EntryPayload::Blank,
-        EntryPayload::Normal(b) => openraft::EntryPayload::Normal(CurrentBatch { cmds: b.cmds.into_iter().map(Into::into).collect() }),
+        EntryPayload::Normal(b) => {
+            openraft::EntryPayload::Normal(CurrentBatch { cmds: b.cmds.into_iter().map(Into::into).collect() })
+        }
         EntryPayload::Membership(m) => openraft::EntryPayload::Membership(m),
     };
     Ok(openraft::Entry { log_id: e.log_id, payload })
@@ -307,16 +303,24 @@ impl From<Command> for crate::Command {
         use crate::Command as C;
         match v {
             Command::Submit { job } => C::Submit { job: Box::new((*job).into()) },
-            Command::Start { job_id, task, allocs, now, pass_ms } => C::Start { job_id, task, allocs: m(allocs), now, pass_ms },
-            Command::Reasons { changes } => C::Reasons { changes: changes.into_iter().map(|(id, r)| (id, r.into())).collect() },
-            Command::Complete { job_id, exit_status, launch_failed, now } => C::Complete { job_id, exit_status, launch_failed, now },
+            Command::Start { job_id, task, allocs, now, pass_ms } => {
+                C::Start { job_id, task, allocs: m(allocs), now, pass_ms }
+            }
+            Command::Reasons { changes } => {
+                C::Reasons { changes: changes.into_iter().map(|(id, r)| (id, r.into())).collect() }
+            }
+            Command::Complete { job_id, exit_status, launch_failed, now } => {
+                C::Complete { job_id, exit_status, launch_failed, now }
+            }
             Command::Kill { job_id, task, state, now } => C::Kill { job_id, task, state: state.into(), now },
             Command::Hold { job_id, reason } => C::Hold { job_id, reason: reason.into() },
             Command::Release { job_id } => C::Release { job_id },
             Command::Requeue { job_id, hold, now } => C::Requeue { job_id, hold, now },
             Command::UpdateJob { job_id, update } => C::UpdateJob { job_id, update: Box::new(update.into()) },
             Command::NodeRegistered { name, reg, now } => C::NodeRegistered { name, reg: reg.into(), now },
-            Command::NodeHeartbeat { name, cpu_load, free_mem, now } => C::NodeHeartbeat { name, cpu_load, free_mem, now },
+            Command::NodeHeartbeat { name, cpu_load, free_mem, now } => {
+                C::NodeHeartbeat { name, cpu_load, free_mem, now }
+            }
             Command::NodeNotResponding { name, now } => C::NodeNotResponding { name, now },
             Command::NodeDown { name, reason, uid, now } => C::NodeDown { name, reason, uid, now },
             Command::NodeUpdate { name, update, uid, now } => C::NodeUpdate { name, update: update.into(), uid, now },

@@ -39,7 +39,9 @@ pub use apply::REQUEUE_DELAY;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Command {
     /// Create a job (or an array meta-record) from a validated submission.
-    Submit { job: Box<Job> },
+    Submit {
+        job: Box<Job>,
+    },
     /// Start a job (or split task `task` off an array meta-record and start it).
     Start {
         job_id: u32,
@@ -51,24 +53,75 @@ pub enum Command {
         pass_ms: i64,
     },
     /// Pending reasons changed.
-    Reasons { changes: Vec<(u32, Reason)> },
+    Reasons {
+        changes: Vec<(u32, Reason)>,
+    },
     /// The batch script ended (wait status), or its launch failed.
-    Complete { job_id: u32, exit_status: i32, launch_failed: bool, now: i64 },
+    Complete {
+        job_id: u32,
+        exit_status: i32,
+        launch_failed: bool,
+        now: i64,
+    },
     /// Cancel or time out a job: pending jobs end at once, running ones go
     /// COMPLETING until their node reports back.
-    Kill { job_id: u32, task: Option<u32>, state: JobState, now: i64 },
-    Hold { job_id: u32, reason: Reason },
-    Release { job_id: u32 },
-    Requeue { job_id: u32, hold: bool, now: i64 },
-    UpdateJob { job_id: u32, update: Box<JobUpdate> },
-    NodeRegistered { name: String, reg: NodeReg, now: i64 },
-    NodeHeartbeat { name: String, cpu_load: u32, free_mem: u64, now: i64 },
-    NodeNotResponding { name: String, now: i64 },
-    NodeDown { name: String, reason: String, uid: u32, now: i64 },
-    NodeUpdate { name: String, update: NodeUpdate, uid: u32, now: i64 },
-    Purge { job_ids: Vec<u32> },
+    Kill {
+        job_id: u32,
+        task: Option<u32>,
+        state: JobState,
+        now: i64,
+    },
+    Hold {
+        job_id: u32,
+        reason: Reason,
+    },
+    Release {
+        job_id: u32,
+    },
+    Requeue {
+        job_id: u32,
+        hold: bool,
+        now: i64,
+    },
+    UpdateJob {
+        job_id: u32,
+        update: Box<JobUpdate>,
+    },
+    NodeRegistered {
+        name: String,
+        reg: NodeReg,
+        now: i64,
+    },
+    NodeHeartbeat {
+        name: String,
+        cpu_load: u32,
+        free_mem: u64,
+        now: i64,
+    },
+    NodeNotResponding {
+        name: String,
+        now: i64,
+    },
+    NodeDown {
+        name: String,
+        reason: String,
+        uid: u32,
+        now: i64,
+    },
+    NodeUpdate {
+        name: String,
+        update: NodeUpdate,
+        uid: u32,
+        now: i64,
+    },
+    Purge {
+        job_ids: Vec<u32>,
+    },
     /// Jobs that became eligible to run (no hold, dependencies satisfied).
-    Eligible { job_ids: Vec<u32>, now: i64 },
+    Eligible {
+        job_ids: Vec<u32>,
+        now: i64,
+    },
     /// A submission rejected after slurmctld had created its job record: the
     /// id it took is gone (`recorded/24.11/job_ids`).
     ConsumeJobId,
@@ -76,26 +129,46 @@ pub enum Command {
     /// satisfied: the pending job ends CANCELLED and keeps its reason
     /// `DependencyNeverSatisfied` (start and end time are now, as slurmctld
     /// sets them when it kills a dependant).
-    CancelNeverSatisfied { job_id: u32, now: i64 },
+    CancelNeverSatisfied {
+        job_id: u32,
+        now: i64,
+    },
     /// `scontrol suspend`/`resume`: the job's CPUs are free while it is stopped.
-    Suspend { job_id: u32, now: i64 },
-    Resume { job_id: u32, now: i64 },
+    Suspend {
+        job_id: u32,
+        now: i64,
+    },
+    Resume {
+        job_id: u32,
+        now: i64,
+    },
     /// `scontrol update PartitionName=…`.
-    PartitionUpdate { name: String, update: PartUpdate },
+    PartitionUpdate {
+        name: String,
+        update: PartUpdate,
+    },
     /// A submission rejected after slurmctld had also given it a priority
     /// (priority/basic: the next job's priority is one lower; 22.05's
     /// rejections by node configuration or count). Nothing without priority/basic.
     ConsumeBasicPriority,
     /// `scontrol create reservation` (the leader has resolved times and nodes).
-    ResvCreate { resv: Reservation },
+    ResvCreate {
+        resv: Reservation,
+    },
     /// `scontrol update reservation`: the whole new record.
-    ResvUpdate { resv: Reservation },
-    ResvDelete { name: String },
+    ResvUpdate {
+        resv: Reservation,
+    },
+    ResvDelete {
+        name: String,
+    },
     /// The cluster's active format version (`spur_format`): every member
     /// writes its records at this version from here on. Committed by the
     /// leader once every member reports that it reads it; never lowered.
     /// Since format version 1.
-    SetFormatVersion { version: u16 },
+    SetFormatVersion {
+        version: u16,
+    },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -255,7 +328,13 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(cluster_name: String, nodes: Vec<Node>, partitions: Vec<Partition>, first_job_id: u32, max_job_id: u32) -> State {
+    pub fn new(
+        cluster_name: String,
+        nodes: Vec<Node>,
+        partitions: Vec<Partition>,
+        first_job_id: u32,
+        max_job_id: u32,
+    ) -> State {
         let mut s = State {
             cluster_name,
             nodes,
@@ -567,7 +646,8 @@ mod order_tests {
         s.apply(&Command::Release { job_id: 2 }).unwrap();
         assert_eq!(s.jobs[&2].priority, 4294901756);
         // a nice change moves the priority by the difference, to no less than 2
-        let upd = |n| Command::UpdateJob { job_id: 3, update: Box::new(JobUpdate { nice: Some(n), ..Default::default() }) };
+        let upd =
+            |n| Command::UpdateJob { job_id: 3, update: Box::new(JobUpdate { nice: Some(n), ..Default::default() }) };
         s.apply(&upd(5)).unwrap();
         assert_eq!(s.jobs[&3].priority, 4294901752);
         // without priority/basic nothing changes
@@ -590,7 +670,9 @@ mod order_tests {
         s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
         assert_eq!(order(&s), [1, 2, 3]);
         // a started task keeps the record's place, the meta-record moves to the end
-        let start = |s: &mut State, t: u32| s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5, pass_ms: 5000 });
+        let start = |s: &mut State, t: u32| {
+            s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5, pass_ms: 5000 })
+        };
         assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
         assert_eq!(order(&s), [1, 4, 3, 2]);
         assert_eq!(start(&mut s, 2), Ok(Applied::Started(5)));
@@ -605,7 +687,7 @@ mod order_tests {
         s.apply(&Command::Purge { job_ids: vec![3] }).unwrap();
         assert_eq!(order(&s), [1, 4, 5, 2, 6]);
         let copy = State::decode(&s.encode().unwrap()).unwrap();
-                assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
+        assert_eq!(order(&copy), [1, 4, 5, 2, 6]);
     }
 
     fn node(name: &str) -> Node {

@@ -45,6 +45,7 @@ use openraft::{
     StorageError, StorageIOError, StoredMembership, Vote,
 };
 use serde::{Deserialize, Serialize};
+use spur_format::{Kind, Version};
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::fs::{self, File, OpenOptions};
@@ -54,7 +55,6 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use spur_format::{Kind, Version};
 
 /// A batch of commands: one log entry.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -184,7 +184,12 @@ impl LogFile {
     fn write_committed(&mut self, body: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         if self.committed_file.is_none() {
-            let f = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(self.dir.join("raft.committed"))?;
+            let f = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(self.dir.join("raft.committed"))?;
             self.committed_file = Some(f);
         }
         let Some(f) = self.committed_file.as_ref() else { return Ok(()) };
@@ -285,7 +290,9 @@ fn decode_meta(b: &[u8], path: &Path, wv: &WriteVersion) -> Result<Meta, String>
 
 fn decode_committed(b: &[u8]) -> Option<LogId<NodeId>> {
     if spur_format::is_enveloped(b) {
-        spur_format::decode::<Option<LogId<NodeId>>>(Kind::RAFT_COMMITTED, b, &"raft.committed").ok().and_then(|(c, _)| c)
+        spur_format::decode::<Option<LogId<NodeId>>>(Kind::RAFT_COMMITTED, b, &"raft.committed")
+            .ok()
+            .and_then(|(c, _)| c)
     } else {
         crate::legacy_v0::decode_committed(b).ok().flatten()
     }
@@ -347,11 +354,26 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
     };
     let state = initial(state);
     let shared: Shared = Arc::new(Mutex::new(SmInner { state, last_applied, membership }));
-    let lf = LogFile { dir: dir.to_path_buf(), wv: wv.clone(), file, len: good_len, entries, meta, committed, committed_file: None };
+    let lf = LogFile {
+        dir: dir.to_path_buf(),
+        wv: wv.clone(),
+        file,
+        len: good_len,
+        entries,
+        meta,
+        committed,
+        committed_file: None,
+    };
     let inner = Arc::new(Mutex::new(lf));
     Ok(Opened {
         log: LogStore { inner },
-        sm: StateMachine { shared: shared.clone(), dir: dir.to_path_buf(), seq: 0, _last_snap: snap_id, wv: wv.clone() },
+        sm: StateMachine {
+            shared: shared.clone(),
+            dir: dir.to_path_buf(),
+            seq: 0,
+            _last_snap: snap_id,
+            wv: wv.clone(),
+        },
         shared,
         truncated_tail: torn,
         has_history,
@@ -387,7 +409,11 @@ fn read_log(path: &Path, wv: &WriteVersion) -> Result<Records, String> {
             if pos + 8 + len == buf.len() {
                 return Ok((out, pos as u64, Some(format!("torn last record at offset {}", pos))));
             }
-            return Err(format!("{}: corrupt state file: checksum mismatch in record at offset {}", path.display(), pos));
+            return Err(format!(
+                "{}: corrupt state file: checksum mismatch in record at offset {}",
+                path.display(),
+                pos
+            ));
         }
         let e: Ent = if spur_format::is_enveloped(body) {
             let source = format!("{} (record at offset {})", path.display(), pos);
@@ -431,8 +457,9 @@ fn read_snapshot(path: &Path, wv: &WriteVersion) -> Result<Option<StoredSnapshot
         let v = crate::legacy_v0::decode_snapshot(body).map_err(|e| corrupt(&e))?;
         return Ok(Some(v));
     }
-    let ((meta, v), used) = spur_format::decode_prefix::<SnapshotMeta<NodeId, BasicNode>>(Kind::SNAPSHOT_META, body, &path.display())
-        .map_err(|e| e.to_string())?;
+    let ((meta, v), used) =
+        spur_format::decode_prefix::<SnapshotMeta<NodeId, BasicNode>>(Kind::SNAPSHOT_META, body, &path.display())
+            .map_err(|e| e.to_string())?;
     wv.raise(v);
     Ok(Some((meta, body[used..].to_vec())))
 }
@@ -694,10 +721,16 @@ impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
         let version = self.wv.get();
         let (data, last, membership) = {
             let g = lock(&self.shared);
-            let data = encode_state(&g.state, version).map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
+            let data = encode_state(&g.state, version)
+                .map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
             (data, g.last_applied, g.membership.clone())
         };
-        let id = format!("{}-{}-{}", last.map(|l| l.leader_id.term).unwrap_or(0), last.map(|l| l.index).unwrap_or(0), self.seq);
+        let id = format!(
+            "{}-{}-{}",
+            last.map(|l| l.leader_id.term).unwrap_or(0),
+            last.map(|l| l.index).unwrap_or(0),
+            self.seq
+        );
         let meta = SnapshotMeta { last_log_id: last, last_membership: membership, snapshot_id: id };
         tokio::task::block_in_place(|| write_snapshot(&self.dir, &meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
@@ -727,7 +760,12 @@ mod tests {
     static SEQ: AtomicU32 = AtomicU32::new(0);
 
     fn tmpdir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("spur-raft-{}-{}-{}", tag, std::process::id(), SEQ.fetch_add(1, Ordering::SeqCst)));
+        let d = std::env::temp_dir().join(format!(
+            "spur-raft-{}-{}-{}",
+            tag,
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::SeqCst)
+        ));
         let _ = fs::remove_dir_all(&d);
         d
     }
@@ -755,7 +793,10 @@ mod tests {
     }
 
     fn ent(term: u64, index: u64, cmds: Vec<Command>) -> Ent {
-        Entry { log_id: LogId::new(CommittedLeaderId::new(term, 1), index), payload: EntryPayload::Normal(Batch { cmds }) }
+        Entry {
+            log_id: LogId::new(CommittedLeaderId::new(term, 1), index),
+            payload: EntryPayload::Normal(Batch { cmds }),
+        }
     }
 
     fn purge_cmd(n: u32) -> Command {
@@ -786,7 +827,10 @@ mod tests {
             assert!(o.has_history);
             assert_eq!(o.log.read_vote().await.unwrap(), Some(Vote::new(3, 2)));
             let es = o.log.try_get_log_entries(0..100).await.unwrap();
-            assert_eq!(es.iter().map(|e| (e.log_id.leader_id.term, e.log_id.index)).collect::<Vec<_>>(), [(1, 1), (1, 2), (1, 3), (3, 4)]);
+            assert_eq!(
+                es.iter().map(|e| (e.log_id.leader_id.term, e.log_id.index)).collect::<Vec<_>>(),
+                [(1, 1), (1, 2), (1, 3), (3, 4)]
+            );
             // purging rewrites the file: what is left reads back
             o.log.purge(LogId::new(CommittedLeaderId::new(1, 1), 2)).await.unwrap();
             drop(o);

@@ -41,10 +41,7 @@ pub struct Lean<'a> {
 
 impl Serialize for Lean<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.job.serialize(Skip {
-            inner: s,
-            script: self.script,
-        })
+        self.job.serialize(Skip { inner: s, script: self.script })
     }
 }
 
@@ -56,10 +53,7 @@ struct Part<'a, T: ?Sized> {
 
 impl<T: ?Sized + Serialize> Serialize for Part<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(Skip {
-            inner: s,
-            script: self.script,
-        })
+        self.value.serialize(Skip { inner: s, script: self.script })
     }
 }
 
@@ -81,19 +75,9 @@ impl<S: SerializeStruct> SerializeStruct for SkipStruct<S> {
     type Ok = S::Ok;
     type Error = S::Error;
 
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), S::Error> {
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), S::Error> {
         match (self.name, key) {
-            ("Job", "desc") => self.inner.serialize_field(
-                key,
-                &Part {
-                    value,
-                    script: self.script,
-                },
-            ),
+            ("Job", "desc") => self.inner.serialize_field(key, &Part { value, script: self.script }),
             ("JobDesc", "env") => self.inner.serialize_field(key, &[] as &[(String, String)]),
             ("JobDesc", "script") if !self.script => self.inner.serialize_field(key, ""),
             _ => self.inner.serialize_field(key, value),
@@ -120,16 +104,8 @@ impl<S: Serializer> Serializer for Skip<S> {
     type SerializeStruct = SkipStruct<S::SerializeStruct>;
     type SerializeStructVariant = S::SerializeStructVariant;
 
-    fn serialize_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStruct, S::Error> {
-        Ok(SkipStruct {
-            inner: self.inner.serialize_struct(name, len)?,
-            name,
-            script: self.script,
-        })
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
+        Ok(SkipStruct { inner: self.inner.serialize_struct(name, len)?, name, script: self.script })
     }
 
     // everything else as it is
@@ -193,19 +169,10 @@ impl<S: Serializer> Serializer for Skip<S> {
     fn serialize_unit_struct(self, name: &'static str) -> Result<S::Ok, S::Error> {
         self.inner.serialize_unit_struct(name)
     }
-    fn serialize_unit_variant(
-        self,
-        name: &'static str,
-        i: u32,
-        variant: &'static str,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize_unit_variant(self, name: &'static str, i: u32, variant: &'static str) -> Result<S::Ok, S::Error> {
         self.inner.serialize_unit_variant(name, i, variant)
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        name: &'static str,
-        v: &T,
-    ) -> Result<S::Ok, S::Error> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, v: &T) -> Result<S::Ok, S::Error> {
         self.inner.serialize_newtype_struct(name, v)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
@@ -223,11 +190,7 @@ impl<S: Serializer> Serializer for Skip<S> {
     fn serialize_tuple(self, len: usize) -> Result<S::SerializeTuple, S::Error> {
         self.inner.serialize_tuple(len)
     }
-    fn serialize_tuple_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<S::SerializeTupleStruct, S::Error> {
+    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<S::SerializeTupleStruct, S::Error> {
         self.inner.serialize_tuple_struct(name, len)
     }
     fn serialize_tuple_variant(
@@ -262,29 +225,17 @@ mod tests {
     use spur_core::model::{ClusterView, JobDesc};
 
     fn fixtures() -> (Job, Node, Partition, Reservation) {
-        let mut job = Job {
-            job_id: 7,
-            user_name: "alice".into(),
-            partition: "p".into(),
-            ..Default::default()
-        };
+        let mut job = Job { job_id: 7, user_name: "alice".into(), partition: "p".into(), ..Default::default() };
         job.desc = JobDesc {
             name: "wrap".into(),
             argv: vec!["a".into(), "b".into()],
             script: "#!/bin/sh\necho hi\n".into(),
-            env: vec![
-                ("HOME".into(), "/home/alice".into()),
-                ("PATH".into(), "/bin".into()),
-            ],
+            env: vec![("HOME".into(), "/home/alice".into()), ("PATH".into(), "/bin".into())],
             comment: Some("c".into()),
             ..Default::default()
         };
         job.desc.reservation = Some("r".into());
-        let node = Node {
-            name: "n1".into(),
-            cpus: 4,
-            ..Default::default()
-        };
+        let node = Node { name: "n1".into(), cpus: 4, ..Default::default() };
         let part = Partition {
             name: "p".into(),
             nodes: vec!["n1".into()],
@@ -294,12 +245,7 @@ mod tests {
             other: vec![("K".into(), "V".into())],
             ..Default::default()
         };
-        let resv = Reservation {
-            name: "r".into(),
-            start_time: 1,
-            end_time: 2,
-            ..Default::default()
-        };
+        let resv = Reservation { name: "r".into(), start_time: 1, end_time: 2, ..Default::default() };
         (job, node, part, resv)
     }
 
@@ -337,10 +283,7 @@ mod tests {
             let back: ClusterView = spur_core::records::decode_view(&bytes, &"test").unwrap();
             assert!(back.jobs[0].desc.env.is_empty());
             assert_eq!(back.jobs[0].desc.script.is_empty(), !script);
-            assert_eq!(
-                back.jobs[0].desc.reservation.as_deref(),
-                Some("r")
-            );
+            assert_eq!(back.jobs[0].desc.reservation.as_deref(), Some("r"));
         }
         // the job itself is as it was
         assert_eq!(bincode::serialize(&job).unwrap(), before);

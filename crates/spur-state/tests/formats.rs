@@ -66,7 +66,10 @@ fn check_scenario_with(st: &State, released: bool) {
     assert!(done.end_time >= done.start_time && done.start_time > 0);
     assert_eq!(done.allocs.len(), 1);
     let fail = job(st, "fail");
-    assert_eq!((fail.job_id, fail.state, fail.exit_status, &fail.reason), (2, JobState::Failed, 3 << 8, &Reason::NonZeroExitCode));
+    assert_eq!(
+        (fail.job_id, fail.state, fail.exit_status, &fail.reason),
+        (2, JobState::Failed, 3 << 8, &Reason::NonZeroExitCode)
+    );
     let run = job(st, "run");
     assert_eq!((run.job_id, run.state, run.time_limit, run.restart_count), (3, JobState::Running, Some(100), 0));
     assert_eq!(run.allocs[0].cpus, 1);
@@ -96,21 +99,33 @@ fn check_scenario_with(st: &State, released: bool) {
     let meta = job(st, "arr");
     assert_eq!((meta.job_id, meta.state, &meta.reason), (7, JobState::Pending, &Reason::JobArrayTaskLimit));
     let a = meta.array.as_ref().expect("array info");
-    assert_eq!((a.array_job_id, a.task_id, &a.pending_tasks[..], a.max_running, a.spec.as_str()), (7, None, &[2, 3][..], 1, "1-3%1"));
+    assert_eq!(
+        (a.array_job_id, a.task_id, &a.pending_tasks[..], a.max_running, a.spec.as_str()),
+        (7, None, &[2, 3][..], 1, "1-3%1")
+    );
     let task = &st.jobs()[&8];
     let ta = task.array.as_ref().unwrap();
-    assert_eq!((task.state, ta.array_job_id, ta.task_id, task.desc.name.as_str()), (JobState::Running, 7, Some(1), "arr"));
+    assert_eq!(
+        (task.state, ta.array_job_id, ta.task_id, task.desc.name.as_str()),
+        (JobState::Running, 7, Some(1), "arr")
+    );
     assert_eq!(task.display_id(), "7_1");
     assert_eq!(meta.display_id(), "7_[2-3%1]");
     let dep = job(st, "dep");
-    assert_eq!((dep.job_id, dep.state, &dep.reason, dep.desc.dependency.as_deref()), (9, JobState::Pending, &Reason::Dependency, Some("afterok:3")));
+    assert_eq!(
+        (dep.job_id, dep.state, &dep.reason, dep.desc.dependency.as_deref()),
+        (9, JobState::Pending, &Reason::Dependency, Some("afterok:3"))
+    );
     let resv = job(st, "resv");
     assert_eq!((resv.job_id, resv.state, &resv.reason), (10, JobState::Pending, &Reason::BeginTime));
     assert_eq!(resv.desc.reservation.as_deref(), Some("fixres"));
     // the reservation itself
     assert_eq!(st.reservations().len(), 1);
     let r = &st.reservations()[0];
-    assert_eq!((r.name.as_str(), &r.nodes[..], &r.users[..], r.end_time - r.start_time), ("fixres", &["node2".to_string()][..], &["root".to_string()][..], 3600));
+    assert_eq!(
+        (r.name.as_str(), &r.nodes[..], &r.users[..], r.end_time - r.start_time),
+        ("fixres", &["node2".to_string()][..], &["root".to_string()][..], 3600)
+    );
     assert!(r.spec_nodes);
     // nodes: node2 drained with a reason, node1's weight updated, both registered
     let n1 = st.node("node1").unwrap();
@@ -121,7 +136,10 @@ fn check_scenario_with(st: &State, released: bool) {
     assert!(n1.boot_time > 0 && !n1.os.is_empty());
     // the partition's MaxTime updated to 120 minutes
     let p = st.partition("debug").unwrap();
-    assert_eq!((p.max_time, p.default, p.state, &p.nodes[..]), (Some(120), true, PartState::Up, &["node1".to_string(), "node2".to_string()][..]));
+    assert_eq!(
+        (p.max_time, p.default, p.state, &p.nodes[..]),
+        (Some(120), true, PartState::Up, &["node1".to_string(), "node2".to_string()][..])
+    );
     // squeue lists the queue in slurmctld's job list order, rebuilt or kept
     assert_eq!(st.queue_in_order(), vec![3, 4, 5, 8, 7, 9, 10]);
 }
@@ -165,11 +183,19 @@ fn version_0_directory_is_written_in_the_current_format_and_reads_back() {
         let last = o.log.get_log_state().await.unwrap().last_log_id.unwrap();
         let next = openraft::Entry {
             log_id: openraft::LogId::new(openraft::CommittedLeaderId::new(last.leader_id.term + 1, 1), last.index + 1),
-            payload: openraft::EntryPayload::Normal(raft::Batch { cmds: vec![spur_state::Command::Release { job_id: 4 }] }),
+            payload: openraft::EntryPayload::Normal(raft::Batch {
+                cmds: vec![spur_state::Command::Release { job_id: 4 }],
+            }),
         };
         o.log.blocking_append(vec![next]).await.unwrap();
         o.log.save_vote(&Vote::new(last.leader_id.term + 1, 1)).await.unwrap();
-        o.log.save_committed(Some(openraft::LogId::new(openraft::CommittedLeaderId::new(last.leader_id.term + 1, 1), last.index + 1))).await.unwrap();
+        o.log
+            .save_committed(Some(openraft::LogId::new(
+                openraft::CommittedLeaderId::new(last.leader_id.term + 1, 1),
+                last.index + 1,
+            )))
+            .await
+            .unwrap();
         last.index + 1
     });
     drop(o);

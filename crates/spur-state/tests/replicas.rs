@@ -52,8 +52,7 @@ fn node_name() -> impl Strategy<Value = String> {
 }
 
 fn text() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["", "a", "b", "ñé", "Not responding", "x,y", "0"])
-        .prop_map(String::from)
+    prop::sample::select(vec!["", "a", "b", "ñé", "Not responding", "x,y", "0"]).prop_map(String::from)
 }
 
 fn opt<S: Strategy>(s: S) -> impl Strategy<Value = Option<S::Value>> {
@@ -90,52 +89,24 @@ fn reason() -> impl Strategy<Value = Reason> {
 }
 
 fn gres() -> impl Strategy<Value = GresAlloc> {
-    (
-        prop::sample::select(vec!["gpu", "mps", ""]),
-        opt(Just("a".to_string())),
-        count64(),
-    )
-        .prop_map(|(n, t, c)| GresAlloc {
-            name: n.into(),
-            gtype: t,
-            count: c,
-            indexes: vec![],
-        })
+    (prop::sample::select(vec!["gpu", "mps", ""]), opt(Just("a".to_string())), count64())
+        .prop_map(|(n, t, c)| GresAlloc { name: n.into(), gtype: t, count: c, indexes: vec![] })
 }
 
 fn alloc() -> impl Strategy<Value = NodeAlloc> {
-    (
-        node_name(),
-        count32(),
-        count64(),
-        prop::collection::vec(gres(), 0..3),
-    )
-        .prop_map(|(node, cpus, mem_mb, gres)| NodeAlloc {
-            node,
-            cpus,
-            mem_mb,
-            gres,
-        })
+    (node_name(), count32(), count64(), prop::collection::vec(gres(), 0..3))
+        .prop_map(|(node, cpus, mem_mb, gres)| NodeAlloc { node, cpus, mem_mb, gres })
 }
 
 fn job() -> impl Strategy<Value = Job> {
     let shape = (
-        opt(prop::collection::vec(
-            prop_oneof![0u32..5, Just(u32::MAX)],
-            0..4,
-        )),
+        opt(prop::collection::vec(prop_oneof![0u32..5, Just(u32::MAX)], 0..4)),
         prop::sample::select(vec![0u32, 1, 1, 1, 7, u32::MAX]),
         opt(prop_oneof![0u32..100, Just(u32::MAX)]),
         opt(prop::sample::select(vec!["r1", "r2", ""]).prop_map(String::from)),
         opt(prop_oneof![-20i32..20, Just(i32::MIN), Just(i32::MAX)]),
     );
-    let sizes = (
-        count32(),
-        count32(),
-        count32(),
-        opt(count32()),
-        opt(count32()),
-    );
+    let sizes = (count32(), count32(), count32(), opt(count32()), opt(count32()));
     let life = (
         prop_oneof![3 => Just(JobState::Pending), 1 => job_state()],
         prop::collection::vec(alloc(), 0..2),
@@ -148,10 +119,7 @@ fn job() -> impl Strategy<Value = Job> {
             (nodes, tasks, cpus, dtasks, cpt),
             (state, allocs, t, held),
         )| Job {
-            array: array.map(|t| ArrayInfo {
-                pending_tasks: t,
-                ..Default::default()
-            }),
+            array: array.map(|t| ArrayInfo { pending_tasks: t, ..Default::default() }),
             desc: JobDesc {
                 name: "wrap".into(),
                 script: "#!/bin/sh\ntrue\n".into(),
@@ -208,30 +176,8 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
     );
     (a, b).prop_map(
         |(
-            (
-                time_limit,
-                name,
-                partition,
-                priority,
-                nice,
-                comment,
-                begin_time,
-                num_nodes,
-                num_tasks,
-                dependency,
-            ),
-            (
-                time_min,
-                mem_per_node,
-                mem_per_cpu,
-                exc_nodes,
-                req_nodes,
-                features,
-                work_dir,
-                requeue,
-                std_out,
-                refused,
-            ),
+            (time_limit, name, partition, priority, nice, comment, begin_time, num_nodes, num_tasks, dependency),
+            (time_min, mem_per_node, mem_per_cpu, exc_nodes, req_nodes, features, work_dir, requeue, std_out, refused),
         )| JobUpdate {
             time_limit,
             name,
@@ -261,45 +207,17 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
 
 fn node_update() -> impl Strategy<Value = NodeUpdate> {
     let st = prop::sample::select(vec![
-        "drain", "fail", "down", "resume", "undrain", "idle", "noresp", "future", "DRAIN",
-        "Resume", "bogus", "",
+        "drain", "fail", "down", "resume", "undrain", "idle", "noresp", "future", "DRAIN", "Resume", "bogus", "",
     ]);
-    (
-        opt(st.prop_map(String::from)),
-        opt(text()),
-        opt(count32()),
-        opt(prop::collection::vec(text(), 0..3)),
-    )
-        .prop_map(|(state, reason, weight, features)| NodeUpdate {
-            state,
-            reason,
-            weight,
-            features,
-        })
+    (opt(st.prop_map(String::from)), opt(text()), opt(count32()), opt(prop::collection::vec(text(), 0..3)))
+        .prop_map(|(state, reason, weight, features)| NodeUpdate { state, reason, weight, features })
 }
 
 fn part_update() -> impl Strategy<Value = PartUpdate> {
-    let ps = prop::sample::select(vec![
-        PartState::Up,
-        PartState::Down,
-        PartState::Drain,
-        PartState::Inactive,
-    ]);
+    let ps = prop::sample::select(vec![PartState::Up, PartState::Down, PartState::Drain, PartState::Inactive]);
     (
-        (
-            opt(opt(count32())),
-            opt(opt(count32())),
-            opt(opt(count32())),
-            opt(count32()),
-            opt(ps),
-        ),
-        (
-            opt(any::<bool>()),
-            opt(any::<bool>()),
-            opt(count32()),
-            opt(count32()),
-            opt(text()),
-        ),
+        (opt(opt(count32())), opt(opt(count32())), opt(opt(count32())), opt(count32()), opt(ps)),
+        (opt(any::<bool>()), opt(any::<bool>()), opt(count32()), opt(count32()), opt(text())),
     )
         .prop_map(
             |(
@@ -328,10 +246,7 @@ fn resv() -> impl Strategy<Value = Reservation> {
         time(),
         time(),
         prop::collection::vec(node_name(), 0..3),
-        prop::collection::vec(
-            prop::sample::select(vec!["MAINT", "OVERLAP", "x"]).prop_map(String::from),
-            0..2,
-        ),
+        prop::collection::vec(prop::sample::select(vec!["MAINT", "OVERLAP", "x"]).prop_map(String::from), 0..2),
     )
         .prop_map(|(name, start_time, end_time, nodes, flags)| Reservation {
             name: name.into(),
@@ -344,14 +259,8 @@ fn resv() -> impl Strategy<Value = Reservation> {
 }
 
 fn node_reg() -> impl Strategy<Value = NodeReg> {
-    (
-        count32(),
-        count64(),
-        time(),
-        text(),
-        prop::collection::vec(job_id(), 0..3),
-    )
-        .prop_map(|(cpus, real_memory, t, os, running_jobs)| NodeReg {
+    (count32(), count64(), time(), text(), prop::collection::vec(job_id(), 0..3)).prop_map(
+        |(cpus, real_memory, t, os, running_jobs)| NodeReg {
             cpus,
             real_memory,
             boot_time: t,
@@ -360,7 +269,8 @@ fn node_reg() -> impl Strategy<Value = NodeReg> {
             arch: os.clone(),
             version: os,
             running_jobs,
-        })
+        },
+    )
 }
 
 /// Every variant, with the commands that act on jobs drawn more often.
@@ -402,14 +312,7 @@ fn command() -> impl Strategy<Value = Command> {
 // ----------------------------------------------------------------------------- replicas
 
 fn node(name: &str) -> Node {
-    Node {
-        name: name.into(),
-        cpus: 4,
-        real_memory: 2000,
-        weight: 1,
-        base: NodeBase::Idle,
-        ..Default::default()
-    }
+    Node { name: name.into(), cpus: 4, real_memory: 2000, weight: 1, base: NodeBase::Idle, ..Default::default() }
 }
 
 /// A configured state: three nodes, two partitions, a job id range that is
@@ -442,12 +345,7 @@ fn bytes(s: &State) -> Vec<u8> {
 fn reads(s: &State) -> (Vec<u32>, Vec<u32>, Vec<u32>, u32) {
     let order: Vec<u32> = s.jobs_in_order().map(|j| j.job_id).collect();
     let view = bincode::serialize(&s.view(500)).expect("a view encodes");
-    (
-        s.queue_ids(),
-        s.queue_in_order(),
-        order,
-        crc32fast::hash(&view),
-    )
+    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view))
 }
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
@@ -458,12 +356,7 @@ struct Dir(PathBuf);
 impl Dir {
     fn new(tag: &str) -> Dir {
         let n = SEQ.fetch_add(1, Ordering::SeqCst);
-        let d = std::env::temp_dir().join(format!(
-            "spur-replicas-{}-{}-{}",
-            tag,
-            std::process::id(),
-            n
-        ));
+        let d = std::env::temp_dir().join(format!("spur-replicas-{}-{}-{}", tag, std::process::id(), n));
         let _ = std::fs::remove_dir_all(&d);
         Dir(d)
     }
@@ -478,9 +371,7 @@ impl Drop for Dir {
 fn entry(index: u64, cmds: &[Command]) -> Entry<TypeConfig> {
     Entry {
         log_id: LogId::new(CommittedLeaderId::new(1, 1), index),
-        payload: EntryPayload::Normal(Batch {
-            cmds: cmds.to_vec(),
-        }),
+        payload: EntryPayload::Normal(Batch { cmds: cmds.to_vec() }),
     }
 }
 
@@ -507,15 +398,8 @@ fn run(
         let mut index = 0u64;
         for (i, chunk) in chunks.iter().enumerate() {
             if i == cut {
-                let snap = b
-                    .get_snapshot_builder()
-                    .await
-                    .build_snapshot()
-                    .await
-                    .expect("build");
-                c.install_snapshot(&snap.meta, snap.snapshot)
-                    .await
-                    .expect("install");
+                let snap = b.get_snapshot_builder().await.build_snapshot().await.expect("build");
+                c.install_snapshot(&snap.meta, snap.snapshot).await.expect("install");
             }
             index += 1;
             let mut ra = Vec::new();
@@ -523,39 +407,21 @@ fn run(
                 let before = bytes(&a);
                 let r = a.apply(cmd);
                 if r.is_err() {
-                    prop_assert_eq!(
-                        &before,
-                        &bytes(&a),
-                        "{:?} failed with {:?} but changed the state",
-                        cmd,
-                        r
-                    );
+                    prop_assert_eq!(&before, &bytes(&a), "{:?} failed with {:?} but changed the state", cmd, r);
                 }
                 ra.push(r);
             }
             let member = if i < cut { &mut b } else { &mut c };
-            let rb = member
-                .apply(vec![entry(index, chunk)])
-                .await
-                .expect("apply");
+            let rb = member.apply(vec![entry(index, chunk)]).await.expect("apply");
             prop_assert_eq!(&rb, &vec![ra]);
         }
         if cut == chunks.len() {
-            let snap = b
-                .get_snapshot_builder()
-                .await
-                .build_snapshot()
-                .await
-                .expect("build");
-            c.install_snapshot(&snap.meta, snap.snapshot)
-                .await
-                .expect("install");
+            let snap = b.get_snapshot_builder().await.build_snapshot().await.expect("build");
+            c.install_snapshot(&snap.meta, snap.snapshot).await.expect("install");
         }
         // A's position in the log is set by the batch apply only
         apply_batch(&mut a, index, &Batch { cmds: vec![] });
-        let c = c_state
-            .lock()
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let c = c_state.lock().map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(bytes(&a), bytes(&c.state));
         prop_assert_eq!(reads(&a), reads(&c.state));
         // and a state decoded afresh reads the same as the live one
@@ -567,11 +433,7 @@ fn run(
 
 fn runtime() -> tokio::runtime::Runtime {
     // (the storage blocks in place: a multi-threaded runtime)
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
+    tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("runtime")
 }
 
 proptest! {

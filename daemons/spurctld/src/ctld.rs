@@ -102,7 +102,8 @@ impl Ctld {
     pub fn is_ready_leader(&self) -> bool {
         let m = self.raft.metrics();
         let m = m.borrow();
-        m.state == openraft::ServerState::Leader && m.last_applied.map(|l| l.leader_id.get_term()) == Some(m.current_term)
+        m.state == openraft::ServerState::Leader
+            && m.last_applied.map(|l| l.leader_id.get_term()) == Some(m.current_term)
     }
 
     /// The "not leader" answer, naming the leader when one is known.
@@ -141,7 +142,9 @@ impl Ctld {
         }
         match tokio::time::timeout(COMMIT_TIMEOUT, self.raft.client_write(Batch { cmds })).await {
             Ok(Ok(r)) => Ok(r.data),
-            Ok(Err(openraft::error::RaftError::APIError(openraft::error::ClientWriteError::ForwardToLeader(_)))) => Err(self.not_leader()),
+            Ok(Err(openraft::error::RaftError::APIError(openraft::error::ClientWriteError::ForwardToLeader(_)))) => {
+                Err(self.not_leader())
+            }
             Ok(Err(e)) => Err(tonic::Status::unavailable(e.to_string())),
             Err(_) => Err(tonic::Status::unavailable("commit timed out")),
         }
@@ -181,9 +184,24 @@ impl Ctld {
 
     /// Ask a job's batch host to signal (or terminate) it. Best effort; the
     /// monitor repeats terminations that do not finish.
-    pub async fn signal_job(self: &Arc<Self>, job_id: u32, node: &str, signal: i32, batch_only: bool, terminate: bool, reason: StopReason) -> bool {
+    pub async fn signal_job(
+        self: &Arc<Self>,
+        job_id: u32,
+        node: &str,
+        signal: i32,
+        batch_only: bool,
+        terminate: bool,
+        reason: StopReason,
+    ) -> bool {
         let Some(mut a) = self.agent(node).await else { return false };
-        let req = SignalRequest { job_id, signal, batch_only, terminate, kill_wait: self.conf.kill_wait as u32, reason: reason as i32 };
+        let req = SignalRequest {
+            job_id,
+            signal,
+            batch_only,
+            terminate,
+            kill_wait: self.conf.kill_wait as u32,
+            reason: reason as i32,
+        };
         a.signal(self.signed(req)).await.is_ok()
     }
 
@@ -258,7 +276,13 @@ impl Ctld {
                         }
                         return;
                     }
-                    Err(e) => tracing::warn!("launch of job {} on {} failed (attempt {}): {}", job.job_id, node, attempt + 1, e),
+                    Err(e) => tracing::warn!(
+                        "launch of job {} on {} failed (attempt {}): {}",
+                        job.job_id,
+                        node,
+                        attempt + 1,
+                        e
+                    ),
                 }
             }
             tokio::time::sleep(Duration::from_millis(300 * (attempt + 1))).await;
@@ -267,7 +291,12 @@ impl Ctld {
         let t = now();
         let _ = self
             .commit(vec![
-                Command::NodeDown { name: node.clone(), reason: "Not responding".into(), uid: self.slurm_user_uid, now: t },
+                Command::NodeDown {
+                    name: node.clone(),
+                    reason: "Not responding".into(),
+                    uid: self.slurm_user_uid,
+                    now: t,
+                },
                 Command::Requeue { job_id: job.job_id, hold: false, now: t },
             ])
             .await;
@@ -444,8 +473,18 @@ impl Ctld {
                         });
                         for j in g.state.jobs().values() {
                             if j.state.is_active() && j.allocs.iter().any(|a| a.node == n.name) {
-                                cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::NodeFail, now: t });
-                                cmds.push(Command::Complete { job_id: j.job_id, exit_status: 0, launch_failed: false, now: t });
+                                cmds.push(Command::Kill {
+                                    job_id: j.job_id,
+                                    task: None,
+                                    state: JobState::NodeFail,
+                                    now: t,
+                                });
+                                cmds.push(Command::Complete {
+                                    job_id: j.job_id,
+                                    exit_status: 0,
+                                    launch_failed: false,
+                                    now: t,
+                                });
                             }
                         }
                     }
@@ -472,7 +511,8 @@ impl Ctld {
                         purge.push(j.job_id);
                     }
                 }
-                completing_since.retain(|id, _| g.state.jobs().get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
+                completing_since
+                    .retain(|id, _| g.state.jobs().get(id).map(|j| j.state == JobState::Completing).unwrap_or(false));
                 self.launched
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())

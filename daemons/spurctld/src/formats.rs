@@ -83,7 +83,8 @@ pub async fn raise_loop(ctld: Arc<Ctld>) {
 
 /// The format version each agent reads (from its ping reply), by node name:
 /// launches are written at it. Forgotten when the agent registers afresh.
-static AGENT_VERSIONS: std::sync::Mutex<Option<std::collections::HashMap<String, Version>>> = std::sync::Mutex::new(None);
+static AGENT_VERSIONS: std::sync::Mutex<Option<std::collections::HashMap<String, Version>>> =
+    std::sync::Mutex::new(None);
 
 /// The version to write a launch for `node`'s agent at: the newest it reads
 /// (asked once, by ping), or the oldest this build writes when it does not answer.
@@ -95,7 +96,11 @@ pub async fn agent_version(ctld: &Arc<Ctld>, node: &str) -> Version {
     let Some(mut a) = ctld.agent(node).await else { return MIN_VERSION };
     let Ok(r) = a.ping(ctld.signed(spur_proto::PingRequest {})).await else { return MIN_VERSION };
     let v = spur_format::version_for(r.into_inner().max_format_version);
-    AGENT_VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(Default::default).insert(node.to_string(), v);
+    AGENT_VERSIONS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(Default::default)
+        .insert(node.to_string(), v);
     v
 }
 
@@ -159,7 +164,11 @@ fn admit(id: u64, addr: &str, active: Version, versions: Option<(Version, Versio
             min,
             max,
             active,
-            if active > max { "upgrade it first" } else { "it no longer writes that one (upgrade the cluster through the releases between)" }
+            if active > max {
+                "upgrade it first"
+            } else {
+                "it no longer writes that one (upgrade the cluster through the releases between)"
+            }
         ));
     }
     Ok(())
@@ -177,7 +186,9 @@ mod tests {
             admit(4, "h:1", 2, Some((1, 1))).unwrap_err(),
             "controller 4 at h:1 reads format versions 1 to 1, but the cluster's format version is 2: upgrade it first"
         );
-        assert!(admit(4, "h:1", 1, Some((2, 3))).unwrap_err().contains("reads format versions 2 to 3, but the cluster's format version is 1"));
+        assert!(admit(4, "h:1", 1, Some((2, 3)))
+            .unwrap_err()
+            .contains("reads format versions 2 to 3, but the cluster's format version is 1"));
         assert_eq!(
             admit(4, "h:1", 1, Some((0, 0))).unwrap_err(),
             "controller 4 at h:1 is a build of spur before versioned formats; the cluster's format version is 1: upgrade it first"

@@ -4,8 +4,8 @@
 
 mod ctld;
 mod formats;
-mod resv;
 mod raftnet;
+mod resv;
 mod server;
 mod validate;
 
@@ -14,7 +14,8 @@ use spur_core::model::*;
 use spur_state::State;
 use std::path::PathBuf;
 
-const USAGE: &str = "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [--listen IP] [-i]";
+const USAGE: &str =
+    "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [--listen IP] [-i]";
 
 struct Args {
     conf: PathBuf,
@@ -30,7 +31,14 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a = Args { conf: spur_core::config::default_path(), log: None, state_dir: None, id: None, join: false, listen: None };
+    let mut a = Args {
+        conf: spur_core::config::default_path(),
+        log: None,
+        state_dir: None,
+        id: None,
+        join: false,
+        listen: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -180,10 +188,9 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let state_dir = args
-        .state_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(if conf.state_save_location.is_empty() { "/var/spool/spur" } else { &conf.state_save_location }));
+    let state_dir = args.state_dir.clone().unwrap_or_else(|| {
+        PathBuf::from(if conf.state_save_location.is_empty() { "/var/spool/spur" } else { &conf.state_save_location })
+    });
     // Which controller am I? `--id N`, else the SlurmctldHost line naming this host.
     let me = match args.id {
         Some(n) => n,
@@ -193,7 +200,11 @@ fn main() {
                 Some(i) => i as u64 + 1,
                 None if conf.controllers.len() <= 1 => 1,
                 None => {
-                    eprintln!("spurctld: fatal: this host ({}) is not a SlurmctldHost of {}; use --id N", host, args.conf.display());
+                    eprintln!(
+                        "spurctld: fatal: this host ({}) is not a SlurmctldHost of {}; use --id N",
+                        host,
+                        args.conf.display()
+                    );
                     std::process::exit(1);
                 }
             }
@@ -211,13 +222,24 @@ fn main() {
         Some(c) => c.addr.clone(),
         None if args.join => "0.0.0.0".into(),
         None => {
-            eprintln!("spurctld: fatal: --id {} but {} has {} SlurmctldHost lines", me, args.conf.display(), conf.controllers.len());
+            eprintln!(
+                "spurctld: fatal: --id {} but {} has {} SlurmctldHost lines",
+                me,
+                args.conf.display(),
+                conf.controllers.len()
+            );
             std::process::exit(1);
         }
     };
     let opened = match spur_state::raft::open(&state_dir, |recovered| {
         let base = recovered.unwrap_or_else(|| {
-            State::new(conf.cluster_name.clone(), nodes_from_conf(&conf), partitions_from_conf(&conf), conf.first_job_id, conf.max_job_id)
+            State::new(
+                conf.cluster_name.clone(),
+                nodes_from_conf(&conf),
+                partitions_from_conf(&conf),
+                conf.first_job_id,
+                conf.max_job_id,
+            )
         });
         let mut state = merge_conf(base, &conf);
         // PriorityType, or the imitated release's default when the key is absent
@@ -259,7 +281,8 @@ fn main() {
         let key = std::sync::Arc::new(key);
         // Raft traffic leaves from this controller's own address, so that a
         // peer (or a test's proxy) can tell who is calling.
-        let local_ip: Option<std::net::IpAddr> = bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
+        let local_ip: Option<std::net::IpAddr> =
+            bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
         let wv = opened.write_version.clone();
         let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip };
         let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
@@ -334,7 +357,12 @@ fn env_ms(name: &str, default: u64) -> u64 {
 
 /// Initialise the Raft cluster from the SlurmctldHost lines, unless another
 /// member already answers as part of one.
-async fn bootstrap(raft: spur_state::raft::Raft, me: u64, members: std::collections::BTreeMap<u64, openraft::BasicNode>, key: std::sync::Arc<Vec<u8>>) {
+async fn bootstrap(
+    raft: spur_state::raft::Raft,
+    me: u64,
+    members: std::collections::BTreeMap<u64, openraft::BasicNode>,
+    key: std::sync::Arc<Vec<u8>>,
+) {
     for (id, n) in &members {
         if *id == me {
             continue;
@@ -364,7 +392,8 @@ pub async fn peer_ping(addr: &str, key: &[u8]) -> Option<spur_proto::PingReply> 
 }
 
 fn init_logging(file: Option<&std::path::Path>) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,openraft=warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,openraft=warn"));
     let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
     if let Some(p) = file {
         if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {

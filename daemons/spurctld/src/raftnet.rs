@@ -16,13 +16,16 @@
 
 use openraft::error::{InstallSnapshotError, NetworkError, RPCError, RaftError, RemoteError, Unreachable};
 use openraft::network::{RPCOption, RaftNetwork, RaftNetworkFactory};
-use openraft::raft::{AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse, VoteRequest, VoteResponse};
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse, VoteRequest,
+    VoteResponse,
+};
 use openraft::BasicNode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use spur_format::{FormatError, Kind, Version};
 use spur_proto::consensus_client::ConsensusClient;
 use spur_proto::RaftMessage;
-use spur_format::{FormatError, Kind, Version};
 use spur_state::raft::{NodeId, Raft, TypeConfig, WriteVersion};
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,7 +94,12 @@ impl Conn {
 
     /// Send one message (`data`, already encoded); decode the peer's
     /// `Result<Resp, RaftError<E>>`.
-    async fn send<Resp, E>(&mut self, which: u8, data: Result<Vec<u8>, FormatError>, option: &RPCOption) -> Result<Resp, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>
+    async fn send<Resp, E>(
+        &mut self,
+        which: u8,
+        data: Result<Vec<u8>, FormatError>,
+        option: &RPCOption,
+    ) -> Result<Resp, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>
     where
         Resp: DeserializeOwned,
         E: DeserializeOwned + std::error::Error,
@@ -108,8 +116,9 @@ impl Conn {
         };
         let reply = r.map_err(|s| RPCError::Unreachable(unreachable(Msg(s.to_string()))))?.into_inner();
         let source = format!("reply of controller {}", self.target);
-        let (res, _): (Result<Resp, RaftError<NodeId, E>>, Version) = spur_format::decode(Kind::RAFT_MESSAGE, &reply.data, &source)
-            .map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
+        let (res, _): (Result<Resp, RaftError<NodeId, E>>, Version) =
+            spur_format::decode(Kind::RAFT_MESSAGE, &reply.data, &source)
+                .map_err(|e| RPCError::Network(NetworkError::new(&Msg(e.to_string()))))?;
         res.map_err(|e| RPCError::RemoteError(RemoteError::new(self.target, e)))
     }
 }
@@ -128,7 +137,8 @@ impl RaftNetwork<TypeConfig> for Conn {
         &mut self,
         rpc: InstallSnapshotRequest<TypeConfig>,
         option: RPCOption,
-    ) -> Result<InstallSnapshotResponse<NodeId>, RPCError<NodeId, BasicNode, RaftError<NodeId, InstallSnapshotError>>> {
+    ) -> Result<InstallSnapshotResponse<NodeId>, RPCError<NodeId, BasicNode, RaftError<NodeId, InstallSnapshotError>>>
+    {
         let data = encode_snapshot_chunk(&rpc, self.wv.get());
         self.send(2, data, &option).await
     }
@@ -171,7 +181,11 @@ impl ConsensusService {
 impl ConsensusService {
     /// Read a request at the start of the message (any version this build
     /// reads); the bytes after it. A newer version stops this controller.
-    fn decode<'a, T: DeserializeOwned>(&self, req: &'a tonic::Request<RaftMessage>, what: &str) -> Result<(T, Version, &'a [u8]), tonic::Status> {
+    fn decode<'a, T: DeserializeOwned>(
+        &self,
+        req: &'a tonic::Request<RaftMessage>,
+        what: &str,
+    ) -> Result<(T, Version, &'a [u8]), tonic::Status> {
         let peer = req.remote_addr().map(|a| a.to_string()).unwrap_or_else(|| "a peer".into());
         let source = format!("Raft {} from {}", what, peer);
         let data = &req.get_ref().data;
@@ -191,10 +205,18 @@ impl ConsensusService {
         }
     }
 
-    fn decode_whole<T: DeserializeOwned>(&self, req: &tonic::Request<RaftMessage>, what: &str) -> Result<(T, Version), tonic::Status> {
+    fn decode_whole<T: DeserializeOwned>(
+        &self,
+        req: &tonic::Request<RaftMessage>,
+        what: &str,
+    ) -> Result<(T, Version), tonic::Status> {
         let (v, version, rest) = self.decode(req, what)?;
         if !rest.is_empty() {
-            return Err(tonic::Status::invalid_argument(format!("Raft {}: {} bytes after the message", what, rest.len())));
+            return Err(tonic::Status::invalid_argument(format!(
+                "Raft {}: {} bytes after the message",
+                what,
+                rest.len()
+            )));
         }
         Ok((v, version))
     }
@@ -209,7 +231,10 @@ fn encode<T: Serialize>(version: Version, v: &T) -> Result<tonic::Response<RaftM
 
 #[tonic::async_trait]
 impl spur_proto::consensus_server::Consensus for ConsensusService {
-    async fn append_entries(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
+    async fn append_entries(
+        &self,
+        req: tonic::Request<RaftMessage>,
+    ) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
         let (rpc, version): (AppendEntriesRequest<TypeConfig>, _) = self.decode_whole(&req, "append entries")?;
         encode(version, &self.raft.append_entries(rpc).await)
@@ -221,7 +246,10 @@ impl spur_proto::consensus_server::Consensus for ConsensusService {
         encode(version, &self.raft.vote(rpc).await)
     }
 
-    async fn install_snapshot(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
+    async fn install_snapshot(
+        &self,
+        req: tonic::Request<RaftMessage>,
+    ) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
         type Head = (openraft::Vote<NodeId>, openraft::SnapshotMeta<NodeId, BasicNode>, u64, bool);
         let ((vote, meta, offset, done), version, data): (Head, _, _) = self.decode(&req, "install snapshot")?;
@@ -244,7 +272,8 @@ mod tests {
     /// openraft's messages and errors, as the Consensus service sends them.
     #[test]
     fn messages_and_errors_round_trip() {
-        let ok: Result<VoteResponse<NodeId>, RaftError<NodeId>> = Ok(VoteResponse::new(Vote::new(3, 2), Some(LogId::new(CommittedLeaderId::new(2, 1), 9)), true));
+        let ok: Result<VoteResponse<NodeId>, RaftError<NodeId>> =
+            Ok(VoteResponse::new(Vote::new(3, 2), Some(LogId::new(CommittedLeaderId::new(2, 1), 9)), true));
         assert_eq!(round(&ok), ok);
         let fatal: Result<AppendEntriesResponse<NodeId>, RaftError<NodeId>> = Err(RaftError::Fatal(Fatal::Stopped));
         assert_eq!(round(&fatal), fatal);
@@ -261,14 +290,19 @@ mod tests {
     fn a_snapshot_chunk_keeps_its_bytes_raw() {
         let rpc = InstallSnapshotRequest::<TypeConfig> {
             vote: Vote::new(4, 1),
-            meta: SnapshotMeta { last_log_id: None, last_membership: StoredMembership::default(), snapshot_id: "1-2-3".into() },
+            meta: SnapshotMeta {
+                last_log_id: None,
+                last_membership: StoredMembership::default(),
+                snapshot_id: "1-2-3".into(),
+            },
             offset: 42,
             data: (0..=255u8).collect(),
             done: true,
         };
         let b = encode_snapshot_chunk(&rpc, spur_format::FORMAT_VERSION).unwrap();
         type Head = (Vote<NodeId>, SnapshotMeta<NodeId, BasicNode>, u64, bool);
-        let (((vote, meta, offset, done), _), used) = spur_format::decode_prefix::<Head>(Kind::RAFT_MESSAGE, &b, &"test").unwrap();
+        let (((vote, meta, offset, done), _), used) =
+            spur_format::decode_prefix::<Head>(Kind::RAFT_MESSAGE, &b, &"test").unwrap();
         assert_eq!((vote, meta.snapshot_id.as_str(), offset, done), (rpc.vote, "1-2-3", 42, true));
         assert_eq!(&b[used..], &rpc.data[..]);
     }

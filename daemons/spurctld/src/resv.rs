@@ -10,10 +10,36 @@ use spur_state::{Command, State};
 
 /// The order slurmctld prints reservation flags in (the ones Spur knows).
 const FLAG_ORDER: &[&str] = &[
-    "MAINT", "NO_MAINT", "FLEX", "OVERLAP", "IGNORE_JOBS", "HOURLY", "NO_HOURLY", "DAILY", "NO_DAILY",
-    "WEEKDAY", "WEEKEND", "WEEKLY", "NO_WEEKLY", "SPEC_NODES", "ALL_NODES", "ANY_NODES", "NO_ANY_NODES",
-    "STATIC", "NO_STATIC", "PART_NODES", "NO_PART_NODES", "TIME_FLOAT", "REPLACE", "REPLACE_DOWN",
-    "PURGE_COMP", "NO_HOLD_JOBS_AFTER_END", "MAGNETIC", "NO_MAGNETIC", "USER_DELETE", "NO_USER_DELETE",
+    "MAINT",
+    "NO_MAINT",
+    "FLEX",
+    "OVERLAP",
+    "IGNORE_JOBS",
+    "HOURLY",
+    "NO_HOURLY",
+    "DAILY",
+    "NO_DAILY",
+    "WEEKDAY",
+    "WEEKEND",
+    "WEEKLY",
+    "NO_WEEKLY",
+    "SPEC_NODES",
+    "ALL_NODES",
+    "ANY_NODES",
+    "NO_ANY_NODES",
+    "STATIC",
+    "NO_STATIC",
+    "PART_NODES",
+    "NO_PART_NODES",
+    "TIME_FLOAT",
+    "REPLACE",
+    "REPLACE_DOWN",
+    "PURGE_COMP",
+    "NO_HOLD_JOBS_AFTER_END",
+    "MAGNETIC",
+    "NO_MAGNETIC",
+    "USER_DELETE",
+    "NO_USER_DELETE",
 ];
 
 fn duration_secs(minutes: u32) -> i64 {
@@ -95,9 +121,10 @@ pub fn plan(st: &State, req: &ReservationRequest, unknown: &UnknownUsers, now: i
             if out.len() >= count {
                 break;
             }
-            let busy = st.reservations().iter().any(|r| {
-                r.name != skip && r.start_time < end && start < r.end_time && r.nodes.contains(n)
-            });
+            let busy = st
+                .reservations()
+                .iter()
+                .any(|r| r.name != skip && r.start_time < end && start < r.end_time && r.nodes.contains(n));
             if !busy && !out.contains(n) {
                 out.push(n.clone());
             }

@@ -8,11 +8,11 @@
 use crate::ctld::{now, Ctld};
 use crate::validate::{self, Caller};
 use spur_auth::Identity;
-use spur_grammar::jobref::{split_list, JobRef, Tasks};
 use spur_core::errors::*;
-use spur_core::model::*;
 use spur_core::model::JobState;
+use spur_core::model::*;
 use spur_core::request::{self as rq, JobControl};
+use spur_grammar::jobref::{split_list, JobRef, Tasks};
 use spur_proto::controller_server::Controller;
 use spur_proto::*;
 use spur_state::view::Lean;
@@ -53,7 +53,6 @@ fn st(code: i32) -> Option<Status> {
     Some(Status { code, message: if code == 0 { String::new() } else { strerror(code) } })
 }
 
-
 type R<T> = Result<Response<T>, tonic::Status>;
 
 impl Service {
@@ -72,7 +71,8 @@ impl Service {
     /// complete, membership changes) are refused as a gRPC PermissionDenied,
     /// which the client reports as Slurm's ESLURM_ACCESS_DENIED.
     fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
-        validate::require_admin(&self.caller(id)).map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
+        validate::require_admin(&self.caller(id))
+            .map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
     }
 }
 
@@ -271,10 +271,8 @@ impl Service {
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
         if let Some(groups) = &part.allow_groups {
             if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && id.uid != 0 {
-                let mine: Vec<String> = spur_auth::users::groups_of(id.uid)
-                    .into_iter()
-                    .filter_map(spur_auth::users::group_name)
-                    .collect();
+                let mine: Vec<String> =
+                    spur_auth::users::groups_of(id.uid).into_iter().filter_map(spur_auth::users::group_name).collect();
                 if !groups.iter().any(|g| mine.contains(g)) {
                     return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
                 }
@@ -358,11 +356,7 @@ impl Service {
         // a job submitted with priority 0 (`--hold`) is held by its user, whoever
         // that is (job_mgr.c: user_submit_priority == 0 -> WAIT_HELD_USER;
         // recorded/24.11/basic/016 shows root's `sbatch --hold` as JobHeldUser)
-        let held = if desc.hold {
-            Some(Reason::JobHeldUser)
-        } else {
-            None
-        };
+        let held = if desc.hold { Some(Reason::JobHeldUser) } else { None };
         if held.is_some() && desc.max_nodes.is_none() && spur_core::compat::profile().held_job_fixes_max_nodes {
             // (not in 22.05: its held job shows `NumNodes=1`, recorded/22.05/basic/051)
             // a job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047)
@@ -472,7 +466,9 @@ impl Service {
                         let end = state
                             .jobs()
                             .values()
-                            .filter(|j| j.state.is_active() && j.allocs.iter().any(|x| a.iter().any(|y| y.node == x.node)))
+                            .filter(|j| {
+                                j.state.is_active() && j.allocs.iter().any(|x| a.iter().any(|y| y.node == x.node))
+                            })
                             .map(|j| if j.end_time > 0 { j.end_time } else { t + 365 * 86400 })
                             .max()
                             .unwrap_or(t);
@@ -527,7 +523,9 @@ impl Service {
                 // slurmctld 24.11 refuses afterok/afternotok on a job it does not
                 // know, and takes the other kinds (22.05 takes them all:
                 // recorded/22.05/errors/20; spur-grammar's tests/data/dependency.txt)
-                DepKind::AfterOk | DepKind::AfterNotOk if job.is_none() && spur_core::compat::profile().dependency_on_unknown_job_refused => {
+                DepKind::AfterOk | DepKind::AfterNotOk
+                    if job.is_none() && spur_core::compat::profile().dependency_on_unknown_job_refused =>
+                {
                     return Err(ESLURM_DEPENDENCY)
                 }
                 // only a running job can be expanded
@@ -607,7 +605,10 @@ impl Service {
                 .chain(others.iter())
                 .zip(prios)
                 .filter(|(j, p)| g.state.jobs()[*j].priority != *p)
-                .map(|(j, p)| Command::UpdateJob { job_id: *j, update: Box::new(JobUpdate { priority: Some(p), ..Default::default() }) })
+                .map(|(j, p)| Command::UpdateJob {
+                    job_id: *j,
+                    update: Box::new(JobUpdate { priority: Some(p), ..Default::default() }),
+                })
                 .collect();
             cmds
         };
@@ -704,7 +705,9 @@ impl Controller for Service {
                 let status = Some(Status { code: SLURM_PROTOCOL_VERSION_ERROR, message: e });
                 return Ok(Response::new(SubmitReply { status, ..Default::default() }));
             }
-            Err(_) => return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() })),
+            Err(_) => {
+                return Ok(Response::new(SubmitReply { status: st(SLURM_UNEXPECTED_MSG_ERROR), ..Default::default() }))
+            }
         };
         // slurmctld replaces the client's alloc_node with the host its
         // authentication reports (proc_req.c _set_hostname)
@@ -751,7 +754,8 @@ impl Controller for Service {
         if let Err((code, msg)) = self.validate_shape(&desc, r.test_only) {
             reject!(code, msg);
         }
-        let over = if spur_core::compat::profile().oversized_jobs_pend { self.nodes_beyond_partition(&desc) } else { None };
+        let over =
+            if spur_core::compat::profile().oversized_jobs_pend { self.nodes_beyond_partition(&desc) } else { None };
         let mut job = match self.build_job(&id, desc) {
             Ok(j) => j,
             Err((code, msg)) => reject!(code, msg),
@@ -766,7 +770,9 @@ impl Controller for Service {
         self.ctld.submissions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.ctld.sched_wake.notify_one();
         match res.into_iter().next() {
-            Some(Ok(Applied::Submitted(jid))) => Ok(Response::new(SubmitReply { status: st(0), job_id: jid, ..Default::default() })),
+            Some(Ok(Applied::Submitted(jid))) => {
+                Ok(Response::new(SubmitReply { status: st(0), job_id: jid, ..Default::default() }))
+            }
             Some(Err(code)) => Ok(Response::new(SubmitReply { status: st(code), ..Default::default() })),
             _ => Ok(Response::new(SubmitReply { status: st(ESLURM_INTERNAL), ..Default::default() })),
         }
@@ -817,7 +823,11 @@ impl Controller for Service {
                 cluster_name: s.cluster_name(),
                 now: t,
                 // without their environment, and without their script unless asked
-                jobs: ids.iter().filter_map(|i| s.jobs().get(i)).map(|job| Lean { job, script: q.with_script }).collect(),
+                jobs: ids
+                    .iter()
+                    .filter_map(|i| s.jobs().get(i))
+                    .map(|job| Lean { job, script: q.with_script })
+                    .collect(),
                 // with the RESERVED/MAINT flags of the active reservations
                 nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
                 partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
@@ -909,18 +919,25 @@ impl Controller for Service {
                 }
                 if let Some(node) = node {
                     if r.batch || r.full {
-                        self.ctld.signal_job(jid, &node, r.signal, r.batch && !r.full, false, StopReason::Unspecified).await;
+                        self.ctld
+                            .signal_job(jid, &node, r.signal, r.batch && !r.full, false, StopReason::Unspecified)
+                            .await;
                     }
                 }
                 results.push(CancelResult { job_id: label, status: st(0) });
                 continue;
             }
-            let res = self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]).await?;
+            let res =
+                self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]).await?;
             match res.into_iter().next() {
                 Some(Ok(_)) => {
                     let node = {
                         let g = self.ctld.lock();
-                        g.state.jobs().get(&jid).filter(|j| j.state == JobState::Completing).and_then(|j| j.allocs.first().map(|a| a.node.clone()))
+                        g.state
+                            .jobs()
+                            .get(&jid)
+                            .filter(|j| j.state == JobState::Completing)
+                            .and_then(|j| j.allocs.first().map(|a| a.node.clone()))
                     };
                     if let Some(node) = node {
                         let ctld = self.ctld.clone();
@@ -997,7 +1014,10 @@ impl Controller for Service {
                         };
                         if let Some(p) = &u.partition {
                             if self.ctld.lock().state.partition(p).is_none() {
-                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_PARTITION_NAME) });
+                                results.push(CancelResult {
+                                    job_id: s.clone(),
+                                    status: st(ESLURM_INVALID_PARTITION_NAME),
+                                });
                                 continue;
                             }
                         }
@@ -1014,8 +1034,13 @@ impl Controller for Service {
                             let too_big = |n: u32| part_nodes > 0 && n > part_nodes;
                             if too_big(u.num_nodes.unwrap_or(job.num_nodes)) {
                                 let refused = JobUpdate { refused: true, ..u };
-                                self.ctld.commit(vec![Command::UpdateJob { job_id: jid, update: Box::new(refused) }]).await?;
-                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE) });
+                                self.ctld
+                                    .commit(vec![Command::UpdateJob { job_id: jid, update: Box::new(refused) }])
+                                    .await?;
+                                results.push(CancelResult {
+                                    job_id: s.clone(),
+                                    status: st(ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE),
+                                });
                                 continue;
                             }
                         }
@@ -1044,7 +1069,8 @@ impl Controller for Service {
                                 let ctld = self.ctld.clone();
                                 let node = a.node.clone();
                                 tokio::spawn(async move {
-                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Unspecified).await;
+                                    ctld.signal_job(jid, &node, libc::SIGKILL, false, true, StopReason::Unspecified)
+                                        .await;
                                 });
                             }
                         }
@@ -1053,10 +1079,15 @@ impl Controller for Service {
                         // 194: BeginTime only later)
                         if matches!(op, JobControl::Release | JobControl::Requeue { .. }) {
                             let subs = self.ctld.submissions.load(std::sync::atomic::Ordering::SeqCst);
-                            self.ctld.released.lock().unwrap_or_else(|e| e.into_inner()).insert(jid, (std::time::Instant::now(), subs));
+                            self.ctld
+                                .released
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .insert(jid, (std::time::Instant::now(), subs));
                             let ctld = self.ctld.clone();
                             tokio::spawn(async move {
-                                tokio::time::sleep(crate::ctld::RELEASE_QUIET + std::time::Duration::from_millis(20)).await;
+                                tokio::time::sleep(crate::ctld::RELEASE_QUIET + std::time::Duration::from_millis(20))
+                                    .await;
                                 ctld.sched_wake.notify_one();
                             });
                         }
@@ -1188,12 +1219,15 @@ impl Controller for Service {
                 return Ok(Response::new(JobCompleteReply { status: st(0) }));
             }
         }
-        let res = self.ctld.commit(vec![Command::Complete {
-            job_id: r.job_id,
-            exit_status: r.exit_status,
-            launch_failed: r.launch_failed,
-            now: now(),
-        }]).await?;
+        let res = self
+            .ctld
+            .commit(vec![Command::Complete {
+                job_id: r.job_id,
+                exit_status: r.exit_status,
+                launch_failed: r.launch_failed,
+                now: now(),
+            }])
+            .await?;
         self.ctld.sched_wake.notify_one();
         let code = match res.into_iter().next() {
             Some(Err(c)) if c != ESLURM_INVALID_JOB_ID => c,
@@ -1267,7 +1301,9 @@ impl Controller for Service {
 
     async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
         let id = self.who(&req)?;
-        let fail = |code: i32, msg: String| Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }));
+        let fail = |code: i32, msg: String| {
+            Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }))
+        };
         let op = match rq::MembershipChange::try_from(req.into_inner()) {
             Ok(op) => op,
             Err(code) => return fail(code, strerror(code)),
@@ -1319,7 +1355,10 @@ impl Controller for Service {
                         let _ = raft.change_membership(voters_now.clone(), false).await;
                         return fail(
                             SLURM_ERROR_ANY,
-                            format!("controller {} at {} did not catch up (is it running, started with --join?)", r.id, r.addr),
+                            format!(
+                                "controller {} at {} did not catch up (is it running, started with --join?)",
+                                r.id, r.addr
+                            ),
                         );
                     }
                     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -1350,7 +1389,12 @@ impl Controller for Service {
         let voters: std::collections::BTreeSet<u64> = mem.voter_ids().collect();
         let members = mem
             .nodes()
-            .map(|(id, n)| ControllerInfo { id: *id, addr: n.addr.clone(), voter: voters.contains(id), leader: m.current_leader == Some(*id) })
+            .map(|(id, n)| ControllerInfo {
+                id: *id,
+                addr: n.addr.clone(),
+                voter: voters.contains(id),
+                leader: m.current_leader == Some(*id),
+            })
             .collect();
         Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
     }

@@ -293,8 +293,14 @@ mod tests {
         assert_eq!(job_update(&upd(&|u| u.num_nodes = Some(2)), &running, true, 0).err(), Some(ESLURM_NOT_SUPPORTED));
         assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, true, 0).is_ok());
         // node lists must be hostlists; empty clears
-        assert_eq!(job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0).err(), Some(ESLURM_INVALID_NODE_NAME));
-        assert_eq!(job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0).unwrap().exc_nodes, Some(None));
+        assert_eq!(
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0).err(),
+            Some(ESLURM_INVALID_NODE_NAME)
+        );
+        assert_eq!(
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0).unwrap().exc_nodes,
+            Some(None)
+        );
         // a begin time in the past is now
         assert_eq!(job_update(&upd(&|u| u.begin_time = Some(5)), &pending, false, 100).unwrap().begin_time, Some(100));
         // what Spur cannot change is refused
@@ -315,7 +321,10 @@ mod tests {
         assert_eq!(names, ["n1", "n2"]);
         assert_eq!(u.state.as_deref(), Some("DRAIN"));
         assert_eq!(u.features, Some(vec!["a".to_string(), "b".to_string()]));
-        assert_eq!(node_update(&rq::NodeUpdate { nodes: "n[".into(), ..n.clone() }).err(), Some(ESLURM_INVALID_NODE_NAME));
+        assert_eq!(
+            node_update(&rq::NodeUpdate { nodes: "n[".into(), ..n.clone() }).err(),
+            Some(ESLURM_INVALID_NODE_NAME)
+        );
         let gres = rq::NodeUpdate { unsupported: vec![rq::UnsupportedNodeField::Gres], ..n };
         assert_eq!(node_update(&gres).err(), Some(ESLURM_NOT_SUPPORTED));
         let p = rq::PartitionUpdate {
@@ -328,7 +337,10 @@ mod tests {
             ..Default::default()
         };
         let u = partition_update(&p).unwrap();
-        assert_eq!((u.max_time, u.default_time, u.max_nodes, u.min_nodes), (Some(None), Some(Some(30)), Some(None), Some(0)));
+        assert_eq!(
+            (u.max_time, u.default_time, u.max_nodes, u.min_nodes),
+            (Some(None), Some(Some(30)), Some(None), Some(0))
+        );
         assert_eq!(u.oversubscribe.as_deref(), Some("YES:4"));
         let groups = rq::PartitionUpdate { unsupported: vec![rq::UnsupportedPartitionField::AllowGroups], ..p };
         assert_eq!(partition_update(&groups).err(), Some(ESLURM_NOT_SUPPORTED));

@@ -19,10 +19,7 @@ pub fn forked() {
 
 fn check() {
     if IN_CHILD.load(Ordering::SeqCst) {
-        let _ = nix::unistd::write(
-            std::io::stderr(),
-            b"spurd supervise: allocation between fork and execve\n",
-        );
+        let _ = nix::unistd::write(std::io::stderr(), b"spurd supervise: allocation between fork and execve\n");
         // SAFETY: _exit(2) is async-signal-safe and runs no exit handler.
         unsafe { libc::_exit(ALLOCATED) }
     }
@@ -77,10 +74,7 @@ fn an_allocation_after_fork_ends_the_child() {
             unsafe { libc::_exit(v.len() as i32) }
         }
         ForkResult::Parent { child } => {
-            assert_eq!(
-                waitpid(child, None).unwrap(),
-                WaitStatus::Exited(child, ALLOCATED)
-            );
+            assert_eq!(waitpid(child, None).unwrap(), WaitStatus::Exited(child, ALLOCATED));
         }
     }
 }

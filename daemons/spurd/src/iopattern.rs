@@ -20,7 +20,6 @@
 //!   reproduced as is.
 //! - Relative names are relative to the job's working directory.
 
-
 use spur_core::model::Job;
 
 /// Slurm's NO_VAL, printed by `%a` for a job that is not an array task.
@@ -218,11 +217,7 @@ pub(crate) mod tests {
     pub(crate) fn job(id: u32) -> Job {
         Job {
             job_id: id,
-            desc: JobDesc {
-                name: "myjob".into(),
-                work_dir: "/home/alice/run".into(),
-                ..Default::default()
-            },
+            desc: JobDesc { name: "myjob".into(), work_dir: "/home/alice/run".into(), ..Default::default() },
             user_id: 1500,
             group_id: 1500,
             user_name: "alice".into(),
@@ -240,23 +235,22 @@ pub(crate) mod tests {
 
     fn array_task(id: u32, master: u32, task: u32) -> Job {
         let mut j = job(id);
-        j.array = Some(ArrayInfo {
-            array_job_id: master,
-            task_id: Some(task),
-            spec: "1-10".into(),
-            ..Default::default()
-        });
+        j.array =
+            Some(ArrayInfo { array_job_id: master, task_id: Some(task), spec: "1-10".into(), ..Default::default() });
         j
     }
 
     #[test]
     fn defaults() {
         let j = job(42);
-        assert_eq!(batch_paths(&j, "n1"), (
-            "/home/alice/run/slurm-42.out".to_string(),
-            "/home/alice/run/slurm-42.out".to_string(),
-            "/dev/null".to_string()
-        ));
+        assert_eq!(
+            batch_paths(&j, "n1"),
+            (
+                "/home/alice/run/slurm-42.out".to_string(),
+                "/home/alice/run/slurm-42.out".to_string(),
+                "/dev/null".to_string()
+            )
+        );
         let a = array_task(57, 50, 7);
         assert_eq!(batch_paths(&a, "n1").0, "/home/alice/run/slurm-50_7.out");
     }

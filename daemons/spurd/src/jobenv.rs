@@ -17,10 +17,9 @@
 //!    SLURMD_NODENAME) and TMPDIR;
 //! 6. removal of what users must not see (SLURM_UMASK, SLURM_RLIMIT_*).
 
-
-use spur_grammar::hostlist;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::{Job, NodeAlloc};
+use spur_grammar::hostlist;
 
 /// What the batch environment needs beyond the launch spec: facts of the
 /// node and of the task process.
@@ -253,11 +252,8 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     let nodes: Vec<String> = job.node_names();
     let nnodes = nodes.len().max(1) as u32;
     let nodelist = if nodes.is_empty() { node.to_string() } else { hostlist::compress(&nodes) };
-    let cpus: Vec<u32> = if job.allocs.is_empty() {
-        vec![job.num_cpus.max(1)]
-    } else {
-        job.allocs.iter().map(|a| a.cpus).collect()
-    };
+    let cpus: Vec<u32> =
+        if job.allocs.is_empty() { vec![job.num_cpus.max(1)] } else { job.allocs.iter().map(|a| a.cpus).collect() };
     let mut ntasks = d.num_tasks.unwrap_or(0);
     if ntasks == 0 {
         if let Some(npn) = env.get("SLURM_NTASKS_PER_NODE").and_then(|v| v.trim().parse::<u32>().ok()) {
@@ -312,12 +308,8 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     // 4. GRES, then topology.
     let here = node_alloc(job, node);
     if let Some(a) = here {
-        let mut idx: Vec<u32> = a
-            .gres
-            .iter()
-            .filter(|g| g.name == "gpu")
-            .flat_map(|g| g.indexes.iter().copied())
-            .collect();
+        let mut idx: Vec<u32> =
+            a.gres.iter().filter(|g| g.name == "gpu").flat_map(|g| g.indexes.iter().copied()).collect();
         idx.sort_unstable();
         idx.dedup();
         if !idx.is_empty() {
@@ -336,10 +328,7 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
         }
     }
     env.set("SLURM_TOPOLOGY_ADDR", ctx.topology_addr.clone().unwrap_or_else(|| node.to_string()));
-    env.set(
-        "SLURM_TOPOLOGY_ADDR_PATTERN",
-        ctx.topology_pattern.clone().unwrap_or_else(|| "node".to_string()),
-    );
+    env.set("SLURM_TOPOLOGY_ADDR_PATTERN", ctx.topology_pattern.clone().unwrap_or_else(|| "node".to_string()));
 
     // 5. The task.
     env.set("SLURM_CONF", ctx.slurm_conf.clone());
@@ -656,10 +645,7 @@ mod tests {
             .join(format!("{}.out", n));
         let text = std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("this test needs the recording {}: {}", p.display(), e));
-        text.lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        text.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     /// The harness's submission environment (see batch_env.scn).
@@ -732,8 +718,11 @@ mod tests {
         let keep = |k: &str| whole || k.starts_with("SLURM") || k == "ENVIRONMENT";
         let ours: BTreeMap<String, String> =
             ours.iter().filter(|(k, _)| keep(k) && !shell.contains(&k.as_str())).cloned().collect();
-        let rec: BTreeMap<String, String> =
-            rec.iter().filter(|(k, _)| keep(k) && !shell.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let rec: BTreeMap<String, String> = rec
+            .iter()
+            .filter(|(k, _)| keep(k) && !shell.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         assert_eq!(ours, rec);
     }
 

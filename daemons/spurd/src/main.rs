@@ -24,7 +24,6 @@ use tonic::{Request, Response};
 
 const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
 
-
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     if argv.get(1).map(|s| s.as_str()) == Some("supervise") {
@@ -128,7 +127,8 @@ fn main() {
 }
 
 fn init_logging(file: Option<&Path>) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
     if let Some(p) = file {
         if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
@@ -230,7 +230,14 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     }
     tokio::spawn(reporter(client.clone(), spool.clone(), node.clone(), tombs.clone(), done_rx, done_tx.clone()));
     tokio::spawn(reaper());
-    tokio::spawn(registrar(client.clone(), spool.clone(), node.clone(), tombs.clone(), nc.clone(), conf.slurmd_timeout as u64));
+    tokio::spawn(registrar(
+        client.clone(),
+        spool.clone(),
+        node.clone(),
+        tombs.clone(),
+        nc.clone(),
+        conf.slurmd_timeout as u64,
+    ));
 
     let port = nc.port.unwrap_or(conf.slurmd_port);
     let bind = if nc.addr.is_empty() { "0.0.0.0".to_string() } else { nc.addr.clone() };
@@ -269,7 +276,14 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
 
 /// Report finished jobs to the controller, each until it is acknowledged,
 /// then remove its spool directory.
-async fn reporter(client: Client, spool: PathBuf, node: String, tombs: Arc<DoneLog>, mut rx: mpsc::UnboundedReceiver<u32>, tx: mpsc::UnboundedSender<u32>) {
+async fn reporter(
+    client: Client,
+    spool: PathBuf,
+    node: String,
+    tombs: Arc<DoneLog>,
+    mut rx: mpsc::UnboundedReceiver<u32>,
+    tx: mpsc::UnboundedSender<u32>,
+) {
     while let Some(id) = rx.recv().await {
         let dir = spur_spool::job_dir(&spool, id);
         let status = match spur_spool::read_status(&dir) {
@@ -375,7 +389,14 @@ fn arch_string() -> String {
 
 /// Register, then heartbeat; re-register whenever the controller restarts or
 /// does not answer.
-async fn registrar(client: Client, spool: PathBuf, node: String, tombs: Arc<DoneLog>, nc: spur_core::config::NodeConf, slurmd_timeout: u64) {
+async fn registrar(
+    client: Client,
+    spool: PathBuf,
+    node: String,
+    tombs: Arc<DoneLog>,
+    nc: spur_core::config::NodeConf,
+    slurmd_timeout: u64,
+) {
     let start = spur_auth::now();
     let mut registered = false;
     let period = Duration::from_secs((slurmd_timeout / 3).clamp(1, 30));
@@ -439,7 +460,11 @@ fn sysinfo() -> (u32, u64) {
         .unwrap_or(0);
     let free = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("MemAvailable:")).and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok())))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()))
+        })
         .map(|kb| kb / 1024)
         .unwrap_or(0);
     (load, free)
@@ -519,7 +544,11 @@ impl Agent for Svc {
         }
         if self.st.tombs.contains(id, spec.job.restart_count) {
             // a late launch of a run that already ended here and was reported
-            tracing::info!("ignoring a repeated launch of job {} (run {}), which already ended", id, spec.job.restart_count);
+            tracing::info!(
+                "ignoring a repeated launch of job {} (run {}), which already ended",
+                id,
+                spec.job.restart_count
+            );
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
         let exe = self.st.exe.clone();
@@ -541,7 +570,9 @@ impl Agent for Svc {
         if !dir.exists() {
             // Nothing runs here for that job: tell the controller it is over
             // if we know nothing of it at all.
-            return Ok(Response::new(SignalReply { status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)) }));
+            return Ok(Response::new(SignalReply {
+                status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)),
+            }));
         }
         if r.terminate {
             let kw = r.kill_wait;

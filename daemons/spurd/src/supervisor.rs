@@ -127,11 +127,7 @@ pub fn run(jobdir: &Path) -> i32 {
     if let Err(e) = spur_spool::write_status(jobdir, status) {
         log(&format!("writing status: {}", e));
     }
-    let job_id = spec
-        .as_ref()
-        .map(|s| s.job.job_id)
-        .or_else(|| spur_spool::job_id_of(jobdir))
-        .unwrap_or(0);
+    let job_id = spec.as_ref().map(|s| s.job.job_id).or_else(|| spur_spool::job_id_of(jobdir)).unwrap_or(0);
     notify_agent(jobdir, job_id);
     0
 }
@@ -687,7 +683,6 @@ fn bracket_balance(s: &str) -> i32 {
     })
 }
 
-
 /// Append a slurmstepd-style error line to the job's stderr file, e.g.
 /// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
 pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
@@ -702,15 +697,9 @@ pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
 /// Slurm's local time stamp, `2025-01-31T12:00:00`.
 pub fn slurm_time(epoch: i64) -> String {
     match spur_grammar::time::localtime(epoch) {
-        Some(tm) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            tm.year + 1900,
-            tm.mon + 1,
-            tm.mday,
-            tm.hour,
-            tm.min,
-            tm.sec
-        ),
+        Some(tm) => {
+            format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.year + 1900, tm.mon + 1, tm.mday, tm.hour, tm.min, tm.sec)
+        }
         None => epoch.to_string(),
     }
 }

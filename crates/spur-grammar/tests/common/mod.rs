@@ -31,10 +31,7 @@ fn unescape(s: &str, line: usize) -> String {
             Some('r') => out.push('\r'),
             Some('x') => {
                 let h: String = it.by_ref().take(2).collect();
-                out.push(
-                    u8::from_str_radix(&h, 16).unwrap_or_else(|_| panic!("line {line}: bad \\x"))
-                        as char,
-                );
+                out.push(u8::from_str_radix(&h, 16).unwrap_or_else(|_| panic!("line {line}: bad \\x")) as char);
             }
             Some('u') => {
                 assert_eq!(it.next(), Some('{'), "line {line}: bad \\u");
@@ -57,9 +54,7 @@ pub fn cases(name: &str) -> Vec<Case> {
         if raw.trim().is_empty() || raw.starts_with('#') {
             continue;
         }
-        let q = raw
-            .find('"')
-            .unwrap_or_else(|| panic!("{name}:{line}: no quoted input"));
+        let q = raw.find('"').unwrap_or_else(|| panic!("{name}:{line}: no quoted input"));
         // the closing quote: the first unescaped '"'
         let b = raw.as_bytes();
         let mut j = q + 1;
@@ -71,17 +66,8 @@ pub fn cases(name: &str) -> Vec<Case> {
         }
         assert!(j < b.len(), "{name}:{line}: unterminated input");
         let rest = raw[j + 1..].trim_start();
-        let expected = rest
-            .strip_prefix("=>")
-            .unwrap_or_else(|| panic!("{name}:{line}: no =>"))
-            .trim()
-            .to_string();
-        out.push(Case {
-            line,
-            op: raw[..q].trim().to_string(),
-            input: unescape(&raw[q + 1..j], line),
-            expected,
-        });
+        let expected = rest.strip_prefix("=>").unwrap_or_else(|| panic!("{name}:{line}: no =>")).trim().to_string();
+        out.push(Case { line, op: raw[..q].trim().to_string(), input: unescape(&raw[q + 1..j], line), expected });
     }
     assert!(!out.is_empty(), "{name}: no cases");
     out
@@ -100,13 +86,7 @@ pub fn check(name: &str, f: impl Fn(&str, &str) -> String) {
             ));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} cases differ:\n{}",
-        bad.len(),
-        cases.len(),
-        bad.join("\n")
-    );
+    assert!(bad.is_empty(), "{} of {} cases differ:\n{}", bad.len(), cases.len(), bad.join("\n"));
 }
 
 /// xorshift64*: deterministic, no dependency.
@@ -128,9 +108,7 @@ impl Rng {
     /// A random string of up to `max` characters from `alphabet`.
     pub fn string(&mut self, alphabet: &[char], max: usize) -> String {
         let n = self.below(max + 1);
-        (0..n)
-            .map(|_| alphabet[self.below(alphabet.len())])
-            .collect()
+        (0..n).map(|_| alphabet[self.below(alphabet.len())]).collect()
     }
     /// `s` with a few random edits: insert, delete, replace, duplicate a slice.
     pub fn mutate(&mut self, s: &str, alphabet: &[char]) -> String {
@@ -166,11 +144,7 @@ pub fn garbage(seed: u64, seeds: &[String], alphabet: &str, n: usize) -> Vec<Str
         out.push(r.string(&alphabet, 24));
     }
     for i in 0..n {
-        let base = if seeds.is_empty() {
-            String::new()
-        } else {
-            seeds[i % seeds.len()].clone()
-        };
+        let base = if seeds.is_empty() { String::new() } else { seeds[i % seeds.len()].clone() };
         out.push(r.mutate(&base, &alphabet));
     }
     out

@@ -40,11 +40,7 @@ impl State {
             return Err(ESLURM_JOB_NOT_PENDING);
         }
         let nice = j.desc.nice.unwrap_or(0);
-        let basic = if self.priority_basic {
-            Some(self.next_basic_priority(nice))
-        } else {
-            None
-        };
+        let basic = if self.priority_basic { Some(self.next_basic_priority(nice)) } else { None };
         let Some(j) = self.job_mut(job_id) else {
             return Err(ESLURM_INVALID_JOB_ID);
         };
@@ -73,9 +69,7 @@ impl State {
         }
         // eligible again after slurmctld's requeue delay (the credential
         // lifetime plus one second, recorded/24.11/scontrol/131)
-        let begin = now
-            .checked_add(REQUEUE_DELAY)
-            .ok_or(ESLURM_INVALID_TIME_VALUE)?;
+        let begin = now.checked_add(REQUEUE_DELAY).ok_or(ESLURM_INVALID_TIME_VALUE)?;
         let allocs = j.allocs.clone();
         let was_active = j.state.is_active();
         if j.state == JobState::Suspended {
@@ -129,19 +123,9 @@ impl State {
             JobState::Pending => return Err(ESLURM_JOB_PENDING),
             _ => return Err(ESLURM_ALREADY_DONE),
         }
-        let since = if j.suspend_time != 0 {
-            j.suspend_time
-        } else {
-            j.start_time
-        };
-        let ran = now
-            .checked_sub(since)
-            .ok_or(ESLURM_INVALID_TIME_VALUE)?
-            .max(0);
-        let pre_sus_time = j
-            .pre_sus_time
-            .checked_add(ran)
-            .ok_or(ESLURM_INVALID_TIME_VALUE)?;
+        let since = if j.suspend_time != 0 { j.suspend_time } else { j.start_time };
+        let ran = now.checked_sub(since).ok_or(ESLURM_INVALID_TIME_VALUE)?.max(0);
+        let pre_sus_time = j.pre_sus_time.checked_add(ran).ok_or(ESLURM_INVALID_TIME_VALUE)?;
         let allocs = j.allocs.clone();
         self.suspend_cpus(&allocs, true);
         if let Some(j) = self.job_mut(job_id) {
@@ -162,32 +146,20 @@ impl State {
         }
         let end_time = if j.end_time != 0 {
             // the time limit does not run while suspended
-            let stopped = now
-                .checked_sub(j.suspend_time)
-                .ok_or(ESLURM_INVALID_TIME_VALUE)?
-                .max(0);
-            j.end_time
-                .checked_add(stopped)
-                .ok_or(ESLURM_INVALID_TIME_VALUE)?
+            let stopped = now.checked_sub(j.suspend_time).ok_or(ESLURM_INVALID_TIME_VALUE)?.max(0);
+            j.end_time.checked_add(stopped).ok_or(ESLURM_INVALID_TIME_VALUE)?
         } else {
             0
         };
         let nice = j.desc.nice.unwrap_or(0);
         let nodes = self.plan_nodes(&j.allocs, |n, a| {
-            n.alloc_cpus = n
-                .alloc_cpus
-                .checked_add(a.cpus)
-                .ok_or(ESLURM_INVALID_CPU_COUNT)?;
+            n.alloc_cpus = n.alloc_cpus.checked_add(a.cpus).ok_or(ESLURM_INVALID_CPU_COUNT)?;
             Ok(())
         })?;
         self.put_nodes(nodes);
         // an admin's suspend holds the job's priority at 0 and its resume
         // gives it a new one (slurmctld job_suspend)
-        let basic = if self.priority_basic {
-            Some(self.next_basic_priority(nice))
-        } else {
-            None
-        };
+        let basic = if self.priority_basic { Some(self.next_basic_priority(nice)) } else { None };
         if let Some(j) = self.job_mut(job_id) {
             if let Some(p) = basic {
                 j.priority = p;
@@ -223,9 +195,7 @@ impl State {
                     j.num_tasks
                 };
                 let cpt = j.desc.cpus_per_task.unwrap_or(1).max(1);
-                let cpus = j
-                    .num_cpus
-                    .max(tasks.checked_mul(cpt).ok_or(ESLURM_INVALID_CPU_COUNT)?);
+                let cpus = j.num_cpus.max(tasks.checked_mul(cpt).ok_or(ESLURM_INVALID_CPU_COUNT)?);
                 Some((tasks, cpus))
             }
             _ => None,
@@ -344,13 +314,7 @@ mod tests {
 
     fn done(s: &mut crate::State) -> u32 {
         let id = running(s, "n2");
-        s.apply(&Command::Complete {
-            job_id: id,
-            exit_status: 0,
-            launch_failed: false,
-            now: 20,
-        })
-        .unwrap();
+        s.apply(&Command::Complete { job_id: id, exit_status: 0, launch_failed: false, now: 20 }).unwrap();
         id
     }
 
@@ -360,42 +324,15 @@ mod tests {
         let p = submit(&mut s, job());
         let r = running(&mut s, "n1");
         let f = done(&mut s);
-        assert_eq!(
-            s.apply(&Command::Hold {
-                job_id: p,
-                reason: Reason::JobHeldAdmin
-            }),
-            Ok(Applied::Ok)
-        );
-        assert_eq!(
-            s.job(p).map(|j| (j.priority, j.reason.clone())),
-            Some((0, Reason::JobHeldAdmin))
-        );
-        s.apply(&Command::Hold {
-            job_id: r,
-            reason: Reason::JobHeldUser,
-        })
-        .unwrap();
+        assert_eq!(s.apply(&Command::Hold { job_id: p, reason: Reason::JobHeldAdmin }), Ok(Applied::Ok));
+        assert_eq!(s.job(p).map(|j| (j.priority, j.reason.clone())), Some((0, Reason::JobHeldAdmin)));
+        s.apply(&Command::Hold { job_id: r, reason: Reason::JobHeldUser }).unwrap();
         assert_eq!(
             s.job(r).map(|j| (j.state, j.priority, j.held.clone())),
             Some((JobState::Running, 0, Some(Reason::JobHeldUser)))
         );
-        refused(
-            &mut s,
-            Command::Hold {
-                job_id: f,
-                reason: Reason::JobHeldUser,
-            },
-            ESLURM_JOB_NOT_PENDING,
-        );
-        refused(
-            &mut s,
-            Command::Hold {
-                job_id: 99,
-                reason: Reason::JobHeldUser,
-            },
-            ESLURM_INVALID_JOB_ID,
-        );
+        refused(&mut s, Command::Hold { job_id: f, reason: Reason::JobHeldUser }, ESLURM_JOB_NOT_PENDING);
+        refused(&mut s, Command::Hold { job_id: 99, reason: Reason::JobHeldUser }, ESLURM_INVALID_JOB_ID);
     }
 
     #[test]
@@ -403,27 +340,11 @@ mod tests {
         let mut s = cluster();
         let p = submit(&mut s, job());
         let f = done(&mut s);
-        s.apply(&Command::Hold {
-            job_id: p,
-            reason: Reason::JobHeldUser,
-        })
-        .unwrap();
+        s.apply(&Command::Hold { job_id: p, reason: Reason::JobHeldUser }).unwrap();
         assert_eq!(s.apply(&Command::Release { job_id: p }), Ok(Applied::Ok));
-        assert_eq!(
-            s.job(p)
-                .map(|j| (j.priority, j.reason.clone(), j.held.clone())),
-            Some((1, Reason::None, None))
-        );
-        refused(
-            &mut s,
-            Command::Release { job_id: f },
-            ESLURM_JOB_NOT_PENDING,
-        );
-        refused(
-            &mut s,
-            Command::Release { job_id: 99 },
-            ESLURM_INVALID_JOB_ID,
-        );
+        assert_eq!(s.job(p).map(|j| (j.priority, j.reason.clone(), j.held.clone())), Some((1, Reason::None, None)));
+        refused(&mut s, Command::Release { job_id: f }, ESLURM_JOB_NOT_PENDING);
+        refused(&mut s, Command::Release { job_id: 99 }, ESLURM_INVALID_JOB_ID);
         // priority/basic: every release gives a new, lower priority
         let mut b = cluster();
         b.set_priority_basic(true);
@@ -436,14 +357,7 @@ mod tests {
     fn requeue_puts_a_job_back_in_the_queue_after_the_delay() {
         let mut s = cluster();
         let r = running(&mut s, "n1");
-        assert_eq!(
-            s.apply(&Command::Requeue {
-                job_id: r,
-                hold: true,
-                now: 30
-            }),
-            Ok(Applied::Ok)
-        );
+        assert_eq!(s.apply(&Command::Requeue { job_id: r, hold: true, now: 30 }), Ok(Applied::Ok));
         let j = s.job(r).unwrap();
         assert_eq!(
             (j.state, j.restart_count, j.priority, j.eligible_time),
@@ -451,40 +365,11 @@ mod tests {
         );
         assert_eq!(j.reason.text(), "job requeued in held state");
         assert_eq!(s.node("n1").map(|n| n.alloc_cpus), Some(0));
-        refused(
-            &mut s,
-            Command::Requeue {
-                job_id: r,
-                hold: false,
-                now: 31,
-            },
-            ESLURM_DISABLED,
-        );
-        refused(
-            &mut s,
-            Command::Requeue {
-                job_id: 99,
-                hold: false,
-                now: 31,
-            },
-            ESLURM_INVALID_JOB_ID,
-        );
+        refused(&mut s, Command::Requeue { job_id: r, hold: false, now: 31 }, ESLURM_DISABLED);
+        refused(&mut s, Command::Requeue { job_id: 99, hold: false, now: 31 }, ESLURM_INVALID_JOB_ID);
         let f = done(&mut s);
-        refused(
-            &mut s,
-            Command::Requeue {
-                job_id: f,
-                hold: false,
-                now: i64::MAX,
-            },
-            ESLURM_INVALID_TIME_VALUE,
-        );
-        s.apply(&Command::Requeue {
-            job_id: f,
-            hold: false,
-            now: 40,
-        })
-        .unwrap();
+        refused(&mut s, Command::Requeue { job_id: f, hold: false, now: i64::MAX }, ESLURM_INVALID_TIME_VALUE);
+        s.apply(&Command::Requeue { job_id: f, hold: false, now: 40 }).unwrap();
         assert_eq!(s.queue_ids(), vec![r, f]);
     }
 
@@ -494,49 +379,15 @@ mod tests {
         let r = running(&mut s, "n1");
         let p = submit(&mut s, job());
         let f = done(&mut s);
-        assert_eq!(
-            s.apply(&Command::Suspend { job_id: r, now: 25 }),
-            Ok(Applied::Ok)
-        );
-        assert_eq!(
-            s.job(r).map(|j| (j.state, j.pre_sus_time, j.suspend_time)),
-            Some((JobState::Suspended, 15, 25))
-        );
-        assert_eq!(
-            s.node("n1").map(|n| (n.alloc_cpus, n.base)),
-            Some((0, NodeBase::Allocated))
-        );
-        assert_eq!(
-            s.apply(&Command::Suspend { job_id: r, now: 26 }),
-            Ok(Applied::Ok)
-        );
-        refused(
-            &mut s,
-            Command::Suspend { job_id: p, now: 26 },
-            ESLURM_JOB_PENDING,
-        );
-        refused(
-            &mut s,
-            Command::Suspend { job_id: f, now: 26 },
-            ESLURM_ALREADY_DONE,
-        );
-        refused(
-            &mut s,
-            Command::Suspend {
-                job_id: 99,
-                now: 26,
-            },
-            ESLURM_INVALID_JOB_ID,
-        );
+        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 25 }), Ok(Applied::Ok));
+        assert_eq!(s.job(r).map(|j| (j.state, j.pre_sus_time, j.suspend_time)), Some((JobState::Suspended, 15, 25)));
+        assert_eq!(s.node("n1").map(|n| (n.alloc_cpus, n.base)), Some((0, NodeBase::Allocated)));
+        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 26 }), Ok(Applied::Ok));
+        refused(&mut s, Command::Suspend { job_id: p, now: 26 }, ESLURM_JOB_PENDING);
+        refused(&mut s, Command::Suspend { job_id: f, now: 26 }, ESLURM_ALREADY_DONE);
+        refused(&mut s, Command::Suspend { job_id: 99, now: 26 }, ESLURM_INVALID_JOB_ID);
         let r2 = running(&mut s, "n2");
-        refused(
-            &mut s,
-            Command::Suspend {
-                job_id: r2,
-                now: i64::MIN,
-            },
-            ESLURM_INVALID_TIME_VALUE,
-        );
+        refused(&mut s, Command::Suspend { job_id: r2, now: i64::MIN }, ESLURM_INVALID_TIME_VALUE);
     }
 
     #[test]
@@ -545,64 +396,19 @@ mod tests {
         let mut j = job();
         j.time_limit = Some(1);
         let id = submit(&mut s, j);
-        s.apply(&Command::Start {
-            job_id: id,
-            task: None,
-            allocs: vec![alloc("n1", 1, 0)],
-            now: 10,
-            pass_ms: 0,
-        })
-        .unwrap();
-        refused(
-            &mut s,
-            Command::Resume {
-                job_id: id,
-                now: 20,
-            },
-            ESLURM_JOB_NOT_SUSPENDED,
-        );
-        s.apply(&Command::Suspend {
-            job_id: id,
-            now: 20,
-        })
-        .unwrap();
-        refused(
-            &mut s,
-            Command::Resume {
-                job_id: id,
-                now: i64::MAX,
-            },
-            ESLURM_INVALID_TIME_VALUE,
-        );
-        assert_eq!(
-            s.apply(&Command::Resume {
-                job_id: id,
-                now: 50
-            }),
-            Ok(Applied::Ok)
-        );
-        assert_eq!(
-            s.job(id).map(|j| (j.state, j.end_time)),
-            Some((JobState::Running, 70 + 30))
-        );
+        s.apply(&Command::Start { job_id: id, task: None, allocs: vec![alloc("n1", 1, 0)], now: 10, pass_ms: 0 })
+            .unwrap();
+        refused(&mut s, Command::Resume { job_id: id, now: 20 }, ESLURM_JOB_NOT_SUSPENDED);
+        s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
+        refused(&mut s, Command::Resume { job_id: id, now: i64::MAX }, ESLURM_INVALID_TIME_VALUE);
+        assert_eq!(s.apply(&Command::Resume { job_id: id, now: 50 }), Ok(Applied::Ok));
+        assert_eq!(s.job(id).map(|j| (j.state, j.end_time)), Some((JobState::Running, 70 + 30)));
         assert_eq!(s.node("n1").map(|n| n.alloc_cpus), Some(1));
         let p = submit(&mut s, job());
-        refused(
-            &mut s,
-            Command::Resume { job_id: p, now: 1 },
-            ESLURM_JOB_PENDING,
-        );
-        refused(
-            &mut s,
-            Command::Resume { job_id: 99, now: 1 },
-            ESLURM_INVALID_JOB_ID,
-        );
+        refused(&mut s, Command::Resume { job_id: p, now: 1 }, ESLURM_JOB_PENDING);
+        refused(&mut s, Command::Resume { job_id: 99, now: 1 }, ESLURM_INVALID_JOB_ID);
         // the node's CPUs were taken meanwhile up to the top
-        s.apply(&Command::Suspend {
-            job_id: id,
-            now: 60,
-        })
-        .unwrap();
+        s.apply(&Command::Suspend { job_id: id, now: 60 }).unwrap();
         let big = submit(&mut s, job());
         s.apply(&Command::Start {
             job_id: big,
@@ -612,27 +418,10 @@ mod tests {
             pass_ms: 0,
         })
         .unwrap();
-        refused(
-            &mut s,
-            Command::Resume {
-                job_id: id,
-                now: 62,
-            },
-            ESLURM_INVALID_CPU_COUNT,
-        );
-        s.apply(&Command::Complete {
-            job_id: big,
-            exit_status: 0,
-            launch_failed: false,
-            now: 63,
-        })
-        .unwrap();
+        refused(&mut s, Command::Resume { job_id: id, now: 62 }, ESLURM_INVALID_CPU_COUNT);
+        s.apply(&Command::Complete { job_id: big, exit_status: 0, launch_failed: false, now: 63 }).unwrap();
         let f = big;
-        refused(
-            &mut s,
-            Command::Resume { job_id: f, now: 64 },
-            ESLURM_ALREADY_DONE,
-        );
+        refused(&mut s, Command::Resume { job_id: f, now: 64 }, ESLURM_ALREADY_DONE);
     }
 
     #[test]
@@ -651,29 +440,13 @@ mod tests {
         assert_eq!(s.apply(&upd(p, u)), Ok(Applied::Ok));
         let j = s.job(p).unwrap();
         assert_eq!(
-            (
-                j.desc.name.as_str(),
-                j.num_nodes,
-                j.num_tasks,
-                j.num_cpus,
-                j.time_limit
-            ),
+            (j.desc.name.as_str(), j.num_nodes, j.num_tasks, j.num_cpus, j.time_limit),
             ("n", 2, 2, 2, Some(10))
         );
-        assert_eq!(
-            (j.desc.max_nodes, j.mem_per_cpu, j.desc.dependency.clone()),
-            (Some(2), 100, None)
-        );
+        assert_eq!((j.desc.max_nodes, j.mem_per_cpu, j.desc.dependency.clone()), (Some(2), 100, None));
         // a running job's end moves with its limit
         let r = running(&mut s, "n1");
-        s.apply(&upd(
-            r,
-            JobUpdate {
-                time_limit: Some(Some(2)),
-                ..Default::default()
-            },
-        ))
-        .unwrap();
+        s.apply(&upd(r, JobUpdate { time_limit: Some(Some(2)), ..Default::default() })).unwrap();
         assert_eq!(s.job(r).map(|j| j.end_time), Some(10 + 120));
         let f = done(&mut s);
         refused(&mut s, upd(f, JobUpdate::default()), ESLURM_JOB_FINISHED);
@@ -684,48 +457,21 @@ mod tests {
         let w = submit(&mut s, wide);
         refused(
             &mut s,
-            upd(
-                w,
-                JobUpdate {
-                    name: Some("x".into()),
-                    num_nodes: Some(2),
-                    ..Default::default()
-                },
-            ),
+            upd(w, JobUpdate { name: Some("x".into()), num_nodes: Some(2), ..Default::default() }),
             ESLURM_INVALID_CPU_COUNT,
         );
         let late = submit(&mut s, job());
-        s.apply(&Command::Start {
-            job_id: late,
-            task: None,
-            allocs: vec![],
-            now: i64::MAX - 5,
-            pass_ms: 0,
-        })
-        .unwrap();
+        s.apply(&Command::Start { job_id: late, task: None, allocs: vec![], now: i64::MAX - 5, pass_ms: 0 }).unwrap();
         refused(
             &mut s,
-            upd(
-                late,
-                JobUpdate {
-                    time_limit: Some(Some(1)),
-                    ..Default::default()
-                },
-            ),
+            upd(late, JobUpdate { time_limit: Some(Some(1)), ..Default::default() }),
             ESLURM_INVALID_TIME_VALUE,
         );
         // priority/basic: a nice change moves the priority
         let mut b = cluster();
         b.set_priority_basic(true);
         let id = submit(&mut b, job());
-        b.apply(&upd(
-            id,
-            JobUpdate {
-                nice: Some(5),
-                ..Default::default()
-            },
-        ))
-        .unwrap();
+        b.apply(&upd(id, JobUpdate { nice: Some(5), ..Default::default() })).unwrap();
         assert_eq!(b.job(id).map(|j| j.priority), Some(4294901759 - 5));
     }
 }

@@ -6,10 +6,7 @@ use spur_core::model::*;
 
 pub fn job() -> Job {
     Job {
-        desc: JobDesc {
-            name: "wrap".into(),
-            ..Default::default()
-        },
+        desc: JobDesc { name: "wrap".into(), ..Default::default() },
         user_name: "root".into(),
         group_name: "root".into(),
         priority: 1,
@@ -25,13 +22,7 @@ pub fn job() -> Job {
 }
 
 pub fn array(tasks: &[u32]) -> Job {
-    Job {
-        array: Some(ArrayInfo {
-            pending_tasks: tasks.to_vec(),
-            ..Default::default()
-        }),
-        ..job()
-    }
+    Job { array: Some(ArrayInfo { pending_tasks: tasks.to_vec(), ..Default::default() }), ..job() }
 }
 
 pub fn node(name: &str) -> Node {
@@ -60,22 +51,11 @@ pub fn cluster() -> State {
         default,
         ..Default::default()
     };
-    State::new(
-        "c".into(),
-        vec![node("n1"), node("n2")],
-        vec![part("p", true), part("q", false)],
-        1,
-        1000,
-    )
+    State::new("c".into(), vec![node("n1"), node("n2")], vec![part("p", true), part("q", false)], 1, 1000)
 }
 
 pub fn alloc(node: &str, cpus: u32, mem_mb: u64) -> NodeAlloc {
-    NodeAlloc {
-        node: node.into(),
-        cpus,
-        mem_mb,
-        gres: vec![],
-    }
+    NodeAlloc { node: node.into(), cpus, mem_mb, gres: vec![] }
 }
 
 pub fn submit(s: &mut State, job: Job) -> u32 {
@@ -105,10 +85,6 @@ pub fn refused(s: &mut State, cmd: Command, code: i32) {
     let before = s.encode().unwrap();
     let queue = s.queue_ids();
     assert_eq!(s.apply(&cmd), Err(code), "{:?}", cmd);
-    assert!(
-        s.encode().unwrap() == before,
-        "{:?} failed but changed the state",
-        cmd
-    );
+    assert!(s.encode().unwrap() == before, "{:?} failed but changed the state", cmd);
     assert_eq!(s.queue_ids(), queue);
 }

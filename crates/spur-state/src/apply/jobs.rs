@@ -15,11 +15,7 @@ impl State {
     /// lowest so far follows the priority before the nice adjustment.
     pub(crate) fn next_basic_priority(&mut self, nice: i32) -> u32 {
         const TOP: u32 = 0xffff_0000;
-        let last = if self.lowest_prio == 0 {
-            TOP
-        } else {
-            self.lowest_prio
-        };
+        let last = if self.lowest_prio == 0 { TOP } else { self.lowest_prio };
         // (all in i64: a u32 and an i32 cannot overflow it)
         let mut p: i64 = if last >= 2 { i64::from(last) - 1 } else { 1 };
         let off = i64::from(nice);
@@ -74,10 +70,7 @@ impl State {
         // what the started record will hold (a split task is a copy of the
         // meta-record: the same time limit)
         let num_nodes = u32::try_from(allocs.len()).map_err(|_| ESLURM_INVALID_NODE_COUNT)?;
-        let num_cpus = allocs
-            .iter()
-            .try_fold(0u32, |s, a| s.checked_add(a.cpus))
-            .ok_or(ESLURM_INVALID_CPU_COUNT)?;
+        let num_cpus = allocs.iter().try_fold(0u32, |s, a| s.checked_add(a.cpus)).ok_or(ESLURM_INVALID_CPU_COUNT)?;
         let end_time = match meta.time_limit {
             Some(lim) => plus_minutes(now, lim)?,
             None => 0,
@@ -91,23 +84,13 @@ impl State {
                 if !ai.pending_tasks.contains(&t) {
                     return Err(ESLURM_INVALID_ARRAY);
                 }
-                let new_id = if ai.pending_tasks.len() == 1 {
-                    None
-                } else {
-                    Some(self.peek_job_id()?)
-                };
+                let new_id = if ai.pending_tasks.len() == 1 { None } else { Some(self.peek_job_id()?) };
                 Some((t, new_id))
             }
         };
         let nodes = self.plan_nodes(allocs, |n, a| {
-            n.alloc_cpus = n
-                .alloc_cpus
-                .checked_add(a.cpus)
-                .ok_or(ESLURM_INVALID_CPU_COUNT)?;
-            n.alloc_mem = n
-                .alloc_mem
-                .checked_add(a.mem_mb)
-                .ok_or(ESLURM_INVALID_TASK_MEMORY)?;
+            n.alloc_cpus = n.alloc_cpus.checked_add(a.cpus).ok_or(ESLURM_INVALID_CPU_COUNT)?;
+            n.alloc_mem = n.alloc_mem.checked_add(a.mem_mb).ok_or(ESLURM_INVALID_TASK_MEMORY)?;
             for g in &a.gres {
                 super::nodes::take_gres(&mut n.alloc_gres, &g.name, &g.gtype, g.count)?;
             }
@@ -190,13 +173,7 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    pub(crate) fn complete(
-        &mut self,
-        job_id: u32,
-        exit_status: i32,
-        launch_failed: bool,
-        now: i64,
-    ) -> ApplyResult {
+    pub(crate) fn complete(&mut self, job_id: u32, exit_status: i32, launch_failed: bool, now: i64) -> ApplyResult {
         let job = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if !job.state.is_active() {
             // already recorded (a repeated report): nothing to do
@@ -242,13 +219,7 @@ impl State {
         Ok(Applied::Ended(job_id))
     }
 
-    pub(crate) fn kill(
-        &mut self,
-        job_id: u32,
-        task: Option<u32>,
-        state: JobState,
-        now: i64,
-    ) -> ApplyResult {
+    pub(crate) fn kill(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
         if !state.is_finished() {
             // a kill ends a job: a state it does not end in is no kill
             return Err(ESLURM_TRANSITION_STATE_NO_UPDATE);
@@ -322,11 +293,7 @@ impl State {
     }
 
     pub(crate) fn cancel_never_satisfied(&mut self, job_id: u32, now: i64) -> ApplyResult {
-        let pending = self
-            .jobs
-            .get(&job_id)
-            .map(|j| j.state == JobState::Pending)
-            .unwrap_or(false);
+        let pending = self.jobs.get(&job_id).map(|j| j.state == JobState::Pending).unwrap_or(false);
         if !pending {
             return Err(ESLURM_JOB_NOT_PENDING);
         }
@@ -409,12 +376,7 @@ mod tests {
         let mut s = cluster();
         assert_eq!(submit(&mut s, job()), 1);
         let a = submit(&mut s, array(&[1, 2]));
-        assert_eq!(
-            s.job(a)
-                .and_then(|j| j.array.as_ref())
-                .map(|a| a.array_job_id),
-            Some(2)
-        );
+        assert_eq!(s.job(a).and_then(|j| j.array.as_ref()).map(|a| a.array_job_id), Some(2));
         // a repeated request gets the first answer and creates nothing
         let mut j = job();
         j.desc.request_id = Some("req".into());
@@ -422,44 +384,23 @@ mod tests {
         assert_eq!(submit(&mut s, j), 3);
         assert_eq!(s.jobs().len(), 3);
         assert_eq!(s.queue_ids(), vec![1, 2, 3]);
-        assert_eq!(
-            s.jobs_in_order().map(|j| j.job_id).collect::<Vec<_>>(),
-            vec![1, 2, 3]
-        );
+        assert_eq!(s.jobs_in_order().map(|j| j.job_id).collect::<Vec<_>>(), vec![1, 2, 3]);
     }
 
     #[test]
     fn submit_wraps_at_max_job_id_and_fails_when_no_id_is_left() {
         let mut s = State::new("c".into(), vec![node("n1")], vec![], 5, 7);
         assert_eq!([submit(&mut s, job()), submit(&mut s, job())], [5, 6]);
-        s.apply(&Command::Kill {
-            job_id: 5,
-            task: None,
-            state: JobState::Cancelled,
-            now: 1,
-        })
-        .unwrap();
+        s.apply(&Command::Kill { job_id: 5, task: None, state: JobState::Cancelled, now: 1 }).unwrap();
         s.apply(&Command::Purge { job_ids: vec![5] }).unwrap();
         // 7, then past MaxJobId to FirstJobId, skipping ids in use
         assert_eq!([submit(&mut s, job()), submit(&mut s, job())], [7, 5]);
-        refused(
-            &mut s,
-            Command::Submit {
-                job: Box::new(job()),
-            },
-            EAGAIN,
-        );
+        refused(&mut s, Command::Submit { job: Box::new(job()) }, EAGAIN);
         refused(&mut s, Command::ConsumeJobId, EAGAIN);
         // a configuration with FirstJobId above MaxJobId cannot loop either
         let mut odd = State::new("c".into(), vec![], vec![], 9, 3);
         assert_eq!(submit(&mut odd, job()), 9);
-        refused(
-            &mut odd,
-            Command::Submit {
-                job: Box::new(job()),
-            },
-            EAGAIN,
-        );
+        refused(&mut odd, Command::Submit { job: Box::new(job()) }, EAGAIN);
     }
 
     #[test]
@@ -469,30 +410,12 @@ mod tests {
         j.time_limit = Some(5);
         let id = submit(&mut s, j);
         let mut a = alloc("n1", 2, 700);
-        a.gres = vec![GresAlloc {
-            name: "gpu".into(),
-            gtype: None,
-            count: 1,
-            indexes: vec![0],
-        }];
-        let r = s.apply(&Command::Start {
-            job_id: id,
-            task: None,
-            allocs: vec![a],
-            now: 100,
-            pass_ms: 100_000,
-        });
+        a.gres = vec![GresAlloc { name: "gpu".into(), gtype: None, count: 1, indexes: vec![0] }];
+        let r = s.apply(&Command::Start { job_id: id, task: None, allocs: vec![a], now: 100, pass_ms: 100_000 });
         assert_eq!(r, Ok(Applied::Started(id)));
         let j = s.job(id).unwrap();
         assert_eq!(
-            (
-                j.state,
-                j.start_time,
-                j.end_time,
-                j.num_cpus,
-                j.num_nodes,
-                j.start_pass_ms
-            ),
+            (j.state, j.start_time, j.end_time, j.num_cpus, j.num_nodes, j.start_pass_ms),
             (JobState::Running, 100, 400, 2, 1, 100_000)
         );
         let n = s.node("n1").unwrap();
@@ -507,40 +430,18 @@ mod tests {
     fn start_splits_array_tasks_off_the_meta_record() {
         let mut s = cluster();
         let a = submit(&mut s, array(&[1, 2]));
-        let start = |t| Command::Start {
-            job_id: a,
-            task: Some(t),
-            allocs: vec![],
-            now: 5,
-            pass_ms: 0,
-        };
+        let start = |t| Command::Start { job_id: a, task: Some(t), allocs: vec![], now: 5, pass_ms: 0 };
         refused(&mut s, start(3), ESLURM_INVALID_ARRAY);
         assert_eq!(s.apply(&start(1)), Ok(Applied::Started(2)));
-        assert_eq!(
-            s.job(2)
-                .and_then(|j| j.array.as_ref())
-                .and_then(|a| a.task_id),
-            Some(1)
-        );
-        assert_eq!(
-            s.job(a)
-                .and_then(|j| j.array.as_ref())
-                .map(|a| a.pending_tasks.clone()),
-            Some(vec![2])
-        );
+        assert_eq!(s.job(2).and_then(|j| j.array.as_ref()).and_then(|a| a.task_id), Some(1));
+        assert_eq!(s.job(a).and_then(|j| j.array.as_ref()).map(|a| a.pending_tasks.clone()), Some(vec![2]));
         // the last task is the meta-record itself
         assert_eq!(s.apply(&start(2)), Ok(Applied::Started(a)));
         assert_eq!(s.job(a).map(|j| j.state), Some(JobState::Running));
         let plain = submit(&mut s, job());
         refused(
             &mut s,
-            Command::Start {
-                job_id: plain,
-                task: Some(1),
-                allocs: vec![],
-                now: 5,
-                pass_ms: 0,
-            },
+            Command::Start { job_id: plain, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 },
             ESLURM_INVALID_ARRAY,
         );
     }
@@ -549,56 +450,23 @@ mod tests {
     fn start_refuses_what_cannot_apply_and_changes_nothing() {
         let mut s = cluster();
         let id = submit(&mut s, job());
-        let start = |job_id, allocs: Vec<NodeAlloc>, now| Command::Start {
-            job_id,
-            task: None,
-            allocs,
-            now,
-            pass_ms: 0,
-        };
+        let start =
+            |job_id, allocs: Vec<NodeAlloc>, now| Command::Start { job_id, task: None, allocs, now, pass_ms: 0 };
         refused(&mut s, start(99, vec![], 1), ESLURM_INVALID_JOB_ID);
-        refused(
-            &mut s,
-            start(id, vec![alloc("nx", 1, 1)], 1),
-            ESLURM_INVALID_NODE_NAME,
-        );
-        refused(
-            &mut s,
-            start(id, vec![alloc("n1", u32::MAX, 1), alloc("n2", 1, 1)], 1),
-            ESLURM_INVALID_CPU_COUNT,
-        );
+        refused(&mut s, start(id, vec![alloc("nx", 1, 1)], 1), ESLURM_INVALID_NODE_NAME);
+        refused(&mut s, start(id, vec![alloc("n1", u32::MAX, 1), alloc("n2", 1, 1)], 1), ESLURM_INVALID_CPU_COUNT);
         // the same node twice: the sums on the node overflow
-        refused(
-            &mut s,
-            start(id, vec![alloc("n1", 1, u64::MAX), alloc("n1", 1, 1)], 1),
-            ESLURM_INVALID_TASK_MEMORY,
-        );
+        refused(&mut s, start(id, vec![alloc("n1", 1, u64::MAX), alloc("n1", 1, 1)], 1), ESLURM_INVALID_TASK_MEMORY);
         let mut g = alloc("n1", 1, 1);
-        g.gres = vec![
-            GresAlloc {
-                name: "gpu".into(),
-                count: u64::MAX,
-                ..Default::default()
-            };
-            2
-        ];
+        g.gres = vec![GresAlloc { name: "gpu".into(), count: u64::MAX, ..Default::default() }; 2];
         refused(&mut s, start(id, vec![g], 1), ESLURM_INVALID_GRES);
         let mut limited = job();
         limited.time_limit = Some(60);
         let l = submit(&mut s, limited);
-        refused(
-            &mut s,
-            start(l, vec![alloc("n1", 1, 1)], i64::MAX - 60),
-            ESLURM_INVALID_TIME_VALUE,
-        );
+        refused(&mut s, start(l, vec![alloc("n1", 1, 1)], i64::MAX - 60), ESLURM_INVALID_TIME_VALUE);
         // a node already nearly full of CPUs
-        s.apply(&start(id, vec![alloc("n1", u32::MAX - 1, 0)], 1))
-            .unwrap();
-        refused(
-            &mut s,
-            start(l, vec![alloc("n1", 2, 0)], 1),
-            ESLURM_INVALID_CPU_COUNT,
-        );
+        s.apply(&start(id, vec![alloc("n1", u32::MAX - 1, 0)], 1)).unwrap();
+        refused(&mut s, start(l, vec![alloc("n1", 2, 0)], 1), ESLURM_INVALID_CPU_COUNT);
         refused(&mut s, start(id, vec![], 1), ESLURM_JOB_NOT_PENDING);
     }
 
@@ -607,13 +475,8 @@ mod tests {
         let mut s = cluster();
         let p = submit(&mut s, job());
         let r = running(&mut s, "n1");
-        let cmd = Command::Reasons {
-            changes: vec![
-                (p, Reason::Resources),
-                (r, Reason::Resources),
-                (77, Reason::Priority),
-            ],
-        };
+        let cmd =
+            Command::Reasons { changes: vec![(p, Reason::Resources), (r, Reason::Resources), (77, Reason::Priority)] };
         assert_eq!(s.apply(&cmd), Ok(Applied::Ok));
         assert_eq!(s.job(p).map(|j| j.reason.clone()), Some(Reason::Resources));
         assert_eq!(s.job(r).map(|j| j.reason.clone()), Some(Reason::None));
@@ -625,18 +488,8 @@ mod tests {
         let mut j = job();
         j.eligible_time = 0;
         let id = submit(&mut s, j);
-        assert_eq!(
-            s.apply(&Command::Eligible {
-                job_ids: vec![id, 77],
-                now: 30
-            }),
-            Ok(Applied::Ok)
-        );
-        s.apply(&Command::Eligible {
-            job_ids: vec![id],
-            now: 40,
-        })
-        .unwrap();
+        assert_eq!(s.apply(&Command::Eligible { job_ids: vec![id, 77], now: 30 }), Ok(Applied::Ok));
+        s.apply(&Command::Eligible { job_ids: vec![id], now: 40 }).unwrap();
         assert_eq!(s.job(id).map(|j| j.eligible_time), Some(30));
     }
 
@@ -645,24 +498,14 @@ mod tests {
         let mut s = cluster();
         let ok = running(&mut s, "n1");
         let sig = running(&mut s, "n2");
-        let complete = |job_id, exit_status, launch_failed| Command::Complete {
-            job_id,
-            exit_status,
-            launch_failed,
-            now: 50,
-        };
+        let complete =
+            |job_id, exit_status, launch_failed| Command::Complete { job_id, exit_status, launch_failed, now: 50 };
         assert_eq!(s.apply(&complete(ok, 0, false)), Ok(Applied::Ended(ok)));
         assert_eq!(s.apply(&complete(sig, 9, false)), Ok(Applied::Ended(sig)));
         let j = s.job(sig).unwrap();
-        assert_eq!(
-            (j.state, j.reason.text(), j.end_time),
-            (JobState::Failed, "RaisedSignal:9(Killed)", 50)
-        );
+        assert_eq!((j.state, j.reason.text(), j.end_time), (JobState::Failed, "RaisedSignal:9(Killed)", 50));
         assert_eq!(s.job(ok).map(|j| j.state), Some(JobState::Completed));
-        assert_eq!(
-            s.node("n1").map(|n| (n.alloc_cpus, n.alloc_mem, n.base)),
-            Some((0, 0, NodeBase::Idle))
-        );
+        assert_eq!(s.node("n1").map(|n| (n.alloc_cpus, n.alloc_mem, n.base)), Some((0, 0, NodeBase::Idle)));
         assert_eq!(s.queue_ids(), Vec::<u32>::new());
         // a repeated report changes nothing
         assert_eq!(s.apply(&complete(ok, 1, false)), Ok(Applied::Ok));
@@ -678,10 +521,7 @@ mod tests {
         old.set_release(spur_core::compat::Release::V22_05);
         let id = running(&mut old, "n1");
         old.apply(&complete(id, 9, false)).unwrap();
-        assert_eq!(
-            old.job(id).map(|j| j.reason.text().to_string()),
-            Some("JobLaunchFailure".into())
-        );
+        assert_eq!(old.job(id).map(|j| j.reason.text().to_string()), Some("JobLaunchFailure".into()));
         refused(&mut s, complete(99, 0, false), ESLURM_INVALID_JOB_ID);
     }
 
@@ -690,74 +530,29 @@ mod tests {
         let mut s = cluster();
         let p = submit(&mut s, job());
         let r = running(&mut s, "n1");
-        let kill = |job_id, task, state| Command::Kill {
-            job_id,
-            task,
-            state,
-            now: 60,
-        };
-        assert_eq!(
-            s.apply(&kill(p, None, JobState::Cancelled)),
-            Ok(Applied::Ended(p))
-        );
-        assert_eq!(
-            s.job(p).map(|j| (j.state, j.start_time, j.end_time)),
-            Some((JobState::Cancelled, 60, 60))
-        );
+        let kill = |job_id, task, state| Command::Kill { job_id, task, state, now: 60 };
+        assert_eq!(s.apply(&kill(p, None, JobState::Cancelled)), Ok(Applied::Ended(p)));
+        assert_eq!(s.job(p).map(|j| (j.state, j.start_time, j.end_time)), Some((JobState::Cancelled, 60, 60)));
         assert_eq!(s.apply(&kill(r, None, JobState::Timeout)), Ok(Applied::Ok));
-        assert_eq!(
-            s.job(r).map(|j| (j.state, j.kill_reason)),
-            Some((JobState::Completing, Some(JobState::Timeout)))
-        );
-        s.apply(&Command::Complete {
-            job_id: r,
-            exit_status: 9,
-            launch_failed: false,
-            now: 61,
-        })
-        .unwrap();
-        assert_eq!(
-            s.job(r).map(|j| (j.state, j.reason.clone())),
-            Some((JobState::Timeout, Reason::TimeLimit))
-        );
-        refused(
-            &mut s,
-            kill(p, None, JobState::Cancelled),
-            ESLURM_ALREADY_DONE,
-        );
-        refused(
-            &mut s,
-            kill(99, None, JobState::Cancelled),
-            ESLURM_INVALID_JOB_ID,
-        );
+        assert_eq!(s.job(r).map(|j| (j.state, j.kill_reason)), Some((JobState::Completing, Some(JobState::Timeout))));
+        s.apply(&Command::Complete { job_id: r, exit_status: 9, launch_failed: false, now: 61 }).unwrap();
+        assert_eq!(s.job(r).map(|j| (j.state, j.reason.clone())), Some((JobState::Timeout, Reason::TimeLimit)));
+        refused(&mut s, kill(p, None, JobState::Cancelled), ESLURM_ALREADY_DONE);
+        refused(&mut s, kill(99, None, JobState::Cancelled), ESLURM_INVALID_JOB_ID);
         let q = submit(&mut s, job());
-        refused(
-            &mut s,
-            kill(q, None, JobState::Running),
-            ESLURM_TRANSITION_STATE_NO_UPDATE,
-        );
-        refused(
-            &mut s,
-            kill(q, Some(1), JobState::Cancelled),
-            ESLURM_INVALID_JOB_ID,
-        );
+        refused(&mut s, kill(q, None, JobState::Running), ESLURM_TRANSITION_STATE_NO_UPDATE);
+        refused(&mut s, kill(q, Some(1), JobState::Cancelled), ESLURM_INVALID_JOB_ID);
     }
 
     #[test]
     fn kill_splits_a_pending_array_task_off_as_an_ended_record() {
         let mut s = cluster();
         let a = submit(&mut s, array(&[1, 2]));
-        let kill = |task| Command::Kill {
-            job_id: a,
-            task: Some(task),
-            state: JobState::Cancelled,
-            now: 70,
-        };
+        let kill = |task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: 70 };
         refused(&mut s, kill(5), ESLURM_INVALID_JOB_ID);
         assert_eq!(s.apply(&kill(1)), Ok(Applied::Ended(2)));
         assert_eq!(
-            s.job(2)
-                .map(|j| (j.state, j.array.as_ref().and_then(|a| a.task_id))),
+            s.job(2).map(|j| (j.state, j.array.as_ref().and_then(|a| a.task_id))),
             Some((JobState::Cancelled, Some(1)))
         );
         assert_eq!(s.queue_ids(), vec![a]);
@@ -771,27 +566,15 @@ mod tests {
         let mut s = cluster();
         let id = submit(&mut s, job());
         assert_eq!(s.apply(&Command::ConsumeJobId), Ok(Applied::Submitted(2)));
-        s.apply(&Command::Reasons {
-            changes: vec![(id, Reason::DependencyNeverSatisfied)],
-        })
-        .unwrap();
-        s.apply(&Command::CancelNeverSatisfied { job_id: id, now: 7 })
-            .unwrap();
+        s.apply(&Command::Reasons { changes: vec![(id, Reason::DependencyNeverSatisfied)] }).unwrap();
+        s.apply(&Command::CancelNeverSatisfied { job_id: id, now: 7 }).unwrap();
         let j = s.job(id).unwrap();
         assert_eq!(
             (j.state, &j.reason, j.start_time, j.end_time),
             (JobState::Cancelled, &Reason::DependencyNeverSatisfied, 7, 7)
         );
-        refused(
-            &mut s,
-            Command::CancelNeverSatisfied { job_id: id, now: 8 },
-            ESLURM_JOB_NOT_PENDING,
-        );
-        refused(
-            &mut s,
-            Command::CancelNeverSatisfied { job_id: 99, now: 8 },
-            ESLURM_JOB_NOT_PENDING,
-        );
+        refused(&mut s, Command::CancelNeverSatisfied { job_id: id, now: 8 }, ESLURM_JOB_NOT_PENDING);
+        refused(&mut s, Command::CancelNeverSatisfied { job_id: 99, now: 8 }, ESLURM_JOB_NOT_PENDING);
     }
 
     #[test]
@@ -801,24 +584,10 @@ mod tests {
         j.desc.request_id = Some("r".into());
         let done = submit(&mut s, j.clone());
         let live = submit(&mut s, job());
-        s.apply(&Command::Kill {
-            job_id: done,
-            task: None,
-            state: JobState::Cancelled,
-            now: 1,
-        })
-        .unwrap();
-        assert_eq!(
-            s.apply(&Command::Purge {
-                job_ids: vec![done, live, 99]
-            }),
-            Ok(Applied::Ok)
-        );
+        s.apply(&Command::Kill { job_id: done, task: None, state: JobState::Cancelled, now: 1 }).unwrap();
+        assert_eq!(s.apply(&Command::Purge { job_ids: vec![done, live, 99] }), Ok(Applied::Ok));
         assert_eq!(s.jobs().keys().copied().collect::<Vec<_>>(), vec![live]);
-        assert_eq!(
-            s.jobs_in_order().map(|j| j.job_id).collect::<Vec<_>>(),
-            vec![live]
-        );
+        assert_eq!(s.jobs_in_order().map(|j| j.job_id).collect::<Vec<_>>(), vec![live]);
         // the request id is free again
         assert_eq!(submit(&mut s, j), 3);
     }

@@ -48,56 +48,27 @@ impl State {
     pub fn apply(&mut self, cmd: &Command) -> ApplyResult {
         match cmd {
             Command::Submit { job } => self.submit(job),
-            Command::Start {
-                job_id,
-                task,
-                allocs,
-                now,
-                pass_ms,
-            } => self.start(*job_id, *task, allocs, *now, *pass_ms),
+            Command::Start { job_id, task, allocs, now, pass_ms } => self.start(*job_id, *task, allocs, *now, *pass_ms),
             Command::Reasons { changes } => self.reasons(changes),
-            Command::Complete {
-                job_id,
-                exit_status,
-                launch_failed,
-                now,
-            } => self.complete(*job_id, *exit_status, *launch_failed, *now),
-            Command::Kill {
-                job_id,
-                task,
-                state,
-                now,
-            } => self.kill(*job_id, *task, *state, *now),
+            Command::Complete { job_id, exit_status, launch_failed, now } => {
+                self.complete(*job_id, *exit_status, *launch_failed, *now)
+            }
+            Command::Kill { job_id, task, state, now } => self.kill(*job_id, *task, *state, *now),
             Command::Hold { job_id, reason } => self.hold(*job_id, reason),
             Command::Release { job_id } => self.release(*job_id),
             Command::Requeue { job_id, hold, now } => self.requeue(*job_id, *hold, *now),
             Command::UpdateJob { job_id, update } => self.update_job(*job_id, update),
             Command::NodeRegistered { name, reg, now } => self.node_registered(name, reg, *now),
-            Command::NodeHeartbeat {
-                name,
-                cpu_load,
-                free_mem,
-                now,
-            } => self.node_heartbeat(name, *cpu_load, *free_mem, *now),
+            Command::NodeHeartbeat { name, cpu_load, free_mem, now } => {
+                self.node_heartbeat(name, *cpu_load, *free_mem, *now)
+            }
             Command::NodeNotResponding { name, now } => self.node_not_responding(name, *now),
-            Command::NodeDown {
-                name,
-                reason,
-                uid,
-                now,
-            } => self.node_down(name, reason, *uid, *now),
-            Command::NodeUpdate {
-                name,
-                update,
-                uid,
-                now,
-            } => self.node_update(name, update, *uid, *now),
+            Command::NodeDown { name, reason, uid, now } => self.node_down(name, reason, *uid, *now),
+            Command::NodeUpdate { name, update, uid, now } => self.node_update(name, update, *uid, *now),
             Command::Purge { job_ids } => self.purge(job_ids),
             Command::Eligible { job_ids, now } => self.eligible(job_ids, *now),
             Command::ConsumeJobId => self.consume_job_id(),
-            Command::CancelNeverSatisfied { job_id, now } => {
-                self.cancel_never_satisfied(*job_id, *now)
-            }
+            Command::CancelNeverSatisfied { job_id, now } => self.cancel_never_satisfied(*job_id, *now),
             Command::Suspend { job_id, now } => self.suspend(*job_id, *now),
             Command::Resume { job_id, now } => self.resume(*job_id, *now),
             Command::PartitionUpdate { name, update } => self.partition_update(name, update),
@@ -199,6 +170,5 @@ impl State {
 
 /// `now + minutes`, or an error result when it does not fit.
 pub(crate) fn plus_minutes(t: i64, minutes: Minutes) -> Result<i64, ApplyError> {
-    t.checked_add(i64::from(minutes) * 60)
-        .ok_or(ESLURM_INVALID_TIME_VALUE)
+    t.checked_add(i64::from(minutes) * 60).ok_or(ESLURM_INVALID_TIME_VALUE)
 }

@@ -36,10 +36,7 @@ impl NodeState {
 }
 
 fn not_responding_reason(n: &Node) -> bool {
-    n.reason
-        .as_deref()
-        .map(|r| r.starts_with("Not responding"))
-        .unwrap_or(false)
+    n.reason.as_deref().map(|r| r.starts_with("Not responding")).unwrap_or(false)
 }
 
 impl State {
@@ -58,11 +55,7 @@ impl State {
             n.last_busy = now;
         }
         if n.base == NodeBase::Unknown || (n.base == NodeBase::Down && not_responding_reason(n)) {
-            n.base = if n.alloc_cpus > 0 {
-                NodeBase::Allocated
-            } else {
-                NodeBase::Idle
-            };
+            n.base = if n.alloc_cpus > 0 { NodeBase::Allocated } else { NodeBase::Idle };
             if n.base == NodeBase::Idle || not_responding_reason(n) {
                 n.reason = None;
                 n.reason_time = 0;
@@ -79,13 +72,7 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    pub(crate) fn node_heartbeat(
-        &mut self,
-        name: &str,
-        cpu_load: u32,
-        free_mem: u64,
-        now: i64,
-    ) -> ApplyResult {
+    pub(crate) fn node_heartbeat(&mut self, name: &str, cpu_load: u32, free_mem: u64, now: i64) -> ApplyResult {
         let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
         n.last_heard = now;
         n.cpu_load = cpu_load;
@@ -100,13 +87,7 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    pub(crate) fn node_down(
-        &mut self,
-        name: &str,
-        reason: &str,
-        uid: u32,
-        now: i64,
-    ) -> ApplyResult {
+    pub(crate) fn node_down(&mut self, name: &str, reason: &str, uid: u32, now: i64) -> ApplyResult {
         let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
         n.base = NodeBase::Down;
         n.flags.not_responding = true;
@@ -116,13 +97,7 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    pub(crate) fn node_update(
-        &mut self,
-        name: &str,
-        update: &NodeUpdate,
-        uid: u32,
-        now: i64,
-    ) -> ApplyResult {
+    pub(crate) fn node_update(&mut self, name: &str, update: &NodeUpdate, uid: u32, now: i64) -> ApplyResult {
         let p = self.profile();
         if self.node(name).is_none() {
             return Err(ESLURM_INVALID_NODE_NAME);
@@ -198,11 +173,8 @@ impl State {
     pub(crate) fn suspend_cpus(&mut self, allocs: &[NodeAlloc], release: bool) {
         for a in allocs {
             if let Some(n) = self.node_mut(&a.node) {
-                n.alloc_cpus = if release {
-                    n.alloc_cpus.saturating_sub(a.cpus)
-                } else {
-                    n.alloc_cpus.saturating_add(a.cpus)
-                };
+                n.alloc_cpus =
+                    if release { n.alloc_cpus.saturating_sub(a.cpus) } else { n.alloc_cpus.saturating_add(a.cpus) };
             }
         }
     }
@@ -256,98 +228,40 @@ mod tests {
     use spur_core::model::*;
 
     fn reg() -> NodeReg {
-        NodeReg {
-            os: "Linux".into(),
-            boot_time: 3,
-            start_time: 4,
-            ..Default::default()
-        }
+        NodeReg { os: "Linux".into(), boot_time: 3, start_time: 4, ..Default::default() }
     }
 
     #[test]
     fn node_registered_brings_a_node_into_service() {
         let mut s = cluster();
-        s.apply(&Command::NodeDown {
-            name: "n1".into(),
-            reason: "Not responding".into(),
-            uid: 0,
-            now: 1,
-        })
-        .unwrap();
-        let cmd = Command::NodeRegistered {
-            name: "n1".into(),
-            reg: reg(),
-            now: 9,
-        };
+        s.apply(&Command::NodeDown { name: "n1".into(), reason: "Not responding".into(), uid: 0, now: 1 }).unwrap();
+        let cmd = Command::NodeRegistered { name: "n1".into(), reg: reg(), now: 9 };
         assert_eq!(s.apply(&cmd), Ok(Applied::Ok));
         let n = s.node("n1").unwrap();
         assert_eq!(
-            (
-                n.base,
-                n.flags.not_responding,
-                n.reason.clone(),
-                n.os.as_str(),
-                n.last_heard
-            ),
+            (n.base, n.flags.not_responding, n.reason.clone(), n.os.as_str(), n.last_heard),
             (NodeBase::Idle, false, None, "Linux", 9)
         );
         // a node down for another reason stays down
-        s.apply(&Command::NodeDown {
-            name: "n2".into(),
-            reason: "broken".into(),
-            uid: 0,
-            now: 1,
-        })
-        .unwrap();
-        s.apply(&Command::NodeRegistered {
-            name: "n2".into(),
-            reg: reg(),
-            now: 9,
-        })
-        .unwrap();
-        assert_eq!(
-            s.node("n2").map(|n| (n.base, n.reason.clone())),
-            Some((NodeBase::Down, Some("broken".into())))
-        );
-        refused(
-            &mut s,
-            Command::NodeRegistered {
-                name: "nx".into(),
-                reg: reg(),
-                now: 9,
-            },
-            ESLURM_INVALID_NODE_NAME,
-        );
+        s.apply(&Command::NodeDown { name: "n2".into(), reason: "broken".into(), uid: 0, now: 1 }).unwrap();
+        s.apply(&Command::NodeRegistered { name: "n2".into(), reg: reg(), now: 9 }).unwrap();
+        assert_eq!(s.node("n2").map(|n| (n.base, n.reason.clone())), Some((NodeBase::Down, Some("broken".into()))));
+        refused(&mut s, Command::NodeRegistered { name: "nx".into(), reg: reg(), now: 9 }, ESLURM_INVALID_NODE_NAME);
     }
 
     #[test]
     fn node_heartbeat_refreshes_liveness() {
         let mut s = cluster();
-        s.apply(&Command::NodeNotResponding {
-            name: "n1".into(),
-            now: 1,
-        })
-        .unwrap();
-        let cmd = Command::NodeHeartbeat {
-            name: "n1".into(),
-            cpu_load: 7,
-            free_mem: 100,
-            now: 12,
-        };
+        s.apply(&Command::NodeNotResponding { name: "n1".into(), now: 1 }).unwrap();
+        let cmd = Command::NodeHeartbeat { name: "n1".into(), cpu_load: 7, free_mem: 100, now: 12 };
         assert_eq!(s.apply(&cmd), Ok(Applied::Ok));
         assert_eq!(
-            s.node("n1")
-                .map(|n| (n.last_heard, n.cpu_load, n.free_mem, n.flags.not_responding)),
+            s.node("n1").map(|n| (n.last_heard, n.cpu_load, n.free_mem, n.flags.not_responding)),
             Some((12, 7, 100, false))
         );
         refused(
             &mut s,
-            Command::NodeHeartbeat {
-                name: "nx".into(),
-                cpu_load: 0,
-                free_mem: 0,
-                now: 1,
-            },
+            Command::NodeHeartbeat { name: "nx".into(), cpu_load: 0, free_mem: 0, now: 1 },
             ESLURM_INVALID_NODE_NAME,
         );
         // the same change outside the log
@@ -361,52 +275,23 @@ mod tests {
     #[test]
     fn node_not_responding_flags_the_node() {
         let mut s = cluster();
-        assert_eq!(
-            s.apply(&Command::NodeNotResponding {
-                name: "n1".into(),
-                now: 1
-            }),
-            Ok(Applied::Ok)
-        );
-        assert_eq!(
-            s.node("n1").map(|n| (n.flags.not_responding, n.base)),
-            Some((true, NodeBase::Idle))
-        );
-        refused(
-            &mut s,
-            Command::NodeNotResponding {
-                name: "".into(),
-                now: 1,
-            },
-            ESLURM_INVALID_NODE_NAME,
-        );
+        assert_eq!(s.apply(&Command::NodeNotResponding { name: "n1".into(), now: 1 }), Ok(Applied::Ok));
+        assert_eq!(s.node("n1").map(|n| (n.flags.not_responding, n.base)), Some((true, NodeBase::Idle)));
+        refused(&mut s, Command::NodeNotResponding { name: "".into(), now: 1 }, ESLURM_INVALID_NODE_NAME);
     }
 
     #[test]
     fn node_down_records_who_and_why() {
         let mut s = cluster();
         assert_eq!(
-            s.apply(&Command::NodeDown {
-                name: "n2".into(),
-                reason: "r".into(),
-                uid: 5,
-                now: 8
-            }),
+            s.apply(&Command::NodeDown { name: "n2".into(), reason: "r".into(), uid: 5, now: 8 }),
             Ok(Applied::Ok)
         );
         let n = s.node("n2").unwrap();
-        assert_eq!(
-            (n.base, n.reason.as_deref(), n.reason_uid, n.reason_time),
-            (NodeBase::Down, Some("r"), 5, 8)
-        );
+        assert_eq!((n.base, n.reason.as_deref(), n.reason_uid, n.reason_time), (NodeBase::Down, Some("r"), 5, 8));
         refused(
             &mut s,
-            Command::NodeDown {
-                name: "ñ".into(),
-                reason: "r".into(),
-                uid: 5,
-                now: 8,
-            },
+            Command::NodeDown { name: "ñ".into(), reason: "r".into(), uid: 5, now: 8 },
             ESLURM_INVALID_NODE_NAME,
         );
     }
@@ -414,16 +299,8 @@ mod tests {
     #[test]
     fn node_update_states_reason_weight_features() {
         let mut s = cluster();
-        let upd = |state: &str| NodeUpdate {
-            state: Some(state.into()),
-            ..Default::default()
-        };
-        let cmd = |name: &str, update| Command::NodeUpdate {
-            name: name.into(),
-            update,
-            uid: 0,
-            now: 5,
-        };
+        let upd = |state: &str| NodeUpdate { state: Some(state.into()), ..Default::default() };
+        let cmd = |name: &str, update| Command::NodeUpdate { name: name.into(), update, uid: 0, now: 5 };
         s.apply(&cmd(
             "n1",
             NodeUpdate {
@@ -436,47 +313,25 @@ mod tests {
         .unwrap();
         let n = s.node("n1").unwrap();
         assert_eq!(
-            (
-                n.flags.drain,
-                n.reason.as_deref(),
-                n.weight,
-                n.features.clone()
-            ),
+            (n.flags.drain, n.reason.as_deref(), n.weight, n.features.clone()),
             (true, Some("maint"), 9, vec!["f".to_string()])
         );
         s.apply(&cmd("n1", upd("undrain"))).unwrap();
-        assert_eq!(
-            s.node("n1")
-                .map(|n| (n.flags.drain, n.flags.not_responding)),
-            Some((false, true))
-        );
+        assert_eq!(s.node("n1").map(|n| (n.flags.drain, n.flags.not_responding)), Some((false, true)));
         s.apply(&cmd("n1", upd("future"))).unwrap();
         assert_eq!(s.node("n1").map(|n| n.base), Some(NodeBase::Future));
         s.apply(&cmd("n1", upd("resume"))).unwrap();
         assert_eq!(s.node("n1").map(|n| n.base), Some(NodeBase::Idle));
         s.apply(&cmd("n2", upd("down"))).unwrap();
         s.apply(&cmd("n2", upd("idle"))).unwrap();
-        assert_eq!(
-            s.node("n2").map(|n| (n.base, n.last_busy)),
-            Some((NodeBase::Idle, 5))
-        );
+        assert_eq!(s.node("n2").map(|n| (n.base, n.last_busy)), Some((NodeBase::Idle, 5)));
         s.apply(&cmd("n2", upd("noresp"))).unwrap();
         assert_eq!(s.node("n2").map(|n| n.flags.not_responding), Some(true));
         s.apply(&cmd("n2", upd("fail"))).unwrap();
         assert_eq!(s.node("n2").map(|n| n.flags.drain), Some(true));
         // an unknown state changes nothing, not even the reason given with it;
         // an unknown node is named first
-        refused(
-            &mut s,
-            cmd(
-                "n1",
-                NodeUpdate {
-                    reason: Some("x".into()),
-                    ..upd("bogus")
-                },
-            ),
-            ESLURM_INVALID_NODE_STATE,
-        );
+        refused(&mut s, cmd("n1", NodeUpdate { reason: Some("x".into()), ..upd("bogus") }), ESLURM_INVALID_NODE_STATE);
         refused(&mut s, cmd("nx", upd("bogus")), ESLURM_INVALID_NODE_NAME);
     }
 
@@ -488,28 +343,11 @@ mod tests {
             reason: reason.map(String::from),
             ..Default::default()
         };
-        s.apply(&Command::NodeUpdate {
-            name: "n1".into(),
-            update: upd("down", Some("broken")),
-            uid: 0,
-            now: 5,
-        })
-        .unwrap();
-        assert_eq!(
-            s.node("n1").map(|n| (n.base, n.flags.drain)),
-            Some((NodeBase::Down, false))
-        );
-        s.apply(&Command::NodeUpdate {
-            name: "n1".into(),
-            update: upd("resume", None),
-            uid: 0,
-            now: 6,
-        })
-        .unwrap();
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("down", Some("broken")), uid: 0, now: 5 })
+            .unwrap();
+        assert_eq!(s.node("n1").map(|n| (n.base, n.flags.drain)), Some((NodeBase::Down, false)));
+        s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("resume", None), uid: 0, now: 6 }).unwrap();
         let n = s.node("n1").unwrap();
-        assert_eq!(
-            (n.base, n.flags.not_responding, n.reason.as_deref()),
-            (NodeBase::Idle, true, Some("broken"))
-        );
+        assert_eq!((n.base, n.flags.not_responding, n.reason.as_deref()), (NodeBase::Idle, true, Some("broken")));
     }
 }

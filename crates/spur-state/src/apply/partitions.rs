@@ -5,11 +5,7 @@ use spur_core::errors::*;
 
 impl State {
     pub(crate) fn partition_update(&mut self, name: &str, update: &PartUpdate) -> ApplyResult {
-        let i = self
-            .partitions
-            .iter()
-            .position(|p| p.name == name)
-            .ok_or(ESLURM_INVALID_PARTITION_NAME)?;
+        let i = self.partitions.iter().position(|p| p.name == name).ok_or(ESLURM_INVALID_PARTITION_NAME)?;
         if update.default == Some(true) {
             for p in &mut self.partitions {
                 p.default = false;
@@ -68,47 +64,16 @@ mod tests {
             default: Some(true),
             ..Default::default()
         };
-        assert_eq!(
-            s.apply(&Command::PartitionUpdate {
-                name: "q".into(),
-                update: u
-            }),
-            Ok(Applied::Ok)
-        );
+        assert_eq!(s.apply(&Command::PartitionUpdate { name: "q".into(), update: u }), Ok(Applied::Ok));
         let q = s.partition("q").unwrap();
-        assert_eq!(
-            (q.max_time, q.state, q.default),
-            (Some(60), PartState::Down, true)
-        );
+        assert_eq!((q.max_time, q.state, q.default), (Some(60), PartState::Down, true));
         // one default partition
         assert_eq!(s.default_partition().map(|p| p.name.as_str()), Some("q"));
         assert_eq!(s.partition("p").map(|p| p.default), Some(false));
-        let u = PartUpdate {
-            max_nodes: Some(None),
-            oversubscribe: Some("YES".into()),
-            ..Default::default()
-        };
-        s.apply(&Command::PartitionUpdate {
-            name: "p".into(),
-            update: u,
-        })
-        .unwrap();
-        assert_eq!(
-            s.partition("p")
-                .map(|p| (p.max_nodes, p.oversubscribe.as_str())),
-            Some((None, "YES"))
-        );
-        let u = PartUpdate {
-            default: Some(true),
-            ..Default::default()
-        };
-        refused(
-            &mut s,
-            Command::PartitionUpdate {
-                name: "x".into(),
-                update: u,
-            },
-            ESLURM_INVALID_PARTITION_NAME,
-        );
+        let u = PartUpdate { max_nodes: Some(None), oversubscribe: Some("YES".into()), ..Default::default() };
+        s.apply(&Command::PartitionUpdate { name: "p".into(), update: u }).unwrap();
+        assert_eq!(s.partition("p").map(|p| (p.max_nodes, p.oversubscribe.as_str())), Some((None, "YES")));
+        let u = PartUpdate { default: Some(true), ..Default::default() };
+        refused(&mut s, Command::PartitionUpdate { name: "x".into(), update: u }, ESLURM_INVALID_PARTITION_NAME);
     }
 }

@@ -17,11 +17,7 @@ impl State {
     }
 
     pub(crate) fn resv_update(&mut self, resv: &Reservation) -> ApplyResult {
-        let r = self
-            .reservations
-            .iter_mut()
-            .find(|r| r.name == resv.name)
-            .ok_or(ESLURM_RESERVATION_INVALID)?;
+        let r = self.reservations.iter_mut().find(|r| r.name == resv.name).ok_or(ESLURM_RESERVATION_INVALID)?;
         *r = resv.clone();
         Ok(Applied::Ok)
     }
@@ -44,64 +40,37 @@ mod tests {
     use spur_core::model::*;
 
     fn resv(name: &str) -> Reservation {
-        Reservation {
-            name: name.into(),
-            start_time: 10,
-            end_time: 20,
-            nodes: vec!["n1".into()],
-            ..Default::default()
-        }
+        Reservation { name: name.into(), start_time: 10, end_time: 20, nodes: vec!["n1".into()], ..Default::default() }
     }
 
     #[test]
     fn resv_create_adds_one_and_counts_it() {
         let mut s = cluster();
-        assert_eq!(
-            s.apply(&Command::ResvCreate { resv: resv("r") }),
-            Ok(Applied::Ok)
-        );
+        assert_eq!(s.apply(&Command::ResvCreate { resv: resv("r") }), Ok(Applied::Ok));
         assert_eq!((s.reservations().len(), s.resv_top()), (1, 1));
         assert!(!s.view(5).nodes[0].flags.reserved);
         assert_eq!(s.view(15).nodes[0].state_short(), "resv");
         assert_eq!(s.view(15).nodes[1].state_short(), "idle");
-        refused(
-            &mut s,
-            Command::ResvCreate { resv: resv("r") },
-            ESLURM_RESERVATION_NAME_DUP,
-        );
+        refused(&mut s, Command::ResvCreate { resv: resv("r") }, ESLURM_RESERVATION_NAME_DUP);
     }
 
     #[test]
     fn resv_update_replaces_the_record() {
         let mut s = cluster();
         s.apply(&Command::ResvCreate { resv: resv("r") }).unwrap();
-        let m = Reservation {
-            flags: vec!["MAINT".into()],
-            ..resv("r")
-        };
+        let m = Reservation { flags: vec!["MAINT".into()], ..resv("r") };
         assert_eq!(s.apply(&Command::ResvUpdate { resv: m }), Ok(Applied::Ok));
         assert_eq!(s.view(15).nodes[0].state_long(), "maint");
-        refused(
-            &mut s,
-            Command::ResvUpdate { resv: resv("x") },
-            ESLURM_RESERVATION_INVALID,
-        );
+        refused(&mut s, Command::ResvUpdate { resv: resv("x") }, ESLURM_RESERVATION_INVALID);
     }
 
     #[test]
     fn resv_delete_removes_it() {
         let mut s = cluster();
         s.apply(&Command::ResvCreate { resv: resv("r") }).unwrap();
-        assert_eq!(
-            s.apply(&Command::ResvDelete { name: "r".into() }),
-            Ok(Applied::Ok)
-        );
+        assert_eq!(s.apply(&Command::ResvDelete { name: "r".into() }), Ok(Applied::Ok));
         assert_eq!(s.view(15).nodes[0].state_short(), "idle");
-        refused(
-            &mut s,
-            Command::ResvDelete { name: "r".into() },
-            ESLURM_RESERVATION_INVALID,
-        );
+        refused(&mut s, Command::ResvDelete { name: "r".into() }, ESLURM_RESERVATION_INVALID);
         // the number goes on
         s.apply(&Command::ResvCreate { resv: resv("r") }).unwrap();
         assert_eq!(s.resv_top(), 2);

@@ -41,11 +41,20 @@ async fn controller() -> Fixture {
     })
     .unwrap();
     let rconf = std::sync::Arc::new(
-        openraft::Config { heartbeat_interval: 50, election_timeout_min: 150, election_timeout_max: 300, ..Default::default() }
-            .validate()
-            .unwrap(),
+        openraft::Config {
+            heartbeat_interval: 50,
+            election_timeout_min: 150,
+            election_timeout_max: 300,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap(),
     );
-    let net = crate::raftnet::Net { key: std::sync::Arc::new(KEY.to_vec()), wv: opened.write_version.clone(), local_ip: None };
+    let net = crate::raftnet::Net {
+        key: std::sync::Arc::new(KEY.to_vec()),
+        wv: opened.write_version.clone(),
+        local_ip: None,
+    };
     let raft = spur_state::raft::Raft::new(1, rconf, net, opened.log, opened.sm).await.unwrap();
     let members: std::collections::BTreeMap<u64, openraft::BasicNode> =
         [(1, openraft::BasicNode { addr: "127.0.0.1:6817".into() })].into_iter().collect();
@@ -103,7 +112,10 @@ fn wrap_job(partition: Option<&str>) -> SubmitRequest {
         partition: partition.map(String::from),
         ..Default::default()
     };
-    SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false }
+    SubmitRequest {
+        job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+        test_only: false,
+    }
 }
 
 async fn submit(f: &Fixture, req: Request<SubmitRequest>) -> u32 {
@@ -155,27 +167,45 @@ async fn submission_and_query_rules() {
     let r = s.submit(user(wrap_job(Some("nosuch")))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_INVALID_PARTITION_NAME);
     // a deadline before the job could end
-    let desc = JobDesc { time_limit: Some(120), deadline: now() + 60, script: "#!/bin/sh\n".into(), ..Default::default() };
-    let r = s.submit(user(SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false })).await.unwrap();
+    let desc =
+        JobDesc { time_limit: Some(120), deadline: now() + 60, script: "#!/bin/sh\n".into(), ..Default::default() };
+    let r = s
+        .submit(user(SubmitRequest {
+            job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+            test_only: false,
+        }))
+        .await
+        .unwrap();
     assert_eq!(code(&r.into_inner().status), ESLURM_INVALID_TIME_LIMIT);
     // a record that is not a job description
     let r = s.submit(user(SubmitRequest { job_desc: vec![1, 2, 3], test_only: false })).await.unwrap();
     assert_eq!(code(&r.into_inner().status), SLURM_UNEXPECTED_MSG_ERROR);
     // an unknown reservation
     let desc = JobDesc { reservation: Some("nosuch".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
-    let r = s.submit(user(SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false })).await.unwrap();
+    let r = s
+        .submit(user(SubmitRequest {
+            job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+            test_only: false,
+        }))
+        .await
+        .unwrap();
     assert_eq!(code(&r.into_inner().status), ESLURM_RESERVATION_INVALID);
     // a job, and its script: its owner's and the operators' only
     let jid = submit(&f, user(wrap_job(None))).await;
-    let q = |with_script| QueryRequest { jobs: true, job_ids: vec![jid.to_string()], with_script, ..Default::default() };
+    let q =
+        |with_script| QueryRequest { jobs: true, job_ids: vec![jid.to_string()], with_script, ..Default::default() };
     assert_eq!(code(&s.query(other(q(true))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
     assert_eq!(code(&s.query(user(q(true))).await.unwrap().into_inner().status), 0);
     assert_eq!(code(&s.query(root(q(true))).await.unwrap().into_inner().status), 0);
-    let view: ClusterView = spur_core::records::decode_view(&s.query(other(q(false))).await.unwrap().into_inner().view, &"test").unwrap();
+    let view: ClusterView =
+        spur_core::records::decode_view(&s.query(other(q(false))).await.unwrap().into_inner().view, &"test").unwrap();
     assert_eq!(view.jobs.len(), 1);
     // the same request id gets the first job back
     let desc = JobDesc { request_id: Some("abc".into()), script: "#!/bin/sh\n".into(), ..Default::default() };
-    let req = || SubmitRequest { job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(), test_only: false };
+    let req = || SubmitRequest {
+        job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+        test_only: false,
+    };
     let first = submit(&f, user(req())).await;
     assert_eq!(submit(&f, user(req())).await, first);
 }
@@ -191,7 +221,11 @@ async fn cancel_and_job_control_rules() {
     assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_ACCESS_DENIED]);
     let r = s.cancel(user(c(vec!["999999".into()]))).await.unwrap().into_inner();
     assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_INVALID_JOB_ID]);
-    for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(Box::new(rq::JobUpdate { comment: Some("x".into()), ..Default::default() }))] {
+    for op in [
+        JobControl::Hold { user: false },
+        JobControl::Release,
+        JobControl::Update(Box::new(rq::JobUpdate { comment: Some("x".into()), ..Default::default() })),
+    ] {
         let r = s.job_control(other(control(&[jid], &op))).await.unwrap().into_inner();
         assert_eq!(codes(&r), [ESLURM_USER_ID_MISSING], "{:?}", op);
     }
@@ -202,7 +236,8 @@ async fn cancel_and_job_control_rules() {
     }
     let r = s.job_control(user(control(&[jid], &JobControl::Top))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED);
-    let r = s.job_control(other(control(&[jid], &JobControl::Requeue { hold: false, special_exit: false }))).await.unwrap();
+    let r =
+        s.job_control(other(control(&[jid], &JobControl::Requeue { hold: false, special_exit: false }))).await.unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
     // update: raise the limit (partition MaxTime 60 is the default), set a priority, bad values
     let upd = |u: rq::JobUpdate| control(&[jid], &JobControl::Update(Box::new(u)));
@@ -212,20 +247,33 @@ async fn cancel_and_job_control_rules() {
     assert_eq!(codes(&r.into_inner()), [0]);
     let r = s.job_control(user(upd(rq::JobUpdate { priority: Some(5), ..Default::default() }))).await.unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_ACCESS_DENIED]);
-    let r = s.job_control(root(upd(rq::JobUpdate { partition: Some("nosuch".into()), ..Default::default() }))).await.unwrap();
+    let r = s
+        .job_control(root(upd(rq::JobUpdate { partition: Some("nosuch".into()), ..Default::default() })))
+        .await
+        .unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_INVALID_PARTITION_NAME]);
-    let r = s.job_control(root(upd(rq::JobUpdate { exc_nodes: Some("n[1-".into()), ..Default::default() }))).await.unwrap();
+    let r =
+        s.job_control(root(upd(rq::JobUpdate { exc_nodes: Some("n[1-".into()), ..Default::default() }))).await.unwrap();
     assert_eq!(codes(&r.into_inner()), [ESLURM_INVALID_NODE_NAME]);
-    let r = s.job_control(root(upd(rq::JobUpdate { unsupported: vec![rq::UnsupportedJobField::Qos], ..Default::default() }))).await;
+    let r = s
+        .job_control(root(upd(rq::JobUpdate { unsupported: vec![rq::UnsupportedJobField::Qos], ..Default::default() })))
+        .await;
     assert_eq!(codes(&r.unwrap().into_inner()), [ESLURM_NOT_SUPPORTED]);
     // the owner holds and releases; an operator's hold stays for the user
-    assert_eq!(codes(&s.job_control(root(control(&[jid], &JobControl::Hold { user: false }))).await.unwrap().into_inner()), [0]);
-    assert_eq!(codes(&s.job_control(user(control(&[jid], &JobControl::Release))).await.unwrap().into_inner()), [ESLURM_ACCESS_DENIED]);
+    assert_eq!(
+        codes(&s.job_control(root(control(&[jid], &JobControl::Hold { user: false }))).await.unwrap().into_inner()),
+        [0]
+    );
+    assert_eq!(
+        codes(&s.job_control(user(control(&[jid], &JobControl::Release))).await.unwrap().into_inner()),
+        [ESLURM_ACCESS_DENIED]
+    );
     assert_eq!(codes(&s.job_control(root(control(&[jid], &JobControl::Release))).await.unwrap().into_inner()), [0]);
     // unknown ids, and a message no Spur sends
     let r = s.job_control(root(control(&[999999], &JobControl::Release))).await.unwrap().into_inner();
     assert_eq!(codes(&r), [ESLURM_INVALID_JOB_ID]);
-    let r = s.job_control(root(JobControlRequest { job_ids: vec![jid.to_string()], op: None })).await.unwrap().into_inner();
+    let r =
+        s.job_control(root(JobControlRequest { job_ids: vec![jid.to_string()], op: None })).await.unwrap().into_inner();
     assert_eq!(code(&r.status), SLURM_UNEXPECTED_MSG_ERROR);
 }
 
@@ -233,18 +281,32 @@ async fn cancel_and_job_control_rules() {
 async fn operator_rpcs() {
     let f = controller().await;
     let s = &f.svc;
-    let drain = rq::NodeUpdate { nodes: "n1".into(), state: Some(rq::NodeStateChange::Drain), reason: Some("x".into()), ..Default::default() };
+    let drain = rq::NodeUpdate {
+        nodes: "n1".into(),
+        state: Some(rq::NodeStateChange::Drain),
+        reason: Some("x".into()),
+        ..Default::default()
+    };
     let r = s.node_control(user(NodeControlRequest::from(&drain))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
     let r = s.node_control(root(NodeControlRequest::from(&drain))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), 0);
     let bad = rq::NodeUpdate { nodes: "nosuch".into(), ..drain.clone() };
-    assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&bad))).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_NAME);
+    assert_eq!(
+        code(&s.node_control(root(NodeControlRequest::from(&bad))).await.unwrap().into_inner().status),
+        ESLURM_INVALID_NODE_NAME
+    );
     let part = rq::PartitionUpdate { name: "debug".into(), max_time: Some(30), ..Default::default() };
-    assert_eq!(code(&s.node_control(user(NodeControlRequest::from(&part))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    assert_eq!(
+        code(&s.node_control(user(NodeControlRequest::from(&part))).await.unwrap().into_inner().status),
+        ESLURM_USER_ID_MISSING
+    );
     assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&part))).await.unwrap().into_inner().status), 0);
     let nopart = rq::PartitionUpdate { name: "nosuch".into(), ..part };
-    assert_eq!(code(&s.node_control(root(NodeControlRequest::from(&nopart))).await.unwrap().into_inner().status), ESLURM_INVALID_PARTITION_NAME);
+    assert_eq!(
+        code(&s.node_control(root(NodeControlRequest::from(&nopart))).await.unwrap().into_inner().status),
+        ESLURM_INVALID_PARTITION_NAME
+    );
     // reservations
     let spec = |users: &str| rq::ReservationSpec {
         name: "r1".into(),
@@ -256,18 +318,28 @@ async fn operator_rpcs() {
     };
     let create = |u: &str| ReservationRequest::from(&rq::ReservationRequest::Create(spec(u)));
     assert_eq!(code(&s.reservation(user(create("root"))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
-    assert_eq!(code(&s.reservation(root(create("no-such-user-here"))).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+    assert_eq!(
+        code(&s.reservation(root(create("no-such-user-here"))).await.unwrap().into_inner().status),
+        ESLURM_USER_ID_MISSING
+    );
     let r = s.reservation(root(create("root"))).await.unwrap().into_inner();
     assert_eq!((code(&r.status), r.name.as_str()), (0, "r1"));
-    assert_eq!(code(&s.reservation(root(create("root"))).await.unwrap().into_inner().status), ESLURM_RESERVATION_NAME_DUP);
+    assert_eq!(
+        code(&s.reservation(root(create("root"))).await.unwrap().into_inner().status),
+        ESLURM_RESERVATION_NAME_DUP
+    );
     let del = |n: &str| ReservationRequest::from(&rq::ReservationRequest::Delete { name: n.into() });
-    assert_eq!(code(&s.reservation(root(del("nosuch"))).await.unwrap().into_inner().status), ESLURM_RESERVATION_INVALID);
+    assert_eq!(
+        code(&s.reservation(root(del("nosuch"))).await.unwrap().into_inner().status),
+        ESLURM_RESERVATION_INVALID
+    );
     assert_eq!(code(&s.reservation(root(del("r1"))).await.unwrap().into_inner().status), 0);
     // agents' calls: operators only
     let denied = |e: tonic::Status| assert_eq!(e.code(), tonic::Code::PermissionDenied, "{:?}", e);
     denied(s.register(user(RegisterRequest { node: "n1".into(), ..Default::default() })).await.unwrap_err());
     denied(s.job_complete(user(JobCompleteRequest { job_id: 1, ..Default::default() })).await.unwrap_err());
-    let r = s.register(root(RegisterRequest { node: "nosuch".into(), ..Default::default() })).await.unwrap().into_inner();
+    let r =
+        s.register(root(RegisterRequest { node: "nosuch".into(), ..Default::default() })).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_INVALID_NODE_NAME);
     // membership: anyone lists, operators change
     let m = |c: rq::MembershipChange| MembershipRequest::from(&c);

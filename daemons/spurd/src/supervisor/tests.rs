@@ -55,9 +55,8 @@ fn ensure_user() -> bool {
     if unistd::User::from_name("spurtest").ok().flatten().map(|u| u.uid.as_raw()) == Some(TEST_UID) {
         return true;
     }
-    let _ = std::process::Command::new("useradd")
-        .args(["-u", "1500", "-U", "-m", "-s", "/bin/bash", "spurtest"])
-        .status();
+    let _ =
+        std::process::Command::new("useradd").args(["-u", "1500", "-U", "-m", "-s", "/bin/bash", "spurtest"]).status();
     unistd::User::from_name("spurtest").ok().flatten().map(|u| u.uid.as_raw()) == Some(TEST_UID)
 }
 
@@ -96,10 +95,7 @@ fn spec_for(id: u32, work: &Path, script: &str) -> LaunchSpec {
     j.group_name = "spurtest".into();
     j.desc.work_dir = work.to_string_lossy().into_owned();
     j.desc.script = script.to_string();
-    j.desc.env = vec![
-        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
-        ("SLURM_UMASK".into(), "0027".into()),
-    ];
+    j.desc.env = vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()), ("SLURM_UMASK".into(), "0027".into())];
     j.allocs = vec![NodeAlloc { node: "n1".into(), cpus: 2, mem_mb: 100, gres: vec![] }];
     j.start_time = 1_700_000_000;
     LaunchSpec {
