@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test build setup bench bench-failover clean conformance
+.PHONY: demo test lint build setup bench bench-failover clean conformance
 
 setup:
 	@bash scripts/setup.sh
@@ -14,7 +14,14 @@ build: setup
 demo: build
 	bash scripts/demo.sh
 
-test: build
+# The code's own checks first: formatting (rustfmt.toml) and clippy with every
+# warning an error, so a run that would not land stops in a minute, not after
+# the end-to-end tests.
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test: lint build
 	$(CARGO) test --workspace
 	python3 -m unittest discover -s conformance/tests
 	python3 conformance/replay

@@ -25,6 +25,16 @@ if ! command -v cargo >/dev/null; then
   echo "setup: installing Debian's cargo"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cargo >/dev/null
 fi
+# `make test` checks formatting and clippy first: a rustup toolchain has both
+# as components (Debian's cargo is too old to build Spur anyway).
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  if command -v rustup >/dev/null; then
+    echo "setup: adding rustup components rustfmt and clippy"
+    rustup component add rustfmt clippy >/dev/null
+  else
+    echo "setup: cargo fmt and cargo clippy are needed (rustup component add rustfmt clippy)" >&2; exit 1
+  fi
+fi
 # The tests run jobs as a normal user: create it when we can.
 if [ "$(id -u)" = 0 ] && ! id spurtest >/dev/null 2>&1; then
   groupadd -g 1500 spurtest 2>/dev/null || groupadd spurtest
