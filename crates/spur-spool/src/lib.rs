@@ -1,7 +1,7 @@
 //! The job spool: the one definition of what a node's spool directory holds.
 //! It is the contract between the agent (`spurd -N NODE`), the step
-//! supervisor (`spurd supervise JOBDIR`, a process of its own that outlives
-//! the agent) and `spur cluster down`; none of them names a spool file except
+//! daemon (`spurstepd JOBDIR`, a process of its own that outlives the agent;
+//! agents before it ran `spurd supervise JOBDIR`) and `spur cluster down`; none of them names a spool file except
 //! through this crate.
 //!
 //! `SlurmdSpoolDir` (one per node, `%n`/`%h` expanded) holds:
@@ -32,8 +32,8 @@
 //! supervisor (a child subreaper: what the script leaves behind stays its
 //! descendant) and the script's process group; once the supervisor is gone,
 //! the script and its descendants. A pid read from `supervisor.proc` counts as
-//! the supervisor only while it runs `supervise` for this very directory (its
-//! `/proc/PID/cmdline` names it), so a reused pid is never taken for it.
+//! the supervisor only while its command line names this very directory
+//! (`/proc/PID/cmdline`: `spurstepd DIR`, or `spurd supervise DIR`), so a reused pid is never taken for it.
 //!
 //! Costs: a job is one directory and four files; directories come and go at
 //! the job rate, and each new inode costs an allocation (on ext4 without a
@@ -367,8 +367,8 @@ fn is_zombie(pid: i32) -> bool {
         .unwrap_or(true)
 }
 
-/// The pid of the supervisor of `jobdir` while it runs (its pid is running
-/// `supervise` for this very directory, so a reused pid does not count).
+/// The pid of the supervisor of `jobdir` while it runs (its command line
+/// names this very directory, so a reused pid does not count).
 pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
     let pid = read_proc(jobdir).supervisor?;
     if !pid_alive(pid) {
@@ -596,6 +596,49 @@ impl DoneLog {
             g.1 = None; // the next mark opens the new file
         }
     }
+}
+
+// ---- notes in the job's stderr ---------------------------------------------
+
+/// `slurmstepd-<node>`, as the job's stderr messages are prefixed (Slurm
+/// built for several slurmd per host, as Debian's is).
+pub fn stepd_name(node: &str) -> String {
+    format!("slurmstepd-{}", node)
+}
+
+/// Append a slurmstepd-style error line to the job's stderr file, e.g.
+/// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
+pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
+    let spec = read_spec(jobdir)?;
+    let path = read_proc(jobdir).stderr.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
+    let mut f = fs::OpenOptions::new().append(true).open(path)?;
+    f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
+}
+
+/// Slurm's local time stamp, `2025-01-31T12:00:00`.
+pub fn slurm_time(epoch: i64) -> String {
+    match spur_grammar::time::localtime(epoch) {
+        Some(tm) => {
+            format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.year + 1900, tm.mon + 1, tm.mday, tm.hour, tm.min, tm.sec)
+        }
+        None => epoch.to_string(),
+    }
+}
+
+/// What slurmstepd writes to the job's stderr when it is told to kill the
+/// job: `*** JOB 12 ON node1 CANCELLED AT 2025-01-31T12:00:00 ***`, with
+/// ` DUE TO TIME LIMIT` before the closing stars for a time-limit kill.
+/// Call it before `terminate_job`.
+pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result<()> {
+    let spec = read_spec(jobdir)?;
+    let msg = format!(
+        "*** JOB {} ON {} CANCELLED AT {}{} ***",
+        spec.job.job_id,
+        spec.node_name,
+        slurm_time(epoch),
+        if time_limit { " DUE TO TIME LIMIT" } else { "" }
+    );
+    write_job_stderr(jobdir, &msg)
 }
 
 #[cfg(test)]

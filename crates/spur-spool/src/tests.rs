@@ -148,8 +148,8 @@ fn done_log_outlives_a_restart_and_folds_the_old_layout() {
     assert_eq!(fs::read_to_string(t.0.join(DONE_LOG)).unwrap().lines().count(), 2);
 }
 
-/// A stand-in supervisor: a shell whose command line names `dir` (as `spurd
-/// supervise DIR` does; here it is `$0`), with a child `sleep` carrying `marker` as its argv[0]
+/// A stand-in supervisor: a shell whose command line names `dir` (as
+/// `spurstepd DIR` does; here it is `$0`), with a child `sleep` carrying `marker` as its argv[0]
 /// in a process group of its own, as the script's is; its pids go to
 /// `supervisor.proc`.
 fn fake_job(dir: &Path, marker: &str) -> std::process::Child {

@@ -1,13 +1,9 @@
-//! spurd: the node agent (`spurd -N NAME`), the step supervisor
-//! (`spurd supervise JOBDIR`, started by the agent as its own process so that
-//! jobs outlive agent restarts) and the local credential signing service
-//! (`spurd --authd`).
+//! spurd: the node agent (`spurd -N NAME`) and the local credential signing
+//! service (`spurd --authd`). The agent runs each job step through a step
+//! daemon of its own (`spurstepd JOBDIR`, daemons/spurstepd), so that jobs
+//! outlive agent restarts.
 
-#[cfg(test)]
-mod alloc_guard;
-mod iopattern;
-mod jobenv;
-mod supervisor;
+mod stepd;
 
 use spur_client::Client;
 use spur_core::config::SlurmConf;
@@ -22,20 +18,10 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tonic::{Request, Response};
 
-const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]\n       spurd supervise JOBDIR";
+const USAGE: &str = "Usage: spurd -N NODENAME [-D] [-f slurm.conf] [-L logfile]\n       spurd --authd [-f slurm.conf]";
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
-    if argv.get(1).map(|s| s.as_str()) == Some("supervise") {
-        let dir = match argv.get(2) {
-            Some(d) => PathBuf::from(d),
-            None => {
-                eprintln!("{}", USAGE);
-                std::process::exit(2);
-            }
-        };
-        std::process::exit(supervisor::run(&dir));
-    }
     let mut node: Option<String> = None;
     let mut conf_path = spur_core::config::default_path();
     let mut log: Option<PathBuf> = None;
@@ -142,6 +128,7 @@ fn init_logging(file: Option<&Path>) {
 struct AgentState {
     node: String,
     spool: PathBuf,
+    /// The step daemon binary (`spurstepd` beside this one).
     exe: PathBuf,
     verifier: spur_auth::Verifier,
     slurm_user_uid: u32,
@@ -155,7 +142,7 @@ struct AgentState {
 /// A run's spool directory with its launch spec, and its supervisor started.
 fn place_and_spawn(exe: &Path, dir: &Path, spec: &LaunchSpec) -> std::io::Result<()> {
     spur_spool::write_spec(dir, spec)?;
-    supervisor::spawn_supervisor(exe, dir)
+    stepd::spawn(exe, dir)
 }
 
 /// Which run of its job a spool directory holds.
@@ -177,7 +164,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
             std::process::exit(1);
         }
     };
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spurd"));
+    let exe = stepd::stepd_path();
     let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
     let tombs = Arc::new(DoneLog::open(&spool));
     let st = Arc::new(AgentState {
@@ -359,7 +346,7 @@ async fn reaper() {
             }
             None => tokio::time::sleep(Duration::from_secs(10)).await,
         }
-        supervisor::reap_supervisors();
+        stepd::reap();
     }
 }
 
@@ -580,7 +567,7 @@ impl Agent for Svc {
             tokio::task::spawn_blocking(move || {
                 if why != StopReason::Unspecified {
                     let t = spur_auth::now();
-                    let _ = supervisor::note_cancelled(&dir, t, why == StopReason::Timeout);
+                    let _ = spur_spool::note_cancelled(&dir, t, why == StopReason::Timeout);
                 }
                 spur_spool::terminate_job(&dir, kw)
             });

@@ -19,7 +19,7 @@ pub fn forked() {
 
 fn check() {
     if IN_CHILD.load(Ordering::SeqCst) {
-        let _ = nix::unistd::write(std::io::stderr(), b"spurd supervise: allocation between fork and execve\n");
+        let _ = nix::unistd::write(std::io::stderr(), b"spurstepd: allocation between fork and execve\n");
         // SAFETY: _exit(2) is async-signal-safe and runs no exit handler.
         unsafe { libc::_exit(ALLOCATED) }
     }

@@ -1,5 +1,5 @@
 //! The batch step supervisor: one process per job, started by the agent and
-//! independent of it (`spurd supervise <jobdir>`), so a job keeps running
+//! independent of it (`spurstepd <jobdir>`), so a job keeps running
 //! while spurd restarts. The job directory is the only interface between the
 //! two; what it holds, who writes each file and which processes are the
 //! job's is defined in the `spur_spool` crate (its module doc is the
@@ -20,7 +20,7 @@
 //! data built before the fork ([`Prepared`]: argv, the environment, every
 //! path, message and errno text): it allocates nothing and takes no lock, so
 //! a lock another thread held at the fork (the allocator's, stdio's) cannot
-//! hang it. `spurd supervise` has one thread, but the test harness that
+//! hang it. `spurstepd` has one thread, but the test harness that
 //! re-executes itself as a supervisor has several; in test builds an
 //! allocation in the child ends it with a code of its own (`alloc_guard`).
 
@@ -34,7 +34,7 @@ use nix::sys::stat::Mode;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
 use spur_core::launch::LaunchSpec;
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CStr, CString};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::os::fd::RawFd;
@@ -50,52 +50,8 @@ pub const ESLURMD_IO_ERROR: i32 = 4021;
 /// Raw status for a failure Slurm reports as a plain exit code 1.
 const EXIT_1: i32 = 1 << 8;
 
-/// Start `exe supervise jobdir` as a process of its own, stdin and stdout
-/// on /dev/null, its stderr (the supervisor's log lines, each naming its
-/// pid) the agent's log. The supervisor
-/// makes itself a session leader at once, so it outlives the agent; the agent
-/// reaps it when it ends (`reap_supervisors`).
-pub fn spawn_supervisor(exe: &Path, jobdir: &Path) -> io::Result<()> {
-    spawn_detached(exe, &[OsStr::new("supervise"), jobdir.as_os_str()], &[])
-}
-
-/// Supervisors started by this process and not yet reaped.
-static SPAWNED: std::sync::Mutex<Vec<std::process::Child>> = std::sync::Mutex::new(Vec::new());
-
-/// As `spawn_supervisor` with any arguments and extra environment (tests).
-/// No code runs between fork and exec, so std spawns with posix_spawn (no
-/// copy of the agent's address space).
-pub(crate) fn spawn_detached(exe: &Path, args: &[&OsStr], envs: &[(&str, &OsStr)]) -> io::Result<()> {
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit())
-        .current_dir("/");
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    let child = cmd.spawn()?;
-    SPAWNED.lock().unwrap_or_else(|e| e.into_inner()).push(child);
-    Ok(())
-}
-
-/// Reap the supervisors that have ended (called on SIGCHLD); how many are
-/// still running.
-pub fn reap_supervisors() -> usize {
-    let mut v = SPAWNED.lock().unwrap_or_else(|e| e.into_inner());
-    v.retain_mut(|c| matches!(c.try_wait(), Ok(None)));
-    v.len()
-}
-
 fn log(msg: &str) {
-    let _ = writeln!(io::stderr(), "spurd supervise[{}]: {}", std::process::id(), msg);
-}
-
-/// `slurmstepd-<node>` as the job's stderr messages are prefixed (Slurm
-/// built for several slurmd per host, as Debian's is).
-fn stepd_name(node: &str) -> String {
-    format!("slurmstepd-{}", node)
+    let _ = writeln!(io::stderr(), "spurstepd[{}]: {}", std::process::id(), msg);
 }
 
 /// The C library's text for an errno value, as strerror(3) gives it (`No
@@ -108,7 +64,7 @@ fn strerror(e: i32) -> String {
     }
 }
 
-/// Entry point of `spurd supervise <jobdir>`. Always writes `status`
+/// Entry point of `spurstepd <jobdir>`. Always writes `status`
 /// (unless the directory itself is unusable) and returns 0.
 pub fn run(jobdir: &Path) -> i32 {
     // Out of the agent's session and process group: a signal to those (a
@@ -297,7 +253,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // not the node name (recorded/24.11/basic/064: `out-5-pat-root-vm-%.txt`
     // with every slurmd on host `vm`)
     let (out, err, inp) = iopattern::batch_paths(job, &spur_auth::users::short_hostname());
-    let stepd = stepd_name(&spec.node_name);
+    let stepd = spur_spool::stepd_name(&spec.node_name);
     let work_dir = if job.desc.work_dir.is_empty() { "/".to_string() } else { job.desc.work_dir.clone() };
 
     let mut argv = vec![cstr(&script_path.to_string_lossy())];
@@ -681,43 +637,6 @@ fn bracket_balance(s: &str) -> i32 {
         '}' => n - 1,
         _ => n,
     })
-}
-
-/// Append a slurmstepd-style error line to the job's stderr file, e.g.
-/// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
-pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
-    let spec = spur_spool::read_spec(jobdir)?;
-    let path = spur_spool::read_proc(jobdir)
-        .stderr
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
-    let mut f = fs::OpenOptions::new().append(true).open(path)?;
-    f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
-}
-
-/// Slurm's local time stamp, `2025-01-31T12:00:00`.
-pub fn slurm_time(epoch: i64) -> String {
-    match spur_grammar::time::localtime(epoch) {
-        Some(tm) => {
-            format!("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.year + 1900, tm.mon + 1, tm.mday, tm.hour, tm.min, tm.sec)
-        }
-        None => epoch.to_string(),
-    }
-}
-
-/// What slurmstepd writes to the job's stderr when it is told to kill the
-/// job: `*** JOB 12 ON node1 CANCELLED AT 2025-01-31T12:00:00 ***`, with
-/// ` DUE TO TIME LIMIT` before the closing stars for a time-limit kill.
-/// Call it before `terminate_job`.
-pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result<()> {
-    let spec = spur_spool::read_spec(jobdir)?;
-    let msg = format!(
-        "*** JOB {} ON {} CANCELLED AT {}{} ***",
-        spec.job.job_id,
-        spec.node_name,
-        slurm_time(epoch),
-        if time_limit { " DUE TO TIME LIMIT" } else { "" }
-    );
-    write_job_stderr(jobdir, &msg)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use spur_spool::{
     cleanup, pid_alive, read_proc, read_status, scan, signal_job, terminate_job, write_spec, JobDirState, SCRIPT_FILE,
     SOCKET_NAME, STATUS_FILE,
 };
+use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
@@ -110,11 +111,26 @@ fn spec_for(id: u32, work: &Path, script: &str) -> LaunchSpec {
     }
 }
 
+/// Start the test binary detached, as the agent starts spurstepd (stdin and
+/// stdout on /dev/null, stderr inherited, working directory `/`).
+fn spawn_detached(exe: &Path, args: &[&OsStr], envs: &[(&str, &OsStr)]) -> io::Result<std::process::Child> {
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .current_dir("/");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.spawn()
+}
+
 fn start(spool: &Path, spec: &LaunchSpec) -> PathBuf {
     let dir = spool.join(format!("job{}", spec.job.job_id));
     write_spec(&dir, spec).unwrap();
     let exe = std::env::current_exe().unwrap();
-    spawn_detached(
+    let child = spawn_detached(
         &exe,
         &[
             OsStr::new("--exact"),
@@ -126,6 +142,9 @@ fn start(spool: &Path, spec: &LaunchSpec) -> PathBuf {
         &[("SPUR_TEST_SUPERVISE", dir.as_os_str())],
     )
     .unwrap();
+    // reaped when it ends, as the agent reaps its step daemons
+    let mut child = child;
+    std::thread::spawn(move || child.wait());
     dir
 }
 
@@ -372,7 +391,7 @@ fn terminate_a_cooperative_job_returns_early() {
     let spec = spec_for(209, &work, "#!/bin/sh\necho started\nsleep 1000\n");
     let dir = start(&spool, &spec);
     assert!(wait_contains(&work.join("slurm-209.out"), "started", 30));
-    note_cancelled(&dir, 1_700_000_000, true).unwrap();
+    spur_spool::note_cancelled(&dir, 1_700_000_000, true).unwrap();
     let t0 = Instant::now();
     terminate_job(&dir, 30);
     assert!(t0.elapsed() < Duration::from_secs(20));
@@ -381,7 +400,7 @@ fn terminate_a_cooperative_job_returns_early() {
     let out = fs::read_to_string(work.join("slurm-209.out")).unwrap();
     let want = format!(
         "started\nslurmstepd-n1: error: *** JOB 209 ON n1 CANCELLED AT {} DUE TO TIME LIMIT ***\n",
-        slurm_time(1_700_000_000)
+        spur_spool::slurm_time(1_700_000_000)
     );
     assert_eq!(out, want);
 }

@@ -1,0 +1,34 @@
+//! spurstepd: the step daemon, Spur's slurmstepd. The agent (spurd) starts
+//! one per job step on its node, as a process of its own (`spurstepd
+//! JOBDIR`), so that the step outlives an agent restart; the job's spool
+//! directory (crates/spur-spool) is the whole contract between the two.
+//!
+//! Today the one step is the batch script (`supervisor.rs`): it runs the
+//! script as its owner with Slurm's batch environment (`jobenv.rs`) and
+//! output files (`iopattern.rs`), delivers signals to the whole process
+//! tree, writes the exit status and tells the agent. The steps of srun
+//! (tasks, I/O forwarding, usage, the PMI server) come here next.
+
+#[cfg(test)]
+mod alloc_guard;
+mod iopattern;
+mod jobenv;
+mod supervisor;
+
+use std::path::PathBuf;
+
+const USAGE: &str = "Usage: spurstepd JOBDIR";
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    match argv.get(1).map(|s| s.as_str()) {
+        Some("-V") | Some("--version") => println!("spur {}", env!("CARGO_PKG_VERSION")),
+        Some(dir) if argv.len() == 2 && !dir.starts_with('-') => {
+            std::process::exit(supervisor::run(&PathBuf::from(dir)));
+        }
+        _ => {
+            eprintln!("{}", USAGE);
+            std::process::exit(2);
+        }
+    }
+}
