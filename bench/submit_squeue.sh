@@ -65,7 +65,7 @@ fi
 rm -rf "$OUT"; mkdir -p "$OUT/bin" "$OUT/jobs"
 # A private copy of the binaries: the tree may be rebuilt while we run (the records
 # travel as bincode, so a client newer than the daemons cannot read their answers).
-for b in spur spurctld spurd; do cp "$ROOT/target/$PROFILE/$b" "$OUT/bin/$b" || die "cannot copy $b"; done
+for b in spur spurctld spurd spurstepd; do cp "$ROOT/target/$PROFILE/$b" "$OUT/bin/$b" || die "cannot copy $b"; done
 SPUR_BIN=$OUT/bin/spur
 # Jobs write slurm-<id>.out into the directory they were submitted from.
 cd "$OUT/jobs" || die "cannot enter $OUT/jobs"

@@ -332,6 +332,8 @@ fn up(o: &UpOpts) -> Result<(), String> {
     }
     let spurd = daemon_bin("spurd")?;
     let spurctld = daemon_bin("spurctld")?;
+    // the agents start it from beside their own binary
+    daemon_bin("spurstepd")?;
     for (name, target) in [("spurd", &spurd), ("spurctld", &spurctld)] {
         let l = d.join("bin").join(name);
         let _ = std::fs::remove_file(&l);
