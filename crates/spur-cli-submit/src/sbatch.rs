@@ -625,7 +625,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         // acted on in the first pass (or by a shell's completion)
         "help" | "usage" | "version" | "autocomplete" => {}
         _ => {
-            let kept = keep_accepted(&mut d.accepted, id, Some(v));
+            let kept = keep_accepted(d.accepted.get_or_insert_with(Default::default), id, Some(v));
             debug_assert!(kept, "sbatch option {} is kept nowhere", id);
         }
     }
@@ -749,7 +749,12 @@ fn reset(st: &mut St, id: &str) {
         "contiguous" => d.contiguous_nodes = false,
         "oversubscribe" => d.oversubscribe_ok = false,
         _ => {
-            keep_accepted(&mut d.accepted, id, None);
+            if let Some(a) = d.accepted.as_deref_mut() {
+                keep_accepted(a, id, None);
+                if *a == AcceptedOptions::default() {
+                    d.accepted = None;
+                }
+            }
         }
     }
 }
@@ -1730,14 +1735,14 @@ mod tests {
             "--mincpus=3",
             "--wrap=x",
         ]);
-        assert_eq!(r.desc.accepted.wckey.as_deref(), Some("w"));
-        assert!(r.desc.accepted.overcommit);
-        assert_eq!(r.desc.accepted.licenses.as_deref(), Some("lic:2"));
+        assert_eq!(r.desc.accepted.as_ref().unwrap().wckey.as_deref(), Some("w"));
+        assert!(r.desc.accepted.as_ref().unwrap().overcommit);
+        assert_eq!(r.desc.accepted.as_ref().unwrap().licenses.as_deref(), Some("lic:2"));
         assert_eq!(r.desc.exclusive_kind, Some(ExclusiveKind::User));
         assert_eq!(r.desc.priority, Some(spur_core::model::PRIORITY_TOP));
         assert_eq!(r.desc.min_cpus, Some(3));
         let r = run(&["--wrap=x"], &[("SBATCH_OVERCOMMIT", "no"), ("SBATCH_RESERVATION", "r1")]).unwrap();
-        assert!(!r.desc.accepted.overcommit);
+        assert!(!r.desc.accepted.as_ref().is_some_and(|a| a.overcommit));
         assert_eq!(r.desc.reservation_name(), Some("r1"));
     }
 

@@ -604,8 +604,9 @@ impl From<LaunchSpec> for crate::launch::LaunchSpec {
 fn desc_extra(d: &mut model::JobDesc, extra: BTreeMap<String, String>) {
     // sbatch had checked them with strtol
     let num = |v: &str| -> Option<u32> { u32::try_from(spur_grammar::num::atol(v)).ok() };
+    let mut accepted = model::AcceptedOptions::default();
     for (k, v) in extra {
-        let a = &mut d.accepted;
+        let a = &mut accepted;
         match k.as_str() {
             "exclusive" => {
                 d.exclusive_kind = match v.as_str() {
@@ -688,6 +689,9 @@ fn desc_extra(d: &mut model::JobDesc, extra: BTreeMap<String, String>) {
             _ => {}
         }
     }
+    if accepted != model::AcceptedOptions::default() {
+        d.accepted = Some(Box::new(accepted));
+    }
 }
 
 #[cfg(test)]
@@ -721,7 +725,7 @@ mod tests {
             (Some("r1"), Some(3), Some(model::PRIORITY_TOP))
         );
         assert_eq!(d.mem_per_gpu, Some(2048));
-        assert!(d.accepted.overcommit);
-        assert_eq!(d.accepted.wckey.as_deref(), Some("w"));
+        assert!(d.accepted.as_ref().unwrap().overcommit);
+        assert_eq!(d.accepted.as_ref().unwrap().wckey.as_deref(), Some("w"));
     }
 }

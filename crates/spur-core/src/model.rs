@@ -264,8 +264,11 @@ pub struct JobDesc {
     /// `--uid`/`--gid` (root only) as given.
     pub run_as_user: Option<String>,
     pub run_as_group: Option<String>,
-    /// Requests accepted and kept as given that Spur does not act on yet.
-    pub accepted: AcceptedOptions,
+    /// Requests accepted and kept as given that Spur does not act on yet;
+    /// `None` when the job asked for none of them (most jobs: a job record,
+    /// its log entry and every query answer then carry one byte for them, not
+    /// forty-eight fields).
+    pub accepted: Option<Box<AcceptedOptions>>,
 }
 
 /// `--priority=TOP`: Slurm's `NO_VAL - 1`.

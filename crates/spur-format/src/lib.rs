@@ -302,17 +302,24 @@ pub fn decode<T: DeserializeOwned>(
     bytes: &[u8],
     source: &dyn fmt::Display,
 ) -> Result<(T, Version), FormatError> {
-    let (v, used) = decode_prefix(kind, bytes, source)?;
-    if used != bytes.len() {
-        let (_, version) = peek(bytes).unwrap_or((0, 0));
-        return Err(FormatError::Corrupt {
-            source: source.to_string(),
-            kind: kind.name,
-            version,
-            reason: format!("{} bytes after the record", bytes.len() - used),
-        });
+    let (version, body) = open(kind, bytes, source)?;
+    let corrupt =
+        |reason: String| FormatError::Corrupt { source: source.to_string(), kind: kind.name, version, reason };
+    // read in place (strings are copied once, straight from the slice)
+    let mut de = rmp_serde::Deserializer::from_read_ref(body);
+    let value = T::deserialize(&mut de).map_err(|e| corrupt(e.to_string()))?;
+    // nothing may follow the record: reading one more value must meet the
+    // end of the bytes before its first byte
+    match <serde::de::IgnoredAny as serde::Deserialize>::deserialize(&mut de) {
+        Err(rmp_serde::decode::Error::InvalidMarkerRead(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Ok((value, version))
+        }
+        _ => {
+            // (the slow path measures how much is left)
+            let used = decode_prefix::<serde::de::IgnoredAny>(kind, bytes, source).map(|(_, used)| used)?;
+            Err(corrupt(format!("{} bytes after the record", bytes.len() - used)))
+        }
     }
-    Ok(v)
 }
 
 /// Read an enveloped record at the start of `bytes`; also returns how many
