@@ -268,7 +268,29 @@ pub struct JobDesc {
     /// `None` when the job asked for none of them (most jobs: a job record,
     /// its log entry and every query answer then carry one byte for them, not
     /// forty-eight fields).
+    #[serde(serialize_with = "accepted_at_version", deserialize_with = "accepted_any_version")]
     pub accepted: Option<Box<AcceptedOptions>>,
+}
+
+/// `JobDesc.accepted` as each format version writes it: version 1 always
+/// writes the whole `AcceptedOptions` (defaults when the job asked for none),
+/// version 2 writes nil for none.
+fn accepted_at_version<S: serde::Serializer>(a: &Option<Box<AcceptedOptions>>, s: S) -> Result<S::Ok, S::Error> {
+    if spur_format::write_version() < 2 {
+        match a {
+            Some(a) => a.serialize(s),
+            None => AcceptedOptions::default().serialize(s),
+        }
+    } else {
+        a.serialize(s)
+    }
+}
+
+/// Reads both: a whole `AcceptedOptions` (version 1, or version 2 with some
+/// set) or nil; the defaults read as none, so the versions compare equal.
+fn accepted_any_version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<AcceptedOptions>>, D::Error> {
+    let a = Option::<Box<AcceptedOptions>>::deserialize(d)?;
+    Ok(a.filter(|a| **a != AcceptedOptions::default()))
 }
 
 /// `--priority=TOP`: Slurm's `NO_VAL - 1`.

@@ -54,3 +54,28 @@ pub fn decode_launch(b: &[u8], source: &dyn Display) -> Result<LaunchSpec, Strin
 pub fn is_too_new(e: &str) -> bool {
     e.contains("newer than this build of spur reads")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::AcceptedOptions;
+
+    /// `JobDesc.accepted` at each version: version 1 writes the whole
+    /// options (what a version-1 build reads), version 2 nil when there are
+    /// none; both read back as the same description.
+    #[test]
+    fn accepted_options_by_version() {
+        let plain = JobDesc { name: "j".into(), ..Default::default() };
+        let v1 = encode_job_desc(&plain, 1).unwrap();
+        let v2 = encode_job_desc(&plain, 2).unwrap();
+        assert!(v1.len() > v2.len() + 40, "v1 {} bytes, v2 {}", v1.len(), v2.len());
+        for b in [&v1, &v2] {
+            assert_eq!(decode_job_desc(b, &"t").unwrap(), plain);
+        }
+        let mut some = plain.clone();
+        some.accepted = Some(Box::new(AcceptedOptions { wckey: Some("w".into()), ..Default::default() }));
+        for v in [1, 2] {
+            assert_eq!(decode_job_desc(&encode_job_desc(&some, v).unwrap(), &"t").unwrap(), some);
+        }
+    }
+}

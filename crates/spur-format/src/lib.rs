@@ -76,7 +76,13 @@ use std::fmt;
 pub type Version = u16;
 
 /// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: Version = 1;
+///
+/// History (what each version changed; a build writes every version from
+/// [`MIN_VERSION`] on, each with its own layout):
+/// - 1: the envelope and MessagePack bodies (the first release with them).
+/// - 2: `JobDesc.accepted` (the options kept but not acted on) is optional:
+///   nil for a job that asked for none, where version 1 writes all 48 fields.
+pub const FORMAT_VERSION: Version = 2;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -262,11 +262,16 @@ fn version_1_spool_files_read() {
     spool_files_read("v1");
 }
 
+#[test]
+fn version_2_spool_files_read() {
+    spool_files_read("v2");
+}
+
 /// A spec.bin written by a newer build: the error names the file and both versions.
 #[test]
 fn a_newer_spec_file_is_refused_naming_it() {
     let t = Tmp::new("newer");
-    let mut b = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1").join(SPEC_FILE)).unwrap();
+    let mut b = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2").join(SPEC_FILE)).unwrap();
     let newer = spur_format::FORMAT_VERSION + 1;
     b[5..7].copy_from_slice(&newer.to_le_bytes());
     fs::write(t.0.join(SPEC_FILE), &b).unwrap();

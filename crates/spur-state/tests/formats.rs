@@ -171,6 +171,11 @@ fn version_1_state_directory_reads() {
     check_version("v1", 1);
 }
 
+#[test]
+fn version_2_state_directory_reads() {
+    check_version("v2", 2);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]
