@@ -269,6 +269,14 @@ fn main() {
             election_timeout_max: env_ms("SPUR_RAFT_ELECTION_MAX_MS", 300),
             snapshot_policy: openraft::SnapshotPolicy::LogsSinceLast(env_ms("SPUR_RAFT_SNAPSHOT_EVERY", 20_000)),
             max_in_snapshot_log_to_keep: env_ms("SPUR_RAFT_KEEP_LOGS", 1000),
+            // openraft gives each AppendEntries one heartbeat interval (50 ms)
+            // to be sent, decoded, written and answered; a follower catching
+            // up after a restart is sent batches of this many entries (each a
+            // job with its script and environment), small enough to fit.
+            // With openraft's 300 a lagging follower on a loaded machine timed
+            // out on every batch and a leader without it had no majority (the
+            // debug build's failover bench: p99 35 s).
+            max_payload_entries: env_ms("SPUR_RAFT_MAX_PAYLOAD_ENTRIES", 32),
             ..Default::default()
         };
         let rconf = match rconf.validate() {
