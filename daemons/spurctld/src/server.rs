@@ -186,6 +186,22 @@ fn host_of(ip: std::net::IpAddr) -> String {
     ip.to_string()
 }
 
+/// Whether `uid` may run jobs in `part` (its `AllowGroups`): checked at
+/// submission and when an update moves a job into another partition, for
+/// the job's owner. Names are looked up outside the state lock.
+fn partition_access(part: &spur_core::model::Partition, uid: u32, admin: bool) -> Result<(), i32> {
+    if let Some(groups) = &part.allow_groups {
+        if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && uid != 0 && !admin {
+            let mine: Vec<String> =
+                spur_auth::users::groups_of(uid).into_iter().filter_map(spur_auth::users::group_name).collect();
+            if !groups.iter().any(|g| mine.contains(g)) {
+                return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Service {
     fn build_job(&self, id: &Identity, desc: JobDesc) -> Result<Job, (i32, String)> {
         self.build_job_inner(id, desc).map_err(|c| (c, String::new()))
@@ -269,15 +285,10 @@ impl Service {
         drop(g);
         let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
-        if let Some(groups) = &part.allow_groups {
-            if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && id.uid != 0 {
-                let mine: Vec<String> =
-                    spur_auth::users::groups_of(id.uid).into_iter().filter_map(spur_auth::users::group_name).collect();
-                if !groups.iter().any(|g| mine.contains(g)) {
-                    return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
-                }
-            }
-        }
+        partition_access(&part, id.uid, self.ctld.is_admin(id.uid))?;
+        // a negative nice raises priority: operators only (job_mgr.c, before
+        // the job_submit plugins: ESLURM_INVALID_NICE)
+        validate::submit_nice(desc.nice, self.ctld.is_admin(id.uid))?;
         if let Some(n) = desc.min_nodes {
             if n == 0 {
                 return Err(ESLURM_INVALID_NODE_COUNT);
@@ -1013,11 +1024,19 @@ impl Controller for Service {
                             }
                         };
                         if let Some(p) = &u.partition {
-                            if self.ctld.lock().state.partition(p).is_none() {
+                            let part = self.ctld.lock().state.partition(p).cloned();
+                            let Some(part) = part else {
                                 results.push(CancelResult {
                                     job_id: s.clone(),
                                     status: st(ESLURM_INVALID_PARTITION_NAME),
                                 });
+                                continue;
+                            };
+                            // the new partition must admit the job's owner, as at
+                            // submission (job_mgr.c's update path runs the same
+                            // partition access check)
+                            if let Err(code) = partition_access(&part, job.user_id, self.ctld.is_admin(job.user_id)) {
+                                results.push(CancelResult { job_id: s.clone(), status: st(code) });
                                 continue;
                             }
                         }

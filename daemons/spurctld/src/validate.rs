@@ -57,6 +57,15 @@ pub fn job_control_allowed(op: &JobControl, caller: &Caller, job: &Job) -> Resul
     Ok(())
 }
 
+/// A submission's `--nice`: a negative one (a higher priority) only from an
+/// operator; anyone else gets `Invalid nice value` as from slurmctld.
+pub fn submit_nice(nice: Option<i32>, admin: bool) -> Result<(), i32> {
+    match nice {
+        Some(n) if n < 0 && !admin => Err(ESLURM_INVALID_NICE),
+        _ => Ok(()),
+    }
+}
+
 /// Node, partition and reservation changes are for operators: slurmctld
 /// answers anyone else `Invalid user id` (ESLURM_USER_ID_MISSING, its
 /// validate_super_user refusal; recorded/24.11/errors 70).
@@ -120,7 +129,14 @@ pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result
         }
         out.priority = Some(p);
     }
-    out.nice = u.nice;
+    if let Some(n) = u.nice {
+        // only an operator lowers nice below 0 (job_mgr.c: privileged, or
+        // the new nice not negative; otherwise "Attempt to modify nice")
+        if n < 0 && !admin && job.desc.nice != Some(n) {
+            return Err(ESLURM_ACCESS_DENIED);
+        }
+        out.nice = Some(n);
+    }
     out.comment = u.comment.clone();
     if let Some(n) = u.num_nodes {
         if !pending && n != job.num_nodes {
@@ -272,6 +288,18 @@ mod tests {
         assert_eq!(job_update(&raise, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
         assert_eq!(job_update(&unlimited, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
         assert_eq!(job_update(&unlimited, &pending, true, 0).unwrap().time_limit, Some(None));
+        // a user may not lower nice below 0 (a higher priority), an operator may;
+        // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
+        let negative = upd(&|u| u.nice = Some(-5));
+        assert_eq!(job_update(&negative, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&negative, &pending, true, 0).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, false, 0).unwrap().nice, Some(7));
+        let mut reniced = pending.clone();
+        reniced.desc.nice = Some(-5);
+        assert_eq!(job_update(&negative, &reniced, false, 0).unwrap().nice, Some(-5));
+        assert_eq!(submit_nice(Some(-1), false), Err(ESLURM_INVALID_NICE));
+        assert_eq!(submit_nice(Some(-1), true), Ok(()));
+        assert_eq!(submit_nice(Some(3), false), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
         assert_eq!(job_update(&prio, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
         assert_eq!(job_update(&prio, &pending, true, 0).unwrap().priority, Some(9));
