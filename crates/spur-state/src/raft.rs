@@ -401,13 +401,29 @@ fn read_log(path: &Path, wv: &WriteVersion) -> Result<Records, String> {
         }
         let len = u32::from_le_bytes(buf[pos..pos + 4].try_into().unwrap()) as usize;
         let crc = u32::from_le_bytes(buf[pos + 4..pos + 8].try_into().unwrap());
+        // A damaged record may be cut only when it is the torn last write:
+        // no whole record follows it. A damaged length field in the middle
+        // also looks like a record running past the end; cutting there would
+        // drop every later (committed) record.
+        let damaged = |what: &str| -> Result<Records, String> {
+            match whole_record_after(&buf, pos) {
+                None => Ok((vec![], pos as u64, Some(format!("{} at offset {}", what, pos)))),
+                Some(next) => Err(format!(
+                    "{}: corrupt state file: {} at offset {}, followed by a whole record at offset {}",
+                    path.display(),
+                    what,
+                    pos,
+                    next
+                )),
+            }
+        };
         if rest < 8 + len {
-            return Ok((out, pos as u64, Some(format!("incomplete record at offset {}", pos))));
+            return damaged("incomplete record").map(|(_, p, t)| (out, p, t));
         }
         let body = &buf[pos + 8..pos + 8 + len];
         if crc32fast::hash(body) != crc {
             if pos + 8 + len == buf.len() {
-                return Ok((out, pos as u64, Some(format!("torn last record at offset {}", pos))));
+                return damaged("torn last record").map(|(_, p, t)| (out, p, t));
             }
             return Err(format!(
                 "{}: corrupt state file: checksum mismatch in record at offset {}",
@@ -428,6 +444,21 @@ fn read_log(path: &Path, wv: &WriteVersion) -> Result<Records, String> {
         pos += 8 + len;
     }
     Ok((out, pos as u64, None))
+}
+
+/// The offset of the first whole record (its length within the file, its
+/// checksum right, its body an envelope) starting after `pos`, if any.
+/// Read only when a log is opened with a damaged record at `pos`.
+fn whole_record_after(buf: &[u8], pos: usize) -> Option<usize> {
+    (pos + 1..buf.len().saturating_sub(8)).find(|&q| {
+        let len = u32::from_le_bytes(buf[q..q + 4].try_into().unwrap()) as usize;
+        if len < spur_format::HEADER_LEN || buf.len() - q - 8 < len {
+            return false;
+        }
+        let crc = u32::from_le_bytes(buf[q + 4..q + 8].try_into().unwrap());
+        let body = &buf[q + 8..q + 8 + len];
+        spur_format::is_enveloped(body) && crc32fast::hash(body) == crc
+    })
 }
 
 /// A snapshot's meta and its data (still encoded).
@@ -524,8 +555,12 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         let mut g = lock(&self.inner);
         g.committed = committed;
         let body = spur_format::encode(Kind::RAFT_COMMITTED, g.wv.get(), &committed).map_err(|e| w_err(io_err(e)))?;
-        // not synced: losing it only costs re-applying entries after a crash
-        g.write_committed(&body).map_err(w_err)
+        // not synced: losing it only costs re-applying entries after a crash,
+        // so failing to write it (a full disk) is not openraft's fatal error
+        if let Err(e) = g.write_committed(&body) {
+            tracing::warn!("{}: {} (a hint; kept going)", g.dir.join("raft.committed").display(), e);
+        }
+        Ok(())
     }
 
     async fn read_committed(&mut self) -> Result<Option<LogId<NodeId>>, SErr> {
@@ -860,12 +895,43 @@ mod tests {
         assert_eq!(o.log.len(), 2);
         drop(o);
         let mut b = fs::read(&p).unwrap();
+        let good = b.clone();
         b[9] ^= 0xff; // inside the first record's body
         fs::write(&p, &b).unwrap();
         match open(&d, |s| s.unwrap_or_default()) {
             Err(e) => assert!(e.contains("raft.log") && e.contains("checksum"), "{}", e),
             Ok(_) => panic!("corruption not detected"),
         }
+        // a damaged length field in the middle (the record seems to run past
+        // the end): an error naming the file and both offsets, nothing cut
+        let mut b = good.clone();
+        b[3] = 0x7f;
+        fs::write(&p, &b).unwrap();
+        match open(&d, |s| s.unwrap_or_default()) {
+            Err(e) => assert!(
+                e.contains("raft.log") && e.contains("incomplete record at offset 0, followed by a whole record"),
+                "{}",
+                e
+            ),
+            Ok(o) => panic!("a damaged length cut the log to {} records", o.log.len()),
+        }
+        assert_eq!(fs::read(&p).unwrap(), b, "the file was changed");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    /// raft.committed is a hint: when it cannot be written (a full disk; here
+    /// a directory in its place) the store goes on, the log still appends.
+    #[test]
+    fn an_unwritable_committed_hint_is_not_fatal() {
+        let d = tmpdir("hint");
+        rt().block_on(async {
+            let mut o = open(&d, |s| s.unwrap_or_default()).unwrap();
+            fs::create_dir(d.join("raft.committed")).unwrap();
+            append(&mut o.log, vec![ent(1, 1, vec![purge_cmd(1)])]).await;
+            o.log.save_committed(Some(LogId::new(CommittedLeaderId::new(1, 1), 1))).await.unwrap();
+            append(&mut o.log, vec![ent(1, 2, vec![purge_cmd(2)])]).await;
+            assert_eq!(o.log.try_get_log_entries(0..100).await.unwrap().len(), 2);
+        });
         let _ = fs::remove_dir_all(&d);
     }
 
