@@ -168,8 +168,27 @@ pub fn key_path(conf: &Path) -> PathBuf {
     conf.parent().unwrap_or(Path::new("/")).join("slurm.key")
 }
 
+/// Read the cluster key. As Slurm's auth/slurm, a key file that others may
+/// read, write or execute is refused ("key file is insecure", with its
+/// mode), and one owned by neither root nor this process's user is warned
+/// about on stderr. The mode is that of the file opened (fstat), not of a
+/// path that could be swapped between a check and the read.
 pub fn read_key(path: &Path) -> std::io::Result<Vec<u8>> {
-    let k = std::fs::read(path)?;
+    use std::os::unix::fs::MetadataExt;
+    let mut f = std::fs::File::open(path)?;
+    let md = f.metadata()?;
+    if md.mode() & 0o007 != 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("key file is insecure: '{}' mode=0{:o}", path.display(), md.mode() & 0o777),
+        ));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if md.uid() != 0 && md.uid() != me {
+        eprintln!("warning: '{}' owned by uid={}, instead of root or uid {}", path.display(), md.uid(), me);
+    }
+    let mut k = vec![];
+    f.read_to_end(&mut k)?;
     if k.len() < 16 {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "key too short"));
     }
@@ -247,6 +266,26 @@ pub fn serve_signer(socket: &Path, key: Vec<u8>) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key others may read is refused, naming the file and its mode (issue 9, point 8).
+    #[test]
+    fn an_insecure_key_file_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = std::env::temp_dir().join(format!("spur-key-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("slurm.key");
+        let _ = std::fs::remove_file(&p);
+        create_key(&p).unwrap();
+        assert_eq!(read_key(&p).unwrap().len(), 64);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = read_key(&p).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        assert_eq!(e.to_string(), format!("key file is insecure: '{}' mode=0644", p.display()));
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert!(read_key(&p).is_ok(), "group-readable is Slurm's allowed mode too");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn sign_verify_replay_forge() {
         let key = b"0123456789abcdef0123456789abcdef".to_vec();

@@ -180,6 +180,8 @@ impl Cluster {
         }
         std::fs::write(dir.join("slurm.conf"), &conf).unwrap();
         std::fs::write(dir.join("slurm.key"), b"0123456789abcdef0123456789abcdef").unwrap();
+        // (a key others can read is refused, as by Slurm)
+        std::fs::set_permissions(dir.join("slurm.key"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
         Cluster { dir, calls, seen }
     }
 
