@@ -799,7 +799,7 @@ impl Job {
         let mut n = self.desc.mincpus().max(1);
         if let Some(per) = self.desc.ntasks_per_node {
             if self.num_tasks > 1 {
-                n = n.max(cpt * per);
+                n = n.max(cpt.saturating_mul(per));
             }
         }
         n.max(cpt)
@@ -809,6 +809,16 @@ impl Job {
 #[cfg(test)]
 mod request_field_tests {
     use super::*;
+
+    /// CPUs/task × tasks/node from a user's request saturates instead of
+    /// wrapping (release) or panicking (debug) (issue 9, point 8).
+    #[test]
+    fn min_cpus_node_saturates() {
+        let mut j = Job { num_tasks: 2, ..Default::default() };
+        j.desc.cpus_per_task = Some(1 << 20);
+        j.desc.ntasks_per_node = Some(1 << 20);
+        assert_eq!(j.min_cpus_node(), u32::MAX);
+    }
 
     #[test]
     fn request_fields_as_shown() {

@@ -263,7 +263,7 @@ impl Service {
             }
         }
         if let Some(m) = desc.mem_per_cpu {
-            if m * cpt as u64 > max_mem {
+            if m.saturating_mul(cpt as u64) > max_mem {
                 return Err((unavailable, "Memory specification can not be satisfied".into()));
             }
         }
@@ -352,7 +352,7 @@ impl Service {
         let nodes = desc.min_nodes.unwrap_or(1).max(1);
         let tasks = match (desc.num_tasks, desc.ntasks_per_node) {
             (Some(n), _) => n,
-            (None, Some(per)) => per * nodes,
+            (None, Some(per)) => per.saturating_mul(nodes),
             (None, None) => nodes,
         };
         if tasks == 0 {
@@ -410,7 +410,7 @@ impl Service {
             restart_count: 0,
             num_nodes: nodes,
             num_tasks: tasks,
-            num_cpus: (tasks * cpt).max(nodes),
+            num_cpus: tasks.saturating_mul(cpt).max(nodes),
             mem_per_node: desc.mem_per_node.unwrap_or(0),
             mem_per_cpu,
             kill_reason: None,
