@@ -913,10 +913,15 @@ impl Controller for Service {
         for (label, jid, task) in targets {
             if r.signal != 0 && r.signal != libc::SIGKILL {
                 // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script
-                let (state, node) = {
+                // (looked up again: an earlier target's commit awaited, and
+                // this job may have been purged meanwhile)
+                let found = {
                     let g = self.ctld.lock();
-                    let j = &g.state.jobs()[&jid];
-                    (j.state, j.allocs.first().map(|a| a.node.clone()))
+                    g.state.jobs().get(&jid).map(|j| (j.state, j.allocs.first().map(|a| a.node.clone())))
+                };
+                let Some((state, node)) = found else {
+                    results.push(CancelResult { job_id: label, status: st(ESLURM_INVALID_JOB_ID) });
+                    continue;
                 };
                 if state == JobState::Pending {
                     // slurmctld 22.05, measured: `scancel -s USR1 <pending>`
