@@ -430,6 +430,13 @@ fn time_limit_ends_the_job_as_timeout() {
     let out = c.read_work("tl.out");
     assert!(out.starts_with("start\n"), "{}", out);
     assert!(out.contains("got TERM"), "the job gets SIGTERM before SIGKILL: {}", out);
+    // slurmstepd's line, written by the step daemon through its descriptor
+    let line = format!("slurmstepd-node1: error: *** JOB {} ON node1 CANCELLED AT ", id);
+    assert!(
+        out.lines().any(|l| l.starts_with(&line) && l.ends_with(" DUE TO TIME LIMIT ***")),
+        "the time-limit line: {}",
+        out
+    );
 }
 
 #[test]

@@ -28,6 +28,15 @@
 //! Slurm's error code as the raw status, as slurmstepd reports it (see
 //! spurd's supervisor).
 //!
+//! **Nothing that runs as root opens a path the user chose.** The job's
+//! output files are opened by the script's process once it is the user; the
+//! one line the node writes into them, slurmstepd's cancel line
+//! ([`cancel_line`]), the agent asks the supervisor for with a signal
+//! ([`request_cancel_note`]: [`NOTE_CANCELLED`], [`NOTE_TIME_LIMIT`]), and the
+//! supervisor writes it through the descriptor of the job's stderr the
+//! script's process sent it before execve. The stderr path at the end of
+//! `supervisor.proc` is a record, never opened.
+//!
 //! **The job's processes** ([`job_processes`]) are every descendant of the
 //! supervisor (a child subreaper: what the script leaves behind stays its
 //! descendant) and the script's process group; once the supervisor is gone,
@@ -606,15 +615,6 @@ pub fn stepd_name(node: &str) -> String {
     format!("slurmstepd-{}", node)
 }
 
-/// Append a slurmstepd-style error line to the job's stderr file, e.g.
-/// `*** JOB 12 ON node1 CANCELLED AT 2025-01-01T00:00:00 ***`.
-pub fn write_job_stderr(jobdir: &Path, msg: &str) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
-    let path = read_proc(jobdir).stderr.ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no stderr path yet"))?;
-    let mut f = fs::OpenOptions::new().append(true).open(path)?;
-    f.write_all(format!("{}: error: {}\n", stepd_name(&spec.node_name), msg).as_bytes())
-}
-
 /// Slurm's local time stamp, `2025-01-31T12:00:00`.
 pub fn slurm_time(epoch: i64) -> String {
     match spur_grammar::time::localtime(epoch) {
@@ -625,20 +625,46 @@ pub fn slurm_time(epoch: i64) -> String {
     }
 }
 
-/// What slurmstepd writes to the job's stderr when it is told to kill the
-/// job: `*** JOB 12 ON node1 CANCELLED AT 2025-01-31T12:00:00 ***`, with
-/// ` DUE TO TIME LIMIT` before the closing stars for a time-limit kill.
-/// Call it before `terminate_job`.
-pub fn note_cancelled(jobdir: &Path, epoch: i64, time_limit: bool) -> io::Result<()> {
-    let spec = read_spec(jobdir)?;
-    let msg = format!(
-        "*** JOB {} ON {} CANCELLED AT {}{} ***",
-        spec.job.job_id,
-        spec.node_name,
+/// The line slurmstepd writes to the job's stderr when it is told to kill
+/// the job, newline included: `slurmstepd-node1: error: *** JOB 12 ON node1
+/// CANCELLED AT 2025-01-31T12:00:00 ***`, with ` DUE TO TIME LIMIT` before
+/// the closing stars for a time-limit kill.
+pub fn cancel_line(job_id: u32, node: &str, epoch: i64, time_limit: bool) -> String {
+    format!(
+        "{}: error: *** JOB {} ON {} CANCELLED AT {}{} ***\n",
+        stepd_name(node),
+        job_id,
+        node,
         slurm_time(epoch),
         if time_limit { " DUE TO TIME LIMIT" } else { "" }
-    );
-    write_job_stderr(jobdir, &msg)
+    )
+}
+
+/// The signal that asks a job's supervisor to write [`cancel_line`] into the
+/// job's stderr (a cancel); [`NOTE_TIME_LIMIT`] for a time-limit kill.
+pub const NOTE_CANCELLED: Signal = Signal::SIGUSR1;
+pub const NOTE_TIME_LIMIT: Signal = Signal::SIGUSR2;
+
+/// Ask the job's supervisor to write slurmstepd's cancel line
+/// ([`cancel_line`]) into the job's stderr, at most once per run. Call it
+/// before `terminate_job`: the supervisor writes the line before it reaps the
+/// script.
+///
+/// The supervisor writes it through its own descriptor of the file the job
+/// was started with (opened by the job's process, as the user): the path is
+/// never opened again, and never as root, so a job that has replaced it (a
+/// symlink to a file its owner cannot write, a FIFO) gets no other file
+/// written and blocks nothing. Supervisors of builds before this one ignore
+/// the signal: their jobs get no line. `Ok(false)` when there is no
+/// supervisor to ask.
+pub fn request_cancel_note(jobdir: &Path, time_limit: bool) -> io::Result<bool> {
+    let Some(pid) = supervisor_pid(jobdir) else { return Ok(false) };
+    let sig = if time_limit { NOTE_TIME_LIMIT } else { NOTE_CANCELLED };
+    match signal::kill(Pid::from_raw(pid), sig) {
+        Ok(()) => Ok(true),
+        Err(Errno::ESRCH) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[cfg(test)]

@@ -288,3 +288,22 @@ fn a_newer_spec_file_is_refused_naming_it() {
         e
     );
 }
+
+#[test]
+fn cancel_line_is_slurmstepds() {
+    let t = slurm_time(1_700_000_000);
+    assert_eq!(
+        cancel_line(12, "node1", 1_700_000_000, false),
+        format!("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT {} ***\n", t)
+    );
+    assert_eq!(
+        cancel_line(12, "node1", 1_700_000_000, true),
+        format!("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT {} DUE TO TIME LIMIT ***\n", t)
+    );
+}
+
+#[test]
+fn no_supervisor_no_cancel_note() {
+    let tmp = Tmp::new("note");
+    assert!(!request_cancel_note(&tmp.0, false).unwrap());
+}

@@ -566,8 +566,10 @@ impl Agent for Svc {
             let why = StopReason::try_from(r.reason).unwrap_or(StopReason::Unspecified);
             tokio::task::spawn_blocking(move || {
                 if why != StopReason::Unspecified {
-                    let t = spur_auth::now();
-                    let _ = spur_spool::note_cancelled(&dir, t, why == StopReason::Timeout);
+                    // written by the job's supervisor through its own
+                    // descriptor of the job's stderr: the agent never opens
+                    // a path the user chose
+                    let _ = spur_spool::request_cancel_note(&dir, why == StopReason::Timeout);
                 }
                 spur_spool::terminate_job(&dir, kw)
             });

@@ -14,6 +14,16 @@
 //! as `ExitCode=0:53`) when an output file cannot be opened, 4016
 //! (ESLURMD_SET_UID_OR_GID_ERROR) when the identity cannot be taken.
 //!
+//! slurmstepd's cancel line (`*** JOB N ON node CANCELLED AT ... ***`) is
+//! written here, when the agent asks with a signal
+//! (`spur_spool::request_cancel_note`), through the descriptor of the job's
+//! stderr that the child opened as the user and sent back (SCM_RIGHTS) before
+//! execve: as root, the supervisor never opens a path the user chose, so a
+//! job that has replaced its output path (a symlink to a file its owner
+//! cannot write, a FIFO) gets nothing else written and blocks nothing; a
+//! write to a pipe that blocks is left to a thread of its own. SIGCHLD and
+//! the agent's signals are blocked from the start and taken with sigwait.
+//!
 //! The script is started with fork and execve, not posix_spawn: the child
 //! must take the user's groups, gid and uid, which posix_spawn cannot do.
 //! Between the two the child makes only async-signal-safe system calls on
@@ -30,6 +40,7 @@ use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::resource::{self, Resource};
 use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal};
+use nix::sys::socket;
 use nix::sys::stat::Mode;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
@@ -37,7 +48,7 @@ use spur_core::launch::LaunchSpec;
 use std::ffi::{CStr, CString};
 use std::fs;
 use std::io::{self, Read, Write};
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -67,6 +78,10 @@ fn strerror(e: i32) -> String {
 /// Entry point of `spurstepd <jobdir>`. Always writes `status`
 /// (unless the directory itself is unusable) and returns 0.
 pub fn run(jobdir: &Path) -> i32 {
+    // Before anything names this process in the spool: the agent's requests
+    // (NOTE_CANCELLED, NOTE_TIME_LIMIT) and SIGCHLD are taken with sigwait,
+    // never delivered (see `wait_for`).
+    let _ = waited_signals().thread_block();
     // Out of the agent's session and process group: a signal to those (a
     // closed terminal, `kill -- -PGID`) does not reach the job.
     let _ = unistd::setsid();
@@ -86,6 +101,17 @@ pub fn run(jobdir: &Path) -> i32 {
     let job_id = spec.as_ref().map(|s| s.job.job_id).or_else(|| spur_spool::job_id_of(jobdir)).unwrap_or(0);
     notify_agent(jobdir, job_id);
     0
+}
+
+/// The signals the supervisor waits for, blocked from its start: SIGCHLD and
+/// the agent's requests for the cancel line. A thread that starts later
+/// inherits the mask; the script gets an empty one.
+fn waited_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
+    set.add(spur_spool::NOTE_CANCELLED);
+    set.add(spur_spool::NOTE_TIME_LIMIT);
+    set
 }
 
 /// Ignore `sig` in this process.
@@ -292,10 +318,20 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
 
     // The supervisor outlives stray signals (a `pkill spurd`, a closed
     // terminal); the script gets default dispositions back.
-    for sig in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP, Signal::SIGPIPE, Signal::SIGUSR1, Signal::SIGUSR2] {
+    // (SIGUSR1 and SIGUSR2, the agent's requests, are blocked since `run`.)
+    for sig in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP, Signal::SIGPIPE] {
         ignore(sig);
     }
     let (rd, wr) = unistd::pipe2(OFlag::O_CLOEXEC).map_err(io::Error::from)?;
+    // The child sends the job's stderr, as it opened it, back through this
+    // pair: the supervisor writes slurmstepd's cancel line there.
+    let (fd_rx, fd_tx) = socket::socketpair(
+        socket::AddressFamily::Unix,
+        socket::SockType::Datagram,
+        None,
+        socket::SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(io::Error::from)?;
     // SAFETY: the child runs child_exec, one write(2) and _exit(2): system
     // calls on `prep` and the pipe, all made above. It allocates nothing and
     // takes no lock (see the module doc), so no other thread's state at the
@@ -306,7 +342,8 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
             #[cfg(test)]
             crate::alloc_guard::forked();
             drop(rd);
-            let code = child_exec(&mut prep);
+            drop(fd_rx);
+            let code = child_exec(&mut prep, fd_tx.as_raw_fd());
             let _ = unistd::write(&wr, &code.to_ne_bytes());
             // SAFETY: _exit(2) is async-signal-safe and runs no exit handler
             // (those belong to the parent's state).
@@ -315,6 +352,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         Ok(ForkResult::Parent { child }) => child,
     };
     drop(wr);
+    drop(fd_tx);
     let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     let mut setup_code = None;
     {
@@ -325,7 +363,11 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
             setup_code = Some(i32::from_ne_bytes([buf[0], buf[1], buf[2], buf[3]]));
         }
     }
-    let mut status = wait_for(child);
+    // sent before execve, so there by the time the pipe closed
+    let mut note =
+        CancelNote { stderr: receive_fd(&fd_rx), job_id: job.job_id, node: spec.node_name.clone(), written: false };
+    drop(fd_rx);
+    let mut status = wait_for(child, &mut note);
     if let Some(c) = setup_code {
         log(&format!("job {}: the script could not start (code {})", job.job_id, c));
         status = c;
@@ -334,24 +376,153 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     Ok((status, spec))
 }
 
-/// Reap children until `child` ends; its raw wait status.
-fn wait_for(child: Pid) -> i32 {
-    loop {
+/// slurmstepd's cancel line, written at most once, when the agent asks
+/// (`spur_spool::request_cancel_note`), into the job's stderr as the script
+/// was started with it: the supervisor's own descriptor of the file the
+/// child opened as the user. The path is never opened again: whatever the
+/// job has put there since (a symlink to root's file, a FIFO) is not touched.
+struct CancelNote {
+    stderr: Option<std::os::fd::OwnedFd>,
+    job_id: u32,
+    node: String,
+    written: bool,
+}
+
+impl CancelNote {
+    fn write(&mut self, time_limit: bool) {
+        if std::mem::replace(&mut self.written, true) {
+            return;
+        }
+        let Some(fd) = self.stderr.take() else { return };
+        let line = spur_spool::cancel_line(self.job_id, &self.node, spur_auth::now(), time_limit);
+        // A write to a pipe (the job's stderr may be one) can block: it is
+        // made by a thread of its own, waited for a moment, then left.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new().name("cancel-note".into()).spawn(move || {
+            let _ = fs::File::from(fd).write_all(line.as_bytes());
+            let _ = tx.send(());
+        });
+        if spawned.is_ok() && rx.recv_timeout(Duration::from_secs(2)).is_err() {
+            log(&format!("job {}: the cancel line could not be written to the job's stderr", self.job_id));
+        }
+    }
+
+    /// Take the agent's requests already there (the script has ended).
+    fn take_pending(&mut self) {
+        let mut set = SigSet::empty();
+        set.add(spur_spool::NOTE_CANCELLED);
+        set.add(spur_spool::NOTE_TIME_LIMIT);
+        let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        loop {
+            // SAFETY: `set` is an initialised sigset_t, no siginfo is asked
+            // for, `zero` is a valid timespec.
+            let r = unsafe { libc::sigtimedwait(set.as_ref(), std::ptr::null_mut(), &zero) };
+            if r < 0 {
+                if Errno::last() == Errno::EINTR {
+                    continue;
+                }
+                return;
+            }
+            self.write(r == spur_spool::NOTE_TIME_LIMIT as i32);
+        }
+    }
+}
+
+/// The descriptor the child sent before execve, if it got that far.
+fn receive_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
+    use socket::{ControlMessageOwned, MsgFlags};
+    use std::os::fd::FromRawFd;
+    let mut byte = [0u8; 1];
+    let mut iov = [io::IoSliceMut::new(&mut byte)];
+    let mut cmsg = nix::cmsg_space!(RawFd);
+    let msg = socket::recvmsg::<()>(
+        sock.as_raw_fd(),
+        &mut iov,
+        Some(&mut cmsg),
+        MsgFlags::MSG_DONTWAIT | MsgFlags::MSG_CMSG_CLOEXEC,
+    )
+    .ok()?;
+    let mut got = None;
+    for c in msg.cmsgs().ok()? {
+        if let ControlMessageOwned::ScmRights(fds) = c {
+            for fd in fds {
+                // SAFETY: SCM_RIGHTS just installed `fd` in this process;
+                // nothing else owns it.
+                let owned = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+                if got.is_none() {
+                    got = Some(owned);
+                }
+            }
+        }
+    }
+    got
+}
+
+/// In the child: send `fd` to the supervisor over `sock` (SCM_RIGHTS), with
+/// no allocation (the message is built on the stack).
+fn send_fd(sock: RawFd, fd: RawFd) {
+    let mut byte = [0u8; 1];
+    // room for CMSG_SPACE(sizeof(int)), aligned as cmsghdr
+    let mut control = [0u64; 4];
+    // SAFETY: the msghdr points at `byte`, `iov` and `control`, all alive
+    // for the call; CMSG_FIRSTHDR of a control buffer of CMSG_SPACE(int)
+    // bytes (at most 32 with 8-byte alignment) is a header inside it, and
+    // CMSG_DATA has room for one int. sendmsg(2) is async-signal-safe.
+    unsafe {
+        let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        if c.is_null() || msg.msg_controllen as usize > std::mem::size_of_val(&control) {
+            return;
+        }
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
+        std::ptr::copy_nonoverlapping(
+            (&fd as *const libc::c_int).cast::<u8>(),
+            libc::CMSG_DATA(c),
+            std::mem::size_of::<libc::c_int>(),
+        );
+        libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL);
+    }
+}
+
+/// Reap children until `child` ends; its raw wait status. Between reaps it
+/// waits for a signal (SIGCHLD or the agent's request for the cancel line,
+/// all blocked since `run`), and writes the line when asked.
+fn wait_for(child: Pid, note: &mut CancelNote) -> i32 {
+    let waited = waited_signals();
+    let st = loop {
         let mut st: libc::c_int = 0;
         // SAFETY: `st` is a valid place for the status. libc's waitpid, not
         // nix's: the raw status is what `status` holds.
-        let r = unsafe { libc::waitpid(-1, &mut st, 0) };
+        let r = unsafe { libc::waitpid(-1, &mut st, libc::WNOHANG) };
         if r == child.as_raw() {
-            return st;
+            break st;
+        }
+        if r > 0 {
+            continue;
         }
         if r < 0 {
             let e = Errno::last();
             if e == Errno::EINTR {
                 continue;
             }
-            return EXIT_1;
+            break EXIT_1;
         }
-    }
+        match waited.wait() {
+            Ok(s) if s == spur_spool::NOTE_CANCELLED => note.write(false),
+            Ok(s) if s == spur_spool::NOTE_TIME_LIMIT => note.write(true),
+            _ => {}
+        }
+    };
+    // a request sent before the kill that ended the script
+    note.take_pending();
+    st
 }
 
 /// After the script ended: kill and reap everything it left behind.
@@ -460,7 +631,7 @@ fn interpreter<'a>(script: &CStr, buf: &'a mut [u8; 255]) -> Option<&'a [u8]> {
 /// In the forked child: become the user, set up stdio and exec the script.
 /// Returns only on a setup failure, with the code to report. Async-signal-
 /// safe system calls on `p` only: no allocation, no lock, no panic path.
-fn child_exec(p: &mut Prepared) -> i32 {
+fn child_exec(p: &mut Prepared, fd_tx: RawFd) -> i32 {
     for s in 1..32 {
         if s != libc::SIGKILL && s != libc::SIGSTOP {
             // SAFETY: SIG_DFL installs no handler; signal(2) is
@@ -490,6 +661,8 @@ fn child_exec(p: &mut Prepared) -> i32 {
     let Ok(ferr) = open_output(&p.stderr, &p.stderr_dirs, p.append) else {
         return ESLURMD_IO_ERROR;
     };
+    // the file as the user opened it, for the cancel line
+    send_fd(fd_tx, ferr);
     if unistd::dup2(fin, 0).is_err() || unistd::dup2(fout, 1).is_err() || unistd::dup2(ferr, 2).is_err() {
         return ESLURMD_IO_ERROR;
     }
