@@ -347,6 +347,7 @@ impl Ctld {
                             spur_sched::Decision::Reason { job_id, .. }
                             | spur_sched::Decision::Eligible { job_id }
                             | spur_sched::Decision::CancelNeverSatisfied { job_id }
+                            | spur_sched::Decision::SetAside { job_id, .. }
                             | spur_sched::Decision::Start { job_id, .. } => *job_id,
                         };
                         !quiet.contains(&id)
@@ -369,6 +370,11 @@ impl Ctld {
                     spur_sched::Decision::Start { job_id, task, allocs } => {
                         cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms })
                     }
+                    spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
+                        "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
+                        job_id,
+                        error
+                    ),
                 }
             }
             if !reasons.is_empty() {
@@ -419,6 +425,33 @@ impl Ctld {
         }
         drop(launched);
         self.sched_wake.notify_one();
+    }
+
+    /// Run a loop of the controller for as long as the process lives: one
+    /// that ends or panics is logged and started again (after `backoff`, so
+    /// a loop that fails at once does not spin).
+    pub async fn supervise<F, Fut>(self: Arc<Self>, name: &'static str, run: F)
+    where
+        F: Fn(Arc<Ctld>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let backoff = Duration::from_millis(200);
+        loop {
+            match tokio::spawn(run(self.clone())).await {
+                Ok(()) => tracing::error!("the {} loop ended; restarting it", name),
+                Err(e) if e.is_panic() => {
+                    let p = e.into_panic();
+                    let msg = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into());
+                    tracing::error!("the {} loop panicked ({}); restarting it", name, msg)
+                }
+                Err(e) => tracing::error!("the {} loop stopped ({}); restarting it", name, e),
+            }
+            tokio::time::sleep(backoff).await;
+        }
     }
 
     pub async fn scheduler_loop(self: Arc<Self>) {
