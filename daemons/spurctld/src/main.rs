@@ -309,8 +309,9 @@ fn main() {
             }
         };
         // supervised: a loop that ends or panics is logged and restarted
-        tokio::spawn(ctld.clone().supervise("scheduler", |c| c.scheduler_loop()));
-        tokio::spawn(ctld.clone().supervise("monitor", |c| c.monitor_loop()));
+        let backoff = std::time::Duration::from_millis(200);
+        tokio::spawn(ctld::supervise("scheduler", ctld.clone(), backoff, |c| c.scheduler_loop()));
+        tokio::spawn(ctld::supervise("monitor", ctld.clone(), backoff, |c| c.monitor_loop()));
         tokio::spawn(formats::raise_loop(ctld.clone()));
         tokio::spawn(formats::exit_on_fatal(raft.clone()));
         let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
