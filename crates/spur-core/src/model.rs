@@ -783,6 +783,11 @@ impl JobDesc {
     pub fn mincpus(&self) -> u32 {
         self.min_cpus.unwrap_or(0)
     }
+    /// `-O/--overcommit`: the job's tasks share its CPUs; it asks for one
+    /// task's CPUs per node (sbatch sets `min_cpus` to the node count).
+    pub fn overcommit(&self) -> bool {
+        self.accepted.as_ref().is_some_and(|a| a.overcommit)
+    }
     /// `--reservation`, when one was named.
     pub fn reservation_name(&self) -> Option<&str> {
         self.reservation.as_deref().filter(|r| !r.is_empty())

@@ -25,6 +25,35 @@ pub enum Decision {
     /// can never be satisfied: it is cancelled, keeping its reason
     /// `DependencyNeverSatisfied` (recorded/24.11/workflow/088, 090).
     CancelNeverSatisfied { job_id: u32 },
+    /// Placing the job failed (a fault of the scheduler, caught): the job is
+    /// left pending with reason `BadConstraints` and the pass goes on. Given
+    /// once, when the job gets that reason; the controller logs it.
+    SetAside { job_id: u32, error: String },
+}
+
+/// Take `count` of GRES `name` (of type `ty`, or of any type) from a node's
+/// free GRES, across its entries of that name in order.
+fn take_gres(gres: &mut [(String, Option<String>, u64)], name: &str, ty: &Option<String>, count: u64) {
+    let mut left = count;
+    for g in gres.iter_mut().filter(|g| g.0 == name && (ty.is_none() || &g.1 == ty)) {
+        let t = left.min(g.2);
+        g.2 -= t;
+        left -= t;
+        if left == 0 {
+            break;
+        }
+    }
+}
+
+/// The message of a caught panic.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".into()
+    }
 }
 
 /// Free resources of one node during a pass.
@@ -52,12 +81,18 @@ pub struct Shape {
     pub exclusive: bool,
     /// `-N min-max`: the most nodes the job may get (None: no limit).
     pub max_nodes: Option<u32>,
+    /// `--overcommit`: `tasks` is then one per node (sbatch's `min_cpus` of
+    /// the node count), not the job's task count, which its CPUs need not hold.
+    pub overcommit: bool,
 }
 
 pub fn shape_of(job: &Job) -> Shape {
     let d = &job.desc;
     let cpt = d.cpus_per_task.unwrap_or(1).max(1);
-    let tasks = job.num_tasks.max(1);
+    let overcommit = d.overcommit();
+    // with --overcommit Slurm allocates one task's CPUs per node, whatever
+    // the task count (`sbatch -O -n10 -N1` on 8-CPU nodes: NumCPUs=1)
+    let tasks = if overcommit { job.num_nodes.max(1) } else { job.num_tasks.max(1) };
     Shape {
         min_nodes: job.num_nodes.max(1),
         nodes_fixed: d.min_nodes.is_some(),
@@ -78,6 +113,7 @@ pub fn shape_of(job: &Job) -> Shape {
         } else {
             None
         },
+        overcommit,
     }
 }
 
@@ -199,9 +235,7 @@ pub fn schedule_with<'a>(
         }
         let mut gres = n.gres.clone();
         for (name, ty, used) in &n.alloc_gres {
-            if let Some(g) = gres.iter_mut().find(|g| &g.0 == name && (&g.1 == ty || ty.is_none())) {
-                g.2 = g.2.saturating_sub(*used);
-            }
+            take_gres(&mut gres, name, ty, *used);
         }
         free.insert(
             n.name.as_str(),
@@ -215,6 +249,9 @@ pub fn schedule_with<'a>(
             },
         );
     }
+    // every node as if idle: a job that does not fit its partition even
+    // then can never start (made when first needed)
+    let mut whole_cluster: Option<HashMap<&str, Free>> = None;
     let part_by_name: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
     let cpus_of: HashMap<&str, u32> = nodes.iter().map(|n| (n.name.as_str(), n.cpus)).collect();
     // running array tasks per array, for the % throttle
@@ -353,6 +390,7 @@ pub fn schedule_with<'a>(
             .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
             .collect();
         let want_resv = job.desc.reservation_name();
+        let part_candidates = candidates.clone();
         let candidates: Vec<&str> = if let Some(name) = want_resv {
             match resvs.iter().find(|r| r.name == name) {
                 Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
@@ -412,19 +450,37 @@ pub fn schedule_with<'a>(
                 break 'jobs;
             }
             attempts += 1;
-            match place(&shape, &candidates, &free, req.as_ref()) {
-                Some(allocs) => {
+            // A fault in placing one job (a panic) must not end the pass, nor
+            // every later one: the job is set aside with Slurm's reason for a
+            // job that cannot run, and the others are scheduled.
+            let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let p = place(&shape, &candidates, &free, req.as_ref());
+                if p.is_some() {
+                    return (p, true);
+                }
+                let all = whole_cluster.get_or_insert_with(|| idle_cluster(nodes));
+                let ever = place(&shape, &part_candidates, all, req.as_ref()).is_some();
+                (None, ever)
+            }));
+            let placed = match placed {
+                Ok(p) => p,
+                Err(e) => {
+                    if job.reason != Reason::BadConstraints {
+                        out.push(Decision::SetAside { job_id: job.job_id, error: panic_text(e.as_ref()) });
+                    }
+                    set_reason(&mut out, Reason::BadConstraints);
+                    continue 'jobs;
+                }
+            };
+            match placed {
+                (Some(allocs), _) => {
                     for a in &allocs {
                         if let Some(f) = free.get_mut(a.node.as_str()) {
-                            f.cpus -= a.cpus;
+                            f.cpus = f.cpus.saturating_sub(a.cpus);
                             f.mem = f.mem.saturating_sub(a.mem_mb);
                             f.whole = false;
                             for g in &a.gres {
-                                if let Some(fg) =
-                                    f.gres.iter_mut().find(|x| x.0 == g.name && (g.gtype.is_none() || x.1 == g.gtype))
-                                {
-                                    fg.2 = fg.2.saturating_sub(g.count);
-                                }
+                                take_gres(&mut f.gres, &g.name, &g.gtype, g.count);
                             }
                         }
                     }
@@ -435,7 +491,16 @@ pub fn schedule_with<'a>(
                     out.push(Decision::Start { job_id: job.job_id, task, allocs });
                     started_any = true;
                 }
-                None => {
+                (None, false) => {
+                    // not even on idle nodes (accepted before a check that
+                    // now refuses it, or the nodes changed since): it blocks
+                    // no one (slurmctld's FAIL_BAD_CONSTRAINTS)
+                    if !started_any {
+                        set_reason(&mut out, Reason::BadConstraints);
+                    }
+                    break;
+                }
+                (None, true) => {
                     blocked_parts.insert(part.name.as_str());
                     if !started_any {
                         set_reason(&mut out, Reason::Resources);
@@ -446,6 +511,20 @@ pub fn schedule_with<'a>(
         }
     }
     (out, truncated)
+}
+
+/// Every node with all its resources free, as the test of whether a job can
+/// ever start.
+fn idle_cluster<'a>(nodes: &[&'a Node]) -> HashMap<&'a str, Free> {
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(index, n)| {
+            let f =
+                Free { cpus: n.cpus, mem: n.real_memory, gres: n.gres.clone(), whole: true, weight: n.weight, index };
+            (n.name.as_str(), f)
+        })
+        .collect()
 }
 
 /// CPUs node `f` can give this job (cons_tres's available CPUs): free CPUs in
@@ -643,11 +722,13 @@ fn place_in_order(
     let mut allocs: Vec<NodeAlloc> = Vec::new();
     let mut tasks_left = shape.tasks;
     let want_nodes = shape.min_nodes.max(required.map(|r| r.len() as u32).unwrap_or(0));
+    let most_nodes = shape.max_nodes.map(|m| m.max(want_nodes)).unwrap_or(u32::MAX);
     let fits_extra = |f: &Free, cpus: u32| -> bool {
         if shape.exclusive && !f.whole {
             return false;
         }
-        let mem = if shape.mem_per_node > 0 { shape.mem_per_node } else { shape.mem_per_cpu * cpus as u64 };
+        let mem =
+            if shape.mem_per_node > 0 { shape.mem_per_node } else { shape.mem_per_cpu.saturating_mul(cpus as u64) };
         if mem > f.mem {
             return false;
         }
@@ -655,7 +736,10 @@ fn place_in_order(
             f.gres.iter().filter(|g| &g.0 == name && (ty.is_none() || &g.1 == ty)).map(|g| g.2).sum::<u64>() >= *cnt
         })
     };
-    for (i, name) in candidates.iter().enumerate() {
+    for name in candidates {
+        if allocs.len() as u32 >= most_nodes {
+            break;
+        }
         let f = match free.get(name) {
             Some(f) => f,
             None => continue,
@@ -672,8 +756,9 @@ fn place_in_order(
         }
         // with a fixed node count, spread tasks evenly like Slurm's block layout
         let mut take = fit_tasks;
-        if shape.nodes_fixed && want_nodes > 0 {
-            let remaining_nodes = want_nodes - allocs.len() as u32;
+        // (once every wanted node is taken, the tasks left go where they fit)
+        let remaining_nodes = want_nodes.saturating_sub(allocs.len() as u32);
+        if shape.nodes_fixed && remaining_nodes > 0 {
             let even = tasks_left.div_ceil(remaining_nodes);
             take = take.min(even.max(1));
         }
@@ -681,7 +766,8 @@ fn place_in_order(
         if !fits_extra(f, cpus) {
             continue;
         }
-        let mem = if shape.mem_per_node > 0 { shape.mem_per_node } else { shape.mem_per_cpu * cpus as u64 };
+        let mem =
+            if shape.mem_per_node > 0 { shape.mem_per_node } else { shape.mem_per_cpu.saturating_mul(cpus as u64) };
         let gres = shape
             .gres_per_node
             .iter()
@@ -689,7 +775,6 @@ fn place_in_order(
             .collect();
         allocs.push(NodeAlloc { node: name.to_string(), cpus, mem_mb: mem, gres });
         tasks_left = tasks_left.saturating_sub(take);
-        let _ = i;
         if tasks_left == 0 && allocs.len() as u32 >= want_nodes {
             break;
         }
@@ -721,6 +806,7 @@ mod tests {
             gres_per_node: vec![],
             exclusive: false,
             max_nodes: if fixed { Some(nodes) } else { None },
+            overcommit: false,
         }
     }
 

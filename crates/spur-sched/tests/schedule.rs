@@ -591,3 +591,66 @@ fn a_pass_stops_after_the_queue_depth_and_says_so() {
     assert!(!cut);
     assert_eq!(started(&d), [151]);
 }
+
+// ------------------------------------------------------------------ more tasks than CPUs
+
+/// `sbatch -n tasks -N1` on nodes of 8 CPUs and 16,000 MB (issue 9).
+fn ten_tasks_on_one_node(id: u32, overcommit: bool) -> Job {
+    let mut j = wide(id, 1, 10);
+    j.desc.max_nodes = Some(1);
+    if overcommit {
+        j.desc.accepted = Some(Box::new(spur_core::model::AcceptedOptions { overcommit: true, ..Default::default() }));
+        j.num_cpus = 1;
+    }
+    j
+}
+
+fn big_node(name: &str) -> Node {
+    Node { real_memory: 16_000, ..node(name, 8) }
+}
+
+#[test]
+fn overcommit_runs_more_tasks_than_cpus_on_one_cpu_of_one_node() {
+    // Slurm 22.05 (cn nodes of 8 CPUs): `sbatch -n10 -O -N1` runs on one node
+    // with NumCPUs=1 NumTasks=10; this used to divide by zero
+    let ns = [big_node("n1"), big_node("n2")];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let over = ten_tasks_on_one_node(1, true);
+    let after = job(2);
+    let d = pass(&[&over, &after], &nr, &[&p]);
+    let allocs = d
+        .iter()
+        .find_map(|x| match x {
+            Decision::Start { job_id: 1, allocs, .. } => Some(allocs.clone()),
+            _ => None,
+        })
+        .expect("the overcommitted job starts");
+    assert_eq!(allocs.len(), 1);
+    assert_eq!(allocs[0].cpus, 1);
+    assert!(started(&d).contains(&2), "{:?}", d);
+    // with its node's CPUs all in use by others it waits (and blocks nothing else)
+    let full = [busy("n1", 8, 8), busy("n2", 8, 8)];
+    let fr: Vec<&Node> = full.iter().collect();
+    let d = pass(&[&over], &fr, &[&p]);
+    assert_eq!(reason(&d, 1), Some(Reason::Resources));
+}
+
+#[test]
+fn a_job_that_can_never_fit_is_set_aside_and_others_go_on() {
+    // without --overcommit, 10 tasks on one 8-CPU node never fit: Slurm
+    // refuses it at submission; one in the log from before that check was
+    // made gets slurmctld's BadConstraints and does not hold back the
+    // partition (it used to panic the pass, whether nodes were free or not)
+    for used in [0, 4, 8] {
+        let ns = [busy("n1", 8, used), Node { real_memory: 16_000, ..busy("n2", 8, used) }];
+        let nr: Vec<&Node> = ns.iter().collect();
+        let p = part("p", &nr);
+        let never = Job { priority: 100, ..ten_tasks_on_one_node(1, false) };
+        let plain = job(2);
+        let d = pass(&[&never, &plain], &nr, &[&p]);
+        assert_eq!(reason(&d, 1), Some(Reason::BadConstraints), "used {}: {:?}", used, d);
+        assert!(nodes_of(&d, 1).is_none());
+        assert_eq!(started(&d).contains(&2), used < 8, "used {}: {:?}", used, d);
+    }
+}

@@ -347,6 +347,7 @@ impl Ctld {
                             spur_sched::Decision::Reason { job_id, .. }
                             | spur_sched::Decision::Eligible { job_id }
                             | spur_sched::Decision::CancelNeverSatisfied { job_id }
+                            | spur_sched::Decision::SetAside { job_id, .. }
                             | spur_sched::Decision::Start { job_id, .. } => *job_id,
                         };
                         !quiet.contains(&id)
@@ -369,6 +370,11 @@ impl Ctld {
                     spur_sched::Decision::Start { job_id, task, allocs } => {
                         cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms })
                     }
+                    spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
+                        "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
+                        job_id,
+                        error
+                    ),
                 }
             }
             if !reasons.is_empty() {
@@ -539,5 +545,58 @@ impl Ctld {
                 });
             }
         }
+    }
+}
+
+/// Run one of the controller's loops for as long as the process lives: a run
+/// that ends or panics is logged and started again (after `backoff`, so a
+/// loop that fails at once does not spin).
+pub async fn supervise<T, F, Fut>(name: &'static str, arg: T, backoff: Duration, run: F)
+where
+    T: Clone,
+    F: Fn(T) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    loop {
+        match tokio::spawn(run(arg.clone())).await {
+            Ok(()) => tracing::error!("the {} loop ended; restarting it", name),
+            Err(e) if e.is_panic() => {
+                let p = e.into_panic();
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".into());
+                tracing::error!("the {} loop panicked ({}); restarting it", name, msg)
+            }
+            Err(e) => tracing::error!("the {} loop stopped ({}); restarting it", name, e),
+        }
+        tokio::time::sleep(backoff).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[tokio::test]
+    async fn a_loop_that_panics_or_ends_is_started_again() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let sup =
+            tokio::spawn(supervise("test", runs.clone(), Duration::from_millis(1), |r: Arc<AtomicU32>| async move {
+                match r.fetch_add(1, Ordering::SeqCst) {
+                    0 => panic!("first run"),
+                    1 => {}
+                    _ => std::future::pending::<()>().await,
+                }
+            }));
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while runs.load(Ordering::SeqCst) < 3 {
+            assert!(std::time::Instant::now() < deadline, "not restarted: {} runs", runs.load(Ordering::SeqCst));
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(!sup.is_finished(), "the supervisor itself never ends");
+        sup.abort();
     }
 }

@@ -308,8 +308,10 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        tokio::spawn(ctld.clone().scheduler_loop());
-        tokio::spawn(ctld.clone().monitor_loop());
+        // supervised: a loop that ends or panics is logged and restarted
+        let backoff = std::time::Duration::from_millis(200);
+        tokio::spawn(ctld::supervise("scheduler", ctld.clone(), backoff, |c| c.scheduler_loop()));
+        tokio::spawn(ctld::supervise("monitor", ctld.clone(), backoff, |c| c.monitor_loop()));
         tokio::spawn(formats::raise_loop(ctld.clone()));
         tokio::spawn(formats::exit_on_fatal(raft.clone()));
         let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))

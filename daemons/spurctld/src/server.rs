@@ -267,10 +267,29 @@ impl Service {
                 return Err((unavailable, "Memory specification can not be satisfied".into()));
             }
         }
-        let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1);
+        // with --overcommit the tasks share the job's CPUs: any number is
+        // accepted (22.05: `sbatch -O -n40 -N1` on four 8-CPU nodes runs, NumCPUs=1)
+        if desc.overcommit() {
+            return Ok(());
+        }
+        let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1) as u64;
         let total: u64 = nodes.iter().map(|n| (n.cpus / cpt) as u64).sum();
-        if tasks as u64 > total && !pend {
+        if tasks > total && !pend {
             return Err((unavailable, String::new()));
+        }
+        // -N bounds the nodes: the tasks must fit on that many of the largest
+        // nodes (22.05: `sbatch -n10 -N1` on 8-CPU nodes is refused,
+        // "Requested node configuration is not available")
+        // (a node count of 0, or a maximum below the minimum, is refused
+        // later with its own error)
+        let counts_valid = want_nodes > 0 && desc.max_nodes.is_none_or(|m| m >= want_nodes);
+        if desc.min_nodes.is_some() && counts_valid && tasks <= total {
+            let most = desc.max_nodes.unwrap_or(want_nodes).max(want_nodes) as usize;
+            let mut per: Vec<u64> = nodes.iter().map(|n| (n.cpus / cpt) as u64).collect();
+            per.sort_unstable_by(|a, b| b.cmp(a));
+            if tasks > per.iter().take(most).sum::<u64>() {
+                return Err((unavailable, String::new()));
+            }
         }
         Ok(())
     }
@@ -410,7 +429,8 @@ impl Service {
             restart_count: 0,
             num_nodes: nodes,
             num_tasks: tasks,
-            num_cpus: tasks.saturating_mul(cpt).max(nodes),
+            // --overcommit: one task's CPUs per node (sbatch's min_cpus)
+            num_cpus: if desc.overcommit() { nodes.saturating_mul(cpt) } else { tasks.saturating_mul(cpt).max(nodes) },
             mem_per_node: desc.mem_per_node.unwrap_or(0),
             mem_per_cpu,
             kill_reason: None,

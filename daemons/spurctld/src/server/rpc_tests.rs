@@ -208,6 +208,29 @@ async fn submission_and_query_rules() {
     };
     let first = submit(&f, user(req())).await;
     assert_eq!(submit(&f, user(req())).await, first);
+    // more tasks than the CPUs of the nodes -N allows: refused, unless
+    // --overcommit (Slurm 22.05: `sbatch -n10 -N1` on 8-CPU nodes, issue 9),
+    // which asks one CPU per node
+    let tasks_on_one = |overcommit: bool| {
+        let desc = JobDesc {
+            num_tasks: Some(3),
+            min_nodes: Some(1),
+            max_nodes: Some(1),
+            accepted: overcommit.then(|| Box::new(AcceptedOptions { overcommit: true, ..Default::default() })),
+            script: "#!/bin/sh\n".into(),
+            ..Default::default()
+        };
+        SubmitRequest {
+            job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+            test_only: false,
+        }
+    };
+    let r = s.submit(user(tasks_on_one(false))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    let jid = submit(&f, user(tasks_on_one(true))).await;
+    let g = f.svc.ctld.lock();
+    let j = g.state.jobs().get(&jid).unwrap();
+    assert_eq!((j.num_nodes, j.num_tasks, j.num_cpus), (1, 3, 1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
