@@ -696,6 +696,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         let mut g = lock(&self.shared);
+        let mut st = st;
+        st.keep_local_settings(&g.state);
         g.state = st;
         g.last_applied = meta.last_log_id;
         g.membership = meta.last_membership.clone();

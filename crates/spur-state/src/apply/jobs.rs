@@ -4,7 +4,7 @@
 //! `ConsumeBasicPriority`).
 
 use super::plus_minutes;
-use crate::{Applied, ApplyResult, State};
+use crate::{job_records, Applied, ApplyError, ApplyResult, State};
 use spur_core::errors::*;
 use spur_core::model::*;
 
@@ -28,12 +28,30 @@ impl State {
         p
     }
 
+    /// Whether MaxJobCount leaves room for `job` (an array counts once per
+    /// task): slurmctld's job_allocate refuses a job when the records held
+    /// plus its own reach MaxJobCount, with `EAGAIN` ("Resource temporarily
+    /// unavailable"; sbatch says it is unable to accept the job and retries).
+    /// Slurm 24.11 and 22.05 compare with `>=` (job_mgr.c `job_allocate`,
+    /// `_add_job_record`), so they hold at most MaxJobCount - 1 records; 25.11
+    /// changed it to `>` (commit 4953797d2b, "Fix MaxJobCount off-by-one").
+    /// The controller asks this before validating a submission, as
+    /// job_allocate does before `_job_create`; `Submit`'s apply asks it again.
+    /// `records`: the job's own count (its tasks for an array).
+    pub fn admits(&self, records: u64) -> Result<(), ApplyError> {
+        match self.max_job_count {
+            Some(max) if self.job_count.saturating_add(records) >= u64::from(max) => Err(EAGAIN),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn submit(&mut self, job: &Job) -> ApplyResult {
         if let Some(rid) = &job.desc.request_id {
             if let Some(&id) = self.request_ids.get(rid) {
                 return Ok(Applied::Submitted(id));
             }
         }
+        self.admits(job_records(job))?;
         let id = self.take_job_id()?;
         let mut job = job.clone();
         job.job_id = id;
@@ -46,6 +64,7 @@ impl State {
         if let Some(rid) = &job.desc.request_id {
             self.request_ids.insert(rid.clone(), id);
         }
+        self.job_count = self.job_count.saturating_add(job_records(&job));
         self.jobs.insert(id, job);
         self.list_append(id);
         self.sync_queue(id);
@@ -270,12 +289,16 @@ impl State {
             j.end_time = now;
             // it keeps its pending reason (recorded/24.11/scontrol/194:
             // CANCELLED Reason=BeginTime)
+            let before = job_records(j);
             if let Some(a) = &mut j.array {
                 if a.task_id.is_none() {
-                    // the whole remaining array ends
+                    // the whole remaining array ends (its record counts once
+                    // from now on)
                     a.pending_tasks.clear();
                 }
             }
+            let after = job_records(j);
+            self.job_count = self.job_count.saturating_sub(before - after);
             self.sync_queue(job_id);
             return Ok(Applied::Ended(job_id));
         }
@@ -313,10 +336,12 @@ impl State {
             if !j.state.is_finished() {
                 continue;
             }
+            let n = job_records(j);
             if let Some(r) = &j.desc.request_id {
                 let r = r.clone();
                 self.request_ids.remove(&r);
             }
+            self.job_count = self.job_count.saturating_sub(n);
             self.jobs.remove(&id);
             self.list_remove(id);
             self.sync_queue(id);
@@ -366,7 +391,6 @@ fn signal_text(sig: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::*;
-    use super::super::EAGAIN;
     use crate::{Applied, Command, State};
     use spur_core::errors::*;
     use spur_core::model::*;
@@ -401,6 +425,44 @@ mod tests {
         let mut odd = State::new("c".into(), vec![], vec![], 9, 3);
         assert_eq!(submit(&mut odd, job()), 9);
         refused(&mut odd, Command::Submit { job: Box::new(job()) }, EAGAIN);
+    }
+
+    #[test]
+    fn submit_refuses_past_max_job_count_counting_array_tasks_and_finished_jobs() {
+        let mut s = cluster();
+        // 24.11 holds at most MaxJobCount - 1 records (job_allocate's `>=`)
+        s.set_max_job_count(Some(5));
+        let a = submit(&mut s, array(&[1, 2, 3]));
+        assert_eq!(s.job_count(), 3);
+        // two more tasks do not fit, one job does
+        refused(&mut s, Command::Submit { job: Box::new(array(&[1, 2])) }, EAGAIN);
+        let j = submit(&mut s, job());
+        assert_eq!(s.job_count(), 4);
+        refused(&mut s, Command::Submit { job: Box::new(job()) }, EAGAIN);
+        // a repeated request is answered, not counted
+        let mut r = job();
+        r.desc.request_id = Some("again".into());
+        refused(&mut s, Command::Submit { job: Box::new(r) }, EAGAIN);
+        // a split-off task moves one count from the meta-record to its own
+        s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 }).unwrap();
+        assert_eq!(s.job_count(), 4);
+        // a finished job counts until it is purged
+        s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
+        refused(&mut s, Command::Submit { job: Box::new(job()) }, EAGAIN);
+        s.apply(&Command::Purge { job_ids: vec![j] }).unwrap();
+        assert_eq!(s.job_count(), 3);
+        let k = submit(&mut s, job());
+        // a cancelled pending array's meta-record counts once from then on
+        s.apply(&Command::Kill { job_id: a, task: None, state: JobState::Cancelled, now: 7 }).unwrap();
+        assert_eq!(s.job_count(), 3);
+        // the count is what a decoded state rebuilds
+        let d = State::decode(&s.encode().unwrap()).unwrap();
+        assert_eq!(d.job_count(), s.job_count());
+        assert!(s.job(k).is_some());
+        // no limit set: no refusal
+        s.set_max_job_count(None);
+        submit(&mut s, array(&[1, 2, 3, 4, 5, 6]));
+        assert_eq!(s.job_count(), 9);
     }
 
     #[test]
