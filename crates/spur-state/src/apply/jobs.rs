@@ -298,7 +298,7 @@ impl State {
                 }
             }
             let after = job_records(j);
-            self.job_count = self.job_count.saturating_sub(before - after);
+            self.job_count = self.job_count.saturating_sub(before.saturating_sub(after));
             self.sync_queue(job_id);
             return Ok(Applied::Ended(job_id));
         }
@@ -436,13 +436,15 @@ mod tests {
         assert_eq!(s.job_count(), 3);
         // two more tasks do not fit, one job does
         refused(&mut s, Command::Submit { job: Box::new(array(&[1, 2])) }, EAGAIN);
-        let j = submit(&mut s, job());
+        let mut jr = job();
+        jr.desc.request_id = Some("again".into());
+        let j = submit(&mut s, jr.clone());
         assert_eq!(s.job_count(), 4);
         refused(&mut s, Command::Submit { job: Box::new(job()) }, EAGAIN);
-        // a repeated request is answered, not counted
-        let mut r = job();
-        r.desc.request_id = Some("again".into());
-        refused(&mut s, Command::Submit { job: Box::new(r) }, EAGAIN);
+        // a repeated request (sbatch retrying) is answered, even when full,
+        // and not counted again
+        assert_eq!(s.apply(&Command::Submit { job: Box::new(jr) }), Ok(Applied::Submitted(j)));
+        assert_eq!(s.job_count(), 4);
         // a split-off task moves one count from the meta-record to its own
         s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 }).unwrap();
         assert_eq!(s.job_count(), 4);
