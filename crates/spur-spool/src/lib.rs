@@ -136,9 +136,14 @@ fn create_dir_with(dir: &Path, mode: u32) -> io::Result<()> {
     }
 }
 
-/// Create the node's spool directory (slurmd's mode, [`SPOOL_DIR_MODE`]).
+/// Create the node's spool directory with slurmd's mode, [`SPOOL_DIR_MODE`],
+/// and set that mode whatever the umask or an earlier mode (slurmd's
+/// `_set_slurmd_spooldir`: mkdir 0755, then chmod 0755): jobs' owners must
+/// pass through it to their scripts. It holds no secret itself.
 pub fn create_spool_dir(spool: &Path) -> io::Result<()> {
-    create_dir_with(spool, SPOOL_DIR_MODE)
+    use std::os::unix::fs::PermissionsExt;
+    create_dir_with(spool, SPOOL_DIR_MODE)?;
+    fs::set_permissions(spool, fs::Permissions::from_mode(SPOOL_DIR_MODE))
 }
 
 /// Write `spec.bin` into `jobdir` (created 0700 when missing): to a temporary

@@ -297,11 +297,17 @@ fn mode_of(p: &Path) -> u32 {
 
 #[test]
 fn spool_files_are_the_owners_only_from_their_first_byte() {
-    // (the modes asked for are not widened by any umask, only narrowed)
     let t = Tmp::new("modes");
     let spool = t.0.join("spool");
     create_spool_dir(&spool).unwrap();
-    assert_eq!(mode_of(&spool) & !0o022, 0o755 & !0o022);
+    assert_eq!(mode_of(&spool), 0o755);
+    // (an existing one is set to it, as slurmd does)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&spool, fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    create_spool_dir(&spool).unwrap();
+    assert_eq!(mode_of(&spool), 0o755);
     let dir = job_dir(&spool, 5);
     write_spec(&dir, &spec(5, 0)).unwrap();
     assert_eq!(mode_of(&dir), 0o700);
