@@ -71,7 +71,40 @@ impl State {
         Ok(Applied::Submitted(id))
     }
 
+    /// How many of `job_count` record `id` is (0: none).
+    fn records_of(&self, id: u32) -> u64 {
+        self.jobs.get(&id).map(job_records).unwrap_or(0)
+    }
+
+    /// Keep `job_count` right across `r`, the result of a change to record
+    /// `job_id` (which held `before`) that may have split off a new record
+    /// (the id the result names): whatever the change did to the array's
+    /// pending tasks, the count follows the records as they now are.
+    fn recount(&mut self, job_id: u32, before: u64, r: &ApplyResult) {
+        let mut after = self.records_of(job_id);
+        if let Ok(Applied::Started(id) | Applied::Ended(id)) = r {
+            if *id != job_id {
+                after = after.saturating_add(self.records_of(*id));
+            }
+        }
+        self.job_count = self.job_count.saturating_sub(before).saturating_add(after);
+    }
+
     pub(crate) fn start(
+        &mut self,
+        job_id: u32,
+        task: Option<u32>,
+        allocs: &[NodeAlloc],
+        now: i64,
+        pass_ms: i64,
+    ) -> ApplyResult {
+        let before = self.records_of(job_id);
+        let r = self.start_record(job_id, task, allocs, now, pass_ms);
+        self.recount(job_id, before, &r);
+        r
+    }
+
+    fn start_record(
         &mut self,
         job_id: u32,
         task: Option<u32>,
@@ -239,6 +272,13 @@ impl State {
     }
 
     pub(crate) fn kill(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
+        let before = self.records_of(job_id);
+        let r = self.kill_record(job_id, task, state, now);
+        self.recount(job_id, before, &r);
+        r
+    }
+
+    fn kill_record(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
         if !state.is_finished() {
             // a kill ends a job: a state it does not end in is no kill
             return Err(ESLURM_TRANSITION_STATE_NO_UPDATE);
@@ -289,7 +329,6 @@ impl State {
             j.end_time = now;
             // it keeps its pending reason (recorded/24.11/scontrol/194:
             // CANCELLED Reason=BeginTime)
-            let before = job_records(j);
             if let Some(a) = &mut j.array {
                 if a.task_id.is_none() {
                     // the whole remaining array ends (its record counts once
@@ -297,8 +336,6 @@ impl State {
                     a.pending_tasks.clear();
                 }
             }
-            let after = job_records(j);
-            self.job_count = self.job_count.saturating_sub(before.saturating_sub(after));
             self.sync_queue(job_id);
             return Ok(Applied::Ended(job_id));
         }
@@ -463,8 +500,15 @@ mod tests {
         assert!(s.job(k).is_some());
         // no limit set: no refusal
         s.set_max_job_count(None);
-        submit(&mut s, array(&[1, 2, 3, 4, 5, 6]));
+        let b = submit(&mut s, array(&[1, 2, 3, 4, 5, 6]));
         assert_eq!(s.job_count(), 9);
+        // whatever a command holds (here a task listed twice, which no
+        // submission makes), the count is the records' as they are
+        let c = submit(&mut s, array(&[7, 7, 8]));
+        s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0 }).unwrap();
+        s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9 }).unwrap();
+        let d = State::decode(&s.encode().unwrap()).unwrap();
+        assert_eq!((s.job_count(), d.job_count()), (11, 11));
     }
 
     #[test]
