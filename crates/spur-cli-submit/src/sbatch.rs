@@ -1590,7 +1590,17 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
     }
     let rt = runtime();
-    let res = rt.block_on(c.submit(&req.desc, req.test_only));
+    // sbatch's --test-only asks once (slurm_job_will_run, no retries)
+    let res = if req.test_only {
+        rt.block_on(c.submit(&req.desc, true))
+    } else {
+        let mut stderr = std::io::stderr();
+        submit_with_retries(
+            || rt.block_on(c.submit(&req.desc, false)),
+            |s| std::thread::sleep(std::time::Duration::from_secs(s)),
+            &mut stderr,
+        )
+    };
     if let Err(ClientError::Rejected { user_msg, .. }) = &res {
         for line in user_msg.lines().filter(|l| !l.is_empty()) {
             eprintln!("sbatch: error: {}", line);
@@ -1627,6 +1637,56 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             eprintln!("sbatch: error: Batch job submission failed: {}", e);
             1
         }
+    }
+}
+
+/// How many times sbatch submits again after a refusal that says "later"
+/// (sbatch.c `MAX_RETRIES`).
+const MAX_RETRIES: u64 = 15;
+
+/// What sbatch says when the controller cannot take a job now, and whether it
+/// says it as an error (else as information): sbatch.c's retry loop, the same
+/// in 22.05 and 24.11.
+fn retry_message(code: i32) -> Option<(&'static str, bool)> {
+    use spur_core::errors::*;
+    match code {
+        ESLURM_ERROR_ON_DESC_TO_RECORD_COPY => Some(("Slurm job queue full, sleeping and retrying", true)),
+        ESLURM_NODES_BUSY | ESLURM_PORTS_BUSY => Some(("Job creation temporarily disabled, retrying", false)),
+        EAGAIN => Some(("Slurm temporarily unable to accept job, sleeping and retrying", true)),
+        _ => None,
+    }
+}
+
+/// sbatch's submission loop (sbatch.c, `while (true)` around
+/// `slurm_submit_batch_job`): a refusal that says "later" (MaxJobCount
+/// reached, no job id left: `EAGAIN`) is reported once (later ones at debug
+/// level, not shown), then the job is submitted again after 1, 2, ... 15
+/// seconds; the 16th refusal is the answer. A retried submission carries the
+/// same request id, and a refused one recorded nothing, so the job is queued
+/// once.
+fn submit_with_retries<T>(
+    mut submit: impl FnMut() -> Result<T, ClientError>,
+    mut sleep: impl FnMut(u64),
+    stderr: &mut dyn Write,
+) -> Result<T, ClientError> {
+    let mut retries = 0u64;
+    loop {
+        let e = match submit() {
+            Ok(r) => return Ok(r),
+            Err(e) => e,
+        };
+        let Some((msg, is_error)) = retry_message(e.code()) else {
+            return Err(e);
+        };
+        if retries >= MAX_RETRIES {
+            return Err(e);
+        }
+        if retries == 0 {
+            let _ =
+                if is_error { writeln!(stderr, "sbatch: error: {}", msg) } else { writeln!(stderr, "sbatch: {}", msg) };
+        }
+        retries += 1;
+        sleep(retries);
     }
 }
 
@@ -1677,6 +1737,69 @@ async fn wait_for_job(c: &Client, id: u32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refusal(code: i32) -> ClientError {
+        ClientError::Rejected { code, message: spur_core::errors::strerror(code), user_msg: String::new() }
+    }
+
+    #[test]
+    fn a_refusal_saying_later_is_reported_once_and_retried_fifteen_times() {
+        use spur_core::errors::{EAGAIN, ESLURM_INVALID_PARTITION_NAME, ESLURM_NODES_BUSY};
+        // refused twice, then accepted
+        let (mut calls, mut slept, mut err) = (0, Vec::new(), Vec::new());
+        let r = submit_with_retries(
+            || {
+                calls += 1;
+                if calls <= 2 {
+                    Err(refusal(EAGAIN))
+                } else {
+                    Ok(7)
+                }
+            },
+            |s| slept.push(s),
+            &mut err,
+        );
+        assert_eq!(r.ok(), Some(7));
+        assert_eq!(slept, vec![1, 2]);
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n"
+        );
+        // always refused: 16 tries, 1+2+...+15 seconds, then the refusal is the answer
+        let (mut calls, mut slept, mut err) = (0, Vec::new(), Vec::new());
+        let r: Result<u32, _> = submit_with_retries(
+            || {
+                calls += 1;
+                Err(refusal(EAGAIN))
+            },
+            |s| slept.push(s),
+            &mut err,
+        );
+        assert_eq!(calls, 16);
+        assert_eq!(slept, (1..=15).collect::<Vec<u64>>());
+        assert_eq!(r.err().map(|e| e.to_string()), Some("Resource temporarily unavailable".to_string()));
+        assert_eq!(err.len(), "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n".len());
+        // busy nodes: said as information
+        let mut err = Vec::new();
+        let mut first = true;
+        let _ = submit_with_retries(
+            || if std::mem::take(&mut first) { Err(refusal(ESLURM_NODES_BUSY)) } else { Ok(1) },
+            |_| {},
+            &mut err,
+        );
+        assert_eq!(String::from_utf8_lossy(&err), "sbatch: Job creation temporarily disabled, retrying\n");
+        // any other refusal: at once, nothing said
+        let (mut calls, mut err) = (0, Vec::new());
+        let r: Result<u32, _> = submit_with_retries(
+            || {
+                calls += 1;
+                Err(refusal(ESLURM_INVALID_PARTITION_NAME))
+            },
+            |_| panic!("no sleep"),
+            &mut err,
+        );
+        assert!(r.is_err() && calls == 1 && err.is_empty());
+    }
 
     fn a(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()

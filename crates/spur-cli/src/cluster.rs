@@ -312,7 +312,18 @@ fn up(o: &UpOpts) -> Result<(), String> {
         std::env::set_var(spur_core::compat::ENV, r.name());
     }
     for sub in ["bin", "run", "log", "state", "spool"] {
-        std::fs::create_dir_all(d.join(sub)).map_err(|e| format!("spur cluster: {}: {}", d.join(sub).display(), e))?;
+        let p = d.join(sub);
+        // the controllers' state (every job's environment and script) is
+        // theirs alone; the spool is slurmd's 0755 (jobs pass through it)
+        let made = if sub == "state" {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&p)
+        } else if sub == "spool" {
+            spur_spool::create_spool_dir(&p)
+        } else {
+            std::fs::create_dir_all(&p)
+        };
+        made.map_err(|e| format!("spur cluster: {}: {}", p.display(), e))?;
     }
     let conf_path = d.join("slurm.conf");
     if !conf_path.exists() {

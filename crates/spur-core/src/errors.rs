@@ -241,6 +241,17 @@ pub const ESLURM_REST_FAIL_PARSING: i32 = 9001;
 pub const ESLURM_REST_INVALID_JOBS_DESC: i32 = 9002;
 pub const ESLURM_REST_EMPTY_RESULT: i32 = 9003;
 
+/// The system errno slurmctld answers when it cannot take a job now: all job
+/// ids in use (job_mgr.c `_set_job_id`: "We have exhausted our supply of valid
+/// job id values") or MaxJobCount reached (`job_allocate`: "MaxJobCount limit
+/// from slurm.conf reached"). sbatch then says "Slurm temporarily unable to
+/// accept job, sleeping and retrying" and retries.
+pub const EAGAIN: i32 = 11;
+
+/// The texts of the system errnos Spur answers with (glibc's `strerror`,
+/// which `slurm_strerror` falls back to for a number not in its table).
+static SYSTEM_ERRORS: &[(i32, &str)] = &[(EAGAIN, "Resource temporarily unavailable")];
+
 /// (number, text) for every error Slurm knows, in order: Slurm's whole
 /// `slurm_errtab` (src/common/slurm_errno.c), whose first three entries are
 /// SLURM_SUCCESS, SLURM_ERROR and EINPROGRESS.
@@ -489,7 +500,10 @@ pub static ERRORS: &[(i32, &str)] = &[
 pub fn strerror(code: i32) -> String {
     match ERRORS.binary_search_by_key(&code, |e| e.0) {
         Ok(i) => ERRORS[i].1.to_string(),
-        Err(_) => format!("Unknown error {}", code),
+        Err(_) => match SYSTEM_ERRORS.iter().find(|e| e.0 == code) {
+            Some(e) => e.1.to_string(),
+            None => format!("Unknown error {}", code),
+        },
     }
 }
 
@@ -502,5 +516,7 @@ mod tests {
         assert_eq!(strerror(ESLURM_INVALID_JOB_ID), "Invalid job id specified");
         assert!(ERRORS.windows(2).all(|w| w[0].0 < w[1].0));
         assert_eq!((strerror(0).as_str(), strerror(SLURM_ERROR_ANY).as_str()), ("No error", "Unspecified error"));
+        // a system errno: glibc's text, as slurm_strerror falls back to it
+        assert_eq!(strerror(EAGAIN), "Resource temporarily unavailable");
     }
 }

@@ -22,9 +22,16 @@
 //! (one fact per file, instead of `supervisor.proc`), and `done/ID.RESTART`
 //! (one empty file per mark), folded into `done.log` when the agent starts.
 //!
-//! The supervisor makes the job directory root's, mode 0750, group the job's
-//! group (as Slurm's `job%05u`): the user can run the script but can write
-//! nothing the agent trusts. When the script cannot be started, `status` holds
+//! **Modes.** `spec.bin` holds the job's environment and script, so nothing
+//! of the spool is readable by others from its first byte: the agent creates
+//! the spool directory 0755 (slurmd's `_set_slurmd_spooldir`: the job's owner
+//! must pass through it to run its script) and each job directory 0700
+//! ([`create_spool_dir`], [`write_spec`]), and every file this crate writes
+//! is created 0600 (a leftover temporary file is removed first, never
+//! reused with its old mode). The supervisor then makes the job directory
+//! root's, mode 0750, group the job's group (as Slurm's `job%05u`, made by
+//! slurmstepd's `_make_batch_dir`): the user can run the script (its own,
+//! 0700) but read nothing else there and write nothing the agent trusts. When the script cannot be started, `status` holds
 //! Slurm's error code as the raw status, as slurmstepd reports it (see
 //! spurd's supervisor).
 //!
@@ -103,13 +110,59 @@ fn decode_spec_from(bytes: &[u8], source: &dyn std::fmt::Display) -> io::Result<
     spur_core::records::decode_launch(bytes, source).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// Write `spec.bin` into `jobdir` (created when missing): to a temporary
-/// name, then renamed, so a reader sees all of it or nothing.
+/// The mode of every file the spool's writers create: the owner's only.
+pub const FILE_MODE: u32 = 0o600;
+/// The mode a job directory is created with (the supervisor opens it to the
+/// job's group afterwards, 0750).
+pub const JOB_DIR_MODE: u32 = 0o700;
+/// The mode of the spool directory itself, slurmd's (the job's owner passes
+/// through it to its script).
+pub const SPOOL_DIR_MODE: u32 = 0o755;
+
+/// Create `path` afresh for writing, mode [`FILE_MODE`] from its first byte:
+/// a file left there (a crash between write and rename, an older build's) is
+/// removed first, so its mode is never inherited; a symbolic link is not
+/// followed.
+pub fn create_private(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    fs::OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).custom_flags(nix::libc::O_NOFOLLOW).open(path)
+}
+
+/// Create directory `dir` with `mode` (its parents with the default mode when
+/// missing); one that exists is left as it is.
+fn create_dir_with(dir: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)?;
+    }
+    match fs::DirBuilder::new().mode(mode).create(dir) {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        r => r,
+    }
+}
+
+/// Create the node's spool directory with slurmd's mode, [`SPOOL_DIR_MODE`],
+/// and set that mode whatever the umask or an earlier mode (slurmd's
+/// `_set_slurmd_spooldir`: mkdir 0755, then chmod 0755): jobs' owners must
+/// pass through it to their scripts. It holds no secret itself.
+pub fn create_spool_dir(spool: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    create_dir_with(spool, SPOOL_DIR_MODE)?;
+    fs::set_permissions(spool, fs::Permissions::from_mode(SPOOL_DIR_MODE))
+}
+
+/// Write `spec.bin` into `jobdir` (created 0700 when missing): to a temporary
+/// name, mode 0600, then renamed, so a reader sees all of it or nothing and
+/// no one else ever sees any of it.
 pub fn write_spec(jobdir: &Path, spec: &LaunchSpec) -> io::Result<()> {
     let bytes = encode_spec(spec)?;
-    fs::create_dir_all(jobdir)?;
+    create_dir_with(jobdir, JOB_DIR_MODE)?;
     let tmp = jobdir.join(format!("{}.tmp", SPEC_FILE));
-    fs::write(&tmp, bytes)?;
+    create_private(&tmp)?.write_all(&bytes)?;
     fs::rename(&tmp, jobdir.join(SPEC_FILE))
 }
 
@@ -214,7 +267,7 @@ pub fn write_status(jobdir: &Path, status: i32) -> io::Result<()> {
     let path = jobdir.join(STATUS_FILE);
     let tmp = jobdir.join(format!("{}.tmp", STATUS_FILE));
     {
-        let mut f = fs::OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        let mut f = create_private(&tmp)?;
         f.write_all(format!("{}\n", status).as_bytes())?;
         f.sync_all()?;
     }
@@ -303,7 +356,7 @@ pub struct ProcWriter(fs::File);
 impl ProcWriter {
     /// Create (or truncate) `supervisor.proc` holding this process's pid.
     pub fn create(jobdir: &Path) -> io::Result<ProcWriter> {
-        let mut f = fs::OpenOptions::new().create(true).truncate(true).write(true).open(jobdir.join(PROC_FILE))?;
+        let mut f = create_private(&jobdir.join(PROC_FILE))?;
         f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, std::process::id()).as_bytes())?;
         Ok(ProcWriter(f))
     }
@@ -583,7 +636,10 @@ impl DoneLog {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.insert((id, run), now);
         if g.1.is_none() {
-            g.1 = fs::OpenOptions::new().create(true).append(true).open(&self.path).ok();
+            g.1 = {
+                use std::os::unix::fs::OpenOptionsExt;
+                fs::OpenOptions::new().create(true).append(true).mode(FILE_MODE).open(&self.path).ok()
+            };
         }
         if let Some(f) = g.1.as_mut() {
             let _ = f.write_all(format!("{} {} {}\n", id, run, now).as_bytes());
@@ -601,7 +657,8 @@ impl DoneLog {
             text.push_str(&format!("{} {} {}\n", id, run, at));
         }
         let tmp = self.path.with_extension("log.tmp");
-        if fs::write(&tmp, text).is_ok() && fs::rename(&tmp, &self.path).is_ok() {
+        let written = create_private(&tmp).and_then(|mut f| f.write_all(text.as_bytes()));
+        if written.is_ok() && fs::rename(&tmp, &self.path).is_ok() {
             g.1 = None; // the next mark opens the new file
         }
     }

@@ -307,3 +307,52 @@ fn no_supervisor_no_cancel_note() {
     let tmp = Tmp::new("note");
     assert!(!request_cancel_note(&tmp.0, false).unwrap());
 }
+
+/// The mode bits of `p` (permissions only).
+fn mode_of(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn spool_files_are_the_owners_only_from_their_first_byte() {
+    let t = Tmp::new("modes");
+    let spool = t.0.join("spool");
+    create_spool_dir(&spool).unwrap();
+    assert_eq!(mode_of(&spool), 0o755);
+    // (an existing one is set to it, as slurmd does)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&spool, fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    create_spool_dir(&spool).unwrap();
+    assert_eq!(mode_of(&spool), 0o755);
+    let dir = job_dir(&spool, 5);
+    write_spec(&dir, &spec(5, 0)).unwrap();
+    assert_eq!(mode_of(&dir), 0o700);
+    assert_eq!(mode_of(&dir.join(SPEC_FILE)), 0o600);
+    // a temporary file left by a crash, readable by all: not reused
+    for tmp in ["status.tmp", "spec.bin.tmp"] {
+        use std::os::unix::fs::PermissionsExt;
+        fs::write(dir.join(tmp), "left over").unwrap();
+        fs::set_permissions(dir.join(tmp), fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    write_status(&dir, 0).unwrap();
+    write_spec(&dir, &spec(5, 0)).unwrap();
+    assert_eq!(mode_of(&dir.join(SPEC_FILE)), 0o600);
+    assert_eq!(mode_of(&dir.join(STATUS_FILE)), 0o600);
+    ProcWriter::create(&dir).unwrap();
+    assert_eq!(mode_of(&dir.join(PROC_FILE)), 0o600);
+    // an existing job directory keeps its mode (the supervisor's 0750)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o750)).unwrap();
+    }
+    write_spec(&dir, &spec(5, 1)).unwrap();
+    assert_eq!((mode_of(&dir), mode_of(&dir.join(SPEC_FILE))), (0o750, 0o600));
+    let done = DoneLog::open(&spool);
+    done.add(5, 0);
+    assert_eq!(mode_of(&spool.join(DONE_LOG)), 0o600);
+    done.prune(i64::MAX);
+    assert_eq!(mode_of(&spool.join(DONE_LOG)), 0o600);
+}

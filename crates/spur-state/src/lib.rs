@@ -325,6 +325,27 @@ pub struct State {
     /// Index of nodes by name.
     #[serde(skip)]
     node_index: HashMap<String, usize>,
+    /// slurm.conf's MaxJobCount (`None`: no limit), set by the controller
+    /// at start ([`State::set_max_job_count`]) and kept by a member when it
+    /// installs a snapshot. Read only by the leader's check before it commits
+    /// a submission ([`State::admits`]), never by an apply: a member's own
+    /// setting (slurm.conf changed on one controller before the others) must
+    /// not make replicas apply the same command differently.
+    #[serde(skip)]
+    max_job_count: Option<u32>,
+    /// slurmctld's `job_count`: the job records held, an array meta-record
+    /// counting one per task not yet split off ([`job_records`]). Derived:
+    /// kept by submit, start, kill and purge, rebuilt by [`State::decode`].
+    #[serde(skip)]
+    job_count: u64,
+}
+
+/// How many of slurmctld's `job_count` a record is: an array meta-record
+/// counts once per task it still holds (job_mgr.c: a new array adds its task
+/// count, a split-off task moves one of them to its own record), any other
+/// record once.
+pub(crate) fn job_records(j: &Job) -> u64 {
+    j.array.as_ref().map(|a| a.pending_tasks.len().max(1) as u64).unwrap_or(1)
 }
 
 impl State {
@@ -394,6 +415,7 @@ impl State {
             }
         }
         self.queue = Some(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect());
+        self.job_count = self.jobs.values().map(job_records).sum();
     }
 
     // ------------------------------------------------------------------------- set outside the log
@@ -406,6 +428,32 @@ impl State {
         self.nodes = nodes;
         self.partitions = partitions;
         self.reindex();
+    }
+
+    /// MaxJobCount from slurm.conf (`None`: no limit), set by the controller
+    /// at start: a submission that would bring the job records held
+    /// ([`State::job_count`]) to it is refused with `EAGAIN`.
+    pub fn set_max_job_count(&mut self, max: Option<u32>) {
+        self.max_job_count = max;
+    }
+
+    /// The MaxJobCount this member applies submissions against.
+    pub fn max_job_count(&self) -> Option<u32> {
+        self.max_job_count
+    }
+
+    /// The job records held as slurmctld counts them against MaxJobCount:
+    /// every record, finished ones not yet purged included, an array's
+    /// meta-record once per task it still holds.
+    pub fn job_count(&self) -> u64 {
+        self.job_count
+    }
+
+    /// What a member keeps of its own when it installs a snapshot: the
+    /// settings read from its slurm.conf that are not part of the
+    /// replicated state (MaxJobCount).
+    pub fn keep_local_settings(&mut self, from: &State) {
+        self.max_job_count = from.max_job_count;
     }
 
     /// PriorityType=priority/basic, set by the controller at start.

@@ -128,11 +128,36 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// The mode of the state directory: the log holds every job's environment
+/// and script, so only the controller's user may enter it.
+pub const DIR_MODE: u32 = 0o700;
+/// The mode every state file is created with.
+pub const FILE_MODE: u32 = 0o600;
+
+/// Create `path` afresh, mode [`FILE_MODE`] from its first byte: a file left
+/// there (a temporary file of a crash, an older build's) is removed first, so
+/// its mode is never inherited.
+fn create_private(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(path)
+}
+
+/// Create the state directory, mode [`DIR_MODE`] (its missing parents too:
+/// `DirBuilder`'s recursive mode); one that exists is left as it is.
+pub fn create_state_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(dir)
+}
+
 /// Write `[crc32][body]` to `path` atomically and durably.
 fn write_atomic(dir: &Path, name: &str, body: &[u8], durable: bool) -> io::Result<()> {
     let tmp = dir.join(format!("{}.tmp", name));
     {
-        let mut f = File::create(&tmp)?;
+        let mut f = create_private(&tmp)?;
         f.write_all(&crc32fast::hash(body).to_le_bytes())?;
         f.write_all(body)?;
         if durable {
@@ -184,11 +209,13 @@ impl LogFile {
     fn write_committed(&mut self, body: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         if self.committed_file.is_none() {
+            use std::os::unix::fs::OpenOptionsExt;
             let f = OpenOptions::new()
                 .create(true)
                 .truncate(false)
                 .read(true)
                 .write(true)
+                .mode(FILE_MODE)
                 .open(self.dir.join("raft.committed"))?;
             self.committed_file = Some(f);
         }
@@ -229,7 +256,7 @@ impl LogFile {
         }
         let tmp = self.dir.join("raft.log.tmp");
         {
-            let mut f = File::create(&tmp)?;
+            let mut f = create_private(&tmp)?;
             f.write_all(&buf)?;
             f.sync_all()?;
         }
@@ -302,7 +329,7 @@ fn decode_committed(b: &[u8]) -> Option<LogId<NodeId>> {
 /// state recovered from the snapshot (if any) and returns the state the
 /// machine starts from (the caller merges its configuration in).
 pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<Opened, String> {
-    fs::create_dir_all(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+    create_state_dir(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
     let wv = WriteVersion::default();
     let meta: Meta = match read_checked(&dir.join("raft.meta"))? {
         Some(b) => decode_meta(&b, &dir.join("raft.meta"), &wv)?,
@@ -313,13 +340,11 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
         read_checked(&dir.join("raft.committed")).ok().flatten().and_then(|b| decode_committed(&b));
     let log_path = dir.join("raft.log");
     let (records, good_len, torn) = read_log(&log_path, &wv)?;
-    let file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .write(true)
-        .truncate(false)
-        .open(&log_path)
-        .map_err(|e| format!("{}: {}", log_path.display(), e))?;
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        OpenOptions::new().create(true).read(true).write(true).truncate(false).mode(FILE_MODE).open(&log_path)
+    }
+    .map_err(|e| format!("{}: {}", log_path.display(), e))?;
     if torn.is_some() {
         file.set_len(good_len).and_then(|_| file.sync_all()).map_err(|e| format!("{}: {}", log_path.display(), e))?;
     }
@@ -500,7 +525,7 @@ fn write_snapshot(dir: &Path, meta: &SnapshotMeta<NodeId, BasicNode>, data: &[u8
     body.extend_from_slice(data);
     let tmp = dir.join("raft.snapshot.tmp");
     {
-        let mut f = File::create(&tmp)?;
+        let mut f = create_private(&tmp)?;
         f.write_all(SNAP_MAGIC)?;
         f.write_all(&(body.len() as u64).to_le_bytes())?;
         f.write_all(&crc32fast::hash(&body).to_le_bytes())?;
@@ -731,6 +756,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         let mut g = lock(&self.shared);
+        let mut st = st;
+        st.keep_local_settings(&g.state);
         g.state = st;
         g.last_applied = meta.last_log_id;
         g.membership = meta.last_membership.clone();
@@ -845,6 +872,41 @@ mod tests {
 
     fn rt() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn state_files_are_the_controllers_only_from_their_first_byte() {
+        use openraft::storage::{RaftLogStorage, RaftSnapshotBuilder, RaftStateMachine};
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
+        let d = tmpdir("modes");
+        let _g = Guard(d.clone());
+        rt().block_on(async {
+            let mut o = open(&d.join("ctld1"), |s| s.unwrap_or_default()).unwrap();
+            let dir = d.join("ctld1");
+            // a temporary file left by a crash, readable by all: not reused
+            fs::write(dir.join("raft.meta.tmp"), "left over").unwrap();
+            fs::set_permissions(dir.join("raft.meta.tmp"), fs::Permissions::from_mode(0o644)).unwrap();
+            append(&mut o.log, (1..=3).map(|i| ent(1, i, vec![purge_cmd(i as u32)])).collect()).await;
+            o.log.save_vote(&Vote::new(1, 1)).await.unwrap();
+            o.log.save_committed(Some(LogId::new(CommittedLeaderId::new(1, 1), 3))).await.unwrap();
+            o.sm.apply((1..=3).map(|i| ent(1, i, vec![]))).await.unwrap();
+            o.sm.get_snapshot_builder().await.build_snapshot().await.unwrap();
+            // the log rewritten after a purge
+            o.log.purge(LogId::new(CommittedLeaderId::new(1, 1), 2)).await.unwrap();
+            assert_eq!(mode(&d), 0o700, "the state directory and the parents it needed");
+            assert_eq!(mode(&dir), 0o700);
+            let mut files: Vec<(String, u32)> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap())
+                .map(|e| (e.file_name().to_string_lossy().to_string(), mode(&e.path())))
+                .collect();
+            files.sort();
+            assert_eq!(
+                files,
+                ["raft.committed", "raft.log", "raft.meta", "raft.snapshot"].map(|f| (f.to_string(), 0o600)).to_vec()
+            );
+        });
     }
 
     #[test]

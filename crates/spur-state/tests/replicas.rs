@@ -316,8 +316,8 @@ fn node(name: &str) -> Node {
 }
 
 /// A configured state: three nodes, two partitions, a job id range that is
-/// sometimes small enough to run out.
-fn initial(max_job_id: u32, basic: bool, v22: bool) -> State {
+/// sometimes small enough to run out, and sometimes a MaxJobCount.
+fn initial(max_job_id: u32, max_job_count: Option<u32>, basic: bool, v22: bool) -> State {
     let part = |name: &str, default: bool| Partition {
         name: name.into(),
         nodes: vec!["n1".into(), "n2".into(), "n3".into()],
@@ -332,6 +332,7 @@ fn initial(max_job_id: u32, basic: bool, v22: bool) -> State {
         max_job_id,
     );
     s.set_priority_basic(basic);
+    s.set_max_job_count(max_job_count);
     s.set_release(if v22 { spur_core::compat::Release::V22_05 } else { spur_core::compat::Release::V24_11 });
     s
 }
@@ -342,10 +343,10 @@ fn bytes(s: &State) -> Vec<u8> {
 
 /// Everything a reader sees, beyond the replicated bytes: the indexes kept
 /// beside the state must agree with the ones rebuilt from a snapshot.
-fn reads(s: &State) -> (Vec<u32>, Vec<u32>, Vec<u32>, u32) {
+fn reads(s: &State) -> (Vec<u32>, Vec<u32>, Vec<u32>, u32, u64) {
     let order: Vec<u32> = s.jobs_in_order().map(|j| j.job_id).collect();
     let view = bincode::serialize(&s.view(500)).expect("a view encodes");
-    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view))
+    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view), s.job_count())
 }
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
@@ -391,7 +392,14 @@ fn run(
     rt.block_on(async {
         let mut a = init.clone();
         let mut b = raft::open(&db.0, |_| init.clone()).expect("open b").sm;
-        let c = raft::open(&dc.0, |_| State::default()).expect("open c");
+        // (a member with the same slurm.conf: its MaxJobCount is its own,
+        // kept when it installs the snapshot)
+        let c = raft::open(&dc.0, |_| {
+            let mut s = State::default();
+            s.set_max_job_count(init.max_job_count());
+            s
+        })
+        .expect("open c");
         let (mut c, c_state) = (c.sm, c.shared);
         let chunks: Vec<&[Command]> = cmds.chunks(batch.max(1)).collect();
         let cut = cut.min(chunks.len());
@@ -445,9 +453,10 @@ proptest! {
         batch in 1usize..5,
         cut in 0usize..20,
         max_job_id in prop::sample::select(vec![6u32, 20, 1000, u32::MAX - 1, u32::MAX]),
+        max_job_count in prop::sample::select(vec![None, Some(0u32), Some(4), Some(12)]),
         basic in any::<bool>(),
         v22 in any::<bool>(),
     ) {
-        run(&RT, &initial(max_job_id, basic, v22), &cmds, batch, cut)?;
+        run(&RT, &initial(max_job_id, max_job_count, basic, v22), &cmds, batch, cut)?;
     }
 }

@@ -782,6 +782,23 @@ impl Controller for Service {
                 return Ok(Response::new(SubmitReply { status: st(code), user_msg: $msg, ..Default::default() }));
             }};
         }
+        // slurmctld's job_allocate refuses a job that MaxJobCount leaves no
+        // room for before it creates the record (so before the partition and
+        // size checks, and without using up an id), an array counting its
+        // tasks; the apply of `Submit` checks again against the committed state
+        let records = match &desc.array {
+            Some(spec) => {
+                let conf = &self.ctld.conf;
+                spur_grammar::array::parse_limited(spec, conf.max_array_size(), conf.max_array_tasks())
+                    .map(|a| a.tasks.len().max(1) as u64)
+                    .unwrap_or(1)
+            }
+            None => 1,
+        };
+        let admitted = self.ctld.lock().state.admits(records);
+        if let Err(code) = admitted {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         if let Err((code, msg)) = self.validate_shape(&desc, r.test_only) {
             reject!(code, msg);
         }

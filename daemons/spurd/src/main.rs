@@ -153,7 +153,7 @@ fn run_of(dir: &Path) -> Option<u32> {
 async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     let nc = conf.node(&node).cloned().expect("checked above");
     let spool = PathBuf::from(conf.spool_dir_for(&node));
-    if let Err(e) = std::fs::create_dir_all(&spool) {
+    if let Err(e) = spur_spool::create_spool_dir(&spool) {
         eprintln!("spurd: fatal: cannot create spool directory {}: {}", spool.display(), e);
         std::process::exit(1);
     }

@@ -4,7 +4,7 @@
 //! `ConsumeBasicPriority`).
 
 use super::plus_minutes;
-use crate::{Applied, ApplyResult, State};
+use crate::{job_records, Applied, ApplyError, ApplyResult, State};
 use spur_core::errors::*;
 use spur_core::model::*;
 
@@ -28,12 +28,34 @@ impl State {
         p
     }
 
+    /// Whether MaxJobCount leaves room for `job` (an array counts once per
+    /// task): slurmctld's job_allocate refuses a job when the records held
+    /// plus its own reach MaxJobCount, with `EAGAIN` ("Resource temporarily
+    /// unavailable"; sbatch says it is unable to accept the job and retries).
+    /// Slurm 24.11 and 22.05 compare with `>=` (job_mgr.c `job_allocate`,
+    /// `_add_job_record`), so they hold at most MaxJobCount - 1 records; 25.11
+    /// changed it to `>` (commit 4953797d2b, "Fix MaxJobCount off-by-one").
+    /// The controller asks this before validating a submission, as
+    /// job_allocate does before `_job_create`; the apply does not (the limit
+    /// is each member's own setting: see `Submit`), so concurrent submissions
+    /// may pass it by a few.
+    /// `records`: the job's own count (its tasks for an array).
+    pub fn admits(&self, records: u64) -> Result<(), ApplyError> {
+        match self.max_job_count {
+            Some(max) if self.job_count.saturating_add(records) >= u64::from(max) => Err(EAGAIN),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn submit(&mut self, job: &Job) -> ApplyResult {
         if let Some(rid) = &job.desc.request_id {
             if let Some(&id) = self.request_ids.get(rid) {
                 return Ok(Applied::Submitted(id));
             }
         }
+        // (MaxJobCount is the leader's check before it commits, `admits`:
+        // a member's own setting must never decide what a logged command
+        // does, or members with different slurm.conf values would diverge)
         let id = self.take_job_id()?;
         let mut job = job.clone();
         job.job_id = id;
@@ -46,13 +68,47 @@ impl State {
         if let Some(rid) = &job.desc.request_id {
             self.request_ids.insert(rid.clone(), id);
         }
+        self.job_count = self.job_count.saturating_add(job_records(&job));
         self.jobs.insert(id, job);
         self.list_append(id);
         self.sync_queue(id);
         Ok(Applied::Submitted(id))
     }
 
+    /// How many of `job_count` record `id` is (0: none).
+    fn records_of(&self, id: u32) -> u64 {
+        self.jobs.get(&id).map(job_records).unwrap_or(0)
+    }
+
+    /// Keep `job_count` right across `r`, the result of a change to record
+    /// `job_id` (which held `before`) that may have split off a new record
+    /// (the id the result names): whatever the change did to the array's
+    /// pending tasks, the count follows the records as they now are.
+    fn recount(&mut self, job_id: u32, before: u64, r: &ApplyResult) {
+        let mut after = self.records_of(job_id);
+        if let Ok(Applied::Started(id) | Applied::Ended(id)) = r {
+            if *id != job_id {
+                after = after.saturating_add(self.records_of(*id));
+            }
+        }
+        self.job_count = self.job_count.saturating_sub(before).saturating_add(after);
+    }
+
     pub(crate) fn start(
+        &mut self,
+        job_id: u32,
+        task: Option<u32>,
+        allocs: &[NodeAlloc],
+        now: i64,
+        pass_ms: i64,
+    ) -> ApplyResult {
+        let before = self.records_of(job_id);
+        let r = self.start_record(job_id, task, allocs, now, pass_ms);
+        self.recount(job_id, before, &r);
+        r
+    }
+
+    fn start_record(
         &mut self,
         job_id: u32,
         task: Option<u32>,
@@ -220,6 +276,13 @@ impl State {
     }
 
     pub(crate) fn kill(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
+        let before = self.records_of(job_id);
+        let r = self.kill_record(job_id, task, state, now);
+        self.recount(job_id, before, &r);
+        r
+    }
+
+    fn kill_record(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
         if !state.is_finished() {
             // a kill ends a job: a state it does not end in is no kill
             return Err(ESLURM_TRANSITION_STATE_NO_UPDATE);
@@ -272,7 +335,8 @@ impl State {
             // CANCELLED Reason=BeginTime)
             if let Some(a) = &mut j.array {
                 if a.task_id.is_none() {
-                    // the whole remaining array ends
+                    // the whole remaining array ends (its record counts once
+                    // from now on)
                     a.pending_tasks.clear();
                 }
             }
@@ -313,10 +377,12 @@ impl State {
             if !j.state.is_finished() {
                 continue;
             }
+            let n = job_records(j);
             if let Some(r) = &j.desc.request_id {
                 let r = r.clone();
                 self.request_ids.remove(&r);
             }
+            self.job_count = self.job_count.saturating_sub(n);
             self.jobs.remove(&id);
             self.list_remove(id);
             self.sync_queue(id);
@@ -366,7 +432,6 @@ fn signal_text(sig: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::*;
-    use super::super::EAGAIN;
     use crate::{Applied, Command, State};
     use spur_core::errors::*;
     use spur_core::model::*;
@@ -401,6 +466,53 @@ mod tests {
         let mut odd = State::new("c".into(), vec![], vec![], 9, 3);
         assert_eq!(submit(&mut odd, job()), 9);
         refused(&mut odd, Command::Submit { job: Box::new(job()) }, EAGAIN);
+    }
+
+    #[test]
+    fn submit_refuses_past_max_job_count_counting_array_tasks_and_finished_jobs() {
+        let mut s = cluster();
+        // 24.11 holds at most MaxJobCount - 1 records (job_allocate's `>=`)
+        s.set_max_job_count(Some(5));
+        let a = submit(&mut s, array(&[1, 2, 3]));
+        assert_eq!(s.job_count(), 3);
+        // two more tasks do not fit, one job does
+        assert_eq!(s.admits(2), Err(EAGAIN));
+        assert_eq!(s.admits(1), Ok(()));
+        let mut jr = job();
+        jr.desc.request_id = Some("again".into());
+        let j = submit(&mut s, jr.clone());
+        assert_eq!(s.job_count(), 4);
+        assert_eq!(s.admits(1), Err(EAGAIN));
+        // a repeated request (sbatch retrying) is answered and not counted again
+        assert_eq!(s.apply(&Command::Submit { job: Box::new(jr) }), Ok(Applied::Submitted(j)));
+        assert_eq!(s.job_count(), 4);
+        // a split-off task moves one count from the meta-record to its own
+        s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 }).unwrap();
+        assert_eq!(s.job_count(), 4);
+        // a finished job counts until it is purged
+        s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
+        assert_eq!(s.admits(1), Err(EAGAIN));
+        s.apply(&Command::Purge { job_ids: vec![j] }).unwrap();
+        assert_eq!(s.job_count(), 3);
+        let k = submit(&mut s, job());
+        // a cancelled pending array's meta-record counts once from then on
+        s.apply(&Command::Kill { job_id: a, task: None, state: JobState::Cancelled, now: 7 }).unwrap();
+        assert_eq!(s.job_count(), 3);
+        // the count is what a decoded state rebuilds
+        let d = State::decode(&s.encode().unwrap()).unwrap();
+        assert_eq!(d.job_count(), s.job_count());
+        assert!(s.job(k).is_some());
+        // no limit set: no refusal
+        s.set_max_job_count(None);
+        let b = submit(&mut s, array(&[1, 2, 3, 4, 5, 6]));
+        assert_eq!(s.job_count(), 9);
+        // whatever a command holds (here a task listed twice, which no
+        // submission makes), the count is the records' as they are
+        let c = submit(&mut s, array(&[7, 7, 8]));
+        s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0 }).unwrap();
+        s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9 }).unwrap();
+        let d = State::decode(&s.encode().unwrap()).unwrap();
+        assert_eq!((s.job_count(), d.job_count()), (11, 11));
     }
 
     #[test]

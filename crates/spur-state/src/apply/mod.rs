@@ -36,11 +36,6 @@ use spur_core::errors::*;
 use spur_core::model::*;
 use std::collections::BTreeMap;
 
-/// slurmctld's answer when every id between FirstJobId and MaxJobId is in
-/// use (job_mgr.c `_set_job_id`: "We have exhausted our supply of valid job
-/// id values", `EAGAIN`).
-pub const EAGAIN: i32 = 11;
-
 impl State {
     /// Apply one command: its own result, recorded in the log entry's reply.
     /// A command that fails changes nothing. Never panics, whatever the
