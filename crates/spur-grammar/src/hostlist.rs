@@ -23,6 +23,11 @@ pub const MAX_RANGE: u64 = 64 * 1024;
 pub const MAX_PREFIX_CNT: u64 = 64 * 1024;
 /// Spur's own cap on hosts in one expression, to keep expansion bounded.
 pub const MAX_HOSTS: u64 = 4 * 1024 * 1024;
+/// Most names a job's node list (`--nodelist`, `--exclude`, `ReqNodeList=`,
+/// `ExcNodeList=`) may name, duplicates counted: the controller reads them
+/// with [`Hostlist::parse_bounded`] under this bound (far above any
+/// cluster's node count; every name must be a node of the cluster anyway).
+pub const MAX_JOB_HOSTS: u64 = 64 * 1024;
 
 /// An invalid hostlist expression. Displays as scontrol does:
 /// `Invalid hostlist: EXPR`; `detail` carries Slurm's log line
@@ -314,6 +319,15 @@ impl Hostlist {
 
     /// Parse a hostlist expression (Slurm's `hostlist_create`).
     pub fn parse(expr: &str) -> Result<Hostlist, HostlistError> {
+        Hostlist::parse_bounded(expr, MAX_HOSTS)
+    }
+
+    /// [`Hostlist::parse`] refusing an expression that names more than
+    /// `max` hosts (duplicates counted): the count is checked before each
+    /// range is stored, so no more than `max` ranges are ever allocated,
+    /// whatever the expression asks for.
+    pub fn parse_bounded(expr: &str, max: u64) -> Result<Hostlist, HostlistError> {
+        let max = max.min(MAX_HOSTS);
         let mut hl = Hostlist::new();
         let mut total: u64 = 0;
         for tok in tokens(expr) {
@@ -325,12 +339,15 @@ impl Hostlist {
                 let suffix = &rest[q + 1..];
                 let suffix = if suffix.is_empty() { None } else { Some(suffix) };
                 let ranges = parse_range_list(expr, inner)?;
-                hl.push_range_list(expr, prefix, suffix, &ranges, &mut total)?;
+                hl.push_range_list(expr, prefix, suffix, &ranges, &mut total, max)?;
             } else {
-                hl.push_host(tok);
                 total += 1;
+                if total > max {
+                    return Err(err(expr, "too many hosts"));
+                }
+                hl.push_host(tok);
             }
-            if total > MAX_HOSTS {
+            if total > max {
                 return Err(err(expr, "too many hosts"));
             }
         }
@@ -344,6 +361,7 @@ impl Hostlist {
         suffix: Option<&str>,
         ranges: &[(u64, u64, usize)],
         total: &mut u64,
+        max: u64,
     ) -> Result<(), HostlistError> {
         if let Some(p) = prefix.rfind('[') {
             if let Some(qrel) = prefix[p..].rfind(']') {
@@ -360,10 +378,10 @@ impl Hostlist {
                     for j in lo..=hi {
                         let np = format!("{}{:0w$}{}", head, j, tail, w = w);
                         if head.contains('[') {
-                            self.push_range_list(expr, &np, suffix, ranges, total)?;
+                            self.push_range_list(expr, &np, suffix, ranges, total, max)?;
                         } else {
                             for &(l, h, wd) in ranges {
-                                self.push_hr(&np, suffix, l, h, wd, total)?;
+                                self.push_hr(&np, suffix, l, h, wd, total, max)?;
                             }
                         }
                     }
@@ -372,11 +390,12 @@ impl Hostlist {
             }
         }
         for &(l, h, wd) in ranges {
-            self.push_hr(prefix, suffix, l, h, wd, total)?;
+            self.push_hr(prefix, suffix, l, h, wd, total, max)?;
         }
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push_hr(
         &mut self,
         prefix: &str,
@@ -385,9 +404,10 @@ impl Hostlist {
         hi: u64,
         width: usize,
         total: &mut u64,
+        max: u64,
     ) -> Result<(), HostlistError> {
         *total += hi - lo + 1;
-        if *total > MAX_HOSTS {
+        if *total > max {
             return Err(err(prefix, "too many hosts"));
         }
         match suffix {
@@ -644,6 +664,12 @@ pub fn expand(expr: &str) -> Result<Vec<String>, HostlistError> {
     Ok(Hostlist::parse(expr)?.hosts())
 }
 
+/// [`expand`] refusing an expression that names more than `max` hosts
+/// (duplicates counted), without allocating past the bound.
+pub fn expand_bounded(expr: &str, max: u64) -> Result<Vec<String>, HostlistError> {
+    Ok(Hostlist::parse_bounded(expr, max)?.hosts())
+}
+
 /// Number of hosts an expression names (duplicates counted).
 pub fn count(expr: &str) -> Result<u64, HostlistError> {
     Ok(Hostlist::parse(expr)?.count())
@@ -863,6 +889,30 @@ mod tests {
             let h = expand(e).unwrap();
             assert_eq!(expand(&compress(&h)).unwrap(), h);
         }
+    }
+
+    #[test]
+    fn bounded_expansion_refuses_past_the_bound() {
+        let max = MAX_JOB_HOSTS;
+        // exactly the bound is fine, one more is refused
+        assert_eq!(expand_bounded("n[1-3]", 3).unwrap(), vec!["n1", "n2", "n3"]);
+        assert!(expand_bounded("n[1-3]", 2).is_err());
+        assert!(expand_bounded("a,b,c", 2).is_err());
+        assert_eq!(Hostlist::parse_bounded("n[0-65535]", max).unwrap().count(), 65536);
+        // a zero-padded range of ten billion names (Slurm's MAX_RANGE refuses it too)
+        assert!(expand_bounded("n[0000000000-9999999999]", max).is_err());
+        // many ranges each under MAX_RANGE: within MAX_HOSTS, past the job bound
+        let many = vec!["n[0-65535]"; 60].join(",");
+        assert_eq!(count(&many).unwrap(), 60 * 65536);
+        assert!(Hostlist::parse_bounded(&many, max).is_err());
+        // with a suffix every name is its own range: refused before storing them
+        let sfx = vec!["n[0-65535]x"; 60].join(",");
+        assert!(Hostlist::parse_bounded(&sfx, max).is_err());
+        // inner brackets multiply
+        assert!(Hostlist::parse_bounded("a[0-65535]b[0-65535]", max).is_err());
+        assert!(Hostlist::parse_bounded("a[0-65535]b[0-65535]c", max).is_err());
+        // the bound never exceeds MAX_HOSTS
+        assert!(Hostlist::parse_bounded(&vec!["n[0-65535]"; 65].join(","), u64::MAX).is_err());
     }
 }
 

@@ -10,6 +10,7 @@
 
 use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, PartState, Partition, Reason, Reservation};
 use spur_grammar::dependency::{DepKind, Dependency};
+use spur_grammar::hostlist::MAX_JOB_HOSTS;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -369,19 +370,23 @@ pub fn schedule_with<'a>(
             Some(a) if a.task_id.is_none() => a.pending_tasks.iter().map(|t| Some(*t)).collect(),
             _ => vec![None],
         };
-        let req: Option<HashSet<String>> = job
-            .desc
-            .req_nodes
-            .as_deref()
-            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
-            .map(|v| v.into_iter().collect());
-        let exc: HashSet<String> = job
-            .desc
-            .exc_nodes
-            .as_deref()
-            .and_then(|r| spur_grammar::hostlist::expand(r).ok())
-            .map(|v| v.into_iter().collect())
-            .unwrap_or_default();
+        // The controller keeps these lists as it accepted them: every name a
+        // node, without duplicates, so a list holds at most the cluster's
+        // nodes. A list it would refuse (taken before it checked them, and
+        // still in the log) is read no further than that bound either: the
+        // job cannot be placed.
+        let bounded = |r: &str| spur_grammar::hostlist::expand_bounded(r, MAX_JOB_HOSTS);
+        let (req, exc) = match (job.desc.req_nodes.as_deref().map(bounded), job.desc.exc_nodes.as_deref().map(bounded))
+        {
+            (Some(Err(_)), _) | (_, Some(Err(_))) => {
+                set_reason(&mut out, Reason::BadConstraints);
+                continue;
+            }
+            (req, exc) => (
+                req.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()),
+                exc.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()).unwrap_or_default(),
+            ),
+        };
         let candidates: Vec<&str> = part
             .nodes
             .iter()

@@ -310,6 +310,27 @@ fn nodelist_exclude_and_unusable_nodes() {
     assert_eq!(nodes_of(&pass(&[&job(3)], &nr, &[&p]), 3), Some(names(&["n3"])));
 }
 
+#[test]
+fn an_oversized_node_list_is_not_expanded_and_holds_back_no_one() {
+    // lists the controller now refuses, still in an old log: sixty ranges of
+    // 64K names, or a bad range; the job waits (BadConstraints), the next runs
+    let ns = [node("n1", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let huge = vec!["n[0-65535]"; 60].join(",");
+    let mut exc = job(1);
+    exc.desc.exc_nodes = Some(huge.clone());
+    let mut req = job(2);
+    req.desc.req_nodes = Some(huge);
+    let mut bad = job(3);
+    bad.desc.req_nodes = Some("n[0000000000-9999999999]".into());
+    let d = pass(&[&exc, &req, &bad, &job(4)], &nr, &[&p]);
+    for id in [1, 2, 3] {
+        assert_eq!(reason(&d, id), Some(Reason::BadConstraints), "job {id}");
+    }
+    assert_eq!(nodes_of(&d, 4), Some(names(&["n1"])));
+}
+
 // ------------------------------------------------------------------ holds, begin times, partitions
 
 #[test]

@@ -318,13 +318,26 @@ impl Service {
                 return Err(ESLURM_INVALID_NODE_COUNT);
             }
         }
-        if let Some(r) = &desc.req_nodes {
-            let names = spur_grammar::hostlist::expand(r).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
-            for n in &names {
-                if !part.nodes.contains(n) {
-                    return Err(ESLURM_REQUESTED_NODES_NOT_IN_PARTITION);
-                }
+        // --nodelist and --exclude, read bounded and kept without duplicates
+        // (slurmctld's _job_create, then _copy_nodelist_no_dup): every name of
+        // --nodelist in the partition, every name of --exclude a node
+        // (node_name2bitmap: `Invalid node name specified`)
+        if let Some(r) = desc.req_nodes.as_deref().filter(|r| !r.is_empty()) {
+            let (names, list) = validate::job_node_list(r)?;
+            let in_part: std::collections::HashSet<&str> = part.nodes.iter().map(|n| n.as_str()).collect();
+            if names.iter().any(|n| !in_part.contains(n.as_str())) {
+                return Err(ESLURM_REQUESTED_NODES_NOT_IN_PARTITION);
             }
+            desc.req_nodes = Some(list);
+        }
+        if let Some(r) = desc.exc_nodes.as_deref().filter(|r| !r.is_empty()) {
+            let (names, list) = validate::job_node_list(r)?;
+            let g = self.ctld.lock();
+            if names.iter().any(|n| g.state.node(n).is_none()) {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            drop(g);
+            desc.exc_nodes = Some(list);
         }
         if let Some(dep) = &desc.dependency {
             if self.check_dependency(dep)?.is_none() {
@@ -1058,7 +1071,11 @@ impl Controller for Service {
                             results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             return Ok(Response::new(JobControlReply { status: st(0), results }));
                         }
-                        let u = match validate::job_update(req, &job, admin, t) {
+                        let u = {
+                            let g = self.ctld.lock();
+                            validate::job_update(req, &job, admin, t, &|n| g.state.node(n).is_some())
+                        };
+                        let u = match u {
                             Ok(u) => u,
                             Err(code) => {
                                 results.push(CancelResult { job_id: s.clone(), status: st(code) });

@@ -88,16 +88,29 @@ pub fn top_allowed(caller: &Caller) -> Result<(), i32> {
 /// node lists, features and work directory only while pending, a running
 /// job's node count cannot change, and fields Spur does not implement are
 /// refused (`Requested operation is presently disabled`).
-pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result<spur_state::JobUpdate, i32> {
+///
+/// A new node list must name nodes of the cluster (`known`): slurmctld's
+/// node_name2bitmap, `Invalid node name specified` otherwise; it is kept
+/// without duplicates (see [`job_node_list`]).
+pub fn job_update(
+    u: &rq::JobUpdate,
+    job: &Job,
+    admin: bool,
+    now: i64,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<spur_state::JobUpdate, i32> {
     let pending = job.state == JobState::Pending;
     let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
     let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
     let hostlist = |v: &str| {
-        if !v.is_empty() && spur_grammar::hostlist::expand(v).is_err() {
-            Err(ESLURM_INVALID_NODE_NAME)
-        } else {
-            Ok(opt(v))
+        if v.is_empty() {
+            return Ok(None);
         }
+        let (names, list) = job_node_list(v)?;
+        if names.iter().any(|n| !known(n)) {
+            return Err(ESLURM_INVALID_NODE_NAME);
+        }
+        Ok(Some(list))
     };
     let mut out = spur_state::JobUpdate::default();
     if let Some(t) = u.time_limit {
@@ -182,6 +195,21 @@ pub fn job_update(u: &rq::JobUpdate, job: &Job, admin: bool, now: i64) -> Result
         return Err(ESLURM_NOT_SUPPORTED);
     }
     Ok(out)
+}
+
+/// A job's node list (`--nodelist`, `--exclude`, `ReqNodeList=`,
+/// `ExcNodeList=`) as slurmctld keeps it: the names without duplicates,
+/// sorted, and their ranged form (job_mgr.c's `_copy_nodelist_no_dup`:
+/// hostlist_create, hostlist_uniq, hostlist_ranged_string). An expression
+/// that is not a hostlist, or names more than
+/// [`spur_grammar::hostlist::MAX_JOB_HOSTS`] hosts (duplicates counted;
+/// read without ever holding more), is `Invalid node name specified`
+/// (node_name2bitmap failing). Whether the names are nodes is the caller's.
+pub fn job_node_list(expr: &str) -> Result<(Vec<String>, String), i32> {
+    use spur_grammar::hostlist::{Hostlist, MAX_JOB_HOSTS};
+    let mut hl = Hostlist::parse_bounded(expr, MAX_JOB_HOSTS).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+    hl.uniq();
+    Ok((hl.hosts(), hl.ranged_string()))
 }
 
 /// The node names and the state machine's change for `scontrol update NodeName=…`.
@@ -273,6 +301,7 @@ mod tests {
 
     #[test]
     fn job_update_rules() {
+        let known = |n: &str| n == "n1" || n == "n2";
         let pending = job(JobState::Pending);
         let running = job(JobState::Running);
         let upd = |f: &dyn Fn(&mut rq::JobUpdate)| {
@@ -284,25 +313,25 @@ mod tests {
         let lower = upd(&|u| u.time_limit = Some(10));
         let raise = upd(&|u| u.time_limit = Some(60));
         let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
-        assert_eq!(job_update(&lower, &pending, false, 0).unwrap().time_limit, Some(Some(10)));
-        assert_eq!(job_update(&raise, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, true, 0).unwrap().time_limit, Some(None));
+        assert_eq!(job_update(&lower, &pending, false, 0, &known).unwrap().time_limit, Some(Some(10)));
+        assert_eq!(job_update(&raise, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, true, 0, &known).unwrap().time_limit, Some(None));
         // a user may not lower nice below 0 (a higher priority), an operator may;
         // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
         let negative = upd(&|u| u.nice = Some(-5));
-        assert_eq!(job_update(&negative, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&negative, &pending, true, 0).unwrap().nice, Some(-5));
-        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, false, 0).unwrap().nice, Some(7));
+        assert_eq!(job_update(&negative, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&negative, &pending, true, 0, &known).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, false, 0, &known).unwrap().nice, Some(7));
         let mut reniced = pending.clone();
         reniced.desc.nice = Some(-5);
-        assert_eq!(job_update(&negative, &reniced, false, 0).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&negative, &reniced, false, 0, &known).unwrap().nice, Some(-5));
         assert_eq!(submit_nice(Some(-1), false), Err(ESLURM_INVALID_NICE));
         assert_eq!(submit_nice(Some(-1), true), Ok(()));
         assert_eq!(submit_nice(Some(3), false), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
-        assert_eq!(job_update(&prio, &pending, false, 0).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&prio, &pending, true, 0).unwrap().priority, Some(9));
+        assert_eq!(job_update(&prio, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&prio, &pending, true, 0, &known).unwrap().priority, Some(9));
         // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
         for u in [
             upd(&|u| u.partition = Some("p".into())),
@@ -314,26 +343,51 @@ mod tests {
             upd(&|u| u.features = Some("f".into())),
             upd(&|u| u.work_dir = Some("/tmp".into())),
         ] {
-            assert_eq!(job_update(&u, &running, true, 0).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
-            assert!(job_update(&u, &pending, false, 0).is_ok(), "{:?}", u);
+            assert_eq!(job_update(&u, &running, true, 0, &known).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
+            assert!(job_update(&u, &pending, false, 0, &known).is_ok(), "{:?}", u);
         }
         // a running job's node count stays (scontrol 111), the same count is fine
-        assert_eq!(job_update(&upd(&|u| u.num_nodes = Some(2)), &running, true, 0).err(), Some(ESLURM_NOT_SUPPORTED));
-        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, true, 0).is_ok());
+        assert_eq!(
+            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, true, 0, &known).err(),
+            Some(ESLURM_NOT_SUPPORTED)
+        );
+        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, true, 0, &known).is_ok());
         // node lists must be hostlists; empty clears
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0).err(),
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0, &known).err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0).unwrap().exc_nodes,
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0, &known).unwrap().exc_nodes,
             Some(None)
         );
+        // names must be nodes of the cluster (node_name2bitmap), kept sorted
+        // without duplicates; an oversized list is refused unexpanded
+        for field in [true, false] {
+            let got = |v: &str| {
+                let mut u = rq::JobUpdate::default();
+                if field {
+                    u.exc_nodes = Some(v.to_string())
+                } else {
+                    u.req_nodes = Some(v.to_string())
+                }
+                let u = job_update(&u, &pending, true, 0, &known)?;
+                Ok::<_, i32>(if field { u.exc_nodes } else { u.req_nodes })
+            };
+            assert_eq!(got("n3"), Err(ESLURM_INVALID_NODE_NAME));
+            assert_eq!(got("n[1-3]"), Err(ESLURM_INVALID_NODE_NAME));
+            assert_eq!(got("n2,n1,n2"), Ok(Some(Some("n[1-2]".into()))));
+            assert_eq!(got("n[0000000000-9999999999]"), Err(ESLURM_INVALID_NODE_NAME));
+            assert_eq!(got(&vec!["n[1-65535]"; 40].join(",")), Err(ESLURM_INVALID_NODE_NAME));
+        }
         // a begin time in the past is now
-        assert_eq!(job_update(&upd(&|u| u.begin_time = Some(5)), &pending, false, 100).unwrap().begin_time, Some(100));
+        assert_eq!(
+            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, false, 100, &known).unwrap().begin_time,
+            Some(100)
+        );
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
-        assert_eq!(job_update(&acct, &pending, true, 0).err(), Some(ESLURM_NOT_SUPPORTED));
+        assert_eq!(job_update(&acct, &pending, true, 0, &known).err(), Some(ESLURM_NOT_SUPPORTED));
     }
 
     #[test]

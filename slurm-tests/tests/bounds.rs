@@ -1,0 +1,71 @@
+//! Issue 9, point 3: one request must not exhaust the controller's memory or
+//! CPU. One cluster for the file (two nodes); the requests come from the
+//! unprivileged test user. After each refusal the controller still answers
+//! (`squeue`) and a plain job still runs.
+
+use slurm_tests::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+fn submit(c: &Cluster, args: &[&str]) -> String {
+    let mut a = vec!["--parsable"];
+    a.extend_from_slice(args);
+    let o = c.run_as(TEST_USER, "sbatch", &a);
+    assert_eq!(o.code, 0, "sbatch {:?}: {}", args, o.stderr);
+    o.stdout.trim().to_string()
+}
+
+/// The controller answers and schedules: squeue works, a plain job runs.
+fn still_serving(c: &Cluster) {
+    let q = c.run_as(TEST_USER, "squeue", &["-h", "-o", "%i"]);
+    assert_eq!(q.code, 0, "squeue: {}", q.stderr);
+    let id = submit(c, &["--wrap=true"]);
+    c.wait_state(&id, "COMPLETED", T);
+}
+
+fn sbatch_refused(c: &Cluster, args: &[&str], why: &str) {
+    let o = c.run_as(TEST_USER, "sbatch", args);
+    let want = format!("sbatch: error: Batch job submission failed: {}\n", why);
+    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (1, "", want.as_str()), "sbatch {:?}", args);
+}
+
+fn show_job_field(c: &Cluster, id: &str, field: &str) -> String {
+    let o = c.run("scontrol", &["show", "job", id]);
+    let key = format!("{}=", field);
+    o.stdout
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(key.as_str()))
+        .unwrap_or_else(|| panic!("no {} in {}", field, o.stdout))
+        .to_string()
+}
+
+#[test]
+fn oversized_requests_are_refused_and_the_controller_goes_on() {
+    let c = Cluster::up("bounds", 2, &["--cpus", "2"]);
+
+    // ---- node lists: --exclude / --nodelist / ExcNodeList= / ReqNodeList=
+    // sixty ranges of 64K names each (under Slurm's per-range bound): once
+    // stored as it came and expanded by every scheduler pass
+    let huge = vec!["node[0-65535]"; 60].join(",");
+    sbatch_refused(&c, &["--exclude", &huge, "--wrap=true"], "Invalid node name specified");
+    // a name that is no node: node_name2bitmap's refusal (job_mgr.c _job_create)
+    sbatch_refused(&c, &["--exclude=node9", "--wrap=true"], "Invalid node name specified");
+    // --nodelist naming no node of the partition: as Spur answered before
+    sbatch_refused(&c, &["--nodelist=node9", "--wrap=true"], "Requested nodes not in this partition");
+    // kept without duplicates, sorted (_copy_nodelist_no_dup)
+    let held = submit(&c, &["--hold", "--exclude=node2,node2", "--wrap=true"]);
+    assert_eq!(show_job_field(&c, &held, "ExcNodeList"), "node2");
+    for field in ["ExcNodeList", "ReqNodeList"] {
+        for bad in [huge.as_str(), "node9"] {
+            let o =
+                c.run_as(TEST_USER, "scontrol", &["update", &format!("JobId={}", held), &format!("{}={}", field, bad)]);
+            assert_ne!(o.code, 0, "{} {}", field, o.stdout);
+            assert!(o.stderr.contains("Invalid node name specified"), "{}: {}", field, o.stderr);
+        }
+    }
+    assert_eq!(show_job_field(&c, &held, "ExcNodeList"), "node2");
+    still_serving(&c);
+    let log = c.log("spurctld.log");
+    assert!(!log.contains("panicked"), "{}", log);
+}
