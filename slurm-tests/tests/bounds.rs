@@ -66,6 +66,21 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     }
     assert_eq!(show_job_field(&c, &held, "ExcNodeList"), "node2");
     still_serving(&c);
+
+    // ---- job references: `ID_[LIST]` names at most MaxArraySize tasks
+    // (1001 here), read once however often the list repeats itself; an
+    // index at or past MaxArraySize is an invalid job id (job_str_signal)
+    let arr = submit(&c, &["--hold", "--array=0-1000", "--wrap=true"]);
+    // as long as one argument may be (128 KiB)
+    let list = vec!["0-1000"; 18_000].join(",");
+    let o = c.run_as(TEST_USER, "scontrol", &["release", &format!("{}_[{}]", arr, list)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "scontrol", &["hold", &format!("{}_[0-5,1001]", arr)]);
+    assert_ne!(o.code, 0);
+    assert!(o.stderr.contains("Invalid job id specified"), "{}", o.stderr);
+    assert_eq!(c.run("scancel", &[&arr]).code, 0);
+    still_serving(&c);
+
     let log = c.log("spurctld.log");
     assert!(!log.contains("panicked"), "{}", log);
 }

@@ -65,6 +65,9 @@ pub enum ArrayError {
     BadToken(String),
     /// More tasks than `max_array_tasks` allows.
     TooManyTasks { count: usize, max: u32 },
+    /// Stepped ranges naming more than [`MAX_STEPPED_WORK`] times
+    /// MaxArraySize tasks in all (Spur's own bound; Slurm reads on).
+    TooMuchWork { work: u64, budget: u64 },
 }
 
 impl fmt::Display for ArrayError {
@@ -132,6 +135,28 @@ fn parse_tok(tok: &str, max: u32) -> Option<(u32, u32, u32)> {
     Some((first as u32, last as u32, step as u32))
 }
 
+/// Sets bits `first..=last` of `bits`, a word at a time.
+fn set_range(bits: &mut [u64], first: usize, last: usize) {
+    let (fw, lw) = (first / 64, last / 64);
+    let low = !0u64 << (first % 64);
+    let high = !0u64 >> (63 - last % 64);
+    if fw == lw {
+        bits[fw] |= low & high;
+        return;
+    }
+    bits[fw] |= low;
+    for w in &mut bits[fw + 1..lw] {
+        *w = !0;
+    }
+    bits[lw] |= high;
+}
+
+/// How many times MaxArraySize the stepped ranges of one specification may
+/// name in all (each distinct range counted once): past it the text only
+/// repeats itself at the reader's expense (`0-4000000:2,1-4000000:2,
+/// 0-4000000:3,...`), and it is refused.
+pub const MAX_STEPPED_WORK: u64 = 8;
+
 /// Parse a specification as slurmctld does, with its `MaxArraySize`.
 pub fn parse(spec: &str, max_array_size: u32) -> Result<ArraySpec, ArrayError> {
     parse_limited(spec, max_array_size, None)
@@ -150,9 +175,30 @@ pub fn parse_limited(spec: &str, max_array_size: u32, max_array_tasks: Option<u3
         ranges.push(parse_tok(tok, max_array_size).ok_or_else(|| ArrayError::BadToken(tok.to_string()))?);
     }
     // a bitmap as slurmctld keeps, as long as the highest index needs
+    // (below MaxArraySize); the work is bounded whatever the text repeats:
+    // plain ranges are merged first and set a word at a time, stepped ones
+    // (each distinct once) may set at most MAX_STEPPED_WORK bits in all
     let top = ranges.iter().map(|r| r.1 as usize + 1).max().unwrap_or(0);
     let mut bits = vec![0u64; top.div_ceil(64)];
-    for (first, last, step) in ranges {
+    ranges.sort_unstable();
+    ranges.dedup();
+    let (plain, stepped): (Vec<_>, Vec<_>) = ranges.into_iter().partition(|r| r.2 == 1);
+    let work: u64 = stepped.iter().map(|&(f, l, st)| (l - f) as u64 / st as u64 + 1).sum();
+    let budget = MAX_STEPPED_WORK.saturating_mul(max_array_size as u64);
+    if work > budget {
+        return Err(ArrayError::TooMuchWork { work, budget });
+    }
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (first, last, _) in plain {
+        match merged.last_mut() {
+            Some(m) if first as u64 <= m.1 as u64 + 1 => m.1 = m.1.max(last),
+            _ => merged.push((first, last)),
+        }
+    }
+    for (first, last) in merged {
+        set_range(&mut bits, first as usize, last as usize);
+    }
+    for (first, last, step) in stepped {
         let mut i = first as u64;
         while i <= last as u64 {
             bits[i as usize / 64] |= 1 << (i % 64);
@@ -198,5 +244,34 @@ mod tests {
         assert!(parse_limited("1-5", 1001, Some(4)).is_err());
         assert_eq!(parse("0-15:4%2", 1001).unwrap().step, 4);
         assert_eq!(parse("0-15:4%2", 1001).unwrap().bounds(), Some((4, 0, 12)));
+    }
+
+    #[test]
+    fn repeated_and_overlapping_ranges_are_read_once() {
+        // merged plain ranges give the same tasks as setting each index
+        let naive = |spec: &str, max: u32| -> Vec<u32> {
+            let mut v: Vec<u32> = Vec::new();
+            for tok in spec.split(',').filter(|t| !t.is_empty()) {
+                let (f, l, st) = parse_tok(tok, max).unwrap();
+                v.extend((f..=l).step_by(st as usize));
+            }
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for spec in ["0-63", "1-64", "0-0,63-64,127-128", "5-70,3-9,60-200:7,0-1000:333", "64-127,0-63,128-128"] {
+            assert_eq!(parse(spec, 1001).unwrap().tasks, naive(spec, 1001), "{spec}");
+        }
+        // `0-4000000` a hundred thousand times: one range, read once
+        let max = MAX_MAX_ARRAY_SIZE;
+        let many = vec!["0-4000000"; 100_000].join(",");
+        let t0 = std::time::Instant::now();
+        assert_eq!(parse(&many, max).unwrap().tasks.len(), 4_000_001);
+        // distinct stepped ranges past the bound are refused before any is read
+        let stepped: Vec<String> = (2..20_000).map(|st| format!("0-4000000:{st}")).collect();
+        assert!(matches!(parse(&stepped.join(","), max), Err(ArrayError::TooMuchWork { .. })));
+        assert!(t0.elapsed() < std::time::Duration::from_secs(10), "{:?}", t0.elapsed());
+        // within the bound they are read
+        assert_eq!(parse("0-4000000:2,1-4000000:2", max).unwrap().tasks.len(), 4_000_001);
     }
 }

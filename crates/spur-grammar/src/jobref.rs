@@ -548,3 +548,25 @@ pub fn split_list(words: &[String]) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_list_names_at_most_max_array_size_tasks_read_once() {
+        let max = crate::array::MAX_MAX_ARRAY_SIZE;
+        // a list repeating itself: one range, read once
+        let many = format!("1_[{}]", vec!["0-4000000"; 50_000].join(","));
+        for r in [parse_job_str(&many, max), parse(&many, Some(max)).ok()] {
+            match r.map(|r| r.tasks) {
+                Some(Tasks::Set(v)) => assert_eq!(v.len(), 4_000_001),
+                other => panic!("{:?}", other.map(|_| ())),
+            }
+        }
+        // an index at or past MaxArraySize: an invalid job id
+        assert_eq!(parse_job_str("1_[0-5,1001]", 1001), None);
+        assert_eq!(parse_job_str("1_1001", 1001).map(|r| r.tasks), None);
+        assert_eq!(parse("1_[1001]", Some(1001)), Err(JobRefError::ArrayIdNonNumeric));
+    }
+}

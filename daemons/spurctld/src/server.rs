@@ -116,7 +116,26 @@ fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
         },
         Tasks::All => state.jobs().values().filter(in_array).map(|x| (x.job_id, None)).collect(),
         Tasks::One(t) => task(*t),
-        Tasks::Set(ts) => ts.iter().flat_map(|t| task(*t)).collect(),
+        // One pass over the records, then a lookup per task (at most
+        // MaxArraySize of them): never the records once per task.
+        Tasks::Set(ts) => {
+            let mut by_task: HashMap<u32, (u32, Option<u32>)> = HashMap::new();
+            for x in state.jobs().values() {
+                let Some(ai) = x.array.as_ref().filter(|a| a.array_job_id == id) else { continue };
+                // the first record in id order names a task, as `task` finds it
+                match ai.task_id {
+                    Some(t) => {
+                        by_task.entry(t).or_insert((x.job_id, None));
+                    }
+                    None => {
+                        for &t in &ai.pending_tasks {
+                            by_task.entry(t).or_insert((x.job_id, Some(t)));
+                        }
+                    }
+                }
+            }
+            ts.iter().filter_map(|t| by_task.get(t).copied()).collect()
+        }
     }
 }
 
