@@ -81,6 +81,19 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     assert_eq!(c.run("scancel", &[&arr]).code, 0);
     still_serving(&c);
 
+    // ---- --array: a specification repeating itself is read once (one
+    // argument's worth of `0-1000,`); distinct stepped ranges naming more
+    // than 8 x MaxArraySize tasks in all are refused as Slurm words a bad
+    // specification
+    let spec = vec!["0-1000"; 18_000].join(",");
+    let big = submit(&c, &["--hold", &format!("--array={}", spec), "--wrap=true"]);
+    let q = c.run("squeue", &["-h", "-j", &big, "-o", "%i"]);
+    assert_eq!(q.stdout.trim(), format!("{}_[0-1000]", big), "{}", q.stderr);
+    assert_eq!(c.run("scancel", &[&big]).code, 0);
+    let stepped: Vec<String> = (2..100).flat_map(|st| (0..st).map(move |r| format!("{r}-1000:{st}"))).collect();
+    sbatch_refused(&c, &[&format!("--array={}", stepped.join(",")), "--wrap=true"], "Invalid job array specification");
+    still_serving(&c);
+
     let log = c.log("spurctld.log");
     assert!(!log.contains("panicked"), "{}", log);
 }
