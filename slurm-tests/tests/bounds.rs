@@ -42,7 +42,11 @@ fn show_job_field(c: &Cluster, id: &str, field: &str) -> String {
 
 #[test]
 fn oversized_requests_are_refused_and_the_controller_goes_on() {
-    let c = Cluster::up("bounds", 2, &["--cpus", "2"]);
+    // a smaller max_script_size than the 4 MiB default, to keep the scripts small
+    let extra = std::env::temp_dir().join(format!("spur-bounds-{}.conf", std::process::id()));
+    std::fs::write(&extra, "SchedulerParameters=max_script_size=65536\n").unwrap();
+    let c = Cluster::up("bounds", 2, &["--cpus", "2", "--extra-conf", &extra.to_string_lossy()]);
+    let _ = std::fs::remove_file(&extra);
 
     // ---- node lists: --exclude / --nodelist / ExcNodeList= / ReqNodeList=
     // sixty ranges of 64K names each (under Slurm's per-range bound): once
@@ -81,17 +85,39 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     assert_eq!(c.run("scancel", &[&arr]).code, 0);
     still_serving(&c);
 
-    // ---- --array: a specification repeating itself is read once (one
-    // argument's worth of `0-1000,`); distinct stepped ranges naming more
-    // than 8 x MaxArraySize tasks in all are refused as Slurm words a bad
-    // specification
-    let spec = vec!["0-1000"; 18_000].join(",");
+    // ---- --array: a specification repeating itself is read once; one
+    // longer than slurmctld's 4096 bytes is refused (_test_job_desc_fields)
+    let spec = vec!["0-1000"; 585].join(",");
+    assert!(spec.len() <= 4096);
     let big = submit(&c, &["--hold", &format!("--array={}", spec), "--wrap=true"]);
     let q = c.run("squeue", &["-h", "-j", &big, "-o", "%i"]);
     assert_eq!(q.stdout.trim(), format!("{}_[0-1000]", big), "{}", q.stderr);
     assert_eq!(c.run("scancel", &[&big]).code, 0);
-    let stepped: Vec<String> = (2..100).flat_map(|st| (0..st).map(move |r| format!("{r}-1000:{st}"))).collect();
-    sbatch_refused(&c, &[&format!("--array={}", stepped.join(",")), "--wrap=true"], "Invalid job array specification");
+    sbatch_refused(
+        &c,
+        &[&format!("--array={},10", spec), "--wrap=true"],
+        "Pathname of a file, directory or other parameter too long",
+    );
+    still_serving(&c);
+
+    // ---- strings: the script past max_script_size, a name past 1024 bytes
+    // (_test_job_desc_fields); the script at the bound is fine
+    let too_long = "Pathname of a file, directory or other parameter too long";
+    let script = |name: &str, len: usize| {
+        let head = "#!/bin/sh\ntrue\n";
+        let body = format!("{}{}\n", head, "#".repeat(len - head.len() - 1));
+        assert_eq!(body.len(), len);
+        let path = c.work.join(name);
+        std::fs::write(&path, body).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        path.to_string_lossy().to_string()
+    };
+    let at = script("at_bound.sh", 65536);
+    let past = script("past_bound.sh", 65537);
+    sbatch_refused(&c, &[&past], too_long);
+    let ok = submit(&c, &[&at]);
+    c.wait_state(&ok, "COMPLETED", T);
+    sbatch_refused(&c, &["-J", &"x".repeat(1025), "--wrap=true"], too_long);
     still_serving(&c);
 
     let log = c.log("spurctld.log");

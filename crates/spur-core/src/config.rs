@@ -576,6 +576,19 @@ impl SlurmConf {
         Some(spur_grammar::num::atoi(&p[at + 16..]) as u32)
     }
 
+    /// `SchedulerParameters=max_script_size=N`: the longest batch script
+    /// slurmctld accepts, in bytes (job_mgr.c `_test_job_desc_fields`: the
+    /// first `max_script_size=` anywhere in the value, any case, then atoi;
+    /// 4 MiB, `DEFAULT_BATCH_SCRIPT_LIMIT`, without one).
+    pub fn max_script_size(&self) -> i64 {
+        const DEFAULT_BATCH_SCRIPT_LIMIT: i64 = 4 * 1024 * 1024;
+        let Some(p) = self.get("SchedulerParameters") else { return DEFAULT_BATCH_SCRIPT_LIMIT };
+        match p.to_ascii_lowercase().find("max_script_size=") {
+            Some(at) => spur_grammar::num::atoi(&p[at + 16..]) as i64,
+            None => DEFAULT_BATCH_SCRIPT_LIMIT,
+        }
+    }
+
     /// Node by name.
     pub fn node(&self, name: &str) -> Option<&NodeConf> {
         self.nodes.iter().find(|n| n.name == name)
@@ -1860,6 +1873,16 @@ mod tests {
         assert_eq!(a.max_nodes, None);
         assert_eq!(a.oversubscribe, "NO");
         assert_eq!(c.default_partition().unwrap().name, "gpu");
+    }
+
+    #[test]
+    fn max_script_size_as_slurmctld_reads_it() {
+        let base = "NodeName=n1\nPartitionName=p Nodes=n1\n";
+        assert_eq!(parse(base).unwrap().max_script_size(), 4 * 1024 * 1024);
+        let with = |v: &str| parse(&format!("{base}SchedulerParameters={v}\n")).unwrap().max_script_size();
+        assert_eq!(with("max_script_size=1000"), 1000);
+        assert_eq!(with("bf_continue,MAX_SCRIPT_SIZE=2048k"), 2048);
+        assert_eq!(with("bf_continue"), 4 * 1024 * 1024);
     }
 
     #[test]

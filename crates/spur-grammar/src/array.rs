@@ -66,7 +66,8 @@ pub enum ArrayError {
     /// More tasks than `max_array_tasks` allows.
     TooManyTasks { count: usize, max: u32 },
     /// Stepped ranges naming more than [`MAX_STEPPED_WORK`] times
-    /// MaxArraySize tasks in all (Spur's own bound; Slurm reads on).
+    /// MaxArraySize tasks in all, and more than [`MIN_STEPPED_BUDGET`]
+    /// (Spur's own bound; Slurm reads on).
     TooMuchWork { work: u64, budget: u64 },
 }
 
@@ -152,10 +153,14 @@ fn set_range(bits: &mut [u64], first: usize, last: usize) {
 }
 
 /// How many times MaxArraySize the stepped ranges of one specification may
-/// name in all (each distinct range counted once): past it the text only
-/// repeats itself at the reader's expense (`0-4000000:2,1-4000000:2,
-/// 0-4000000:3,...`), and it is refused.
+/// name in all (each distinct range counted once), but at least
+/// [`MIN_STEPPED_BUDGET`]: past it the text only repeats itself at the
+/// reader's expense (`0-4000000:2,1-4000000:2, 0-4000000:3,...`), and it is
+/// refused. Slurm reads on; within slurmctld's 4096 bytes of `--array` and
+/// the default MaxArraySize no specification comes near the bound.
 pub const MAX_STEPPED_WORK: u64 = 8;
+/// The least bound on stepped ranges' tasks in all (a few milliseconds' work).
+pub const MIN_STEPPED_BUDGET: u64 = 16 * 1024 * 1024;
 
 /// Parse a specification as slurmctld does, with its `MaxArraySize`.
 pub fn parse(spec: &str, max_array_size: u32) -> Result<ArraySpec, ArrayError> {
@@ -184,7 +189,7 @@ pub fn parse_limited(spec: &str, max_array_size: u32, max_array_tasks: Option<u3
     ranges.dedup();
     let (plain, stepped): (Vec<_>, Vec<_>) = ranges.into_iter().partition(|r| r.2 == 1);
     let work: u64 = stepped.iter().map(|&(f, l, st)| (l - f) as u64 / st as u64 + 1).sum();
-    let budget = MAX_STEPPED_WORK.saturating_mul(max_array_size as u64);
+    let budget = MAX_STEPPED_WORK.saturating_mul(max_array_size as u64).max(MIN_STEPPED_BUDGET);
     if work > budget {
         return Err(ArrayError::TooMuchWork { work, budget });
     }

@@ -363,6 +363,9 @@ impl Service {
                 desc.dependency = None;
             }
         }
+        // no string past its bound, the script past max_script_size
+        // (slurmctld's _test_job_desc_fields, just before _valid_array_inx)
+        validate::job_desc_fields(&desc, self.ctld.conf.max_script_size())?;
         // slurmctld's _valid_array_inx; a specification naming no task (`,`)
         // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
         let array = match &desc.array {

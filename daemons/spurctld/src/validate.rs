@@ -197,6 +197,41 @@ pub fn job_update(
     Ok(out)
 }
 
+/// slurmctld's `_test_job_desc_fields` on a submission: no string of the
+/// job description longer than its bound ("so a job cannot make slurmctld
+/// hold huge strings"), else ESLURM_PATHNAME_TOO_LONG (`Pathname of a file,
+/// directory or other parameter too long`). The script's bound is
+/// SchedulerParameters' `max_script_size` (`max_script`, 4 MiB by default);
+/// paths are PATH_MAX (4096); the array specification 4096; the dependency
+/// 128 KiB; the other names 1024. Slurm bounds the environment only by its
+/// message size (1 GiB; Spur's requests: 64 MiB), and so does Spur.
+pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result<(), i32> {
+    const PATH_MAX: usize = 4096;
+    let long = |s: Option<&str>, max: usize| s.is_some_and(|s| s.len() > max);
+    let too_long = d.script.len() as i64 > max_script
+        || long(d.account.as_deref(), 1024)
+        || long(Some(&d.alloc_node), 1024)
+        || long(d.array.as_deref(), 1024 * 4)
+        || long(d.comment.as_deref(), 1024)
+        || long(d.dependency.as_deref(), 1024 * 128)
+        || long(d.constraint.as_deref(), 1024)
+        || long(d.mail_user.as_deref(), 1024)
+        || long(Some(&d.name), 1024)
+        || long(d.partition.as_deref(), 1024)
+        || long(d.qos.as_deref(), 1024)
+        || long(d.reservation.as_deref(), 1024)
+        || long(d.std_err.as_deref(), PATH_MAX)
+        || long(d.std_in.as_deref(), PATH_MAX)
+        || long(d.std_out.as_deref(), PATH_MAX)
+        || long(d.gres.as_deref(), 1024)
+        || long(Some(&d.work_dir), PATH_MAX);
+    if too_long {
+        Err(ESLURM_PATHNAME_TOO_LONG)
+    } else {
+        Ok(())
+    }
+}
+
 /// A job's node list (`--nodelist`, `--exclude`, `ReqNodeList=`,
 /// `ExcNodeList=`) as slurmctld keeps it: the names without duplicates,
 /// sorted, and their ranged form (job_mgr.c's `_copy_nodelist_no_dup`:
@@ -297,6 +332,31 @@ mod tests {
         assert_eq!(job_control_allowed(&JobControl::Release, &USER, &uheld), Ok(()));
         assert_eq!(top_allowed(&USER), Err(ESLURM_ACCESS_DENIED));
         assert_eq!(top_allowed(&ROOT), Ok(()));
+    }
+
+    #[test]
+    fn job_desc_fields_are_bounded() {
+        let mut d = spur_core::model::JobDesc { script: "x".repeat(100), ..Default::default() };
+        assert_eq!(job_desc_fields(&d, 100), Ok(()));
+        assert_eq!(job_desc_fields(&d, 99), Err(ESLURM_PATHNAME_TOO_LONG));
+        d.name = "n".repeat(1024);
+        assert_eq!(job_desc_fields(&d, 100), Ok(()));
+        d.name.push('n');
+        assert_eq!(job_desc_fields(&d, 100), Err(ESLURM_PATHNAME_TOO_LONG));
+        d.name.clear();
+        d.array = Some("1,".repeat(2048));
+        assert_eq!(job_desc_fields(&d, 100), Ok(()));
+        d.array = Some(format!("{}1", "1,".repeat(2048)));
+        assert_eq!(job_desc_fields(&d, 100), Err(ESLURM_PATHNAME_TOO_LONG));
+        d.array = None;
+        d.std_out = Some("/".repeat(4097));
+        assert_eq!(job_desc_fields(&d, 100), Err(ESLURM_PATHNAME_TOO_LONG));
+        d.std_out = None;
+        d.dependency = Some("a".repeat(128 * 1024 + 1));
+        assert_eq!(job_desc_fields(&d, 100), Err(ESLURM_PATHNAME_TOO_LONG));
+        // a negative max_script_size refuses every script (strlen > max)
+        d.dependency = None;
+        assert_eq!(job_desc_fields(&d, -1), Err(ESLURM_PATHNAME_TOO_LONG));
     }
 
     #[test]
