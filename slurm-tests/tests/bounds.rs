@@ -118,6 +118,13 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     let ok = submit(&c, &[&at]);
     c.wait_state(&ok, "COMPLETED", T);
     sbatch_refused(&c, &["-J", &"x".repeat(1025), "--wrap=true"], too_long);
+    let o = c.run_as(
+        TEST_USER,
+        "scontrol",
+        &["update", &format!("JobId={}", held), &format!("Comment={}", "c".repeat(1025))],
+    );
+    assert_ne!(o.code, 0, "{}", o.stdout);
+    assert!(o.stderr.contains(too_long), "{}", o.stderr);
     still_serving(&c);
 
     let log = c.log("spurctld.log");

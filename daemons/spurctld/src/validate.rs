@@ -99,6 +99,22 @@ pub fn job_update(
     now: i64,
     known: &dyn Fn(&str) -> bool,
 ) -> Result<spur_state::JobUpdate, i32> {
+    // the strings' bounds first (update_job's _test_job_desc_fields, as at
+    // submission: see job_desc_fields)
+    const PATH_MAX: usize = 4096;
+    let long = |s: &Option<String>, max: usize| s.as_ref().is_some_and(|s| s.len() > max);
+    if long(&u.name, 1024)
+        || long(&u.partition, 1024)
+        || long(&u.comment, 1024)
+        || long(&u.features, 1024)
+        || long(&u.dependency, 1024 * 128)
+        || long(&u.work_dir, PATH_MAX)
+        || long(&u.std_out, PATH_MAX)
+        || long(&u.std_err, PATH_MAX)
+        || long(&u.std_in, PATH_MAX)
+    {
+        return Err(ESLURM_PATHNAME_TOO_LONG);
+    }
     let pending = job.state == JobState::Pending;
     let pending_only = || if pending { Ok(()) } else { Err(ESLURM_JOB_NOT_PENDING) };
     let opt = |v: &str| if v.is_empty() { None } else { Some(v.to_string()) };
@@ -421,6 +437,13 @@ mod tests {
             job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0, &known).unwrap().exc_nodes,
             Some(None)
         );
+        // strings past slurmctld's bounds (_test_job_desc_fields)
+        let long = upd(&|u| u.comment = Some("c".repeat(1025)));
+        assert_eq!(job_update(&long, &pending, true, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        let fits = upd(&|u| u.comment = Some("c".repeat(1024)));
+        assert!(job_update(&fits, &pending, true, 0, &known).is_ok());
+        let long = upd(&|u| u.work_dir = Some("/".repeat(4097)));
+        assert_eq!(job_update(&long, &pending, true, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
         // names must be nodes of the cluster (node_name2bitmap), kept sorted
         // without duplicates; an oversized list is refused unexpanded
         for field in [true, false] {
