@@ -373,3 +373,29 @@ async fn operator_rpcs() {
     let r = s.membership(root(m(rq::MembershipChange::Remove { id: 1 }))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), SLURM_ERROR_ANY, "the last controller stays");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_lists_resolve_to_the_records_holding_the_tasks() {
+    let f = controller().await;
+    let s = &f.svc;
+    let mut req = wrap_job(None);
+    let desc = JobDesc {
+        name: "arr".into(),
+        script: "#!/bin/sh\ntrue\n".into(),
+        work_dir: "/tmp".into(),
+        array: Some("0-9".into()),
+        ..Default::default()
+    };
+    req.job_desc = spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap();
+    let id = submit(&f, user(req)).await;
+    let refs = |text: &str| {
+        let jref = spur_grammar::jobref::parse_job_str(text, 1001).unwrap();
+        resolve(&s.ctld.lock().state, &jref)
+    };
+    // every task pending in the array's record; a repeated list names each once
+    assert_eq!(refs(&format!("{id}_[1-3,1-3,5]")), [(id, Some(1)), (id, Some(2)), (id, Some(3)), (id, Some(5))]);
+    assert_eq!(refs(&format!("{id}_[0-9]")).len(), 10);
+    assert_eq!(refs(&format!("{id}_7")), [(id, Some(7))]);
+    // tasks the array does not hold name nothing
+    assert_eq!(refs(&format!("{id}_[10-20]")), []);
+}
