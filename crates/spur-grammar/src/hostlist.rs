@@ -911,6 +911,16 @@ mod tests {
         // inner brackets multiply
         assert!(Hostlist::parse_bounded("a[0-65535]b[0-65535]", max).is_err());
         assert!(Hostlist::parse_bounded("a[0-65535]b[0-65535]c", max).is_err());
+        // any bound, any text: a list or an error, never a panic, and never
+        // more hosts than the bound
+        for e in ["", ",", "a", "a[", "a[]", "a[1-2]b[3-4]c", "[0-1][2-3]", "x[9-1]", "n[1-3]]", "a,b,,c", "q[00-01]x"]
+        {
+            for max in 0..6 {
+                if let Ok(h) = Hostlist::parse_bounded(e, max) {
+                    assert!(h.count() <= max, "{e} {max}");
+                }
+            }
+        }
         // the bound never exceeds MAX_HOSTS
         assert!(Hostlist::parse_bounded(&vec!["n[0-65535]"; 65].join(","), u64::MAX).is_err());
     }
