@@ -235,6 +235,15 @@ impl Cluster {
         o.stdout.trim().split(';').next().unwrap().parse().expect("job id")
     }
 
+    /// The same as `user` (the unprivileged test user, say); the id as printed.
+    pub fn sbatch_as(&self, user: &str, args: &[&str]) -> String {
+        let mut a = vec!["--parsable"];
+        a.extend_from_slice(args);
+        let o = self.run_as(user, "sbatch", &a);
+        assert_eq!(o.code, 0, "sbatch {:?} as {}: {}", args, user, o.stderr);
+        o.stdout.trim().to_string()
+    }
+
     /// A job's state as `squeue -h -t all -o %T` reports it ("" when unknown).
     pub fn state(&self, job: &str) -> String {
         let o = self.run("squeue", &["-h", "-t", "all", "-j", job, "-o", "%T"]);

@@ -9,11 +9,7 @@ use std::time::Duration;
 const T: Duration = Duration::from_secs(30);
 
 fn submit(c: &Cluster, args: &[&str]) -> String {
-    let mut a = vec!["--parsable"];
-    a.extend_from_slice(args);
-    let o = c.run_as(TEST_USER, "sbatch", &a);
-    assert_eq!(o.code, 0, "sbatch {:?}: {}", args, o.stderr);
-    o.stdout.trim().to_string()
+    c.sbatch_as(TEST_USER, args)
 }
 
 /// The controller answers and schedules: squeue works, a plain job runs.
