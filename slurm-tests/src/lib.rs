@@ -244,6 +244,19 @@ impl Cluster {
         o.stdout.trim().to_string()
     }
 
+    /// Every job the controller holds with its state (`squeue -h -t all -o "%i %T"`).
+    pub fn all_jobs(&self) -> Vec<(u32, String)> {
+        let o = self.run("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
+        assert_eq!(o.code, 0, "squeue: {}", o.stderr);
+        o.stdout
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.split_whitespace();
+                Some((it.next()?.parse().ok()?, it.next()?.to_string()))
+            })
+            .collect()
+    }
+
     /// A job's state as `squeue -h -t all -o %T` reports it ("" when unknown).
     pub fn state(&self, job: &str) -> String {
         let o = self.run("squeue", &["-h", "-t", "all", "-j", job, "-o", "%T"]);

@@ -47,15 +47,7 @@ fn kill_ctld(c: &Cluster, name: &str) {
 }
 
 fn all_jobs(c: &Cluster) -> Vec<(u32, String)> {
-    let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
-    assert_eq!(o.code, 0, "squeue: {}", o.stderr);
-    o.stdout
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            Some((it.next()?.parse().ok()?, it.next()?.to_string()))
-        })
-        .collect()
+    c.all_jobs()
 }
 
 /// Wait until every job is over, then check the invariants.

@@ -148,15 +148,7 @@ fn wait_up(c: &Cluster, i: u32) {
 }
 
 fn all_jobs(c: &Cluster) -> HashMap<u32, String> {
-    let o = c.run("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
-    assert_eq!(o.code, 0, "squeue: {}", o.stderr);
-    o.stdout
-        .lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            Some((it.next()?.parse().ok()?, it.next()?.to_string()))
-        })
-        .collect()
+    c.all_jobs().into_iter().collect()
 }
 
 /// A job that leaves its id in runs.txt, then sleeps `secs`.
