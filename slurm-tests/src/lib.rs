@@ -61,6 +61,25 @@ pub fn ensure_test_user() {
     assert!(made, "the end-to-end tests need the user {} (uid 1500), which could not be created", TEST_USER);
 }
 
+/// The test user runs the build's commands: every directory above them must
+/// let others through (a clone under `mktemp -d`, mode 0700, does not).
+fn check_user_reaches(bin: &Path) {
+    let spur = bin.join("spur");
+    let ok = Command::new("runuser")
+        .args(["-u", TEST_USER, "--", "test", "-x"])
+        .arg(&spur)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "the test user {} cannot run {}: a directory above it does not let others through \
+         (a clone under `mktemp -d` is 0700: chmod o+x it, or clone elsewhere)",
+        TEST_USER,
+        spur.display()
+    );
+}
+
 /// Wait until `cond` holds, polling every 10 ms; fail the test naming `what`
 /// after `timeout`.
 pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
@@ -144,6 +163,7 @@ impl Cluster {
             TEST_USER
         );
         ensure_test_user();
+        check_user_reaches(bin);
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let dir = tmp_dir(tag);
         let bin = bin.to_path_buf();
