@@ -299,15 +299,24 @@ impl Cluster {
                     want,
                     timeout,
                     self.run("squeue", &["-t", "all"]).stdout,
-                    self.log("spurctld.log")
+                    std::fs::read_to_string(self.dir.join("log").join(format!("{}.out", self.ctld_name())))
+                        .unwrap_or_default()
                 );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
 
+    /// A daemon's log (`log/NAME`, e.g. "spurd-node1.out"); a log that is
+    /// not there fails the test (a check of a missing log proves nothing).
     pub fn log(&self, name: &str) -> String {
-        std::fs::read_to_string(self.dir.join("log").join(name)).unwrap_or_default()
+        let p = self.dir.join("log").join(name);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e))
+    }
+
+    /// The (first) controller's log.
+    pub fn ctld_log(&self) -> String {
+        self.log(&format!("{}.out", self.ctld_name()))
     }
 
     pub fn pid(&self, daemon: &str) -> Option<i32> {

@@ -123,6 +123,6 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     assert!(o.stderr.contains(too_long), "{}", o.stderr);
     still_serving(&c);
 
-    let log = c.log("spurctld.log");
+    let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }

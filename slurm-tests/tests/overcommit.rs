@@ -33,6 +33,6 @@ fn more_tasks_than_cpus_with_overcommit_run_and_scheduling_goes_on() {
     );
     let after = submit(&c, &["--wrap=true"]);
     c.wait_state(&after, "COMPLETED", T);
-    let log = c.log("spurctld.log");
+    let log = c.ctld_log();
     assert!(!log.contains("panicked") && !log.contains("BadConstraints"), "{}", log);
 }
