@@ -9,6 +9,7 @@ command -v useradd >/dev/null || need+=(passwd)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v pgrep >/dev/null || need+=(procps)
 command -v runuser >/dev/null || need+=(util-linux)
+command -v openssl >/dev/null || need+=(openssl)  # the TLS test makes its certificates
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"

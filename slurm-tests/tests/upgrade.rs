@@ -184,7 +184,18 @@ fn a_controller_of_this_build_leads_a_cluster_of_the_base_build() {
     c.wait_state(&done.to_string(), "COMPLETED", T);
     c.wait_state(&running.to_string(), "RUNNING", T);
 
-    // 2. a follower replaced in place by this build, on its own state directory
+    // 2. a follower replaced in place by this build, on its own state directory;
+    //    for the time of the upgrade, this build also makes and takes the
+    //    base's version 1 credentials (SECURITY.md, the upgrade window)
+    let conf = std::fs::read_to_string(&c.conf).unwrap();
+    assert!(conf.contains("\nAuthInfo=socket="), "{}", conf);
+    let conf: String = conf
+        .lines()
+        .map(
+            |l| if l.starts_with("AuthInfo=") { format!("{},legacy_credentials=yes\n", l) } else { format!("{}\n", l) },
+        )
+        .collect();
+    std::fs::write(&c.conf, conf).unwrap();
     let newi = (1..=3).find(|i| *i != leader).unwrap();
     c.kill9(&format!("spurctld-ctld{}", newi));
     c.start_ctld_with(&new, newi, None, false, &fast);

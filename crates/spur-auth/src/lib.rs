@@ -1,26 +1,32 @@
 //! Identity on every request, in the manner of Slurm's auth/slurm and MUNGE.
 //!
-//! A credential says "uid U, gid G, until time T, nonce N", signed with
-//! HMAC-SHA256 under the cluster key (`slurm.key` beside slurm.conf, readable
-//! only by root and the daemons):
+//! Every gRPC request carries a credential (version 2, [`cred`]): uid, gid,
+//! who signed (a user, an agent, a controller), when, a nonce and the
+//! SHA-256 of the request's body, under an HMAC-SHA256 with the cluster key
+//! (`slurm.key` beside slurm.conf, readable only by root and the daemons)
+//! that also covers the receiver and the method. So a credential is good
+//! for one request, at one service, once.
 //!
-//! ```text
-//! v1.<uid>.<gid>.<expiry, epoch seconds>.<nonce, 32 hex digits>.<HMAC-SHA256 of the part before it, hex>
-//! ```
+//! Root and the daemons sign with the key; anyone else asks the local
+//! signing service (`spurd --authd`, [`serve_signer`]), which reads the
+//! caller's uid and gid from the Unix socket (SO_PEERCRED) and signs exactly
+//! those, as a user. [`grpc`] puts signing and checking on every channel and
+//! service: the credential is checked before the body is read, the body
+//! against it after, and the nonce in the host's replay cache ([`replay`]).
 //!
-//! Root signs for itself with the key; anyone else asks the local signing
-//! service (`spurd --authd`, [`serve_signer`]), which reads the caller's uid
-//! and gid from the Unix socket (SO_PEERCRED) and signs exactly those.
-//! Verifiers ([`Verifier`]) check the signature, the expiry, and that a nonce
-//! is not used twice (the replay cache).
-//!
-//! Who uses what: spur-client only obtains credentials ([`credential`]); the
-//! daemons verify them, and the controller signs its own calls to agents and
-//! peers with the key. Nonces and request ids come from the OS random source
-//! ([`random_hex`], getrandom(2)); when it cannot be read the caller gets an
-//! error, never a predictable value.
+//! Version 1 credentials (uid, gid, expiry, nonce: no receiver, method or
+//! body) are made and taken only during a rolling upgrade from a build that
+//! knows no other ([`legacy_enabled`]). Nonces and request ids come from the
+//! OS random source ([`random_hex`], getrandom(2)); when it cannot be read
+//! the caller gets an error, never a predictable value.
 
+pub mod cred;
+pub mod grpc;
+pub mod replay;
+pub mod tls;
 pub mod users;
+
+pub use cred::Kind;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -40,6 +46,18 @@ pub const METADATA_KEY: &str = "x-spur-auth";
 pub struct Identity {
     pub uid: u32,
     pub gid: u32,
+    /// Who signed: a user, an agent or a controller.
+    pub kind: Kind,
+}
+
+impl Identity {
+    pub fn user(uid: u32, gid: u32) -> Identity {
+        Identity { uid, gid, kind: Kind::User }
+    }
+    /// A daemon's own identity (uid 0).
+    pub fn daemon(kind: Kind) -> Identity {
+        Identity { uid: 0, gid: 0, kind }
+    }
 }
 
 pub fn now() -> i64 {
@@ -74,17 +92,30 @@ pub fn random_bytes(buf: &mut [u8]) -> Result<(), RandomError> {
 pub fn random_hex(n: usize) -> Result<String, RandomError> {
     let mut b = vec![0u8; n];
     random_bytes(&mut b)?;
-    Ok(b.iter().map(|x| format!("{:02x}", x)).collect())
+    Ok(hex(&b))
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(b: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{:02x}", x);
+    }
+    s
 }
 
 fn mac(key: &[u8], msg: &str) -> String {
     let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("hmac accepts any key length");
     m.update(msg.as_bytes());
-    m.finalize().into_bytes().iter().map(|x| format!("{:02x}", x)).collect()
+    hex(&m.finalize().into_bytes())
 }
 
-/// A signed credential for `id`, valid for TTL_SECS (an error only when the
-/// OS random source cannot give a nonce).
+/// A version 1 credential for `id` (the uid and gid only), valid for
+/// TTL_SECS: what builds before credentials of version 2 ([`cred`]) send
+/// and take; made and taken now only during a rolling upgrade from such a
+/// build ([`legacy_enabled`]). An error only when the OS random source
+/// cannot give a nonce.
 pub fn sign(key: &[u8], id: &Identity) -> Result<String, RandomError> {
     let body = format!("v1.{}.{}.{}.{}", id.uid, id.gid, now() + TTL_SECS, random_hex(16)?);
     let m = mac(key, &body);
@@ -110,7 +141,8 @@ impl std::fmt::Display for AuthError {
     }
 }
 
-/// Checks credentials and remembers nonces until they expire.
+/// Checks version 1 credentials and remembers nonces until they expire
+/// (a rolling upgrade only).
 pub struct Verifier {
     key: Vec<u8>,
     seen: Mutex<HashMap<String, i64>>,
@@ -121,16 +153,6 @@ impl Verifier {
         Verifier { key, seen: Mutex::new(HashMap::new()) }
     }
 
-    /// The identity a gRPC request's credential proves (metadata `x-spur-auth`),
-    /// or the Unauthenticated status every service answers without one.
-    pub fn verify_request<T>(&self, req: &tonic::Request<T>) -> Result<Identity, tonic::Status> {
-        let tok = req
-            .metadata()
-            .get(METADATA_KEY)
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| tonic::Status::unauthenticated("no credential"))?;
-        self.verify(tok).map_err(|e| tonic::Status::unauthenticated(e.to_string()))
-    }
     pub fn verify(&self, token: &str) -> Result<Identity, AuthError> {
         let parts: Vec<&str> = token.split('.').collect();
         if parts.len() != 6 || parts[0] != "v1" {
@@ -155,11 +177,11 @@ impl Verifier {
         if seen.insert(parts[4].to_string(), exp).is_some() {
             return Err(AuthError::Replayed);
         }
-        Ok(Identity { uid, gid })
+        Ok(Identity::user(uid, gid))
     }
 }
 
-fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -217,50 +239,87 @@ pub fn socket_path(auth_info: Option<&str>) -> PathBuf {
     PathBuf::from("/run/spur/auth.socket")
 }
 
-/// A credential for the calling process: signed locally when the key is
-/// readable (root, the daemons), else by the signing service.
-pub fn credential(key_file: &Path, socket: &Path) -> std::io::Result<String> {
-    let uid = nix::unistd::geteuid().as_raw();
-    let gid = nix::unistd::getegid().as_raw();
-    if let Ok(k) = read_key(key_file) {
-        return Ok(sign(&k, &Identity { uid, gid })?);
-    }
-    let mut s = UnixStream::connect(socket)?;
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
-    let mut out = String::new();
-    s.read_to_string(&mut out)?;
-    let out = out.trim().to_string();
-    if out.is_empty() {
-        return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "signing service refused"));
-    }
-    Ok(out)
+/// Whether version 1 credentials are still made and taken:
+/// `AuthInfo=...,legacy_credentials=yes` in slurm.conf, for the time of a
+/// rolling upgrade from a build that knows no other (SECURITY.md: the
+/// upgrade window restores their weaknesses, so it is meant to be short).
+pub fn legacy_enabled(auth_info: Option<&str>) -> bool {
+    auth_info.map(|ai| ai.split(',').any(|kv| kv.trim() == "legacy_credentials=yes")).unwrap_or(false)
 }
 
-/// Serve credentials on `socket` forever: every connection gets one
-/// credential for the uid/gid the kernel reports for the peer.
-pub fn serve_signer(socket: &Path, key: Vec<u8>) -> std::io::Result<()> {
+/// The host's replay cache: `replay.cache` beside the signing service's socket.
+pub fn replay_path(auth_info: Option<&str>) -> PathBuf {
+    let s = socket_path(auth_info);
+    s.parent().unwrap_or(Path::new("/run/spur")).join("replay.cache")
+}
+
+/// Connections the signing service serves at once (more wait to be accepted).
+const SIGNER_THREADS: usize = 32;
+
+/// Serve credentials on `socket` forever. A caller writes one line,
+/// `v2 <audience> <method> <body hash, hex>`, and gets a version 2 user
+/// credential for exactly those and for the uid and gid the kernel reports
+/// for it (SO_PEERCRED). With `legacy` (a rolling upgrade), a caller that
+/// writes nothing (a client of an older build) gets a version 1 one.
+pub fn serve_signer(socket: &Path, key: Vec<u8>, legacy: bool) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
     if let Some(d) = socket.parent() {
         std::fs::create_dir_all(d)?;
     }
     let _ = std::fs::remove_file(socket);
     let l = UnixListener::bind(socket)?;
     std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o777))?;
+    let key = Arc::new(key);
+    let busy = Arc::new(AtomicUsize::new(0));
     for conn in l.incoming() {
-        let mut c = match conn {
+        let c = match conn {
             Ok(c) => c,
             Err(_) => continue,
         };
-        let cred = nix::sys::socket::getsockopt(&c, nix::sys::socket::sockopt::PeerCredentials);
-        if let Ok(cred) = cred {
-            // (no random source: the caller gets an empty answer, "refused")
-            if let Ok(tok) = sign(&key, &Identity { uid: cred.uid(), gid: cred.gid() }) {
-                let _ = c.write_all(tok.as_bytes());
-                let _ = c.write_all(b"\n");
-            }
+        while busy.load(Ordering::SeqCst) >= SIGNER_THREADS {
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
+        busy.fetch_add(1, Ordering::SeqCst);
+        let (key, busy) = (key.clone(), busy.clone());
+        std::thread::spawn(move || {
+            answer_signing(c, &key, legacy);
+            busy.fetch_sub(1, Ordering::SeqCst);
+        });
     }
     Ok(())
+}
+
+/// One signing request (bounded: 1 KiB, 2 seconds).
+fn answer_signing(mut c: UnixStream, key: &[u8], legacy: bool) {
+    let Ok(cred) = nix::sys::socket::getsockopt(&c, nix::sys::socket::sockopt::PeerCredentials) else { return };
+    let _ = c.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+    let _ = c.set_write_timeout(Some(std::time::Duration::from_secs(2)));
+    let mut line = Vec::new();
+    let _ = (&mut c).take(1024).read_to_end(&mut line);
+    let line = String::from_utf8_lossy(&line);
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let id = Identity::user(cred.uid(), cred.gid());
+    // (no random source: the caller gets an empty answer, "refused")
+    let tok = match f.as_slice() {
+        ["v2", audience, method, hash] if audience.len() <= 256 && method.len() <= 256 => {
+            let mut h = [0u8; 32];
+            if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return;
+            }
+            for (i, o) in h.iter_mut().enumerate() {
+                *o = u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).unwrap_or(0);
+            }
+            cred::sign(key, &id, audience, method, &h).ok()
+        }
+        [] if legacy => sign(key, &id).ok(),
+        _ => None,
+    };
+    if let Some(t) = tok {
+        let _ = c.write_all(t.as_bytes());
+        let _ = c.write_all(b"\n");
+    }
 }
 
 #[cfg(test)]
@@ -290,13 +349,13 @@ mod tests {
     fn sign_verify_replay_forge() {
         let key = b"0123456789abcdef0123456789abcdef".to_vec();
         let v = Verifier::new(key.clone());
-        let t = sign(&key, &Identity { uid: 1500, gid: 1500 }).unwrap();
-        assert_eq!(v.verify(&t), Ok(Identity { uid: 1500, gid: 1500 }));
+        let t = sign(&key, &Identity::user(1500, 1500)).unwrap();
+        assert_eq!(v.verify(&t), Ok(Identity::user(1500, 1500)));
         assert_eq!(v.verify(&t), Err(AuthError::Replayed));
         // forge: change the uid and keep the mac
         let forged = t.replacen("v1.1500.", "v1.0.", 1);
         assert_eq!(v.verify(&forged), Err(AuthError::BadSignature));
-        let other = sign(b"another key that is long enough", &Identity { uid: 0, gid: 0 }).unwrap();
+        let other = sign(b"another key that is long enough", &Identity::user(0, 0)).unwrap();
         assert_eq!(v.verify(&other), Err(AuthError::BadSignature));
         assert_eq!(v.verify("garbage"), Err(AuthError::Malformed));
         assert_eq!(v.verify(""), Err(AuthError::Malformed));
@@ -304,6 +363,44 @@ mod tests {
         let body = format!("v1.0.0.{}.00112233445566778899aabbccddeeff", now() - 1);
         let old = format!("{}.{}", body, mac(&key, &body));
         assert_eq!(v.verify(&old), Err(AuthError::Expired));
+    }
+
+    /// The signing service signs a version 2 user credential for the peer's
+    /// own uid and for what it asked; anything else gets nothing.
+    #[test]
+    fn the_signing_service_signs_only_the_callers_own_user_credential() {
+        let d = std::env::temp_dir().join(format!("spur-signer-test-{}", std::process::id()));
+        let sock = d.join("auth.socket");
+        let key = b"0123456789abcdef0123456789abcdef".to_vec();
+        for legacy in [false, true] {
+            let (s2, k2) = (sock.clone(), key.clone());
+            std::thread::spawn(move || serve_signer(&s2, k2, legacy));
+            while UnixStream::connect(&sock).is_err() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            // (a connection reset, for a line too long, is "nothing" too)
+            let ask = |line: &str| {
+                let mut c = UnixStream::connect(&sock).unwrap();
+                let mut out = String::new();
+                let _ = c
+                    .write_all(line.as_bytes())
+                    .and_then(|_| c.shutdown(std::net::Shutdown::Write))
+                    .and_then(|_| c.read_to_string(&mut out));
+                out.trim().to_string()
+            };
+            let h = cred::body_hash(b"body");
+            let tok = ask(&format!("v2 ctl1:6817 /spur.v1.Controller/Submit {}\n", hex(&h)));
+            let c = cred::check(&key, &tok, &["ctl1:6817".into()], "/spur.v1.Controller/Submit", now()).unwrap();
+            assert_eq!(c.identity(), Identity::user(nix::unistd::geteuid().as_raw(), nix::unistd::getegid().as_raw()));
+            assert_eq!(c.body_hash, h);
+            assert_eq!(ask("v2 a /m 00\n"), "", "a bad hash");
+            assert_eq!(ask("v2 a /m\n"), "");
+            assert_eq!(ask(&"x".repeat(5000)), "");
+            // a client of an older build writes nothing: version 1 during an upgrade only
+            let old = ask("");
+            assert_eq!(old.starts_with("v1."), legacy, "{:?}", old);
+        }
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
@@ -314,8 +411,8 @@ mod tests {
         assert_ne!(a, b);
         assert_ne!(a, "0".repeat(32));
         let key = b"0123456789abcdef0123456789abcdef".to_vec();
-        let t1 = sign(&key, &Identity { uid: 1, gid: 1 }).unwrap();
-        let t2 = sign(&key, &Identity { uid: 1, gid: 1 }).unwrap();
+        let t1 = sign(&key, &Identity::user(1, 1)).unwrap();
+        let t2 = sign(&key, &Identity::user(1, 1)).unwrap();
         assert_ne!(t1.split('.').nth(4), t2.split('.').nth(4));
     }
 }

@@ -9,10 +9,16 @@
 //! public API. [`blocking::Client`] is the same API for callers without an
 //! async runtime (C threads).
 //!
+//! Credentials: every request is signed for the controller it goes to, its
+//! method and its bytes ([`spur_auth::grpc::Signed`]): by the calling
+//! process's own uid (the key when it can read it, else the host's signing
+//! service), or by a daemon's identity ([`Client::with_signer`]).
+//!
 //! Leader following: a call goes to the controller that answered last (else
 //! the `SlurmctldHost` lines in order). A "not the leader" answer (gRPC
 //! `Unavailable` with metadata `x-spur-leader: addr:port`) sends it to the
-//! named leader; `Unavailable` without a name (an election) or a transport
+//! named leader if that address is one of the `SlurmctldHost` lines (a hint
+//! naming any other address is ignored, and the next controller tried); `Unavailable` without a name (an election) or a transport
 //! error sends it to the next controller; a controller that accepts but does
 //! not answer within the message timeout (Slurm's MessageTimeout, 10 s) is
 //! given up for the next. All of that for up to the retry time
@@ -20,6 +26,7 @@
 //! request is the same request: a submission keeps its request id, which the
 //! controller remembers, so it is never queued twice.
 
+use spur_auth::grpc::{Signed, Signer};
 use spur_core::config::SlurmConf;
 use spur_core::errors;
 use spur_core::model::{ClusterView, JobDesc};
@@ -105,6 +112,10 @@ fn job_results(r: Vec<pb::CancelResult>) -> Vec<JobResult> {
     r.into_iter().map(|r| JobResult { job_id: r.job_id, code: r.status.map(|s| s.code).unwrap_or(0) }).collect()
 }
 
+fn strip_scheme(ep: &str) -> &str {
+    ep.trim_start_matches("http://").trim_start_matches("https://")
+}
+
 /// The gRPC metadata key of a "not leader" answer naming the leader (`addr:port`).
 pub const LEADER_KEY: &str = "x-spur-leader";
 
@@ -118,9 +129,12 @@ pub fn retry_secs() -> u64 {
 #[derive(Clone)]
 pub struct Client {
     conf: Arc<SlurmConf>,
-    key_file: PathBuf,
-    socket: PathBuf,
-    channel: Arc<tokio::sync::Mutex<Option<Channel>>>,
+    signer: Signer,
+    /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
+    legacy: bool,
+    /// Plain or TLS (slurm.conf `TLSType`); an error when its files cannot be read.
+    transport: Result<spur_auth::tls::Transport, String>,
+    channel: Arc<tokio::sync::Mutex<Option<Signed<Channel>>>>,
     /// The controller to try first: the last one that answered, or the leader
     /// another one named.
     prefer: Arc<std::sync::Mutex<Option<String>>>,
@@ -144,10 +158,18 @@ impl Client {
     /// A client for `conf`, read from `path` (its `slurm.key` is beside it).
     pub fn new(conf: SlurmConf, path: &Path) -> Client {
         let socket = spur_auth::socket_path(conf.auth_info.as_deref());
+        let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
+        let transport = spur_auth::tls::Transport::from_conf(
+            conf.get("TLSType"),
+            conf.get("TLSParameters"),
+            path.parent().unwrap_or(Path::new("/")),
+            spur_auth::tls::Role::Client,
+        );
         Client {
+            transport,
             conf: Arc::new(conf),
-            key_file: spur_auth::key_path(path),
-            socket,
+            signer: Signer::Process { key_file: spur_auth::key_path(path), socket },
+            legacy,
             channel: Arc::new(tokio::sync::Mutex::new(None)),
             prefer: Arc::new(std::sync::Mutex::new(None)),
             message_timeout: Duration::from_secs(10),
@@ -163,29 +185,48 @@ impl Client {
         self
     }
 
+    /// The same client signing as someone else (a daemon: its kind, with the key).
+    pub fn with_signer(mut self, signer: Signer) -> Client {
+        self.signer = signer;
+        self.channel = Arc::new(tokio::sync::Mutex::new(None));
+        self
+    }
+
     /// The slurm.conf this client was made from.
     pub fn conf(&self) -> &SlurmConf {
         &self.conf
     }
 
-    /// A request carrying a fresh credential for the calling process.
-    fn request<T>(&self, msg: T) -> Result<tonic::Request<T>, ClientError> {
-        let tok = spur_auth::credential(&self.key_file, &self.socket).map_err(|e| ClientError::Auth(e.to_string()))?;
+    /// A request with the message timeout (the channel signs it).
+    fn request<T>(&self, msg: T) -> tonic::Request<T> {
         let mut r = tonic::Request::new(msg);
-        r.metadata_mut()
-            .insert(spur_auth::METADATA_KEY, tok.parse().map_err(|_| ClientError::Auth("bad credential".into()))?);
         r.set_timeout(self.message_timeout);
-        Ok(r)
+        r
+    }
+
+    /// `ch`, to endpoint `ep` (`http[s]://host:port`), signing every call for it.
+    fn signed(&self, ch: Channel, ep: &str) -> Signed<Channel> {
+        Signed::new(ch, self.signer.clone(), strip_scheme(ep), self.legacy)
+    }
+
+    /// The endpoint `ep` (`http[s]://host:port`), with TLS when slurm.conf asks.
+    fn endpoint(&self, ep: &str) -> Result<Endpoint, ClientError> {
+        let t = self
+            .transport
+            .as_ref()
+            .map_err(|e| ClientError::Slurm(errors::SLURM_COMMUNICATIONS_CONNECTION_ERROR, e.clone()))?;
+        t.endpoint(strip_scheme(ep)).map_err(|e| ClientError::Slurm(errors::SLURM_COMMUNICATIONS_CONNECTION_ERROR, e))
     }
 
     /// Controller endpoints in slurm.conf order.
     fn endpoints(&self) -> Vec<String> {
-        self.conf.controllers.iter().map(|c| format!("http://{}:{}", c.addr, self.conf.slurmctld_port)).collect()
+        let scheme = self.transport.as_ref().map(|t| t.scheme()).unwrap_or("http://");
+        self.conf.controllers.iter().map(|c| format!("{}{}:{}", scheme, c.addr, self.conf.slurmctld_port)).collect()
     }
 
     /// A channel to the first controller that accepts a connection: the
     /// preferred one, then the others in slurm.conf order, for up to `deadline`.
-    async fn channel(&self, deadline: tokio::time::Instant) -> Result<Channel, ClientError> {
+    async fn channel(&self, deadline: tokio::time::Instant) -> Result<Signed<Channel>, ClientError> {
         let mut guard = self.channel.lock().await;
         if let Some(c) = guard.as_ref() {
             return Ok(c.clone());
@@ -197,11 +238,12 @@ impl Client {
                 eps.insert(0, p);
             }
             for ep in eps {
-                let e = match Endpoint::from_shared(ep.clone()) {
+                let e = match self.endpoint(&ep) {
                     Ok(e) => e.connect_timeout(Duration::from_secs(2)).tcp_nodelay(true),
-                    Err(_) => continue,
+                    Err(e) => return Err(e),
                 };
                 if let Ok(ch) = e.connect().await {
+                    let ch = self.signed(ch, &ep);
                     *guard = Some(ch.clone());
                     *self.prefer.lock().unwrap_or_else(|e| e.into_inner()) = Some(ep);
                     return Ok(ch);
@@ -228,9 +270,15 @@ impl Client {
     }
 
     /// A controller answered "not the leader": go to the one it named (an
-    /// `addr:port`), or to the next one when it named none (an election).
+    /// `addr:port`) if that is a controller of slurm.conf, else (no name,
+    /// an election; or a name that is none of them) to the next one.
     async fn follow(&self, st: &tonic::Status) {
-        let hint = st.metadata().get(LEADER_KEY).and_then(|v| v.to_str().ok()).map(|a| format!("http://{}", a));
+        let eps = self.endpoints();
+        let hint = st
+            .metadata()
+            .get(LEADER_KEY)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|a| eps.iter().find(|e| strip_scheme(e) == a).cloned());
         match hint {
             Some(h) => {
                 *self.channel.lock().await = None;
@@ -250,18 +298,27 @@ macro_rules! call {
         let c: &Client = &$client;
         let m = $msg;
         let deadline = tokio::time::Instant::now() + c.retry;
+        let mut backoffs = 0u64;
         loop {
             let ch = match c.channel(deadline).await {
                 Ok(x) => x,
                 Err(e) => break Err(e),
             };
             let mut ctl = ControllerClient::new(ch).max_decoding_message_size(1 << 30);
-            let req = match c.request(m.clone()) {
-                Ok(r) => r,
-                Err(e) => break Err(e),
-            };
+            let req = c.request(m.clone());
             match ctl.$method(req).await {
                 Ok(r) => break Ok(r.into_inner()),
+                Err(st)
+                    if st.code() == tonic::Code::ResourceExhausted && st.message() == spur_auth::grpc::BACKOFF_TEXT =>
+                {
+                    // rate limited: sleep a second more each time, as Slurm's clients
+                    backoffs += 1;
+                    tokio::time::sleep(Duration::from_secs(backoffs)).await;
+                    continue;
+                }
+                Err(st) if st.message().starts_with(spur_auth::grpc::NO_CREDENTIAL) => {
+                    break Err(ClientError::Auth(st.message()[spur_auth::grpc::NO_CREDENTIAL.len()..].to_string()))
+                }
                 Err(st) if st.code() == tonic::Code::Unauthenticated => {
                     break Err(ClientError::slurm(errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR))
                 }
@@ -382,9 +439,9 @@ impl Client {
         let mut out = vec![];
         for (c, ep) in self.conf.controllers.iter().zip(self.endpoints()) {
             let reply = async {
-                let ch =
-                    Endpoint::from_shared(ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
-                let mut req = self.request(pb::PingRequest {}).ok()?;
+                let ch = self.endpoint(&ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
+                let ch = self.signed(ch, &ep);
+                let mut req = self.request(pb::PingRequest {});
                 req.set_timeout(Duration::from_secs(5));
                 let r = ControllerClient::new(ch).ping(req).await.ok()?.into_inner();
                 check(&r.status).ok()?;

@@ -1,5 +1,6 @@
 //! Leader following and retries against fake controllers: real gRPC servers
-//! on loopback addresses (127.0.0.1-3, one port), each answering as told.
+//! on loopback addresses (127.0.0.1-3, one port), behind the real credential
+//! gate (spur_auth::grpc), each answering as told.
 
 use super::*;
 use spur_proto::controller_server::{Controller, ControllerServer};
@@ -57,7 +58,7 @@ type R<T> = Result<Response<T>, Status>;
 impl Controller for Fake {
     async fn submit(&self, req: Request<pb::SubmitRequest>) -> R<pb::SubmitReply> {
         let desc: JobDesc = spur_core::records::decode_job_desc(&req.get_ref().job_desc, &"test").unwrap();
-        assert!(req.metadata().get(spur_auth::METADATA_KEY).is_some(), "every call carries a credential");
+        spur_auth::grpc::identity(&req).expect("every call carries a credential the gate admits");
         self.seen.lock().unwrap().push(desc.request_id.clone().unwrap_or_default());
         self.gate()?;
         Ok(Response::new(pb::SubmitReply { job_id: 42, ..Default::default() }))
@@ -103,6 +104,8 @@ impl Controller for Fake {
         Ok(Response::new(pb::MembershipReply::default()))
     }
 }
+
+const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
 
 /// What a controller slot of the test cluster is.
 enum Slot {
@@ -162,7 +165,19 @@ impl Cluster {
             match slot {
                 Slot::Fake(mode) => {
                     let l = tokio::net::TcpListener::bind((addr.as_str(), port)).await.unwrap();
-                    let svc = ControllerServer::new(Fake { mode, calls: c, seen: s });
+                    let gate = spur_auth::grpc::Gate::new(
+                        KEY.to_vec(),
+                        vec![format!("{}:{}", addr, port)],
+                        Arc::new(spur_auth::replay::ReplayCache::in_memory()),
+                        false,
+                        spur_auth::grpc::Limits::new(16, 16, None, vec![]),
+                    );
+                    let svc = spur_auth::grpc::Authenticated::new(
+                        ControllerServer::new(Fake { mode, calls: c, seen: s }),
+                        gate,
+                        |_| spur_auth::grpc::ANYONE,
+                        1 << 20,
+                    );
                     let incoming = tonic::transport::server::TcpIncoming::from(l);
                     tokio::spawn(tonic::transport::Server::builder().add_service(svc).serve_with_incoming(incoming));
                 }
@@ -179,7 +194,7 @@ impl Cluster {
             }
         }
         std::fs::write(dir.join("slurm.conf"), &conf).unwrap();
-        std::fs::write(dir.join("slurm.key"), b"0123456789abcdef0123456789abcdef").unwrap();
+        std::fs::write(dir.join("slurm.key"), KEY).unwrap();
         // (a key others can read is refused, as by Slurm)
         std::fs::set_permissions(dir.join("slurm.key"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
         Cluster { dir, calls, seen }
@@ -189,6 +204,11 @@ impl Cluster {
         Client::from_conf_path(&self.dir.join("slurm.conf"))
             .unwrap()
             .with_timeouts(Duration::from_millis(500), Duration::from_secs(4))
+    }
+
+    fn port(&self) -> u16 {
+        let conf = std::fs::read_to_string(self.dir.join("slurm.conf")).unwrap();
+        conf.lines().find_map(|l| l.strip_prefix("SlurmctldPort=")).unwrap().parse().unwrap()
     }
 
     fn calls(&self, i: usize) -> usize {
@@ -214,6 +234,23 @@ async fn follows_the_leader_named_by_a_follower() {
     // the leader is remembered: the next call goes straight to it
     client.ping().await.unwrap();
     assert_eq!((c.calls(0), c.calls(1)), (1, 2));
+}
+
+#[tokio::test]
+async fn a_leader_hint_outside_slurm_conf_is_not_followed() {
+    // the follower names an address that is no SlurmctldHost of slurm.conf
+    // (a program on it would receive the client's credentials): the client
+    // goes to the next controller of slurm.conf instead
+    let c = Cluster::start_with(|port| {
+        vec![Slot::Fake(Mode::NotLeader(format!("127.0.0.9:{}", port))), Slot::Fake(Mode::Leader)]
+    })
+    .await;
+    let hijack = tokio::net::TcpListener::bind(("127.0.0.9", c.port())).await.unwrap();
+    let out = c.client().submit(&desc("r9"), false).await.unwrap();
+    assert_eq!(out.job_id, 42);
+    assert_eq!((c.calls(0), c.calls(1)), (1, 1));
+    let none = tokio::time::timeout(Duration::from_millis(100), hijack.accept()).await;
+    assert!(none.is_err(), "the client connected to the address of the hint");
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@
 //! returning. Agents are told to act (launch, kill) only after the decision
 //! that makes them act is durable.
 
+use spur_auth::grpc::{Signed, Signer};
 use spur_core::config::SlurmConf;
 use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
@@ -18,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 /// The applied state (shared with the Raft state machine, which alone changes it
 /// through committed commands; liveness from heartbeats is soft state kept beside).
@@ -44,10 +45,13 @@ pub struct Ctld {
     launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
     pub key: Vec<u8>,
-    pub verifier: spur_auth::Verifier,
     pub sched_wake: Notify,
     pub slurm_user_uid: u32,
-    agents: Mutex<HashMap<String, Channel>>,
+    agents: Mutex<HashMap<String, Signed<Channel>>>,
+    /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
+    pub legacy: bool,
+    /// Plain or TLS (checked at start: main.rs).
+    pub transport: spur_auth::tls::Transport,
     pub host: String,
     /// Jobs just released or requeued: slurmctld looks at them in a
     /// scheduling pass that comes a moment later (or with the next
@@ -73,14 +77,23 @@ pub fn now() -> i64 {
 
 impl Ctld {
     pub fn new(conf: SlurmConf, inner: Shared, raft: Raft, me: u64, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
+        let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
+        let transport = spur_auth::tls::Transport::from_conf(
+            conf.get("TLSType"),
+            conf.get("TLSParameters"),
+            conf.path.parent().unwrap_or(std::path::Path::new("/")),
+            spur_auth::tls::Role::Controller,
+        )
+        .unwrap_or_default();
         Arc::new(Ctld {
+            legacy,
+            transport,
             inner,
             raft,
             me,
             launched: Mutex::new(HashSet::new()),
             launch_slots: tokio::sync::Semaphore::new(256),
             conf,
-            verifier: spur_auth::Verifier::new(key.clone()),
             key,
             sched_wake: Notify::new(),
             slurm_user_uid,
@@ -154,7 +167,12 @@ impl Ctld {
         uid == 0 || uid == self.slurm_user_uid
     }
 
-    pub(crate) async fn agent(&self, node: &str) -> Option<AgentClient<Channel>> {
+    /// How this controller signs its calls.
+    pub fn signer(&self) -> Signer {
+        Signer::Key { key: Arc::new(self.key.clone()), id: spur_auth::Identity::daemon(spur_auth::Kind::Controller) }
+    }
+
+    pub(crate) async fn agent(&self, node: &str) -> Option<AgentClient<Signed<Channel>>> {
         if let Some(ch) = self.agents.lock().unwrap_or_else(|e| e.into_inner()).get(node) {
             return Some(AgentClient::new(ch.clone()));
         }
@@ -163,21 +181,16 @@ impl Ctld {
             let n = g.state.node(node)?;
             (n.addr.clone(), n.port)
         };
-        let ep = Endpoint::from_shared(format!("http://{}:{}", addr, port)).ok()?;
+        let ep = self.transport.endpoint(&format!("{}:{}", addr, port)).ok()?;
         let ch = ep.connect_timeout(Duration::from_secs(2)).tcp_nodelay(true).connect_lazy();
+        let ch = Signed::new(ch, self.signer(), &format!("{}:{}", addr, port), self.legacy);
         self.agents.lock().unwrap_or_else(|e| e.into_inner()).insert(node.to_string(), ch.clone());
         Some(AgentClient::new(ch))
     }
 
+    /// A request to an agent (its channel signs it), with the message timeout.
     pub(crate) fn signed<T>(&self, msg: T) -> tonic::Request<T> {
-        let tok = spur_auth::sign(&self.key, &spur_auth::Identity { uid: 0, gid: 0 }).unwrap_or_else(|e| {
-            tracing::error!("{}", e);
-            String::new()
-        });
         let mut r = tonic::Request::new(msg);
-        if let Ok(v) = tok.parse() {
-            r.metadata_mut().insert(spur_auth::METADATA_KEY, v);
-        }
         r.set_timeout(Duration::from_secs(10));
         r
     }

@@ -261,6 +261,19 @@ fn main() {
     let has_history = opened.has_history;
     tracing::info!("controller {} of {}, state in {}", me, members.len(), state_dir.display());
     let slurm_user_uid = spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0);
+    // TLS when slurm.conf asks for it (TLSType, TLSParameters)
+    let transport = match spur_auth::tls::Transport::from_conf(
+        conf.get("TLSType"),
+        conf.get("TLSParameters"),
+        args.conf.parent().unwrap_or(std::path::Path::new("/")),
+        spur_auth::tls::Role::Controller,
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("spurctld: fatal: {}", e);
+            std::process::exit(1);
+        }
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     rt.block_on(async move {
         let rconf = openraft::Config {
@@ -293,7 +306,8 @@ fn main() {
         let local_ip: Option<std::net::IpAddr> =
             bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
         let wv = opened.write_version.clone();
-        let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip };
+        let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
+        let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip, legacy, transport: transport.clone() };
         let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
             Ok(r) => r,
             Err(e) => {
@@ -315,14 +329,35 @@ fn main() {
         tokio::spawn(ctld::supervise("monitor", ctld.clone(), backoff, |c| c.monitor_loop()));
         tokio::spawn(formats::raise_loop(ctld.clone()));
         tokio::spawn(formats::exit_on_fatal(raft.clone()));
-        let svc = spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
-            .max_decoding_message_size(64 << 20);
-        let consensus = spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
-            raft: raft.clone(),
-            verifier: std::sync::Arc::new(spur_auth::Verifier::new((*key).clone())),
-            wv,
-        })
-        .max_decoding_message_size(1 << 30);
+        // Every request's credential is checked, for this controller (its
+        // SlurmctldHost line, by name or address) and the method, before its
+        // body is read (spur_auth::grpc).
+        let mine = &ctld.conf.controllers[(me - 1) as usize];
+        let audiences = vec![format!("{}:{}", mine.addr, port), format!("{}:{}", mine.name, port)];
+        let replay = std::sync::Arc::new(spur_auth::replay::ReplayCache::open_or_memory(&spur_auth::replay_path(
+            ctld.conf.auth_info.as_deref(),
+        )));
+        let limits = spur_auth::grpc::Limits::new(
+            MAX_IN_FLIGHT,
+            MAX_IN_FLIGHT_PER_USER,
+            spur_auth::grpc::RateLimit::from_params(ctld.conf.get("SlurmctldParameters")),
+            vec![0, slurm_user_uid],
+        );
+        let gate = spur_auth::grpc::Gate::new((*key).clone(), audiences, replay, legacy, limits);
+        let svc = spur_auth::grpc::Authenticated::new(
+            spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
+                .max_decoding_message_size(MAX_REQUEST),
+            gate.clone(),
+            server::policy,
+            MAX_REQUEST,
+        );
+        let consensus = spur_auth::grpc::Authenticated::new(
+            spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService { raft: raft.clone(), wv })
+                .max_decoding_message_size(MAX_RAFT_MESSAGE),
+            gate,
+            |_| spur_auth::grpc::CONTROLLERS,
+            MAX_RAFT_MESSAGE,
+        );
         tracing::info!("spurctld listening on {}", addr);
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,
@@ -348,9 +383,21 @@ fn main() {
             let r2 = raft.clone();
             let ms = members.clone();
             let key2 = key.clone();
-            tokio::spawn(async move { bootstrap(r2, me, ms, key2).await });
+            let tr = transport.clone();
+            tokio::spawn(async move { bootstrap(r2, me, ms, key2, legacy, tr).await });
         }
-        if let Err(e) = tonic::transport::Server::builder()
+        let mut server = tonic::transport::Server::builder();
+        if let Some(tls) = transport.server() {
+            server = match server.tls_config(tls) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("spurctld: fatal: TLS: {}", e);
+                    std::process::exit(1);
+                }
+            };
+        }
+        if let Err(e) = server
+            .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
             .add_service(svc)
             .add_service(consensus)
             .serve_with_incoming_shutdown(incoming, shutdown)
@@ -361,6 +408,16 @@ fn main() {
         }
     });
 }
+
+/// The largest request a user may send (a job of a 4 MiB script and its environment fits).
+const MAX_REQUEST: usize = 64 << 20;
+/// The largest Raft message (a snapshot chunk, a batch of log entries).
+const MAX_RAFT_MESSAGE: usize = 1 << 30;
+/// Requests being read or served at once, everyone's; and one user's (more wait).
+const MAX_IN_FLIGHT: usize = 256;
+const MAX_IN_FLIGHT_PER_USER: usize = 8;
+/// HTTP/2 streams one connection may have open.
+const MAX_STREAMS_PER_CONNECTION: u32 = 64;
 
 fn env_ms(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -373,12 +430,14 @@ async fn bootstrap(
     me: u64,
     members: std::collections::BTreeMap<u64, openraft::BasicNode>,
     key: std::sync::Arc<Vec<u8>>,
+    legacy: bool,
+    transport: spur_auth::tls::Transport,
 ) {
     for (id, n) in &members {
         if *id == me {
             continue;
         }
-        if let Some(reply) = peer_ping(&n.addr, &key).await {
+        if let Some(reply) = peer_ping(&n.addr, &key, legacy, &transport).await {
             if reply.leader_id != 0 || reply.role == "follower" || reply.role == "leader" {
                 tracing::info!("controller {} is part of a running cluster: waiting to be brought up to date", id);
                 return;
@@ -391,13 +450,22 @@ async fn bootstrap(
     }
 }
 
-pub async fn peer_ping(addr: &str, key: &[u8]) -> Option<spur_proto::PingReply> {
-    let ep = tonic::transport::Endpoint::from_shared(format!("http://{}", addr)).ok()?;
+/// Ping the controller at `addr` (`host:port`), as a controller.
+pub async fn peer_ping(
+    addr: &str,
+    key: &[u8],
+    legacy: bool,
+    transport: &spur_auth::tls::Transport,
+) -> Option<spur_proto::PingReply> {
+    let ep = transport.endpoint(addr).ok()?;
     let ch = ep.connect_timeout(std::time::Duration::from_millis(300)).connect().await.ok()?;
-    let mut c = spur_proto::controller_client::ControllerClient::new(ch);
-    let tok = spur_auth::sign(key, &spur_auth::Identity { uid: 0, gid: 0 }).ok()?;
+    let signer = spur_auth::grpc::Signer::Key {
+        key: std::sync::Arc::new(key.to_vec()),
+        id: spur_auth::Identity::daemon(spur_auth::Kind::Controller),
+    };
+    let mut c =
+        spur_proto::controller_client::ControllerClient::new(spur_auth::grpc::Signed::new(ch, signer, addr, legacy));
     let mut r = tonic::Request::new(spur_proto::PingRequest {});
-    r.metadata_mut().insert(spur_auth::METADATA_KEY, tok.parse().ok()?);
     r.set_timeout(std::time::Duration::from_millis(500));
     c.ping(r).await.ok().map(|r| r.into_inner())
 }

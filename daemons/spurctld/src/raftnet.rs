@@ -23,13 +23,15 @@ use openraft::raft::{
 use openraft::BasicNode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use spur_auth::grpc::{Signed, Signer};
+use spur_auth::Identity;
 use spur_format::{FormatError, Kind, Version};
 use spur_proto::consensus_client::ConsensusClient;
 use spur_proto::RaftMessage;
 use spur_state::raft::{NodeId, Raft, TypeConfig, WriteVersion};
 use std::sync::Arc;
 use std::time::Duration;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 #[derive(Clone)]
 pub struct Net {
@@ -38,12 +40,15 @@ pub struct Net {
     pub wv: WriteVersion,
     /// The address outgoing Raft connections come from.
     pub local_ip: Option<std::net::IpAddr>,
+    /// Version 1 credentials too (a rolling upgrade).
+    pub legacy: bool,
+    /// Plain or TLS.
+    pub transport: spur_auth::tls::Transport,
 }
 
 pub struct Conn {
     target: NodeId,
-    client: Option<ConsensusClient<Channel>>,
-    key: Arc<Vec<u8>>,
+    client: Option<ConsensusClient<Signed<Channel>>>,
     wv: WriteVersion,
 }
 
@@ -51,7 +56,7 @@ impl RaftNetworkFactory<TypeConfig> for Net {
     type Network = Conn;
 
     async fn new_client(&mut self, target: NodeId, node: &BasicNode) -> Conn {
-        let client = Endpoint::from_shared(format!("http://{}", node.addr)).ok().map(|ep| {
+        let client = self.transport.endpoint(&node.addr).ok().map(|ep| {
             let ch = ep
                 .local_address(self.local_ip)
                 .connect_timeout(Duration::from_millis(500))
@@ -59,9 +64,11 @@ impl RaftNetworkFactory<TypeConfig> for Net {
                 .http2_keep_alive_interval(Duration::from_secs(1))
                 .keep_alive_timeout(Duration::from_secs(2))
                 .connect_lazy();
+            let signer = Signer::Key { key: self.key.clone(), id: Identity::daemon(spur_auth::Kind::Controller) };
+            let ch = Signed::new(ch, signer, &node.addr, self.legacy);
             ConsensusClient::new(ch).max_decoding_message_size(1 << 30).max_encoding_message_size(1 << 30)
         });
-        Conn { target, client, key: self.key.clone(), wv: self.wv.clone() }
+        Conn { target, client, wv: self.wv.clone() }
     }
 }
 
@@ -80,14 +87,7 @@ impl std::error::Error for Msg {}
 
 impl Conn {
     fn request(&self, data: Vec<u8>, ttl: Duration) -> tonic::Request<RaftMessage> {
-        let tok = spur_auth::sign(&self.key, &spur_auth::Identity { uid: 0, gid: 0 }).unwrap_or_else(|e| {
-            tracing::error!("{}", e);
-            String::new()
-        });
         let mut r = tonic::Request::new(RaftMessage { data });
-        if let Ok(v) = tok.parse() {
-            r.metadata_mut().insert(spur_auth::METADATA_KEY, v);
-        }
         r.set_timeout(ttl);
         r
     }
@@ -164,14 +164,14 @@ fn encode_snapshot_chunk(rpc: &InstallSnapshotRequest<TypeConfig>, version: Vers
 /// The receiving side.
 pub struct ConsensusService {
     pub raft: Raft,
-    pub verifier: Arc<spur_auth::Verifier>,
     pub wv: WriteVersion,
 }
 
 impl ConsensusService {
     fn admin<T>(&self, req: &tonic::Request<T>) -> Result<(), tonic::Status> {
-        let id = self.verifier.verify_request(req)?;
-        if id.uid != 0 {
+        // (the gate admits controllers' credentials only, see main.rs)
+        let id = spur_auth::grpc::identity(req)?;
+        if id.uid != 0 || id.kind != spur_auth::Kind::Controller {
             return Err(tonic::Status::permission_denied("Access/permission denied"));
         }
         Ok(())

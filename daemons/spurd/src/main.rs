@@ -86,7 +86,7 @@ fn main() {
             }
         };
         let sock = spur_auth::socket_path(conf.auth_info.as_deref());
-        if let Err(e) = spur_auth::serve_signer(&sock, key) {
+        if let Err(e) = spur_auth::serve_signer(&sock, key, spur_auth::legacy_enabled(conf.auth_info.as_deref())) {
             eprintln!("spurd: fatal: signing service on {}: {}", sock.display(), e);
             std::process::exit(1);
         }
@@ -130,7 +130,6 @@ struct AgentState {
     spool: PathBuf,
     /// The step daemon binary (`spurstepd` beside this one).
     exe: PathBuf,
-    verifier: spur_auth::Verifier,
     slurm_user_uid: u32,
     done_tx: mpsc::UnboundedSender<u32>,
     /// Launches are decided one at a time: two copies of one launch (a retry,
@@ -171,13 +170,17 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         node: node.clone(),
         spool: spool.clone(),
         exe,
-        verifier: spur_auth::Verifier::new(key),
         slurm_user_uid: spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0),
         done_tx: done_tx.clone(),
         launching: tokio::sync::Mutex::new(()),
         tombs: tombs.clone(),
     });
-    let client = Client::new(conf.clone(), &conf_path);
+    // its calls to the controller are signed as an agent's
+    let key = Arc::new(key);
+    let client = Client::new(conf.clone(), &conf_path).with_signer(spur_auth::grpc::Signer::Key {
+        key: key.clone(),
+        id: spur_auth::Identity::daemon(spur_auth::Kind::Agent),
+    });
 
     // Completion notices from supervisors.
     let sock = spur_spool::socket_path(&spool);
@@ -251,8 +254,47 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         }
         std::process::exit(0);
     };
-    if let Err(e) = tonic::transport::Server::builder()
-        .add_service(AgentServer::new(Svc { st }).max_decoding_message_size(64 << 20))
+    // Only controllers call an agent; each request's credential is checked
+    // for this node (its name or address) and the method before its body is
+    // read (spur_auth::grpc).
+    let mut audiences = vec![format!("{}:{}", node, port)];
+    if !nc.addr.is_empty() {
+        audiences.push(format!("{}:{}", nc.addr, port));
+    }
+    let replay =
+        Arc::new(spur_auth::replay::ReplayCache::open_or_memory(&spur_auth::replay_path(conf.auth_info.as_deref())));
+    let gate = spur_auth::grpc::Gate::new(
+        (*key).clone(),
+        audiences,
+        replay,
+        spur_auth::legacy_enabled(conf.auth_info.as_deref()),
+        spur_auth::grpc::Limits::new(64, 64, None, vec![]),
+    );
+    let mut server = tonic::transport::Server::builder();
+    let transport = spur_auth::tls::Transport::from_conf(
+        conf.get("TLSType"),
+        conf.get("TLSParameters"),
+        conf_path.parent().unwrap_or(Path::new("/")),
+        spur_auth::tls::Role::Agent,
+    )
+    .unwrap_or_else(|e| {
+        eprintln!("spurd: fatal: {}", e);
+        std::process::exit(1);
+    });
+    if let Some(tls) = transport.server() {
+        server = server.tls_config(tls).unwrap_or_else(|e| {
+            eprintln!("spurd: fatal: TLS: {}", e);
+            std::process::exit(1);
+        });
+    }
+    if let Err(e) = server
+        .max_concurrent_streams(Some(64))
+        .add_service(spur_auth::grpc::Authenticated::new(
+            AgentServer::new(Svc { st }).max_decoding_message_size(MAX_REQUEST),
+            gate,
+            |_| spur_auth::grpc::CONTROLLERS,
+            MAX_REQUEST,
+        ))
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await
     {
@@ -470,7 +512,7 @@ fn err(code: i32, msg: String) -> Option<Status> {
 
 impl Svc {
     fn admin<T>(&self, req: &Request<T>) -> Result<(), tonic::Status> {
-        let id = self.st.verifier.verify_request(req)?;
+        let id = spur_auth::grpc::identity(req)?;
         if id.uid == 0 || id.uid == self.st.slurm_user_uid {
             Ok(())
         } else {
@@ -593,6 +635,9 @@ impl Agent for Svc {
         }))
     }
 }
+
+/// The largest request an agent takes (a launch of a job with a 4 MiB script and its environment).
+const MAX_REQUEST: usize = 64 << 20;
 
 /// Launch failure: the job could not be started on this node.
 const ESLURMD_EXECVE_FAILED_ANY: i32 = 4020;
