@@ -275,6 +275,17 @@ fn main() {
         }
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    // Raft (its core, log, state machine worker and peer connections) on a
+    // runtime of its own: heartbeats and votes never wait behind the work of
+    // answering users (a flood of queries on the request threads made
+    // followers time out and hold elections: bench/flood.sh)
+    let raft_rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("raft")
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let raft_handle = raft_rt.handle().clone();
     rt.block_on(async move {
         let rconf = openraft::Config {
             cluster_name: conf.cluster_name.clone(),
@@ -308,7 +319,8 @@ fn main() {
         let wv = opened.write_version.clone();
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip, legacy, transport: transport.clone() };
-        let raft = match spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm).await {
+        let created = raft_handle.spawn(spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm)).await;
+        let raft = match created.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("spurctld: fatal: raft: {}", e);
@@ -415,7 +427,7 @@ const MAX_REQUEST: usize = 64 << 20;
 const MAX_RAFT_MESSAGE: usize = 1 << 30;
 /// Requests being read or served at once, everyone's; and one user's (more wait).
 const MAX_IN_FLIGHT: usize = 256;
-const MAX_IN_FLIGHT_PER_USER: usize = 8;
+const MAX_IN_FLIGHT_PER_USER: usize = 4;
 /// HTTP/2 streams one connection may have open.
 const MAX_STREAMS_PER_CONNECTION: u32 = 64;
 
