@@ -6,7 +6,7 @@
 //! handlers here look up the records, ask them, commit and act.
 
 use crate::ctld::{now, Ctld};
-use crate::validate::{self, Caller};
+use crate::validate::{self, Action, Caller};
 use spur_auth::Identity;
 use spur_core::errors::*;
 use spur_core::model::JobState;
@@ -64,15 +64,20 @@ impl Service {
     }
 
     fn caller(&self, id: &Identity) -> Caller {
-        Caller { uid: id.uid, admin: self.ctld.is_admin(id.uid) }
+        self.caller_uid(id.uid)
     }
 
-    /// Operator-only RPCs of agents and administrators (register, job
-    /// complete, membership changes) are refused as a gRPC PermissionDenied,
-    /// which the client reports as Slurm's ESLURM_ACCESS_DENIED.
-    fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
-        validate::require_admin(&self.caller(id))
-            .map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
+    /// The privileges of `uid` (a job's owner, say), as for a caller.
+    fn caller_uid(&self, uid: u32) -> Caller {
+        Caller::new(uid, self.ctld.is_admin(uid))
+    }
+
+    /// RPCs that only some may call at all (agents' reports, membership
+    /// changes) are refused as a gRPC PermissionDenied, which the client
+    /// reports as Slurm's ESLURM_ACCESS_DENIED.
+    fn authorize_rpc(&self, id: &Identity, action: Action) -> Result<(), tonic::Status> {
+        validate::authorize(&self.caller(id), action, None)
+            .map_err(|code| tonic::Status::permission_denied(strerror(code)))
     }
 }
 
@@ -205,20 +210,19 @@ fn host_of(ip: std::net::IpAddr) -> String {
     ip.to_string()
 }
 
-/// Whether `uid` may run jobs in `part` (its `AllowGroups`): checked at
+/// Whether `owner` may run jobs in `part` (its `AllowGroups`): checked at
 /// submission and when an update moves a job into another partition, for
-/// the job's owner. Names are looked up outside the state lock.
-fn partition_access(part: &spur_core::model::Partition, uid: u32, admin: bool) -> Result<(), i32> {
-    if let Some(groups) = &part.allow_groups {
-        if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && uid != 0 && !admin {
-            let mine: Vec<String> =
-                spur_auth::users::groups_of(uid).into_iter().filter_map(spur_auth::users::group_name).collect();
-            if !groups.iter().any(|g| mine.contains(g)) {
-                return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
-            }
-        }
+/// the job's owner. Names are looked up outside the state lock, and not at
+/// all for those exempt (root and SlurmUser).
+fn partition_access(part: &spur_core::model::Partition, owner: &Caller) -> Result<(), i32> {
+    let Some(groups) = &part.allow_groups else { return Ok(()) };
+    let decide = |in_allowed_groups| validate::authorize(owner, Action::UsePartition { in_allowed_groups }, None);
+    if groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) || decide(false).is_ok() {
+        return Ok(());
     }
-    Ok(())
+    let mine: Vec<String> =
+        spur_auth::users::groups_of(owner.uid).into_iter().filter_map(spur_auth::users::group_name).collect();
+    decide(groups.iter().any(|g| mine.contains(g)))
 }
 
 impl Service {
@@ -323,10 +327,11 @@ impl Service {
         drop(g);
         let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
-        partition_access(&part, id.uid, self.ctld.is_admin(id.uid))?;
+        let caller = self.caller(id);
+        partition_access(&part, &caller)?;
         // a negative nice raises priority: operators only (job_mgr.c, before
         // the job_submit plugins: ESLURM_INVALID_NICE)
-        validate::submit_nice(desc.nice, self.ctld.is_admin(id.uid))?;
+        validate::submit_nice(desc.nice, &caller)?;
         if let Some(n) = desc.min_nodes {
             if n == 0 {
                 return Err(ESLURM_INVALID_NODE_COUNT);
@@ -395,10 +400,10 @@ impl Service {
             let g = self.ctld.lock();
             match g.state.reservations().iter().find(|r| r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
-                Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
-                    return Err(ESLURM_RESERVATION_ACCESS)
+                Some(r) => {
+                    let listed = validate::resv_admits(&r.users, &user_name);
+                    validate::authorize(&caller, Action::UseReservation { listed }, Some(id.uid))?
                 }
-                Some(_) => {}
             }
         }
         check_deadline(&desc, part.default_time, now())?;
@@ -618,10 +623,16 @@ impl Service {
 
     /// `scontrol top`: the listed pending jobs take the highest priorities
     /// among their owner's pending jobs of the same partition (slurmctld's
-    /// job_set_top; operators only, as without `enable_user_top`).
+    /// job_set_top: operators, or the owner with
+    /// `SchedulerParameters=enable_user_top`).
     async fn top(&self, id: &Identity, job_ids: &[String]) -> Result<i32, tonic::Status> {
-        if let Err(code) = validate::top_allowed(&self.caller(id)) {
-            return Ok(code);
+        let caller = self.caller(id);
+        let user_top = self.ctld.conf.enable_user_top();
+        // without enable_user_top a user is refused before the ids are read
+        if !user_top {
+            if let Err(code) = validate::authorize(&caller, Action::Top { user_top }, None) {
+                return Ok(code);
+            }
         }
         let cmds: Vec<Command> = {
             let g = self.ctld.lock();
@@ -636,6 +647,13 @@ impl Service {
                     return Ok(ESLURM_INVALID_JOB_ID);
                 }
                 top.extend(ids);
+            }
+            // every listed job must be the caller's (an operator's: any)
+            for jid in &top {
+                let owner = g.state.jobs()[jid].user_id;
+                if let Err(code) = validate::authorize(&caller, Action::Top { user_top }, Some(owner)) {
+                    return Ok(code);
+                }
             }
             let mut rc = 0;
             top.retain(|jid| {
@@ -683,10 +701,6 @@ impl Service {
         }
         self.ctld.sched_wake.notify_one();
         Ok(0)
-    }
-
-    fn owns(&self, id: &Identity, job: &Job) -> bool {
-        self.caller(id).owns(job)
     }
 }
 
@@ -760,6 +774,10 @@ mod deadline_tests {
 impl Controller for Service {
     async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
         let id = self.who(&req)?;
+        // anyone submits; the job is the caller's (its owner is the credential's)
+        if let Err(code) = validate::authorize(&self.caller(&id), Action::Submit, None) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         let peer = req.remote_addr();
         let r = req.into_inner();
         let source = format!("submission from {}", peer.map(|p| p.to_string()).unwrap_or_else(|| "a client".into()));
@@ -894,8 +912,8 @@ impl Controller for Service {
             // `scontrol write batch_script`: the owner's (or an admin's) scripts only
             for i in &ids {
                 if let Some(j) = g.state.jobs().get(i) {
-                    if !self.owns(&id, j) {
-                        return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
+                    if let Err(code) = validate::authorize(&self.caller(&id), Action::ReadScript, Some(j.user_id)) {
+                        return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
                     }
                 }
             }
@@ -932,6 +950,9 @@ impl Controller for Service {
         let mut results = vec![];
         // (job id, task) pairs to act on, after filters
         let mut targets: Vec<(String, u32, Option<u32>)> = vec![];
+        let caller = self.caller(&id);
+        let action = if r.signal != 0 && r.signal != libc::SIGKILL { Action::Signal } else { Action::Cancel };
+        let may = |j: &Job| validate::authorize(&caller, action, Some(j.user_id));
         {
             let g = self.ctld.lock();
             let states = &r.states;
@@ -946,10 +967,9 @@ impl Controller for Service {
                 // newest first, as Slurm lists them
                 for j in g.state.jobs().values().rev() {
                     if !j.state.is_finished() && filter(j) {
-                        if self.owns(&id, j) {
-                            targets.push((j.display_id(), j.job_id, None));
-                        } else {
-                            results.push(CancelResult { job_id: j.display_id(), status: st(ESLURM_ACCESS_DENIED) });
+                        match may(j) {
+                            Ok(()) => targets.push((j.display_id(), j.job_id, None)),
+                            Err(code) => results.push(CancelResult { job_id: j.display_id(), status: st(code) }),
                         }
                     }
                 }
@@ -969,8 +989,8 @@ impl Controller for Service {
                         if !filter(j) {
                             continue;
                         }
-                        if !self.owns(&id, j) {
-                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                        if let Err(code) = may(j) {
+                            results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             continue;
                         }
                         targets.push((s.clone(), jid, task));
@@ -1054,7 +1074,7 @@ impl Controller for Service {
             return Ok(Response::new(JobControlReply { status: st(code), results: vec![] }));
         }
         let caller = self.caller(&id);
-        let admin = caller.admin;
+        let user_top = self.ctld.conf.enable_user_top();
         let mut results = vec![];
         let t = now();
         for s in &split_list(&job_ids) {
@@ -1072,15 +1092,14 @@ impl Controller for Service {
             for jid in targets {
                 let job = { self.ctld.lock().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
-                if let Err(code) = validate::job_control_allowed(&op, &caller, &job) {
+                if let Err(code) = validate::job_control_allowed(&op, &caller, &job, user_top) {
                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
                     continue;
                 }
                 let cmd = match &op {
-                    JobControl::Hold { user } => Command::Hold {
-                        job_id: jid,
-                        reason: if admin && !user { Reason::JobHeldAdmin } else { Reason::JobHeldUser },
-                    },
+                    JobControl::Hold { user } => {
+                        Command::Hold { job_id: jid, reason: validate::hold_reason(&caller, *user, &job) }
+                    }
                     JobControl::Release => Command::Release { job_id: jid },
                     JobControl::Requeue { hold, .. } => Command::Requeue { job_id: jid, hold: *hold, now: t },
                     JobControl::Suspend => Command::Suspend { job_id: jid, now: t },
@@ -1095,7 +1114,7 @@ impl Controller for Service {
                         }
                         let u = {
                             let g = self.ctld.lock();
-                            validate::job_update(req, &job, admin, t, &|n| g.state.node(n).is_some())
+                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some())
                         };
                         let u = match u {
                             Ok(u) => u,
@@ -1116,7 +1135,7 @@ impl Controller for Service {
                             // the new partition must admit the job's owner, as at
                             // submission (job_mgr.c's update path runs the same
                             // partition access check)
-                            if let Err(code) = partition_access(&part, job.user_id, self.ctld.is_admin(job.user_id)) {
+                            if let Err(code) = partition_access(&part, &self.caller_uid(job.user_id)) {
                                 results.push(CancelResult { job_id: s.clone(), status: st(code) });
                                 continue;
                             }
@@ -1204,7 +1223,11 @@ impl Controller for Service {
 
     async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
         let id = self.who(&req)?;
-        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
+        let action = match &req.get_ref().op {
+            Some(node_control_request::Op::Partition(_)) => Action::UpdatePartition,
+            _ => Action::UpdateNode,
+        };
+        if let Err(code) = validate::authorize(&self.caller(&id), action, None) {
             return Ok(Response::new(NodeControlReply { status: st(code) }));
         }
         let r = match convert::node_control(req.into_inner()) {
@@ -1257,7 +1280,7 @@ impl Controller for Service {
 
     async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
         let id = self.who(&req)?;
-        self.require_admin(&id)?;
+        self.authorize_rpc(&id, Action::Register)?;
         let r = req.into_inner();
         if !r.heartbeat {
             // a (re)started agent, perhaps of another build: ask its format versions again
@@ -1310,7 +1333,7 @@ impl Controller for Service {
 
     async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
         let id = self.who(&req)?;
-        self.require_admin(&id)?;
+        self.authorize_rpc(&id, Action::CompleteJob)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
             let stale = self.ctld.lock().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
@@ -1365,12 +1388,31 @@ impl Controller for Service {
 
     async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
         let id = self.who(&req)?;
-        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
-            return Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
+        let refused = |code| Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
+        let caller = self.caller(&id);
+        let action = match &req.get_ref().op {
+            Some(reservation_request::Op::Delete(name)) => {
+                // a user the reservation admits may delete it when it has the
+                // USER_DELETE flag or SlurmctldParameters=user_resv_delete
+                // (validate_resv_uid); names are looked up outside the lock
+                let me = spur_auth::users::user_name(id.uid);
+                let anyone = self.ctld.conf.user_resv_delete();
+                let g = self.ctld.lock();
+                let user_delete = g.state.reservations().iter().find(|r| r.name == *name).is_some_and(|r| {
+                    (anyone || r.flags.iter().any(|f| f == "USER_DELETE"))
+                        && me.as_deref().is_some_and(|me| validate::resv_admits(&r.users, me))
+                });
+                Action::DeleteReservation { user_delete }
+            }
+            Some(reservation_request::Op::Update(_)) => Action::UpdateReservation,
+            _ => Action::CreateReservation,
+        };
+        if let Err(code) = validate::authorize(&caller, action, None) {
+            return refused(code);
         }
         let r = match rq::ReservationRequest::try_from(req.into_inner()) {
             Ok(r) => r,
-            Err(code) => return Ok(Response::new(ReservationReply { status: st(code), name: String::new() })),
+            Err(code) => return refused(code),
         };
         // the reply names the reservation (slurmctld's generated name when none was given)
         let mut name = match &r {
@@ -1408,9 +1450,11 @@ impl Controller for Service {
             Ok(op) => op,
             Err(code) => return fail(code, strerror(code)),
         };
-        if validate::membership_allowed(&op, &self.caller(&id)).is_err() {
-            self.require_admin(&id)?;
-        }
+        let action = match op {
+            rq::MembershipChange::List => Action::ListControllers,
+            _ => Action::ChangeControllers,
+        };
+        self.authorize_rpc(&id, action)?;
         let raft = &self.ctld.raft;
         match op {
             rq::MembershipChange::List => {}

@@ -24,12 +24,17 @@ impl Drop for Fixture {
 }
 
 async fn controller() -> Fixture {
+    controller_with("").await
+}
+
+/// A controller whose slurm.conf has `extra` lines besides [`CONF`].
+async fn controller_with(extra: &str) -> Fixture {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("spurctld-rpc-test-{}-{}", std::process::id(), n));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let conf = spur_core::config::parse_str(CONF, &dir.join("slurm.conf")).unwrap();
+    let conf = spur_core::config::parse_str(&format!("{}{}", CONF, extra), &dir.join("slurm.conf")).unwrap();
     let opened = spur_state::raft::open(&dir, |_| {
         spur_state::State::new(
             conf.cluster_name.clone(),
@@ -398,4 +403,95 @@ async fn task_lists_resolve_to_the_records_holding_the_tasks() {
     assert_eq!(refs(&format!("{id}_7")), [(id, Some(7))]);
     // tasks the array does not hold name nothing
     assert_eq!(refs(&format!("{id}_[10-20]")), []);
+}
+
+/// A reservation of n2 for an hour, each one later than the one before.
+fn resv(name: &str, users: &str, flags: &[&str]) -> ReservationRequest {
+    static HOURS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
+    let hours = HOURS.fetch_add(2, std::sync::atomic::Ordering::SeqCst);
+    let spec = rq::ReservationSpec {
+        name: name.into(),
+        start_time: Some(now() + hours * 3600),
+        duration: Some(60),
+        users: Some(rq::NameList { set: Some(vec![users.into()]), ..Default::default() }),
+        nodes: Some("n2".into()),
+        flags: (!flags.is_empty()).then(|| flags.iter().map(|f| f.to_string()).collect()),
+        ..Default::default()
+    };
+    ReservationRequest::from(&rq::ReservationRequest::Create(spec))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_hold_does_not_lift_an_operators() {
+    let f = controller().await;
+    let s = &f.svc;
+    let jid = submit(&f, user(wrap_job(None))).await;
+    let run = |req| async { codes(&s.job_control(req).await.unwrap().into_inner()) };
+    assert_eq!(run(root(control(&[jid], &JobControl::Hold { user: false }))).await, [0]);
+    // uhold and hold succeed and change nothing; the release stays refused
+    for user_hold in [true, false] {
+        assert_eq!(run(user(control(&[jid], &JobControl::Hold { user: user_hold }))).await, [0]);
+        assert_eq!(s.ctld.lock().state.jobs()[&jid].held, Some(Reason::JobHeldAdmin));
+        assert_eq!(run(user(control(&[jid], &JobControl::Release))).await, [ESLURM_ACCESS_DENIED]);
+    }
+    // an operator's uhold makes it the user's, to release
+    assert_eq!(run(root(control(&[jid], &JobControl::Hold { user: true }))).await, [0]);
+    assert_eq!(run(user(control(&[jid], &JobControl::Release))).await, [0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_for_owners_with_enable_user_top() {
+    let f = controller_with("SchedulerParameters=enable_user_top\n").await;
+    let s = &f.svc;
+    let a = submit(&f, user(wrap_job(None))).await;
+    let b = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let top = |ids: &[u32]| control(ids, &JobControl::Top);
+    for (id, p) in [(a, 10), (b, 5)] {
+        let u = JobControl::Update(Box::new(rq::JobUpdate { priority: Some(p), ..Default::default() }));
+        assert_eq!(codes(&s.job_control(root(control(&[id], &u))).await.unwrap().into_inner()), [0]);
+    }
+    assert_eq!(code(&s.job_control(user(top(&[b]))).await.unwrap().into_inner().status), 0);
+    {
+        let g = s.ctld.lock();
+        assert!(g.state.jobs()[&b].priority > g.state.jobs()[&a].priority, "the topped job goes first");
+    }
+    for ids in [vec![theirs], vec![b, theirs]] {
+        let r = s.job_control(user(top(&ids))).await.unwrap().into_inner();
+        assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED, "{:?}", ids);
+    }
+    assert_eq!(code(&s.job_control(root(top(&[theirs]))).await.unwrap().into_inner().status), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn users_a_reservation_admits_delete_it_when_it_lets_them() {
+    let f = controller().await;
+    let s = &f.svc;
+    for (name, users, flags) in
+        [("ud", "nobody", &["USER_DELETE"][..]), ("plain", "nobody", &[]), ("theirs", "root", &["USER_DELETE"])]
+    {
+        assert_eq!(
+            code(&s.reservation(root(resv(name, users, flags))).await.unwrap().into_inner().status),
+            0,
+            "{}",
+            name
+        );
+    }
+    let del = |n: &str| ReservationRequest::from(&rq::ReservationRequest::Delete { name: n.into() });
+    let deleted = |r: ReservationReply| code(&r.status);
+    assert_eq!(deleted(s.reservation(user(del("plain"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("theirs"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(other(del("ud"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("ud"))).await.unwrap().into_inner()), 0);
+    // updating is still for operators
+    let upd = rq::ReservationSpec { name: "plain".into(), duration: Some(30), ..Default::default() };
+    let r = s.reservation(user(ReservationRequest::from(&rq::ReservationRequest::Update(upd)))).await.unwrap();
+    assert_eq!(code(&r.into_inner().status), ESLURM_USER_ID_MISSING);
+    // SlurmctldParameters=user_resv_delete: any reservation that admits the user
+    let f = controller_with("SlurmctldParameters=user_resv_delete\n").await;
+    let s = &f.svc;
+    assert_eq!(code(&s.reservation(root(resv("plain", "nobody", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(code(&s.reservation(root(resv("theirs", "root", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(deleted(s.reservation(user(del("theirs"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("plain"))).await.unwrap().into_inner()), 0);
 }
