@@ -704,6 +704,12 @@ impl Service {
     }
 }
 
+/// Whether `caller` may see `job` (`PrivateData=jobs`, `private`, hides
+/// other users' jobs from users who are not operators).
+fn sees_job(caller: &Caller, private: bool, job: &Job) -> bool {
+    validate::authorize(caller, Action::SeeJob { private }, Some(job.user_id)).is_ok()
+}
+
 /// slurmctld's deadline test at submission: the job must be able to run its
 /// minimum time (or else its time limit, the partition's default if none
 /// was given) between its earliest start (now or `--begin`) and the deadline
@@ -882,6 +888,11 @@ impl Controller for Service {
     async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
         let id = self.who(&req)?;
         let q = req.into_inner();
+        let caller = self.caller(&id);
+        let private = self.ctld.conf.private_data();
+        // reservations the caller may use (PrivateData=reservations): looked
+        // up by name outside the state lock
+        let name = if private.reservations { spur_auth::users::user_name(id.uid) } else { None };
         // the view at the newest format version the caller reads
         let version = spur_format::version_for(q.max_format_version);
         let t = now();
@@ -909,10 +920,11 @@ impl Controller for Service {
             g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
         };
         if q.with_script {
-            // `scontrol write batch_script`: the owner's (or an admin's) scripts only
+            // `scontrol write batch_script`: the owner's (or an operator's)
+            // scripts only, hidden or not (slurmctld checks the owner alone)
             for i in &ids {
                 if let Some(j) = g.state.jobs().get(i) {
-                    if let Err(code) = validate::authorize(&self.caller(&id), Action::ReadScript, Some(j.user_id)) {
+                    if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
                         return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
                     }
                 }
@@ -923,16 +935,26 @@ impl Controller for Service {
             let out = spur_state::view::ViewOut {
                 cluster_name: s.cluster_name(),
                 now: t,
-                // without their environment, and without their script unless asked
+                // without their environment, and without their script unless
+                // asked; with PrivateData=jobs, the caller's own only
                 jobs: ids
                     .iter()
                     .filter_map(|i| s.jobs().get(i))
+                    .filter(|job| sees_job(&caller, private.jobs, job))
                     .map(|job| Lean { job, script: q.with_script })
                     .collect(),
                 // with the RESERVED/MAINT flags of the active reservations
                 nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
                 partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
-                reservations: s.reservations(),
+                reservations: s
+                    .reservations()
+                    .iter()
+                    .filter(|r| {
+                        let listed = name.as_deref().is_some_and(|n| validate::resv_admits(&r.users, n));
+                        let see = Action::SeeReservation { private: private.reservations, listed };
+                        validate::authorize(&caller, see, None).is_ok()
+                    })
+                    .collect(),
             };
             out.encode(version)
         };
@@ -953,6 +975,7 @@ impl Controller for Service {
         let caller = self.caller(&id);
         let action = if r.signal != 0 && r.signal != libc::SIGKILL { Action::Signal } else { Action::Cancel };
         let may = |j: &Job| validate::authorize(&caller, action, Some(j.user_id));
+        let private = self.ctld.conf.private_data().jobs;
         {
             let g = self.ctld.lock();
             let states = &r.states;
@@ -965,8 +988,10 @@ impl Controller for Service {
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
+                // (scancel picks them from the jobs it can see: with
+                // PrivateData=jobs another user's are not among them)
                 for j in g.state.jobs().values().rev() {
-                    if !j.state.is_finished() && filter(j) {
+                    if !j.state.is_finished() && filter(j) && sees_job(&caller, private, j) {
                         match may(j) {
                             Ok(()) => targets.push((j.display_id(), j.job_id, None)),
                             Err(code) => results.push(CancelResult { job_id: j.display_id(), status: st(code) }),

@@ -48,6 +48,10 @@ pub enum Action {
     UsePartition { in_allowed_groups: bool },
     /// Run in a reservation whose `Users` the owner is (not) in.
     UseReservation { listed: bool },
+    /// See a job in squeue / scontrol show job (`PrivateData=jobs`).
+    SeeJob { private: bool },
+    /// See a reservation (`PrivateData=reservations`).
+    SeeReservation { private: bool, listed: bool },
     /// Read a job's batch script (`scontrol write batch_script`).
     ReadScript,
     /// scancel: cancel a job.
@@ -113,6 +117,9 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
             (in_allowed_groups || c.slurm_user, ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP)
         }
         UseReservation { listed } => (listed || c.slurm_user, ESLURM_RESERVATION_ACCESS),
+        // a hidden job is not there: `Invalid job id specified`
+        SeeJob { private } => (!private || own, ESLURM_INVALID_JOB_ID),
+        SeeReservation { private, listed } => (!private || listed || c.operator, ESLURM_RESERVATION_INVALID),
         // _slurm_rpc_dump_batch_script
         ReadScript => (own, ESLURM_USER_ID_MISSING),
         // job_signal: `Kill job error on job id N: Access/permission denied`
@@ -448,6 +455,11 @@ mod tests {
             (UsePartition { in_allowed_groups: true },    [0,     0,     0,     0,     0]),
             (UseReservation { listed: false },            [ESLURM_RESERVATION_ACCESS, ESLURM_RESERVATION_ACCESS,
                                                            ESLURM_RESERVATION_ACCESS, ESLURM_RESERVATION_ACCESS, 0]),
+            (SeeJob { private: false },                   [0,     0,     0,     0,     0]),
+            (SeeJob { private: true },                    [ESLURM_INVALID_JOB_ID, 0, 0, 0, 0]),
+            (SeeReservation { private: true, listed: false }, [ESLURM_RESERVATION_INVALID,
+                                                           ESLURM_RESERVATION_INVALID, 0, 0, 0]),
+            (SeeReservation { private: true, listed: true }, [0,  0,     0,     0,     0]),
             (ReadScript,                                  [UID,   0,     0,     0,     0]),
             (Cancel,                                      [NO,    0,     0,     0,     0]),
             (Signal,                                      [NO,    0,     0,     0,     0]),

@@ -405,6 +405,11 @@ async fn task_lists_resolve_to_the_records_holding_the_tasks() {
     assert_eq!(refs(&format!("{id}_[10-20]")), []);
 }
 
+fn view_of(r: QueryReply) -> ClusterView {
+    assert_eq!(code(&r.status), 0, "{:?}", r.status);
+    spur_core::records::decode_view(&r.view, &"test").unwrap()
+}
+
 /// A reservation of n2 for an hour, each one later than the one before.
 fn resv(name: &str, users: &str, flags: &[&str]) -> ReservationRequest {
     static HOURS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
@@ -419,6 +424,57 @@ fn resv(name: &str, users: &str, flags: &[&str]) -> ReservationRequest {
         ..Default::default()
     };
     ReservationRequest::from(&rq::ReservationRequest::Create(spec))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_data_hides_other_users_jobs_and_reservations() {
+    let f = controller_with("PrivateData=jobs,reservations\n").await;
+    let s = &f.svc;
+    let mine = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let all = || QueryRequest { jobs: true, all_finished: true, ..Default::default() };
+    let ids = |v: ClusterView| v.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>();
+    assert_eq!(ids(view_of(s.query(user(all())).await.unwrap().into_inner())), [mine]);
+    assert_eq!(ids(view_of(s.query(other(all())).await.unwrap().into_inner())), [theirs]);
+    assert_eq!(ids(view_of(s.query(root(all())).await.unwrap().into_inner())), [mine, theirs]);
+    // asked for by id: not there (squeue -j: Invalid job id specified)
+    let by_id = |id: u32, with_script| QueryRequest {
+        jobs: true,
+        job_ids: vec![id.to_string()],
+        with_script,
+        ..Default::default()
+    };
+    assert!(view_of(s.query(user(by_id(theirs, false))).await.unwrap().into_inner()).jobs.is_empty());
+    // its script: refused for the owner's sake, as without PrivateData
+    let r = s.query(user(by_id(theirs, true))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
+    // scancel by filter acts on the jobs the caller sees: none of theirs
+    let by_user = CancelRequest { user: Some("daemon".into()), ..Default::default() };
+    assert!(s.cancel(user(by_user)).await.unwrap().into_inner().results.is_empty());
+    // by id: refused as ever
+    let by_id = CancelRequest { job_ids: vec![theirs.to_string()], ..Default::default() };
+    let r = s.cancel(user(by_id)).await.unwrap().into_inner();
+    assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_ACCESS_DENIED]);
+    // reservations: those that admit the caller
+    assert_eq!(code(&s.reservation(root(resv("ours", "nobody", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(code(&s.reservation(root(resv("staff", "root", &[]))).await.unwrap().into_inner().status), 0);
+    let names = |v: ClusterView| v.reservations.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    let q = || QueryRequest::default();
+    assert_eq!(names(view_of(s.query(user(q())).await.unwrap().into_inner())), ["ours"]);
+    assert!(names(view_of(s.query(other(q())).await.unwrap().into_inner())).is_empty());
+    assert_eq!(names(view_of(s.query(root(q())).await.unwrap().into_inner())).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_private_data_everyone_sees_everything() {
+    let f = controller().await;
+    let s = &f.svc;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let all = QueryRequest { jobs: true, all_finished: true, ..Default::default() };
+    let v = view_of(s.query(user(all)).await.unwrap().into_inner());
+    assert_eq!(v.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>(), [theirs]);
+    assert_eq!(code(&s.reservation(root(resv("staff", "root", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(view_of(s.query(user(QueryRequest::default())).await.unwrap().into_inner()).reservations.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
