@@ -5,6 +5,7 @@
 //! acceptable are the pure functions of `validate` and `resv::plan`, and the
 //! handlers here look up the records, ask them, commit and act.
 
+use crate::audit::Audit;
 use crate::ctld::{now, Ctld};
 use crate::validate::{self, Action, Caller};
 use spur_auth::Identity;
@@ -776,10 +777,11 @@ mod deadline_tests {
     }
 }
 
-#[tonic::async_trait]
-impl Controller for Service {
-    async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
-        let id = self.who(&req)?;
+/// The changing RPCs, each called by its `Controller` method below once
+/// the caller is known; that method writes the audit line (audit.rs) for
+/// whatever the call answers.
+impl Service {
+    async fn submit_as(&self, id: Identity, req: Request<SubmitRequest>) -> R<SubmitReply> {
         // anyone submits; the job is the caller's (its owner is the credential's)
         if let Err(code) = validate::authorize(&self.caller(&id), Action::Submit, None) {
             return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
@@ -885,86 +887,7 @@ impl Controller for Service {
         }
     }
 
-    async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
-        let id = self.who(&req)?;
-        let q = req.into_inner();
-        let caller = self.caller(&id);
-        let private = self.ctld.conf.private_data();
-        // reservations the caller may use (PrivateData=reservations): looked
-        // up by name outside the state lock
-        let name = if private.reservations { spur_auth::users::user_name(id.uid) } else { None };
-        // the view at the newest format version the caller reads
-        let version = spur_format::version_for(q.max_format_version);
-        let t = now();
-        // read only: the answer is serialised from the state in place
-        let g = self.ctld.lock();
-        let ids: Vec<u32> = if !q.jobs {
-            vec![]
-        } else if q.job_ids.is_empty() {
-            // Finished jobs only when asked for (squeue -t all, scontrol show job).
-            if q.all_finished {
-                g.state.jobs_in_order().map(|j| j.job_id).collect()
-            } else {
-                g.state.queue_in_order()
-            }
-        } else {
-            let mut ids = std::collections::BTreeSet::new();
-            for s in &q.job_ids {
-                if let Some(r) = parse_job_ref(&self.ctld, s) {
-                    for (jid, _) in resolve(&g.state, &r) {
-                        ids.insert(jid);
-                    }
-                }
-            }
-            // in the job list's order, as slurmctld packs them
-            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
-        };
-        if q.with_script {
-            // `scontrol write batch_script`: the owner's (or an operator's)
-            // scripts only, hidden or not (slurmctld checks the owner alone)
-            for i in &ids {
-                if let Some(j) = g.state.jobs().get(i) {
-                    if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
-                        return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
-                    }
-                }
-            }
-        }
-        let bytes = {
-            let s = &g.state;
-            let out = spur_state::view::ViewOut {
-                cluster_name: s.cluster_name(),
-                now: t,
-                // without their environment, and without their script unless
-                // asked; with PrivateData=jobs, the caller's own only
-                jobs: ids
-                    .iter()
-                    .filter_map(|i| s.jobs().get(i))
-                    .filter(|job| sees_job(&caller, private.jobs, job))
-                    .map(|job| Lean { job, script: q.with_script })
-                    .collect(),
-                // with the RESERVED/MAINT flags of the active reservations
-                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
-                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
-                reservations: s
-                    .reservations()
-                    .iter()
-                    .filter(|r| {
-                        let listed = name.as_deref().is_some_and(|n| validate::resv_admits(&r.users, n));
-                        let see = Action::SeeReservation { private: private.reservations, listed };
-                        validate::authorize(&caller, see, None).is_ok()
-                    })
-                    .collect(),
-            };
-            out.encode(version)
-        };
-        drop(g);
-        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
-    }
-
-    async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
-        let id = self.who(&req)?;
+    async fn cancel_as(&self, id: Identity, req: Request<CancelRequest>) -> R<CancelReply> {
         let r = match rq::CancelRequest::try_from(req.into_inner()) {
             Ok(r) => r,
             Err(code) => return Ok(Response::new(CancelReply { status: st(code), results: vec![] })),
@@ -1088,8 +1011,7 @@ impl Controller for Service {
         Ok(Response::new(CancelReply { status: st(0), results }))
     }
 
-    async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
-        let id = self.who(&req)?;
+    async fn job_control_as(&self, id: Identity, req: Request<JobControlRequest>) -> R<JobControlReply> {
         let (job_ids, op) = match convert::job_control(req.into_inner()) {
             Ok(x) => x,
             Err(code) => return Ok(Response::new(JobControlReply { status: st(code), results: vec![] })),
@@ -1246,8 +1168,7 @@ impl Controller for Service {
         Ok(Response::new(JobControlReply { status: st(0), results }))
     }
 
-    async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
-        let id = self.who(&req)?;
+    async fn node_control_as(&self, id: Identity, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
         let action = match &req.get_ref().op {
             Some(node_control_request::Op::Partition(_)) => Action::UpdatePartition,
             _ => Action::UpdateNode,
@@ -1303,8 +1224,7 @@ impl Controller for Service {
         Ok(Response::new(NodeControlReply { status: st(0) }))
     }
 
-    async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
-        let id = self.who(&req)?;
+    async fn register_as(&self, id: Identity, req: Request<RegisterRequest>) -> R<RegisterReply> {
         self.authorize_rpc(&id, Action::Register)?;
         let r = req.into_inner();
         if !r.heartbeat {
@@ -1356,8 +1276,7 @@ impl Controller for Service {
         Ok(Response::new(RegisterReply { status: st(0), kill_jobs }))
     }
 
-    async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
-        let id = self.who(&req)?;
+    async fn job_complete_as(&self, id: Identity, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
         self.authorize_rpc(&id, Action::CompleteJob)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
@@ -1384,35 +1303,7 @@ impl Controller for Service {
         Ok(Response::new(JobCompleteReply { status: st(code) }))
     }
 
-    async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
-        // any member answers a ping, leader or not
-        self.ctld.verifier.verify_request(&req)?;
-        let m = self.ctld.raft.metrics().borrow().clone();
-        let role = match m.state {
-            openraft::ServerState::Leader => "leader",
-            openraft::ServerState::Follower => "follower",
-            openraft::ServerState::Candidate => "candidate",
-            _ => "learner",
-        };
-        let leader_id = m.current_leader.unwrap_or(0);
-        let leader_addr = m
-            .current_leader
-            .and_then(|l| m.membership_config.membership().get_node(&l).map(|n| n.addr.clone()))
-            .unwrap_or_default();
-        Ok(Response::new(PingReply {
-            status: st(0),
-            host: self.ctld.host.clone(),
-            role: role.into(),
-            id: self.ctld.me,
-            leader_id,
-            leader_addr,
-            min_format_version: spur_format::MIN_VERSION as u32,
-            max_format_version: spur_format::FORMAT_VERSION as u32,
-        }))
-    }
-
-    async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
-        let id = self.who(&req)?;
+    async fn reservation_as(&self, id: Identity, req: Request<ReservationRequest>) -> R<ReservationReply> {
         let refused = |code| Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
         let caller = self.caller(&id);
         let action = match &req.get_ref().op {
@@ -1466,8 +1357,7 @@ impl Controller for Service {
         Ok(Response::new(ReservationReply { status: st(code), name }))
     }
 
-    async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
-        let id = self.who(&req)?;
+    async fn membership_as(&self, id: Identity, req: Request<MembershipRequest>) -> R<MembershipReply> {
         let fail = |code: i32, msg: String| {
             Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }))
         };
@@ -1566,6 +1456,162 @@ impl Controller for Service {
             })
             .collect();
         Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
+    }
+}
+
+#[tonic::async_trait]
+impl Controller for Service {
+    async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.submit_as(id, req).await)
+    }
+
+    async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
+        let id = self.who(&req)?;
+        let q = req.into_inner();
+        let caller = self.caller(&id);
+        let private = self.ctld.conf.private_data();
+        // reservations the caller may use (PrivateData=reservations): looked
+        // up by name outside the state lock
+        let name = if private.reservations { spur_auth::users::user_name(id.uid) } else { None };
+        // the view at the newest format version the caller reads
+        let version = spur_format::version_for(q.max_format_version);
+        let t = now();
+        // read only: the answer is serialised from the state in place
+        let g = self.ctld.lock();
+        let ids: Vec<u32> = if !q.jobs {
+            vec![]
+        } else if q.job_ids.is_empty() {
+            // Finished jobs only when asked for (squeue -t all, scontrol show job).
+            if q.all_finished {
+                g.state.jobs_in_order().map(|j| j.job_id).collect()
+            } else {
+                g.state.queue_in_order()
+            }
+        } else {
+            let mut ids = std::collections::BTreeSet::new();
+            for s in &q.job_ids {
+                if let Some(r) = parse_job_ref(&self.ctld, s) {
+                    for (jid, _) in resolve(&g.state, &r) {
+                        ids.insert(jid);
+                    }
+                }
+            }
+            // in the job list's order, as slurmctld packs them
+            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
+        };
+        if q.with_script {
+            // `scontrol write batch_script`: the owner's (or an operator's)
+            // scripts only, hidden or not (slurmctld checks the owner alone)
+            for i in &ids {
+                if let Some(j) = g.state.jobs().get(i) {
+                    if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
+                        return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
+                    }
+                }
+            }
+        }
+        let bytes = {
+            let s = &g.state;
+            let out = spur_state::view::ViewOut {
+                cluster_name: s.cluster_name(),
+                now: t,
+                // without their environment, and without their script unless
+                // asked; with PrivateData=jobs, the caller's own only
+                jobs: ids
+                    .iter()
+                    .filter_map(|i| s.jobs().get(i))
+                    .filter(|job| sees_job(&caller, private.jobs, job))
+                    .map(|job| Lean { job, script: q.with_script })
+                    .collect(),
+                // with the RESERVED/MAINT flags of the active reservations
+                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
+                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
+                reservations: s
+                    .reservations()
+                    .iter()
+                    .filter(|r| {
+                        let listed = name.as_deref().is_some_and(|n| validate::resv_admits(&r.users, n));
+                        let see = Action::SeeReservation { private: private.reservations, listed };
+                        validate::authorize(&caller, see, None).is_ok()
+                    })
+                    .collect(),
+            };
+            out.encode(version)
+        };
+        drop(g);
+        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
+        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
+    }
+
+    async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.cancel_as(id, req).await)
+    }
+
+    async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.job_control_as(id, req).await)
+    }
+
+    async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.node_control_as(id, req).await)
+    }
+
+    async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.register_as(id, req).await)
+    }
+
+    async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.job_complete_as(id, req).await)
+    }
+
+    async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
+        // any member answers a ping, leader or not
+        self.ctld.verifier.verify_request(&req)?;
+        let m = self.ctld.raft.metrics().borrow().clone();
+        let role = match m.state {
+            openraft::ServerState::Leader => "leader",
+            openraft::ServerState::Follower => "follower",
+            openraft::ServerState::Candidate => "candidate",
+            _ => "learner",
+        };
+        let leader_id = m.current_leader.unwrap_or(0);
+        let leader_addr = m
+            .current_leader
+            .and_then(|l| m.membership_config.membership().get_node(&l).map(|n| n.addr.clone()))
+            .unwrap_or_default();
+        Ok(Response::new(PingReply {
+            status: st(0),
+            host: self.ctld.host.clone(),
+            role: role.into(),
+            id: self.ctld.me,
+            leader_id,
+            leader_addr,
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
+        }))
+    }
+
+    async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.reservation_as(id, req).await)
+    }
+
+    async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.membership_as(id, req).await)
     }
 }
 
