@@ -344,6 +344,9 @@ impl Gate {
             }
         };
         if !policy(&method).contains(&id.kind) {
+            // a good credential where it does not belong: say whose
+            tracing::warn!(target: "audit", rpc = %method, uid = id.uid, kind = ?id.kind,
+                result = %CredError::WrongKind, "refused");
             return Err(unauth(CredError::WrongKind));
         }
         let exempt = id.kind != Kind::User || self.limits.exempt.contains(&id.uid);
@@ -440,13 +443,26 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let (gate, policy, max_body) = (self.gate.clone(), self.policy, self.max_body);
         Box::pin(async move {
+            let method = req.uri().path().to_string();
+            let peer = req
+                .extensions()
+                .get::<tonic::transport::server::TcpConnectInfo>()
+                .and_then(|c| c.remote_addr())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
             match gate.admit(req, policy, max_body).await {
                 Ok((req, permits)) => {
                     let r = inner.call(req).await;
                     drop(permits);
                     r
                 }
-                Err(st) => Ok(st.into_http()),
+                Err(st) => {
+                    // the audit log (spurctld's audit.rs logs what passes)
+                    if st.code() == tonic::Code::Unauthenticated && st.message() != CredError::WrongKind.to_string() {
+                        tracing::warn!(target: "audit", rpc = %method, peer = %peer, result = %st.message(), "unauthenticated");
+                    }
+                    Ok(st.into_http())
+                }
             }
         })
     }

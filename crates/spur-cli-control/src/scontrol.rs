@@ -332,7 +332,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
         if argv.len() > 2 {
             return Err(many());
         }
-        return Ok(ScontrolCmd::Top { flags, job_ids: argv[1].split(',').map(String::from).collect() });
+        // scontrol_top_job: a `JobId=` or `Job=` prefix is dropped
+        let mut ids = argv[1];
+        for prefix in ["jobid=", "job="] {
+            if ids.get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix)) {
+                ids = &ids[prefix.len()..];
+            }
+        }
+        return Ok(ScontrolCmd::Top { flags, job_ids: ids.split(',').map(String::from).collect() });
     }
     if kw(tag, "create", 2) || kw(tag, "delete", 3) {
         return crate::resv::parse(tag, &rest);
@@ -1155,6 +1162,8 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     }
                     out
                 }
+                // `top`: "<error> for job <the list as given>" (scontrol_top_job)
+                Err(e) if op == JobControl::Top => Output::err(format!("{} for job {}\n", e, ids.join(",")), 1),
                 Err(e) => Output::err(format!("{}: {}\n", perror, e), 1),
             }
         }
@@ -2182,6 +2191,14 @@ mod tests {
             ScontrolCmd::Show { what: ShowWhat::Config, .. }
         ));
         assert!(matches!(parse(&args(&["-o"]), &e).unwrap(), ScontrolCmd::Interactive { .. }));
+        // top: a JobId= or Job= prefix dropped, the list split
+        for a in ["5,6", "JobId=5,6", "job=5,6", "jobid=job=5,6"] {
+            match parse(&args(&["top", a]), &e).unwrap() {
+                ScontrolCmd::Top { job_ids, .. } => assert_eq!(job_ids, ["5", "6"], "{}", a),
+                other => panic!("{:?}", other),
+            }
+        }
+        assert!(matches!(parse(&args(&["top", "é"]), &e).unwrap(), ScontrolCmd::Top { .. }));
         assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
         assert_eq!(
             err(&["update", "PartitionName=debug", "MaxNodes=many"]).stderr,

@@ -519,6 +519,21 @@ pub struct PartitionConf {
     pub other: Vec<(String, String)>,
 }
 
+/// What `PrivateData=` hides from users who are not operators. Spur acts
+/// on `jobs` and `reservations` (SECURITY.md); the others are read so that
+/// `scontrol show config` and a later use see them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrivateData {
+    pub jobs: bool,
+    pub nodes: bool,
+    pub partitions: bool,
+    pub reservations: bool,
+    pub accounts: bool,
+    pub events: bool,
+    pub usage: bool,
+    pub users: bool,
+}
+
 /// A parsed slurm.conf.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlurmConf {
@@ -587,6 +602,38 @@ impl SlurmConf {
             Some(at) => spur_grammar::num::atoi(&p[at + 16..]) as i64,
             None => DEFAULT_BATCH_SCRIPT_LIMIT,
         }
+    }
+
+    /// `PrivateData=`, read as slurmctld reads it (read_config.c: each
+    /// word found anywhere in the value, any case; `all` sets them all).
+    pub fn private_data(&self) -> PrivateData {
+        let Some(v) = self.get("PrivateData") else { return PrivateData::default() };
+        let v = v.to_ascii_lowercase();
+        let all = v.contains("all");
+        let has = |w: &str| all || v.contains(w);
+        PrivateData {
+            jobs: has("job"),
+            nodes: has("node"),
+            partitions: has("partition"),
+            reservations: has("reservation"),
+            accounts: has("account"),
+            events: has("event"),
+            usage: has("usage"),
+            users: has("user"),
+        }
+    }
+
+    /// `SchedulerParameters=enable_user_top`: users may `scontrol top`
+    /// their own jobs (job_mgr.c job_set_top: anywhere in the value, any case).
+    pub fn enable_user_top(&self) -> bool {
+        self.get("SchedulerParameters").is_some_and(|p| p.to_ascii_lowercase().contains("enable_user_top"))
+    }
+
+    /// `SlurmctldParameters=user_resv_delete`: a user a reservation admits
+    /// may delete it (reservation.c validate_resv_uid; else only with its
+    /// `USER_DELETE` flag).
+    pub fn user_resv_delete(&self) -> bool {
+        self.get("SlurmctldParameters").is_some_and(|p| p.to_ascii_lowercase().contains("user_resv_delete"))
     }
 
     /// Node by name.
@@ -1873,6 +1920,24 @@ mod tests {
         assert_eq!(a.max_nodes, None);
         assert_eq!(a.oversubscribe, "NO");
         assert_eq!(c.default_partition().unwrap().name, "gpu");
+    }
+
+    #[test]
+    fn private_data_and_user_permissions_as_slurmctld_reads_them() {
+        let base = "NodeName=n1\nPartitionName=p Nodes=n1\n";
+        let c = |extra: &str| parse(&format!("{base}{extra}")).unwrap();
+        assert_eq!(c("").private_data(), PrivateData::default());
+        let p = c("PrivateData=jobs,Reservations\n").private_data();
+        assert!(p.jobs && p.reservations && !p.nodes && !p.partitions && !p.users);
+        // words anywhere in the value, singular or plural
+        let p = c("PrivateData=job,node\n").private_data();
+        assert!(p.jobs && p.nodes && !p.reservations);
+        let p = c("PrivateData=ALL\n").private_data();
+        assert!(p.jobs && p.nodes && p.partitions && p.reservations && p.accounts && p.events && p.usage && p.users);
+        assert!(!c("").enable_user_top());
+        assert!(c("SchedulerParameters=bf_continue,Enable_User_Top\n").enable_user_top());
+        assert!(!c("").user_resv_delete());
+        assert!(c("SlurmctldParameters=user_resv_delete\n").user_resv_delete());
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub struct ViewOut<'a> {
     pub jobs: Vec<Lean<'a>>,
     pub nodes: Cow<'a, [Node]>,
     pub partitions: &'a [Partition],
-    pub reservations: &'a [Reservation],
+    /// (those the caller may see: PrivateData=reservations)
+    pub reservations: Vec<&'a Reservation>,
 }
 
 impl ViewOut<'_> {
@@ -275,7 +276,7 @@ mod tests {
                 jobs: vec![Lean { job: &job, script }, Lean { job: &job, script }],
                 nodes: Cow::Borrowed(std::slice::from_ref(&node)),
                 partitions: std::slice::from_ref(&part),
-                reservations: std::slice::from_ref(&resv),
+                reservations: vec![&resv],
             };
             let v = spur_format::FORMAT_VERSION;
             let bytes = out.encode(v).unwrap();

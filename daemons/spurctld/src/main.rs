@@ -2,6 +2,7 @@
 //! StateSaveLocation, serves the Controller gRPC service on SlurmctldPort,
 //! schedules, and watches nodes and time limits.
 
+mod audit;
 mod ctld;
 mod formats;
 mod raftnet;

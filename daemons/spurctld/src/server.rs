@@ -5,8 +5,9 @@
 //! acceptable are the pure functions of `validate` and `resv::plan`, and the
 //! handlers here look up the records, ask them, commit and act.
 
+use crate::audit::Audit;
 use crate::ctld::{now, Ctld};
-use crate::validate::{self, Caller};
+use crate::validate::{self, Action, Caller};
 use spur_auth::Identity;
 use spur_core::errors::*;
 use spur_core::model::JobState;
@@ -76,15 +77,20 @@ impl Service {
     }
 
     fn caller(&self, id: &Identity) -> Caller {
-        Caller { uid: id.uid, admin: self.ctld.is_admin(id.uid) }
+        self.caller_uid(id.uid)
     }
 
-    /// Operator-only RPCs of agents and administrators (register, job
-    /// complete, membership changes) are refused as a gRPC PermissionDenied,
-    /// which the client reports as Slurm's ESLURM_ACCESS_DENIED.
-    fn require_admin(&self, id: &Identity) -> Result<(), tonic::Status> {
-        validate::require_admin(&self.caller(id))
-            .map_err(|_| tonic::Status::permission_denied("Access/permission denied"))
+    /// The privileges of `uid` (a job's owner, say), as for a caller.
+    fn caller_uid(&self, uid: u32) -> Caller {
+        Caller::new(uid, self.ctld.is_admin(uid))
+    }
+
+    /// RPCs that only some may call at all (agents' reports, membership
+    /// changes) are refused as a gRPC PermissionDenied, which the client
+    /// reports as Slurm's ESLURM_ACCESS_DENIED.
+    fn authorize_rpc(&self, id: &Identity, action: Action) -> Result<(), tonic::Status> {
+        validate::authorize(&self.caller(id), action, None)
+            .map_err(|code| tonic::Status::permission_denied(strerror(code)))
     }
 }
 
@@ -217,20 +223,19 @@ fn host_of(ip: std::net::IpAddr) -> String {
     ip.to_string()
 }
 
-/// Whether `uid` may run jobs in `part` (its `AllowGroups`): checked at
+/// Whether `owner` may run jobs in `part` (its `AllowGroups`): checked at
 /// submission and when an update moves a job into another partition, for
-/// the job's owner. Names are looked up outside the state lock.
-fn partition_access(part: &spur_core::model::Partition, uid: u32, admin: bool) -> Result<(), i32> {
-    if let Some(groups) = &part.allow_groups {
-        if !groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) && uid != 0 && !admin {
-            let mine: Vec<String> =
-                spur_auth::users::groups_of(uid).into_iter().filter_map(spur_auth::users::group_name).collect();
-            if !groups.iter().any(|g| mine.contains(g)) {
-                return Err(ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP);
-            }
-        }
+/// the job's owner. Names are looked up outside the state lock, and not at
+/// all for those exempt (root and SlurmUser).
+fn partition_access(part: &spur_core::model::Partition, owner: &Caller) -> Result<(), i32> {
+    let Some(groups) = &part.allow_groups else { return Ok(()) };
+    let decide = |in_allowed_groups| validate::authorize(owner, Action::UsePartition { in_allowed_groups }, None);
+    if groups.iter().any(|g| g.eq_ignore_ascii_case("ALL")) || decide(false).is_ok() {
+        return Ok(());
     }
-    Ok(())
+    let mine: Vec<String> =
+        spur_auth::users::groups_of(owner.uid).into_iter().filter_map(spur_auth::users::group_name).collect();
+    decide(groups.iter().any(|g| mine.contains(g)))
 }
 
 impl Service {
@@ -335,10 +340,11 @@ impl Service {
         drop(g);
         let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
-        partition_access(&part, id.uid, self.ctld.is_admin(id.uid))?;
+        let caller = self.caller(id);
+        partition_access(&part, &caller)?;
         // a negative nice raises priority: operators only (job_mgr.c, before
         // the job_submit plugins: ESLURM_INVALID_NICE)
-        validate::submit_nice(desc.nice, self.ctld.is_admin(id.uid))?;
+        validate::submit_nice(desc.nice, &caller)?;
         if let Some(n) = desc.min_nodes {
             if n == 0 {
                 return Err(ESLURM_INVALID_NODE_COUNT);
@@ -407,10 +413,10 @@ impl Service {
             let g = self.ctld.lock();
             match g.state.reservations().iter().find(|r| r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
-                Some(r) if id.uid != 0 && !r.users.iter().any(|u| u == &user_name) => {
-                    return Err(ESLURM_RESERVATION_ACCESS)
+                Some(r) => {
+                    let listed = validate::resv_admits(&r.users, &user_name);
+                    validate::authorize(&caller, Action::UseReservation { listed }, Some(id.uid))?
                 }
-                Some(_) => {}
             }
         }
         check_deadline(&desc, part.default_time, now())?;
@@ -630,10 +636,16 @@ impl Service {
 
     /// `scontrol top`: the listed pending jobs take the highest priorities
     /// among their owner's pending jobs of the same partition (slurmctld's
-    /// job_set_top; operators only, as without `enable_user_top`).
+    /// job_set_top: operators, or the owner with
+    /// `SchedulerParameters=enable_user_top`).
     async fn top(&self, id: &Identity, job_ids: &[String]) -> Result<i32, tonic::Status> {
-        if let Err(code) = validate::top_allowed(&self.caller(id)) {
-            return Ok(code);
+        let caller = self.caller(id);
+        let user_top = self.ctld.conf.enable_user_top();
+        // without enable_user_top a user is refused before the ids are read
+        if !user_top {
+            if let Err(code) = validate::authorize(&caller, Action::Top { user_top }, None) {
+                return Ok(code);
+            }
         }
         let cmds: Vec<Command> = {
             let g = self.ctld.lock();
@@ -648,6 +660,13 @@ impl Service {
                     return Ok(ESLURM_INVALID_JOB_ID);
                 }
                 top.extend(ids);
+            }
+            // every listed job must be the caller's (an operator's: any)
+            for jid in &top {
+                let owner = g.state.jobs()[jid].user_id;
+                if let Err(code) = validate::authorize(&caller, Action::Top { user_top }, Some(owner)) {
+                    return Ok(code);
+                }
             }
             let mut rc = 0;
             top.retain(|jid| {
@@ -696,10 +715,12 @@ impl Service {
         self.ctld.sched_wake.notify_one();
         Ok(0)
     }
+}
 
-    fn owns(&self, id: &Identity, job: &Job) -> bool {
-        self.caller(id).owns(job)
-    }
+/// Whether `caller` may see `job` (`PrivateData=jobs`, `private`, hides
+/// other users' jobs from users who are not operators).
+fn sees_job(caller: &Caller, private: bool, job: &Job) -> bool {
+    validate::authorize(caller, Action::SeeJob { private }, Some(job.user_id)).is_ok()
 }
 
 /// slurmctld's deadline test at submission: the job must be able to run its
@@ -768,10 +789,15 @@ mod deadline_tests {
     }
 }
 
-#[tonic::async_trait]
-impl Controller for Service {
-    async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
-        let id = self.who(&req)?;
+/// The changing RPCs, each called by its `Controller` method below once
+/// the caller is known; that method writes the audit line (audit.rs) for
+/// whatever the call answers.
+impl Service {
+    async fn submit_as(&self, id: Identity, req: Request<SubmitRequest>) -> R<SubmitReply> {
+        // anyone submits; the job is the caller's (its owner is the credential's)
+        if let Err(code) = validate::authorize(&self.caller(&id), Action::Submit, None) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         let peer = req.remote_addr();
         let r = req.into_inner();
         let source = format!("submission from {}", peer.map(|p| p.to_string()).unwrap_or_else(|| "a client".into()));
@@ -873,70 +899,7 @@ impl Controller for Service {
         }
     }
 
-    async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
-        let id = self.who(&req)?;
-        let q = req.into_inner();
-        // the view at the newest format version the caller reads
-        let version = spur_format::version_for(q.max_format_version);
-        let t = now();
-        // read only: the answer is serialised from the state in place
-        let g = self.ctld.lock();
-        let ids: Vec<u32> = if !q.jobs {
-            vec![]
-        } else if q.job_ids.is_empty() {
-            // Finished jobs only when asked for (squeue -t all, scontrol show job).
-            if q.all_finished {
-                g.state.jobs_in_order().map(|j| j.job_id).collect()
-            } else {
-                g.state.queue_in_order()
-            }
-        } else {
-            let mut ids = std::collections::BTreeSet::new();
-            for s in &q.job_ids {
-                if let Some(r) = parse_job_ref(&self.ctld, s) {
-                    for (jid, _) in resolve(&g.state, &r) {
-                        ids.insert(jid);
-                    }
-                }
-            }
-            // in the job list's order, as slurmctld packs them
-            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
-        };
-        if q.with_script {
-            // `scontrol write batch_script`: the owner's (or an admin's) scripts only
-            for i in &ids {
-                if let Some(j) = g.state.jobs().get(i) {
-                    if !self.owns(&id, j) {
-                        return Ok(Response::new(QueryReply { status: st(ESLURM_USER_ID_MISSING), view: vec![] }));
-                    }
-                }
-            }
-        }
-        let bytes = {
-            let s = &g.state;
-            let out = spur_state::view::ViewOut {
-                cluster_name: s.cluster_name(),
-                now: t,
-                // without their environment, and without their script unless asked
-                jobs: ids
-                    .iter()
-                    .filter_map(|i| s.jobs().get(i))
-                    .map(|job| Lean { job, script: q.with_script })
-                    .collect(),
-                // with the RESERVED/MAINT flags of the active reservations
-                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
-                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
-                reservations: s.reservations(),
-            };
-            out.encode(version)
-        };
-        drop(g);
-        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
-    }
-
-    async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
-        let id = self.who(&req)?;
+    async fn cancel_as(&self, id: Identity, req: Request<CancelRequest>) -> R<CancelReply> {
         let r = match rq::CancelRequest::try_from(req.into_inner()) {
             Ok(r) => r,
             Err(code) => return Ok(Response::new(CancelReply { status: st(code), results: vec![] })),
@@ -944,6 +907,10 @@ impl Controller for Service {
         let mut results = vec![];
         // (job id, task) pairs to act on, after filters
         let mut targets: Vec<(String, u32, Option<u32>)> = vec![];
+        let caller = self.caller(&id);
+        let action = if r.signal != 0 && r.signal != libc::SIGKILL { Action::Signal } else { Action::Cancel };
+        let may = |j: &Job| validate::authorize(&caller, action, Some(j.user_id));
+        let private = self.ctld.conf.private_data().jobs;
         {
             let g = self.ctld.lock();
             let states = &r.states;
@@ -956,12 +923,13 @@ impl Controller for Service {
             };
             if r.job_ids.is_empty() {
                 // newest first, as Slurm lists them
+                // (scancel picks them from the jobs it can see: with
+                // PrivateData=jobs another user's are not among them)
                 for j in g.state.jobs().values().rev() {
-                    if !j.state.is_finished() && filter(j) {
-                        if self.owns(&id, j) {
-                            targets.push((j.display_id(), j.job_id, None));
-                        } else {
-                            results.push(CancelResult { job_id: j.display_id(), status: st(ESLURM_ACCESS_DENIED) });
+                    if !j.state.is_finished() && filter(j) && sees_job(&caller, private, j) {
+                        match may(j) {
+                            Ok(()) => targets.push((j.display_id(), j.job_id, None)),
+                            Err(code) => results.push(CancelResult { job_id: j.display_id(), status: st(code) }),
                         }
                     }
                 }
@@ -981,8 +949,8 @@ impl Controller for Service {
                         if !filter(j) {
                             continue;
                         }
-                        if !self.owns(&id, j) {
-                            results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_ACCESS_DENIED) });
+                        if let Err(code) = may(j) {
+                            results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             continue;
                         }
                         targets.push((s.clone(), jid, task));
@@ -1055,8 +1023,7 @@ impl Controller for Service {
         Ok(Response::new(CancelReply { status: st(0), results }))
     }
 
-    async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
-        let id = self.who(&req)?;
+    async fn job_control_as(&self, id: Identity, req: Request<JobControlRequest>) -> R<JobControlReply> {
         let (job_ids, op) = match convert::job_control(req.into_inner()) {
             Ok(x) => x,
             Err(code) => return Ok(Response::new(JobControlReply { status: st(code), results: vec![] })),
@@ -1066,7 +1033,7 @@ impl Controller for Service {
             return Ok(Response::new(JobControlReply { status: st(code), results: vec![] }));
         }
         let caller = self.caller(&id);
-        let admin = caller.admin;
+        let user_top = self.ctld.conf.enable_user_top();
         let mut results = vec![];
         let t = now();
         for s in &split_list(&job_ids) {
@@ -1084,15 +1051,14 @@ impl Controller for Service {
             for jid in targets {
                 let job = { self.ctld.lock().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
-                if let Err(code) = validate::job_control_allowed(&op, &caller, &job) {
+                if let Err(code) = validate::job_control_allowed(&op, &caller, &job, user_top) {
                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
                     continue;
                 }
                 let cmd = match &op {
-                    JobControl::Hold { user } => Command::Hold {
-                        job_id: jid,
-                        reason: if admin && !user { Reason::JobHeldAdmin } else { Reason::JobHeldUser },
-                    },
+                    JobControl::Hold { user } => {
+                        Command::Hold { job_id: jid, reason: validate::hold_reason(&caller, *user, &job) }
+                    }
                     JobControl::Release => Command::Release { job_id: jid },
                     JobControl::Requeue { hold, .. } => Command::Requeue { job_id: jid, hold: *hold, now: t },
                     JobControl::Suspend => Command::Suspend { job_id: jid, now: t },
@@ -1107,7 +1073,7 @@ impl Controller for Service {
                         }
                         let u = {
                             let g = self.ctld.lock();
-                            validate::job_update(req, &job, admin, t, &|n| g.state.node(n).is_some())
+                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some())
                         };
                         let u = match u {
                             Ok(u) => u,
@@ -1128,7 +1094,7 @@ impl Controller for Service {
                             // the new partition must admit the job's owner, as at
                             // submission (job_mgr.c's update path runs the same
                             // partition access check)
-                            if let Err(code) = partition_access(&part, job.user_id, self.ctld.is_admin(job.user_id)) {
+                            if let Err(code) = partition_access(&part, &self.caller_uid(job.user_id)) {
                                 results.push(CancelResult { job_id: s.clone(), status: st(code) });
                                 continue;
                             }
@@ -1214,9 +1180,12 @@ impl Controller for Service {
         Ok(Response::new(JobControlReply { status: st(0), results }))
     }
 
-    async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
-        let id = self.who(&req)?;
-        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
+    async fn node_control_as(&self, id: Identity, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
+        let action = match &req.get_ref().op {
+            Some(node_control_request::Op::Partition(_)) => Action::UpdatePartition,
+            _ => Action::UpdateNode,
+        };
+        if let Err(code) = validate::authorize(&self.caller(&id), action, None) {
             return Ok(Response::new(NodeControlReply { status: st(code) }));
         }
         let r = match convert::node_control(req.into_inner()) {
@@ -1267,9 +1236,8 @@ impl Controller for Service {
         Ok(Response::new(NodeControlReply { status: st(0) }))
     }
 
-    async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
-        let id = self.who(&req)?;
-        self.require_admin(&id)?;
+    async fn register_as(&self, id: Identity, req: Request<RegisterRequest>) -> R<RegisterReply> {
+        self.authorize_rpc(&id, Action::Register)?;
         let r = req.into_inner();
         if !r.heartbeat {
             // a (re)started agent, perhaps of another build: ask its format versions again
@@ -1320,9 +1288,8 @@ impl Controller for Service {
         Ok(Response::new(RegisterReply { status: st(0), kill_jobs }))
     }
 
-    async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
-        let id = self.who(&req)?;
-        self.require_admin(&id)?;
+    async fn job_complete_as(&self, id: Identity, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
+        self.authorize_rpc(&id, Action::CompleteJob)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
             let stale = self.ctld.lock().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
@@ -1348,41 +1315,32 @@ impl Controller for Service {
         Ok(Response::new(JobCompleteReply { status: st(code) }))
     }
 
-    async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
-        // any member answers a ping, leader or not
-        spur_auth::grpc::identity(&req)?;
-        let m = self.ctld.raft.metrics().borrow().clone();
-        let role = match m.state {
-            openraft::ServerState::Leader => "leader",
-            openraft::ServerState::Follower => "follower",
-            openraft::ServerState::Candidate => "candidate",
-            _ => "learner",
+    async fn reservation_as(&self, id: Identity, req: Request<ReservationRequest>) -> R<ReservationReply> {
+        let refused = |code| Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
+        let caller = self.caller(&id);
+        let action = match &req.get_ref().op {
+            Some(reservation_request::Op::Delete(name)) => {
+                // a user the reservation admits may delete it when it has the
+                // USER_DELETE flag or SlurmctldParameters=user_resv_delete
+                // (validate_resv_uid); names are looked up outside the lock
+                let me = spur_auth::users::user_name(id.uid);
+                let anyone = self.ctld.conf.user_resv_delete();
+                let g = self.ctld.lock();
+                let user_delete = g.state.reservations().iter().find(|r| r.name == *name).is_some_and(|r| {
+                    (anyone || r.flags.iter().any(|f| f == "USER_DELETE"))
+                        && me.as_deref().is_some_and(|me| validate::resv_admits(&r.users, me))
+                });
+                Action::DeleteReservation { user_delete }
+            }
+            Some(reservation_request::Op::Update(_)) => Action::UpdateReservation,
+            _ => Action::CreateReservation,
         };
-        let leader_id = m.current_leader.unwrap_or(0);
-        let leader_addr = m
-            .current_leader
-            .and_then(|l| m.membership_config.membership().get_node(&l).map(|n| n.addr.clone()))
-            .unwrap_or_default();
-        Ok(Response::new(PingReply {
-            status: st(0),
-            host: self.ctld.host.clone(),
-            role: role.into(),
-            id: self.ctld.me,
-            leader_id,
-            leader_addr,
-            min_format_version: spur_format::MIN_VERSION as u32,
-            max_format_version: spur_format::FORMAT_VERSION as u32,
-        }))
-    }
-
-    async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
-        let id = self.who(&req)?;
-        if let Err(code) = validate::operator_update_allowed(&self.caller(&id)) {
-            return Ok(Response::new(ReservationReply { status: st(code), name: String::new() }));
+        if let Err(code) = validate::authorize(&caller, action, None) {
+            return refused(code);
         }
         let r = match rq::ReservationRequest::try_from(req.into_inner()) {
             Ok(r) => r,
-            Err(code) => return Ok(Response::new(ReservationReply { status: st(code), name: String::new() })),
+            Err(code) => return refused(code),
         };
         // the reply names the reservation (slurmctld's generated name when none was given)
         let mut name = match &r {
@@ -1411,8 +1369,7 @@ impl Controller for Service {
         Ok(Response::new(ReservationReply { status: st(code), name }))
     }
 
-    async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
-        let id = self.who(&req)?;
+    async fn membership_as(&self, id: Identity, req: Request<MembershipRequest>) -> R<MembershipReply> {
         let fail = |code: i32, msg: String| {
             Ok(Response::new(MembershipReply { status: Some(Status { code, message: msg }), ..Default::default() }))
         };
@@ -1420,9 +1377,11 @@ impl Controller for Service {
             Ok(op) => op,
             Err(code) => return fail(code, strerror(code)),
         };
-        if validate::membership_allowed(&op, &self.caller(&id)).is_err() {
-            self.require_admin(&id)?;
-        }
+        let action = match op {
+            rq::MembershipChange::List => Action::ListControllers,
+            _ => Action::ChangeControllers,
+        };
+        self.authorize_rpc(&id, action)?;
         let raft = &self.ctld.raft;
         match op {
             rq::MembershipChange::List => {}
@@ -1509,6 +1468,162 @@ impl Controller for Service {
             })
             .collect();
         Ok(Response::new(MembershipReply { status: st(0), members, term: m.current_term }))
+    }
+}
+
+#[tonic::async_trait]
+impl Controller for Service {
+    async fn submit(&self, req: Request<SubmitRequest>) -> R<SubmitReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.submit_as(id, req).await)
+    }
+
+    async fn query(&self, req: Request<QueryRequest>) -> R<QueryReply> {
+        let id = self.who(&req)?;
+        let q = req.into_inner();
+        let caller = self.caller(&id);
+        let private = self.ctld.conf.private_data();
+        // reservations the caller may use (PrivateData=reservations): looked
+        // up by name outside the state lock
+        let name = if private.reservations { spur_auth::users::user_name(id.uid) } else { None };
+        // the view at the newest format version the caller reads
+        let version = spur_format::version_for(q.max_format_version);
+        let t = now();
+        // read only: the answer is serialised from the state in place
+        let g = self.ctld.lock();
+        let ids: Vec<u32> = if !q.jobs {
+            vec![]
+        } else if q.job_ids.is_empty() {
+            // Finished jobs only when asked for (squeue -t all, scontrol show job).
+            if q.all_finished {
+                g.state.jobs_in_order().map(|j| j.job_id).collect()
+            } else {
+                g.state.queue_in_order()
+            }
+        } else {
+            let mut ids = std::collections::BTreeSet::new();
+            for s in &q.job_ids {
+                if let Some(r) = parse_job_ref(&self.ctld, s) {
+                    for (jid, _) in resolve(&g.state, &r) {
+                        ids.insert(jid);
+                    }
+                }
+            }
+            // in the job list's order, as slurmctld packs them
+            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
+        };
+        if q.with_script {
+            // `scontrol write batch_script`: the owner's (or an operator's)
+            // scripts only, hidden or not (slurmctld checks the owner alone)
+            for i in &ids {
+                if let Some(j) = g.state.jobs().get(i) {
+                    if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
+                        return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
+                    }
+                }
+            }
+        }
+        let bytes = {
+            let s = &g.state;
+            let out = spur_state::view::ViewOut {
+                cluster_name: s.cluster_name(),
+                now: t,
+                // without their environment, and without their script unless
+                // asked; with PrivateData=jobs, the caller's own only
+                jobs: ids
+                    .iter()
+                    .filter_map(|i| s.jobs().get(i))
+                    .filter(|job| sees_job(&caller, private.jobs, job))
+                    .map(|job| Lean { job, script: q.with_script })
+                    .collect(),
+                // with the RESERVED/MAINT flags of the active reservations
+                nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },
+                partitions: if q.partitions || q.nodes { s.partitions() } else { &[] },
+                reservations: s
+                    .reservations()
+                    .iter()
+                    .filter(|r| {
+                        let listed = name.as_deref().is_some_and(|n| validate::resv_admits(&r.users, n));
+                        let see = Action::SeeReservation { private: private.reservations, listed };
+                        validate::authorize(&caller, see, None).is_ok()
+                    })
+                    .collect(),
+            };
+            out.encode(version)
+        };
+        drop(g);
+        let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
+        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
+    }
+
+    async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.cancel_as(id, req).await)
+    }
+
+    async fn job_control(&self, req: Request<JobControlRequest>) -> R<JobControlReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.job_control_as(id, req).await)
+    }
+
+    async fn node_control(&self, req: Request<NodeControlRequest>) -> R<NodeControlReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.node_control_as(id, req).await)
+    }
+
+    async fn register(&self, req: Request<RegisterRequest>) -> R<RegisterReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.register_as(id, req).await)
+    }
+
+    async fn job_complete(&self, req: Request<JobCompleteRequest>) -> R<JobCompleteReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.job_complete_as(id, req).await)
+    }
+
+    async fn ping(&self, req: Request<PingRequest>) -> R<PingReply> {
+        // any member answers a ping, leader or not
+        spur_auth::grpc::identity(&req)?;
+        let m = self.ctld.raft.metrics().borrow().clone();
+        let role = match m.state {
+            openraft::ServerState::Leader => "leader",
+            openraft::ServerState::Follower => "follower",
+            openraft::ServerState::Candidate => "candidate",
+            _ => "learner",
+        };
+        let leader_id = m.current_leader.unwrap_or(0);
+        let leader_addr = m
+            .current_leader
+            .and_then(|l| m.membership_config.membership().get_node(&l).map(|n| n.addr.clone()))
+            .unwrap_or_default();
+        Ok(Response::new(PingReply {
+            status: st(0),
+            host: self.ctld.host.clone(),
+            role: role.into(),
+            id: self.ctld.me,
+            leader_id,
+            leader_addr,
+            min_format_version: spur_format::MIN_VERSION as u32,
+            max_format_version: spur_format::FORMAT_VERSION as u32,
+        }))
+    }
+
+    async fn reservation(&self, req: Request<ReservationRequest>) -> R<ReservationReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.reservation_as(id, req).await)
+    }
+
+    async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.membership_as(id, req).await)
     }
 }
 

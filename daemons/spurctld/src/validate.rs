@@ -12,74 +12,196 @@ use spur_core::errors::*;
 use spur_core::model::{Job, JobState, Reason};
 use spur_core::request::{self as rq, JobControl, INFINITE};
 
-/// Who is asking: a uid, and whether it is root or SlurmUser (an operator).
+/// Who is asking: a uid and the privileges slurmctld would grant it. Today
+/// root and SlurmUser hold all three and everyone else none; the
+/// accounting `AdminLevel` (Operator, Administrator) will grant the first
+/// two without the third, as in slurmctld.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caller {
     pub uid: u32,
-    pub admin: bool,
+    /// slurmctld's validate_operator: root, SlurmUser, AdminLevel Operator or more.
+    pub operator: bool,
+    /// validate_super_user: root, SlurmUser, AdminLevel Administrator.
+    pub super_user: bool,
+    /// validate_slurm_user: root or SlurmUser only (the daemons' identity).
+    pub slurm_user: bool,
 }
 
 impl Caller {
-    /// The caller may act on `job` (its owner, or an operator).
-    pub fn owns(&self, job: &Job) -> bool {
-        self.admin || job.user_id == self.uid
+    /// A caller that is root or SlurmUser (`privileged`) or an ordinary user.
+    pub fn new(uid: u32, privileged: bool) -> Caller {
+        Caller { uid, operator: privileged, super_user: privileged, slurm_user: privileged }
     }
 }
 
-/// Operator-only requests (node and partition updates, reservations,
-/// agents' registrations and completions, membership changes): the error
-/// number a non-operator gets.
-pub fn require_admin(c: &Caller) -> Result<(), i32> {
-    if c.admin {
+/// Everything a request may do that not everyone may: one variant per row
+/// of the authorisation matrix in SECURITY.md, decided by [`authorize`]
+/// alone. The fields are what the decision needs beyond the caller and the
+/// owner of the record acted on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Submit a job (it is the caller's: the owner comes from the credential).
+    Submit,
+    /// Submit with a negative `--nice` (a higher priority).
+    SubmitNegativeNice,
+    /// Run in a partition whose `AllowGroups` the owner is (not) in.
+    UsePartition { in_allowed_groups: bool },
+    /// Run in a reservation whose `Users` the owner is (not) in.
+    UseReservation { listed: bool },
+    /// See a job in squeue / scontrol show job (`PrivateData=jobs`).
+    SeeJob { private: bool },
+    /// See a reservation (`PrivateData=reservations`).
+    SeeReservation { private: bool, listed: bool },
+    /// Read a job's batch script (`scontrol write batch_script`).
+    ReadScript,
+    /// scancel: cancel a job.
+    Cancel,
+    /// scancel -s: signal a job.
+    Signal,
+    /// scontrol hold / uhold.
+    Hold,
+    /// scontrol release.
+    Release,
+    /// Release (or replace with a user's hold) an operator's hold.
+    ReleaseAdminHold,
+    /// scontrol requeue / requeuehold.
+    Requeue,
+    /// scontrol suspend / resume.
+    Suspend,
+    /// scontrol top (`user_top`: SchedulerParameters=enable_user_top).
+    Top { user_top: bool },
+    /// scontrol update JobId=...
+    UpdateJob,
+    /// ... raising its time limit.
+    RaiseTimeLimit,
+    /// ... setting its priority.
+    SetPriority,
+    /// ... setting a negative nice other than the one it has.
+    SetNegativeNice,
+    /// scontrol update NodeName=...
+    UpdateNode,
+    /// scontrol update PartitionName=...
+    UpdatePartition,
+    /// scontrol create reservation.
+    CreateReservation,
+    /// scontrol update ReservationName=...
+    UpdateReservation,
+    /// scontrol delete ReservationName=... (`user_delete`: the reservation
+    /// admits the caller and has the `USER_DELETE` flag or
+    /// SlurmctldParameters=user_resv_delete is set).
+    DeleteReservation { user_delete: bool },
+    /// An agent's registration or heartbeat.
+    Register,
+    /// An agent's report that a job ended.
+    CompleteJob,
+    /// spur controller list.
+    ListControllers,
+    /// spur controller add / remove.
+    ChangeControllers,
+}
+
+/// The authorisation matrix (SECURITY.md, "Authorisation"): whether `c`
+/// may do `action` to a record owned by `owner` (a job's user; `None` when
+/// no record is involved), or the Slurm error number slurmctld answers.
+/// Every permission decision of the controller's RPCs is made here.
+pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i32> {
+    use Action::*;
+    let own = owner == Some(c.uid) || c.operator;
+    let (allowed, refusal) = match action {
+        Submit | ListControllers => (true, 0),
+        // job_mgr.c: before the job_submit plugins
+        SubmitNegativeNice => (c.operator, ESLURM_INVALID_NICE),
+        // part_mgr.c validate_group, reservation.c _valid_job_access_resv:
+        // root and SlurmUser pass
+        UsePartition { in_allowed_groups } => {
+            (in_allowed_groups || c.slurm_user, ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP)
+        }
+        UseReservation { listed } => (listed || c.slurm_user, ESLURM_RESERVATION_ACCESS),
+        // a hidden job is not there: `Invalid job id specified`
+        SeeJob { private } => (!private || own, ESLURM_INVALID_JOB_ID),
+        SeeReservation { private, listed } => (!private || listed || c.operator, ESLURM_RESERVATION_INVALID),
+        // _slurm_rpc_dump_batch_script
+        ReadScript => (own, ESLURM_USER_ID_MISSING),
+        // job_signal: `Kill job error on job id N: Access/permission denied`
+        Cancel | Signal => (own, ESLURM_ACCESS_DENIED),
+        // update_job: `Invalid user id for job N`
+        Hold | Release | UpdateJob => (own, ESLURM_USER_ID_MISSING),
+        ReleaseAdminHold => (c.operator, ESLURM_ACCESS_DENIED),
+        // job_requeue: `Access/permission denied for job N`
+        Requeue => (own, ESLURM_ACCESS_DENIED),
+        // job_suspend: operators only, their own jobs included
+        Suspend => (c.operator, ESLURM_ACCESS_DENIED),
+        // job_set_top: operators, or owners with enable_user_top
+        Top { user_top } => (c.operator || (user_top && own), ESLURM_ACCESS_DENIED),
+        RaiseTimeLimit | SetPriority | SetNegativeNice => (c.operator, ESLURM_ACCESS_DENIED),
+        // validate_super_user: `slurm_update error: Invalid user id`
+        UpdateNode | UpdatePartition => (c.super_user, ESLURM_USER_ID_MISSING),
+        // validate_operator, or validate_resv_uid for a delete
+        CreateReservation | UpdateReservation => (c.operator, ESLURM_USER_ID_MISSING),
+        DeleteReservation { user_delete } => (c.operator || user_delete, ESLURM_USER_ID_MISSING),
+        // validate_slurm_user: the daemons' identity, never an AdminLevel
+        Register | CompleteJob => (c.slurm_user, ESLURM_ACCESS_DENIED),
+        // changing who holds the replicated log: administrators
+        ChangeControllers => (c.super_user, ESLURM_ACCESS_DENIED),
+    };
+    if allowed {
         Ok(())
     } else {
-        Err(ESLURM_ACCESS_DENIED)
+        Err(refusal)
     }
 }
 
-/// Whether `caller` may apply `op` to `job` (checked per job, before the
-/// request's values): suspend/resume are for operators, requeue for the
-/// owner (recorded/24.11/scontrol/127, 138: Access/permission denied), every
-/// other operation on another user's job is refused as slurmctld refuses it
-/// (`Invalid user id`), and only an operator releases an operator's hold.
-pub fn job_control_allowed(op: &JobControl, caller: &Caller, job: &Job) -> Result<(), i32> {
+/// The permission to apply `op` to `job`, asked of [`authorize`] in
+/// slurmctld's order (suspend and resume before the owner; then the owner;
+/// then an operator's hold, which only an operator releases).
+pub fn job_control_allowed(op: &JobControl, caller: &Caller, job: &Job, user_top: bool) -> Result<(), i32> {
+    let owner = Some(job.user_id);
     match op {
-        JobControl::Suspend | JobControl::Resume if !caller.admin => return Err(ESLURM_ACCESS_DENIED),
-        JobControl::Requeue { .. } if !caller.owns(job) => return Err(ESLURM_ACCESS_DENIED),
-        _ => {}
+        JobControl::Suspend | JobControl::Resume => authorize(caller, Action::Suspend, owner),
+        JobControl::Requeue { .. } => authorize(caller, Action::Requeue, owner),
+        JobControl::Top => authorize(caller, Action::Top { user_top }, owner),
+        JobControl::Hold { .. } => authorize(caller, Action::Hold, owner),
+        JobControl::Update(_) => authorize(caller, Action::UpdateJob, owner),
+        JobControl::Release => {
+            authorize(caller, Action::Release, owner)?;
+            if job.held == Some(Reason::JobHeldAdmin) {
+                authorize(caller, Action::ReleaseAdminHold, owner)?;
+            }
+            Ok(())
+        }
     }
-    if !caller.owns(job) {
-        return Err(ESLURM_USER_ID_MISSING);
+}
+
+/// The hold `scontrol hold|uhold` by `caller` puts on `job` (after
+/// [`job_control_allowed`]): an operator's `hold` is an operator's hold, any
+/// other a user's, except that an operator's hold the caller may not
+/// release stays one (slurmctld answers success and changes nothing: a user
+/// cannot turn an operator's hold into their own and then release it).
+pub fn hold_reason(caller: &Caller, user: bool, job: &Job) -> Reason {
+    if job.held == Some(Reason::JobHeldAdmin) && authorize(caller, Action::ReleaseAdminHold, Some(job.user_id)).is_err()
+    {
+        return Reason::JobHeldAdmin;
     }
-    if *op == JobControl::Release && job.held == Some(Reason::JobHeldAdmin) && !caller.admin {
-        return Err(ESLURM_ACCESS_DENIED);
+    if caller.operator && !user {
+        Reason::JobHeldAdmin
+    } else {
+        Reason::JobHeldUser
     }
-    Ok(())
 }
 
 /// A submission's `--nice`: a negative one (a higher priority) only from an
 /// operator; anyone else gets `Invalid nice value` as from slurmctld.
-pub fn submit_nice(nice: Option<i32>, admin: bool) -> Result<(), i32> {
+pub fn submit_nice(nice: Option<i32>, caller: &Caller) -> Result<(), i32> {
     match nice {
-        Some(n) if n < 0 && !admin => Err(ESLURM_INVALID_NICE),
+        Some(n) if n < 0 => authorize(caller, Action::SubmitNegativeNice, None),
         _ => Ok(()),
     }
 }
 
-/// Node, partition and reservation changes are for operators: slurmctld
-/// answers anyone else `Invalid user id` (ESLURM_USER_ID_MISSING, its
-/// validate_super_user refusal; recorded/24.11/errors 70).
-pub fn operator_update_allowed(c: &Caller) -> Result<(), i32> {
-    if c.admin {
-        Ok(())
-    } else {
-        Err(ESLURM_USER_ID_MISSING)
-    }
-}
-
-/// `scontrol top` is for operators only (slurmctld without `enable_user_top`).
-pub fn top_allowed(caller: &Caller) -> Result<(), i32> {
-    require_admin(caller)
+/// Whether a reservation's `Users=` list admits `user` (a name). (Spur
+/// keeps no `-name` exclusions: scontrol's names must be users.)
+pub fn resv_admits(users: &[String], user: &str) -> bool {
+    users.iter().any(|u| u == user)
 }
 
 /// The state machine's change for `scontrol update JobId=…` on `job`, or the
@@ -95,7 +217,7 @@ pub fn top_allowed(caller: &Caller) -> Result<(), i32> {
 pub fn job_update(
     u: &rq::JobUpdate,
     job: &Job,
-    admin: bool,
+    caller: &Caller,
     now: i64,
     known: &dyn Fn(&str) -> bool,
 ) -> Result<spur_state::JobUpdate, i32> {
@@ -131,16 +253,14 @@ pub fn job_update(
     let mut out = spur_state::JobUpdate::default();
     if let Some(t) = u.time_limit {
         let new = if t == INFINITE { None } else { Some(t) };
-        if !admin {
-            // users may only lower their limit
-            let raise = match (job.time_limit, new) {
-                (Some(c), Some(n)) => n > c,
-                (Some(_), None) => true,
-                _ => false,
-            };
-            if raise {
-                return Err(ESLURM_ACCESS_DENIED);
-            }
+        // users may only lower their limit
+        let raise = match (job.time_limit, new) {
+            (Some(c), Some(n)) => n > c,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if raise {
+            authorize(caller, Action::RaiseTimeLimit, Some(job.user_id))?;
         }
         out.time_limit = Some(new);
     }
@@ -153,16 +273,14 @@ pub fn job_update(
         out.partition = Some(p.clone());
     }
     if let Some(p) = u.priority {
-        if !admin {
-            return Err(ESLURM_ACCESS_DENIED);
-        }
+        authorize(caller, Action::SetPriority, Some(job.user_id))?;
         out.priority = Some(p);
     }
     if let Some(n) = u.nice {
         // only an operator lowers nice below 0 (job_mgr.c: privileged, or
         // the new nice not negative; otherwise "Attempt to modify nice")
-        if n < 0 && !admin && job.desc.nice != Some(n) {
-            return Err(ESLURM_ACCESS_DENIED);
+        if n < 0 && job.desc.nice != Some(n) {
+            authorize(caller, Action::SetNegativeNice, Some(job.user_id))?;
         }
         out.nice = Some(n);
     }
@@ -303,51 +421,130 @@ pub fn partition_update(u: &rq::PartitionUpdate) -> Result<spur_state::PartUpdat
     })
 }
 
-/// An agent's calls (register, job complete) and membership changes are
-/// for operators; listing the members is for anyone.
-pub fn membership_allowed(m: &rq::MembershipChange, caller: &Caller) -> Result<(), i32> {
-    match m {
-        rq::MembershipChange::List => Ok(()),
-        _ => require_admin(caller),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const USER: Caller = Caller { uid: 1000, admin: false };
-    const OTHER: Caller = Caller { uid: 1001, admin: false };
-    const ROOT: Caller = Caller { uid: 0, admin: true };
+    const USER: Caller = Caller { uid: 1000, operator: false, super_user: false, slurm_user: false };
+    const OTHER: Caller = Caller { uid: 1001, operator: false, super_user: false, slurm_user: false };
+    const ROOT: Caller = Caller { uid: 0, operator: true, super_user: true, slurm_user: true };
 
     fn job(state: JobState) -> Job {
         Job { job_id: 5, user_id: 1000, state, time_limit: Some(30), num_nodes: 1, ..Default::default() }
+    }
+
+    /// The matrix of SECURITY.md, row by row: for each action, the answer
+    /// to another user, to the owner, to an AdminLevel Operator, to an
+    /// AdminLevel Administrator and to root or SlurmUser (0: allowed).
+    #[test]
+    fn the_authorisation_matrix() {
+        use Action::*;
+        let operator = Caller { uid: 2000, operator: true, super_user: false, slurm_user: false };
+        let administrator = Caller { uid: 2001, super_user: true, ..operator };
+        const NO: i32 = ESLURM_ACCESS_DENIED;
+        const UID: i32 = ESLURM_USER_ID_MISSING;
+        #[rustfmt::skip]
+        let rows: &[(Action, [i32; 5])] = &[
+            //                                             other  owner  oper.  admin  root/SlurmUser
+            (Submit,                                      [0,     0,     0,     0,     0]),
+            (SubmitNegativeNice,                          [ESLURM_INVALID_NICE, ESLURM_INVALID_NICE, 0, 0, 0]),
+            (UsePartition { in_allowed_groups: false },   [ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP,
+                                                           ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP,
+                                                           ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP,
+                                                           ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP, 0]),
+            (UsePartition { in_allowed_groups: true },    [0,     0,     0,     0,     0]),
+            (UseReservation { listed: false },            [ESLURM_RESERVATION_ACCESS, ESLURM_RESERVATION_ACCESS,
+                                                           ESLURM_RESERVATION_ACCESS, ESLURM_RESERVATION_ACCESS, 0]),
+            (SeeJob { private: false },                   [0,     0,     0,     0,     0]),
+            (SeeJob { private: true },                    [ESLURM_INVALID_JOB_ID, 0, 0, 0, 0]),
+            (SeeReservation { private: true, listed: false }, [ESLURM_RESERVATION_INVALID,
+                                                           ESLURM_RESERVATION_INVALID, 0, 0, 0]),
+            (SeeReservation { private: true, listed: true }, [0,  0,     0,     0,     0]),
+            (ReadScript,                                  [UID,   0,     0,     0,     0]),
+            (Cancel,                                      [NO,    0,     0,     0,     0]),
+            (Signal,                                      [NO,    0,     0,     0,     0]),
+            (Hold,                                        [UID,   0,     0,     0,     0]),
+            (Release,                                     [UID,   0,     0,     0,     0]),
+            (ReleaseAdminHold,                            [NO,    NO,    0,     0,     0]),
+            (Requeue,                                     [NO,    0,     0,     0,     0]),
+            (Suspend,                                     [NO,    NO,    0,     0,     0]),
+            (Top { user_top: false },                     [NO,    NO,    0,     0,     0]),
+            (Top { user_top: true },                      [NO,    0,     0,     0,     0]),
+            (UpdateJob,                                   [UID,   0,     0,     0,     0]),
+            (RaiseTimeLimit,                              [NO,    NO,    0,     0,     0]),
+            (SetPriority,                                 [NO,    NO,    0,     0,     0]),
+            (SetNegativeNice,                             [NO,    NO,    0,     0,     0]),
+            (UpdateNode,                                  [UID,   UID,   UID,   0,     0]),
+            (UpdatePartition,                             [UID,   UID,   UID,   0,     0]),
+            (CreateReservation,                           [UID,   UID,   0,     0,     0]),
+            (UpdateReservation,                           [UID,   UID,   0,     0,     0]),
+            (DeleteReservation { user_delete: false },    [UID,   UID,   0,     0,     0]),
+            (DeleteReservation { user_delete: true },     [0,     0,     0,     0,     0]),
+            (Register,                                    [NO,    NO,    NO,    NO,    0]),
+            (CompleteJob,                                 [NO,    NO,    NO,    NO,    0]),
+            (ListControllers,                             [0,     0,     0,     0,     0]),
+            (ChangeControllers,                           [NO,    NO,    NO,    0,     0]),
+        ];
+        let owner = Some(USER.uid);
+        for (action, want) in rows {
+            let got: Vec<i32> = [OTHER, USER, operator, administrator, ROOT]
+                .iter()
+                .map(|c| authorize(c, *action, owner).err().unwrap_or(0))
+                .collect();
+            assert_eq!(&got, want, "{:?}", action);
+        }
+        // no record: nobody is its owner
+        assert_eq!(authorize(&USER, Cancel, None), Err(NO));
+        assert_eq!(authorize(&ROOT, Cancel, None), Ok(()));
     }
 
     #[test]
     fn who_may_control_a_job() {
         let pending = job(JobState::Pending);
         for op in [JobControl::Suspend, JobControl::Resume] {
-            assert_eq!(job_control_allowed(&op, &USER, &pending), Err(ESLURM_ACCESS_DENIED));
-            assert_eq!(job_control_allowed(&op, &ROOT, &pending), Ok(()));
+            assert_eq!(job_control_allowed(&op, &USER, &pending, false), Err(ESLURM_ACCESS_DENIED));
+            assert_eq!(job_control_allowed(&op, &ROOT, &pending, false), Ok(()));
         }
         let requeue = JobControl::Requeue { hold: false, special_exit: false };
-        assert_eq!(job_control_allowed(&requeue, &USER, &pending), Ok(()));
-        assert_eq!(job_control_allowed(&requeue, &OTHER, &pending), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_control_allowed(&requeue, &USER, &pending, false), Ok(()));
+        assert_eq!(job_control_allowed(&requeue, &OTHER, &pending, false), Err(ESLURM_ACCESS_DENIED));
         // another user's job: hold, release, update
         for op in [JobControl::Hold { user: false }, JobControl::Release, JobControl::Update(Default::default())] {
-            assert_eq!(job_control_allowed(&op, &OTHER, &pending), Err(ESLURM_USER_ID_MISSING));
-            assert_eq!(job_control_allowed(&op, &USER, &pending), Ok(()));
-            assert_eq!(job_control_allowed(&op, &ROOT, &pending), Ok(()));
+            assert_eq!(job_control_allowed(&op, &OTHER, &pending, false), Err(ESLURM_USER_ID_MISSING));
+            assert_eq!(job_control_allowed(&op, &USER, &pending, false), Ok(()));
+            assert_eq!(job_control_allowed(&op, &ROOT, &pending, false), Ok(()));
         }
-        // an operator's hold is released by an operator only
+        // an operator's hold is released by an operator only; another
+        // user's release is refused for the owner first
         let held = Job { held: Some(Reason::JobHeldAdmin), ..job(JobState::Pending) };
-        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &held), Err(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_control_allowed(&JobControl::Release, &ROOT, &held), Ok(()));
+        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &held, false), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_control_allowed(&JobControl::Release, &OTHER, &held, false), Err(ESLURM_USER_ID_MISSING));
+        assert_eq!(job_control_allowed(&JobControl::Release, &ROOT, &held, false), Ok(()));
         let uheld = Job { held: Some(Reason::JobHeldUser), ..job(JobState::Pending) };
-        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &uheld), Ok(()));
-        assert_eq!(top_allowed(&USER), Err(ESLURM_ACCESS_DENIED));
-        assert_eq!(top_allowed(&ROOT), Ok(()));
+        assert_eq!(job_control_allowed(&JobControl::Release, &USER, &uheld, false), Ok(()));
+        // top: operators; owners too with enable_user_top
+        assert_eq!(job_control_allowed(&JobControl::Top, &USER, &pending, false), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_control_allowed(&JobControl::Top, &USER, &pending, true), Ok(()));
+        assert_eq!(job_control_allowed(&JobControl::Top, &OTHER, &pending, true), Err(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_control_allowed(&JobControl::Top, &ROOT, &pending, false), Ok(()));
+    }
+
+    #[test]
+    fn a_users_hold_never_replaces_an_operators() {
+        let held = Job { held: Some(Reason::JobHeldAdmin), ..job(JobState::Pending) };
+        assert_eq!(hold_reason(&USER, true, &held), Reason::JobHeldAdmin);
+        assert_eq!(hold_reason(&USER, false, &held), Reason::JobHeldAdmin);
+        // an operator turns it into a user's hold with uhold, or keeps it
+        assert_eq!(hold_reason(&ROOT, true, &held), Reason::JobHeldUser);
+        assert_eq!(hold_reason(&ROOT, false, &held), Reason::JobHeldAdmin);
+        let free = job(JobState::Pending);
+        assert_eq!(hold_reason(&USER, false, &free), Reason::JobHeldUser);
+        assert_eq!(hold_reason(&ROOT, false, &free), Reason::JobHeldAdmin);
+        let uheld = Job { held: Some(Reason::JobHeldUser), ..job(JobState::Pending) };
+        assert_eq!(hold_reason(&USER, false, &uheld), Reason::JobHeldUser);
+        assert!(resv_admits(&["a".into(), "b".into()], "b"));
+        assert!(!resv_admits(&["a".into()], "b"));
+        assert!(!resv_admits(&[], "b"));
     }
 
     #[test]
@@ -389,25 +586,25 @@ mod tests {
         let lower = upd(&|u| u.time_limit = Some(10));
         let raise = upd(&|u| u.time_limit = Some(60));
         let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
-        assert_eq!(job_update(&lower, &pending, false, 0, &known).unwrap().time_limit, Some(Some(10)));
-        assert_eq!(job_update(&raise, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, true, 0, &known).unwrap().time_limit, Some(None));
+        assert_eq!(job_update(&lower, &pending, &USER, 0, &known).unwrap().time_limit, Some(Some(10)));
+        assert_eq!(job_update(&raise, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&unlimited, &pending, &ROOT, 0, &known).unwrap().time_limit, Some(None));
         // a user may not lower nice below 0 (a higher priority), an operator may;
         // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
         let negative = upd(&|u| u.nice = Some(-5));
-        assert_eq!(job_update(&negative, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&negative, &pending, true, 0, &known).unwrap().nice, Some(-5));
-        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, false, 0, &known).unwrap().nice, Some(7));
+        assert_eq!(job_update(&negative, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known).unwrap().nice, Some(7));
         let mut reniced = pending.clone();
         reniced.desc.nice = Some(-5);
-        assert_eq!(job_update(&negative, &reniced, false, 0, &known).unwrap().nice, Some(-5));
-        assert_eq!(submit_nice(Some(-1), false), Err(ESLURM_INVALID_NICE));
-        assert_eq!(submit_nice(Some(-1), true), Ok(()));
-        assert_eq!(submit_nice(Some(3), false), Ok(()));
+        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known).unwrap().nice, Some(-5));
+        assert_eq!(submit_nice(Some(-1), &USER), Err(ESLURM_INVALID_NICE));
+        assert_eq!(submit_nice(Some(-1), &ROOT), Ok(()));
+        assert_eq!(submit_nice(Some(3), &USER), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
-        assert_eq!(job_update(&prio, &pending, false, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&prio, &pending, true, 0, &known).unwrap().priority, Some(9));
+        assert_eq!(job_update(&prio, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known).unwrap().priority, Some(9));
         // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
         for u in [
             upd(&|u| u.partition = Some("p".into())),
@@ -419,31 +616,31 @@ mod tests {
             upd(&|u| u.features = Some("f".into())),
             upd(&|u| u.work_dir = Some("/tmp".into())),
         ] {
-            assert_eq!(job_update(&u, &running, true, 0, &known).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
-            assert!(job_update(&u, &pending, false, 0, &known).is_ok(), "{:?}", u);
+            assert_eq!(job_update(&u, &running, &ROOT, 0, &known).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
+            assert!(job_update(&u, &pending, &USER, 0, &known).is_ok(), "{:?}", u);
         }
         // a running job's node count stays (scontrol 111), the same count is fine
         assert_eq!(
-            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, true, 0, &known).err(),
+            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known).err(),
             Some(ESLURM_NOT_SUPPORTED)
         );
-        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, true, 0, &known).is_ok());
+        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known).is_ok());
         // node lists must be hostlists; empty clears
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, true, 0, &known).err(),
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known).err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, true, 0, &known).unwrap().exc_nodes,
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known).unwrap().exc_nodes,
             Some(None)
         );
         // strings past slurmctld's bounds (_test_job_desc_fields)
         let long = upd(&|u| u.comment = Some("c".repeat(1025)));
-        assert_eq!(job_update(&long, &pending, true, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
         let fits = upd(&|u| u.comment = Some("c".repeat(1024)));
-        assert!(job_update(&fits, &pending, true, 0, &known).is_ok());
+        assert!(job_update(&fits, &pending, &ROOT, 0, &known).is_ok());
         let long = upd(&|u| u.work_dir = Some("/".repeat(4097)));
-        assert_eq!(job_update(&long, &pending, true, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
         // names must be nodes of the cluster (node_name2bitmap), kept sorted
         // without duplicates; an oversized list is refused unexpanded
         for field in [true, false] {
@@ -454,7 +651,7 @@ mod tests {
                 } else {
                     u.req_nodes = Some(v.to_string())
                 }
-                let u = job_update(&u, &pending, true, 0, &known)?;
+                let u = job_update(&u, &pending, &ROOT, 0, &known)?;
                 Ok::<_, i32>(if field { u.exc_nodes } else { u.req_nodes })
             };
             assert_eq!(got("n3"), Err(ESLURM_INVALID_NODE_NAME));
@@ -465,12 +662,12 @@ mod tests {
         }
         // a begin time in the past is now
         assert_eq!(
-            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, false, 100, &known).unwrap().begin_time,
+            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known).unwrap().begin_time,
             Some(100)
         );
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
-        assert_eq!(job_update(&acct, &pending, true, 0, &known).err(), Some(ESLURM_NOT_SUPPORTED));
+        assert_eq!(job_update(&acct, &pending, &ROOT, 0, &known).err(), Some(ESLURM_NOT_SUPPORTED));
     }
 
     #[test]
@@ -509,18 +706,5 @@ mod tests {
         assert_eq!(u.oversubscribe.as_deref(), Some("YES:4"));
         let groups = rq::PartitionUpdate { unsupported: vec![rq::UnsupportedPartitionField::AllowGroups], ..p };
         assert_eq!(partition_update(&groups).err(), Some(ESLURM_NOT_SUPPORTED));
-    }
-
-    #[test]
-    fn operator_only_requests() {
-        assert_eq!(require_admin(&USER), Err(ESLURM_ACCESS_DENIED));
-        assert_eq!(require_admin(&ROOT), Ok(()));
-        assert_eq!(operator_update_allowed(&USER), Err(ESLURM_USER_ID_MISSING));
-        assert_eq!(operator_update_allowed(&ROOT), Ok(()));
-        assert_eq!(membership_allowed(&rq::MembershipChange::List, &USER), Ok(()));
-        for m in [rq::MembershipChange::Add { id: 2, addr: "h:1".into() }, rq::MembershipChange::Remove { id: 2 }] {
-            assert_eq!(membership_allowed(&m, &USER), Err(ESLURM_ACCESS_DENIED));
-            assert_eq!(membership_allowed(&m, &ROOT), Ok(()));
-        }
     }
 }

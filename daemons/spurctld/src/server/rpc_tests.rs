@@ -24,12 +24,17 @@ impl Drop for Fixture {
 }
 
 async fn controller() -> Fixture {
+    controller_with("").await
+}
+
+/// A controller whose slurm.conf has `extra` lines besides [`CONF`].
+async fn controller_with(extra: &str) -> Fixture {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("spurctld-rpc-test-{}-{}", std::process::id(), n));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let conf = spur_core::config::parse_str(CONF, &dir.join("slurm.conf")).unwrap();
+    let conf = spur_core::config::parse_str(&format!("{}{}", CONF, extra), &dir.join("slurm.conf")).unwrap();
     let opened = spur_state::raft::open(&dir, |_| {
         spur_state::State::new(
             conf.cluster_name.clone(),
@@ -387,4 +392,151 @@ async fn task_lists_resolve_to_the_records_holding_the_tasks() {
     assert_eq!(refs(&format!("{id}_7")), [(id, Some(7))]);
     // tasks the array does not hold name nothing
     assert_eq!(refs(&format!("{id}_[10-20]")), []);
+}
+
+fn view_of(r: QueryReply) -> ClusterView {
+    assert_eq!(code(&r.status), 0, "{:?}", r.status);
+    spur_core::records::decode_view(&r.view, &"test").unwrap()
+}
+
+/// A reservation of n2 for an hour, each one later than the one before.
+fn resv(name: &str, users: &str, flags: &[&str]) -> ReservationRequest {
+    static HOURS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
+    let hours = HOURS.fetch_add(2, std::sync::atomic::Ordering::SeqCst);
+    let spec = rq::ReservationSpec {
+        name: name.into(),
+        start_time: Some(now() + hours * 3600),
+        duration: Some(60),
+        users: Some(rq::NameList { set: Some(vec![users.into()]), ..Default::default() }),
+        nodes: Some("n2".into()),
+        flags: (!flags.is_empty()).then(|| flags.iter().map(|f| f.to_string()).collect()),
+        ..Default::default()
+    };
+    ReservationRequest::from(&rq::ReservationRequest::Create(spec))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_data_hides_other_users_jobs_and_reservations() {
+    let f = controller_with("PrivateData=jobs,reservations\n").await;
+    let s = &f.svc;
+    let mine = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let all = || QueryRequest { jobs: true, all_finished: true, ..Default::default() };
+    let ids = |v: ClusterView| v.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>();
+    assert_eq!(ids(view_of(s.query(user(all())).await.unwrap().into_inner())), [mine]);
+    assert_eq!(ids(view_of(s.query(other(all())).await.unwrap().into_inner())), [theirs]);
+    assert_eq!(ids(view_of(s.query(root(all())).await.unwrap().into_inner())), [mine, theirs]);
+    // asked for by id: not there (squeue -j: Invalid job id specified)
+    let by_id = |id: u32, with_script| QueryRequest {
+        jobs: true,
+        job_ids: vec![id.to_string()],
+        with_script,
+        ..Default::default()
+    };
+    assert!(view_of(s.query(user(by_id(theirs, false))).await.unwrap().into_inner()).jobs.is_empty());
+    // its script: refused for the owner's sake, as without PrivateData
+    let r = s.query(user(by_id(theirs, true))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
+    // scancel by filter acts on the jobs the caller sees: none of theirs
+    let by_user = CancelRequest { user: Some("daemon".into()), ..Default::default() };
+    assert!(s.cancel(user(by_user)).await.unwrap().into_inner().results.is_empty());
+    // by id: refused as ever
+    let by_id = CancelRequest { job_ids: vec![theirs.to_string()], ..Default::default() };
+    let r = s.cancel(user(by_id)).await.unwrap().into_inner();
+    assert_eq!(r.results.iter().map(|x| code(&x.status)).collect::<Vec<_>>(), [ESLURM_ACCESS_DENIED]);
+    // reservations: those that admit the caller
+    assert_eq!(code(&s.reservation(root(resv("ours", "nobody", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(code(&s.reservation(root(resv("staff", "root", &[]))).await.unwrap().into_inner().status), 0);
+    let names = |v: ClusterView| v.reservations.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    let q = || QueryRequest::default();
+    assert_eq!(names(view_of(s.query(user(q())).await.unwrap().into_inner())), ["ours"]);
+    assert!(names(view_of(s.query(other(q())).await.unwrap().into_inner())).is_empty());
+    assert_eq!(names(view_of(s.query(root(q())).await.unwrap().into_inner())).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_private_data_everyone_sees_everything() {
+    let f = controller().await;
+    let s = &f.svc;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let all = QueryRequest { jobs: true, all_finished: true, ..Default::default() };
+    let v = view_of(s.query(user(all)).await.unwrap().into_inner());
+    assert_eq!(v.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>(), [theirs]);
+    assert_eq!(code(&s.reservation(root(resv("staff", "root", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(view_of(s.query(user(QueryRequest::default())).await.unwrap().into_inner()).reservations.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_hold_does_not_lift_an_operators() {
+    let f = controller().await;
+    let s = &f.svc;
+    let jid = submit(&f, user(wrap_job(None))).await;
+    let run = |req| async { codes(&s.job_control(req).await.unwrap().into_inner()) };
+    assert_eq!(run(root(control(&[jid], &JobControl::Hold { user: false }))).await, [0]);
+    // uhold and hold succeed and change nothing; the release stays refused
+    for user_hold in [true, false] {
+        assert_eq!(run(user(control(&[jid], &JobControl::Hold { user: user_hold }))).await, [0]);
+        assert_eq!(s.ctld.lock().state.jobs()[&jid].held, Some(Reason::JobHeldAdmin));
+        assert_eq!(run(user(control(&[jid], &JobControl::Release))).await, [ESLURM_ACCESS_DENIED]);
+    }
+    // an operator's uhold makes it the user's, to release
+    assert_eq!(run(root(control(&[jid], &JobControl::Hold { user: true }))).await, [0]);
+    assert_eq!(run(user(control(&[jid], &JobControl::Release))).await, [0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_for_owners_with_enable_user_top() {
+    let f = controller_with("SchedulerParameters=enable_user_top\n").await;
+    let s = &f.svc;
+    let a = submit(&f, user(wrap_job(None))).await;
+    let b = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let top = |ids: &[u32]| control(ids, &JobControl::Top);
+    for (id, p) in [(a, 10), (b, 5)] {
+        let u = JobControl::Update(Box::new(rq::JobUpdate { priority: Some(p), ..Default::default() }));
+        assert_eq!(codes(&s.job_control(root(control(&[id], &u))).await.unwrap().into_inner()), [0]);
+    }
+    assert_eq!(code(&s.job_control(user(top(&[b]))).await.unwrap().into_inner().status), 0);
+    {
+        let g = s.ctld.lock();
+        assert!(g.state.jobs()[&b].priority > g.state.jobs()[&a].priority, "the topped job goes first");
+    }
+    for ids in [vec![theirs], vec![b, theirs]] {
+        let r = s.job_control(user(top(&ids))).await.unwrap().into_inner();
+        assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED, "{:?}", ids);
+    }
+    assert_eq!(code(&s.job_control(root(top(&[theirs]))).await.unwrap().into_inner().status), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn users_a_reservation_admits_delete_it_when_it_lets_them() {
+    let f = controller().await;
+    let s = &f.svc;
+    for (name, users, flags) in
+        [("ud", "nobody", &["USER_DELETE"][..]), ("plain", "nobody", &[]), ("theirs", "root", &["USER_DELETE"])]
+    {
+        assert_eq!(
+            code(&s.reservation(root(resv(name, users, flags))).await.unwrap().into_inner().status),
+            0,
+            "{}",
+            name
+        );
+    }
+    let del = |n: &str| ReservationRequest::from(&rq::ReservationRequest::Delete { name: n.into() });
+    let deleted = |r: ReservationReply| code(&r.status);
+    assert_eq!(deleted(s.reservation(user(del("plain"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("theirs"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(other(del("ud"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("ud"))).await.unwrap().into_inner()), 0);
+    // updating is still for operators
+    let upd = rq::ReservationSpec { name: "plain".into(), duration: Some(30), ..Default::default() };
+    let r = s.reservation(user(ReservationRequest::from(&rq::ReservationRequest::Update(upd)))).await.unwrap();
+    assert_eq!(code(&r.into_inner().status), ESLURM_USER_ID_MISSING);
+    // SlurmctldParameters=user_resv_delete: any reservation that admits the user
+    let f = controller_with("SlurmctldParameters=user_resv_delete\n").await;
+    let s = &f.svc;
+    assert_eq!(code(&s.reservation(root(resv("plain", "nobody", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(code(&s.reservation(root(resv("theirs", "root", &[]))).await.unwrap().into_inner().status), 0);
+    assert_eq!(deleted(s.reservation(user(del("theirs"))).await.unwrap().into_inner()), ESLURM_USER_ID_MISSING);
+    assert_eq!(deleted(s.reservation(user(del("plain"))).await.unwrap().into_inner()), 0);
 }
