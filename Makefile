@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup bench bench-failover clean conformance
+.PHONY: demo test lint build setup bench bench-failover bench-flood clean conformance
 
 setup:
 	@bash scripts/setup.sh
@@ -34,6 +34,9 @@ bench: build
 
 bench-failover: build
 	BENCH_NO_BUILD=1 bash bench/failover.sh
+
+bench-flood: build
+	bash bench/flood.sh
 
 clean:
 	$(CARGO) clean
