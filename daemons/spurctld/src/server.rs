@@ -849,6 +849,11 @@ impl Controller for Service {
         if r.test_only {
             return Ok(Response::new(self.will_run(job).await?));
         }
+        // a full disk refuses new jobs and keeps the acknowledged ones
+        // (slurmctld: the script and environment cannot be written)
+        if let Err(code) = self.ctld.room_for(&job) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]).await?;
         self.ctld.submissions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.ctld.sched_wake.notify_one();
