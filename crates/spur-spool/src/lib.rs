@@ -425,7 +425,9 @@ fn stat_of(pid: i32) -> Option<(char, i32, u64)> {
 }
 
 /// When process `pid` started, in clock ticks after boot (`/proc/PID/stat`'s
-/// 22nd field): with the pid, it names one process for the machine's uptime.
+/// 22nd field, 10 ms): with the pid, it names one process for the machine's
+/// uptime (the kernel hands pids out in a cycle of `pid_max`, so one comes
+/// round again only many ticks later).
 pub fn start_time(pid: i32) -> Option<u64> {
     stat_of(pid).map(|(_, _, t)| t)
 }
@@ -469,6 +471,29 @@ fn descendant_procs(root: i32) -> Vec<Proc> {
 /// All descendants of `root` (not `root` itself).
 pub fn descendants(root: i32) -> Vec<i32> {
     descendant_procs(root).into_iter().map(|p| p.pid).collect()
+}
+
+/// Send `sig` to every descendant of `root`, each only while it is the
+/// process found ([`signal_exact`]); how many were found.
+pub fn signal_descendants(root: i32, sig: Signal) -> usize {
+    let procs = descendant_procs(root);
+    for p in &procs {
+        let _ = signal_exact(*p, sig);
+    }
+    procs.len()
+}
+
+/// Whether a descendant of `root` is in process group `pgid`. While one is,
+/// the group's id is given to no other process, so `killpg(pgid)` reaches
+/// that group only; once the group is empty, the id may be anyone's.
+pub fn group_among_descendants(root: i32, pgid: i32) -> bool {
+    descendant_procs(root).iter().any(|p| process_group(p.pid) == Some(pgid))
+}
+
+/// The process group of `pid` (`/proc/PID/stat`'s 5th field).
+fn process_group(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    stat[stat.rfind(')')? + 1..].split_whitespace().nth(2)?.parse().ok()
 }
 
 /// The process exists and has not ended (a zombie has).

@@ -424,7 +424,10 @@ fn a_reused_pid_is_never_signalled() {
     script.kill().unwrap();
     script.wait().unwrap();
     assert_eq!(job_processes(&dir).1, Vec::<i32>::new());
-    // another user's process at its pid
+    // another user's process at its pid, a clock tick later at least (start
+    // times are in ticks, 10 ms: a pid does not come round again sooner
+    // unless forced, as here, through ns_last_pid)
+    std::thread::sleep(Duration::from_millis(30));
     let marker = format!("spur-spool-test-reused-{}", std::process::id());
     let mut other = spawn_at_pid(pid, 65534, &marker).expect("a process given the ended script's pid");
     assert_eq!(count(&marker), 1);
