@@ -276,6 +276,9 @@ pub struct State {
     cluster_name: String,
     nodes: Vec<Node>,
     partitions: Vec<Partition>,
+    /// (From format version 3 an array's script and environment are written
+    /// once: [`jobs_at_version`].)
+    #[serde(serialize_with = "jobs_at_version")]
     jobs: BTreeMap<u32, Job>,
     next_job_id: u32,
     first_job_id: u32,
@@ -340,6 +343,34 @@ pub struct State {
     job_count: u64,
 }
 
+/// The format version from which a state writes an array's description
+/// (script and environment) once.
+pub const SHARED_DESC_VERSION: u16 = 3;
+
+/// The jobs as a state writes them: from format version 3
+/// ([`SHARED_DESC_VERSION`]), the records of an array after its first (in id
+/// order) with an empty script and environment, which they share with the
+/// first in memory and take from it when read ([`State::share_array_descs`]):
+/// a 4 MB script in a 1,000-task array is written once, not 1,000 times.
+/// Before version 3, every record whole.
+fn jobs_at_version<S: serde::Serializer>(jobs: &BTreeMap<u32, Job>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    if spur_format::write_version() < SHARED_DESC_VERSION {
+        return jobs.serialize(s);
+    }
+    let mut arrays = BTreeSet::new();
+    let mut m = s.serialize_map(Some(jobs.len()))?;
+    for (id, j) in jobs {
+        match &j.array {
+            Some(a) if !arrays.insert(a.array_job_id) => {
+                m.serialize_entry(id, &view::Lean { job: j, script: false })?
+            }
+            _ => m.serialize_entry(id, j)?,
+        }
+    }
+    m.end()
+}
+
 /// How many of slurmctld's `job_count` a record is: an array meta-record
 /// counts once per task it still holds (job_mgr.c: a new array adds its task
 /// count, a split-off task moves one of them to its own record), any other
@@ -394,6 +425,33 @@ impl State {
     /// the oldest this build writes while none was agreed.
     pub fn write_format_version(&self) -> u16 {
         self.format_version.max(spur_format::MIN_VERSION)
+    }
+
+    /// The records of each array share one script and environment in
+    /// memory (a split-off task is a copy of its meta-record, which shares
+    /// them): after a decode, each array's later records (in id order) take
+    /// the first's when theirs are empty (written so from format version 3,
+    /// [`jobs_at_version`]) or equal to it (each record whole, before).
+    /// No command changes a job's script or environment, so an array's
+    /// records always hold the same ones.
+    fn share_array_descs(&mut self) {
+        type Desc = (Shared<String>, Shared<Vec<(String, String)>>);
+        let mut first: HashMap<u32, Desc> = HashMap::new();
+        for j in self.jobs.values_mut() {
+            let Some(a) = &j.array else { continue };
+            match first.get(&a.array_job_id) {
+                None => {
+                    first.insert(a.array_job_id, (j.desc.script.clone(), j.desc.env.clone()));
+                }
+                Some((script, env)) => {
+                    let empty = j.desc.script.is_empty() && j.desc.env.is_empty();
+                    if empty || (j.desc.script == *script && j.desc.env == *env) {
+                        j.desc.script = script.clone();
+                        j.desc.env = env.clone();
+                    }
+                }
+            }
+        }
     }
 
     /// Rebuild the derived indexes (node names, the queue, and the job list

@@ -312,6 +312,7 @@ pub fn decode_state(data: &[u8], source: &dyn std::fmt::Display) -> Result<(Stat
         let st = crate::legacy_v0::decode_state(data).map_err(|e| format!("{}: corrupt state: {}", source, e))?;
         (st, spur_format::LEGACY)
     };
+    st.share_array_descs();
     st.reindex();
     Ok((st, v))
 }

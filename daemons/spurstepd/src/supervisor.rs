@@ -265,7 +265,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
                 for (k, v) in &submitted.0 {
                     e.set(k, v.clone());
                 }
-                spec_env.job.desc.env = e.0;
+                spec_env.job.desc.env = e.0.into();
             }
             None => log("Unable to get user's local environment, running only with passed environment"),
         }
