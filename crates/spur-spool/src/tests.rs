@@ -275,6 +275,11 @@ fn spool_files_read(version: &str) {
     let (sup, script) = (p.supervisor.unwrap(), p.script.unwrap());
     assert!(sup > 1 && script > sup, "{:?}", p);
     assert_eq!(p.stderr.as_deref(), Some("/dev/null"));
+    // the start times, since the build of version 3
+    assert_eq!(p.started.is_some(), version >= "v3", "{:?}", p);
+    if let Some((sup, script)) = p.started {
+        assert!(sup > 0 && script >= sup, "{:?}", p);
+    }
 }
 
 #[test]
@@ -290,6 +295,11 @@ fn version_1_spool_files_read() {
 #[test]
 fn version_2_spool_files_read() {
     spool_files_read("v2");
+}
+
+#[test]
+fn version_3_spool_files_read() {
+    spool_files_read("v3");
 }
 
 /// A spec.bin written by a newer build: the error names the file and both versions.
