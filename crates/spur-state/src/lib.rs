@@ -341,6 +341,13 @@ pub struct State {
     /// kept by submit, start, kill and purge, rebuilt by [`State::decode`].
     #[serde(skip)]
     job_count: u64,
+    /// The records of each array (its meta-record and its split-off tasks)
+    /// by array job id: a reference to an array or one of its tasks costs
+    /// that array's records, not every job's (the controller resolves them
+    /// under the state lock). Derived: kept by submit, split and purge,
+    /// rebuilt by [`State::decode`].
+    #[serde(skip)]
+    arrays: BTreeMap<u32, BTreeSet<u32>>,
 }
 
 /// The format version from which a state writes an array's description
@@ -474,6 +481,26 @@ impl State {
         }
         self.queue = Some(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect());
         self.job_count = self.jobs.values().map(job_records).sum();
+        self.arrays.clear();
+        for j in self.jobs.values() {
+            if let Some(a) = &j.array {
+                self.arrays.entry(a.array_job_id).or_default().insert(j.job_id);
+            }
+        }
+    }
+
+    /// Keep [`State::arrays`] for record `id`, just inserted (`present`) or
+    /// about to be removed.
+    pub(crate) fn index_array(&mut self, id: u32, present: bool) {
+        let Some(a) = self.jobs.get(&id).and_then(|j| j.array.as_ref()).map(|a| a.array_job_id) else { return };
+        if present {
+            self.arrays.entry(a).or_default().insert(id);
+        } else if let Some(set) = self.arrays.get_mut(&a) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.arrays.remove(&a);
+            }
+        }
     }
 
     // ------------------------------------------------------------------------- set outside the log
@@ -622,6 +649,29 @@ impl State {
     }
 
     /// Jobs in slurmctld's job list order.
+    /// The records of array `array_job_id` (its meta-record and its
+    /// split-off tasks), in id order: what that array's records are, at the
+    /// cost of their number.
+    pub fn array_records(&self, array_job_id: u32) -> impl Iterator<Item = &Job> + '_ {
+        self.arrays.get(&array_job_id).into_iter().flatten().filter_map(move |id| self.jobs.get(id))
+    }
+
+    /// The record holding task `task` of array `array_job_id`: the first in
+    /// id order that is that task's own record, or the meta-record while the
+    /// task is pending in it (then with the task to split off).
+    pub fn array_task(&self, array_job_id: u32, task: u32) -> Option<(u32, Option<u32>)> {
+        self.array_records(array_job_id).find_map(|j| {
+            let a = j.array.as_ref()?;
+            if a.task_id == Some(task) {
+                Some((j.job_id, None))
+            } else if a.task_id.is_none() && a.pending_tasks.contains(&task) {
+                Some((j.job_id, Some(task)))
+            } else {
+                None
+            }
+        })
+    }
+
     pub fn jobs_in_order(&self) -> impl Iterator<Item = &Job> + '_ {
         self.job_order.values().filter_map(move |id| self.jobs.get(id))
     }

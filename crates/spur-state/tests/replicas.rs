@@ -343,10 +343,29 @@ fn bytes(s: &State) -> Vec<u8> {
 
 /// Everything a reader sees, beyond the replicated bytes: the indexes kept
 /// beside the state must agree with the ones rebuilt from a snapshot.
-fn reads(s: &State) -> (Vec<u32>, Vec<u32>, Vec<u32>, u32, u64) {
+/// The queue, its order, the job list, the view's checksum, the job count
+/// and each array's records.
+type Reads = (Vec<u32>, Vec<u32>, Vec<u32>, u32, u64, Vec<(u32, Vec<u32>)>);
+
+fn reads(s: &State) -> Reads {
     let order: Vec<u32> = s.jobs_in_order().map(|j| j.job_id).collect();
     let view = bincode::serialize(&s.view(500)).expect("a view encodes");
-    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view), s.job_count())
+    // each array's records through the index, against a scan of every job
+    let mut arrays: Vec<(u32, Vec<u32>)> = Vec::new();
+    for j in s.jobs().values() {
+        if let Some(a) = &j.array {
+            let scan: Vec<u32> = s
+                .jobs()
+                .values()
+                .filter(|x| x.array.as_ref().is_some_and(|b| b.array_job_id == a.array_job_id))
+                .map(|x| x.job_id)
+                .collect();
+            let indexed: Vec<u32> = s.array_records(a.array_job_id).map(|x| x.job_id).collect();
+            assert_eq!(indexed, scan, "array {}", a.array_job_id);
+            arrays.push((a.array_job_id, indexed));
+        }
+    }
+    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view), s.job_count(), arrays)
 }
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
