@@ -1056,7 +1056,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             };
             let script = match c.query(&q).await {
                 Ok(view) => match view.jobs.iter().find(|j| j.job_id == id) {
-                    Some(j) if !j.desc.script.is_empty() => Ok(j.desc.script.clone()),
+                    Some(j) if !j.desc.script.is_empty() => Ok(j.desc.script.to_string()),
                     Some(_) => Err(spur_core::errors::strerror(spur_core::errors::ESLURM_JOB_SCRIPT_MISSING)),
                     None => Err(spur_core::errors::strerror(spur_core::errors::ESLURM_INVALID_JOB_ID)),
                 },

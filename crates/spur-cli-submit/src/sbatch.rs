@@ -1227,9 +1227,9 @@ pub fn parse_at(
     if user_env {
         env_set(&mut job_env, "SLURM_GET_USER_ENV", "1");
     }
-    d.env = job_env;
+    d.env = job_env.into();
 
-    d.script = body;
+    d.script = body.into();
     d.wrapped = st.wrap.is_some();
     d.command = if d.wrapped { None } else { script_path.clone() };
     d.argv = if d.wrapped { Vec::new() } else { operands.clone() };

@@ -346,7 +346,7 @@ impl From<JobDesc> for model::JobDesc {
     fn from(v: JobDesc) -> Self {
         let mut d = model::JobDesc {
             name: v.name,
-            script: v.script,
+            script: v.script.into(),
             argv: v.argv,
             work_dir: v.work_dir,
             std_out: v.std_out,
@@ -368,7 +368,7 @@ impl From<JobDesc> for model::JobDesc {
             hold: v.hold,
             begin_time: v.begin_time,
             deadline: v.deadline,
-            env: v.env,
+            env: v.env.into(),
             export: v.export,
             account: v.account,
             qos: v.qos,

@@ -6,6 +6,88 @@
 //! in minutes (`None` = UNLIMITED / INFINITE).
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A value that the records holding the same one share: an array's tasks
+/// share their job's script and environment (a task split off its
+/// meta-record is a copy of it, and a script may be megabytes). Cloning is a
+/// reference count; changing it copies it first (`Arc::make_mut`), so it
+/// reads and changes as a plain value. Serialised as the value itself: the
+/// records are written as they were with plain fields.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Shared<T>(Arc<T>);
+
+impl<T> Shared<T> {
+    pub fn new(v: T) -> Shared<T> {
+        Shared(Arc::new(v))
+    }
+
+    /// Whether `a` and `b` are the same value in memory (not only equal).
+    pub fn ptr_eq(a: &Shared<T>, b: &Shared<T>) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for Shared<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<T> From<T> for Shared<T> {
+    fn from(v: T) -> Shared<T> {
+        Shared::new(v)
+    }
+}
+
+impl From<&str> for Shared<String> {
+    fn from(v: &str) -> Shared<String> {
+        Shared::new(v.to_string())
+    }
+}
+
+impl<A> FromIterator<A> for Shared<Vec<A>> {
+    fn from_iter<I: IntoIterator<Item = A>>(it: I) -> Shared<Vec<A>> {
+        Shared::new(it.into_iter().collect())
+    }
+}
+
+impl PartialEq<str> for Shared<String> {
+    fn eq(&self, other: &str) -> bool {
+        self.0.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Shared<String> {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.as_str() == *other
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T: Serialize> Serialize for Shared<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (*self.0).serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Shared<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shared<T>, D::Error> {
+        T::deserialize(d).map(Shared::new)
+    }
+}
 
 /// Slurm's `NO_VAL` for a time limit that was not given.
 pub type Minutes = u32;
@@ -158,8 +240,9 @@ impl Reason {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobDesc {
     pub name: String,
-    /// The batch script text (empty for allocations without a script).
-    pub script: String,
+    /// The batch script text (empty for allocations without a script);
+    /// shared by the tasks of an array.
+    pub script: Shared<String>,
     /// The script path as submitted, then its arguments ($1, $2, ...), as
     /// Slurm's job_desc argv. Empty for `--wrap`.
     pub argv: Vec<String>,
@@ -191,8 +274,9 @@ pub struct JobDesc {
     /// `--begin`, epoch seconds.
     pub begin_time: i64,
     pub deadline: i64,
-    /// Environment given to the job (after `--export` processing).
-    pub env: Vec<(String, String)>,
+    /// Environment given to the job (after `--export` processing); shared
+    /// by the tasks of an array.
+    pub env: Shared<Vec<(String, String)>>,
     /// `--export` as given (`ALL` by default).
     pub export: Option<String>,
     pub account: Option<String>,

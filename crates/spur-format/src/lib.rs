@@ -82,7 +82,11 @@ pub type Version = u16;
 /// - 1: the envelope and MessagePack bodies (the first release with them).
 /// - 2: `JobDesc.accepted` (the options kept but not acted on) is optional:
 ///   nil for a job that asked for none, where version 1 writes all 48 fields.
-pub const FORMAT_VERSION: Version = 2;
+/// - 3: a state (a snapshot) writes the script and environment of an array
+///   once, in its first record (in id order): the array's later records are
+///   written with both empty and share the first's when read
+///   (`spur_state::State`); every other record is as in version 2.
+pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -10,7 +10,7 @@
 //! |---|---|---|---|
 //! | `job%05u/` | agent | all | one job's run ([`job_dir`]; a `job<ID>` of an earlier spurd is still found) |
 //! | `job%05u/spec.bin` | agent | supervisor, agent | the `LaunchSpec` in its `spur_format` envelope, as the controller sent it ([`encode_spec`]; bincode from a build before versioned formats), written whole, then renamed into place |
-//! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: the version line `spur-proc 1`, then the supervisor's pid, the script's pid (= its process group), then the job's stderr path to the end of the file; a line counts once the newline after it is there ([`read_proc`]; a file without the version line is one of a build before versioned formats, read the same) |
+//! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: the version line `spur-proc 1`, then the supervisor's pid, the script's pid (= its process group), then the job's stderr path, a NUL and the start times of the supervisor and of the script ([`start_time`]) to the end of the file (a build before the start times reads the path up to the end, the pids the same); a line counts once the newline after it is there ([`read_proc`]; a file without the version line is one of a build before versioned formats, read the same) |
 //! | `job%05u/slurm_script` | supervisor | the job | the script, owned by the user, 0700 |
 //! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
 //! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
@@ -49,7 +49,13 @@
 //! descendant) and the script's process group; once the supervisor is gone,
 //! the script and its descendants. A pid read from `supervisor.proc` counts as
 //! the supervisor only while its command line names this very directory
-//! (`/proc/PID/cmdline`: `spurstepd DIR`, or `spurd supervise DIR`), so a reused pid is never taken for it.
+//! (`/proc/PID/cmdline`: `spurstepd DIR`, or `spurd supervise DIR`) and its
+//! start time is the recorded one; the script's pid, once the supervisor is
+//! gone, only while its start time is the recorded one (a file of a build
+//! before the start times: while the process is the job owner's). So a pid
+//! given to another process after the job's ended is never taken for the
+//! job's, and every process is signalled through a pidfd opened before its
+//! start time is checked again: the process checked is the one signalled.
 //!
 //! Costs: a job is one directory and four files; directories come and go at
 //! the job rate, and each new inode costs an allocation (on ext4 without a
@@ -296,6 +302,11 @@ pub struct ProcInfo {
     /// The script's pid, also its process group.
     pub script: Option<i32>,
     pub stderr: Option<String>,
+    /// The start times ([`start_time`]) of the supervisor and of the script,
+    /// written with the script's pid since this build: what tells them from
+    /// later processes given the same pids. `None` in a file of an earlier
+    /// build.
+    pub started: Option<(u64, u64)>,
 }
 
 /// The layout of `supervisor.proc` this build writes and the newest it reads:
@@ -315,6 +326,7 @@ pub fn read_proc(jobdir: &Path) -> ProcInfo {
             stderr: fs::read_to_string(jobdir.join(legacy::STDERR_PATH))
                 .ok()
                 .map(|p| p.trim_end_matches('\n').to_string()),
+            started: None,
         };
     };
     let text = match text.strip_prefix(PROC_TAG) {
@@ -341,39 +353,87 @@ pub fn read_proc(jobdir: &Path) -> ProcInfo {
     let first = parts.next();
     let second = parts.next();
     let rest = parts.next();
+    // the start times after the stderr path and a NUL (no path holds one),
+    // whole with their newline
+    let (stderr, started) = match rest.and_then(|r| r.rsplit_once('\0')) {
+        Some((path, times)) => (Some(path), times.strip_suffix('\n').and_then(parse_started)),
+        None => (rest, None),
+    };
     // a number counts only with its newline after it
     ProcInfo {
         supervisor: second.and(first).and_then(|l| l.trim().parse().ok()),
         script: rest.and(second).and_then(|l| l.trim().parse().ok()),
-        stderr: rest.map(|r| r.to_string()),
+        stderr: stderr.map(|r| r.to_string()),
+        started,
     }
+}
+
+/// `SUPERVISOR_START SCRIPT_START`.
+fn parse_started(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once(' ')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 /// The supervisor's side of `supervisor.proc`: created with its own pid,
 /// completed once the script runs.
-pub struct ProcWriter(fs::File);
+pub struct ProcWriter(fs::File, Option<u64>);
 
 impl ProcWriter {
     /// Create (or truncate) `supervisor.proc` holding this process's pid.
     pub fn create(jobdir: &Path) -> io::Result<ProcWriter> {
         let mut f = create_private(&jobdir.join(PROC_FILE))?;
-        f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, std::process::id()).as_bytes())?;
-        Ok(ProcWriter(f))
+        let me = std::process::id();
+        f.write_all(format!("{}{}\n{}\n", PROC_TAG, PROC_VERSION, me).as_bytes())?;
+        Ok(ProcWriter(f, start_time(me as i32)))
     }
 
-    /// Append the script's pid and the stderr path, in one write: a reader
-    /// sees the pid line whole or not at all.
+    /// Append the script's pid, the stderr path, and after a NUL the start
+    /// times of the supervisor and of the script (`pid`, this process's
+    /// child, not yet reaped), in one write: a reader sees the pid line whole
+    /// or not at all. (A reader of the layout before the start times takes
+    /// them for the end of the stderr path, which is a record only: the
+    /// pids read the same.)
     pub fn script_started(mut self, pid: i32, stderr: &[u8]) -> io::Result<()> {
         let mut b = format!("{}\n", pid).into_bytes();
         b.extend_from_slice(stderr);
+        if let (Some(me), Some(script)) = (self.1, start_time(pid)) {
+            b.extend_from_slice(format!("\0{} {}\n", me, script).as_bytes());
+        }
         self.0.write_all(&b)
     }
 }
 
 // ------------------------------------------------------------------ the job's processes
 
-/// Parent pid of every process: `(pid, ppid)`.
-fn process_table() -> Vec<(i32, i32)> {
+/// A process as found in `/proc`: its pid and its start time, which tells it
+/// from a later process given the same pid once it has ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Proc {
+    pid: i32,
+    start: u64,
+}
+
+/// `/proc/PID/stat`'s state, parent pid and start time.
+fn stat_of(pid: i32) -> Option<(char, i32, u64)> {
+    let stat = fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    // The command may contain spaces and parentheses: split after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // fields 3 (state), 4 (ppid) ... 22 (starttime)
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let state = f.first()?.chars().next()?;
+    Some((state, f.get(1)?.parse().ok()?, f.get(19)?.parse().ok()?))
+}
+
+/// When process `pid` started, in clock ticks after boot (`/proc/PID/stat`'s
+/// 22nd field, 10 ms): with the pid, it names one process for the machine's
+/// uptime (the kernel hands pids out in a cycle of `pid_max`, so one comes
+/// round again only many ticks later).
+pub fn start_time(pid: i32) -> Option<u64> {
+    stat_of(pid).map(|(_, _, t)| t)
+}
+
+/// Every process: `(pid, ppid, start time)`.
+fn process_table() -> Vec<(i32, i32, u64)> {
     let mut out = Vec::new();
     let Ok(rd) = fs::read_dir("/proc") else {
         return out;
@@ -383,32 +443,23 @@ fn process_table() -> Vec<(i32, i32)> {
         let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
             continue;
         };
-        let Ok(stat) = fs::read_to_string(format!("/proc/{}/stat", pid)) else {
-            continue;
-        };
-        // The command may contain spaces and parentheses: split after the last ')'.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let mut f = rest.split_whitespace();
-        let _state = f.next();
-        if let Some(ppid) = f.next().and_then(|s| s.parse::<i32>().ok()) {
-            out.push((pid, ppid));
+        if let Some((_, ppid, start)) = stat_of(pid) {
+            out.push((pid, ppid, start));
         }
     }
     out
 }
 
-/// All descendants of `root` (not `root` itself).
-pub fn descendants(root: i32) -> Vec<i32> {
+/// All descendants of `root` (not `root` itself), as found.
+fn descendant_procs(root: i32) -> Vec<Proc> {
     let table = process_table();
-    let mut found = vec![root];
+    let mut found = vec![Proc { pid: root, start: 0 }];
     let mut i = 0;
     while i < found.len() {
-        let p = found[i];
-        for &(c, pp) in &table {
-            if pp == p && !found.contains(&c) {
-                found.push(c);
+        let p = found[i].pid;
+        for &(c, pp, start) in &table {
+            if pp == p && !found.iter().any(|f| f.pid == c) {
+                found.push(Proc { pid: c, start });
             }
         }
         i += 1;
@@ -417,23 +468,51 @@ pub fn descendants(root: i32) -> Vec<i32> {
     found
 }
 
+/// All descendants of `root` (not `root` itself).
+pub fn descendants(root: i32) -> Vec<i32> {
+    descendant_procs(root).into_iter().map(|p| p.pid).collect()
+}
+
+/// Send `sig` to every descendant of `root`, each only while it is the
+/// process found ([`signal_exact`]); how many were found.
+pub fn signal_descendants(root: i32, sig: Signal) -> usize {
+    let procs = descendant_procs(root);
+    for p in &procs {
+        let _ = signal_exact(*p, sig);
+    }
+    procs.len()
+}
+
+/// Whether a descendant of `root` is in process group `pgid`. While one is,
+/// the group's id is given to no other process, so `killpg(pgid)` reaches
+/// that group only; once the group is empty, the id may be anyone's.
+pub fn group_among_descendants(root: i32, pgid: i32) -> bool {
+    descendant_procs(root).iter().any(|p| process_group(p.pid) == Some(pgid))
+}
+
+/// The process group of `pid` (`/proc/PID/stat`'s 5th field).
+fn process_group(pid: i32) -> Option<i32> {
+    let stat = fs::read_to_string(format!("/proc/{}/stat", pid)).ok()?;
+    stat[stat.rfind(')')? + 1..].split_whitespace().nth(2)?.parse().ok()
+}
+
 /// The process exists and has not ended (a zombie has).
 pub fn pid_alive(pid: i32) -> bool {
     pid > 0 && signal::kill(Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
 }
 
 fn is_zombie(pid: i32) -> bool {
-    fs::read_to_string(format!("/proc/{}/stat", pid))
-        .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 1..].trim_start().starts_with('Z')))
-        .unwrap_or(true)
+    stat_of(pid).map(|(state, _, _)| state == 'Z').unwrap_or(true)
 }
 
-/// The pid of the supervisor of `jobdir` while it runs (its command line
-/// names this very directory, so a reused pid does not count).
-pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
-    let pid = read_proc(jobdir).supervisor?;
-    if !pid_alive(pid) {
+/// The supervisor of `jobdir` while it runs: the pid `supervisor.proc`
+/// names, while its command line names this very directory and (when the
+/// file has it) its start time is the one recorded, so a reused pid does not
+/// count.
+fn supervisor_of(jobdir: &Path, info: &ProcInfo) -> Option<Proc> {
+    let pid = info.supervisor?;
+    let (state, _, start) = stat_of(pid)?;
+    if state == 'Z' || info.started.is_some_and(|(sup, _)| sup != start) {
         return None;
     }
     let cmdline = fs::read(format!("/proc/{}/cmdline", pid)).ok()?;
@@ -442,54 +521,136 @@ pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
     let matches = cmdline
         .split(|&b| b == 0)
         .any(|a| a == want || canon.as_ref().map(|c| c.as_os_str().as_bytes() == a).unwrap_or(false));
-    if matches {
-        Some(pid)
-    } else {
-        None
+    matches.then_some(Proc { pid, start })
+}
+
+/// The pid of the supervisor of `jobdir` while it runs (its command line
+/// names this very directory and its start time is the recorded one, so a
+/// reused pid does not count).
+pub fn supervisor_pid(jobdir: &Path) -> Option<i32> {
+    supervisor_of(jobdir, &read_proc(jobdir)).map(|p| p.pid)
+}
+
+/// The script's process once its supervisor is gone, while it is the one
+/// the supervisor started: its start time the recorded one. A file of an
+/// earlier build records none: there the process must at least be the job
+/// owner's (`spec.bin`), never another user's that was given the pid.
+fn script_of(jobdir: &Path, info: &ProcInfo) -> Option<Proc> {
+    let pid = info.script.filter(|&p| p > 0)?;
+    let (state, _, start) = stat_of(pid)?;
+    if state == 'Z' {
+        return None;
     }
+    let same = match info.started {
+        Some((_, recorded)) => recorded == start,
+        None => {
+            let owner = read_spec(jobdir).ok()?.job.user_id;
+            let status = fs::read_to_string(format!("/proc/{}/status", pid)).ok()?;
+            let uid = status.lines().find_map(|l| l.strip_prefix("Uid:"))?.split_whitespace().next()?.parse().ok();
+            uid == Some(owner)
+        }
+    };
+    same.then_some(Proc { pid, start })
+}
+
+/// The job's processes as found, the supervisor not among them, with the
+/// script's pid as `supervisor.proc` names it.
+fn job_procs(jobdir: &Path) -> (Option<i32>, Vec<Proc>) {
+    let info = read_proc(jobdir);
+    let sup = supervisor_of(jobdir, &info);
+    let mut procs = match sup {
+        Some(s) => descendant_procs(s.pid),
+        None => match script_of(jobdir, &info) {
+            Some(p) => {
+                let mut v = vec![p];
+                v.extend(descendant_procs(p.pid));
+                v
+            }
+            None => Vec::new(),
+        },
+    };
+    procs.retain(|p| Some(p.pid) != sup.map(|s| s.pid) && !is_zombie(p.pid));
+    (info.script, procs)
 }
 
 /// The job's processes (see the module doc), the supervisor not among them,
 /// with the script's pid as `supervisor.proc` names it.
 pub fn job_processes(jobdir: &Path) -> (Option<i32>, Vec<i32>) {
-    let script = read_proc(jobdir).script;
-    let sup = supervisor_pid(jobdir);
-    let mut procs = match (sup, script) {
-        (Some(s), _) => descendants(s),
-        (None, Some(p)) if pid_alive(p) => {
-            let mut v = vec![p];
-            v.extend(descendants(p));
-            v
-        }
-        _ => Vec::new(),
+    let (script, procs) = job_procs(jobdir);
+    (script, procs.into_iter().map(|p| p.pid).collect())
+}
+
+/// Send `sig` to process `p` only if it is still the process found (the
+/// same start time), never to a later one given its pid: through a pidfd,
+/// opened before the start time is checked again, so the process checked is
+/// the one signalled (`pidfd_open`, `pidfd_send_signal`: Linux 5.3; on an
+/// older kernel the check is made just before `kill`). Whether it was
+/// signalled: a process that has ended is not an error.
+fn signal_exact(p: Proc, sig: Signal) -> io::Result<bool> {
+    use nix::libc;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open(2) takes a pid and flags and returns a new file
+    // descriptor or -1; it touches no memory of this process.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, p.pid, 0) };
+    if fd < 0 {
+        return match Errno::last() {
+            Errno::ENOSYS if start_time(p.pid) == Some(p.start) => match signal::kill(Pid::from_raw(p.pid), sig) {
+                Ok(()) => Ok(true),
+                Err(Errno::ESRCH) => Ok(false),
+                Err(e) => Err(e.into()),
+            },
+            Errno::ESRCH | Errno::ENOSYS => Ok(false),
+            e => Err(e.into()),
+        };
+    }
+    // SAFETY: `fd` is the descriptor pidfd_open(2) just returned, owned by
+    // no one else; OwnedFd closes it once.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    if start_time(p.pid) != Some(p.start) {
+        // the pid is another process's now (or ended): nothing to signal
+        return Ok(false);
+    }
+    // SAFETY: pidfd_send_signal(2) with a valid pidfd, a signal number, no
+    // siginfo (a null pointer, as the call allows) and no flags.
+    let r = unsafe {
+        libc::syscall(libc::SYS_pidfd_send_signal, fd.as_raw_fd(), sig as libc::c_int, std::ptr::null::<u8>(), 0)
     };
-    procs.retain(|&p| Some(p) != sup && !is_zombie(p));
-    (script, procs)
+    if r < 0 {
+        return match Errno::last() {
+            Errno::ESRCH => Ok(false),
+            e => Err(e.into()),
+        };
+    }
+    Ok(true)
 }
 
 /// Send `sig` to the job: its whole process tree, or only the script process
-/// when `batch_only`. Nothing left to signal is not an error.
+/// when `batch_only`. Nothing left to signal is not an error. Every process
+/// is signalled only while it is the one found (pid and start time,
+/// [`signal_exact`]); the script's process group only while its leader is
+/// the job's script.
 pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
     let signal = Signal::try_from(sig).map_err(io::Error::from)?;
     if has_status(jobdir) {
         return Ok(());
     }
-    let (script, procs) = job_processes(jobdir);
+    let (script, procs) = job_procs(jobdir);
+    let leader = script.and_then(|s| procs.iter().find(|p| p.pid == s).copied());
     if batch_only {
-        if let Some(p) = script {
-            if procs.contains(&p) {
-                return ignore_esrch(signal::kill(Pid::from_raw(p), signal));
-            }
-        }
-        return Ok(());
+        return match leader {
+            Some(p) => signal_exact(p, signal).map(|_| ()),
+            None => Ok(()),
+        };
     }
-    if let Some(p) = script {
-        if procs.contains(&p) {
-            ignore_esrch(signal::killpg(Pid::from_raw(p), signal))?;
+    if let Some(p) = leader {
+        // (a group's id is not given to a new process while the group has
+        // members; the leader is checked just before)
+        if start_time(p.pid) == Some(p.start) {
+            ignore_esrch(signal::killpg(Pid::from_raw(p.pid), signal))?;
         }
     }
     for p in procs {
-        let _ = signal::kill(Pid::from_raw(p), signal);
+        let _ = signal_exact(p, signal);
     }
     Ok(())
 }
@@ -518,14 +679,13 @@ pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
         std::thread::sleep(Duration::from_millis(100));
     }
     for _ in 0..50 {
-        let (_, procs) = job_processes(jobdir);
-        if procs.is_empty() {
+        if job_procs(jobdir).1.is_empty() {
             return;
         }
         let _ = signal_job(jobdir, Signal::SIGKILL as i32, false);
         // Also what is no longer in the table walk (e.g. status written).
-        for p in procs {
-            let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
+        for p in job_procs(jobdir).1 {
+            let _ = signal_exact(p, Signal::SIGKILL);
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -548,13 +708,13 @@ pub fn end_all_jobs(spool: &Path) -> usize {
     }
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        let left: Vec<i32> = dirs.iter().filter_map(|d| supervisor_pid(d)).collect();
+        let left: Vec<Proc> = dirs.iter().filter_map(|d| supervisor_of(d, &read_proc(d))).collect();
         if left.is_empty() {
             break;
         }
         if Instant::now() >= deadline {
             for p in left {
-                let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
+                let _ = signal_exact(p, Signal::SIGKILL);
             }
             break;
         }
@@ -715,13 +875,9 @@ pub const NOTE_TIME_LIMIT: Signal = Signal::SIGUSR2;
 /// the signal: their jobs get no line. `Ok(false)` when there is no
 /// supervisor to ask.
 pub fn request_cancel_note(jobdir: &Path, time_limit: bool) -> io::Result<bool> {
-    let Some(pid) = supervisor_pid(jobdir) else { return Ok(false) };
+    let Some(sup) = supervisor_of(jobdir, &read_proc(jobdir)) else { return Ok(false) };
     let sig = if time_limit { NOTE_TIME_LIMIT } else { NOTE_CANCELLED };
-    match signal::kill(Pid::from_raw(pid), sig) {
-        Ok(()) => Ok(true),
-        Err(Errno::ESRCH) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+    signal_exact(sup, sig)
 }
 
 #[cfg(test)]

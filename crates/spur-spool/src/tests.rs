@@ -87,8 +87,12 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
     let none = ProcInfo::default();
     assert_eq!(read_proc(d), none);
     let put = |s: &str| fs::write(d.join(PROC_FILE), s).unwrap();
-    let info =
-        |sup, script, stderr: Option<&str>| ProcInfo { supervisor: sup, script, stderr: stderr.map(String::from) };
+    let info = |sup, script, stderr: Option<&str>| ProcInfo {
+        supervisor: sup,
+        script,
+        stderr: stderr.map(String::from),
+        started: None,
+    };
     put("12");
     assert_eq!(read_proc(d), none);
     put("123\n");
@@ -105,12 +109,33 @@ fn proc_file_counts_whole_lines_and_reads_an_earlier_layout() {
     // a newer layout says nothing (the reason goes to stderr)
     put(&format!("spur-proc {}\n123\n456\n/e", PROC_VERSION + 1));
     assert_eq!(read_proc(d), none);
+    // the start times after the stderr path and a NUL, once whole
+    put("spur-proc 1\n123\n456\n/home/u/slurm-7.out\x0017 18");
+    assert_eq!(read_proc(d), info(Some(123), Some(456), Some("/home/u/slurm-7.out")));
+    put("spur-proc 1\n123\n456\n/home/u/slurm-7.out\x0017 18\n");
+    assert_eq!(
+        read_proc(d),
+        ProcInfo { started: Some((17, 18)), ..info(Some(123), Some(456), Some("/home/u/slurm-7.out")) }
+    );
     // the writer produces the current layout
     let w = ProcWriter::create(d).unwrap();
     assert!(fs::read_to_string(d.join(PROC_FILE)).unwrap().starts_with("spur-proc 1\n"));
     assert_eq!(read_proc(d), info(Some(std::process::id() as i32), None, None));
-    w.script_started(456, b"/home/u/slurm-7.out").unwrap();
-    assert_eq!(read_proc(d), info(Some(std::process::id() as i32), Some(456), Some("/home/u/slurm-7.out")));
+    let mut child = Command::new("sleep").arg("300").spawn().unwrap();
+    let pid = child.id() as i32;
+    w.script_started(pid, b"/home/u/slurm-7.out").unwrap();
+    let me = start_time(std::process::id() as i32).unwrap();
+    let started = Some((me, start_time(pid).unwrap()));
+    assert_eq!(
+        read_proc(d),
+        ProcInfo { started, ..info(Some(std::process::id() as i32), Some(pid), Some("/home/u/slurm-7.out")) }
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    // a reader of the layout before the start times reads the same pids
+    let text = fs::read_to_string(d.join(PROC_FILE)).unwrap();
+    let v1: Vec<&str> = text.splitn(4, '\n').collect();
+    assert_eq!(v1[1..3], [std::process::id().to_string(), pid.to_string()]);
     // a job started by an earlier spurd: one file per fact
     fs::remove_file(d.join(PROC_FILE)).unwrap();
     fs::write(d.join(legacy::SUPERVISOR_PID), "77\n").unwrap();
@@ -250,6 +275,11 @@ fn spool_files_read(version: &str) {
     let (sup, script) = (p.supervisor.unwrap(), p.script.unwrap());
     assert!(sup > 1 && script > sup, "{:?}", p);
     assert_eq!(p.stderr.as_deref(), Some("/dev/null"));
+    // the start times, since the build of version 3
+    assert_eq!(p.started.is_some(), version >= "v3", "{:?}", p);
+    if let Some((sup, script)) = p.started {
+        assert!(sup > 0 && script >= sup, "{:?}", p);
+    }
 }
 
 #[test]
@@ -265,6 +295,11 @@ fn version_1_spool_files_read() {
 #[test]
 fn version_2_spool_files_read() {
     spool_files_read("v2");
+}
+
+#[test]
+fn version_3_spool_files_read() {
+    spool_files_read("v3");
 }
 
 /// A spec.bin written by a newer build: the error names the file and both versions.
@@ -355,4 +390,85 @@ fn spool_files_are_the_owners_only_from_their_first_byte() {
     assert_eq!(mode_of(&spool.join(DONE_LOG)), 0o600);
     done.prune(i64::MAX);
     assert_eq!(mode_of(&spool.join(DONE_LOG)), 0o600);
+}
+
+/// A process given exactly `pid` (the pid namespace's `ns_last_pid`, root
+/// only; another process forking in between may take it, so tried again),
+/// as user `uid`: a later process of someone else at an ended one's pid.
+fn spawn_at_pid(pid: i32, uid: u32, marker: &str) -> Option<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    for _ in 0..500 {
+        fs::write("/proc/sys/kernel/ns_last_pid", format!("{}", pid - 1)).ok()?;
+        let mut c = Command::new("sleep").arg0(marker).arg("300").uid(uid).stdin(Stdio::null()).spawn().ok()?;
+        if c.id() as i32 == pid {
+            return Some(c);
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    None
+}
+
+/// Issue 9, point 8: the supervisor died (here: the process named as the
+/// supervisor is not one, its command line names no job directory), the
+/// script ended, and another user's process was given the script's pid:
+/// the agent's signals (cancel, time limit, `scancel -s`, `cluster down`)
+/// must never reach it. The pid is really reused (through ns_last_pid).
+/// Before the start times were recorded, every one of them killed it.
+#[test]
+fn a_reused_pid_is_never_signalled() {
+    if !nix::unistd::geteuid().is_root() {
+        assert!(std::env::var_os("CI").is_none(), "this test needs root (ns_last_pid)");
+        eprintln!("skipped: needs root (ns_last_pid)");
+        return;
+    }
+    let t = Tmp::new("reuse");
+    let dir = job_dir(&t.0, 1);
+    fs::create_dir_all(&dir).unwrap();
+    let w = ProcWriter::create(&dir).unwrap();
+    let mut script = Command::new("sleep").arg("300").stdin(Stdio::null()).spawn().unwrap();
+    let pid = script.id() as i32;
+    w.script_started(pid, b"/dev/null").unwrap();
+    // while it runs, it is the job's
+    assert_eq!(job_processes(&dir), (Some(pid), vec![pid]));
+    script.kill().unwrap();
+    script.wait().unwrap();
+    assert_eq!(job_processes(&dir).1, Vec::<i32>::new());
+    // another user's process at its pid, a clock tick later at least (start
+    // times are in ticks, 10 ms: a pid does not come round again sooner
+    // unless forced, as here, through ns_last_pid)
+    std::thread::sleep(Duration::from_millis(30));
+    let marker = format!("spur-spool-test-reused-{}", std::process::id());
+    let mut other = spawn_at_pid(pid, 65534, &marker).expect("a process given the ended script's pid");
+    assert_eq!(count(&marker), 1);
+    assert_eq!(job_processes(&dir), (Some(pid), vec![]), "a later process at the script's pid is not the job's");
+    signal_job(&dir, libc_sig(Signal::SIGKILL), true).unwrap();
+    signal_job(&dir, libc_sig(Signal::SIGKILL), false).unwrap();
+    terminate_job(&dir, 0);
+    assert_eq!(end_all_jobs(&t.0), 1);
+    assert!(other.try_wait().unwrap().is_none(), "the other user's process was signalled");
+    assert_eq!(count(&marker), 1);
+    // nor is a process naming the job's directory in its command line (as
+    // the supervisor's does) taken for the supervisor unless it started when
+    // the supervisor did
+    use std::os::unix::process::CommandExt;
+    let mut sup = Command::new("sleep").arg0(&dir).arg("300").stdin(Stdio::null()).spawn().unwrap();
+    let sup_start = start_time(sup.id() as i32).unwrap();
+    let put = |started: u64| {
+        let text = format!("spur-proc 1\n{}\n{}\n/dev/null\x00{} {}\n", sup.id(), pid, started, 1);
+        fs::write(dir.join(PROC_FILE), text).unwrap()
+    };
+    put(sup_start + 1);
+    assert_eq!(supervisor_pid(&dir), None);
+    assert!(!request_cancel_note(&dir, false).unwrap());
+    put(sup_start);
+    assert_eq!(supervisor_pid(&dir), Some(sup.id() as i32));
+    let _ = sup.kill();
+    let _ = sup.wait();
+    let _ = other.kill();
+    let _ = other.wait();
+}
+
+fn libc_sig(s: Signal) -> i32 {
+    s as i32
 }

@@ -276,6 +276,9 @@ pub struct State {
     cluster_name: String,
     nodes: Vec<Node>,
     partitions: Vec<Partition>,
+    /// (From format version 3 an array's script and environment are written
+    /// once: [`jobs_at_version`].)
+    #[serde(serialize_with = "jobs_at_version")]
     jobs: BTreeMap<u32, Job>,
     next_job_id: u32,
     first_job_id: u32,
@@ -338,6 +341,41 @@ pub struct State {
     /// kept by submit, start, kill and purge, rebuilt by [`State::decode`].
     #[serde(skip)]
     job_count: u64,
+    /// The records of each array (its meta-record and its split-off tasks)
+    /// by array job id: a reference to an array or one of its tasks costs
+    /// that array's records, not every job's (the controller resolves them
+    /// under the state lock). Derived: kept by submit, split and purge,
+    /// rebuilt by [`State::decode`].
+    #[serde(skip)]
+    arrays: BTreeMap<u32, BTreeSet<u32>>,
+}
+
+/// The format version from which a state writes an array's description
+/// (script and environment) once.
+pub const SHARED_DESC_VERSION: u16 = 3;
+
+/// The jobs as a state writes them: from format version 3
+/// ([`SHARED_DESC_VERSION`]), the records of an array after its first (in id
+/// order) with an empty script and environment, which they share with the
+/// first in memory and take from it when read ([`State::share_array_descs`]):
+/// a 4 MB script in a 1,000-task array is written once, not 1,000 times.
+/// Before version 3, every record whole.
+fn jobs_at_version<S: serde::Serializer>(jobs: &BTreeMap<u32, Job>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    if spur_format::write_version() < SHARED_DESC_VERSION {
+        return jobs.serialize(s);
+    }
+    let mut arrays = BTreeSet::new();
+    let mut m = s.serialize_map(Some(jobs.len()))?;
+    for (id, j) in jobs {
+        match &j.array {
+            Some(a) if !arrays.insert(a.array_job_id) => {
+                m.serialize_entry(id, &view::Lean { job: j, script: false })?
+            }
+            _ => m.serialize_entry(id, j)?,
+        }
+    }
+    m.end()
 }
 
 /// How many of slurmctld's `job_count` a record is: an array meta-record
@@ -396,6 +434,33 @@ impl State {
         self.format_version.max(spur_format::MIN_VERSION)
     }
 
+    /// The records of each array share one script and environment in
+    /// memory (a split-off task is a copy of its meta-record, which shares
+    /// them): after a decode, each array's later records (in id order) take
+    /// the first's when theirs are empty (written so from format version 3,
+    /// [`jobs_at_version`]) or equal to it (each record whole, before).
+    /// No command changes a job's script or environment, so an array's
+    /// records always hold the same ones.
+    fn share_array_descs(&mut self) {
+        type Desc = (Shared<String>, Shared<Vec<(String, String)>>);
+        let mut first: HashMap<u32, Desc> = HashMap::new();
+        for j in self.jobs.values_mut() {
+            let Some(a) = &j.array else { continue };
+            match first.get(&a.array_job_id) {
+                None => {
+                    first.insert(a.array_job_id, (j.desc.script.clone(), j.desc.env.clone()));
+                }
+                Some((script, env)) => {
+                    let empty = j.desc.script.is_empty() && j.desc.env.is_empty();
+                    if empty || (j.desc.script == *script && j.desc.env == *env) {
+                        j.desc.script = script.clone();
+                        j.desc.env = env.clone();
+                    }
+                }
+            }
+        }
+    }
+
     /// Rebuild the derived indexes (node names, the queue, and the job list
     /// order of an older snapshot that lacks it).
     fn reindex(&mut self) {
@@ -416,6 +481,26 @@ impl State {
         }
         self.queue = Some(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect());
         self.job_count = self.jobs.values().map(job_records).sum();
+        self.arrays.clear();
+        for j in self.jobs.values() {
+            if let Some(a) = &j.array {
+                self.arrays.entry(a.array_job_id).or_default().insert(j.job_id);
+            }
+        }
+    }
+
+    /// Keep [`State::arrays`] for record `id`, just inserted (`present`) or
+    /// about to be removed.
+    pub(crate) fn index_array(&mut self, id: u32, present: bool) {
+        let Some(a) = self.jobs.get(&id).and_then(|j| j.array.as_ref()).map(|a| a.array_job_id) else { return };
+        if present {
+            self.arrays.entry(a).or_default().insert(id);
+        } else if let Some(set) = self.arrays.get_mut(&a) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.arrays.remove(&a);
+            }
+        }
     }
 
     // ------------------------------------------------------------------------- set outside the log
@@ -564,6 +649,29 @@ impl State {
     }
 
     /// Jobs in slurmctld's job list order.
+    /// The records of array `array_job_id` (its meta-record and its
+    /// split-off tasks), in id order: what that array's records are, at the
+    /// cost of their number.
+    pub fn array_records(&self, array_job_id: u32) -> impl Iterator<Item = &Job> + '_ {
+        self.arrays.get(&array_job_id).into_iter().flatten().filter_map(move |id| self.jobs.get(id))
+    }
+
+    /// The record holding task `task` of array `array_job_id`: the first in
+    /// id order that is that task's own record, or the meta-record while the
+    /// task is pending in it (then with the task to split off).
+    pub fn array_task(&self, array_job_id: u32, task: u32) -> Option<(u32, Option<u32>)> {
+        self.array_records(array_job_id).find_map(|j| {
+            let a = j.array.as_ref()?;
+            if a.task_id == Some(task) {
+                Some((j.job_id, None))
+            } else if a.task_id.is_none() && a.pending_tasks.contains(&task) {
+                Some((j.job_id, Some(task)))
+            } else {
+                None
+            }
+        })
+    }
+
     pub fn jobs_in_order(&self) -> impl Iterator<Item = &Job> + '_ {
         self.job_order.values().filter_map(move |id| self.jobs.get(id))
     }

@@ -124,7 +124,11 @@ fn w_err(e: io::Error) -> SErr {
     StorageIOError::write_logs(&e).into()
 }
 
+/// Make the entries of `dir` durable (a file created or renamed in it):
+/// without it, a file's own fsync does not keep its name after a crash.
 fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(test)]
+    tests::SYNCED_DIRS.with(|s| s.borrow_mut().push(dir.to_path_buf()));
     File::open(dir)?.sync_all()
 }
 
@@ -147,10 +151,18 @@ fn create_private(path: &Path) -> io::Result<File> {
 }
 
 /// Create the state directory, mode [`DIR_MODE`] (its missing parents too:
-/// `DirBuilder`'s recursive mode); one that exists is left as it is.
+/// `DirBuilder`'s recursive mode); one that exists is left as it is. The
+/// entry of each directory created is made durable in its parent.
 pub fn create_state_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(dir)
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).collect();
+    fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(dir)?;
+    for d in missing.iter().rev() {
+        if let Some(parent) = d.parent().filter(|p| !p.as_os_str().is_empty()) {
+            sync_dir(parent)?;
+        }
+    }
+    Ok(())
 }
 
 /// Write `[crc32][body]` to `path` atomically and durably.
@@ -300,6 +312,7 @@ pub fn decode_state(data: &[u8], source: &dyn std::fmt::Display) -> Result<(Stat
         let st = crate::legacy_v0::decode_state(data).map_err(|e| format!("{}: corrupt state: {}", source, e))?;
         (st, spur_format::LEGACY)
     };
+    st.share_array_descs();
     st.reindex();
     Ok((st, v))
 }
@@ -340,11 +353,16 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
         read_checked(&dir.join("raft.committed")).ok().flatten().and_then(|b| decode_committed(&b));
     let log_path = dir.join("raft.log");
     let (records, good_len, torn) = read_log(&log_path, &wv)?;
+    let new_log = !log_path.exists();
     let file = {
         use std::os::unix::fs::OpenOptionsExt;
         OpenOptions::new().create(true).read(true).write(true).truncate(false).mode(FILE_MODE).open(&log_path)
     }
     .map_err(|e| format!("{}: {}", log_path.display(), e))?;
+    if new_log {
+        // the new file's name durable before any entry in it counts as such
+        sync_dir(dir).map_err(|e| format!("{}: {}", dir.display(), e))?;
+    }
     if torn.is_some() {
         file.set_len(good_len).and_then(|_| file.sync_all()).map_err(|e| format!("{}: {}", log_path.display(), e))?;
     }
@@ -484,6 +502,51 @@ fn whole_record_after(buf: &[u8], pos: usize) -> Option<usize> {
         let body = &buf[q + 8..q + 8 + len];
         spur_format::is_enveloped(body) && crc32fast::hash(body) == crc
     })
+}
+
+/// Room on the state directory's file system, for the leader's check before
+/// it commits a submission. A full disk must refuse new jobs with an error
+/// while it keeps every acknowledged one: an append that fails is openraft's
+/// fatal storage error (the controller exits, `formats::exit_on_fatal`), so
+/// the leader refuses a submission that would leave less than the reserve:
+/// what the jobs already acknowledged still need (their start, end and purge
+/// entries, [`RESERVE_MIN`]), and room to write the next snapshot and to
+/// rewrite the log after it beside the present ones (each written whole to a
+/// temporary file before it replaces the old one).
+#[derive(Clone, Debug)]
+pub struct Room {
+    dir: PathBuf,
+}
+
+/// The free space kept beyond the next snapshot and log rewrite, for the
+/// entries of jobs already acknowledged (a few hundred bytes each).
+pub const RESERVE_MIN: u64 = 16 << 20;
+
+impl Room {
+    pub fn new(dir: &Path) -> Room {
+        Room { dir: dir.to_path_buf() }
+    }
+
+    /// Whether `bytes` more (an entry about to be committed) leave the
+    /// reserve free; the error says how much is free and how much is needed.
+    /// A few system calls (statvfs, two stats), never under the state lock.
+    pub fn check(&self, bytes: u64) -> Result<(), String> {
+        let vfs = nix::sys::statvfs::statvfs(&self.dir).map_err(|e| format!("{}: {}", self.dir.display(), e))?;
+        let free = (vfs.blocks_available() as u64).saturating_mul(vfs.fragment_size() as u64);
+        let size = |name: &str| fs::metadata(self.dir.join(name)).map(|m| m.len()).unwrap_or(0);
+        let needed =
+            bytes.saturating_add(RESERVE_MIN).saturating_add(size("raft.snapshot")).saturating_add(size("raft.log"));
+        if free < needed {
+            return Err(format!(
+                "{}: {} bytes free, {} needed (the entry, the next snapshot and log rewrite, {} for the jobs acknowledged)",
+                self.dir.display(),
+                free,
+                needed,
+                RESERVE_MIN
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A snapshot's meta and its data (still encoded).
@@ -820,6 +883,35 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering};
 
     static SEQ: AtomicU32 = AtomicU32::new(0);
+
+    thread_local! {
+        /// The directories `sync_dir` made durable on this thread.
+        pub(super) static SYNCED_DIRS: std::cell::RefCell<Vec<PathBuf>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn synced() -> Vec<PathBuf> {
+        SYNCED_DIRS.with(|s| std::mem::take(&mut *s.borrow_mut()))
+    }
+
+    /// A new state directory and a new raft.log are durable by name, before
+    /// any entry written to the log counts as durable: the directory that
+    /// holds each new entry is synced (the directory's parents created with
+    /// it too); opening an existing log syncs nothing.
+    #[test]
+    fn new_directory_entries_are_synced() {
+        let base = tmpdir("dirsync");
+        let _g = Guard(base.clone());
+        let dir = base.join("state").join("ctld1");
+        synced();
+        let o = open(&dir, |s| s.unwrap_or_default()).unwrap();
+        let got = synced();
+        for d in [std::env::temp_dir(), base.clone(), base.join("state"), dir.clone()] {
+            assert!(got.contains(&d), "{} synced: {:?}", d.display(), got);
+        }
+        drop(o);
+        let _o = open(&dir, |s| s.unwrap_or_default()).unwrap();
+        assert_eq!(synced(), Vec::<PathBuf>::new());
+    }
 
     fn tmpdir(tag: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!(

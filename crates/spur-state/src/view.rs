@@ -231,7 +231,7 @@ mod tests {
             name: "wrap".into(),
             argv: vec!["a".into(), "b".into()],
             script: "#!/bin/sh\necho hi\n".into(),
-            env: vec![("HOME".into(), "/home/alice".into()), ("PATH".into(), "/bin".into())],
+            env: vec![("HOME".into(), "/home/alice".into()), ("PATH".into(), "/bin".into())].into(),
             comment: Some("c".into()),
             ..Default::default()
         };

@@ -1,7 +1,7 @@
 //! The controller's state directories written by earlier builds
 //! (`tests/fixtures/vN/state`, made by `tests/fixtures/make.sh`, see there)
 //! open with this build and give back the state that build had, field by
-//! field: version 0 (bincode, before versioned formats) and version 1.
+//! field: version 0 (bincode, before versioned formats), versions 1, 2 and 3.
 //! A record of a version newer than this build reads is a clear error.
 
 use openraft::storage::{RaftLogStorage, RaftStateMachine};
@@ -111,6 +111,9 @@ fn check_scenario_with(st: &State, released: bool) {
     );
     assert_eq!(task.display_id(), "7_1");
     assert_eq!(meta.display_id(), "7_[2-3%1]");
+    // the task shares the array's description (version 3 writes it once)
+    assert!(task.desc.script.contains("sleep 3600"), "{:?}", task.desc.script);
+    assert!(Shared::ptr_eq(&task.desc.script, &meta.desc.script) && Shared::ptr_eq(&task.desc.env, &meta.desc.env));
     let dep = job(st, "dep");
     assert_eq!(
         (dep.job_id, dep.state, &dep.reason, dep.desc.dependency.as_deref()),
@@ -174,6 +177,16 @@ fn version_1_state_directory_reads() {
 #[test]
 fn version_2_state_directory_reads() {
     check_version("v2", 2);
+}
+
+/// Version 3's snapshot writes the array's split-off task (job 8) without
+/// the description it shares with the meta-record (job 7).
+#[test]
+fn version_3_state_directory_reads() {
+    check_version("v3", 3);
+    let snap = std::fs::read(fixture("v3").join("raft.snapshot")).unwrap();
+    let copies = snap.windows(b"sleep 3600".len()).filter(|w| *w == b"sleep 3600").count();
+    assert_eq!(copies, 2, "jobs 3 and 7: job 8's script is job 7's");
 }
 
 /// The new code keeps using an old directory: appends to the old log, saves

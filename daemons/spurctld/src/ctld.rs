@@ -61,6 +61,10 @@ pub struct Ctld {
     pub released: Mutex<HashMap<u32, (std::time::Instant, u64)>>,
     /// Submissions so far (soft state, for `released`).
     pub submissions: std::sync::atomic::AtomicU64,
+    /// Room on the state directory's disk (set at start; none in tests
+    /// without one): a submission that would leave less than its reserve is
+    /// refused ([`Ctld::room_for`]).
+    pub room: std::sync::OnceLock<spur_state::raft::Room>,
 }
 
 /// How long the scheduler leaves a released job alone.
@@ -101,6 +105,7 @@ impl Ctld {
             host: spur_auth::users::short_hostname(),
             released: Mutex::new(HashMap::new()),
             submissions: std::sync::atomic::AtomicU64::new(0),
+            room: std::sync::OnceLock::new(),
         })
     }
 
@@ -161,6 +166,22 @@ impl Ctld {
             Ok(Err(e)) => Err(tonic::Status::unavailable(e.to_string())),
             Err(_) => Err(tonic::Status::unavailable("commit timed out")),
         }
+    }
+
+    /// Whether the state directory's disk has room for `job`'s submission
+    /// beside its reserve (spur_state::raft::Room): slurmctld's
+    /// `ESLURM_WRITING_TO_FILE` when it cannot write a job's script and
+    /// environment. The reason goes to the log. Called before the state lock.
+    pub fn room_for(&self, job: &Job) -> Result<(), i32> {
+        let Some(room) = self.room.get() else { return Ok(()) };
+        // the entry: the script, the environment, and the rest of the record
+        let env: usize = job.desc.env.iter().map(|(k, v)| k.len() + v.len() + 8).sum();
+        let bytes =
+            (job.desc.script.len() + env + job.desc.argv.iter().map(|a| a.len() + 8).sum::<usize>() + 4096) as u64;
+        room.check(bytes).map_err(|e| {
+            tracing::error!("submission refused, the state directory is (nearly) full: {}", e);
+            spur_core::errors::ESLURM_WRITING_TO_FILE
+        })
     }
 
     pub fn is_admin(&self, uid: u32) -> bool {

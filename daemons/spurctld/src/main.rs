@@ -329,6 +329,7 @@ fn main() {
             }
         };
         let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
+        let _ = ctld.room.set(spur_state::raft::Room::new(&state_dir));
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
             Ok(a) => a,
             Err(e) => {

@@ -103,58 +103,100 @@ fn parse_job_ref(ctld: &Ctld, s: &str) -> Option<JobRef> {
 /// The records a reference names: (record id, pending task to split off).
 /// Spur has no heterogeneous jobs: a `+N` component names none.
 fn resolve(state: &spur_state::State, r: &JobRef) -> Vec<(u32, Option<u32>)> {
-    if r.het.is_some() {
-        return vec![];
+    Resolver::new(state).resolve(r)
+}
+
+/// How many job references a request resolves under one hold of the state
+/// lock: a request names as many as it likes (up to its 64 MiB), so the
+/// lock is taken again for each batch, and a batch costs at most this many
+/// references of at most MaxArraySize tasks each.
+const REFS_PER_LOCK: usize = 64;
+
+/// Job references resolved against the state under one hold of its lock.
+/// An array's records come from the state's index of them
+/// (`State::array_records`), and its tasks are mapped to the records holding
+/// them once, the first time a reference names one: a reference costs its
+/// own tasks (and its array's records once), never every job.
+struct Resolver<'a> {
+    state: &'a spur_state::State,
+    /// array job id -> task -> (record holding it, pending task to split off)
+    by_task: HashMap<u32, HashMap<u32, (u32, Option<u32>)>>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(state: &'a spur_state::State) -> Resolver<'a> {
+        Resolver { state, by_task: HashMap::new() }
     }
-    let id = r.job_id;
-    let in_array = |x: &&Job| x.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false);
-    let task = |t: u32| -> Vec<(u32, Option<u32>)> {
-        for x in state.jobs().values() {
-            if let Some(ai) = &x.array {
-                if ai.array_job_id == id {
-                    if ai.task_id == Some(t) {
-                        return vec![(x.job_id, None)];
-                    }
-                    if ai.task_id.is_none() && ai.pending_tasks.contains(&t) {
-                        return vec![(x.job_id, Some(t))];
-                    }
-                }
-            }
-        }
-        vec![]
-    };
-    match &r.tasks {
-        // A plain id names the job, or every record of the array it heads.
-        Tasks::Job => match state.jobs().get(&id) {
-            Some(j) if j.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false) => {
-                state.jobs().values().filter(in_array).map(|x| (x.job_id, None)).collect()
-            }
-            Some(_) => vec![(id, None)],
-            None => vec![],
-        },
-        Tasks::All => state.jobs().values().filter(in_array).map(|x| (x.job_id, None)).collect(),
-        Tasks::One(t) => task(*t),
-        // One pass over the records, then a lookup per task (at most
-        // MaxArraySize of them): never the records once per task.
-        Tasks::Set(ts) => {
-            let mut by_task: HashMap<u32, (u32, Option<u32>)> = HashMap::new();
-            for x in state.jobs().values() {
-                let Some(ai) = x.array.as_ref().filter(|a| a.array_job_id == id) else { continue };
-                // the first record in id order names a task, as `task` finds it
+
+    /// Array `id`'s tasks, each to the first record in id order that holds
+    /// it (its own record, or the meta-record while it is pending there).
+    fn tasks_of(&mut self, id: u32) -> &HashMap<u32, (u32, Option<u32>)> {
+        let state = self.state;
+        self.by_task.entry(id).or_insert_with(|| {
+            let mut m = HashMap::new();
+            for x in state.array_records(id) {
+                let Some(ai) = x.array.as_ref() else { continue };
                 match ai.task_id {
                     Some(t) => {
-                        by_task.entry(t).or_insert((x.job_id, None));
+                        m.entry(t).or_insert((x.job_id, None));
                     }
                     None => {
                         for &t in &ai.pending_tasks {
-                            by_task.entry(t).or_insert((x.job_id, Some(t)));
+                            m.entry(t).or_insert((x.job_id, Some(t)));
                         }
                     }
                 }
             }
-            ts.iter().filter_map(|t| by_task.get(t).copied()).collect()
+            m
+        })
+    }
+
+    /// The record holding task `t` of array `id`.
+    fn task(&mut self, id: u32, t: u32) -> Option<(u32, Option<u32>)> {
+        self.tasks_of(id).get(&t).copied()
+    }
+
+    fn resolve(&mut self, r: &JobRef) -> Vec<(u32, Option<u32>)> {
+        if r.het.is_some() {
+            return vec![];
+        }
+        let id = r.job_id;
+        let state = self.state;
+        match &r.tasks {
+            // A plain id names the job, or every record of the array it heads.
+            Tasks::Job => match state.jobs().get(&id) {
+                Some(j) if j.array.as_ref().map(|a| a.array_job_id == id).unwrap_or(false) => {
+                    state.array_records(id).map(|x| (x.job_id, None)).collect()
+                }
+                Some(_) => vec![(id, None)],
+                None => vec![],
+            },
+            Tasks::All => state.array_records(id).map(|x| (x.job_id, None)).collect(),
+            Tasks::One(t) => self.task(id, *t).into_iter().collect(),
+            // a lookup per task (at most MaxArraySize of them)
+            Tasks::Set(ts) => {
+                let m = self.tasks_of(id);
+                ts.iter().filter_map(|t| m.get(t).copied()).collect()
+            }
         }
     }
+}
+
+/// The records `refs` name (references that do not read name none), each
+/// distinct reference read before the lock is taken, then resolved
+/// [`REFS_PER_LOCK`] at a time.
+fn resolve_refs(ctld: &Ctld, refs: &[String]) -> std::collections::BTreeSet<u32> {
+    let distinct: std::collections::BTreeSet<&str> = refs.iter().map(|s| s.as_str()).collect();
+    let parsed: Vec<JobRef> = distinct.into_iter().filter_map(|s| parse_job_ref(ctld, s)).collect();
+    let mut ids = std::collections::BTreeSet::new();
+    for batch in parsed.chunks(REFS_PER_LOCK) {
+        let g = ctld.lock();
+        let mut res = Resolver::new(&g.state);
+        for r in batch {
+            ids.extend(res.resolve(r).into_iter().map(|(jid, _)| jid));
+        }
+    }
+    ids
 }
 
 /// How long a looked-up peer name is reused: a burst of submissions from one
@@ -593,15 +635,13 @@ impl Service {
         };
         let g = self.ctld.lock();
         let st = &g.state;
+        // (a task is looked up among its array's records, each array's once:
+        // the dependency's items, up to 128 KiB of them, never scan every job)
+        let mut res = Resolver::new(st);
         for it in &d.items {
             let job = match it.task {
                 DepTask::Job | DepTask::All => st.jobs().get(&it.job_id),
-                DepTask::One(t) => st.jobs().values().find(|j| {
-                    j.array.as_ref().is_some_and(|a| {
-                        a.array_job_id == it.job_id
-                            && (a.task_id == Some(t) || (a.task_id.is_none() && a.pending_tasks.contains(&t)))
-                    })
-                }),
+                DepTask::One(t) => res.task(it.job_id, t).and_then(|(jid, _)| st.jobs().get(&jid)),
             };
             match it.kind {
                 // slurmctld 24.11 refuses afterok/afternotok on a job it does not
@@ -650,12 +690,13 @@ impl Service {
         let cmds: Vec<Command> = {
             let g = self.ctld.lock();
             let mut top: Vec<u32> = vec![];
+            let mut res = Resolver::new(&g.state);
             for s in split_list(job_ids) {
                 let jref = match parse_job_ref(&self.ctld, &s) {
                     Some(r) => r,
                     None => return Ok(ESLURM_INVALID_JOB_ID),
                 };
-                let ids: Vec<u32> = resolve(&g.state, &jref).into_iter().map(|x| x.0).collect();
+                let ids: Vec<u32> = res.resolve(&jref).into_iter().map(|x| x.0).collect();
                 if ids.is_empty() {
                     return Ok(ESLURM_INVALID_JOB_ID);
                 }
@@ -681,7 +722,10 @@ impl Service {
                     true
                 }
             });
-            top.dedup();
+            // each once, in the order named (a set to look them up: the
+            // list is as long as the caller makes it)
+            let mut listed = std::collections::HashSet::new();
+            top.retain(|j| listed.insert(*j));
             let Some(first) = top.first().map(|j| g.state.jobs()[j].clone()) else { return Ok(rc) };
             let others: Vec<u32> = g
                 .state
@@ -689,7 +733,7 @@ impl Service {
                 .filter(|j| {
                     j.state == JobState::Pending
                         && j.priority > 1
-                        && !top.contains(&j.job_id)
+                        && !listed.contains(&j.job_id)
                         && j.user_id == first.user_id
                         && j.partition == first.partition
                 })
@@ -887,6 +931,11 @@ impl Service {
         if r.test_only {
             return Ok(Response::new(self.will_run(job).await?));
         }
+        // a full disk refuses new jobs and keeps the acknowledged ones
+        // (slurmctld: the script and environment cannot be written)
+        if let Err(code) = self.ctld.room_for(&job) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]).await?;
         self.ctld.submissions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.ctld.sched_wake.notify_one();
@@ -912,7 +961,6 @@ impl Service {
         let may = |j: &Job| validate::authorize(&caller, action, Some(j.user_id));
         let private = self.ctld.conf.private_data().jobs;
         {
-            let g = self.ctld.lock();
             let states = &r.states;
             let filter = |j: &Job| -> bool {
                 r.user.as_ref().is_none_or(|u| j.user_name == *u || j.user_id.to_string() == *u)
@@ -922,6 +970,7 @@ impl Service {
                     && r.account.as_ref().is_none_or(|a| j.desc.account.as_deref() == Some(a.as_str()))
             };
             if r.job_ids.is_empty() {
+                let g = self.ctld.lock();
                 // newest first, as Slurm lists them
                 // (scancel picks them from the jobs it can see: with
                 // PrivateData=jobs another user's are not among them)
@@ -934,29 +983,34 @@ impl Service {
                     }
                 }
             } else {
-                for s in &r.job_ids {
-                    let jref = match parse_job_ref(&self.ctld, s) {
-                        Some(x) => x,
-                        None => {
+                // a batch of references per hold of the lock (their number is the caller's)
+                for batch in r.job_ids.chunks(REFS_PER_LOCK) {
+                    let g = self.ctld.lock();
+                    let mut res = Resolver::new(&g.state);
+                    for s in batch {
+                        let jref = match parse_job_ref(&self.ctld, s) {
+                            Some(x) => x,
+                            None => {
+                                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
+                                continue;
+                            }
+                        };
+                        let mut found = false;
+                        for (jid, task) in res.resolve(&jref) {
+                            found = true;
+                            let j = &g.state.jobs()[&jid];
+                            if !filter(j) {
+                                continue;
+                            }
+                            if let Err(code) = may(j) {
+                                results.push(CancelResult { job_id: s.clone(), status: st(code) });
+                                continue;
+                            }
+                            targets.push((s.clone(), jid, task));
+                        }
+                        if !found {
                             results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
-                            continue;
                         }
-                    };
-                    let mut found = false;
-                    for (jid, task) in resolve(&g.state, &jref) {
-                        found = true;
-                        let j = &g.state.jobs()[&jid];
-                        if !filter(j) {
-                            continue;
-                        }
-                        if let Err(code) = may(j) {
-                            results.push(CancelResult { job_id: s.clone(), status: st(code) });
-                            continue;
-                        }
-                        targets.push((s.clone(), jid, task));
-                    }
-                    if !found {
-                        results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
                     }
                 }
             }
@@ -1036,6 +1090,12 @@ impl Service {
         let user_top = self.ctld.conf.enable_user_top();
         let mut results = vec![];
         let t = now();
+        // a new dependency is checked as at submission, once for the request
+        // (not once per job it names: an array names a record per task)
+        let dependency = match &op {
+            JobControl::Update(req) => req.dependency.as_deref().map(|d| self.check_dependency(d)),
+            _ => None,
+        };
         for s in &split_list(&job_ids) {
             let targets: Vec<u32> = {
                 let g = self.ctld.lock();
@@ -1067,7 +1127,7 @@ impl Service {
                     JobControl::Update(req) => {
                         // a new dependency is checked as at submission (slurmctld's
                         // update_job_dependency; spur-grammar's tests/data/dependency.txt)
-                        if let Some(Err(code)) = req.dependency.as_deref().map(|d| self.check_dependency(d)) {
+                        if let Some(Err(code)) = dependency {
                             results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             return Ok(Response::new(JobControlReply { status: st(0), results }));
                         }
@@ -1490,28 +1550,30 @@ impl Controller for Service {
         // the view at the newest format version the caller reads
         let version = spur_format::version_for(q.max_format_version);
         let t = now();
+        // the jobs named, resolved a batch at a time (their number is the caller's)
+        let named = (q.jobs && !q.job_ids.is_empty()).then(|| resolve_refs(&self.ctld, &q.job_ids));
         // read only: the answer is serialised from the state in place
         let g = self.ctld.lock();
         let ids: Vec<u32> = if !q.jobs {
             vec![]
-        } else if q.job_ids.is_empty() {
+        } else if let Some(named) = named {
+            // in the job list's order, as slurmctld packs them (a job purged
+            // since it was named is left out)
+            g.state.jobs_in_order().filter(|j| named.contains(&j.job_id)).map(|j| j.job_id).collect()
+        } else if q.all_finished {
             // Finished jobs only when asked for (squeue -t all, scontrol show job).
-            if q.all_finished {
-                g.state.jobs_in_order().map(|j| j.job_id).collect()
-            } else {
-                g.state.queue_in_order()
-            }
+            g.state.jobs_in_order().map(|j| j.job_id).collect()
         } else {
-            let mut ids = std::collections::BTreeSet::new();
-            for s in &q.job_ids {
-                if let Some(r) = parse_job_ref(&self.ctld, s) {
-                    for (jid, _) in resolve(&g.state, &r) {
-                        ids.insert(jid);
-                    }
-                }
-            }
-            // in the job list's order, as slurmctld packs them
-            g.state.jobs_in_order().filter(|j| ids.contains(&j.job_id)).map(|j| j.job_id).collect()
+            g.state.queue_in_order()
+        };
+        // `scontrol write batch_script ID` asks for one job's script
+        // (slurmctld's REQUEST_BATCH_SCRIPT names one job): only the records
+        // whose ids the request names get theirs, not every record of the
+        // array an id heads (each a copy of the same script)
+        let asked: std::collections::HashSet<u32> = if q.with_script {
+            q.job_ids.iter().filter_map(|s| s.trim().parse().ok()).collect()
+        } else {
+            Default::default()
         };
         if q.with_script {
             // `scontrol write batch_script`: the owner's (or an operator's)
@@ -1535,7 +1597,7 @@ impl Controller for Service {
                     .iter()
                     .filter_map(|i| s.jobs().get(i))
                     .filter(|job| sees_job(&caller, private.jobs, job))
-                    .map(|job| Lean { job, script: q.with_script })
+                    .map(|job| Lean { job, script: asked.contains(&job.job_id) })
                     .collect(),
                 // with the RESERVED/MAINT flags of the active reservations
                 nodes: if q.nodes { s.nodes_with_resv_flags(t).into() } else { Cow::Borrowed(&[]) },

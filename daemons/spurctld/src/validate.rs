@@ -549,7 +549,7 @@ mod tests {
 
     #[test]
     fn job_desc_fields_are_bounded() {
-        let mut d = spur_core::model::JobDesc { script: "x".repeat(100), ..Default::default() };
+        let mut d = spur_core::model::JobDesc { script: "x".repeat(100).into(), ..Default::default() };
         assert_eq!(job_desc_fields(&d, 100), Ok(()));
         assert_eq!(job_desc_fields(&d, 99), Err(ESLURM_PATHNAME_TOO_LONG));
         d.name = "n".repeat(1024);

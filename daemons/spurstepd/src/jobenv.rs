@@ -151,7 +151,7 @@ fn node_alloc<'a>(job: &'a Job, node: &str) -> Option<&'a NodeAlloc> {
 /// bookkeeping, then the per-option and MPI-launcher variables.
 pub fn submission_env(spec: &LaunchSpec) -> Env {
     let d = &spec.job.desc;
-    let mut env = Env(d.env.clone());
+    let mut env = Env(d.env.to_vec());
     // sbatch's own scheduling priority (getpriority), not `--nice`.
     env.set_if_absent("SLURM_PRIO_PROCESS", "0");
     env.set_if_absent("SLURM_SUBMIT_DIR", d.work_dir.clone());
@@ -478,7 +478,7 @@ mod tests {
         j.allocs = vec![alloc("n1", 1)];
         j.start_time = 1_700_000_000;
         j.end_time = 1_700_003_600;
-        j.desc.env = vec![("PATH".into(), "/usr/bin:/bin".into()), ("SLURM_UMASK".into(), "0022".into())];
+        j.desc.env = vec![("PATH".into(), "/usr/bin:/bin".into()), ("SLURM_UMASK".into(), "0022".into())].into();
         let e = batch_env(&spec(j), &ctx());
         assert_eq!(e[0], ("PATH".to_string(), "/usr/bin:/bin".to_string()));
         for (k, v) in [
@@ -612,7 +612,8 @@ mod tests {
             ("SLURM_SUBMIT_DIR".into(), "/elsewhere".into()),
             ("TMPDIR".into(), "/scratch".into()),
             ("SLURM_RLIMIT_NOFILE".into(), "1024".into()),
-        ];
+        ]
+        .into();
         let e = batch_env(&spec(j), &ctx());
         assert_eq!(e[0], ("SLURM_JOB_ID".to_string(), "91".to_string()));
         assert_eq!(get(&e, "SLURM_SUBMIT_DIR"), Some("/elsewhere"));
@@ -673,7 +674,7 @@ mod tests {
         let mut j = job(num("SLURM_JOB_ID") as u32);
         j.desc.name = rec["SLURM_JOB_NAME"].clone();
         j.desc.work_dir = "/tmp/spur-conf-work".into();
-        j.desc.env = harness_env();
+        j.desc.env = harness_env().into();
         j.desc.umask = 0o022;
         j.user_id = 0;
         j.group_id = 0;

@@ -265,7 +265,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
                 for (k, v) in &submitted.0 {
                     e.set(k, v.clone());
                 }
-                spec_env.job.desc.env = e.0;
+                spec_env.job.desc.env = e.0.into();
             }
             None => log("Unable to get user's local environment, running only with passed environment"),
         }
@@ -525,22 +525,26 @@ fn wait_for(child: Pid, note: &mut CancelNote) -> i32 {
     st
 }
 
-/// After the script ended: kill and reap everything it left behind.
+/// After the script ended (and was reaped): kill and reap everything it
+/// left behind. The script's process group is signalled only while one of
+/// the supervisor's descendants is in it: an empty group's id is free, and
+/// may be another process's (another user's) by then.
 fn kill_leftovers(pgid: Pid) {
     let me = unistd::getpid().as_raw();
     let deadline = Instant::now() + Duration::from_secs(10);
-    let _ = signal::killpg(pgid, Signal::SIGKILL);
     if no_children_left() {
         // The supervisor is a subreaper: every process the job left behind is
-        // its child or a child's descendant, so none at all means nothing is
-        // left, and the process table need not be read (the common case).
+        // its child or a child's descendant (its process group's members
+        // too: the supervisor's session holds nothing else), so none at all
+        // means nothing is left, and the process table need not be read (the
+        // common case).
         return;
     }
     loop {
-        let _ = signal::killpg(pgid, Signal::SIGKILL);
-        for p in spur_spool::descendants(me) {
-            let _ = signal::kill(Pid::from_raw(p), Signal::SIGKILL);
+        if spur_spool::group_among_descendants(me, pgid.as_raw()) {
+            let _ = signal::killpg(pgid, Signal::SIGKILL);
         }
+        spur_spool::signal_descendants(me, Signal::SIGKILL);
         // Reap what is there.
         loop {
             match waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
@@ -751,19 +755,24 @@ pub fn login_env(user: &str, timeout: Duration) -> Option<Vec<(String, String)>>
     });
     let deadline = Instant::now() + timeout;
     let mut finished = false;
+    // (waited for without reaping it: until it is reaped, its pid, the
+    // group's id, is no one else's, so killpg reaches its group only)
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
     while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            finished = true;
-            break;
+        match nix::sys::wait::waitid(nix::sys::wait::Id::Pid(Pid::from_raw(pid)), flags) {
+            Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => {}
+            _ => {
+                finished = true;
+                break;
+            }
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    let _ = signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    let _ = child.wait();
     if !finished {
-        let _ = signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
-        let _ = child.wait();
         return None;
     }
-    let _ = signal::killpg(Pid::from_raw(pid), Signal::SIGKILL);
     let text = String::from_utf8_lossy(&reader.join().ok()?).into_owned();
     let mut lines = text.split('\n');
     lines.by_ref().find(|l| l.starts_with(START))?;

@@ -70,6 +70,7 @@ impl State {
         }
         self.job_count = self.job_count.saturating_add(job_records(&job));
         self.jobs.insert(id, job);
+        self.index_array(id, true);
         self.list_append(id);
         self.sync_queue(id);
         Ok(Applied::Submitted(id))
@@ -179,6 +180,7 @@ impl State {
                     a.task_id = Some(t);
                 }
                 self.jobs.insert(new_id, tj);
+                self.index_array(new_id, true);
                 self.list_split(job_id, new_id);
                 if let Some(a) = self.job_mut(job_id).and_then(|m| m.array.as_mut()) {
                     a.pending_tasks.retain(|x| *x != t);
@@ -311,6 +313,7 @@ impl State {
                 tj.start_time = now;
                 tj.end_time = now;
                 self.jobs.insert(new_id, tj);
+                self.index_array(new_id, true);
                 self.list_split(job_id, new_id);
                 if let Some(a) = self.job_mut(job_id).and_then(|m| m.array.as_mut()) {
                     a.pending_tasks.retain(|x| *x != t);
@@ -383,6 +386,7 @@ impl State {
                 self.request_ids.remove(&r);
             }
             self.job_count = self.job_count.saturating_sub(n);
+            self.index_array(id, false);
             self.jobs.remove(&id);
             self.list_remove(id);
             self.sync_queue(id);

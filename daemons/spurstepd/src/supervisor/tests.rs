@@ -95,8 +95,9 @@ fn spec_for(id: u32, work: &Path, script: &str) -> LaunchSpec {
     j.user_name = "spurtest".into();
     j.group_name = "spurtest".into();
     j.desc.work_dir = work.to_string_lossy().into_owned();
-    j.desc.script = script.to_string();
-    j.desc.env = vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()), ("SLURM_UMASK".into(), "0027".into())];
+    j.desc.script = script.to_string().into();
+    j.desc.env =
+        vec![("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()), ("SLURM_UMASK".into(), "0027".into())].into();
     j.allocs = vec![NodeAlloc { node: "n1".into(), cpus: 2, mem_mb: 100, gres: vec![] }];
     j.start_time = 1_700_000_000;
     LaunchSpec {
