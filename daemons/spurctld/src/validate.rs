@@ -260,10 +260,12 @@ pub fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> 
     if desc.deadline < earliest {
         return Err(ESLURM_INVALID_TIME_LIMIT);
     }
-    let secs = |m: Minutes| m as i64 * 60;
+    // (in 128 bits: a --begin near the end of time plus a limit does not
+    // fit in an i64, and such a job cannot meet any deadline)
+    let ends_after = |m: Minutes| (desc.deadline as i128) < earliest as i128 + m as i128 * 60;
     match desc.time_min.filter(|m| *m != 0) {
         Some(min) => {
-            if desc.deadline < earliest + secs(min) {
+            if ends_after(min) {
                 return Err(ESLURM_INVALID_TIME_MIN_LIMIT);
             }
         }
@@ -272,7 +274,7 @@ pub fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> 
         None if !spur_core::compat::profile().deadline_checks_time_limit => {}
         None => {
             if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
-                if desc.deadline < earliest + secs(lim) {
+                if ends_after(lim) {
                     return Err(ESLURM_INVALID_TIME_LIMIT);
                 }
             }
@@ -532,6 +534,13 @@ mod tests {
         assert_eq!(check_deadline(&d(t + 3600, t + 3000, Some(20), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
         // UNLIMITED never fits before a deadline
         assert_eq!(check_deadline(&d(t + 86400, 0, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // a begin time and a deadline at the end of time (sbatch --begin=uts...
+        // --deadline=uts...): the sum overflowed an i64 (a panic in a debug build)
+        let end = i64::MAX;
+        assert_eq!(check_deadline(&d(end, end - 10, None, Some(1)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
+        assert_eq!(check_deadline(&d(end, end - 10, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        assert_eq!(check_deadline(&d(end, end - 10, None, None), Some(1), t), Err(ESLURM_INVALID_TIME_LIMIT));
+        assert_eq!(check_deadline(&d(end, end, None, None), None, t), Ok(()));
     }
 
     #[test]
