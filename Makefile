@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup bench bench-failover bench-flood clean conformance
+.PHONY: demo test lint build setup bench bench-failover bench-flood clean conformance fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -23,8 +23,13 @@ lint: setup
 
 test: lint build
 	$(CARGO) test --workspace
+	bash scripts/fuzz.sh bounded
 	python3 -m unittest discover -s conformance/tests
 	python3 conformance/replay
+
+# every fuzz target for 10 minutes (FUZZ_SECS=N, scripts/fuzz.sh long N)
+fuzz: setup
+	bash scripts/fuzz.sh long $(FUZZ_SECS)
 
 conformance: build
 	python3 conformance/replay

@@ -4,6 +4,8 @@
 set -euo pipefail
 need=()
 command -v cc >/dev/null || need+=(build-essential)
+# libFuzzer (make test's bounded fuzzing, scripts/fuzz.sh) is C++
+command -v c++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 command -v useradd >/dev/null || need+=(passwd)
 command -v pkg-config >/dev/null || need+=(pkg-config)

@@ -43,6 +43,12 @@ fn key_name(t: &str) -> Option<&'static str> {
     KEYS.iter().find(|(w, _, min)| kw(t, w, *min)).map(|(_, k, _)| *k)
 }
 
+/// A word scontrol skips here: one that begins `res` (any case), as the
+/// keyword `reservation` or `ReservationName` does.
+fn starts_res(w: &str) -> bool {
+    w.as_bytes().get(..3).is_some_and(|b| b.eq_ignore_ascii_case(b"res"))
+}
+
 fn no_resv(msg: &str) -> Output {
     Output::err(format!("scontrol: error: {}.  No reservation created.\n", msg), 1)
 }
@@ -84,7 +90,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
     let mut fields: Vec<(String, String)> = Vec::new();
     for a in rest {
         let Some(p) = a.find('=') else {
-            if a.len() >= 3 && a[..3].eq_ignore_ascii_case("res") {
+            if starts_res(a) {
                 continue;
             }
             if kw(a, "skip", 2) {
@@ -99,7 +105,7 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
         let pm = t.ends_with(['+', '-']).then(|| &t[t.len() - 1..]);
         let t = t.trim_end_matches(['+', '-']);
         let Some(k) = key_name(t) else {
-            if t.len() >= 3 && t[..3].eq_ignore_ascii_case("res") {
+            if starts_res(t) {
                 continue;
             }
             return Err(fail(format!("Unknown parameter {}.  {}", a, msg)));
@@ -318,6 +324,19 @@ mod tests {
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A word whose third byte is inside a character (found by fuzz/:
+    /// `St\u{8d8b}...` panicked slicing it).
+    #[test]
+    fn words_that_are_not_ascii() {
+        for w in ["St\u{8d8b}now", "\u{e9}\u{e9}", "r\u{e9}s"] {
+            let e = parse("create", &args(&["reservation", "ReservationName=b", w, "Nodes=node1"])).err().unwrap();
+            assert!(e.stderr.contains("Misformatted parameter"), "{}", e.stderr);
+            let kv = format!("{w}=1");
+            let e = parse("update", &args(&["ReservationName=b", &kv])).err().unwrap();
+            assert!(e.stderr.contains("Unknown parameter"), "{}", e.stderr);
+        }
     }
 
     #[test]

@@ -534,7 +534,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 }
 
 /// The controller request for scancel's options.
-fn cancel_request(o: &ScancelOpts) -> CancelRequest {
+pub fn cancel_request(o: &ScancelOpts) -> CancelRequest {
     let given = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
     CancelRequest {
         job_ids: o.ids_text.clone(),

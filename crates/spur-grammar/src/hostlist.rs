@@ -119,12 +119,18 @@ fn width_compatible(a: &Range, b: &Range) -> bool {
 }
 
 /// Slurm's `strnatcmp` (natural order, used to compare prefixes).
+///
+/// A C string ends at its first NUL; a Rust string at its length and may
+/// hold NUL (a name read from the wire): the end is compared as the lowest
+/// "character", below NUL, so `""` and `"\0"` differ (for C strings the
+/// order is Slurm's).
 pub fn strnatcmp(a: &str, b: &str) -> Ordering {
     let a = a.as_bytes();
     let b = b.as_bytes();
-    let at = |s: &[u8], i: usize| -> u8 { s.get(i).copied().unwrap_or(0) };
-    let isdig = |c: u8| c.is_ascii_digit();
-    let isspace = |c: u8| c == b' ' || (9..=13).contains(&c);
+    // 0 is the end of the string, any byte is itself plus one
+    let at = |s: &[u8], i: usize| -> u16 { s.get(i).map_or(0, |&c| c as u16 + 1) };
+    let isdig = |c: u16| (b'0' as u16 + 1..=b'9' as u16 + 1).contains(&c);
+    let isspace = |c: u16| c == b' ' as u16 + 1 || (10..=14).contains(&c);
     let (mut ai, mut bi) = (0usize, 0usize);
     loop {
         let mut ca = at(a, ai);
@@ -138,7 +144,7 @@ pub fn strnatcmp(a: &str, b: &str) -> Ordering {
             cb = at(b, bi);
         }
         if isdig(ca) && isdig(cb) {
-            let fractional = ca == b'0' || cb == b'0';
+            let fractional = ca == b'0' as u16 + 1 || cb == b'0' as u16 + 1;
             let r = if fractional {
                 // compare_left
                 let mut k = 0;
@@ -881,6 +887,14 @@ mod tests {
         assert_eq!(strnatcmp("a", "a"), Ordering::Equal);
         assert_eq!(strnatcmp("b", "a10"), Ordering::Greater);
         assert_eq!(strnatcmp("x01", "x1"), Ordering::Less);
+        // a NUL inside a name (possible in a Rust string, from the wire) is
+        // not its end (found by fuzz/: `7\n\01` printed as `[7,1]`)
+        assert_eq!(strnatcmp("", "\0"), Ordering::Less);
+        assert_eq!(strnatcmp("a\0", "a"), Ordering::Greater);
+        let hosts = expand("7\n\x001").unwrap();
+        assert_eq!(hosts, ["7", "\x001"]);
+        assert_eq!(compress(&hosts), "7,\x001");
+        assert_eq!(expand(&compress(&hosts)).unwrap(), hosts);
     }
 
     #[test]

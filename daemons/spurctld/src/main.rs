@@ -6,9 +6,10 @@ mod audit;
 mod ctld;
 mod formats;
 mod raftnet;
-mod resv;
 mod server;
-mod validate;
+
+// (the pure decisions are the library's, shared with the fuzz targets)
+use spurctld::{resv, validate};
 
 use spur_core::config::SlurmConf;
 use spur_core::model::*;

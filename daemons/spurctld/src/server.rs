@@ -461,7 +461,7 @@ impl Service {
                 }
             }
         }
-        check_deadline(&desc, part.default_time, now())?;
+        validate::check_deadline(&desc, part.default_time, now())?;
         let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
         let nodes = desc.min_nodes.unwrap_or(1).max(1);
         let tasks = match (desc.num_tasks, desc.ntasks_per_node) {
@@ -765,72 +765,6 @@ impl Service {
 /// other users' jobs from users who are not operators).
 fn sees_job(caller: &Caller, private: bool, job: &Job) -> bool {
     validate::authorize(caller, Action::SeeJob { private }, Some(job.user_id)).is_ok()
-}
-
-/// slurmctld's deadline test at submission: the job must be able to run its
-/// minimum time (or else its time limit, the partition's default if none
-/// was given) between its earliest start (now or `--begin`) and the deadline
-/// (recorded/24.11/sbatch_options/146).
-fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Result<(), i32> {
-    if desc.deadline == 0 {
-        return Ok(());
-    }
-    let earliest = desc.begin_time.max(t);
-    if desc.deadline < earliest {
-        return Err(ESLURM_INVALID_TIME_LIMIT);
-    }
-    let secs = |m: Minutes| m as i64 * 60;
-    match desc.time_min.filter(|m| *m != 0) {
-        Some(min) => {
-            if desc.deadline < earliest + secs(min) {
-                return Err(ESLURM_INVALID_TIME_MIN_LIMIT);
-            }
-        }
-        // (22.05 compares the time limit only when a zero --time-min was
-        // given, so it accepts a limit past the deadline: recorded/22.05/sbatch_options/146)
-        None if !spur_core::compat::profile().deadline_checks_time_limit => {}
-        None => {
-            if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
-                if desc.deadline < earliest + secs(lim) {
-                    return Err(ESLURM_INVALID_TIME_LIMIT);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod deadline_tests {
-    use super::*;
-
-    #[test]
-    fn deadline_against_start_plus_limit() {
-        let t = 1_000_000;
-        let d = |deadline: i64, begin: i64, limit: Option<u32>, min: Option<u32>| JobDesc {
-            deadline,
-            begin_time: begin,
-            time_limit: limit,
-            time_min: min,
-            ..Default::default()
-        };
-        // recorded/24.11/sbatch_options/146: -t 2:00:00 --deadline=now+1hour
-        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
-        // sbatch_options/185: --deadline=now+2hours -t 10
-        assert_eq!(check_deadline(&d(t + 7200, 0, Some(10), None), None, t), Ok(()));
-        // no limit at all: only the earliest start counts
-        assert_eq!(check_deadline(&d(t + 60, 0, None, None), None, t), Ok(()));
-        assert_eq!(check_deadline(&d(t - 60, 0, None, None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
-        // the partition's default time stands in for a missing -t
-        assert_eq!(check_deadline(&d(t + 60, 0, None, None), Some(30), t), Err(ESLURM_INVALID_TIME_LIMIT));
-        // --time-min is what must fit when given
-        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), Some(30)), None, t), Ok(()));
-        assert_eq!(check_deadline(&d(t + 600, 0, Some(120), Some(30)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
-        // --begin moves the earliest start
-        assert_eq!(check_deadline(&d(t + 3600, t + 3000, Some(20), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
-        // UNLIMITED never fits before a deadline
-        assert_eq!(check_deadline(&d(t + 86400, 0, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
-    }
 }
 
 /// The changing RPCs, each called by its `Controller` method below once

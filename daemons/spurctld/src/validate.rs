@@ -9,7 +9,7 @@
 //! exist.
 
 use spur_core::errors::*;
-use spur_core::model::{Job, JobState, Reason};
+use spur_core::model::{Job, JobDesc, JobState, Minutes, Reason};
 use spur_core::request::{self as rq, JobControl, INFINITE};
 
 /// Who is asking: a uid and the privileges slurmctld would grant it. Today
@@ -366,6 +366,41 @@ pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result
     }
 }
 
+/// slurmctld's deadline test at submission: the job must be able to run its
+/// minimum time (or else its time limit, the partition's default if none
+/// was given) between its earliest start (now or `--begin`) and the deadline
+/// (recorded/24.11/sbatch_options/146).
+pub fn check_deadline(desc: &JobDesc, default_time: Option<Minutes>, t: i64) -> Result<(), i32> {
+    if desc.deadline == 0 {
+        return Ok(());
+    }
+    let earliest = desc.begin_time.max(t);
+    if desc.deadline < earliest {
+        return Err(ESLURM_INVALID_TIME_LIMIT);
+    }
+    // (in 128 bits: a --begin near the end of time plus a limit does not
+    // fit in an i64, and such a job cannot meet any deadline)
+    let ends_after = |m: Minutes| (desc.deadline as i128) < earliest as i128 + m as i128 * 60;
+    match desc.time_min.filter(|m| *m != 0) {
+        Some(min) => {
+            if ends_after(min) {
+                return Err(ESLURM_INVALID_TIME_MIN_LIMIT);
+            }
+        }
+        // (22.05 compares the time limit only when a zero --time-min was
+        // given, so it accepts a limit past the deadline: recorded/22.05/sbatch_options/146)
+        None if !spur_core::compat::profile().deadline_checks_time_limit => {}
+        None => {
+            if let Some(lim) = desc.time_limit.or(default_time).filter(|m| *m != 0) {
+                if ends_after(lim) {
+                    return Err(ESLURM_INVALID_TIME_LIMIT);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A job's node list (`--nodelist`, `--exclude`, `ReqNodeList=`,
 /// `ExcNodeList=`) as slurmctld keeps it: the names without duplicates,
 /// sorted, and their ranged form (job_mgr.c's `_copy_nodelist_no_dup`:
@@ -668,6 +703,41 @@ mod tests {
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
         assert_eq!(job_update(&acct, &pending, &ROOT, 0, &known).err(), Some(ESLURM_NOT_SUPPORTED));
+    }
+
+    #[test]
+    fn deadline_against_start_plus_limit() {
+        let t = 1_000_000;
+        let d = |deadline: i64, begin: i64, limit: Option<u32>, min: Option<u32>| JobDesc {
+            deadline,
+            begin_time: begin,
+            time_limit: limit,
+            time_min: min,
+            ..Default::default()
+        };
+        // recorded/24.11/sbatch_options/146: -t 2:00:00 --deadline=now+1hour
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // sbatch_options/185: --deadline=now+2hours -t 10
+        assert_eq!(check_deadline(&d(t + 7200, 0, Some(10), None), None, t), Ok(()));
+        // no limit at all: only the earliest start counts
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t - 60, 0, None, None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // the partition's default time stands in for a missing -t
+        assert_eq!(check_deadline(&d(t + 60, 0, None, None), Some(30), t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // --time-min is what must fit when given
+        assert_eq!(check_deadline(&d(t + 3600, 0, Some(120), Some(30)), None, t), Ok(()));
+        assert_eq!(check_deadline(&d(t + 600, 0, Some(120), Some(30)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
+        // --begin moves the earliest start
+        assert_eq!(check_deadline(&d(t + 3600, t + 3000, Some(20), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // UNLIMITED never fits before a deadline
+        assert_eq!(check_deadline(&d(t + 86400, 0, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        // a begin time and a deadline at the end of time (sbatch --begin=uts...
+        // --deadline=uts...): the sum overflowed an i64 (a panic in a debug build)
+        let end = i64::MAX;
+        assert_eq!(check_deadline(&d(end, end - 10, None, Some(1)), None, t), Err(ESLURM_INVALID_TIME_MIN_LIMIT));
+        assert_eq!(check_deadline(&d(end, end - 10, Some(u32::MAX), None), None, t), Err(ESLURM_INVALID_TIME_LIMIT));
+        assert_eq!(check_deadline(&d(end, end - 10, None, None), Some(1), t), Err(ESLURM_INVALID_TIME_LIMIT));
+        assert_eq!(check_deadline(&d(end, end, None, None), None, t), Ok(()));
     }
 
     #[test]
