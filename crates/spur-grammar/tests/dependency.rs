@@ -102,3 +102,29 @@ fn the_largest_dependency_reads_in_linear_time() {
     assert_eq!(parse(&old.join(","), 1001, false).unwrap().unwrap().items.len(), n as usize);
     assert!(started.elapsed() < std::time::Duration::from_secs(1), "{} ids read in {:?}", n, started.elapsed());
 }
+
+/// Issue 9, point 3: task lists (`5_[0-1000]`) are written out task by task
+/// (slurmctld's `_xlate_array_dep`); a 128 KiB dependency of such lists named
+/// 9.4 million tasks and took 12 s to read in a release build, at submission
+/// and at every scheduling pass. They name at most 8 x MaxArraySize tasks in
+/// all; past that the dependency does not read (`Job dependency problem`).
+#[test]
+fn task_lists_name_a_bounded_number_of_tasks() {
+    let lists = |n: u32| (1..=n).map(|i| format!("{}_[0-1000]", i)).collect::<Vec<_>>().join(":");
+    let eight = parse(&format!("after:{}", lists(8)), 1001, false).unwrap().unwrap();
+    assert_eq!(eight.items.len(), 8 * 1001);
+    assert_eq!(parse(&format!("after:{}", lists(9)), 1001, false), Err(DependencyError::Invalid));
+    // one list repeating its range counts each time
+    let repeated = format!("after:5_[{}]", ["0-1000"; 9].join(","));
+    assert_eq!(parse(&repeated, 1001, false), Err(DependencyError::Invalid));
+    // the largest text of lists is refused at once
+    let mut d = String::from("after:1_[0-1000]");
+    let mut n = 1;
+    while d.len() < 128 * 1024 - 24 {
+        n += 1;
+        d.push_str(&format!(":{}_[0-1000]", n));
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(parse(&d, 1001, false), Err(DependencyError::Invalid));
+    assert!(started.elapsed() < std::time::Duration::from_secs(1), "{:?}", started.elapsed());
+}
