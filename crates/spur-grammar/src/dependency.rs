@@ -148,8 +148,18 @@ impl fmt::Display for DependencyError {
 }
 impl std::error::Error for DependencyError {}
 
-/// `bitfmt2int` + `inx2bitstr`: the tasks a bitmap string names, below `max`.
-fn bit_unfmt(s: &str, max: u32) -> Option<Vec<u32>> {
+/// How many tasks a dependency's task lists (`5_[1-3]`) may name in all,
+/// as a multiple of MaxArraySize (as `--array`'s stepped ranges are bounded:
+/// `array::MAX_STEPPED_WORK`). slurmctld writes out every task named; a
+/// 128 KiB dependency of lists `N_[0-1000]` named 9.4 million tasks and took
+/// 12 s to read (a release build), at submission and again at every
+/// scheduling pass. Past the bound the list does not read: `Job dependency
+/// problem`.
+pub const MAX_DEP_TASKS_WORK: u64 = crate::array::MAX_STEPPED_WORK;
+
+/// `bitfmt2int` + `inx2bitstr`: the tasks a bitmap string names, below
+/// `max`; each range's tasks counted against `budget` (none left: `None`).
+fn bit_unfmt(s: &str, max: u32, budget: &mut u64) -> Option<Vec<u32>> {
     let mut pairs: Vec<(i64, i64)> = Vec::new();
     if !s.contains(':') {
         let b = s.as_bytes();
@@ -198,6 +208,8 @@ fn bit_unfmt(s: &str, max: u32) -> Option<Vec<u32>> {
         if a < 0 || a >= max as i64 || b < 0 || b >= max as i64 {
             return None;
         }
+        let work = (b - a + 1).max(1) as u64;
+        *budget = budget.checked_sub(work)?;
         bits.extend(a as u32..=b.max(a - 1) as u32);
     }
     Some(bits.into_iter().collect())
@@ -212,6 +224,7 @@ fn xlate_array_dep(s: &str, max_array_size: u32) -> Option<String> {
     let b = s.as_bytes();
     let mut out = String::new();
     let mut jobid_at: Option<usize> = None;
+    let mut budget = MAX_DEP_TASKS_WORK.saturating_mul(max_array_size as u64);
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -224,7 +237,7 @@ fn xlate_array_dep(s: &str, max_array_size: u32) -> Option<String> {
             let job_id = strtol(&s[jobid_at.unwrap_or(0)..], 10).value as u32;
             let list = &s[i + 2..];
             let close = list.find(']')?;
-            let tasks = bit_unfmt(&list[..close], max_array_size)?;
+            let tasks = bit_unfmt(&list[..close], max_array_size, &mut budget)?;
             let (first, rest) = tasks.split_first()?;
             out.push_str(&first.to_string());
             for t in rest {
@@ -245,10 +258,52 @@ fn at(s: &str, i: usize) -> u8 {
     s.as_bytes().get(i).copied().unwrap_or(0)
 }
 
+/// The first of a byte at or after a position of the text being read,
+/// scanning forward only: slurmctld's parser looks for `(`, `)` and `:` with
+/// `strchr` over the whole rest of the text at each item (quadratic in the
+/// text: 2.5 s for a 128 KiB dependency in a debug build); the positions
+/// asked for only grow, so keeping the last answer, the text is scanned once
+/// for each byte. The answers are strchr's.
+struct Finder<'a> {
+    base: &'a str,
+    byte: u8,
+    /// (searched from, the first found at or after it)
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl<'a> Finder<'a> {
+    fn new(base: &'a str, byte: u8) -> Finder<'a> {
+        Finder { base, byte, last: None }
+    }
+
+    /// The first `byte` in `s`, a slice of the base text, as an index in `s`.
+    fn find(&mut self, s: &str) -> Option<usize> {
+        let pos = (s.as_ptr() as usize).wrapping_sub(self.base.as_ptr() as usize);
+        if pos > self.base.len() {
+            // (not a slice of the base: searched as it is)
+            return s.bytes().position(|b| b == self.byte);
+        }
+        let found = match self.last {
+            Some((from, Some(i))) if from <= pos && i >= pos => Some(i),
+            Some((from, None)) if from <= pos => None,
+            _ => self.base.as_bytes()[pos..].iter().position(|&b| b == self.byte).map(|i| i + pos),
+        };
+        self.last = Some((pos, found));
+        found.map(|i| i - pos)
+    }
+}
+
+/// The finders of one parse.
+struct Finders<'a> {
+    open: Finder<'a>,
+    close: Finder<'a>,
+    colon: Finder<'a>,
+}
+
 /// `_parse_depend_state`: an optional `(STATE)`; returns (failed, rest).
-fn depend_state(s: &str) -> Result<(bool, &str), DependencyError> {
-    if let Some(open) = s.find('(') {
-        let close = s.find(')').ok_or(DependencyError::Invalid)?;
+fn depend_state<'s>(s: &'s str, f: &mut Finders) -> Result<(bool, &'s str), DependencyError> {
+    if let Some(open) = f.open.find(s) {
+        let close = f.close.find(s).ok_or(DependencyError::Invalid)?;
         // `failed` is the one state that counts; `strchr` finds the first `)`
         let inner = s.get(open + 1..close).unwrap_or("");
         Ok((inner.eq_ignore_ascii_case("failed"), &s[close + 1..]))
@@ -293,6 +348,7 @@ pub fn parse(s: &str, max_array_size: u32, permit_expansion: bool) -> Result<Opt
     }
     let xlated = xlate_array_dep(s, max_array_size);
     let mut tok: &str = xlated.as_deref().unwrap_or(s);
+    let mut f = Finders { open: Finder::new(tok, b'('), close: Finder::new(tok, b')'), colon: Finder::new(tok, b':') };
     let mut dep = Dependency { any: false, items: Vec::new() };
     // the items kept so far, looked up in a set: a 128 KiB dependency holds
     // some 20,000 items (compared with each other, a second of work; the
@@ -305,7 +361,7 @@ pub fn parse(s: &str, max_array_size: u32, permit_expansion: bool) -> Result<Opt
     };
     loop {
         if tok.len() >= 9 && tok.as_bytes()[..9].eq_ignore_ascii_case(b"singleton") {
-            let (failed, rest) = depend_state(&tok[9..])?;
+            let (failed, rest) = depend_state(&tok[9..], &mut f)?;
             add(&mut dep, DepItem { kind: DepKind::Singleton, job_id: 0, task: DepTask::Job, minutes: 0, failed });
             match at(rest, 0) {
                 b',' => tok = &rest[1..],
@@ -318,7 +374,7 @@ pub fn parse(s: &str, max_array_size: u32, permit_expansion: bool) -> Result<Opt
             }
             continue;
         }
-        let colon = tok.find(':');
+        let colon = f.colon.find(tok);
         if colon.is_none() && at(tok, 0).is_ascii_digit() {
             // the old format: job ids meaning afterany
             let (job_id, task, rest) = dep_job_id(tok);
@@ -358,7 +414,7 @@ pub fn parse(s: &str, max_array_size: u32, permit_expansion: bool) -> Result<Opt
                 minutes = m32 as u32;
                 rest = m.rest(r);
             }
-            let (failed, r) = depend_state(rest)?;
+            let (failed, r) = depend_state(rest, &mut f)?;
             rest = r;
             add(&mut dep, DepItem { kind, job_id, task, minutes, failed });
             if at(rest, 0) != b':' {
