@@ -252,10 +252,12 @@ fn tokens(s: &str) -> Vec<&str> {
                 pos += 1;
             }
             loop {
-                let open = b[parse..].iter().position(|&c| c == b'[').map(|i| i + parse);
+                // (a bracket of this token only: searching the rest of the
+                // expression for every token made a long list quadratic)
+                let open = b[parse..pos].iter().position(|&c| c == b'[').map(|i| i + parse);
                 let open = match open {
-                    Some(o) if o <= pos => o,
-                    _ => break 'outer,
+                    Some(o) => o,
+                    None => break 'outer,
                 };
                 let close = b[parse..].iter().position(|&c| c == b']').map(|i| i + parse);
                 let close = match close {
@@ -879,6 +881,20 @@ mod tests {
         hl.uniq();
         assert_eq!(hl.ranged_string(), "m1,n[1-8]");
         assert_eq!(hl.count(), 9);
+    }
+
+    /// A long list of plain names is read in linear time (found by fuzz/:
+    /// each token searched the rest of the expression for a bracket).
+    #[test]
+    fn long_lists_read_in_linear_time() {
+        let names: Vec<String> = (0..200_000).map(|i| format!("host{i}x")).collect();
+        let expr = names.join(",") + ",n[1-2]";
+        let t = std::time::Instant::now();
+        assert_eq!(Hostlist::parse(&expr).unwrap().count(), 200_002);
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+        // brackets across separators are still one token
+        assert_eq!(expand("a[1,2],b").unwrap(), ["a1", "a2", "b"]);
+        assert_eq!(expand("x,a[1-2]b,c").unwrap(), ["x", "a1b", "a2b", "c"]);
     }
 
     #[test]
