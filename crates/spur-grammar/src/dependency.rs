@@ -196,9 +196,18 @@ fn bit_unfmt(s: &str, max: u32, budget: &mut u64) -> Option<Vec<u32>> {
         if last < first || step <= 0 {
             return None;
         }
-        // bitfmt2int stops before the last index
+        // bitfmt2int stops before the last index. An index out of range
+        // makes the whole list not read (below): stop at the first, so a
+        // range such as 1-377777777:2 never lists more than `max` pairs
+        // (found by the dependency fuzz target: out of memory)
+        if first < 0 {
+            return None;
+        }
         let mut i = first;
         while i < last {
+            if i >= max as i64 {
+                return None;
+            }
             pairs.push((i, i));
             i += step;
         }

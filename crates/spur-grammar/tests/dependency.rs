@@ -109,6 +109,15 @@ fn the_largest_dependency_reads_in_linear_time() {
 /// 9.4 million tasks and took 12 s to read in a release build, at submission
 /// and at every scheduling pass. They name at most 8 x MaxArraySize tasks in
 /// all; past that the dependency does not read (`Job dependency problem`).
+/// A stepped task list far past MaxArraySize is refused before its tasks
+/// are listed (the dependency fuzz target ran out of memory on this one).
+#[test]
+fn a_huge_stepped_task_list_is_refused_without_listing_it() {
+    assert_eq!(parse("afterok:15_[1-377777777:2]", 1001, false), Err(DependencyError::Invalid));
+    let ok = parse("afterok:15_[1-9:2]", 1001, false).unwrap().unwrap();
+    assert_eq!(ok.items.iter().map(|i| i.task).collect::<Vec<_>>().len(), 4);
+}
+
 #[test]
 fn task_lists_name_a_bounded_number_of_tasks() {
     let lists = |n: u32| (1..=n).map(|i| format!("{}_[0-1000]", i)).collect::<Vec<_>>().join(":");
