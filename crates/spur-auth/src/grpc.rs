@@ -351,12 +351,7 @@ impl Gate {
         }
         let exempt = id.kind != Kind::User || self.limits.exempt.contains(&id.uid);
         if !exempt && !self.limits.rate_ok(id.uid, t) {
-            let peer = req
-                .extensions()
-                .get::<tonic::transport::server::TcpConnectInfo>()
-                .and_then(|c| c.remote_addr())
-                .map(|a| a.to_string())
-                .unwrap_or_default();
+            let peer = peer_of(&req);
             tracing::info!(
                 "RPC rate limit exceeded by uid {} with {} from {}, telling to back off",
                 id.uid,
@@ -393,6 +388,15 @@ impl Gate {
         parts.extensions.insert(id);
         Ok((http::Request::from_parts(parts, Body::new(http_body_util::Full::new(bytes))), Permits(user, all)))
     }
+}
+
+/// The TCP peer of a request, as text (empty when unknown).
+fn peer_of(req: &http::Request<Body>) -> String {
+    req.extensions()
+        .get::<tonic::transport::server::TcpConnectInfo>()
+        .and_then(|c| c.remote_addr())
+        .map(|a| a.to_string())
+        .unwrap_or_default()
 }
 
 /// A request's places among those in flight, given back when it is answered.
@@ -444,12 +448,7 @@ where
         let (gate, policy, max_body) = (self.gate.clone(), self.policy, self.max_body);
         Box::pin(async move {
             let method = req.uri().path().to_string();
-            let peer = req
-                .extensions()
-                .get::<tonic::transport::server::TcpConnectInfo>()
-                .and_then(|c| c.remote_addr())
-                .map(|a| a.to_string())
-                .unwrap_or_default();
+            let peer = peer_of(&req);
             match gate.admit(req, policy, max_body).await {
                 Ok((req, permits)) => {
                     let r = inner.call(req).await;
