@@ -18,7 +18,9 @@
 //! the `SlurmctldHost` lines in order). A "not the leader" answer (gRPC
 //! `Unavailable` with metadata `x-spur-leader: addr:port`) sends it to the
 //! named leader if that address is one of the `SlurmctldHost` lines (a hint
-//! naming any other address is ignored, and the next controller tried); `Unavailable` without a name (an election) or a transport
+//! naming another address has slurm.conf read again, once a second at most,
+//! for a controller added since; one still not there is ignored, and the next
+//! controller tried); `Unavailable` without a name (an election) or a transport
 //! error sends it to the next controller; a controller that accepts but does
 //! not answer within the message timeout (Slurm's MessageTimeout, 10 s) is
 //! given up for the next. All of that for up to the retry time
@@ -124,11 +126,33 @@ pub fn retry_secs() -> u64 {
     std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
 }
 
+/// The controllers of slurm.conf, and when slurm.conf was last read again for them.
+struct Controllers {
+    list: Vec<(String, String)>,
+    reread_at: Option<std::time::Instant>,
+}
+
+impl Controllers {
+    fn of(conf: &SlurmConf, scheme: &str) -> Controllers {
+        let list = conf
+            .controllers
+            .iter()
+            .map(|c| (c.name.clone(), format!("{}{}:{}", scheme, c.addr, conf.slurmctld_port)))
+            .collect();
+        Controllers { list, reread_at: None }
+    }
+}
+
 /// A connection to the cluster's controllers. Cheap to clone (clones share
 /// the connection and the leader last seen); `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
     conf: Arc<SlurmConf>,
+    /// Where `conf` was read from.
+    conf_path: Arc<PathBuf>,
+    /// The controllers (name, `http[s]://addr:port`) in slurm.conf order: read
+    /// again when a controller names a leader that is none of them.
+    controllers: Arc<std::sync::Mutex<Controllers>>,
     signer: Signer,
     /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
     legacy: bool,
@@ -165,8 +189,12 @@ impl Client {
             path.parent().unwrap_or(Path::new("/")),
             spur_auth::tls::Role::Client,
         );
+        let scheme = transport.as_ref().map(|t| t.scheme()).unwrap_or("http://");
+        let controllers = Controllers::of(&conf, scheme);
         Client {
             transport,
+            controllers: Arc::new(std::sync::Mutex::new(controllers)),
+            conf_path: Arc::new(path.to_path_buf()),
             conf: Arc::new(conf),
             signer: Signer::Process { key_file: spur_auth::key_path(path), socket },
             legacy,
@@ -220,8 +248,26 @@ impl Client {
 
     /// Controller endpoints in slurm.conf order.
     fn endpoints(&self) -> Vec<String> {
+        self.controllers.lock().unwrap_or_else(|e| e.into_inner()).list.iter().map(|(_, e)| e.clone()).collect()
+    }
+
+    /// The endpoint of controller `addr` (`addr:port`) if it is one of
+    /// slurm.conf's; slurm.conf is read again (once a second at most) when it
+    /// is not, so that a controller added since is followed.
+    fn known(&self, addr: &str) -> Option<String> {
+        let find = |c: &Controllers| c.list.iter().find(|(_, e)| strip_scheme(e) == addr).map(|(_, e)| e.clone());
+        let mut g = self.controllers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = find(&g) {
+            return Some(e);
+        }
+        if g.reread_at.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return None;
+        }
+        g.reread_at = Some(std::time::Instant::now());
+        let conf = spur_core::config::load(&self.conf_path).ok()?;
         let scheme = self.transport.as_ref().map(|t| t.scheme()).unwrap_or("http://");
-        self.conf.controllers.iter().map(|c| format!("{}{}:{}", scheme, c.addr, self.conf.slurmctld_port)).collect()
+        g.list = Controllers::of(&conf, scheme).list;
+        find(&g)
     }
 
     /// A channel to the first controller that accepts a connection: the
@@ -273,12 +319,7 @@ impl Client {
     /// `addr:port`) if that is a controller of slurm.conf, else (no name,
     /// an election; or a name that is none of them) to the next one.
     async fn follow(&self, st: &tonic::Status) {
-        let eps = self.endpoints();
-        let hint = st
-            .metadata()
-            .get(LEADER_KEY)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|a| eps.iter().find(|e| strip_scheme(e) == a).cloned());
+        let hint = st.metadata().get(LEADER_KEY).and_then(|v| v.to_str().ok()).and_then(|a| self.known(a));
         match hint {
             Some(h) => {
                 *self.channel.lock().await = None;
@@ -437,7 +478,8 @@ impl Client {
     /// slurm.conf order: its name and its answer, `None` if it does not answer.
     pub async fn ping_each(&self) -> Vec<(String, Option<PingInfo>)> {
         let mut out = vec![];
-        for (c, ep) in self.conf.controllers.iter().zip(self.endpoints()) {
+        let list = self.controllers.lock().unwrap_or_else(|e| e.into_inner()).list.clone();
+        for (name, ep) in list {
             let reply = async {
                 let ch = self.endpoint(&ep).ok()?.connect_timeout(Duration::from_secs(2)).connect().await.ok()?;
                 let ch = self.signed(ch, &ep);
@@ -448,7 +490,7 @@ impl Client {
                 Some(PingInfo::from(r))
             }
             .await;
-            out.push((c.name.clone(), reply));
+            out.push((name, reply));
         }
         out
     }

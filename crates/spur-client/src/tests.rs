@@ -254,6 +254,27 @@ async fn a_leader_hint_outside_slurm_conf_is_not_followed() {
 }
 
 #[tokio::test]
+async fn a_leader_added_to_slurm_conf_since_is_followed() {
+    // the client starts from a slurm.conf with the first controller only; the
+    // second is added to slurm.conf (as by an administrator adding a
+    // controller) and becomes leader: the hint naming it is followed
+    let c = Cluster::start_with(|port| {
+        vec![Slot::Fake(Mode::NotLeader(format!("127.0.0.2:{}", port))), Slot::Fake(Mode::Leader)]
+    })
+    .await;
+    let path = c.dir.join("slurm.conf");
+    let full = std::fs::read_to_string(&path).unwrap();
+    let first: String =
+        full.lines().filter(|l| !l.starts_with("SlurmctldHost=c2")).map(|l| format!("{}\n", l)).collect();
+    std::fs::write(&path, first).unwrap();
+    let client = c.client();
+    std::fs::write(&path, full).unwrap();
+    let out = client.submit(&desc("r10"), false).await.unwrap();
+    assert_eq!(out.job_id, 42);
+    assert_eq!((c.calls(0), c.calls(1)), (1, 1));
+}
+
+#[tokio::test]
 async fn an_election_is_retried_on_the_next_controller() {
     let c = Cluster::start(vec![Slot::Fake(Mode::Election), Slot::Fake(Mode::Leader)]).await;
     let out = c.client().submit(&desc("r2"), false).await.unwrap();
