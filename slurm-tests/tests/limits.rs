@@ -2,7 +2,8 @@
 //! refuses a job when the records it holds plus the job's own (an array's
 //! tasks) reach MaxJobCount (job_mgr.c `job_allocate`, `>=`: at most 4 are
 //! held), with `EAGAIN`; sbatch says so once and keeps retrying; `--test-only`
-//! (slurm_job_will_run) reports it at once.
+//! (slurm_job_will_run) reports it at once. `MinJobAge=10`: a finished job
+//! is purged 10 s after its end, and then no longer counts.
 
 use slurm_tests::*;
 use std::process::{Command, Stdio};
@@ -13,7 +14,7 @@ const T: Duration = Duration::from_secs(30);
 #[test]
 fn max_job_count_refuses_submissions_and_keeps_the_acknowledged_jobs() {
     let extra = std::env::temp_dir().join(format!("spur-limits-{}.conf", std::process::id()));
-    std::fs::write(&extra, "MaxJobCount=5\n").unwrap();
+    std::fs::write(&extra, "MaxJobCount=5\nMinJobAge=10\n").unwrap();
     let c = Cluster::up("limits", 1, &["--extra-conf", &extra.to_string_lossy()]);
     let _ = std::fs::remove_file(&extra);
     let show = c.run("scontrol", &["show", "config"]);
@@ -26,6 +27,7 @@ fn max_job_count_refuses_submissions_and_keeps_the_acknowledged_jobs() {
     assert_eq!((o.code, o.stderr.as_str()), (1, "allocation failure: Resource temporarily unavailable\n"));
     // one more job fits
     let b = c.sbatch(&["--hold", "--wrap", "true"]);
+    let b_id = b;
 
     // full: sbatch says so once and retries (sleeping 1, 2, ... s)
     let err = c.work.join("sbatch.err");
@@ -60,4 +62,13 @@ fn max_job_count_refuses_submissions_and_keeps_the_acknowledged_jobs() {
     let mut want = vec![a1.as_str(), a2.as_str(), a3.as_str(), b.as_str()];
     want.sort();
     assert_eq!(jobs, want, "{}", q.stderr);
+
+    // MinJobAge after the cancelled job ended: purged, gone from every
+    // listing, and its place taken by a new job
+    let gone = || c.run("squeue", &["-h", "-t", "all", "-j", &b_id.to_string()]).stdout.is_empty();
+    wait_for("the cancelled job's purge", T, gone);
+    let o = c.run("scontrol", &["show", "job", &b_id.to_string()]);
+    assert_eq!((o.code, o.stderr.as_str()), (1, "slurm_load_jobs error: Invalid job id specified\n"));
+    let o = c.run("sbatch", &["--test-only", "--wrap", "true"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
 }

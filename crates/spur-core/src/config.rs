@@ -623,6 +623,16 @@ impl SlurmConf {
         }
     }
 
+    /// `MinJobAge`: seconds a finished job stays in the controller's records
+    /// (squeue, scontrol show job) before it is purged; 300 by default, and
+    /// `None` (never purged) for 0, as slurmctld.
+    pub fn min_job_age(&self) -> Option<u32> {
+        match self.get("MinJobAge").and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(300) {
+            0 => None,
+            n => Some(n),
+        }
+    }
+
     /// `SchedulerParameters=enable_user_top`: users may `scontrol top`
     /// their own jobs (job_mgr.c job_set_top: anywhere in the value, any case).
     pub fn enable_user_top(&self) -> bool {

@@ -396,7 +396,7 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
         None => (None, None, StoredMembership::default(), String::new()),
     };
     let state = initial(state);
-    let shared: Shared = Arc::new(Mutex::new(SmInner { state, last_applied, membership }));
+    let shared: Shared = Arc::new(StateLock::new(SmInner { state, last_applied, membership }));
     let lf = LogFile {
         dir: dir.to_path_buf(),
         wv: wv.clone(),
@@ -731,7 +731,34 @@ pub struct SmInner {
     pub membership: StoredMembership<NodeId, BasicNode>,
 }
 
-pub type Shared = Arc<Mutex<SmInner>>;
+pub type Shared = Arc<StateLock>;
+
+/// The applied state's lock: many readers at once (queries serialise their
+/// answers from the state in place), or one writer (the state machine
+/// applying committed entries, and soft-state changes). A waiting writer goes
+/// before new readers, so a flood of queries cannot hold back the applying.
+pub struct StateLock(std::sync::RwLock<SmInner>);
+
+impl StateLock {
+    pub fn new(inner: SmInner) -> StateLock {
+        StateLock(std::sync::RwLock::new(inner))
+    }
+
+    /// For writing (a poisoned lock is taken as it is: the state is only
+    /// changed by whole commands).
+    pub fn lock(&self) -> std::sync::LockResult<std::sync::RwLockWriteGuard<'_, SmInner>> {
+        Ok(self.0.write().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// For reading only.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, SmInner> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, SmInner> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 pub struct StateMachine {
     shared: Shared,
@@ -752,20 +779,12 @@ pub fn apply_batch(state: &mut State, index: u64, batch: &Batch) -> Reply {
     out
 }
 
-impl RaftStateMachine<TypeConfig> for StateMachine {
-    type SnapshotBuilder = SnapBuilder;
-
-    async fn applied_state(&mut self) -> Result<(Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>), SErr> {
-        let g = lock(&self.shared);
-        Ok((g.last_applied, g.membership.clone()))
-    }
-
-    async fn apply<I>(&mut self, entries: I) -> Result<Vec<Reply>, SErr>
-    where
-        I: IntoIterator<Item = Ent> + OptionalSend,
-        I::IntoIter: OptionalSend,
-    {
-        let mut g = lock(&self.shared);
+impl StateMachine {
+    /// [`RaftStateMachine::apply`], on a thread that may block (openraft's
+    /// error type, large as it is).
+    #[allow(clippy::result_large_err)]
+    fn apply_now(&mut self, entries: Vec<Ent>) -> Result<Vec<Reply>, SErr> {
+        let mut g = self.shared.write();
         let mut out = vec![];
         for e in entries {
             g.last_applied = Some(e.log_id);
@@ -795,6 +814,28 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         }
         Ok(out)
     }
+}
+
+impl RaftStateMachine<TypeConfig> for StateMachine {
+    type SnapshotBuilder = SnapBuilder;
+
+    async fn applied_state(&mut self) -> Result<(Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>), SErr> {
+        let g = tokio::task::block_in_place(|| self.shared.read());
+        Ok((g.last_applied, g.membership.clone()))
+    }
+
+    #[allow(clippy::result_large_err)]
+    async fn apply<I>(&mut self, entries: I) -> Result<Vec<Reply>, SErr>
+    where
+        I: IntoIterator<Item = Ent> + OptionalSend,
+        I::IntoIter: OptionalSend,
+    {
+        // off the runtime's worker: the state lock may be held by a query a
+        // while, and a worker blocked on it would also hold up the Raft core
+        // tasks queued on that worker (heartbeats missed, an election)
+        let entries: Vec<Ent> = entries.into_iter().collect();
+        tokio::task::block_in_place(|| self.apply_now(entries))
+    }
 
     async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
         self.seq += 1;
@@ -818,7 +859,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         let version = self.wv.get();
         tokio::task::block_in_place(|| write_snapshot(&self.dir, meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
-        let mut g = lock(&self.shared);
+        let mut g = tokio::task::block_in_place(|| self.shared.write());
         let mut st = st;
         st.keep_local_settings(&g.state);
         g.state = st;
@@ -842,14 +883,15 @@ pub struct SnapBuilder {
 }
 
 impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
+    #[allow(clippy::result_large_err)]
     async fn build_snapshot(&mut self) -> Result<Snapshot<TypeConfig>, SErr> {
         let version = self.wv.get();
-        let (data, last, membership) = {
-            let g = lock(&self.shared);
+        let (data, last, membership) = tokio::task::block_in_place(|| {
+            let g = self.shared.read();
             let data = encode_state(&g.state, version)
                 .map_err(|e| StorageError::from(StorageIOError::read_state_machine(&io_err(e))))?;
-            (data, g.last_applied, g.membership.clone())
-        };
+            Ok::<_, SErr>((data, g.last_applied, g.membership.clone()))
+        })?;
         let id = format!(
             "{}-{}-{}",
             last.map(|l| l.leader_id.term).unwrap_or(0),

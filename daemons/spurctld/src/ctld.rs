@@ -70,8 +70,6 @@ pub struct Ctld {
 /// How long the scheduler leaves a released job alone.
 pub const RELEASE_QUIET: Duration = Duration::from_millis(500);
 
-/// Finished jobs stay visible this long (Slurm's MinJobAge default).
-pub const MIN_JOB_AGE: i64 = 300;
 /// How long a change may take to commit before the caller is told to retry.
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -111,8 +109,13 @@ impl Ctld {
 
     /// The state, for reading or for soft state (see [`Inner`] for the rule
     /// while it is held).
-    pub fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    pub fn lock(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The state, for reading only: readers do not wait for each other.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read()
     }
 
     /// Leader, and its state machine has applied everything committed before
@@ -530,6 +533,8 @@ impl Ctld {
                     }
                 }
                 let mut purge = vec![];
+                // finished jobs are kept MinJobAge seconds (0: for good)
+                let min_age = self.conf.min_job_age();
                 for j in g.state.jobs().values() {
                     if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
                         cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
@@ -546,7 +551,7 @@ impl Ctld {
                             }
                         }
                     }
-                    if j.state.is_finished() && j.end_time > 0 && t - j.end_time > MIN_JOB_AGE {
+                    if j.state.is_finished() && j.end_time > 0 && min_age.is_some_and(|a| t - j.end_time >= a as i64) {
                         // keep an array meta-record while tasks of it still run
                         purge.push(j.job_id);
                     }

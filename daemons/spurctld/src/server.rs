@@ -190,7 +190,7 @@ fn resolve_refs(ctld: &Ctld, refs: &[String]) -> std::collections::BTreeSet<u32>
     let parsed: Vec<JobRef> = distinct.into_iter().filter_map(|s| parse_job_ref(ctld, s)).collect();
     let mut ids = std::collections::BTreeSet::new();
     for batch in parsed.chunks(REFS_PER_LOCK) {
-        let g = ctld.lock();
+        let g = ctld.read();
         let mut res = Resolver::new(&g.state);
         for r in batch {
             ids.extend(res.resolve(r).into_iter().map(|(jid, _)| jid));
@@ -288,7 +288,7 @@ impl Service {
     /// For a job accepted beyond its partition's CPUs (22.05): the node count
     /// slurmctld estimates for it, the tasks' CPUs over the largest node's.
     fn nodes_beyond_partition(&self, desc: &JobDesc) -> Option<u32> {
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
             Some(p) => st.partition(p)?,
@@ -307,7 +307,7 @@ impl Service {
     }
 
     fn validate_shape(&self, desc: &JobDesc, test_only: bool) -> Result<(), (i32, String)> {
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
             Some(p) => match st.partition(p) {
@@ -373,7 +373,7 @@ impl Service {
     }
 
     fn build_job_inner(&self, id: &Identity, mut desc: JobDesc) -> Result<Job, i32> {
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
             Some(p) => st.partition(p).ok_or(ESLURM_INVALID_PARTITION_NAME)?.clone(),
@@ -411,7 +411,7 @@ impl Service {
         }
         if let Some(r) = desc.exc_nodes.as_deref().filter(|r| !r.is_empty()) {
             let (names, list) = validate::job_node_list(r)?;
-            let g = self.ctld.lock();
+            let g = self.ctld.read();
             if names.iter().any(|n| g.state.node(n).is_none()) {
                 return Err(ESLURM_INVALID_NODE_NAME);
             }
@@ -452,7 +452,7 @@ impl Service {
         // it after the job has its id; recorded/24.11/sbatch_options/144,
         // recorded/24.11/reservations/024-025).
         if let Some(name) = desc.reservation_name() {
-            let g = self.ctld.lock();
+            let g = self.ctld.read();
             match g.state.reservations().iter().find(|r| r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
                 Some(r) => {
@@ -557,7 +557,7 @@ impl Service {
         if job.eligible_time == 0 {
             job.eligible_time = t;
         }
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let state = &g.state;
         let parts: Vec<&Partition> = state.partitions().iter().collect();
         let placed = |nodes: &[&Node]| {
@@ -633,7 +633,7 @@ impl Service {
             Err(DependencyError::Invalid) => return Err(ESLURM_DEPENDENCY),
             Err(DependencyError::ExpandNotPermitted) => return Err(ESLURM_NOT_SUPPORTED),
         };
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let st = &g.state;
         // (a task is looked up among its array's records, each array's once:
         // the dependency's items, up to 128 KiB of them, never scan every job)
@@ -688,7 +688,7 @@ impl Service {
             }
         }
         let cmds: Vec<Command> = {
-            let g = self.ctld.lock();
+            let g = self.ctld.read();
             let mut top: Vec<u32> = vec![];
             let mut res = Resolver::new(&g.state);
             for s in split_list(job_ids) {
@@ -846,7 +846,7 @@ impl Service {
             }
             None => 1,
         };
-        let admitted = self.ctld.lock().state.admits(records);
+        let admitted = self.ctld.read().state.admits(records);
         if let Err(code) = admitted {
             return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
         }
@@ -904,7 +904,7 @@ impl Service {
                     && r.account.as_ref().is_none_or(|a| j.desc.account.as_deref() == Some(a.as_str()))
             };
             if r.job_ids.is_empty() {
-                let g = self.ctld.lock();
+                let g = self.ctld.read();
                 // newest first, as Slurm lists them
                 // (scancel picks them from the jobs it can see: with
                 // PrivateData=jobs another user's are not among them)
@@ -919,7 +919,7 @@ impl Service {
             } else {
                 // a batch of references per hold of the lock (their number is the caller's)
                 for batch in r.job_ids.chunks(REFS_PER_LOCK) {
-                    let g = self.ctld.lock();
+                    let g = self.ctld.read();
                     let mut res = Resolver::new(&g.state);
                     for s in batch {
                         let jref = match parse_job_ref(&self.ctld, s) {
@@ -956,7 +956,7 @@ impl Service {
                 // (looked up again: an earlier target's commit awaited, and
                 // this job may have been purged meanwhile)
                 let found = {
-                    let g = self.ctld.lock();
+                    let g = self.ctld.read();
                     g.state.jobs().get(&jid).map(|j| (j.state, j.allocs.first().map(|a| a.node.clone())))
                 };
                 let Some((state, node)) = found else {
@@ -988,7 +988,7 @@ impl Service {
             match res.into_iter().next() {
                 Some(Ok(_)) => {
                     let node = {
-                        let g = self.ctld.lock();
+                        let g = self.ctld.read();
                         g.state
                             .jobs()
                             .get(&jid)
@@ -1032,7 +1032,7 @@ impl Service {
         };
         for s in &split_list(&job_ids) {
             let targets: Vec<u32> = {
-                let g = self.ctld.lock();
+                let g = self.ctld.read();
                 match parse_job_ref(&self.ctld, s) {
                     Some(jref) => resolve(&g.state, &jref).into_iter().map(|x| x.0).collect(),
                     None => vec![],
@@ -1043,7 +1043,7 @@ impl Service {
                 continue;
             }
             for jid in targets {
-                let job = { self.ctld.lock().state.jobs().get(&jid).cloned() };
+                let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
                 if let Err(code) = validate::job_control_allowed(&op, &caller, &job, user_top) {
                     results.push(CancelResult { job_id: s.clone(), status: st(code) });
@@ -1066,7 +1066,7 @@ impl Service {
                             return Ok(Response::new(JobControlReply { status: st(0), results }));
                         }
                         let u = {
-                            let g = self.ctld.lock();
+                            let g = self.ctld.read();
                             validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some())
                         };
                         let u = match u {
@@ -1077,7 +1077,7 @@ impl Service {
                             }
                         };
                         if let Some(p) = &u.partition {
-                            let part = self.ctld.lock().state.partition(p).cloned();
+                            let part = self.ctld.read().state.partition(p).cloned();
                             let Some(part) = part else {
                                 results.push(CancelResult {
                                     job_id: s.clone(),
@@ -1099,7 +1099,7 @@ impl Service {
                         // (recorded/24.11/scontrol/188-190, and 194: Comment=after)
                         if job.state == JobState::Pending {
                             let part_nodes = {
-                                let g = self.ctld.lock();
+                                let g = self.ctld.read();
                                 let pname = u.partition.clone().unwrap_or_else(|| job.partition.clone());
                                 g.state.partition(&pname).map(|p| p.nodes.len() as u32).unwrap_or(0)
                             };
@@ -1286,7 +1286,7 @@ impl Service {
         self.authorize_rpc(&id, Action::CompleteJob)?;
         let r = req.into_inner();
         if let Some(run) = r.restarts {
-            let stale = self.ctld.lock().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
+            let stale = self.ctld.read().state.jobs().get(&r.job_id).map(|j| j.restart_count != run).unwrap_or(false);
             if stale {
                 // the report of a run that a requeue replaced: acknowledged, ignored
                 return Ok(Response::new(JobCompleteReply { status: st(0) }));
@@ -1319,7 +1319,7 @@ impl Service {
                 // (validate_resv_uid); names are looked up outside the lock
                 let me = spur_auth::users::user_name(id.uid);
                 let anyone = self.ctld.conf.user_resv_delete();
-                let g = self.ctld.lock();
+                let g = self.ctld.read();
                 let user_delete = g.state.reservations().iter().find(|r| r.name == *name).is_some_and(|r| {
                     (anyone || r.flags.iter().any(|f| f == "USER_DELETE"))
                         && me.as_deref().is_some_and(|me| validate::resv_admits(&r.users, me))
@@ -1344,7 +1344,7 @@ impl Service {
         // no name-service lookups under the state lock
         let unknown = crate::resv::UnknownUsers::of(&r);
         let planned = {
-            let g = self.ctld.lock();
+            let g = self.ctld.read();
             crate::resv::plan(&g.state, &r, &unknown, now())
         };
         let code = match planned {
@@ -1487,7 +1487,7 @@ impl Controller for Service {
         // the jobs named, resolved a batch at a time (their number is the caller's)
         let named = (q.jobs && !q.job_ids.is_empty()).then(|| resolve_refs(&self.ctld, &q.job_ids));
         // read only: the answer is serialised from the state in place
-        let g = self.ctld.lock();
+        let g = self.ctld.read();
         let ids: Vec<u32> = if !q.jobs {
             vec![]
         } else if let Some(named) = named {
