@@ -17,7 +17,10 @@
 # lost its term under load would show a new one). Last line:
 #   squeue_p50_ratio=<x> ... (flood/idle) squeue_p50_vs_after=<x> ... (flood/after) other_errors=<n> term_changed=<0|1>
 #
-# Environment: BENCH_SECS=60 BENCH_IDLE=15 BENCH_CONC=32 BENCH_PROFILE=debug|release,
+# BENCH_RL=1 turns on Slurm's rate limiting (SlurmctldParameters=rl_enable, its
+# default bucket), as a site facing such users would.
+#
+# Environment: BENCH_SECS=60 BENCH_IDLE=15 BENCH_CONC=32 BENCH_PROFILE=debug|release, BENCH_RL=1,
 # BENCH_NO_BUILD=1, BENCH_DIR (default /tmp/spur-bench-flood).
 set -uo pipefail
 
@@ -56,6 +59,7 @@ rm -rf "$DIR"
 mkdir -p "$DIR"
 chmod 755 "$DIR"
 echo "MaxJobCount=1000000" > "$DIR/extra.conf"
+[ -n "${BENCH_RL:-}" ] && echo "SlurmctldParameters=rl_enable" >> "$DIR/extra.conf"
 "$SPUR" cluster up --dir "$DIR/c" --nodes 2 --controllers 3 --extra-conf "$DIR/extra.conf" > "$DIR/env" \
     || die "cluster up"
 chmod -R a+rX "$DIR/c" 2>/dev/null

@@ -1676,12 +1676,21 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let dump_all = mime.is_some() && spur_core::compat::profile().json_v0_0_38;
     let job_ids = if dump_all { Vec::new() } else { job_ids };
     let finished = finished || dump_all;
+    // one user (and not one job): only that user's jobs are asked for, as
+    // squeue's slurm_load_job_user (root's uid 0 loads every job, as there)
+    let (caller_uid, _) = caller();
+    let users = if opts.me { Some(vec![caller_uid]) } else { opts.users.clone() };
+    let user_id = match users.as_deref() {
+        Some([u]) if *u != 0 && opts.job_list.len() != 1 && !dump_all => Some(*u),
+        _ => None,
+    };
     let q = QueryRequest {
         jobs: true,
         partitions: true,
         nodes: opts.nodes.is_some() || mime.is_some(),
         job_ids,
         all_finished: finished,
+        user_id,
         ..Default::default()
     };
     match rt.block_on(c.query(&q)) {

@@ -170,6 +170,9 @@ pub struct Query {
     pub all_finished: bool,
     /// With the named jobs' batch scripts (owner or operator only).
     pub with_script: bool,
+    /// Only this user's jobs (`squeue -u` with one user, as Slurm's
+    /// `slurm_load_job_user`).
+    pub user_id: Option<u32>,
 }
 
 /// A submission's answer.

@@ -102,6 +102,7 @@ impl From<&rq::Query> for pb::QueryRequest {
             job_ids: q.job_ids.clone(),
             all_finished: q.all_finished,
             with_script: q.with_script,
+            user_id: q.user_id,
             // the reply's view is written at what this build reads
             max_format_version: spur_format::FORMAT_VERSION as u32,
         }
@@ -117,6 +118,7 @@ impl From<pb::QueryRequest> for rq::Query {
             job_ids: q.job_ids,
             all_finished: q.all_finished,
             with_script: q.with_script,
+            user_id: q.user_id,
         }
     }
 }

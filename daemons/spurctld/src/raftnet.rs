@@ -114,7 +114,19 @@ impl Conn {
             1 => c.vote(req).await,
             _ => c.install_snapshot(req).await,
         };
-        let reply = r.map_err(|s| RPCError::Unreachable(unreachable(Msg(s.to_string()))))?.into_inner();
+        let reply = r
+            .map_err(|s| match s.code() {
+                // no answer within the time openraft gives (a heartbeat
+                // interval): the peer is there but slow, so the next heartbeat
+                // tries again. As `Unreachable` it made openraft stop sending to
+                // that peer for its backoff (500 ms, longer than the election
+                // timeout): the peer held an election under a mere burst of load
+                tonic::Code::Cancelled | tonic::Code::DeadlineExceeded => {
+                    RPCError::Network(NetworkError::new(&Msg(s.to_string())))
+                }
+                _ => RPCError::Unreachable(unreachable(Msg(s.to_string()))),
+            })?
+            .into_inner();
         let source = format!("reply of controller {}", self.target);
         let (res, _): (Result<Resp, RaftError<NodeId, E>>, Version) =
             spur_format::decode(Kind::RAFT_MESSAGE, &reply.data, &source)
@@ -124,6 +136,15 @@ impl Conn {
 }
 
 impl RaftNetwork<TypeConfig> for Conn {
+    /// After an unreachable peer (no connection): try again after 50 ms, then
+    /// 100, 200, 400 and every 500 ms (openraft's default is 500 ms from the
+    /// first). A controller that restarts is back in the cluster at once.
+    fn backoff(&self) -> openraft::network::Backoff {
+        openraft::network::Backoff::new(
+            [50, 100, 200, 400].into_iter().chain(std::iter::repeat(500)).map(Duration::from_millis),
+        )
+    }
+
     async fn append_entries(
         &mut self,
         rpc: AppendEntriesRequest<TypeConfig>,

@@ -1530,6 +1530,8 @@ impl Controller for Service {
                 jobs: ids
                     .iter()
                     .filter_map(|i| s.jobs().get(i))
+                    // squeue -u USER: that user's jobs only (slurm_load_job_user)
+                    .filter(|job| q.user_id.is_none_or(|u| job.user_id == u))
                     .filter(|job| sees_job(&caller, private.jobs, job))
                     .map(|job| Lean { job, script: asked.contains(&job.job_id) })
                     .collect(),

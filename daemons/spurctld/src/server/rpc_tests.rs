@@ -467,6 +467,21 @@ async fn without_private_data_everyone_sees_everything() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_for_one_users_jobs_carries_only_theirs() {
+    // squeue -u USER (slurm_load_job_user): the reply holds that user's jobs
+    // only, so its size is theirs, not the queue's
+    let f = controller().await;
+    let s = &f.svc;
+    let mine = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let ids = |v: ClusterView| v.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>();
+    let of = |u: Option<u32>| QueryRequest { jobs: true, user_id: u, ..Default::default() };
+    assert_eq!(ids(view_of(s.query(user(of(Some(uid("daemon"))))).await.unwrap().into_inner())), [theirs]);
+    assert_eq!(ids(view_of(s.query(root(of(Some(uid("nobody"))))).await.unwrap().into_inner())), [mine]);
+    assert_eq!(ids(view_of(s.query(root(of(None))).await.unwrap().into_inner())), [mine, theirs]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_users_hold_does_not_lift_an_operators() {
     let f = controller().await;
     let s = &f.svc;
