@@ -224,7 +224,13 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
         .output()
         .unwrap();
     // ... and, as slurmd, does not read it at all without GresTypes (here it
-    // then stops at the port the cluster's own node1 holds)
+    // then stops at the port the cluster's own node1 holds: once it holds
+    // it, since the cluster was started without waiting for its daemons; a
+    // second node1 that got the port first would run for good)
+    let log = c.dir.join("log").join("spurd-node1.out");
+    wait_for("the cluster's node1 to listen", T, || {
+        std::fs::read_to_string(&log).unwrap_or_default().contains(" listening on ")
+    });
     let o2 = std::process::Command::new(bin_dir().join("spurd"))
         .args(["-D", "-N", node, "-f"])
         .arg(&c.conf)
