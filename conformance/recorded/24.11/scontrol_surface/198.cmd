@@ -1,0 +1,2 @@
+run
+scancel $B $J2 $J3 $J4
