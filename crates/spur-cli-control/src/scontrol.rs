@@ -1241,6 +1241,44 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     }
 }
 
+/// The jobs `hold`/`uhold`/`release` act on, as scontrol_hold reads its
+/// words: a `JobID=`/`Job=` prefix is dropped; `Name=X`/`JobName=X` is every
+/// job named X that is pending (a running array task is skipped, any other
+/// job is still asked, so that slurmctld refuses it), array tasks as
+/// `ARRAY_TASK`; anything else goes as given (slurmctld refuses what is
+/// not a job id).
+async fn hold_targets(c: &spur_client::Client, words: &[String]) -> Vec<String> {
+    let strip =
+        |w: &str, p: &str| w.get(..p.len()).filter(|h| h.eq_ignore_ascii_case(p)).map(|_| w[p.len()..].to_string());
+    let mut out = Vec::new();
+    for w in words {
+        let mut w = w.clone();
+        for p in ["jobid=", "job="] {
+            if let Some(r) = strip(&w, p) {
+                w = r;
+            }
+        }
+        let Some(name) = strip(&w, "name=").or_else(|| strip(&w, "jobname=")) else {
+            out.push(w);
+            continue;
+        };
+        let q = spur_core::request::Query { jobs: true, ..Default::default() };
+        let Ok(view) = c.query(&q).await else { continue };
+        for j in view.jobs.iter().filter(|j| *j.desc.name == *name) {
+            let task = j.array.as_ref().and_then(|a| a.task_id.map(|t| (a.array_job_id, t)));
+            if j.state != JobState::Pending && task.is_some() {
+                continue;
+            }
+            out.push(match (&j.array, task) {
+                (_, Some((a, t))) => format!("{}_{}", a, t),
+                (Some(a), None) => format!("{}_[{}]", a.array_job_id, a.spec),
+                (None, None) => j.job_id.to_string(),
+            });
+        }
+    }
+    out
+}
+
 /// This host's name up to the first dot (Slurm's `gethostname_short`).
 fn short_hostname() -> String {
     let h = nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
@@ -1510,9 +1548,11 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         other => {
             let (op, ids, perror): (JobControl, Vec<String>, &str) = match other {
                 ScontrolCmd::Hold { job_ids, user, .. } => {
-                    (JobControl::Hold { user: *user }, job_ids.clone(), "slurm_suspend error")
+                    (JobControl::Hold { user: *user }, hold_targets(c, job_ids).await, "slurm_suspend error")
                 }
-                ScontrolCmd::Release { job_ids, .. } => (JobControl::Release, job_ids.clone(), "slurm_suspend error"),
+                ScontrolCmd::Release { job_ids, .. } => {
+                    (JobControl::Release, hold_targets(c, job_ids).await, "slurm_suspend error")
+                }
                 ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => (
                     JobControl::Requeue { hold: *hold, special_exit: *special_exit },
                     job_ids.clone(),
@@ -1538,6 +1578,10 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 }
                 _ => return Output::ok(""),
             };
+            if ids.is_empty() {
+                // `hold jobname=X` with no such job: nothing asked, nothing said
+                return Output::ok("");
+            }
             match c.job_control(&ids, &op).await {
                 // `top`: one answer for the whole list (an error comes as Err)
                 Ok(_) if op == JobControl::Top => Output::ok(""),
@@ -1546,6 +1590,12 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     for res in results.iter().filter(|r| r.code != 0) {
                         out.code = 1;
                         let msg = spur_core::errors::strerror(res.code);
+                        if res.job_id.contains('_') {
+                            // an array task: slurmctld's per-task answer,
+                            // printed `ID: error` (scontrol_surface 209, 219)
+                            out.stderr.push_str(&format!("{}: {}\n", res.job_id, msg));
+                            continue;
+                        }
                         // Slurm: "<error> for job <id>", then for the
                         // hold family the slurm_perror line.
                         out.stderr.push_str(&format!("{} for job {}\n", msg, res.job_id));

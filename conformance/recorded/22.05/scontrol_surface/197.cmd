@@ -1,2 +1,2 @@
 run
-scontrol cancel $B
+scancel $J2 $J3 $J4

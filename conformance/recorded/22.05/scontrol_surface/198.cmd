@@ -1,2 +1,2 @@
-run
-scancel $B $J2 $J3 $J4
+run capture=A
+sbatch --parsable -J arr -a 1-4 -t 10 --wrap 'sleep 300'

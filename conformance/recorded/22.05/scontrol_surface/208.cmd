@@ -1,2 +1,2 @@
 run
-squeue -h -r -j $A -o '%i %T %r' --sort=i
+scontrol requeue ${A}_2

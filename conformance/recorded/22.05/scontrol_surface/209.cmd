@@ -1,2 +1,2 @@
 run
-scontrol requeue ${A}_9
+scontrol release ${A}_3

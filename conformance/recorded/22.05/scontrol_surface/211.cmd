@@ -1,2 +1,2 @@
 run
-scontrol release ${A}_3
+scontrol hold ${A}_2

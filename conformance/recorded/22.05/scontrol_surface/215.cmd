@@ -1,2 +1,2 @@
 run
-scontrol release jobname=arr
+squeue -h -r -j $A -o '%i %T %r' --sort=i

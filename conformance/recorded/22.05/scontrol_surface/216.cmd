@@ -1,2 +1,2 @@
 run
-scontrol hold jobname=arr
+scontrol release jobname=nosuchname

@@ -1,2 +1,2 @@
 run
-scontrol release jobname=nosuchname
+scontrol uhold job=$A

@@ -1,2 +1,2 @@
-run as=spurtest
-scontrol release jobname=arr
+run
+scontrol release jobid=$A

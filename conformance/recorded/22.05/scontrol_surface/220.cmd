@@ -1,2 +1,2 @@
 run
-scontrol uhold job=$A
+scancel $A $J1

@@ -1,2 +1,2 @@
 run
-scancel $A $J1
+scontrol update jobid=${B}_2 arraytaskthrottle=1

@@ -1,2 +1,2 @@
 run
-scontrol show bbstat
+scontrol show burstbuffer

@@ -1,2 +1,2 @@
 run
-scontrol show topology
+scontrol show frontend

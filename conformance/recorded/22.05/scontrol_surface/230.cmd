@@ -1,2 +1,2 @@
 run
-scontrol reboot node1
+scontrol show topology

@@ -1,2 +1,2 @@
 run
-scontrol token
+scontrol power up node1

@@ -1,2 +1,2 @@
 run
-scontrol errnumstr 2017
+scontrol token

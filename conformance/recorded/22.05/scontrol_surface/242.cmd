@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol reconfigure
+scontrol takeover

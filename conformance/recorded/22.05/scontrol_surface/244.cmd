@@ -1,2 +1,2 @@
-run
-printf 'cluster spur\nshow partition debug\n' | scontrol
+run as=spurtest
+scontrol update SuspendExcNodes=node1

@@ -1,2 +1,2 @@
 run
-scontrol update jobid=${B}_2 arraytaskthrottle=1
+scontrol cancel $B

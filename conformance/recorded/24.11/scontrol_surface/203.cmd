@@ -1,2 +1,2 @@
 run
-scontrol requeue ${A}_2
+squeue -h -r -j $A -o '%i %T %r' --sort=i

@@ -1,2 +1,2 @@
 run
-scontrol requeuehold ${A}_3
+squeue -h -r -j $A -o '%i %T %r' --sort=i

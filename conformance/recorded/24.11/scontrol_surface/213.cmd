@@ -1,2 +1,2 @@
 run
-scontrol hold ${A}_2
+scontrol release jobname=arr

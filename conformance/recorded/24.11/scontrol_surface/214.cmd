@@ -1,2 +1,2 @@
 run
-scontrol uhold ${A}_2
+scontrol hold jobname=arr

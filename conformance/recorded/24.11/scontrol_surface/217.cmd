@@ -1,2 +1,2 @@
-run
-squeue -h -r -j $A -o '%i %T %r' --sort=i
+run as=spurtest
+scontrol release jobname=arr

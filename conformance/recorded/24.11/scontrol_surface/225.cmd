@@ -1,2 +1,2 @@
 run
-scontrol show burstbuffer
+scontrol show federation

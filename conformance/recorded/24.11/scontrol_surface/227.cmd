@@ -1,2 +1,2 @@
 run
-scontrol show dwstat
+scontrol show bbstat

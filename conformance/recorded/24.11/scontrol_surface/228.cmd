@@ -1,2 +1,2 @@
 run
-scontrol show frontend
+scontrol show dwstat

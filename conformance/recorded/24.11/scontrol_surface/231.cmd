@@ -1,2 +1,2 @@
 run
-scontrol cancel_reboot node1
+scontrol reboot node1

@@ -1,2 +1,2 @@
 run
-scontrol power up node1
+scontrol cancel_reboot node1

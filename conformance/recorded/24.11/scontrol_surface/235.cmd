@@ -1,2 +1,2 @@
 run
-scontrol getaddrs node1
+scontrol errnumstr 2017

@@ -1,2 +1,2 @@
-run as=spurtest
-scontrol fsdampeningfactor 2
+run
+scontrol getaddrs node1

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol setdebug info
+scontrol fsdampeningfactor 2

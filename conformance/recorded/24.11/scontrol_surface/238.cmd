@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol setdebugflags +backfill
+scontrol setdebug info

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol schedloglevel 1
+scontrol setdebugflags +backfill

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol takeover
+scontrol shutdown

@@ -1,2 +1,2 @@
 run as=spurtest
-scontrol update SuspendExcNodes=node1
+scontrol reconfigure

@@ -1,2 +1,0 @@
-run
-scontrol release jobid=$A

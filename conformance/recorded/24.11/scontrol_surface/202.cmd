@@ -1,2 +1,0 @@
-run
-squeue -h -r -j $A -o '%i %T' --sort=i
