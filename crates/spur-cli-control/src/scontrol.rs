@@ -253,7 +253,9 @@ pub fn parse_options(args: &[String], env: &HashMap<String, String>) -> Result<(
         return Err(Box::new(ScontrolCmd::Print(no_cluster(&name, "--cluster"))));
     }
     if let Some(name) = env.get("SLURM_CLUSTERS") {
-        return Err(Box::new(ScontrolCmd::Print(no_cluster(name, "SLURM_CLUSTERS"))));
+        // 24.11 names the option even for the variable (scontrol_surface 054)
+        let source = if spur_core::compat::profile().usage_texts_22_05 { "SLURM_CLUSTERS" } else { "--cluster" };
+        return Err(Box::new(ScontrolCmd::Print(no_cluster(name, source))));
     }
     Ok((flags, p.operands))
 }
@@ -616,8 +618,18 @@ pub fn parse_words(flags: Flags, words: &[String], env: &HashMap<String, String>
                     a.as_str()
                 }
             };
-            if kw(t, "reservationname", 3) {
+            if kw(t, "reservationname", 3) && !job_tag {
                 return crate::resv::parse("update", &rest);
+            }
+            if t.get(..10).is_some_and(|p| p.eq_ignore_ascii_case("suspendexc"))
+                && !spur_core::compat::profile().usage_texts_22_05
+            {
+                // power saving's exclusions: Spur has no power saving
+                return Err(err_out(if nix::unistd::getuid().is_root() {
+                    "slurm_update error: Requested operation not supported on this system\n".into()
+                } else {
+                    "slurm_update error: Permission denied\n".into()
+                }));
             }
             if kw(t, "nodename", 3) {
                 node_tag = true;
@@ -753,7 +765,18 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             continue;
         }
         // every other tag refuses [+|-]=
-        let take: SetField = if kw(t, "comment", 3) {
+        let take: SetField = if kw(t, "arraytaskthrottle", 10) {
+            // strtoll: `abc` is 0 (no limit); a negative count is refused here
+            let n = spur_grammar::num::strtol(&val, 10).value;
+            if n < 0 {
+                return error("Invalid ArrayTaskThrottle value");
+            }
+            let n = n.min(i64::from(u32::MAX)) as u32;
+            Box::new(move |u| {
+                u.array_throttle = Some(n);
+                Ok(())
+            })
+        } else if kw(t, "comment", 3) {
             Box::new(move |u| {
                 u.comment = Some(v);
                 Ok(())
@@ -882,6 +905,9 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 unsupported(u, JF::WcKey);
                 Ok(())
             })
+        } else if (kw(t, "stderr", 6) || kw(t, "stdin", 5)) && spur_core::compat::profile().usage_texts_22_05 {
+            // 22.05's scontrol knows only StdOut (scontrol_surface 105, 106)
+            return abort(format!("Update of this parameter is not supported: {}\nRequest aborted\n", arg));
         } else if kw(t, "stderr", 6) {
             Box::new(move |u| {
                 u.std_err = Some(v);
@@ -1562,6 +1588,23 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 ScontrolCmd::Resume { job_ids, .. } => (JobControl::Resume, job_ids.clone(), "slurm_resume error"),
                 ScontrolCmd::Top { job_ids, .. } => (JobControl::Top, job_ids.clone(), "slurm_top_job error"),
                 ScontrolCmd::UpdateJob { job_ids, update, time_step, by_name, invalid, .. } => {
+                    if update.array_throttle.is_some()
+                        && job_ids.iter().any(|i| i.contains('_'))
+                        && !spur_core::compat::profile().usage_texts_22_05
+                    {
+                        // a task (slurmctld splits it off, then refuses:
+                        // scontrol_surface/222); the throttle is the array's
+                        let mut o = Output::ok("");
+                        for id in job_ids.iter().filter(|i| i.contains('_')) {
+                            o.code = 1;
+                            o.stderr.push_str(&format!(
+                                "{}: {} (Update of ArrayTaskThrottle is only allowed on ArrayJobId)\n",
+                                id,
+                                spur_core::errors::strerror(spur_core::errors::ESLURM_NOT_SUPPORTED)
+                            ));
+                        }
+                        return o;
+                    }
                     match resolve_update_job(c, job_ids, update, *time_step, by_name.as_deref()).await {
                         Ok((ids, _)) if invalid.is_some() => {
                             // a value scontrol could not read: slurmctld's answer for the first job
@@ -1590,11 +1633,27 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     for res in results.iter().filter(|r| r.code != 0) {
                         out.code = 1;
                         let msg = spur_core::errors::strerror(res.code);
+                        // slurmctld's explanation of a refused ArrayTaskThrottle
+                        let why = match &op {
+                            JobControl::Update(u)
+                                if u.array_throttle.is_some()
+                                    && res.code == spur_core::errors::ESLURM_NOT_SUPPORTED =>
+                            {
+                                Some("Update of ArrayTaskThrottle is only allowed on ArrayJobId")
+                            }
+                            _ => None,
+                        };
                         if res.job_id.contains('_') {
                             // an array task: slurmctld's per-task answer,
-                            // printed `ID: error` (scontrol_surface 209, 219)
-                            out.stderr.push_str(&format!("{}: {}\n", res.job_id, msg));
+                            // printed `ID: error` (scontrol_surface 209, 219, 222)
+                            match why {
+                                Some(w) => out.stderr.push_str(&format!("{}: {} ({})\n", res.job_id, msg, w)),
+                                None => out.stderr.push_str(&format!("{}: {}\n", res.job_id, msg)),
+                            }
                             continue;
+                        }
+                        if let Some(w) = why {
+                            out.stderr.push_str(&format!("scontrol: error: {}\n", w));
                         }
                         // Slurm: "<error> for job <id>", then for the
                         // hold family the slurm_perror line.

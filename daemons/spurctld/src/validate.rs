@@ -259,7 +259,8 @@ pub fn job_update(
             (Some(_), None) => true,
             _ => false,
         };
-        if raise {
+        // a pending job's owner may set any limit (scontrol_surface/151)
+        if raise && !pending {
             authorize(caller, Action::RaiseTimeLimit, Some(job.user_id))?;
         }
         out.time_limit = Some(new);
@@ -269,8 +270,11 @@ pub fn job_update(
     }
     out.name = u.name.clone();
     if let Some(p) = &u.partition {
-        pending_only()?;
-        out.partition = Some(p.clone());
+        // the partition it is in already: nothing to change (scontrol_surface/145)
+        if *p != job.partition {
+            pending_only()?;
+            out.partition = Some(p.clone());
+        }
     }
     if let Some(p) = u.priority {
         authorize(caller, Action::SetPriority, Some(job.user_id))?;
@@ -323,9 +327,27 @@ pub fn job_update(
     out.std_out = u.std_out.clone();
     out.std_err = u.std_err.clone();
     out.std_in = u.std_in.clone();
+    if let Some(t) = u.array_throttle {
+        // slurmctld: "Update of ArrayTaskThrottle is only allowed on ArrayJobId"
+        let meta = job.array.as_ref().is_some_and(|a| a.task_id.is_none() || a.array_job_id == job.job_id);
+        if meta {
+            out.array_throttle = Some(t);
+        } else if !spur_core::compat::profile().usage_texts_22_05 {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        // (22.05 accepts it for any job and changes nothing: scontrol_surface 195)
+    }
     out.dependency = u.dependency.clone();
     out.begin_time = u.begin_time.map(|t| t.max(now));
     if !u.unsupported.is_empty() {
+        // the job's size and placement fields change only while it is
+        // pending (slurmctld checks that before the value:
+        // scontrol_surface/146, MinCPUsNode of a running job)
+        use rq::UnsupportedJobField as F;
+        let sizing = [F::CpusPerTask, F::NumCpus, F::TasksPerNode, F::MinCpusNode, F::MinTmpDiskNode, F::Contiguous];
+        if u.unsupported.iter().any(|f| sizing.contains(f)) {
+            pending_only()?;
+        }
         return Err(ESLURM_NOT_SUPPORTED);
     }
     Ok(out)
