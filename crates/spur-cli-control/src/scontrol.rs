@@ -964,10 +964,27 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Ok(())
             })
         } else if kw(t, "licenses", 1) {
+            // Spur has no licenses: slurmctld's answer for one it does not
+            // know (scontrol_surface 132)
+            if !val.is_empty() {
+                invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_LICENSES));
+            }
             Box::new(move |u| {
                 unsupported(u, JF::Licenses);
                 Ok(())
             })
+        } else if kw(t, "burstbuffer", 2) {
+            // no burst buffer plugin (scontrol_surface 133)
+            invalid = invalid.or(Some(spur_core::errors::ESLURM_NOT_SUPPORTED));
+            Box::new(|_| Ok(()))
+        } else if kw(t, "clusters", 8) || kw(t, "clusterfeatures", 8) {
+            // not a federation (scontrol_surface 134, 135)
+            invalid = invalid.or(Some(spur_core::errors::SLURM_ERROR_ANY));
+            Box::new(|_| Ok(()))
+        } else if kw(t, "corespec", 4) || kw(t, "threadspec", 4) {
+            // no specialised cores or threads to give (scontrol_surface 121, 122)
+            invalid = invalid.or(Some(spur_core::errors::ESLURM_ACCESS_DENIED));
+            Box::new(|_| Ok(()))
         } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
             // a bad time is reported for the job
             match spur_grammar::time::parse_time(&val, now(), false) {
