@@ -2833,6 +2833,56 @@ mod tests {
         render_show(&cmd, &v, v.now)
     }
 
+    /// getopt_long's permutation, POSIXLY_CORRECT and `--`, as recorded in
+    /// scontrol_surface 014-034.
+    #[test]
+    fn options_anywhere() {
+        let e = HashMap::new();
+        let (f, w) = parse_options(&args(&["show", "job", "-d", "-o", "34"]), &e).unwrap();
+        assert!(f.one_liner && f.details);
+        assert_eq!(w, args(&["show", "job", "34"]));
+        let posix: HashMap<String, String> = [("POSIXLY_CORRECT".to_string(), "1".to_string())].into();
+        let (f, w) = parse_options(&args(&["show", "partition", "-o", "debug"]), &posix).unwrap();
+        assert!(!f.one_liner);
+        assert_eq!(w, args(&["show", "partition", "-o", "debug"]));
+        let (f, w) = parse_options(&args(&["show", "partition", "--", "-o"]), &e).unwrap();
+        assert!(!f.one_liner);
+        assert_eq!(w, args(&["show", "partition", "-o"]));
+        // the first of -V/-h wins; a bad option after them is never reached
+        assert_eq!(*parse_options(&args(&["show", "job", "-V", "--bogus"]), &e).unwrap_err(), ScontrolCmd::Version);
+        match *parse_options(&args(&["show", "-x"]), &e).unwrap_err() {
+            ScontrolCmd::Print(o) => {
+                assert_eq!(o.stderr, "scontrol: invalid option -- 'x'\nTry \"scontrol --help\" for more information\n");
+                assert_eq!(o.code, 1);
+            }
+            other => panic!("{:?}", other),
+        }
+        // setdebugflags' `-flag` words are not options
+        let (_, w) = parse_options(&args(&["setdebugflags", "-backfill"]), &e).unwrap();
+        assert_eq!(w, args(&["setdebugflags", "-backfill"]));
+    }
+
+    /// The interactive mode's words (scontrol_surface 062-078).
+    #[test]
+    fn interactive_words() {
+        assert_eq!(split_line("  show  job 3 "), args(&["show", "job", "3"]));
+        assert_eq!(split_line("update jobid=3 comment=\"a b\""), args(&["update", "jobid=3", "comment=\"a b\""]));
+        let mut f = Flags::default();
+        assert_eq!(mode_word(&mut f, &args(&["o"])).map(|(x, o)| (x, o.code)), Some((false, 0)));
+        assert!(f.one_liner);
+        assert_eq!(mode_word(&mut f, &args(&["d"])).map(|(x, _)| x), Some(false));
+        assert!(f.details);
+        mode_word(&mut f, &args(&["hide"]));
+        assert!(!f.details && !f.all);
+        assert_eq!(mode_word(&mut f, &args(&["quit"])).map(|(x, _)| x), Some(true));
+        assert_eq!(mode_word(&mut f, &args(&["exit"])).map(|(x, _)| x), Some(true));
+        let (_, o) = mode_word(&mut f, &args(&["oneliner", "x"])).unwrap();
+        assert_eq!((o.stderr.as_str(), o.code), ("too many arguments for keyword:oneliner\n", 1));
+        // `co` is completing, not a mode word
+        assert!(mode_word(&mut f, &args(&["co"])).is_none());
+        assert!(matches!(parse(&args(&["co"]), &HashMap::new()).unwrap(), ScontrolCmd::Completing { .. }));
+    }
+
     #[test]
     fn parses_commands() {
         let e = HashMap::new();

@@ -1067,7 +1067,9 @@ impl Service {
                         }
                         let u = {
                             let g = self.ctld.read();
-                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some())
+                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some(), {
+                                g.state.partition(&job.partition).and_then(|p| p.max_time)
+                            })
                         };
                         let u = match u {
                             Ok(u) => u,
