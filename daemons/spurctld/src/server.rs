@@ -1067,9 +1067,15 @@ impl Service {
                         }
                         let u = {
                             let g = self.ctld.read();
-                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some(), {
-                                g.state.partition(&job.partition).and_then(|p| p.max_time)
-                            })
+                            validate::job_update(
+                                req,
+                                &job,
+                                &caller,
+                                t,
+                                &|n| g.state.node(n).is_some(),
+                                g.state.partition(&job.partition).and_then(|p| p.max_time),
+                                &|f| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f)),
+                            )
                         };
                         let u = match u {
                             Ok(u) => u,

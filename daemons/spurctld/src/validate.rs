@@ -221,6 +221,7 @@ pub fn job_update(
     now: i64,
     known: &dyn Fn(&str) -> bool,
     part_max_time: Option<Minutes>,
+    feature_known: &dyn Fn(&str) -> bool,
 ) -> Result<spur_state::JobUpdate, i32> {
     // the strings' bounds first (update_job's _test_job_desc_fields, as at
     // submission: see job_desc_fields)
@@ -324,6 +325,12 @@ pub fn job_update(
     }
     if let Some(v) = &u.features {
         pending_only()?;
+        // every feature named must be one some node has (slurmctld's
+        // build_feature_list: `Invalid feature specification`, scontrol_surface/092)
+        let names = v.split(|c: char| "&|,()[]*:".contains(c)).map(str::trim);
+        if names.filter(|n| !n.is_empty() && !n.bytes().all(|b| b.is_ascii_digit())).any(|n| !feature_known(n)) {
+            return Err(ESLURM_INVALID_FEATURE);
+        }
         out.features = Some(opt(v));
     }
     if let Some(v) = &u.work_dir {
@@ -650,34 +657,64 @@ mod tests {
         let lower = upd(&|u| u.time_limit = Some(10));
         let raise = upd(&|u| u.time_limit = Some(60));
         let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
-        assert_eq!(job_update(&lower, &pending, &USER, 0, &known, Some(30)).unwrap().time_limit, Some(Some(10)));
-        assert_eq!(job_update(&raise, &pending, &USER, 0, &known, Some(30)).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, &USER, 0, &known, Some(30)).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, &ROOT, 0, &known, Some(30)).unwrap().time_limit, Some(None));
+        assert_eq!(
+            job_update(&lower, &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            Some(Some(10))
+        );
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            Some(None)
+        );
         // a pending job's owner may raise it up to the partition's MaxTime
         // (UNLIMITED there: anything; scontrol_surface/151), a running one not
-        assert_eq!(job_update(&raise, &pending, &USER, 0, &known, None).unwrap().time_limit, Some(Some(60)));
-        assert_eq!(job_update(&unlimited, &pending, &USER, 0, &known, None).unwrap().time_limit, Some(None));
-        assert_eq!(job_update(&raise, &pending, &USER, 0, &known, Some(60)).unwrap().time_limit, Some(Some(60)));
-        assert_eq!(job_update(&raise, &running, &USER, 0, &known, None).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
+            Some(Some(60))
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
+            Some(None)
+        );
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, Some(60), &|f| f == "f").unwrap().time_limit,
+            Some(Some(60))
+        );
+        assert_eq!(
+            job_update(&raise, &running, &USER, 0, &known, None, &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
         // a user may not lower nice below 0 (a higher priority), an operator may;
         // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
         let negative = upd(&|u| u.nice = Some(-5));
-        assert_eq!(job_update(&negative, &pending, &USER, 0, &known, Some(30)).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known, Some(30)).unwrap().nice, Some(-5));
         assert_eq!(
-            job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known, Some(30)).unwrap().nice,
+            job_update(&negative, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
+        assert_eq!(
+            job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice,
             Some(7)
         );
         let mut reniced = pending.clone();
         reniced.desc.nice = Some(-5);
-        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known, Some(30)).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
         assert_eq!(submit_nice(Some(-1), &USER), Err(ESLURM_INVALID_NICE));
         assert_eq!(submit_nice(Some(-1), &ROOT), Ok(()));
         assert_eq!(submit_nice(Some(3), &USER), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
-        assert_eq!(job_update(&prio, &pending, &USER, 0, &known, Some(30)).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known, Some(30)).unwrap().priority, Some(9));
+        assert_eq!(
+            job_update(&prio, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().priority, Some(9));
         // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
         for u in [
             upd(&|u| u.partition = Some("p".into())),
@@ -690,37 +727,48 @@ mod tests {
             upd(&|u| u.work_dir = Some("/tmp".into())),
         ] {
             assert_eq!(
-                job_update(&u, &running, &ROOT, 0, &known, Some(30)).err(),
+                job_update(&u, &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
                 Some(ESLURM_JOB_NOT_PENDING),
                 "{:?}",
                 u
             );
-            assert!(job_update(&u, &pending, &USER, 0, &known, Some(30)).is_ok(), "{:?}", u);
+            assert!(job_update(&u, &pending, &USER, 0, &known, Some(30), &|f| f == "f").is_ok(), "{:?}", u);
         }
         // a running job's node count stays (scontrol 111), the same count is fine
         assert_eq!(
-            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known, Some(30)).err(),
+            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
             Some(ESLURM_NOT_SUPPORTED)
         );
-        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known, Some(30)).is_ok());
+        assert!(
+            job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok()
+        );
         // node lists must be hostlists; empty clears
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known, Some(30)).err(),
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known, Some(30), &|f| f
+                == "f")
+            .err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known, Some(30))
-                .unwrap()
-                .exc_nodes,
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known, Some(30), &|f| f
+                == "f")
+            .unwrap()
+            .exc_nodes,
             Some(None)
         );
         // strings past slurmctld's bounds (_test_job_desc_fields)
         let long = upd(&|u| u.comment = Some("c".repeat(1025)));
-        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known, Some(30)).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_PATHNAME_TOO_LONG)
+        );
         let fits = upd(&|u| u.comment = Some("c".repeat(1024)));
-        assert!(job_update(&fits, &pending, &ROOT, 0, &known, Some(30)).is_ok());
+        assert!(job_update(&fits, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok());
         let long = upd(&|u| u.work_dir = Some("/".repeat(4097)));
-        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known, Some(30)).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_PATHNAME_TOO_LONG)
+        );
         // names must be nodes of the cluster (node_name2bitmap), kept sorted
         // without duplicates; an oversized list is refused unexpanded
         for field in [true, false] {
@@ -731,7 +779,7 @@ mod tests {
                 } else {
                     u.req_nodes = Some(v.to_string())
                 }
-                let u = job_update(&u, &pending, &ROOT, 0, &known, Some(30))?;
+                let u = job_update(&u, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f")?;
                 Ok::<_, i32>(if field { u.exc_nodes } else { u.req_nodes })
             };
             assert_eq!(got("n3"), Err(ESLURM_INVALID_NODE_NAME));
@@ -742,12 +790,17 @@ mod tests {
         }
         // a begin time in the past is now
         assert_eq!(
-            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known, Some(30)).unwrap().begin_time,
+            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known, Some(30), &|f| f == "f")
+                .unwrap()
+                .begin_time,
             Some(100)
         );
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
-        assert_eq!(job_update(&acct, &pending, &ROOT, 0, &known, Some(30)).err(), Some(ESLURM_NOT_SUPPORTED));
+        assert_eq!(
+            job_update(&acct, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_NOT_SUPPORTED)
+        );
     }
 
     #[test]
