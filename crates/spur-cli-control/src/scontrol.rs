@@ -4,6 +4,7 @@
 //! src/api/partition_info.c), and the execution against the controller.
 
 use spur_cli_base::format::convert_num_unit;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_cli_base::process::{client, emit, runtime};
 use spur_cli_base::records::{
     default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str,
@@ -38,6 +39,14 @@ pub enum ShowWhat {
     Config,
     Licenses,
     Reservation,
+    /// `show steps [ID]`: Spur shows no steps yet.
+    Steps,
+    Daemons,
+    Aliases,
+    Slurmd,
+    /// `show federation|burstbuffer|bbstat|dwstat|frontend|topology`:
+    /// subsystems Spur does not have, answered as Slurm answers without them.
+    Absent(Absent),
     /// `show assoc_mgr`: the flags asked for (users, assoc, qos).
     AssocMgr {
         users: bool,
@@ -46,8 +55,39 @@ pub enum ShowWhat {
     },
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Absent {
+    Federation,
+    BurstBuffer,
+    BbStat,
+    Frontend,
+    Topology,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScontrolCmd {
+    /// `completing`: jobs in the COMPLETING state and their nodes.
+    Completing {
+        flags: Flags,
+    },
+    /// `notify JOBID MSG`.
+    Notify {
+        job: String,
+    },
+    /// `wait_job JOBID`.
+    WaitJob {
+        job: String,
+    },
+    /// `listpids [JOBID[.STEP]]`, `listjobs`, `liststeps`: about the
+    /// slurmstepd processes of this host (Spur has none).
+    ListLocal {
+        id: Option<String>,
+        which: &'static str,
+    },
+    /// `cancel_reboot NODES`.
+    CancelReboot {
+        nodes: String,
+    },
     Show {
         flags: Flags,
         what: ShowWhat,
@@ -109,6 +149,8 @@ pub enum ScontrolCmd {
     },
     Version,
     Help,
+    /// Print, and end the session (Slurm's `fatal()`).
+    Fatal(Output),
     /// No command: read commands from stdin, one a line, after a prompt.
     Interactive {
         flags: Flags,
@@ -133,68 +175,262 @@ fn err_out(msg: String) -> Output {
     Output::err(msg, 1)
 }
 
-/// Parse scontrol's command line (without `argv[0]`).
-pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
+/// scontrol's options (`adhM:FoQu:vV` and its long options), for
+/// getopt_long: GNU permutation, so `scontrol show nodes -o` is `-o`.
+const SPECS: &[OptSpec] = &[
+    OptSpec::new(None, "autocomplete", Required, "autocomplete"),
+    OptSpec::new(Some('a'), "all", None_, "all"),
+    OptSpec::new(Some('M'), "cluster", Required, "clusters"),
+    OptSpec::new(None, "clusters", Required, "clusters"),
+    OptSpec::new(Some('d'), "details", None_, "details"),
+    OptSpec::new(None, "federation", None_, "federation"),
+    OptSpec::new(Some('F'), "future", None_, "future"),
+    OptSpec::new(Some('h'), "help", None_, "help"),
+    OptSpec::new(None, "hide", None_, "hide"),
+    OptSpec::new(None, "json", Optional, "json"),
+    OptSpec::new(None, "local", None_, "local"),
+    OptSpec::new(Some('o'), "oneliner", None_, "oneliner"),
+    OptSpec::new(Some('Q'), "quiet", None_, "quiet"),
+    OptSpec::new(None, "sibling", None_, "sibling"),
+    OptSpec::new(Some('u'), "uid", Required, "uid"),
+    OptSpec::new(None, "usage", None_, "help"),
+    OptSpec::new(Some('v'), "verbose", None_, "verbose"),
+    OptSpec::new(Some('V'), "version", None_, "version"),
+    OptSpec::new(None, "yaml", Optional, "yaml"),
+];
+
+/// The options of scontrol's command line, read as its getopt_long loop
+/// reads them: options anywhere (GNU permutation; `POSIXLY_CORRECT` in the
+/// environment stops at the first word, as glibc does), `--` ends them, a
+/// first word `setdebugflags` ends them too (its `-FLAG` words are not
+/// options). `-h`/`--usage` and `-V` act when reached; a bad option prints
+/// glibc's line and `Try "scontrol --help"...`, exit 1. Returns the flags
+/// and the command words, or what to print instead.
+pub fn parse_options(args: &[String], env: &HashMap<String, String>) -> Result<(Flags, Vec<String>), Box<ScontrolCmd>> {
     let mut flags = Flags::default();
     if env.contains_key("SCONTROL_ALL") {
         flags.all = true;
     }
-    let mut i = 0;
-    // leading options
-    while i < args.len() {
-        let a = args[i].as_str();
-        if !a.starts_with('-') || a == "-" {
-            break;
-        }
-        match a {
-            "-a" | "--all" => flags.all = true,
-            "-d" | "--details" => flags.details = true,
-            "-o" | "--oneliner" => flags.one_liner = true,
-            "-Q" | "--quiet" => flags.quiet = 1,
-            "-v" | "--verbose" => flags.quiet = -1,
-            "-V" | "--version" => return Ok(ScontrolCmd::Version),
-            "-h" | "--help" | "--usage" => return Ok(ScontrolCmd::Help),
-            "-F" | "--future" | "--local" | "--sibling" | "--federation" | "-u" => {}
-            "--" => {
-                i += 1;
-                break;
+    let mode = if env.contains_key("POSIXLY_CORRECT") { Mode::StopAtFirstOperand } else { Mode::Permute };
+    let mut p = opts::parse("scontrol", SPECS, args, mode);
+    if p.operands.first().is_some_and(|w| kw(w, "setdebugflags", 8)) {
+        p = opts::parse("scontrol", SPECS, args, Mode::StopAtFirstOperand);
+    }
+    for (id, val) in &p.opts {
+        match *id {
+            "all" => flags.all = true,
+            "details" => flags.details = true,
+            "hide" => {
+                flags.all = false;
+                flags.details = false;
             }
-            _ => {
-                // clustered short flags like -do
-                if a.len() > 1 && !a.starts_with("--") && a[1..].chars().all(|c| "adoQvF".contains(c)) {
-                    for c in a[1..].chars() {
-                        match c {
-                            'a' => flags.all = true,
-                            'd' => flags.details = true,
-                            'o' => flags.one_liner = true,
-                            'Q' => flags.quiet = 1,
-                            'v' => flags.quiet = -1,
-                            _ => {}
-                        }
-                    }
-                } else if let Some(body) = a.strip_prefix("--") {
-                    return Err(err_out(format!(
-                        "scontrol: unrecognized option '--{}'\nTry \"scontrol --help\" for more information\n",
-                        body
-                    )));
-                } else {
-                    let c = a[1..].chars().next().unwrap_or('-');
-                    return Err(err_out(format!(
-                        "scontrol: invalid option -- '{}'\nTry \"scontrol --help\" for more information\n",
-                        c
-                    )));
+            "json" | "yaml" => flags.details = true,
+            "oneliner" => flags.one_liner = true,
+            "quiet" => flags.quiet = 1,
+            "verbose" => flags.quiet = -1,
+            "help" => return Err(Box::new(ScontrolCmd::Help)),
+            "version" => return Err(Box::new(ScontrolCmd::Version)),
+            "autocomplete" => return Err(Box::new(ScontrolCmd::Print(Output::ok("")))),
+            "uid" => {
+                let v = val.as_deref().unwrap_or("");
+                let known = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && v.parse::<u32>().is_ok()
+                    || nix::unistd::User::from_name(v).ok().flatten().is_some();
+                if !known {
+                    return Err(Box::new(ScontrolCmd::Print(Output::err(
+                        format!("scontrol: error: --uid=\"{}\" invalid\n", v),
+                        0,
+                    ))));
                 }
             }
+            _ => {}
         }
-        i += 1;
     }
-    let argv: Vec<&str> = args[i..].iter().map(|s| s.as_str()).collect();
+    if let Some(e) = p.error {
+        return Err(Box::new(ScontrolCmd::Print(e.into_output("scontrol", 1))));
+    }
+    let cluster = p.opts.iter().rev().find(|(id, _)| *id == "clusters").and_then(|(_, v)| v.clone());
+    if let Some(name) = cluster {
+        return Err(Box::new(ScontrolCmd::Print(no_cluster(&name, "--cluster"))));
+    }
+    if let Some(name) = env.get("SLURM_CLUSTERS") {
+        // 24.11 names the option even for the variable (scontrol_surface 054)
+        let source = if spur_core::compat::profile().usage_texts_22_05 { "SLURM_CLUSTERS" } else { "--cluster" };
+        return Err(Box::new(ScontrolCmd::Print(no_cluster(name, source))));
+    }
+    Ok((flags, p.operands))
+}
+
+/// What scontrol prints when told to use a cluster by name (`-M`,
+/// `SLURM_CLUSTERS`, the `cluster` command): that needs slurmdbd, which a
+/// Spur cluster (like the recorded ones) does not have. 22.05 exits without
+/// the `fatal:` line (scontrol_surface 045, 054, 244).
+fn no_cluster(name: &str, source: &str) -> Output {
+    let mut m = format!(
+        "scontrol: error: Problem talking to database\nscontrol: error: '{}' can't be reached now, or it is an invalid entry for {}.  Use 'sacctmgr list clusters' to see available clusters.\n",
+        name, source
+    );
+    if !spur_core::compat::profile().usage_texts_22_05 {
+        m.push_str("scontrol: fatal: Could not get cluster information\n");
+    }
+    Output::err(m, 1)
+}
+
+/// Parse scontrol's command line (without `argv[0]`).
+pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
+    let (flags, words) = match parse_options(args, env) {
+        Ok(x) => x,
+        Err(cmd) => match *cmd {
+            ScontrolCmd::Print(o) if o.code != 0 => return Err(o),
+            cmd => return Ok(cmd),
+        },
+    };
+    if words.is_empty() {
+        return Ok(ScontrolCmd::Interactive { flags });
+    }
+    parse_words(flags, &words, env)
+}
+
+/// One command's words (the command line after its options, or one line of
+/// the interactive mode), with the flags in force.
+pub fn parse_words(flags: Flags, words: &[String], env: &HashMap<String, String>) -> Result<ScontrolCmd, Output> {
+    let argv: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
     let Some(&tag) = argv.first() else {
         return Ok(ScontrolCmd::Interactive { flags });
     };
     let few = || err_out(format!("too few arguments for keyword:{}\n", tag));
     let many = || err_out(format!("too many arguments for keyword:{}\n", tag));
     let rest: Vec<String> = argv[1..].iter().map(|s| s.to_string()).collect();
+    let v22 = spur_core::compat::profile().usage_texts_22_05;
+    let root = nix::unistd::getuid().is_root();
+    let missing = || err_out(format!("missing argument for keyword:{}\n", tag));
+    let print = |o: Output| Ok(ScontrolCmd::Print(o));
+    // scontrol's commands in the order of its chain (so `co` is completing,
+    // `l` listpids, `n` notify), with its argument-count messages
+    if kw(tag, "cancel_reboot", 3) {
+        return match argv.len() {
+            n if n > 2 => Err(many()),
+            n if n < 2 => Err(missing()),
+            _ => Ok(ScontrolCmd::CancelReboot { nodes: argv[1].to_string() }),
+        };
+    }
+    if kw(tag, "completing", 2) {
+        if argv.len() > 1 {
+            return Err(many());
+        }
+        return Ok(ScontrolCmd::Completing { flags });
+    }
+    if kw(tag, "cluster", 2) {
+        // naming a cluster needs slurmdbd, which Spur does not have
+        return Ok(ScontrolCmd::Fatal(no_cluster(argv.get(1).copied().unwrap_or(""), "--cluster")));
+    }
+    if kw(tag, "errnumstr", 2) || kw(tag, "errnostr", 2) {
+        if argv.len() != 2 {
+            return Err(err_out(format!("one arguments required for keyword:{}\n", tag)));
+        }
+        let c = spur_grammar::num::strtol(argv[1], 10);
+        if c.end != argv[1].len() && !argv[1].is_empty() {
+            return Err(err_out(format!("numeric arguments required for keyword:{}\n", tag)));
+        }
+        return print(Output::ok(format!("{}\n", spur_core::errors::strerror(c.value as i32))));
+    }
+    if kw(tag, "pidinfo", 3) {
+        return match argv.len() {
+            n if n > 2 => Err(many()),
+            n if n < 2 => Err(missing()),
+            // slurmd answers for the processes of its job steps; no Spur
+            // step runs under a slurmd of this host's name
+            _ => Err(err_out("Failed to locate job for requested pid\n".into())),
+        };
+    }
+    if kw(tag, "power", 2) && !v22 {
+        return Err(err_out("scontrol_power_nodes error: Invalid node state specified\n".into()));
+    }
+    if kw(tag, "reboot_nodes", 3) {
+        return Err(err_out(
+            "scontrol: error: RebootProgram isn't defined\nscontrol_reboot_nodes error: Unspecified error\n".into(),
+        ));
+    }
+    if kw(tag, "reconfigure", 3) {
+        if argv.len() > 2 {
+            return Err(many());
+        }
+        return Err(err_out(if root {
+            "slurm_reconfigure error: Requested operation not supported on this system\n".into()
+        } else {
+            "slurm_reconfigure error: Invalid user id\n".into()
+        }));
+    }
+    if kw(tag, "token", 3) {
+        return Err(err_out(if v22 {
+            "Error fetching token\n".into()
+        } else {
+            "scontrol: error: slurm_fetch_token: error with request: Required plugin type not loaded or initialized\n"
+                .into()
+        }));
+    }
+    if kw(tag, "wait_job", 2) {
+        return match argv.len() {
+            n if n > 2 => Err(many()),
+            n if n < 2 => Err(few()),
+            _ => Ok(ScontrolCmd::WaitJob { job: argv[1].to_string() }),
+        };
+    }
+    for (word, min, call) in [
+        ("setdebugflags", 9, "slurm_set_debug_flags"),
+        ("fsdampeningfactor", 3, "slurm_set_fs_dampeningfactor"),
+        ("fairsharedampeningfactor", 3, "slurm_set_fs_dampeningfactor"),
+        ("setdebug", 2, "slurm_set_debug_level"),
+        ("schedloglevel", 3, "slurm_set_schedlog_level"),
+    ] {
+        if kw(tag, word, min) {
+            if argv.len() < 2 {
+                return Err(few());
+            }
+            // slurmctld's log levels: only root may set them; Spur's
+            // logging is configured when its daemons start
+            return if root {
+                print(Output::ok(""))
+            } else {
+                Err(err_out(format!("{} error: Permission denied\n", call)))
+            };
+        }
+    }
+    if kw(tag, "takeover", 8) {
+        // one slurmctld and no backup: Slurm's answer
+        return Err(err_out(
+            "scontrol: error: slurm_get_port: Address family '0' not supported\nscontrol: error: Error connecting, bad data: family = 0, port = 0\nslurm_takeover error: Unable to contact slurm controller (connect failure)\n".into(),
+        ));
+    }
+    if kw(tag, "shutdown", 8) {
+        return Err(err_out(if root {
+            "slurm_shutdown error: Requested operation not supported on this system\n".into()
+        } else {
+            "slurm_shutdown error: Invalid user id\n".into()
+        }));
+    }
+    if kw(tag, "listpids", 1) {
+        if argv.len() > 2 {
+            return Err(many());
+        }
+        if let Some(id) = argv.get(1) {
+            if !id.starts_with(|c: char| c.is_ascii_digit()) {
+                return Err(err_out(format!("\"{}\" does not look like a jobid\n", id)));
+            }
+        }
+        return Ok(ScontrolCmd::ListLocal { id: argv.get(1).map(|s| s.to_string()), which: "listpids" });
+    }
+    if !v22 && (kw(tag, "listjobs", 1) || kw(tag, "liststeps", 1)) {
+        if argv.len() > 1 {
+            return Err(many());
+        }
+        return Ok(ScontrolCmd::ListLocal { id: None, which: "liststeps" });
+    }
+    if kw(tag, "notify", 1) {
+        if argv.len() < 3 {
+            return Err(few());
+        }
+        return Ok(ScontrolCmd::Notify { job: argv[1].to_string() });
+    }
 
     if kw(tag, "show", 3) {
         if argv.len() < 2 {
@@ -240,29 +476,51 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
             return Err(many());
         }
         let id = eq_val.or_else(|| argv.get(2).map(|s| s.to_string()));
-        let what = if kw(ent, "config", 1) {
+        // scontrol's order and abbreviations (`show a` is aliases)
+        let what = if kw(ent, "aliases", 1) {
+            ShowWhat::Aliases
+        } else if kw(ent, "bbstat", 2) || kw(ent, "dwstat", 2) {
+            ShowWhat::Absent(Absent::BbStat)
+        } else if kw(ent, "burstbuffer", 2) {
+            ShowWhat::Absent(Absent::BurstBuffer)
+        } else if kw(ent, "config", 1) {
             ShowWhat::Config
-        } else if kw(ent, "licenses", 2) {
-            ShowWhat::Licenses
-        } else if kw(ent, "reservations", 1) || kw(ent, "reservationname", 1) {
-            ShowWhat::Reservation
+        } else if kw(ent, "daemons", 1) {
+            if id.is_some() {
+                return Err(err_out(format!("too many arguments for keyword:{}\n", tag)));
+            }
+            ShowWhat::Daemons
+        } else if kw(ent, "federations", 1) {
+            ShowWhat::Absent(Absent::Federation)
+        } else if kw(ent, "frontendname", 1) {
+            ShowWhat::Absent(Absent::Frontend)
         } else if kw(ent, "hostnames", 5) {
             ShowWhat::Hostnames
-        } else if kw(ent, "hostlistsorted", 9) {
-            ShowWhat::HostlistSorted
         } else if kw(ent, "hostlist", 5) {
             ShowWhat::Hostlist
+        } else if kw(ent, "hostlistsorted", 9) {
+            ShowWhat::HostlistSorted
         } else if kw(ent, "jobs", 1) || kw(ent, "jobid", 1) {
             ShowWhat::Job
+        } else if kw(ent, "licenses", 2) {
+            ShowWhat::Licenses
         } else if kw(ent, "nodes", 1) {
             ShowWhat::Node
         } else if kw(ent, "partitions", 2) || kw(ent, "partitionname", 2) {
             ShowWhat::Partition
+        } else if kw(ent, "reservations", 1) || kw(ent, "reservationname", 1) {
+            ShowWhat::Reservation
+        } else if kw(ent, "slurmd", 2) {
+            ShowWhat::Slurmd
+        } else if kw(ent, "steps", 2) {
+            ShowWhat::Steps
+        } else if kw(ent, "topology", 1) {
+            ShowWhat::Absent(Absent::Topology)
         } else {
             return Err(err_out(format!("invalid entity:{} for keyword:{} \n", ent, tag)));
         };
         if matches!(what, ShowWhat::Hostlist | ShowWhat::HostlistSorted) && id.is_none() {
-            return Err(err_out(format!("invalid encode argument\n{}", usage_text())));
+            return Err(err_out(format!("invalid encode argument\n{}", "scontrol [<OPTION>] [<COMMAND>]\n")));
         }
         let id = match (&what, id) {
             (ShowWhat::Hostnames, None) => env.get("SLURM_NODELIST").cloned(),
@@ -360,8 +618,18 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
                     a.as_str()
                 }
             };
-            if kw(t, "reservationname", 3) {
+            if kw(t, "reservationname", 3) && !job_tag {
                 return crate::resv::parse("update", &rest);
+            }
+            if t.get(..10).is_some_and(|p| p.eq_ignore_ascii_case("suspendexc"))
+                && !spur_core::compat::profile().usage_texts_22_05
+            {
+                // power saving's exclusions: Spur has no power saving
+                return Err(err_out(if nix::unistd::getuid().is_root() {
+                    "slurm_update error: Requested operation not supported on this system\n".into()
+                } else {
+                    "slurm_update error: Permission denied\n".into()
+                }));
             }
             if kw(t, "nodename", 3) {
                 node_tag = true;
@@ -386,12 +654,25 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScontrolC
         ));
     }
     if kw(tag, "version", 4) {
+        if argv.len() > 1 {
+            let mut o = Output::ok(version_line());
+            o.stderr = format!("too many arguments for {} keyword\n", tag);
+            o.code = 1;
+            return print(o);
+        }
         return Ok(ScontrolCmd::Version);
     }
-    if kw(tag, "ping", 4) {
+    if kw(tag, "ping", 3) {
         return Ok(ScontrolCmd::Ping);
     }
-    if kw(tag, "help", 2) || kw(tag, "usage", 5) {
+    if kw(tag, "help", 2) {
+        if argv.len() > 1 {
+            // the text, then the complaint (scontrol_surface 060)
+            let mut o = Output::ok(usage_text());
+            o.stderr = format!("too many arguments for keyword:{}\n", tag);
+            o.code = 1;
+            return Ok(ScontrolCmd::Print(o));
+        }
         return Ok(ScontrolCmd::Help);
     }
     Err(err_out(format!("invalid keyword: {}\n", tag)))
@@ -484,7 +765,18 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             continue;
         }
         // every other tag refuses [+|-]=
-        let take: SetField = if kw(t, "comment", 3) {
+        let take: SetField = if kw(t, "arraytaskthrottle", 10) {
+            // strtoll: `abc` is 0 (no limit); a negative count is refused here
+            let n = spur_grammar::num::strtol(&val, 10).value;
+            if n < 0 {
+                return error("Invalid ArrayTaskThrottle value");
+            }
+            let n = n.min(i64::from(u32::MAX)) as u32;
+            Box::new(move |u| {
+                u.array_throttle = Some(n);
+                Ok(())
+            })
+        } else if kw(t, "comment", 3) {
             Box::new(move |u| {
                 u.comment = Some(v);
                 Ok(())
@@ -613,6 +905,9 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 unsupported(u, JF::WcKey);
                 Ok(())
             })
+        } else if (kw(t, "stderr", 6) || kw(t, "stdin", 5)) && spur_core::compat::profile().usage_texts_22_05 {
+            // 22.05's scontrol knows only StdOut (scontrol_surface 105, 106)
+            return abort(format!("Update of this parameter is not supported: {}\nRequest aborted\n", arg));
         } else if kw(t, "stderr", 6) {
             Box::new(move |u| {
                 u.std_err = Some(v);
@@ -669,10 +964,27 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Ok(())
             })
         } else if kw(t, "licenses", 1) {
+            // Spur has no licenses: slurmctld's answer for one it does not
+            // know (scontrol_surface 132)
+            if !val.is_empty() {
+                invalid = invalid.or(Some(spur_core::errors::ESLURM_INVALID_LICENSES));
+            }
             Box::new(move |u| {
                 unsupported(u, JF::Licenses);
                 Ok(())
             })
+        } else if kw(t, "burstbuffer", 2) {
+            // no burst buffer plugin (scontrol_surface 133)
+            invalid = invalid.or(Some(spur_core::errors::ESLURM_NOT_SUPPORTED));
+            Box::new(|_| Ok(()))
+        } else if kw(t, "clusters", 8) || kw(t, "clusterfeatures", 8) {
+            // not a federation (scontrol_surface 134, 135)
+            invalid = invalid.or(Some(spur_core::errors::SLURM_ERROR_ANY));
+            Box::new(|_| Ok(()))
+        } else if kw(t, "corespec", 4) || kw(t, "threadspec", 4) {
+            // no specialised cores or threads to give (scontrol_surface 121, 122)
+            invalid = invalid.or(Some(spur_core::errors::ESLURM_ACCESS_DENIED));
+            Box::new(|_| Ok(()))
         } else if kw(t, "eligibletime", 2) || kw(t, "starttime", 2) {
             // a bad time is reported for the job
             match spur_grammar::time::parse_time(&val, now(), false) {
@@ -927,9 +1239,14 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
     Ok(ScontrolCmd::UpdatePartition { flags, update: u })
 }
 
+/// `scontrol --help` / `help`: Slurm's text, captured from each release
+/// (scontrol_surface 056: 24.11 trimmed trailing blanks that 22.05 prints).
 fn usage_text() -> String {
-    // `scontrol --help` prints the full command list; Spur prints Slurm's first lines.
-    "scontrol [<OPTION>] [<COMMAND>]\n".into()
+    if spur_core::compat::profile().usage_texts_22_05 {
+        include_str!("text/scontrol_help_22.05.txt").into()
+    } else {
+        include_str!("text/scontrol_help.txt").into()
+    }
 }
 
 /// Commands answered without the controller.
@@ -937,8 +1254,7 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     match cmd {
         ScontrolCmd::Version => Some(Output::ok(version_line())),
         ScontrolCmd::Help => Some(Output::ok(usage_text())),
-        ScontrolCmd::Print(o) => Some(o.clone()),
-        ScontrolCmd::Interactive { flags } => Some(interactive(flags)),
+        ScontrolCmd::Print(o) | ScontrolCmd::Fatal(o) => Some(o.clone()),
         // Slurm reports a bad or missing list on stderr and still exits 0.
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id, .. } => Some(match id {
             None => Output::err("scontrol: error: host list is empty\n", 0),
@@ -968,43 +1284,78 @@ pub fn run_local(cmd: &ScontrolCmd) -> Option<Output> {
     }
 }
 
-/// Interactive mode: a `scontrol: ` prompt before each line read from stdin;
-/// each line runs as a command of its own (with the global flags given), `exit`
-/// or `quit` (or the end of input) ends it.
-fn interactive(flags: &Flags) -> Output {
-    use std::io::{BufRead, Write};
-    let mut code = 0;
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    loop {
-        print!("scontrol: ");
-        let _ = std::io::stdout().flush();
-        let Some(Ok(line)) = lines.next() else {
-            println!();
-            break;
+/// The jobs `hold`/`uhold`/`release` act on, as scontrol_hold reads its
+/// words: a `JobID=`/`Job=` prefix is dropped; `Name=X`/`JobName=X` is every
+/// job named X that is pending (a running array task is skipped, any other
+/// job is still asked, so that slurmctld refuses it), array tasks as
+/// `ARRAY_TASK`; anything else goes as given (slurmctld refuses what is
+/// not a job id).
+async fn hold_targets(c: &spur_client::Client, words: &[String]) -> Vec<String> {
+    let strip =
+        |w: &str, p: &str| w.get(..p.len()).filter(|h| h.eq_ignore_ascii_case(p)).map(|_| w[p.len()..].to_string());
+    let mut out = Vec::new();
+    for w in words {
+        let mut w = w.clone();
+        for p in ["jobid=", "job="] {
+            if let Some(r) = strip(&w, p) {
+                w = r;
+            }
+        }
+        let Some(name) = strip(&w, "name=").or_else(|| strip(&w, "jobname=")) else {
+            out.push(w);
+            continue;
         };
-        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let Some(first) = words.first() else { continue };
-        if kw(first, "exit", 2) || kw(first, "quit", 4) {
-            break;
-        }
-        let mut args = vec!["scontrol".to_string()];
-        if flags.one_liner {
-            args.push("-o".into());
-        }
-        if flags.details {
-            args.push("-d".into());
-        }
-        if flags.all {
-            args.push("-a".into());
-        }
-        args.extend(words);
-        let status = std::env::current_exe().and_then(|exe| std::process::Command::new(exe).args(&args).status());
-        if !matches!(status, Ok(s) if s.success()) {
-            code = 1;
+        let q = spur_core::request::Query { jobs: true, ..Default::default() };
+        let Ok(view) = c.query(&q).await else { continue };
+        for j in view.jobs.iter().filter(|j| *j.desc.name == *name) {
+            let task = j.array.as_ref().and_then(|a| a.task_id.map(|t| (a.array_job_id, t)));
+            if j.state != JobState::Pending && task.is_some() {
+                continue;
+            }
+            out.push(match (&j.array, task) {
+                (_, Some((a, t))) => format!("{}_{}", a, t),
+                (Some(a), None) => format!("{}_[{}]", a.array_job_id, a.spec),
+                (None, None) => j.job_id.to_string(),
+            });
         }
     }
-    Output { stdout: String::new(), stderr: String::new(), code }
+    out
+}
+
+/// This host's name up to the first dot (Slurm's `gethostname_short`).
+fn short_hostname() -> String {
+    let h = nix::unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_default();
+    h.split('.').next().unwrap_or("").to_string()
+}
+
+/// `scontrol completing`: one line per job in the COMPLETING state, with
+/// the time since it ended and which of its nodes are completing or down.
+pub fn completing_text(view: &ClusterView, now: i64) -> String {
+    let mut out = String::new();
+    for j in view.jobs.iter().filter(|j| j.state == JobState::Completing) {
+        let (mut comp, mut down) = (Vec::new(), Vec::new());
+        for name in j.node_names() {
+            match view.nodes.iter().find(|n| n.name == name) {
+                Some(n) if n.flags.completing => comp.push(name),
+                Some(n) if matches!(n.base, NodeBase::Down) => down.push(name),
+                _ => {}
+            }
+        }
+        out.push_str(&format!(
+            "JobId={} EndTime={} CompletingTime={} ",
+            j.job_id,
+            fmt_timestamp(j.end_time),
+            fmt_secs_scontrol((now - j.end_time).max(0))
+        ));
+        if !comp.is_empty() {
+            out.push_str(&format!("Nodes(COMPLETING)={} ", spur_grammar::hostlist::compress_unique(&comp)));
+        }
+        if !down.is_empty() {
+            out.push_str(&format!("Nodes(DOWN)={} ", spur_grammar::hostlist::compress_unique(&down)));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn encode(expr: &str, sorted: bool) -> Output {
@@ -1082,6 +1433,129 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 },
             }
         }
+        ScontrolCmd::Show { what: ShowWhat::Absent(a), .. } => match a {
+            // no federation, burst buffer plugin, front end or topology plugin
+            Absent::Frontend => Output::ok("No nodes in the system\n"),
+            Absent::Topology if spur_core::compat::profile().usage_texts_22_05 => {
+                Output::err("scontrol: error: No topology information available\n", 0)
+            }
+            _ => Output::ok(""),
+        },
+        ScontrolCmd::Show { what: ShowWhat::Steps, id, .. } => {
+            // Spur keeps no job steps that scontrol can show yet
+            match id {
+                None => Output::ok("No job steps in the system\n"),
+                Some(id) => {
+                    let shown = if id.contains('.') { id.clone() } else { format!("{}.", id) };
+                    Output { stdout: format!("Job step {} not found\n", shown), stderr: String::new(), code: 1 }
+                }
+            }
+        }
+        ScontrolCmd::Show { what: ShowWhat::Daemons, .. } => {
+            // the daemons slurm.conf places on this host: slurmctld where a
+            // SlurmctldHost names it, slurmd where a node's NodeHostname does
+            let host = short_hostname();
+            let conf = c.conf();
+            let mut out = String::new();
+            if conf.controllers.iter().any(|h| h.name == host || h.name == "localhost") {
+                out.push_str("slurmctld ");
+            }
+            if conf.nodes.iter().any(|n| n.hostname == host || n.name == host) {
+                out.push_str("slurmd ");
+            }
+            out.push('\n');
+            Output::ok(out)
+        }
+        ScontrolCmd::Show { what: ShowWhat::Aliases, id, .. } => {
+            // the node names whose NodeHostname is this host (or the one given)
+            let host = id.clone().unwrap_or_else(short_hostname);
+            let names: Vec<String> =
+                c.conf().nodes.iter().filter(|n| n.hostname == host).map(|n| n.name.clone()).collect();
+            if names.is_empty() {
+                Output::ok("")
+            } else {
+                Output::ok(format!("{}\n", names.join(" ")))
+            }
+        }
+        ScontrolCmd::Show { what: ShowWhat::Slurmd, .. } => Output::err(
+            "scontrol: error: slurm_slurmd_info: Connection refused\nslurm_load_slurmd_status: Connection refused\n",
+            1,
+        ),
+        ScontrolCmd::ListLocal { id, which } => {
+            // no slurmstepd of this host: Slurm looks for their sockets in
+            // SlurmdSpoolDir (24.11) or for this host's node name (22.05)
+            let v22 = spur_core::compat::profile().usage_texts_22_05;
+            let mut o = Output::ok("");
+            if *which == "listpids" && v22 {
+                o.stdout = "PID      JOBID    STEPID   LOCALID GLOBALID\n".into();
+            }
+            if v22 {
+                o.stderr = "scontrol: error: stepd_available: Couldn't find nodename\n".into();
+            } else {
+                let host = short_hostname();
+                let dir = c.conf().slurmd_spool_dir.replace("%n", &host).replace("%h", &host);
+                o.stderr = format!("scontrol: error: Domain socket directory {}: No such file or directory\n", dir);
+            }
+            match (which, id) {
+                (&"listpids", Some(id)) => {
+                    let job = id.split('.').next().unwrap_or(id);
+                    o.stderr.push_str(&format!("JobId={} does not exist on node (null).\n", job));
+                    o.code = 1;
+                }
+                (&"listpids", None) => {}
+                _ => o.stderr.push_str("No slurmstepd's found on this node\n"),
+            }
+            o
+        }
+        ScontrolCmd::Completing { flags } => {
+            let q = QueryRequest { jobs: true, nodes: true, all_finished: true, ..Default::default() };
+            match c.query(&q).await {
+                Ok(view) => Output::ok(completing_text(&view, view.now)),
+                Err(e) if flags.quiet != 1 => Output::err(format!("slurm_load_jobs error: {}\n", e), 1),
+                Err(_) => Output::err("", 1),
+            }
+        }
+        ScontrolCmd::Notify { job } | ScontrolCmd::WaitJob { job } => {
+            let notify = matches!(cmd, ScontrolCmd::Notify { .. });
+            let id = spur_grammar::num::atol(job) as u32;
+            let q =
+                QueryRequest { jobs: true, job_ids: vec![id.to_string()], all_finished: true, ..Default::default() };
+            let mut state =
+                c.query(&q).await.ok().and_then(|v| v.jobs.iter().find(|j| j.job_id == id).map(|j| j.state));
+            if notify {
+                // the message goes to the job's srun; a job that is not
+                // running has none
+                return match state {
+                    None => Output::err("job notify failure: Invalid job id specified\n", 1),
+                    Some(JobState::Running) | Some(JobState::Suspended) => Output::ok(""),
+                    Some(_) => Output::err("job notify failure: Requested operation is presently disabled\n", 1),
+                };
+            }
+            // wait_job: until the job's nodes are ready (it runs) or it ended
+            while state == Some(JobState::Pending) {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                state = c.query(&q).await.ok().and_then(|v| v.jobs.iter().find(|j| j.job_id == id).map(|j| j.state));
+            }
+            match state {
+                Some(JobState::Running) | Some(JobState::Suspended) => {
+                    Output::err(format!("scontrol: Nodes are ready for job {}\n", id), 0)
+                }
+                _ => Output::err(format!("scontrol: Problem running job {}\n", id), 1),
+            }
+        }
+        ScontrolCmd::CancelReboot { nodes } => {
+            let q = QueryRequest { nodes: true, ..Default::default() };
+            let known = match (c.query(&q).await, spur_grammar::hostlist::expand(nodes)) {
+                (Ok(view), Ok(names)) => names.iter().all(|n| view.nodes.iter().any(|x| &x.name == n)),
+                _ => false,
+            };
+            // no node of Spur is ever rebooting
+            if known {
+                Output::err("slurm_update error: Invalid node state specified\n", 1)
+            } else {
+                Output::err("slurm_update error: Invalid node name specified\n", 1)
+            }
+        }
         ScontrolCmd::Show { flags, what, id } => {
             let q = QueryRequest {
                 jobs: *what == ShowWhat::Job,
@@ -1117,9 +1591,11 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
         other => {
             let (op, ids, perror): (JobControl, Vec<String>, &str) = match other {
                 ScontrolCmd::Hold { job_ids, user, .. } => {
-                    (JobControl::Hold { user: *user }, job_ids.clone(), "slurm_suspend error")
+                    (JobControl::Hold { user: *user }, hold_targets(c, job_ids).await, "slurm_suspend error")
                 }
-                ScontrolCmd::Release { job_ids, .. } => (JobControl::Release, job_ids.clone(), "slurm_suspend error"),
+                ScontrolCmd::Release { job_ids, .. } => {
+                    (JobControl::Release, hold_targets(c, job_ids).await, "slurm_suspend error")
+                }
                 ScontrolCmd::Requeue { job_ids, hold, special_exit, .. } => (
                     JobControl::Requeue { hold: *hold, special_exit: *special_exit },
                     job_ids.clone(),
@@ -1129,6 +1605,23 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 ScontrolCmd::Resume { job_ids, .. } => (JobControl::Resume, job_ids.clone(), "slurm_resume error"),
                 ScontrolCmd::Top { job_ids, .. } => (JobControl::Top, job_ids.clone(), "slurm_top_job error"),
                 ScontrolCmd::UpdateJob { job_ids, update, time_step, by_name, invalid, .. } => {
+                    if update.array_throttle.is_some()
+                        && job_ids.iter().any(|i| i.contains('_'))
+                        && !spur_core::compat::profile().usage_texts_22_05
+                    {
+                        // a task (slurmctld splits it off, then refuses:
+                        // scontrol_surface/222); the throttle is the array's
+                        let mut o = Output::ok("");
+                        for id in job_ids.iter().filter(|i| i.contains('_')) {
+                            o.code = 1;
+                            o.stderr.push_str(&format!(
+                                "{}: {} (Update of ArrayTaskThrottle is only allowed on ArrayJobId)\n",
+                                id,
+                                spur_core::errors::strerror(spur_core::errors::ESLURM_NOT_SUPPORTED)
+                            ));
+                        }
+                        return o;
+                    }
                     match resolve_update_job(c, job_ids, update, *time_step, by_name.as_deref()).await {
                         Ok((ids, _)) if invalid.is_some() => {
                             // a value scontrol could not read: slurmctld's answer for the first job
@@ -1145,6 +1638,10 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 }
                 _ => return Output::ok(""),
             };
+            if ids.is_empty() {
+                // `hold jobname=X` with no such job: nothing asked, nothing said
+                return Output::ok("");
+            }
             match c.job_control(&ids, &op).await {
                 // `top`: one answer for the whole list (an error comes as Err)
                 Ok(_) if op == JobControl::Top => Output::ok(""),
@@ -1153,6 +1650,28 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                     for res in results.iter().filter(|r| r.code != 0) {
                         out.code = 1;
                         let msg = spur_core::errors::strerror(res.code);
+                        // slurmctld's explanation of a refused ArrayTaskThrottle
+                        let why = match &op {
+                            JobControl::Update(u)
+                                if u.array_throttle.is_some()
+                                    && res.code == spur_core::errors::ESLURM_NOT_SUPPORTED =>
+                            {
+                                Some("Update of ArrayTaskThrottle is only allowed on ArrayJobId")
+                            }
+                            _ => None,
+                        };
+                        if res.job_id.contains('_') {
+                            // an array task: slurmctld's per-task answer,
+                            // printed `ID: error` (scontrol_surface 209, 219, 222)
+                            match why {
+                                Some(w) => out.stderr.push_str(&format!("{}: {} ({})\n", res.job_id, msg, w)),
+                                None => out.stderr.push_str(&format!("{}: {}\n", res.job_id, msg)),
+                            }
+                            continue;
+                        }
+                        if let Some(w) = why {
+                            out.stderr.push_str(&format!("scontrol: error: {}\n", w));
+                        }
                         // Slurm: "<error> for job <id>", then for the
                         // hold family the slurm_perror line.
                         out.stderr.push_str(&format!("{} for job {}\n", msg, res.job_id));
@@ -2064,6 +2583,10 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
 
 fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     let mut out = Output::default();
+    if f.quiet == -1 {
+        // `-v`: when the partitions were loaded and how many (scontrol_surface 046)
+        out.stdout = format!("last_update_time={}, records={}\n", fmt_timestamp(view.now), view.partitions.len());
+    }
     let parts: Vec<&Partition> = view
         .partitions
         .iter()
@@ -2076,10 +2599,10 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
         if let Some(n) = id {
             out.code = 1;
             if f.quiet != 1 {
-                out.stdout = format!("Partition {} not found\n", n);
+                out.stdout.push_str(&format!("Partition {} not found\n", n));
             }
         } else if f.quiet != 1 {
-            out.stdout = "No partitions in the system\n".into();
+            out.stdout.push_str("No partitions in the system\n");
         }
         return out;
     }
@@ -2089,23 +2612,203 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     out
 }
 
-/// scontrol as a process: parse, answer what needs no controller, else run
-/// the command through spur-client; returns the exit status.
-pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
-    let cmd = match parse(args, env) {
-        Ok(c) => c,
-        Err(o) => return emit(&o),
-    };
-    // Commands that need no controller.
-    if let Some(o) = run_local(&cmd) {
-        return emit(&o);
+/// The words that change the session's flags or end it (`all`, `details`,
+/// `exit`, `hide`, `oneliner`, `quiet`, `quit`, `verbose`), by scontrol's
+/// abbreviations and in its order (so `d` is `details`, `o` `oneliner`).
+/// `Some((exit, output))` when `words` was one of them.
+pub fn mode_word(flags: &mut Flags, words: &[String]) -> Option<(bool, Output)> {
+    let tag = words.first()?.as_str();
+    let many = || Output::err(format!("too many arguments for keyword:{}\n", tag), 1);
+    let ok = Output::ok("");
+    if kw(tag, "all", 2) {
+        flags.all = true;
+        return Some((false, ok));
     }
-    let c = match client("scontrol") {
-        Ok(c) => c,
-        Err(o) => return emit(&o),
+    // completing, cluster and create come before `details` in scontrol's chain
+    if kw(tag, "completing", 2) || kw(tag, "cluster", 2) || kw(tag, "create", 2) || kw(tag, "cancel_reboot", 3) {
+        return None;
+    }
+    let exit = kw(tag, "exit", 2) || kw(tag, "quit", 4);
+    let setter: Option<fn(&mut Flags)> = if kw(tag, "details", 1) {
+        Some(|f| f.details = true)
+    } else if kw(tag, "hide", 2) {
+        Some(|f| {
+            f.all = false;
+            f.details = false
+        })
+    } else if kw(tag, "oneliner", 1) {
+        Some(|f| f.one_liner = true)
+    } else if kw(tag, "quiet", 4) {
+        Some(|f| f.quiet = 1)
+    } else if kw(tag, "verbose", 4) {
+        Some(|f| f.quiet = -1)
+    } else {
+        None
     };
-    let rt = runtime();
-    emit(&rt.block_on(execute(&cmd, &c)))
+    if exit {
+        return Some((true, if words.len() > 1 { many() } else { ok }));
+    }
+    let set = setter?;
+    if words.len() > 1 {
+        let msg = if kw(tag, "verbose", 4) {
+            Output::err(format!("too many arguments for {} keyword\n", tag), 1)
+        } else {
+            many()
+        };
+        // `hide` takes no count of its words
+        if !kw(tag, "hide", 2) {
+            return Some((false, msg));
+        }
+    }
+    set(flags);
+    Some((false, ok))
+}
+
+/// The words of one interactive line, as scontrol splits it: at blanks
+/// outside quotes; the quotes stay in the word.
+pub fn split_line(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let (mut dq, mut sq, mut in_word) = (false, false, false);
+    for c in line.chars() {
+        if !in_word {
+            if c.is_ascii_whitespace() {
+                continue;
+            }
+            in_word = true;
+            cur.push(c);
+            // a quote that starts a word does not open a quoted part
+            continue;
+        }
+        match c {
+            '"' => dq = !dq,
+            '\'' => sq = !sq,
+            c if c.is_ascii_whitespace() && !dq && !sq => {
+                words.push(std::mem::take(&mut cur));
+                in_word = false;
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// One scontrol session: the flags in force, the exit status so far (any
+/// failed command leaves it at its code, as Slurm's global `exit_code`), and
+/// the connection, made when a command first needs it.
+struct Session {
+    flags: Flags,
+    env: HashMap<String, String>,
+    client: Option<spur_client::Client>,
+    rt: Option<tokio::runtime::Runtime>,
+    exit_code: i32,
+}
+
+impl Session {
+    /// Run one command's words; true when the session should end.
+    fn command(&mut self, words: &[String]) -> bool {
+        if words.is_empty() {
+            // scontrol: an empty command sets the exit code and prints nothing
+            self.exit_code = 1;
+            return false;
+        }
+        if let Some((exit, o)) = mode_word(&mut self.flags, words) {
+            self.emit(&o);
+            return exit;
+        }
+        let cmd = match parse_words(self.flags.clone(), words, &self.env) {
+            Ok(c) => c,
+            Err(o) => {
+                self.emit(&o);
+                return false;
+            }
+        };
+        let o = self.execute(&cmd);
+        self.emit(&o);
+        matches!(cmd, ScontrolCmd::Fatal(_))
+    }
+
+    fn execute(&mut self, cmd: &ScontrolCmd) -> Output {
+        if let Some(o) = run_local(cmd) {
+            return o;
+        }
+        if self.client.is_none() {
+            match client("scontrol") {
+                Ok(c) => self.client = Some(c),
+                Err(o) => return o,
+            }
+        }
+        let rt = self.rt.get_or_insert_with(runtime);
+        match &self.client {
+            Some(c) => rt.block_on(execute(cmd, c)),
+            None => Output::ok(""),
+        }
+    }
+
+    fn emit(&mut self, o: &Output) {
+        let code = emit(o);
+        if code != 0 {
+            self.exit_code = code;
+        }
+    }
+
+    /// Interactive mode (no command on the command line): read lines from
+    /// stdin. scontrol reads them with readline, which (stdin not a
+    /// terminal) prints the prompt `scontrol: ` and echoes the line read; at
+    /// the end of input it prints the prompt and a newline. `!!` runs the
+    /// previous line again; `exit`/`quit` end the session.
+    fn interactive(&mut self) -> i32 {
+        use std::io::{BufRead, Write};
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut last: Option<String> = None;
+        loop {
+            let mut buf = Vec::new();
+            let n = input.read_until(b'\n', &mut buf).unwrap_or(0);
+            let mut out = std::io::stdout();
+            if n == 0 {
+                let _ = out.write_all(b"scontrol: \n");
+                let _ = out.flush();
+                break;
+            }
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            }
+            let line = String::from_utf8_lossy(&buf).into_owned();
+            let _ = out.write_all(format!("scontrol: {}\n", line).as_bytes());
+            let _ = out.flush();
+            let line = if line == "!!" {
+                last.clone().unwrap_or_default()
+            } else {
+                last = Some(line.clone());
+                line
+            };
+            if self.command(&split_line(&line)) {
+                break;
+            }
+        }
+        self.exit_code
+    }
+}
+
+/// scontrol as a process: the options, then one command (or, with none,
+/// the interactive mode); returns the exit status.
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let (flags, words) = match parse_options(args, env) {
+        Ok(x) => x,
+        Err(cmd) => return emit(&run_local(&cmd).unwrap_or_else(|| Output::ok(""))),
+    };
+    let mut s = Session { flags, env: env.clone(), client: None, rt: None, exit_code: 0 };
+    if words.is_empty() {
+        return s.interactive();
+    }
+    s.command(&words);
+    s.exit_code
 }
 
 #[cfg(test)]
@@ -2128,6 +2831,56 @@ mod tests {
         let cmd = parse(&args(a), &HashMap::new()).unwrap();
         let v = view();
         render_show(&cmd, &v, v.now)
+    }
+
+    /// getopt_long's permutation, POSIXLY_CORRECT and `--`, as recorded in
+    /// scontrol_surface 014-034.
+    #[test]
+    fn options_anywhere() {
+        let e = HashMap::new();
+        let (f, w) = parse_options(&args(&["show", "job", "-d", "-o", "34"]), &e).unwrap();
+        assert!(f.one_liner && f.details);
+        assert_eq!(w, args(&["show", "job", "34"]));
+        let posix: HashMap<String, String> = [("POSIXLY_CORRECT".to_string(), "1".to_string())].into();
+        let (f, w) = parse_options(&args(&["show", "partition", "-o", "debug"]), &posix).unwrap();
+        assert!(!f.one_liner);
+        assert_eq!(w, args(&["show", "partition", "-o", "debug"]));
+        let (f, w) = parse_options(&args(&["show", "partition", "--", "-o"]), &e).unwrap();
+        assert!(!f.one_liner);
+        assert_eq!(w, args(&["show", "partition", "-o"]));
+        // the first of -V/-h wins; a bad option after them is never reached
+        assert_eq!(*parse_options(&args(&["show", "job", "-V", "--bogus"]), &e).unwrap_err(), ScontrolCmd::Version);
+        match *parse_options(&args(&["show", "-x"]), &e).unwrap_err() {
+            ScontrolCmd::Print(o) => {
+                assert_eq!(o.stderr, "scontrol: invalid option -- 'x'\nTry \"scontrol --help\" for more information\n");
+                assert_eq!(o.code, 1);
+            }
+            other => panic!("{:?}", other),
+        }
+        // setdebugflags' `-flag` words are not options
+        let (_, w) = parse_options(&args(&["setdebugflags", "-backfill"]), &e).unwrap();
+        assert_eq!(w, args(&["setdebugflags", "-backfill"]));
+    }
+
+    /// The interactive mode's words (scontrol_surface 062-078).
+    #[test]
+    fn interactive_words() {
+        assert_eq!(split_line("  show  job 3 "), args(&["show", "job", "3"]));
+        assert_eq!(split_line("update jobid=3 comment=\"a b\""), args(&["update", "jobid=3", "comment=\"a b\""]));
+        let mut f = Flags::default();
+        assert_eq!(mode_word(&mut f, &args(&["o"])).map(|(x, o)| (x, o.code)), Some((false, 0)));
+        assert!(f.one_liner);
+        assert_eq!(mode_word(&mut f, &args(&["d"])).map(|(x, _)| x), Some(false));
+        assert!(f.details);
+        mode_word(&mut f, &args(&["hide"]));
+        assert!(!f.details && !f.all);
+        assert_eq!(mode_word(&mut f, &args(&["quit"])).map(|(x, _)| x), Some(true));
+        assert_eq!(mode_word(&mut f, &args(&["exit"])).map(|(x, _)| x), Some(true));
+        let (_, o) = mode_word(&mut f, &args(&["oneliner", "x"])).unwrap();
+        assert_eq!((o.stderr.as_str(), o.code), ("too many arguments for keyword:oneliner\n", 1));
+        // `co` is completing, not a mode word
+        assert!(mode_word(&mut f, &args(&["co"])).is_none());
+        assert!(matches!(parse(&args(&["co"]), &HashMap::new()).unwrap(), ScontrolCmd::Completing { .. }));
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct JobUpdate {
     pub dependency: Option<String>,
     /// `StartTime=`/`EligibleTime=`: epoch seconds.
     pub begin_time: Option<i64>,
+    /// `ArrayTaskThrottle=`: at most this many tasks of the array run at
+    /// once (0 = no limit); only for an array's own id.
+    pub array_throttle: Option<u32>,
     /// Fields scontrol accepts that Spur cannot change yet (the controller
     /// refuses a request naming any of them), as given.
     pub unsupported: Vec<UnsupportedJobField>,

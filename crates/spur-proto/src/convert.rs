@@ -157,6 +157,7 @@ impl From<&rq::JobUpdate> for pb::JobUpdate {
             std_in: u.std_in.clone(),
             dependency: u.dependency.clone(),
             begin_time: u.begin_time,
+            array_throttle: u.array_throttle,
             unsupported: unsupported_codes(&u.unsupported, rq::UnsupportedJobField::code),
         }
     }
@@ -188,6 +189,7 @@ impl TryFrom<pb::JobUpdate> for rq::JobUpdate {
             std_in: u.std_in,
             dependency: u.dependency,
             begin_time: u.begin_time,
+            array_throttle: u.array_throttle,
         })
     }
 }

@@ -226,6 +226,9 @@ pub struct JobUpdate {
     /// partition): the request's TRES are not counted again.
     #[serde(default)]
     pub refused: bool,
+    /// `ArrayTaskThrottle=` for every record of the array (0 = no limit).
+    #[serde(default)]
+    pub array_throttle: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -896,7 +899,7 @@ mod order_tests {
         // the old run's late report does not end the requeued job
         s.apply(&Command::Complete { job_id: id, exit_status: 9, launch_failed: false, now: 41 }).unwrap();
         assert_eq!(s.jobs[&id].state, JobState::Pending);
-        assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_DISABLED));
+        assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_JOB_PENDING));
         // cancelling a suspended job gives its CPUs back exactly once
         let id3 = running(&mut s);
         s.apply(&Command::Suspend { job_id: id3, now: 43 }).unwrap();

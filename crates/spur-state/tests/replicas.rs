@@ -201,6 +201,8 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
             std_err: std_out.clone(),
             std_in: std_out,
             refused,
+            // any count, on arrays and other jobs alike
+            array_throttle: num_tasks,
         },
     )
 }

@@ -1067,7 +1067,15 @@ impl Service {
                         }
                         let u = {
                             let g = self.ctld.read();
-                            validate::job_update(req, &job, &caller, t, &|n| g.state.node(n).is_some())
+                            validate::job_update(
+                                req,
+                                &job,
+                                &caller,
+                                t,
+                                &|n| g.state.node(n).is_some(),
+                                g.state.partition(&job.partition).and_then(|p| p.max_time),
+                                &|f| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f)),
+                            )
                         };
                         let u = match u {
                             Ok(u) => u,
@@ -1148,8 +1156,15 @@ impl Service {
                         }
                         // a requeued job, like a released one, keeps reason None
                         // until slurmctld's next pass (recorded/24.11/scontrol/146,
-                        // 194: BeginTime only later)
-                        if matches!(op, JobControl::Release | JobControl::Requeue { .. }) {
+                        // 194: BeginTime only later); one that was running goes
+                        // through COMPLETING on Slurm, whose end is such a pass
+                        // (scontrol_surface/203: a requeued task shows BeginTime)
+                        let quiet = match op {
+                            JobControl::Release => true,
+                            JobControl::Requeue { .. } => !was_active,
+                            _ => false,
+                        };
+                        if quiet {
                             let subs = self.ctld.submissions.load(std::sync::atomic::Ordering::SeqCst);
                             self.ctld
                                 .released

@@ -220,6 +220,8 @@ pub fn job_update(
     caller: &Caller,
     now: i64,
     known: &dyn Fn(&str) -> bool,
+    part_max_time: Option<Minutes>,
+    feature_known: &dyn Fn(&str) -> bool,
 ) -> Result<spur_state::JobUpdate, i32> {
     // the strings' bounds first (update_job's _test_job_desc_fields, as at
     // submission: see job_desc_fields)
@@ -259,7 +261,14 @@ pub fn job_update(
             (Some(_), None) => true,
             _ => false,
         };
-        if raise {
+        // a pending job's owner may set any limit up to its partition's
+        // MaxTime (job_mgr.c; scontrol_surface/151), else only lower it
+        let within = match (part_max_time, new) {
+            (None, _) => true,
+            (Some(m), Some(n)) => n <= m,
+            (Some(_), None) => false,
+        };
+        if raise && !(pending && within) {
             authorize(caller, Action::RaiseTimeLimit, Some(job.user_id))?;
         }
         out.time_limit = Some(new);
@@ -269,8 +278,11 @@ pub fn job_update(
     }
     out.name = u.name.clone();
     if let Some(p) = &u.partition {
-        pending_only()?;
-        out.partition = Some(p.clone());
+        // the partition it is in already: nothing to change (scontrol_surface/145)
+        if *p != job.partition {
+            pending_only()?;
+            out.partition = Some(p.clone());
+        }
     }
     if let Some(p) = u.priority {
         authorize(caller, Action::SetPriority, Some(job.user_id))?;
@@ -313,6 +325,12 @@ pub fn job_update(
     }
     if let Some(v) = &u.features {
         pending_only()?;
+        // every feature named must be one some node has (slurmctld's
+        // build_feature_list: `Invalid feature specification`, scontrol_surface/092)
+        let names = v.split(|c: char| "&|,()[]*:".contains(c)).map(str::trim);
+        if names.filter(|n| !n.is_empty() && !n.bytes().all(|b| b.is_ascii_digit())).any(|n| !feature_known(n)) {
+            return Err(ESLURM_INVALID_FEATURE);
+        }
         out.features = Some(opt(v));
     }
     if let Some(v) = &u.work_dir {
@@ -323,9 +341,27 @@ pub fn job_update(
     out.std_out = u.std_out.clone();
     out.std_err = u.std_err.clone();
     out.std_in = u.std_in.clone();
+    if let Some(t) = u.array_throttle {
+        // slurmctld: "Update of ArrayTaskThrottle is only allowed on ArrayJobId"
+        let meta = job.array.as_ref().is_some_and(|a| a.task_id.is_none() || a.array_job_id == job.job_id);
+        if meta {
+            out.array_throttle = Some(t);
+        } else if !spur_core::compat::profile().usage_texts_22_05 {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        // (22.05 accepts it for any job and changes nothing: scontrol_surface 195)
+    }
     out.dependency = u.dependency.clone();
     out.begin_time = u.begin_time.map(|t| t.max(now));
     if !u.unsupported.is_empty() {
+        // the job's size and placement fields change only while it is
+        // pending (slurmctld checks that before the value:
+        // scontrol_surface/146, MinCPUsNode of a running job)
+        use rq::UnsupportedJobField as F;
+        let sizing = [F::CpusPerTask, F::NumCpus, F::TasksPerNode, F::MinCpusNode, F::MinTmpDiskNode, F::Contiguous];
+        if u.unsupported.iter().any(|f| sizing.contains(f)) {
+            pending_only()?;
+        }
         return Err(ESLURM_NOT_SUPPORTED);
     }
     Ok(out)
@@ -621,25 +657,64 @@ mod tests {
         let lower = upd(&|u| u.time_limit = Some(10));
         let raise = upd(&|u| u.time_limit = Some(60));
         let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
-        assert_eq!(job_update(&lower, &pending, &USER, 0, &known).unwrap().time_limit, Some(Some(10)));
-        assert_eq!(job_update(&raise, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&unlimited, &pending, &ROOT, 0, &known).unwrap().time_limit, Some(None));
+        assert_eq!(
+            job_update(&lower, &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            Some(Some(10))
+        );
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            Some(None)
+        );
+        // a pending job's owner may raise it up to the partition's MaxTime
+        // (UNLIMITED there: anything; scontrol_surface/151), a running one not
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
+            Some(Some(60))
+        );
+        assert_eq!(
+            job_update(&unlimited, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
+            Some(None)
+        );
+        assert_eq!(
+            job_update(&raise, &pending, &USER, 0, &known, Some(60), &|f| f == "f").unwrap().time_limit,
+            Some(Some(60))
+        );
+        assert_eq!(
+            job_update(&raise, &running, &USER, 0, &known, None, &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
         // a user may not lower nice below 0 (a higher priority), an operator may;
         // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
         let negative = upd(&|u| u.nice = Some(-5));
-        assert_eq!(job_update(&negative, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known).unwrap().nice, Some(-5));
-        assert_eq!(job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known).unwrap().nice, Some(7));
+        assert_eq!(
+            job_update(&negative, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
+        assert_eq!(
+            job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice,
+            Some(7)
+        );
         let mut reniced = pending.clone();
         reniced.desc.nice = Some(-5);
-        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known).unwrap().nice, Some(-5));
+        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
         assert_eq!(submit_nice(Some(-1), &USER), Err(ESLURM_INVALID_NICE));
         assert_eq!(submit_nice(Some(-1), &ROOT), Ok(()));
         assert_eq!(submit_nice(Some(3), &USER), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
-        assert_eq!(job_update(&prio, &pending, &USER, 0, &known).err(), Some(ESLURM_ACCESS_DENIED));
-        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known).unwrap().priority, Some(9));
+        assert_eq!(
+            job_update(&prio, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_ACCESS_DENIED)
+        );
+        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().priority, Some(9));
         // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
         for u in [
             upd(&|u| u.partition = Some("p".into())),
@@ -651,31 +726,49 @@ mod tests {
             upd(&|u| u.features = Some("f".into())),
             upd(&|u| u.work_dir = Some("/tmp".into())),
         ] {
-            assert_eq!(job_update(&u, &running, &ROOT, 0, &known).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
-            assert!(job_update(&u, &pending, &USER, 0, &known).is_ok(), "{:?}", u);
+            assert_eq!(
+                job_update(&u, &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+                Some(ESLURM_JOB_NOT_PENDING),
+                "{:?}",
+                u
+            );
+            assert!(job_update(&u, &pending, &USER, 0, &known, Some(30), &|f| f == "f").is_ok(), "{:?}", u);
         }
         // a running job's node count stays (scontrol 111), the same count is fine
         assert_eq!(
-            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known).err(),
+            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
             Some(ESLURM_NOT_SUPPORTED)
         );
-        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known).is_ok());
+        assert!(
+            job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok()
+        );
         // node lists must be hostlists; empty clears
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known).err(),
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known, Some(30), &|f| f
+                == "f")
+            .err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known).unwrap().exc_nodes,
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known, Some(30), &|f| f
+                == "f")
+            .unwrap()
+            .exc_nodes,
             Some(None)
         );
         // strings past slurmctld's bounds (_test_job_desc_fields)
         let long = upd(&|u| u.comment = Some("c".repeat(1025)));
-        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_PATHNAME_TOO_LONG)
+        );
         let fits = upd(&|u| u.comment = Some("c".repeat(1024)));
-        assert!(job_update(&fits, &pending, &ROOT, 0, &known).is_ok());
+        assert!(job_update(&fits, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok());
         let long = upd(&|u| u.work_dir = Some("/".repeat(4097)));
-        assert_eq!(job_update(&long, &pending, &ROOT, 0, &known).err(), Some(ESLURM_PATHNAME_TOO_LONG));
+        assert_eq!(
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_PATHNAME_TOO_LONG)
+        );
         // names must be nodes of the cluster (node_name2bitmap), kept sorted
         // without duplicates; an oversized list is refused unexpanded
         for field in [true, false] {
@@ -686,7 +779,7 @@ mod tests {
                 } else {
                     u.req_nodes = Some(v.to_string())
                 }
-                let u = job_update(&u, &pending, &ROOT, 0, &known)?;
+                let u = job_update(&u, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f")?;
                 Ok::<_, i32>(if field { u.exc_nodes } else { u.req_nodes })
             };
             assert_eq!(got("n3"), Err(ESLURM_INVALID_NODE_NAME));
@@ -697,12 +790,17 @@ mod tests {
         }
         // a begin time in the past is now
         assert_eq!(
-            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known).unwrap().begin_time,
+            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known, Some(30), &|f| f == "f")
+                .unwrap()
+                .begin_time,
             Some(100)
         );
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
-        assert_eq!(job_update(&acct, &pending, &ROOT, 0, &known).err(), Some(ESLURM_NOT_SUPPORTED));
+        assert_eq!(
+            job_update(&acct, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            Some(ESLURM_NOT_SUPPORTED)
+        );
     }
 
     #[test]

@@ -64,8 +64,14 @@ impl State {
 
     pub(crate) fn requeue(&mut self, job_id: u32, hold: bool, now: i64) -> ApplyResult {
         let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
-        if j.state == JobState::Pending {
+        // slurmctld: a job that may not be requeued (Requeue=0) is refused
+        // first (recorded/24.11/scontrol/136), a pending one next
+        // (scontrol_surface/208: a requeued array task)
+        if !j.desc.requeue.unwrap_or(true) {
             return Err(ESLURM_DISABLED);
+        }
+        if j.state == JobState::Pending {
+            return Err(ESLURM_JOB_PENDING);
         }
         // eligible again after slurmctld's requeue delay (the credential
         // lifetime plus one second, recorded/24.11/scontrol/131)
@@ -283,6 +289,7 @@ impl State {
         if let Some(x) = &update.std_in {
             j.desc.std_in = Some(x.clone());
         }
+
         if let Some(n) = update.num_tasks {
             j.num_tasks = n;
             j.desc.num_tasks = Some(n);
@@ -299,6 +306,15 @@ impl State {
         }
         if let Some(d) = &update.dependency {
             j.desc.dependency = if d.is_empty() { None } else { Some(d.clone()) };
+        }
+        if let Some(t) = update.array_throttle {
+            // every record of the array: the scheduler reads each task's
+            let array = self.jobs.get(&job_id).and_then(|j| j.array.as_ref()).map(|a| a.array_job_id);
+            for r in self.jobs.values_mut() {
+                if let Some(a) = r.array.as_mut().filter(|a| Some(a.array_job_id) == array) {
+                    a.max_running = t;
+                }
+            }
         }
         Ok(Applied::Ok)
     }
@@ -365,7 +381,7 @@ mod tests {
         );
         assert_eq!(j.reason.text(), "job requeued in held state");
         assert_eq!(s.node("n1").map(|n| n.alloc_cpus), Some(0));
-        refused(&mut s, Command::Requeue { job_id: r, hold: false, now: 31 }, ESLURM_DISABLED);
+        refused(&mut s, Command::Requeue { job_id: r, hold: false, now: 31 }, ESLURM_JOB_PENDING);
         refused(&mut s, Command::Requeue { job_id: 99, hold: false, now: 31 }, ESLURM_INVALID_JOB_ID);
         let f = done(&mut s);
         refused(&mut s, Command::Requeue { job_id: f, hold: false, now: i64::MAX }, ESLURM_INVALID_TIME_VALUE);

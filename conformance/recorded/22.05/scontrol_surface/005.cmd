@@ -1,0 +1,2 @@
+run
+scontrol listpids 999999

@@ -1,0 +1,2 @@
+run
+POSIXLY_CORRECT=1 scontrol -o show partition debug

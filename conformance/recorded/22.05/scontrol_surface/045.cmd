@@ -1,0 +1,2 @@
+run
+scontrol -M spur show partition debug

@@ -1,0 +1,2 @@
+run
+scontrol -v show partition debug

@@ -1,0 +1,2 @@
+run
+scontrol -Q show job 999999

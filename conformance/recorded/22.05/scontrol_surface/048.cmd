@@ -1,0 +1,2 @@
+run
+scontrol -u 1500 show partition debug

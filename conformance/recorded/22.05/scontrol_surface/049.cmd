@@ -1,0 +1,2 @@
+run
+SCONTROL_ALL=1 scontrol show partition debug

@@ -1,0 +1,2 @@
+run
+SCONTROL_SIBLING=1 scontrol show partition debug

@@ -1,0 +1,2 @@
+run
+SCONTROL_FEDERATION=1 scontrol show partition debug

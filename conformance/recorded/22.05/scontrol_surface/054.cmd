@@ -1,0 +1,2 @@
+run
+SLURM_CLUSTERS=spur scontrol show partition debug

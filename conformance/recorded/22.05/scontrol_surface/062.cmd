@@ -1,0 +1,2 @@
+run
+printf 'show partition\nping\nquit\n' | scontrol

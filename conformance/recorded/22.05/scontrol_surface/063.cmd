@@ -1,0 +1,2 @@
+run
+printf 'show partition debug\n!!\nexit\n' | scontrol

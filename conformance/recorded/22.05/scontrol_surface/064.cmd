@@ -1,0 +1,2 @@
+run
+printf 'show job %s\n' $J1 | scontrol -o

@@ -1,0 +1,2 @@
+run
+printf 'all\nhide\nshow partition debug\n' | scontrol

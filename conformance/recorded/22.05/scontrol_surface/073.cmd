@@ -1,0 +1,2 @@
+run
+printf '\n\nshow partition debug\n\nquit\nshow node node1\n' | scontrol

@@ -1,0 +1,2 @@
+run
+printf 'help\n' | scontrol

@@ -1,0 +1,2 @@
+run
+printf 'quit\n' | scontrol -o

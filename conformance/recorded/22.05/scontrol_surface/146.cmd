@@ -1,0 +1,2 @@
+run
+scontrol update jobid=$J1 mincpusnode=2

@@ -1,0 +1,2 @@
+run
+scontrol top $J4

@@ -1,0 +1,2 @@
+run
+scontrol notify $J1 hello

@@ -1,0 +1,2 @@
+run
+scontrol notify $J2 hello

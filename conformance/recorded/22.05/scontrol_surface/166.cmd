@@ -1,0 +1,2 @@
+run
+scontrol notify 999999 hello

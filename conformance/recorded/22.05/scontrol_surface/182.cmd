@@ -1,0 +1,2 @@
+run
+scontrol show conf | grep -E '^(AccountingStorageType|AuthType|ClusterName|MpiDefault|ProctrackType|TaskPlugin) '

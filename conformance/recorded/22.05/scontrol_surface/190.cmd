@@ -1,0 +1,2 @@
+run
+scontrol update jobid=$B arraytaskthrottle=2

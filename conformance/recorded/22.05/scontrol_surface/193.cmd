@@ -1,0 +1,2 @@
+run
+squeue -h -r -j $B -o '%i %T %r'

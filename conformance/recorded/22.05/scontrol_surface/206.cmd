@@ -1,0 +1,2 @@
+run
+squeue -h -r -j $A -o '%i %T %r' --sort=i

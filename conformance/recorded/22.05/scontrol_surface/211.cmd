@@ -1,0 +1,2 @@
+run
+scontrol hold ${A}_2

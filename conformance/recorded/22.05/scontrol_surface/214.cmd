@@ -1,0 +1,2 @@
+run
+scontrol hold jobname=arr

@@ -1,0 +1,2 @@
+run
+scontrol update jobid=${B}_2 arraytaskthrottle=1

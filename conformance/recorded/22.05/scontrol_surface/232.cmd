@@ -1,0 +1,2 @@
+run
+scontrol cancel_reboot node1

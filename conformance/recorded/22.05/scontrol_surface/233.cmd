@@ -1,0 +1,2 @@
+run
+scontrol power up node1

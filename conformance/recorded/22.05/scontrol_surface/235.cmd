@@ -1,0 +1,2 @@
+run
+scontrol errnumstr 2017

@@ -1,0 +1,2 @@
+run
+scontrol getaddrs node1

@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol schedloglevel 1

@@ -1,0 +1,2 @@
+run
+scontrol show job -d -o $J1

@@ -1,0 +1,2 @@
+run
+POSIXLY_CORRECT=1 scontrol show partition -o debug

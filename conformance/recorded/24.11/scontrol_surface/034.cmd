@@ -1,0 +1,2 @@
+run
+scontrol show job $J1 -V

@@ -1,0 +1,2 @@
+run
+scontrol --all show partition

@@ -1,0 +1,2 @@
+run
+scontrol -F show node node1

@@ -1,0 +1,2 @@
+run
+scontrol --future show node node1

@@ -1,0 +1,2 @@
+run
+scontrol --sibling show partition debug

@@ -1,0 +1,2 @@
+run
+scontrol --federation show partition debug

@@ -1,0 +1,2 @@
+run
+SCONTROL_LOCAL=1 scontrol show partition debug

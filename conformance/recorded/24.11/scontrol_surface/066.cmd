@@ -1,0 +1,2 @@
+run
+printf 'bogus\nshow partition debug\n' | scontrol

@@ -1,0 +1,2 @@
+run
+printf '!!\nquit\n' | scontrol

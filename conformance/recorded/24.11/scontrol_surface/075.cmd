@@ -1,0 +1,2 @@
+run
+printf 'version\nexit\n' | scontrol

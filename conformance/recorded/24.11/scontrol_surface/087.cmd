@@ -1,0 +1,2 @@
+run
+scontrol update jobid=$J2 minmemorycpu=300

@@ -1,0 +1,2 @@
+run
+scontrol update jobid=$J2 deadline=2031-01-01T00:00:00

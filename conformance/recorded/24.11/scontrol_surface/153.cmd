@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol update jobid=$J3 timemin=5

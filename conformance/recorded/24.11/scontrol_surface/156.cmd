@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol update jobid=$J1 timelimit=5

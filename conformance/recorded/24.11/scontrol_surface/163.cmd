@@ -1,0 +1,2 @@
+run
+squeue -h -o '%i %Q' --sort=i

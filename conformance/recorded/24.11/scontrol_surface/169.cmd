@@ -1,0 +1,2 @@
+run
+scontrol wait_job 999999

@@ -1,0 +1,2 @@
+run
+scontrol show config | head -3

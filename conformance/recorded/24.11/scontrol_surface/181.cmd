@@ -1,0 +1,2 @@
+run
+scontrol show configuration | tail -n 4

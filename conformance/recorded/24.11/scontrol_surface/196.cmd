@@ -1,0 +1,2 @@
+run
+scontrol cancel $B

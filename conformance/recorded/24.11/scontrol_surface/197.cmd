@@ -1,0 +1,2 @@
+run
+scancel $J2 $J3 $J4

@@ -1,0 +1,2 @@
+run
+squeue -h -r -j $A -o '%i %T' --sort=i

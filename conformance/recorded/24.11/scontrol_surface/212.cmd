@@ -1,0 +1,2 @@
+run
+scontrol uhold ${A}_2

@@ -1,0 +1,2 @@
+run
+scontrol release jobname=arr

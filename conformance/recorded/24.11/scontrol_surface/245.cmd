@@ -1,0 +1,2 @@
+run
+printf 'cluster spur\nshow partition debug\n' | scontrol
