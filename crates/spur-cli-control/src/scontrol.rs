@@ -1521,11 +1521,18 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(&format!("Dependency={}", dependency_text(j).unwrap_or_else(|| "(null)".into())));
     o.push_str(le);
     let requeue = if j.desc.requeue.unwrap_or(true) { 1 } else { 0 };
+    // options Spur keeps without acting on them still show as slurmctld
+    // shows them (recorded/24.11/sbatch_surface/090, 124, 135, 142)
+    let acc = j.desc.accepted.as_deref();
+    let minutes = |v: Option<&String>| {
+        v.and_then(|t| spur_grammar::time::parse_time_limit(t).ok().flatten()).map(|m| m as i64 * 60).unwrap_or(0)
+    };
     o.push_str(&format!(
-        "Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}",
+        "Requeue={} Restarts={} BatchFlag={} Reboot={} ExitCode={}",
         requeue,
         j.restart_count,
         j.batch_flag.min(1),
+        acc.is_some_and(|a| a.reboot) as u8,
         exit_pair(j.exit_status)
     ));
     o.push_str(le);
@@ -1686,7 +1693,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
     ));
     o.push_str(le);
-    o.push_str(&format!("Features={} DelayBoot=00:00:00", j.desc.constraint.as_deref().unwrap_or("(null)")));
+    o.push_str(&format!(
+        "Features={} DelayBoot={}",
+        j.desc.constraint.as_deref().unwrap_or("(null)"),
+        spur_grammar::time::fmt_secs_scontrol(minutes(acc.and_then(|a| a.delay_boot.as_ref())))
+    ));
     o.push_str(le);
     // (its own line after Features=, as scontrol prints a job's reservation)
     if let Some(r) = j.desc.reservation_name() {
@@ -1694,9 +1705,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
     }
     o.push_str(&format!(
-        "OverSubscribe={} Contiguous={} Licenses=(null) Network=(null)",
+        "OverSubscribe={} Contiguous={} Licenses=(null) Network={}",
         j.desc.oversubscribe(),
-        if j.desc.contiguous() { 1 } else { 0 }
+        if j.desc.contiguous() { 1 } else { 0 },
+        acc.and_then(|a| a.network.as_deref()).unwrap_or("(null)")
     ));
     o.push_str(le);
     let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
@@ -1711,6 +1723,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     if let Some(c) = &j.desc.comment {
         o.push_str(le);
         o.push_str(&format!("Comment={} ", c));
+    }
+    if let Some(x) = acc.and_then(|a| a.extra.as_deref()) {
+        o.push_str(le);
+        o.push_str(&format!("Extra={} ", x));
     }
     if j.batch_flag > 0 {
         let out_path = match &j.desc.std_out {
@@ -1732,6 +1748,18 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    // --switches=N[@WAIT] (SBATCH_REQ_SWITCH, SBATCH_WAIT4SWITCH)
+    if let Some(sw) = acc.and_then(|a| a.switches.as_deref()) {
+        let (n, wait) = match sw.split_once('@') {
+            Some((n, w)) => (n, Some(w.to_string())),
+            None => (sw, acc.and_then(|a| a.switch_wait.clone())),
+        };
+        let n = spur_grammar::num::strtol(n, 10).value;
+        if n > 0 {
+            o.push_str(le);
+            o.push_str(&format!("Switches={}@{}", n, spur_grammar::time::fmt_secs_scontrol(minutes(wait.as_ref()))));
+        }
+    }
     if spur_core::compat::profile().show_job_power_line {
         // 22.05 always has a Power line (no power flags: empty)
         o.push_str(le);
@@ -1750,6 +1778,9 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
+    } else if let Some(t) = acc.and_then(|a| a.tres_per_task.as_deref()) {
+        o.push_str(le);
+        o.push_str(&format!("TresPerTask={}", t));
     }
     if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
         o.push_str(le);

@@ -82,6 +82,13 @@ pub struct Profile {
     /// Usage and help texts (`squeue --usage`, `sbatch --usage`) end before
     /// the options added after 22.05.
     pub usage_texts_22_05: bool,
+    /// sbatch as 22.05's: its log level counts only the command line's `-v`
+    /// (not `SBATCH_DEBUG`), `-v` also logs the select plugins' loading
+    /// lines and shows `--gres` as `gres:NAME`, the options added since
+    /// (`--oom-kill-step --segment --stepmgr --resv-ports --extra
+    /// --container-id --tres-bind --tres-per-task`) are unknown, and a bad
+    /// `--gres-flags` is not named (recorded/22.05/sbatch_surface).
+    pub sbatch_22_05: bool,
 
     // ---- squeue, sinfo, JSON -------------------------------------------------
     /// squeue's "Valid job states include:" list is in upper case.
@@ -176,6 +183,7 @@ pub const SLURM_24_11: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V24_11,
     hostlist_22_05_parser: false,
     usage_texts_22_05: false,
+    sbatch_22_05: false,
     job_state_list_upper_case: false,
     squeue_newer_fields: true,
     exit_codes_raw: false,
@@ -213,6 +221,7 @@ pub const SLURM_22_05: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V22_05,
     hostlist_22_05_parser: true,
     usage_texts_22_05: true,
+    sbatch_22_05: true,
     job_state_list_upper_case: true,
     squeue_newer_fields: false,
     exit_codes_raw: true,

@@ -426,6 +426,21 @@ impl Service {
         // no string past its bound, the script past max_script_size
         // (slurmctld's _test_job_desc_fields, just before _valid_array_inx)
         validate::job_desc_fields(&desc, self.ctld.conf.max_script_size())?;
+        // the features asked for must be some node's; there are no licenses
+        {
+            let g = self.ctld.read();
+            let known = |f: &str| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
+            if !validate::feature_expr_ok(desc.constraint.as_deref().unwrap_or(""), &known) {
+                return Err(ESLURM_INVALID_FEATURE);
+            }
+            let acc = desc.accepted.as_deref();
+            if !validate::feature_expr_ok(acc.and_then(|a| a.prefer.as_deref()).unwrap_or(""), &known) {
+                return Err(ESLURM_INVALID_PREFER);
+            }
+            if acc.and_then(|a| a.licenses.as_deref()).is_some_and(|l| !l.is_empty()) {
+                return Err(ESLURM_INVALID_LICENSES);
+            }
+        }
         // slurmctld's _valid_array_inx; a specification naming no task (`,`)
         // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
         let array = match &desc.array {

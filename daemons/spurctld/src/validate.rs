@@ -366,6 +366,27 @@ pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result
     }
 }
 
+/// A job's feature expression (`--constraint`, `--prefer`): feature names
+/// joined by `&`, `|` or `,`, each with an optional `*COUNT`, in `[...]` or
+/// `(...)` groups; every name must be a feature of some node of the cluster
+/// (slurmctld's `build_feature_list` and `_valid_feature_list`). An empty
+/// name (`a&&b`, `a|`) is invalid (recorded/24.11/sbatch_surface/053-054,
+/// 101-102, 130: on a cluster without features, every name is unknown).
+pub fn feature_expr_ok(expr: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    if expr.is_empty() {
+        return true;
+    }
+    expr.split(['&', '|', ',']).all(|item| {
+        let name = item.trim_matches(['[', ']', '(', ')']);
+        let name = match name.split_once('*') {
+            Some((n, count)) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => n,
+            Some(_) => return false,
+            None => name,
+        };
+        !name.is_empty() && known(name)
+    })
+}
+
 /// slurmctld's deadline test at submission: the job must be able to run its
 /// minimum time (or else its time limit, the partition's default if none
 /// was given) between its earliest start (now or `--begin`) and the deadline
@@ -471,6 +492,18 @@ mod tests {
     /// The matrix of SECURITY.md, row by row: for each action, the answer
     /// to another user, to the owner, to an AdminLevel Operator, to an
     /// AdminLevel Administrator and to root or SlurmUser (0: allowed).
+    #[test]
+    fn feature_expressions() {
+        let known = |f: &str| f == "a" || f == "b";
+        for ok in ["", "a", "a&b", "a|b", "a,b", "[a*2&b*1]", "(a|b)"] {
+            assert!(feature_expr_ok(ok, &known), "{}", ok);
+        }
+        // recorded/24.11/sbatch_surface/053-054, 101-102
+        for bad in ["c", "a&&b", "a|", "a*x", "a*", "nosuchfeature"] {
+            assert!(!feature_expr_ok(bad, &known), "{}", bad);
+        }
+    }
+
     #[test]
     fn the_authorisation_matrix() {
         use Action::*;
