@@ -738,6 +738,12 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
     Ok(ScontrolCmd::UpdateJob { flags, job_ids, update: u, time_step, by_name: None, invalid })
 }
 
+/// A job's per-node layout request as scontrol shows it: the number, or `*`
+/// when not given (`NO_VAL16`).
+fn star(v: Option<u32>) -> String {
+    v.map(|n| n.to_string()).unwrap_or_else(|| "*".into())
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
@@ -1513,7 +1519,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.priority,
         j.desc.nice.unwrap_or(0),
         j.desc.account.as_deref().unwrap_or("(null)"),
-        j.desc.qos.as_deref().unwrap_or("(null)")
+        j.desc
+            .qos
+            .as_deref()
+            .filter(|_| spur_core::compat::profile().job_qos_shown_without_accounting)
+            .unwrap_or("(null)")
     ));
     o.push_str(le);
     o.push_str(&format!("JobState={} ", j.state.name()));
@@ -1620,11 +1630,13 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.num_nodes.to_string()
     };
     o.push_str(&format!(
-        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
+        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:{}:{}",
         num_nodes,
         j.num_cpus,
         num_tasks_text(j),
-        j.desc.cpus_per_task.unwrap_or(1)
+        j.desc.cpus_per_task.unwrap_or(1),
+        star(j.desc.cores_per_socket),
+        star(j.desc.threads_per_core)
     ));
     o.push_str(le);
     let req_tres = {
@@ -1659,7 +1671,13 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         }
         o.push_str(le);
     }
-    o.push_str(&format!("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", j.desc.ntasks_per_node.unwrap_or(0)));
+    o.push_str(&format!(
+        "Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*",
+        star(j.desc.sockets_per_node),
+        j.desc.ntasks_per_node.unwrap_or(0),
+        star(j.desc.ntasks_per_socket),
+        star(j.desc.ntasks_per_core)
+    ));
     o.push_str(le);
     if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
         o.push_str("JOB_GRES=(null)");

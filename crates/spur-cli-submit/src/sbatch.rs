@@ -526,7 +526,12 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             if !nix::unistd::getuid().is_root() {
                 return Err(e255(format!("--{} only permitted by root user", id)));
             }
-            if v.is_empty() {
+            let known = if id == "uid" {
+                v.parse::<u32>().is_ok() || nix::unistd::User::from_name(v).ok().flatten().is_some()
+            } else {
+                v.parse::<u32>().is_ok() || nix::unistd::Group::from_name(v).ok().flatten().is_some()
+            };
+            if v.is_empty() || !known {
                 return Err(e255(format!("Invalid --{} specification", id)));
             }
             if id == "uid" {
@@ -656,6 +661,12 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "gpus" => d.gpus = Some(v.into()),
         // acted on in the first pass (or by a shell's completion)
         "help" | "usage" | "version" | "autocomplete" => {}
+        "extra-node-info" => {
+            let [s, c, t] = extra_node_info(v)?;
+            (d.sockets_per_node, d.cores_per_socket, d.threads_per_core) =
+                (s.or(d.sockets_per_node), c.or(d.cores_per_socket), t.or(d.threads_per_core));
+            keep_accepted(d.accepted.get_or_insert_with(Default::default), id, Some(v));
+        }
         _ => {
             check_accepted(id, arg)?;
             let kept = keep_accepted(d.accepted.get_or_insert_with(Default::default), id, Some(v));
@@ -707,14 +718,7 @@ fn check_accepted(id: &str, arg: Option<&str>) -> Result<(), Output> {
         "delay-boot" if spur_grammar::time::parse_time_limit(v).is_err() => {
             Err(e255("Invalid --delay-boot specification"))
         }
-        "extra-node-info" => {
-            let first = v.split(':').next().unwrap_or("");
-            let n = strtol(first, 10);
-            if first != "*" && (!n.rest(first).is_empty() || first.is_empty()) {
-                return Err(e1(format!("Invalid numeric value \"{}\" for first arg of -B.", first)));
-            }
-            Ok(())
-        }
+        "extra-node-info" => extra_node_info(v).map(|_| ()),
         "propagate" => {
             const NAMES: &[&str] =
                 &["ALL", "NONE", "AS", "CORE", "CPU", "DATA", "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK"];
@@ -752,6 +756,25 @@ fn check_accepted(id: &str, arg: Option<&str>) -> Result<(), Output> {
         }
         _ => Ok(()),
     }
+}
+
+/// `-B S[:C[:T]]`: sockets per node, cores per socket, threads per core,
+/// each a number or `*` (none); `Invalid numeric value` names the first
+/// word that is neither (recorded/24.11/sbatch_surface/110).
+fn extra_node_info(v: &str) -> Result<[Option<u32>; 3], Output> {
+    let mut out = [None; 3];
+    for (k, w) in v.split(':').take(3).enumerate() {
+        if w == "*" {
+            continue;
+        }
+        let n = strtol(w, 10);
+        if w.is_empty() || !n.rest(w).is_empty() || n.value <= 0 || n.value > u16::MAX as i64 {
+            let nth = ["first", "second", "third"][k];
+            return Err(e1(format!("Invalid numeric value \"{}\" for {} arg of -B.", w, nth)));
+        }
+        out[k] = Some(n.value as u32);
+    }
+    Ok(out)
 }
 
 /// One `--mem-bind` word (`slurm_verify_mem_bind`).
@@ -1565,6 +1588,11 @@ pub fn parse_at(
             if *id == "power" && !spur_core::compat::profile().sbatch_22_05 {
                 return Err(Output::err(st.stderr.clone(), 255));
             }
+            // nor does 22.05 read the variables of options it does not have
+            // (recorded/22.05/sbatch_surface/148)
+            if spur_core::compat::profile().sbatch_22_05 && NOT_IN_22_05.contains(id) {
+                continue;
+            }
             let id: &'static str = SPECS.iter().find(|s| s.id == *id).map(|s| s.id).unwrap_or(id);
             apply(&mut st, id, Some(v), Src::Env)?;
         }
@@ -1573,6 +1601,37 @@ pub fn parse_at(
         if !EARLY.contains(id) {
             apply(&mut st, id, v.as_deref(), Src::Cli)?;
         }
+    }
+
+    // --bbf names a file of burst buffer directives that must be readable
+    // (recorded/24.11/sbatch_surface/165)
+    if let Some(f) = st.d.accepted.as_deref().and_then(|a| a.burst_buffer_file.clone()) {
+        if read_file(&full_path(cwd, &f)).is_err() {
+            return Err(Output::err(format!("{}sbatch: error: Invalid --bbf specification\n", st.stderr), 1));
+        }
+    }
+    // -F/--nodefile: the node names in the file are the node list
+    // (recorded/24.11/sbatch_surface/175-177)
+    if let Some(f) = st.d.accepted.as_deref().and_then(|a| a.nodefile.clone()) {
+        let text = read_file(&full_path(cwd, &f)).map_err(|e| {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "No such file or directory".to_string()
+            } else {
+                e.to_string()
+            };
+            Output::err(
+                format!(
+                    "{}sbatch: error: slurm_allocate_resources error opening file {}, {}\nsbatch: error: Invalid --nodefile node file\n",
+                    st.stderr, f, why
+                ),
+                255,
+            )
+        })?;
+        let mut hl = spur_grammar::hostlist::Hostlist::new();
+        for name in text.split(|c: char| c.is_ascii_whitespace() || c == ',').filter(|n| !n.is_empty()) {
+            hl.push_host(name);
+        }
+        st.d.req_nodes = Some(hl.ranged_string());
     }
 
     // ---- verification (_opt_verify)
@@ -1709,8 +1768,9 @@ pub fn parse_at(
         let text = read_file(&full_path(cwd, f)).map_err(|_| {
             Output::err(format!("{}sbatch: error: Could not open user environment file {}\n", st.stderr, f), 1)
         })?;
-        let sep = if text.contains('\0') { '\0' } else { '\n' };
-        for ent in text.split(sep) {
+        // entries end at NUL bytes only (env_array_from_file): a text file
+        // is one variable, newlines and all (recorded/24.11/sbatch_surface/181)
+        for ent in text.split('\0').take_while(|e| !e.is_empty()) {
             if let Some((k, v)) = ent.split_once('=') {
                 if !k.is_empty() {
                     env_set(&mut from_file, k, v);
@@ -2095,6 +2155,17 @@ pub fn help_text(task_affinity: bool) -> String {
         s.push_str(HELP_AFFINITY);
     }
     s.push_str(HELP_TAIL);
+    if spur_core::compat::profile().sbatch_22_05 {
+        // 22.05's help has no lines for the options added since, and writes
+        // `-B  --extra-node-info` (recorded/22.05/sbatch_surface/183)
+        let newer = ["--container-id", "--oom-kill-step", "--tres-bind", "--tres-per-task", "--resv-ports"];
+        s = s
+            .lines()
+            .filter(|l| !newer.iter().any(|o| l.trim_start().starts_with(o)))
+            .map(|l| format!("{}\n", l))
+            .collect::<String>()
+            .replace("  -B, --extra-node-info", "  -B  --extra-node-info");
+    }
     s
 }
 
@@ -2392,6 +2463,7 @@ mod tests {
             "/w/quote.sh" => Ok("#!/bin/sh\n#SBATCH -J \"a b\" --comment='x y' # trailing\n".into()),
             "/w/unmatched.sh" => Ok("#!/bin/sh\n#SBATCH -J \"ab\n".into()),
             "/w/envfile" => Ok("A=1\nB=2\n".into()),
+            "/w/envfile0" => Ok("A=1\0B=2\0".into()),
             "/usr/bin/inpath.sh" => Ok("#!/bin/sh\n".into()),
             _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no")),
         }
@@ -2787,9 +2859,14 @@ mod tests {
         let r = run(&["--export=NIL", "--wrap=x"], &e).unwrap();
         assert_eq!(get(&r, "FOO"), None);
         assert_eq!(get(&r, "SLURM_GET_USER_ENV"), None);
+        // NUL bytes end entries, newlines do not: a text file is one
+        // variable (recorded/24.11/sbatch_surface/181)
         let r = run(&["--export-file=envfile", "--wrap=x"], &e).unwrap();
-        assert_eq!(get(&r, "A").as_deref(), Some("1"));
+        assert_eq!(get(&r, "A").as_deref(), Some("1\nB=2\n"));
+        assert_eq!(get(&r, "B"), None);
         assert_eq!(get(&r, "FOO"), None);
+        let r = run(&["--export-file=envfile0", "--wrap=x"], &e).unwrap();
+        assert_eq!((get(&r, "A").as_deref(), get(&r, "B").as_deref()), (Some("1"), Some("2")));
         let r = run(&["--wrap=x"], &[("SBATCH_EXPORT", "NONE")]).unwrap();
         assert_eq!(r.desc.export.as_deref(), Some("NONE"));
     }

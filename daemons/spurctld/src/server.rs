@@ -440,6 +440,25 @@ impl Service {
             if acc.and_then(|a| a.licenses.as_deref()).is_some_and(|l| !l.is_empty()) {
                 return Err(ESLURM_INVALID_LICENSES);
             }
+            let conf = &self.ctld.conf;
+            if !validate::batch_features_ok(acc.and_then(|a| a.batch_features.as_deref()), desc.constraint.as_deref()) {
+                return Err(ESLURM_BATCH_CONSTRAINT);
+            }
+            if !validate::tres_per_task_ok(acc.and_then(|a| a.tres_per_task.as_deref()), &conf.gres_types) {
+                return Err(ESLURM_INVALID_TRES);
+            }
+            let task_freq = conf.get("JobAcctGatherFrequency").map(validate::acctg_task_freq).unwrap_or(Some(30));
+            if let (Some(asked), Some(limit)) =
+                (acc.and_then(|a| a.acctg_freq.as_deref()).and_then(validate::acctg_task_freq), task_freq)
+            {
+                // memory is limited on this cluster (DefMemPerCPU or --mem):
+                // slurmctld needs the task sampling at least that often
+                if asked > limit
+                    && (conf.def_mem_per_cpu.is_some() || desc.mem_per_node.is_some() || desc.mem_per_cpu.is_some())
+                {
+                    return Err(ESLURMD_INVALID_ACCT_FREQ);
+                }
+            }
         }
         // slurmctld's _valid_array_inx; a specification naming no task (`,`)
         // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
@@ -835,7 +854,11 @@ impl Service {
                         | ESLURM_NOT_SUPPORTED
                         | ESLURM_RESERVATION_INVALID
                         | ESLURM_RESERVATION_ACCESS
-                ) {
+                        // recorded/24.11/sbatch_surface/095, 161
+                        | ESLURM_BATCH_CONSTRAINT
+                ) || (matches!(code, ESLURM_INVALID_FEATURE | ESLURM_INVALID_PREFER)
+                    && spur_core::compat::profile().feature_rejection_consumes_job_id)
+                {
                     self.ctld.commit(vec![Command::ConsumeJobId]).await?;
                     if spur_core::compat::profile().node_rejection_consumes_priority
                         && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT)

@@ -387,6 +387,42 @@ pub fn feature_expr_ok(expr: &str, known: &dyn Fn(&str) -> bool) -> bool {
     })
 }
 
+/// `--batch` features must be a subset of the job's `--constraint` features
+/// (ESLURM_BATCH_CONSTRAINT; recorded/24.11/sbatch_surface/161).
+pub fn batch_features_ok(batch: Option<&str>, constraint: Option<&str>) -> bool {
+    let Some(b) = batch.filter(|b| !b.is_empty()) else { return true };
+    let have: Vec<&str> = constraint.unwrap_or("").split(['&', '|', ',']).collect();
+    b.split(['&', '|', ',']).all(|f| !f.is_empty() && have.contains(&f))
+}
+
+/// `--tres-per-task`: `NAME=COUNT` items (`:` also separates), NAME `cpu`,
+/// `mem`, `node`, `billing` or `gres/TYPE` of a configured GresTypes
+/// (ESLURM_INVALID_TRES; recorded/24.11/sbatch_surface/147-150).
+pub fn tres_per_task_ok(tpt: Option<&str>, gres_types: &[String]) -> bool {
+    let Some(t) = tpt.filter(|t| !t.is_empty()) else { return true };
+    t.split(',').all(|item| {
+        let (name, count) = match item.rsplit_once(['=', ':']) {
+            Some(x) => x,
+            None => return false,
+        };
+        let known = match name.strip_prefix("gres/") {
+            Some(g) => gres_types.iter().any(|x| x == g.split(':').next().unwrap_or(g)),
+            None => ["cpu", "mem", "node", "billing"].contains(&name),
+        };
+        known && !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// The task sampling period in `--acctg-freq` or slurm.conf's
+/// `JobAcctGatherFrequency` (`N` or `task=N` among the items).
+pub fn acctg_task_freq(v: &str) -> Option<u32> {
+    v.split(',').find_map(|i| match i.split_once('=') {
+        Some(("task", n)) => n.parse().ok(),
+        None => i.parse().ok(),
+        _ => None,
+    })
+}
+
 /// slurmctld's deadline test at submission: the job must be able to run its
 /// minimum time (or else its time limit, the partition's default if none
 /// was given) between its earliest start (now or `--begin`) and the deadline
@@ -492,6 +528,19 @@ mod tests {
     /// The matrix of SECURITY.md, row by row: for each action, the answer
     /// to another user, to the owner, to an AdminLevel Operator, to an
     /// AdminLevel Administrator and to root or SlurmUser (0: allowed).
+    #[test]
+    fn batch_tres_and_acctg() {
+        assert!(batch_features_ok(None, None) && batch_features_ok(Some("a"), Some("a&b")));
+        assert!(!batch_features_ok(Some("feat"), None));
+        let g = vec!["gpu".to_string()];
+        assert!(tres_per_task_ok(Some("cpu=2"), &[]) && tres_per_task_ok(Some("gres/gpu:1"), &g));
+        assert!(!tres_per_task_ok(Some("bogus=1"), &g) && !tres_per_task_ok(Some("gres/gpu:1"), &[]));
+        assert_eq!(
+            (acctg_task_freq("task=60"), acctg_task_freq("30"), acctg_task_freq("energy=5")),
+            (Some(60), Some(30), None)
+        );
+    }
+
     #[test]
     fn feature_expressions() {
         let known = |f: &str| f == "a" || f == "b";
