@@ -373,6 +373,28 @@ impl Service {
     }
 
     fn build_job_inner(&self, id: &Identity, mut desc: JobDesc) -> Result<Job, i32> {
+        // `sbatch --uid/--gid`: root or SlurmUser submits for another user,
+        // whose job it then is (recorded/24.11/sbatch_surface/172-173); the
+        // checks below are the owner's, as for a job they submitted
+        let run_as;
+        let id = if desc.run_as_user.is_some() || desc.run_as_group.is_some() {
+            if !self.caller(id).slurm_user {
+                return Err(ESLURM_USER_ID_MISSING);
+            }
+            let uid = match desc.run_as_user.as_deref() {
+                Some(u) => u.parse().ok().or_else(|| spur_auth::users::uid_of(u)).ok_or(ESLURM_USER_ID_MISSING)?,
+                None => id.uid,
+            };
+            let gid = match desc.run_as_group.as_deref() {
+                Some(g) => g.parse().ok().or_else(|| spur_auth::users::gid_of(g)).ok_or(ESLURM_GROUP_ID_MISSING)?,
+                None if uid != id.uid => *spur_auth::users::groups_of(uid).first().ok_or(ESLURM_USER_ID_MISSING)?,
+                None => id.gid,
+            };
+            run_as = Identity { uid, gid, ..id.clone() };
+            &run_as
+        } else {
+            id
+        };
         let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
