@@ -989,6 +989,7 @@ const LISTED: &[&str] = &[
     "use-min-nodes",
     "verbose",
     "version",
+    "umask",
     "usage",
     "wait",
     "wait-all-nodes",
@@ -1099,7 +1100,13 @@ fn verbose_lines(st: &St, level: u32, listed: bool, propagated: &[(String, Strin
         line("defined options");
         line("-------------------- --------------------");
         for id in LISTED {
-            if st.set_by.contains_key(id) {
+            // `#PBS -W umask=` sets an option with no name
+            // (recorded/24.11/sbatch_surface/192)
+            if *id == "umask" {
+                if let Some(m) = st.umask {
+                    line(&format!("{:<20}: 0{:o}", "(null)", m));
+                }
+            } else if st.set_by.contains_key(id) {
                 line(&format!("{:<20}: {}", id, shown_value(st, id)));
             }
         }

@@ -1,2 +1,2 @@
 run
-scancel -u root
+sbatch -v pbs4.sh

@@ -1,2 +1,2 @@
-run as=spurtest
-scancel -u spurtest
+run
+sbatch -vvv pbs7.sh
