@@ -1050,6 +1050,12 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
     Ok(ScontrolCmd::UpdateJob { flags, job_ids, update: u, time_step, by_name: None, invalid })
 }
 
+/// A job's per-node layout request as scontrol shows it: the number, or `*`
+/// when not given (`NO_VAL16`).
+fn star(v: Option<u32>) -> String {
+    v.map(|n| n.to_string()).unwrap_or_else(|| "*".into())
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
@@ -2032,7 +2038,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.priority,
         j.desc.nice.unwrap_or(0),
         j.desc.account.as_deref().unwrap_or("(null)"),
-        j.desc.qos.as_deref().unwrap_or("(null)")
+        j.desc
+            .qos
+            .as_deref()
+            .filter(|_| spur_core::compat::profile().job_qos_shown_without_accounting)
+            .unwrap_or("(null)")
     ));
     o.push_str(le);
     o.push_str(&format!("JobState={} ", j.state.name()));
@@ -2040,11 +2050,18 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(&format!("Dependency={}", dependency_text(j).unwrap_or_else(|| "(null)".into())));
     o.push_str(le);
     let requeue = if j.desc.requeue.unwrap_or(true) { 1 } else { 0 };
+    // options Spur keeps without acting on them still show as slurmctld
+    // shows them (recorded/24.11/sbatch_surface/090, 124, 135, 142)
+    let acc = j.desc.accepted.as_deref();
+    let minutes = |v: Option<&String>| {
+        v.and_then(|t| spur_grammar::time::parse_time_limit(t).ok().flatten()).map(|m| m as i64 * 60).unwrap_or(0)
+    };
     o.push_str(&format!(
-        "Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}",
+        "Requeue={} Restarts={} BatchFlag={} Reboot={} ExitCode={}",
         requeue,
         j.restart_count,
         j.batch_flag.min(1),
+        acc.is_some_and(|a| a.reboot) as u8,
         exit_pair(j.exit_status)
     ));
     o.push_str(le);
@@ -2132,11 +2149,13 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         j.num_nodes.to_string()
     };
     o.push_str(&format!(
-        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
+        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:{}:{}",
         num_nodes,
         j.num_cpus,
         num_tasks_text(j),
-        j.desc.cpus_per_task.unwrap_or(1)
+        j.desc.cpus_per_task.unwrap_or(1),
+        star(j.desc.cores_per_socket),
+        star(j.desc.threads_per_core)
     ));
     o.push_str(le);
     let req_tres = {
@@ -2171,7 +2190,13 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         }
         o.push_str(le);
     }
-    o.push_str(&format!("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", j.desc.ntasks_per_node.unwrap_or(0)));
+    o.push_str(&format!(
+        "Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*",
+        star(j.desc.sockets_per_node),
+        j.desc.ntasks_per_node.unwrap_or(0),
+        star(j.desc.ntasks_per_socket),
+        star(j.desc.ntasks_per_core)
+    ));
     o.push_str(le);
     if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
         o.push_str("JOB_GRES=(null)");
@@ -2205,7 +2230,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
     ));
     o.push_str(le);
-    o.push_str(&format!("Features={} DelayBoot=00:00:00", j.desc.constraint.as_deref().unwrap_or("(null)")));
+    o.push_str(&format!(
+        "Features={} DelayBoot={}",
+        j.desc.constraint.as_deref().unwrap_or("(null)"),
+        spur_grammar::time::fmt_secs_scontrol(minutes(acc.and_then(|a| a.delay_boot.as_ref())))
+    ));
     o.push_str(le);
     // (its own line after Features=, as scontrol prints a job's reservation)
     if let Some(r) = j.desc.reservation_name() {
@@ -2213,9 +2242,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
     }
     o.push_str(&format!(
-        "OverSubscribe={} Contiguous={} Licenses=(null) Network=(null)",
+        "OverSubscribe={} Contiguous={} Licenses=(null) Network={}",
         j.desc.oversubscribe(),
-        if j.desc.contiguous() { 1 } else { 0 }
+        if j.desc.contiguous() { 1 } else { 0 },
+        acc.and_then(|a| a.network.as_deref()).unwrap_or("(null)")
     ));
     o.push_str(le);
     let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
@@ -2230,6 +2260,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     if let Some(c) = &j.desc.comment {
         o.push_str(le);
         o.push_str(&format!("Comment={} ", c));
+    }
+    if let Some(x) = acc.and_then(|a| a.extra.as_deref()) {
+        o.push_str(le);
+        o.push_str(&format!("Extra={} ", x));
     }
     if j.batch_flag > 0 {
         let out_path = match &j.desc.std_out {
@@ -2251,6 +2285,18 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         o.push_str(le);
         o.push_str(&format!("StdOut={}", out_path));
     }
+    // --switches=N[@WAIT] (SBATCH_REQ_SWITCH, SBATCH_WAIT4SWITCH)
+    if let Some(sw) = acc.and_then(|a| a.switches.as_deref()) {
+        let (n, wait) = match sw.split_once('@') {
+            Some((n, w)) => (n, Some(w.to_string())),
+            None => (sw, acc.and_then(|a| a.switch_wait.clone())),
+        };
+        let n = spur_grammar::num::strtol(n, 10).value;
+        if n > 0 {
+            o.push_str(le);
+            o.push_str(&format!("Switches={}@{}", n, spur_grammar::time::fmt_secs_scontrol(minutes(wait.as_ref()))));
+        }
+    }
     if spur_core::compat::profile().show_job_power_line {
         // 22.05 always has a Power line (no power flags: empty)
         o.push_str(le);
@@ -2269,6 +2315,9 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
+    } else if let Some(t) = acc.and_then(|a| a.tres_per_task.as_deref()) {
+        o.push_str(le);
+        o.push_str(&format!("TresPerTask={}", t));
     }
     if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
         o.push_str(le);

@@ -20,3 +20,4 @@
 //! command family; talks to the controller only through spur-client.
 
 pub mod sbatch;
+pub mod wrapper;

@@ -49,6 +49,9 @@ pub struct SbatchRequest {
     /// Non-fatal diagnostics Slurm prints on stderr while parsing
     /// (e.g. `sbatch: error: Change from #SLURM to #SBATCH ...`), in order.
     pub stderr: String,
+    /// What `-v`/`SBATCH_DEBUG` make sbatch log before it submits (the
+    /// options as parsed, the values it propagates), printed after `stderr`.
+    pub log: String,
 }
 
 macro_rules! o {
@@ -177,6 +180,21 @@ pub const SPECS: &[OptSpec] = &[
     o!(None, "wrap", Required),
 ];
 
+/// Options Slurm 22.05's sbatch does not have (getopt_long rejects them,
+/// and `--extra` is then an abbreviation of `--extra-node-info`).
+const NOT_IN_22_05: &[&str] =
+    &["container-id", "extra", "oom-kill-step", "resv-ports", "segment", "stepmgr", "tres-bind", "tres-per-task"];
+
+/// The option table of the release Spur imitates.
+pub fn release_specs() -> &'static [OptSpec] {
+    static OLD: std::sync::OnceLock<Vec<OptSpec>> = std::sync::OnceLock::new();
+    if spur_core::compat::profile().sbatch_22_05 {
+        OLD.get_or_init(|| SPECS.iter().filter(|s| !NOT_IN_22_05.contains(&s.long)).copied().collect())
+    } else {
+        SPECS
+    }
+}
+
 /// Options acted on in the first pass only (`sbatch_early_pass`); they are
 /// ignored in `#SBATCH` lines.
 const EARLY: &[&str] = &["help", "quiet", "verbose", "version", "usage", "wrap"];
@@ -276,6 +294,15 @@ struct St {
     get_user_env: bool,
     /// (option id, set by environment?) for mem options.
     set_by: HashMap<&'static str, Src>,
+    /// The last text each option was given (what `-v` lists for options
+    /// whose value sbatch shows as given).
+    raw: HashMap<&'static str, String>,
+    /// `#PBS -W umask=` (octal).
+    umask: Option<u32>,
+    /// Whether `--thread-spec` came after `--core-spec` (they share a field).
+    spec_last_thread: bool,
+    /// Log lines met while parsing, with their level (1 verbose, 3 debug2).
+    logs: Vec<(u32, String)>,
     stderr: String,
     now: i64,
 }
@@ -414,19 +441,24 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                         reset(st, id);
                         return Ok(());
                     }
-                    arg = None;
+                    // SBATCH_DEBUG=2 is two -v (recorded/24.11/sbatch_surface/008)
+                    if id != "verbose" {
+                        arg = None;
+                    }
                 }
                 Optional if a.is_empty() => arg = None,
                 _ => {}
             }
         }
     }
-    if src != Src::Env {
-        st.set_by.insert(id, src);
-    } else {
-        st.set_by.insert(id, Src::Env);
+    st.set_by.insert(id, src);
+    match id {
+        "thread-spec" => st.spec_last_thread = true,
+        "core-spec" => st.spec_last_thread = false,
+        _ => {}
     }
     let v = arg.unwrap_or("");
+    st.raw.insert(id, v.to_string());
     let d = &mut st.d;
     match id {
         "account" => d.account = Some(v.into()),
@@ -494,7 +526,12 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
             if !nix::unistd::getuid().is_root() {
                 return Err(e255(format!("--{} only permitted by root user", id)));
             }
-            if v.is_empty() {
+            let known = if id == "uid" {
+                v.parse::<u32>().is_ok() || nix::unistd::User::from_name(v).ok().flatten().is_some()
+            } else {
+                v.parse::<u32>().is_ok() || nix::unistd::Group::from_name(v).ok().flatten().is_some()
+            };
+            if v.is_empty() || !known {
                 return Err(e255(format!("Invalid --{} specification", id)));
             }
             if id == "uid" {
@@ -613,7 +650,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
                 st.verbose += 1;
                 st.verbose_by_cli = true;
             } else if !st.verbose_by_cli {
-                st.verbose = parse_int("--verbose", v, false)? as u32;
+                st.verbose = strtol(v, 10).value.clamp(0, 255) as u32;
             }
         }
         "quiet" => st.quiet += 1,
@@ -624,12 +661,474 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "gpus" => d.gpus = Some(v.into()),
         // acted on in the first pass (or by a shell's completion)
         "help" | "usage" | "version" | "autocomplete" => {}
+        "extra-node-info" => {
+            let [s, c, t] = extra_node_info(v)?;
+            (d.sockets_per_node, d.cores_per_socket, d.threads_per_core) =
+                (s.or(d.sockets_per_node), c.or(d.cores_per_socket), t.or(d.threads_per_core));
+            keep_accepted(d.accepted.get_or_insert_with(Default::default), id, Some(v));
+        }
         _ => {
+            check_accepted(id, arg)?;
             let kept = keep_accepted(d.accepted.get_or_insert_with(Default::default), id, Some(v));
             debug_assert!(kept, "sbatch option {} is kept nowhere", id);
         }
     }
     Ok(())
+}
+
+/// The checks sbatch makes of values Spur keeps without acting on them
+/// (their setters in Slurm's option table), with Slurm's texts and exit
+/// codes (recorded/24.11/sbatch_surface/055-146).
+fn check_accepted(id: &str, arg: Option<&str>) -> Result<(), Output> {
+    let v = arg.unwrap_or("");
+    let ci = |w: &str| v.eq_ignore_ascii_case(w);
+    let list_ok = |ok: &dyn Fn(&str) -> bool| !v.is_empty() && v.split(',').all(ok);
+    match id {
+        "no-kill" if !(arg.is_none() || ci("set") || ci("off") || ci("no")) => {
+            Err(e255("Invalid --no-kill specification"))
+        }
+        "core-spec" => parse_int("--core-spec", v, false).map(|_| ()),
+        "thread-spec" => parse_int("--thread-spec", v, true).map(|_| ()),
+        "mem-bind" if !list_ok(&valid_mem_bind) => Err(e255(format!("unrecognized --mem-bind argument \"{}\"", v))),
+        "cpu-freq" if !valid_cpu_freq(v) => Err(Output::err(
+            format!(
+                "sbatch: error: unrecognized --cpu-freq argument \"{}\"\nsbatch: error: Invalid --cpu-freq argument\n",
+                v
+            ),
+            255,
+        )),
+        "distribution" if !valid_distribution(v) => Err(e255("Invalid --distribution specification")),
+        "hint"
+            if !list_ok(&|h: &str| {
+                ["compute_bound", "memory_bound", "multithread", "nomultithread", "help"]
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(h))
+            }) =>
+        {
+            Err(e1(format!("unrecognized --hint argument \"{}\", see --hint=help", v)))
+        }
+        "profile"
+            if !list_ok(&|p: &str| {
+                ["all", "none", "energy", "lustre", "network", "task"].iter().any(|k| k.eq_ignore_ascii_case(p))
+            }) =>
+        {
+            Err(e255(format!("invalid --profile={} option", v)))
+        }
+        "acctg-freq" if !list_ok(&valid_acctg_freq) => Err(e255(format!("Invalid --acctg-freq specification: {}", v))),
+        "delay-boot" if spur_grammar::time::parse_time_limit(v).is_err() => {
+            Err(e255("Invalid --delay-boot specification"))
+        }
+        "extra-node-info" => extra_node_info(v).map(|_| ()),
+        "propagate" => {
+            const NAMES: &[&str] =
+                &["ALL", "NONE", "AS", "CORE", "CPU", "DATA", "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK"];
+            for n in v.split(',') {
+                let name = n.strip_prefix("RLIMIT_").unwrap_or(n);
+                if arg.is_some() && !NAMES.iter().any(|k| k.eq_ignore_ascii_case(name)) {
+                    return Err(Output::err(
+                        format!(
+                            "sbatch: error: Bad rlimit name: {}\nsbatch: error: --propagate={} is not valid.\n",
+                            n, v
+                        ),
+                        1,
+                    ));
+                }
+            }
+            Ok(())
+        }
+        "wait-all-nodes" if !(v == "0" || v == "1") => Err(e255("Invalid --wait-all-nodes specification")),
+        "oom-kill-step" if !(arg.is_none() || v == "0" || v == "1") => {
+            Err(e255("Invalid --oom-kill-step specification"))
+        }
+        "gres-flags"
+            if !list_ok(&|f: &str| {
+                ["enforce-binding", "disable-binding", "one-task-per-sharing", "multiple-tasks-per-sharing"]
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(f))
+            }) =>
+        {
+            // 24.11 names the value, 22.05 does not (recorded/*/sbatch_surface/160)
+            Err(e255(if spur_core::compat::profile().sbatch_22_05 {
+                "Invalid --gres-flags specification".to_string()
+            } else {
+                format!("Invalid --gres-flags specification: {}", v)
+            }))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `-B S[:C[:T]]`: sockets per node, cores per socket, threads per core,
+/// each a number or `*` (none); `Invalid numeric value` names the first
+/// word that is neither (recorded/24.11/sbatch_surface/110).
+fn extra_node_info(v: &str) -> Result<[Option<u32>; 3], Output> {
+    let mut out = [None; 3];
+    for (k, w) in v.split(':').take(3).enumerate() {
+        if w == "*" {
+            continue;
+        }
+        let n = strtol(w, 10);
+        if w.is_empty() || !n.rest(w).is_empty() || n.value <= 0 || n.value > u16::MAX as i64 {
+            let nth = ["first", "second", "third"][k];
+            return Err(e1(format!("Invalid numeric value \"{}\" for {} arg of -B.", w, nth)));
+        }
+        out[k] = Some(n.value as u32);
+    }
+    Ok(out)
+}
+
+/// One `--mem-bind` word (`slurm_verify_mem_bind`).
+fn valid_mem_bind(w: &str) -> bool {
+    let l = w.to_ascii_lowercase();
+    ["help", "none", "no", "rank", "local", "q", "quiet", "v", "verbose", "sort", "nosort", "prefer"]
+        .contains(&l.as_str())
+        || ["map_mem:", "mask_mem:", "map_ldom:", "mask_ldom:"].iter().any(|p| l.starts_with(p) && l.len() > p.len())
+}
+
+/// `--cpu-freq`: `FREQ`, `LOW-HIGH`, either with `:GOVERNOR`, or a governor.
+fn valid_cpu_freq(v: &str) -> bool {
+    const GOV: &[&str] = &["conservative", "ondemand", "performance", "powersave", "userspace", "schedutil"];
+    const WORDS: &[&str] = &["low", "medium", "high", "highm1"];
+    let freq = |f: &str| {
+        WORDS.iter().any(|w| w.eq_ignore_ascii_case(f))
+            || (!f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) && f.parse::<u64>().is_ok_and(|n| n > 0))
+    };
+    let gov = |g: &str| GOV.iter().any(|w| w.eq_ignore_ascii_case(g));
+    let (range, g) = match v.split_once(':') {
+        Some((r, g)) => (r, Some(g)),
+        None => (v, None),
+    };
+    if g.is_some_and(|g| !gov(g)) {
+        return false;
+    }
+    if g.is_none() && gov(range) {
+        return true;
+    }
+    match range.split_once('-') {
+        Some((lo, hi)) => freq(lo) && freq(hi),
+        None => freq(range),
+    }
+}
+
+/// `-m/--distribution`: up to three levels of `block|cyclic|fcyclic|*`
+/// (`arbitrary` and `plane=N` alone), then `,Pack` or `,NoPack`.
+fn valid_distribution(v: &str) -> bool {
+    let (dist, pack) = match v.split_once(',') {
+        Some((d, p)) => (d, Some(p)),
+        None => (v, None),
+    };
+    if pack.is_some_and(|p| !p.eq_ignore_ascii_case("pack") && !p.eq_ignore_ascii_case("nopack")) {
+        return false;
+    }
+    if dist.is_empty() {
+        return pack.is_some();
+    }
+    let l = dist.to_ascii_lowercase();
+    if l == "arbitrary" {
+        return true;
+    }
+    if let Some(n) = l.strip_prefix("plane=") {
+        return n.parse::<u32>().is_ok_and(|n| n > 0);
+    }
+    let levels: Vec<&str> = l.split(':').collect();
+    levels.len() <= 3 && levels.iter().all(|w| ["block", "cyclic", "fcyclic", "*"].contains(w))
+}
+
+/// One `--acctg-freq` item: seconds, or `task|energy|network|filesystem=N`.
+fn valid_acctg_freq(w: &str) -> bool {
+    let num = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    match w.split_once('=') {
+        Some((k, n)) => ["task", "energy", "network", "filesystem"].contains(&k) && num(n),
+        None => num(w),
+    }
+}
+
+/// sbatch's option state as the `#PBS`/`#BSUB` translation sees it.
+struct Xlate<'a> {
+    st: &'a mut St,
+}
+
+impl crate::wrapper::Target for Xlate<'_> {
+    fn set(&mut self, id: &'static str, value: Option<&str>) -> Result<(), Output> {
+        let id = SPECS.iter().find(|s| s.id == id).map(|s| s.id).unwrap_or(id);
+        apply(self.st, id, value, Src::Script)
+    }
+    fn get(&self, id: &str) -> Option<String> {
+        let d = &self.st.d;
+        match id {
+            "export" => d.export.clone(),
+            "constraint" => d.constraint.clone(),
+            "gres" => d.gres.clone(),
+            "mincpus" => d.min_cpus.map(|n| n.to_string()),
+            "ntasks-per-node" => d.ntasks_per_node.map(|n| n.to_string()),
+            _ => None,
+        }
+    }
+    fn set_umask(&mut self, value: &str) -> Result<(), Output> {
+        let n = strtol(value, 8).value;
+        if !(0..=0o777).contains(&n) {
+            return Err(e1("Invalid -W umask= specification"));
+        }
+        self.st.umask = Some(n as u32);
+        Ok(())
+    }
+    fn log(&mut self, level: u32, line: String) {
+        self.st.logs.push((level, line));
+    }
+}
+
+/// The order `sbatch -v` lists the options it was given in (Slurm's option
+/// table, `slurm_print_set_options`; 22.05's `power` in its place).
+const LISTED: &[&str] = &[
+    "account",
+    "acctg-freq",
+    "array",
+    "autocomplete",
+    "batch",
+    "begin",
+    "bb",
+    "bbf",
+    "cluster-constraint",
+    "chdir",
+    "cluster",
+    "clusters",
+    "comment",
+    "container",
+    "container-id",
+    "context",
+    "contiguous",
+    "constraint",
+    "core-spec",
+    "cores-per-socket",
+    "cpu-freq",
+    "cpus-per-gpu",
+    "cpus-per-task",
+    "deadline",
+    "delay-boot",
+    "dependency",
+    "distribution",
+    "error",
+    "exclude",
+    "exclusive",
+    "export",
+    "export-file",
+    "extra",
+    "extra-node-info",
+    "get-user-env",
+    "gid",
+    "gpu-bind",
+    "gpu-freq",
+    "gpus",
+    "gpus-per-node",
+    "gpus-per-socket",
+    "gpus-per-task",
+    "gres",
+    "gres-flags",
+    "help",
+    "hint",
+    "hold",
+    "ignore-pbs",
+    "input",
+    "job-name",
+    "kill-on-invalid-dep",
+    "licenses",
+    "mail-type",
+    "mail-user",
+    "mcs-label",
+    "mem",
+    "mem-bind",
+    "mem-per-cpu",
+    "mem-per-gpu",
+    "mincpus",
+    "network",
+    "nice",
+    "no-kill",
+    "no-requeue",
+    "nodefile",
+    "nodelist",
+    "nodes",
+    "ntasks",
+    "ntasks-per-core",
+    "ntasks-per-gpu",
+    "ntasks-per-node",
+    "ntasks-per-socket",
+    "ntasks-per-tres",
+    "oom-kill-step",
+    "open-mode",
+    "output",
+    "overcommit",
+    "oversubscribe",
+    "parsable",
+    "partition",
+    "power",
+    "prefer",
+    "priority",
+    "profile",
+    "propagate",
+    "qos",
+    "quiet",
+    "reboot",
+    "requeue",
+    "reservation",
+    "resv-ports",
+    "segment",
+    "signal",
+    "sockets-per-node",
+    "spread-job",
+    "stepmgr",
+    "switches",
+    "test-only",
+    "thread-spec",
+    "threads-per-core",
+    "time",
+    "time-min",
+    "tmp",
+    "tres-bind",
+    "tres-per-task",
+    "uid",
+    "use-min-nodes",
+    "verbose",
+    "version",
+    "umask",
+    "usage",
+    "wait",
+    "wait-all-nodes",
+    "wckey",
+    "wrap",
+];
+
+/// Slurm's `mbytes_to_str`: megabytes, in the largest unit that divides them.
+fn mbytes_text(mut n: u64) -> String {
+    let mut unit = 0;
+    while n != 0 && n.is_multiple_of(1024) && unit < 4 {
+        n /= 1024;
+        unit += 1;
+    }
+    format!("{}{}", n, ["", "G", "T", "P", "E"][unit])
+}
+
+/// The value `sbatch -v` shows for an option (its `get_func`).
+fn shown_value(st: &St, id: &str) -> String {
+    let d = &st.d;
+    let raw = st.raw.get(id).cloned().unwrap_or_default();
+    let flag = SPECS.iter().find(|s| s.id == id).is_some_and(|s| s.arg == None_);
+    let limit = |m: Option<u32>| spur_grammar::time::fmt_limit_scontrol(m.filter(|m| *m != u32::MAX));
+    let num = |n: Option<u32>| n.map(|n| n.to_string()).unwrap_or(raw.clone());
+    match id {
+        "time" => limit(d.time_limit),
+        "time-min" => limit(d.time_min),
+        "mem" => d.mem_per_node.map(mbytes_text).unwrap_or(raw),
+        "mem-per-cpu" => d.mem_per_cpu.map(mbytes_text).unwrap_or(raw),
+        "mem-per-gpu" => d.mem_per_gpu.map(mbytes_text).unwrap_or(raw),
+        "tmp" => d.tmp_mb.map(mbytes_text).unwrap_or(raw),
+        "nodes" => match (d.min_nodes, d.max_nodes) {
+            (Some(lo), Some(hi)) if lo != hi => format!("{}-{}", lo, hi),
+            (Some(lo), _) => lo.to_string(),
+            _ => raw,
+        },
+        "ntasks" => num(d.num_tasks),
+        "cpus-per-task" => num(d.cpus_per_task),
+        "ntasks-per-node" => num(d.ntasks_per_node),
+        "mincpus" => num(d.min_cpus),
+        "nice" => d.nice.map(|n| n.to_string()).unwrap_or(raw),
+        "verbose" => st.verbose.to_string(),
+        "job-name" => d.name.clone(),
+        "output" => d.std_out.clone().unwrap_or(raw),
+        "error" => d.std_err.clone().unwrap_or(raw),
+        "input" => d.std_in.clone().unwrap_or(raw),
+        "chdir" => st.chdir.clone(),
+        "begin" => spur_grammar::time::fmt_timestamp(d.begin_time),
+        "deadline" => spur_grammar::time::fmt_timestamp(d.deadline),
+        "open-mode" => match d.open_mode_append {
+            Some(true) => "a".into(),
+            _ => "t".into(),
+        },
+        "requeue" | "no-requeue" => match d.requeue {
+            Some(true) => "requeue".into(),
+            Some(false) => "no-requeue".into(),
+            None => "unset".into(),
+        },
+        "exclusive" => match (d.exclusive, d.exclusive_kind) {
+            (true, _) => "exclusive".into(),
+            (_, Some(ExclusiveKind::User)) => "user".into(),
+            (_, Some(ExclusiveKind::Mcs)) => "mcs".into(),
+            (_, Some(ExclusiveKind::Topo)) => "topo".into(),
+            (_, Some(ExclusiveKind::Oversubscribe)) => "oversubscribe".into(),
+            _ => "unset".into(),
+        },
+        "kill-on-invalid-dep" => match d.kill_on_invalid_dependency {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => "unset".into(),
+        },
+        // 24.11 names each GRES `gres/NAME`, 22.05 `gres:NAME`
+        "gres" => {
+            let pre = if spur_core::compat::profile().sbatch_22_05 { "gres:" } else { "gres/" };
+            raw.split(',')
+                .map(|g| {
+                    if g.starts_with("gres/") || g.starts_with("gres:") {
+                        g.to_string()
+                    } else {
+                        format!("{}{}", pre, g)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        _ if flag => "set".into(),
+        _ => raw,
+    }
+}
+
+/// What sbatch logs before it submits, at log level `level` (0 = none):
+/// the options it was given (`sbatch -v`: `defined options`), then at
+/// debug level the limits and values it propagates, and 22.05's plugin
+/// lines (recorded/*/sbatch_surface/001-013).
+fn verbose_lines(st: &St, level: u32, listed: bool, propagated: &[(String, String)]) -> String {
+    let mut out = String::new();
+    let mut line = |l: &str| {
+        out.push_str("sbatch: ");
+        out.push_str(l);
+        out.push('\n');
+    };
+    for (lv, l) in &st.logs {
+        if *lv <= level {
+            line(l);
+        }
+    }
+    if listed {
+        line("defined options");
+        line("-------------------- --------------------");
+        for id in LISTED {
+            // `#PBS -W umask=` sets an option with no name
+            // (recorded/24.11/sbatch_surface/192)
+            if *id == "umask" {
+                if let Some(m) = st.umask {
+                    line(&format!("{:<20}: 0{:o}", "(null)", m));
+                }
+            } else if st.set_by.contains_key(id) {
+                line(&format!("{:<20}: {}", id, shown_value(st, id)));
+            }
+        }
+        line("-------------------- --------------------");
+        line("end of defined options");
+    }
+    if level >= 2 {
+        for (k, v) in propagated {
+            line(&format!("debug:  propagating {}={}", k, v));
+        }
+    }
+    if spur_core::compat::profile().sbatch_22_05 && level >= 1 {
+        line("select/cons_tres: common_init: select/cons_tres loaded");
+        line("select/cray_aries: init: Cray/Aries node selection plugin loaded");
+        line("select/linear: init: Linear node selection plugin loaded with argument 20");
+        line("select/cons_res: common_init: select/cons_res loaded");
+        if level >= 2 {
+            line("debug:  auth/munge: init: Munge authentication plugin loaded");
+            line("debug:  hash/k12: init: init: KangarooTwelve hash plugin loaded");
+        }
+    }
+    out
 }
 
 /// The field of a task layout option (`--mincpus`, `--ntasks-per-core`, ...).
@@ -949,6 +1448,27 @@ pub fn check_gres(d: &JobDesc, gres_types: &[String]) -> Result<(), GresRequestE
     Ok(())
 }
 
+/// The per-node, per-task and per-GPU GPU options ask for GRES `gpu`, which
+/// this slurm.conf's `GresTypes` must name (`gres_job_state_validate`,
+/// recorded/24.11/sbatch_surface/074-077, 152-157). Err: what sbatch prints.
+pub fn check_gpu_options(d: &JobDesc, gres_types: &[String]) -> Result<(), String> {
+    let a = d.accepted.as_deref();
+    let per = a.is_some_and(|a| a.gpus_per_node.is_some() || a.gpus_per_task.is_some() || a.gpus_per_socket.is_some());
+    let any_gpu = per || d.gpus.is_some() || d.gres.as_deref().is_some_and(|g| g.contains("gpu"));
+    let invalid = "sbatch: error: Invalid generic resource (gres) specification\n";
+    if d.ntasks_per_gpu.is_some() && !any_gpu && d.min_nodes.is_none() && d.num_tasks.is_none() {
+        return Err(format!(
+            "sbatch: error: gres_job_state_validate: --ntasks-per-tres needs either a GRES GPU specification or a node/ntask specification\n{}",
+            invalid
+        ));
+    }
+    let wants = per || d.cpus_per_gpu.is_some() || d.mem_per_gpu.is_some() || d.ntasks_per_gpu.is_some();
+    if wants && !gres_types.iter().any(|t| t == "gpu") {
+        return Err(invalid.to_string());
+    }
+    Ok(())
+}
+
 /// Parse an sbatch command line. `args` excludes `argv[0]`. `env` is the
 /// caller's environment, `cwd` its working directory, `stdin_script` the
 /// script when none is named (None = stdin empty), `read_file` reads a file.
@@ -978,11 +1498,15 @@ pub fn parse_at(
     let mut st = St { chdir: cwd.to_string(), now, ..Default::default() };
 
     // ---- first pass
+    // _opt_early_env
+    if let Some(v) = env.get("SBATCH_IGNORE_PBS") {
+        apply(&mut st, "ignore-pbs", Some(v), Src::Env)?;
+    }
     if let Some(v) = env.get("SBATCH_DEBUG") {
         apply(&mut st, "verbose", Some(v), Src::Env)?;
     }
     let local: Vec<String> = args.iter().filter(|a| *a != ":").cloned().collect();
-    let first = opts::parse("sbatch", SPECS, &local, Mode::StopAtFirstOperand);
+    let first = opts::parse("sbatch", release_specs(), &local, Mode::StopAtFirstOperand);
     for (id, v) in &first.opts {
         match *id {
             "help" => return Err(Output::ok(help_text(false))), // TaskPlugin=task/none
@@ -1040,7 +1564,7 @@ pub fn parse_at(
     let mut stderr = String::new();
     let words = script_directives(&file_label, &body, &mut stderr)?;
     st.stderr = stderr;
-    let sp = opts::parse("sbatch", SPECS, &words, Mode::StopAtFirstOperand);
+    let sp = opts::parse("sbatch", release_specs(), &words, Mode::StopAtFirstOperand);
     for (id, v) in &sp.opts {
         if !EARLY.contains(id) {
             apply(&mut st, id, v.as_deref(), Src::Script)?;
@@ -1054,8 +1578,28 @@ pub fn parse_at(
     if let Some(w) = sp.operands.first() {
         return Err(e255(format!("Invalid directive found in batch script: {}", w)));
     }
+    // #BSUB / #PBS lines (recorded/24.11/sbatch_surface/014-046)
+    let ignore_pbs =
+        st.d.accepted.as_deref().is_some_and(|a| a.ignore_pbs) || first.opts.iter().any(|(id, _)| *id == "ignore-pbs");
+    if !ignore_pbs {
+        let mut x = Xlate { st: &mut st };
+        if let Err(mut o) = crate::wrapper::translate(&file_label, &body, &directive_words, &mut x) {
+            o.stderr = format!("{}{}", st.stderr, o.stderr);
+            return Err(o);
+        }
+    }
     for (var, id) in ENV_VARS {
         if let Some(v) = env.get(*var) {
+            // 24.11 has no --power: its variable ends sbatch, silently
+            // (recorded/24.11/sbatch_surface/096; 22.05 takes it)
+            if *id == "power" && !spur_core::compat::profile().sbatch_22_05 {
+                return Err(Output::err(st.stderr.clone(), 255));
+            }
+            // nor does 22.05 read the variables of options it does not have
+            // (recorded/22.05/sbatch_surface/148)
+            if spur_core::compat::profile().sbatch_22_05 && NOT_IN_22_05.contains(id) {
+                continue;
+            }
             let id: &'static str = SPECS.iter().find(|s| s.id == *id).map(|s| s.id).unwrap_or(id);
             apply(&mut st, id, Some(v), Src::Env)?;
         }
@@ -1064,6 +1608,37 @@ pub fn parse_at(
         if !EARLY.contains(id) {
             apply(&mut st, id, v.as_deref(), Src::Cli)?;
         }
+    }
+
+    // --bbf names a file of burst buffer directives that must be readable
+    // (recorded/24.11/sbatch_surface/165)
+    if let Some(f) = st.d.accepted.as_deref().and_then(|a| a.burst_buffer_file.clone()) {
+        if read_file(&full_path(cwd, &f)).is_err() {
+            return Err(Output::err(format!("{}sbatch: error: Invalid --bbf specification\n", st.stderr), 1));
+        }
+    }
+    // -F/--nodefile: the node names in the file are the node list
+    // (recorded/24.11/sbatch_surface/175-177)
+    if let Some(f) = st.d.accepted.as_deref().and_then(|a| a.nodefile.clone()) {
+        let text = read_file(&full_path(cwd, &f)).map_err(|e| {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "No such file or directory".to_string()
+            } else {
+                e.to_string()
+            };
+            Output::err(
+                format!(
+                    "{}sbatch: error: slurm_allocate_resources error opening file {}, {}\nsbatch: error: Invalid --nodefile node file\n",
+                    st.stderr, f, why
+                ),
+                255,
+            )
+        })?;
+        let mut hl = spur_grammar::hostlist::Hostlist::new();
+        for name in text.split(|c: char| c.is_ascii_whitespace() || c == ',').filter(|n| !n.is_empty()) {
+            hl.push_host(name);
+        }
+        st.d.req_nodes = Some(hl.ranged_string());
     }
 
     // ---- verification (_opt_verify)
@@ -1086,6 +1661,42 @@ pub fn parse_at(
         }
     } else if mems.iter().filter(|m| by_env(&st, m)).count() > 1 {
         return Err(fatal("SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive."));
+    }
+    // _validate_spec_cores_options
+    let spec_src = |id| st.set_by.get(id).copied();
+    let (cs, ts) = (spec_src("core-spec"), spec_src("thread-spec"));
+    if cs.is_some() || ts.is_some() {
+        let by = |s: Option<Src>, w: Src| (s == Some(w)) as u8;
+        if by(cs, Src::Env) + by(ts, Src::Env) > 1 && by(cs, Src::Cli) + by(ts, Src::Cli) == 0 {
+            return Err(fatal(
+                "Both --core-spec and --thread-spec set using environment variables. Those options are mutually exclusive.",
+            ));
+        }
+        // the last one given wins (one field in Slurm); this cluster has
+        // AllowSpecResourcesUsage=No, Slurm's default
+        let thread = match (cs, ts) {
+            (Some(_), Some(_)) => st.spec_last_thread,
+            (_, t) => t.is_some(),
+        };
+        st.stderr.push_str(&format!(
+            "sbatch: error: Ignoring {} since it's not allowed by configuration (AllowSpecResourcesUsage = No)\n",
+            if thread { "--thread-spec" } else { "-S" }
+        ));
+    }
+    if st.d.accepted.as_deref().is_some_and(|a| a.resv_ports.is_some()) {
+        return Err(e1("Slurmstepd step management must be enabled to use --resv-ports for job allocations"));
+    }
+    // --hint=nomultithread asks for one thread per core
+    // (recorded/24.11/sbatch_surface/067: ReqB:S:C:T=0:0:*:1)
+    if st.d.threads_per_core.is_none()
+        && st
+            .d
+            .accepted
+            .as_deref()
+            .and_then(|a| a.hint.as_deref())
+            .is_some_and(|h| h.eq_ignore_ascii_case("nomultithread"))
+    {
+        st.d.threads_per_core = Some(1);
     }
     if st.quiet > 0 && st.verbose > 0 {
         return Err(Output::err(
@@ -1164,8 +1775,9 @@ pub fn parse_at(
         let text = read_file(&full_path(cwd, f)).map_err(|_| {
             Output::err(format!("{}sbatch: error: Could not open user environment file {}\n", st.stderr, f), 1)
         })?;
-        let sep = if text.contains('\0') { '\0' } else { '\n' };
-        for ent in text.split(sep) {
+        // entries end at NUL bytes only (env_array_from_file): a text file
+        // is one variable, newlines and all (recorded/24.11/sbatch_surface/181)
+        for ent in text.split('\0').take_while(|e| !e.is_empty()) {
             if let Some((k, v)) = ent.split_once('=') {
                 if !k.is_empty() {
                     env_set(&mut from_file, k, v);
@@ -1175,21 +1787,26 @@ pub fn parse_at(
         environ.clear(); // env_unset_environment()
     }
     let get_user_env_neg = !st.get_user_env;
+    let mut propagated: Vec<(String, String)> = Vec::new();
     if get_user_env_neg {
         for (k, v) in rlimit_env() {
             env_set(&mut environ, &k, &v);
+            propagated.push((k.trim_start_matches("SLURM_").to_string(), v));
         }
     }
     // SAFETY: getpriority has no memory-safety preconditions.
     let prio = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
     env_set(&mut environ, "SLURM_PRIO_PROCESS", &prio.to_string());
+    propagated.push(("SLURM_PRIO_PROCESS".into(), prio.to_string()));
     env_set(&mut environ, "SLURM_SUBMIT_DIR", cwd);
     let host = hostname();
     env_set(&mut environ, "SLURM_SUBMIT_HOST", &host);
-    d.umask = current_umask();
-    if !environ.iter().any(|(k, _)| k == "SLURM_UMASK") {
+    d.umask = st.umask.unwrap_or_else(current_umask);
+    if st.umask.is_some() || !environ.iter().any(|(k, _)| k == "SLURM_UMASK") {
         let m = d.umask;
-        environ.push(("SLURM_UMASK".into(), format!("0{}{}{}", (m >> 6) & 7, (m >> 3) & 7, m & 7)));
+        let text = format!("0{}{}{}", (m >> 6) & 7, (m >> 3) & 7, m & 7);
+        env_set(&mut environ, "SLURM_UMASK", &text);
+        propagated.push(("UMASK".into(), text));
     }
     let slurm_only = |environ: &[(String, String)]| -> Vec<(String, String)> {
         environ
@@ -1242,7 +1859,13 @@ pub fn parse_at(
     d.submit_host = host.clone();
     d.alloc_node = host;
     d.alloc_sid = std::process::id();
+    // sbatch's log level: every -v (and, since 23.02, SBATCH_DEBUG); the
+    // list of options whenever the option `verbose` is set
+    // (recorded/22.05/sbatch_surface/003 and 008 against 24.11's)
+    let level = if spur_core::compat::profile().sbatch_22_05 && !st.verbose_by_cli { 0 } else { st.verbose };
+    let log = verbose_lines(&st, level, st.verbose > 0, &propagated);
     Ok(SbatchRequest {
+        log,
         desc: st.d,
         parsable: st.parsable,
         wait: st.wait,
@@ -1539,6 +2162,17 @@ pub fn help_text(task_affinity: bool) -> String {
         s.push_str(HELP_AFFINITY);
     }
     s.push_str(HELP_TAIL);
+    if spur_core::compat::profile().sbatch_22_05 {
+        // 22.05's help has no lines for the options added since, and writes
+        // `-B  --extra-node-info` (recorded/22.05/sbatch_surface/183)
+        let newer = ["--container-id", "--oom-kill-step", "--tres-bind", "--tres-per-task", "--resv-ports"];
+        s = s
+            .lines()
+            .filter(|l| !newer.iter().any(|o| l.trim_start().starts_with(o)))
+            .map(|l| format!("{}\n", l))
+            .collect::<String>()
+            .replace("  -B, --extra-node-info", "  -B  --extra-node-info");
+    }
     s
 }
 
@@ -1565,8 +2199,8 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(r) => r,
         Err(o) => return emit(&o),
     };
-    if !req.stderr.is_empty() {
-        eprint!("{}", req.stderr);
+    if !req.stderr.is_empty() || !req.log.is_empty() {
+        eprint!("{}{}", req.stderr, req.log);
     }
     // a retried submission carries the same id, so it is queued once
     req.desc.request_id = match spur_auth::random_hex(12) {
@@ -1583,9 +2217,24 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     // like sbatch (slurm_opt.c), check the GRES names against this slurm.conf's
     // GresTypes unless --clusters sends the job elsewhere: no job id is used
     // (recorded/24.11/job_ids/22)
+    // -M names clusters slurmdbd knows; this cluster has no accounting
+    // database, so any other name is refused (recorded/24.11/sbatch_surface/087)
+    if let Some(cl) = req.clusters.as_deref() {
+        if cl.split(',').any(|n| n != c.conf().cluster_name) {
+            eprint!(
+                "sbatch: error: Problem talking to database\nsbatch: error: '{}' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr list clusters' to see available clusters.\n",
+                cl
+            );
+            return 1;
+        }
+    }
     if req.clusters.is_none() {
         if let Err(e) = check_gres(&req.desc, &c.conf().gres_types) {
             eprintln!("sbatch: error: {}", e);
+            return 1;
+        }
+        if let Err(text) = check_gpu_options(&req.desc, &c.conf().gres_types) {
+            eprint!("{}", text);
             return 1;
         }
     }
@@ -1633,9 +2282,11 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             eprintln!("allocation failure: {}", e);
             1
         }
+        // SLURM_EXIT_ERROR replaces the exit code of a refused submission
+        // (recorded/24.11/sbatch_surface/100)
         Err(e) => {
             eprintln!("sbatch: error: Batch job submission failed: {}", e);
-            1
+            env.get("SLURM_EXIT_ERROR").map(|v| strtol(v, 10).value as i32).filter(|n| *n != 0).unwrap_or(1)
         }
     }
 }
@@ -1695,7 +2346,7 @@ fn submit_with_retries<T>(
 /// first. Uses sbatch's own option table, so it agrees with `parse`.
 fn sbatch_needs_stdin(args: &[String]) -> bool {
     let local: Vec<String> = args.iter().filter(|a| *a != ":").cloned().collect();
-    let p = opts::parse("sbatch", SPECS, &local, opts::Mode::StopAtFirstOperand);
+    let p = opts::parse("sbatch", release_specs(), &local, opts::Mode::StopAtFirstOperand);
     if p.error.is_some() {
         return false;
     }
@@ -1819,6 +2470,7 @@ mod tests {
             "/w/quote.sh" => Ok("#!/bin/sh\n#SBATCH -J \"a b\" --comment='x y' # trailing\n".into()),
             "/w/unmatched.sh" => Ok("#!/bin/sh\n#SBATCH -J \"ab\n".into()),
             "/w/envfile" => Ok("A=1\nB=2\n".into()),
+            "/w/envfile0" => Ok("A=1\0B=2\0".into()),
             "/usr/bin/inpath.sh" => Ok("#!/bin/sh\n".into()),
             _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no")),
         }
@@ -1867,6 +2519,84 @@ mod tests {
         let r = run(&["--wrap=x"], &[("SBATCH_OVERCOMMIT", "no"), ("SBATCH_RESERVATION", "r1")]).unwrap();
         assert!(!r.desc.accepted.as_ref().is_some_and(|a| a.overcommit));
         assert_eq!(r.desc.reservation_name(), Some("r1"));
+    }
+
+    #[test]
+    fn verbose_lists_the_options() {
+        // recorded/24.11/sbatch_surface/001-002
+        let r = ok(&["-v", "--hold", "-J", "v1", "-t", "5", "--wrap", "true"]);
+        assert_eq!(
+            r.log,
+            "sbatch: defined options\n\
+             sbatch: -------------------- --------------------\n\
+             sbatch: hold                : set\n\
+             sbatch: job-name            : v1\n\
+             sbatch: time                : 00:05:00\n\
+             sbatch: verbose             : 1\n\
+             sbatch: wrap                : true\n\
+             sbatch: -------------------- --------------------\n\
+             sbatch: end of defined options\n"
+        );
+        let r = ok(&["--verbose", "-N", "2", "-n", "3", "--mem=100", "-o", "v2-%j.out", "--wrap", "true"]);
+        assert!(r.log.contains("sbatch: mem                 : 100\n"));
+        assert!(r.log.contains("sbatch: nodes               : 2\n"));
+        assert!(r.log.contains("sbatch: output              : /w/v2-%j.out\n"));
+        // -vv: what sbatch propagates, at debug level
+        let r = ok(&["-vv", "--wrap", "true"]);
+        assert!(r.log.contains("sbatch: debug:  propagating SLURM_PRIO_PROCESS="));
+        assert!(r.log.contains("sbatch: debug:  propagating RLIMIT_CORE="));
+        // SBATCH_DEBUG=N is N times -v; a word that is no number is none
+        let r = run(&["--wrap", "true"], &[("SBATCH_DEBUG", "2")]).unwrap();
+        assert!(r.log.contains("sbatch: verbose             : 2\n"));
+        let r = run(&["--wrap", "true"], &[("SBATCH_DEBUG", "abc")]).unwrap();
+        assert_eq!(r.log, "");
+        assert_eq!(ok(&["--wrap", "true"]).log, "");
+    }
+
+    #[test]
+    fn pbs_lines_between_sbatch_lines_and_environment() {
+        let script =
+            "#!/bin/bash\n#SBATCH -J fromsbatch\n#SBATCH -t 20\n#PBS -N frompbs\n#PBS -l walltime=30:00\necho\n";
+        let rf = |_: &str| Ok(script.to_string());
+        let p = |args: &[&str], e: &[(&str, &str)]| parse_at(&a(args), &env(e), "/w", None, &rf, 0).unwrap();
+        // recorded/24.11/sbatch_surface/018-027
+        let r = p(&["s.sh"], &[]);
+        assert_eq!((r.desc.name.as_str(), r.desc.time_limit), ("frompbs", Some(30)));
+        assert_eq!(p(&["-J", "fromcli", "s.sh"], &[]).desc.name, "fromcli");
+        assert_eq!(p(&["s.sh"], &[("SBATCH_TIMELIMIT", "40")]).desc.time_limit, Some(40));
+        assert_eq!(p(&["s.sh"], &[("SBATCH_IGNORE_PBS", "1")]).desc.name, "fromsbatch");
+        assert_eq!(p(&["--ignore-pbs", "s.sh"], &[]).desc.name, "fromsbatch");
+    }
+
+    #[test]
+    fn values_of_options_kept_without_effect_are_checked() {
+        // recorded/24.11/sbatch_surface/055-146
+        let e = |args: &[&str], code: i32, text: &str| {
+            let o = err(args);
+            assert_eq!((o.code, o.stderr.as_str()), (code, text), "{:?}", args);
+        };
+        e(&["--no-kill=bogus", "--wrap=x"], 255, "sbatch: error: Invalid --no-kill specification\n");
+        e(&["--mem-bind=bogus", "--wrap=x"], 255, "sbatch: error: unrecognized --mem-bind argument \"bogus\"\n");
+        e(&["-m", "bogus", "--wrap=x"], 255, "sbatch: error: Invalid --distribution specification\n");
+        e(&["--hint=bogus", "--wrap=x"], 1, "sbatch: error: unrecognized --hint argument \"bogus\", see --hint=help\n");
+        e(&["--delay-boot=abc", "--wrap=x"], 255, "sbatch: error: Invalid --delay-boot specification\n");
+        e(&["--core-spec=abc", "--wrap=x"], 1, "sbatch: error: Invalid numeric value \"abc\" for --core-spec.\n");
+        e(&["--wait-all-nodes=2", "--wrap=x"], 255, "sbatch: error: Invalid --wait-all-nodes specification\n");
+        e(
+            &["--propagate=BOGUS", "--wrap=x"],
+            1,
+            "sbatch: error: Bad rlimit name: BOGUS\nsbatch: error: --propagate=BOGUS is not valid.\n",
+        );
+        for good in [
+            &["--cpu-freq=Low-High:OnDemand"][..],
+            &["--cpu-freq=2000000"],
+            &["-m", "cyclic:block"],
+            &["--no-kill=off"],
+        ] {
+            let mut v = good.to_vec();
+            v.push("--wrap=x");
+            ok(&v);
+        }
     }
 
     #[test]
@@ -2136,9 +2866,14 @@ mod tests {
         let r = run(&["--export=NIL", "--wrap=x"], &e).unwrap();
         assert_eq!(get(&r, "FOO"), None);
         assert_eq!(get(&r, "SLURM_GET_USER_ENV"), None);
+        // NUL bytes end entries, newlines do not: a text file is one
+        // variable (recorded/24.11/sbatch_surface/181)
         let r = run(&["--export-file=envfile", "--wrap=x"], &e).unwrap();
-        assert_eq!(get(&r, "A").as_deref(), Some("1"));
+        assert_eq!(get(&r, "A").as_deref(), Some("1\nB=2\n"));
+        assert_eq!(get(&r, "B"), None);
         assert_eq!(get(&r, "FOO"), None);
+        let r = run(&["--export-file=envfile0", "--wrap=x"], &e).unwrap();
+        assert_eq!((get(&r, "A").as_deref(), get(&r, "B").as_deref()), (Some("1"), Some("2")));
         let r = run(&["--wrap=x"], &[("SBATCH_EXPORT", "NONE")]).unwrap();
         assert_eq!(r.desc.export.as_deref(), Some("NONE"));
     }

@@ -82,6 +82,20 @@ pub struct Profile {
     /// Usage and help texts (`squeue --usage`, `sbatch --usage`) end before
     /// the options added after 22.05.
     pub usage_texts_22_05: bool,
+    /// sbatch as 22.05's: its log level counts only the command line's `-v`
+    /// (not `SBATCH_DEBUG`), `-v` also logs the select plugins' loading
+    /// lines and shows `--gres` as `gres:NAME`, the options added since
+    /// (`--oom-kill-step --segment --stepmgr --resv-ports --extra
+    /// --container-id --tres-bind --tres-per-task`) are unknown, and a bad
+    /// `--gres-flags` is not named (recorded/22.05/sbatch_surface).
+    pub sbatch_22_05: bool,
+    /// A submission refused for an unknown feature (`--constraint`,
+    /// `--prefer`) uses up a job id: 22.05 checks the features after
+    /// creating the job record, 24.11 before (recorded/*/sbatch_surface/053-056).
+    pub feature_rejection_consumes_job_id: bool,
+    /// Without accounting, `scontrol show job` shows the QOS the job asked
+    /// for (24.11) rather than `(null)` (22.05; recorded/*/sbatch_surface/048).
+    pub job_qos_shown_without_accounting: bool,
 
     // ---- squeue, sinfo, JSON -------------------------------------------------
     /// squeue's "Valid job states include:" list is in upper case.
@@ -176,6 +190,9 @@ pub const SLURM_24_11: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V24_11,
     hostlist_22_05_parser: false,
     usage_texts_22_05: false,
+    sbatch_22_05: false,
+    feature_rejection_consumes_job_id: false,
+    job_qos_shown_without_accounting: true,
     job_state_list_upper_case: false,
     squeue_newer_fields: true,
     exit_codes_raw: false,
@@ -213,6 +230,9 @@ pub const SLURM_22_05: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V22_05,
     hostlist_22_05_parser: true,
     usage_texts_22_05: true,
+    sbatch_22_05: true,
+    feature_rejection_consumes_job_id: true,
+    job_qos_shown_without_accounting: false,
     job_state_list_upper_case: true,
     squeue_newer_fields: false,
     exit_codes_raw: true,

@@ -498,6 +498,10 @@ pub static ERRORS: &[(i32, &str)] = &[
 
 /// The text Slurm prints for an error number (`slurm_strerror`).
 pub fn strerror(code: i32) -> String {
+    // 24.11 names the option in the singular (recorded/24.11/sbatch_surface/161)
+    if code == ESLURM_BATCH_CONSTRAINT && !crate::compat::profile().sbatch_22_05 {
+        return "Job --batch option is invalid or not a subset of --constraint".into();
+    }
     match ERRORS.binary_search_by_key(&code, |e| e.0) {
         Ok(i) => ERRORS[i].1.to_string(),
         Err(_) => match SYSTEM_ERRORS.iter().find(|e| e.0 == code) {

@@ -373,6 +373,28 @@ impl Service {
     }
 
     fn build_job_inner(&self, id: &Identity, mut desc: JobDesc) -> Result<Job, i32> {
+        // `sbatch --uid/--gid`: root or SlurmUser submits for another user,
+        // whose job it then is (recorded/24.11/sbatch_surface/172-173); the
+        // checks below are the owner's, as for a job they submitted
+        let run_as;
+        let id = if desc.run_as_user.is_some() || desc.run_as_group.is_some() {
+            if !self.caller(id).slurm_user {
+                return Err(ESLURM_USER_ID_MISSING);
+            }
+            let uid = match desc.run_as_user.as_deref() {
+                Some(u) => u.parse().ok().or_else(|| spur_auth::users::uid_of(u)).ok_or(ESLURM_USER_ID_MISSING)?,
+                None => id.uid,
+            };
+            let gid = match desc.run_as_group.as_deref() {
+                Some(g) => g.parse().ok().or_else(|| spur_auth::users::gid_of(g)).ok_or(ESLURM_GROUP_ID_MISSING)?,
+                None if uid != id.uid => *spur_auth::users::groups_of(uid).first().ok_or(ESLURM_USER_ID_MISSING)?,
+                None => id.gid,
+            };
+            run_as = Identity { uid, gid, ..id.clone() };
+            &run_as
+        } else {
+            id
+        };
         let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
@@ -426,6 +448,40 @@ impl Service {
         // no string past its bound, the script past max_script_size
         // (slurmctld's _test_job_desc_fields, just before _valid_array_inx)
         validate::job_desc_fields(&desc, self.ctld.conf.max_script_size())?;
+        // the features asked for must be some node's; there are no licenses
+        {
+            let g = self.ctld.read();
+            let known = |f: &str| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
+            if !validate::feature_expr_ok(desc.constraint.as_deref().unwrap_or(""), &known) {
+                return Err(ESLURM_INVALID_FEATURE);
+            }
+            let acc = desc.accepted.as_deref();
+            if !validate::feature_expr_ok(acc.and_then(|a| a.prefer.as_deref()).unwrap_or(""), &known) {
+                return Err(ESLURM_INVALID_PREFER);
+            }
+            if acc.and_then(|a| a.licenses.as_deref()).is_some_and(|l| !l.is_empty()) {
+                return Err(ESLURM_INVALID_LICENSES);
+            }
+            let conf = &self.ctld.conf;
+            if !validate::batch_features_ok(acc.and_then(|a| a.batch_features.as_deref()), desc.constraint.as_deref()) {
+                return Err(ESLURM_BATCH_CONSTRAINT);
+            }
+            if !validate::tres_per_task_ok(acc.and_then(|a| a.tres_per_task.as_deref()), &conf.gres_types) {
+                return Err(ESLURM_INVALID_TRES);
+            }
+            let task_freq = conf.get("JobAcctGatherFrequency").map(validate::acctg_task_freq).unwrap_or(Some(30));
+            if let (Some(asked), Some(limit)) =
+                (acc.and_then(|a| a.acctg_freq.as_deref()).and_then(validate::acctg_task_freq), task_freq)
+            {
+                // memory is limited on this cluster (DefMemPerCPU or --mem):
+                // slurmctld needs the task sampling at least that often
+                if asked > limit
+                    && (conf.def_mem_per_cpu.is_some() || desc.mem_per_node.is_some() || desc.mem_per_cpu.is_some())
+                {
+                    return Err(ESLURMD_INVALID_ACCT_FREQ);
+                }
+            }
+        }
         // slurmctld's _valid_array_inx; a specification naming no task (`,`)
         // makes a plain job (recorded in spur-grammar's tests/data/array.txt)
         let array = match &desc.array {
@@ -820,7 +876,11 @@ impl Service {
                         | ESLURM_NOT_SUPPORTED
                         | ESLURM_RESERVATION_INVALID
                         | ESLURM_RESERVATION_ACCESS
-                ) {
+                        // recorded/24.11/sbatch_surface/095, 161
+                        | ESLURM_BATCH_CONSTRAINT
+                ) || (matches!(code, ESLURM_INVALID_FEATURE | ESLURM_INVALID_PREFER)
+                    && spur_core::compat::profile().feature_rejection_consumes_job_id)
+                {
                     self.ctld.commit(vec![Command::ConsumeJobId]).await?;
                     if spur_core::compat::profile().node_rejection_consumes_priority
                         && matches!(code, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | ESLURM_INVALID_NODE_COUNT)

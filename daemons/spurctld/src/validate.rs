@@ -402,6 +402,63 @@ pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result
     }
 }
 
+/// A job's feature expression (`--constraint`, `--prefer`): feature names
+/// joined by `&`, `|` or `,`, each with an optional `*COUNT`, in `[...]` or
+/// `(...)` groups; every name must be a feature of some node of the cluster
+/// (slurmctld's `build_feature_list` and `_valid_feature_list`). An empty
+/// name (`a&&b`, `a|`) is invalid (recorded/24.11/sbatch_surface/053-054,
+/// 101-102, 130: on a cluster without features, every name is unknown).
+pub fn feature_expr_ok(expr: &str, known: &dyn Fn(&str) -> bool) -> bool {
+    if expr.is_empty() {
+        return true;
+    }
+    expr.split(['&', '|', ',']).all(|item| {
+        let name = item.trim_matches(['[', ']', '(', ')']);
+        let name = match name.split_once('*') {
+            Some((n, count)) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => n,
+            Some(_) => return false,
+            None => name,
+        };
+        !name.is_empty() && known(name)
+    })
+}
+
+/// `--batch` features must be a subset of the job's `--constraint` features
+/// (ESLURM_BATCH_CONSTRAINT; recorded/24.11/sbatch_surface/161).
+pub fn batch_features_ok(batch: Option<&str>, constraint: Option<&str>) -> bool {
+    let Some(b) = batch.filter(|b| !b.is_empty()) else { return true };
+    let have: Vec<&str> = constraint.unwrap_or("").split(['&', '|', ',']).collect();
+    b.split(['&', '|', ',']).all(|f| !f.is_empty() && have.contains(&f))
+}
+
+/// `--tres-per-task`: `NAME=COUNT` items (`:` also separates), NAME `cpu`,
+/// `mem`, `node`, `billing` or `gres/TYPE` of a configured GresTypes
+/// (ESLURM_INVALID_TRES; recorded/24.11/sbatch_surface/147-150).
+pub fn tres_per_task_ok(tpt: Option<&str>, gres_types: &[String]) -> bool {
+    let Some(t) = tpt.filter(|t| !t.is_empty()) else { return true };
+    t.split(',').all(|item| {
+        let (name, count) = match item.rsplit_once(['=', ':']) {
+            Some(x) => x,
+            None => return false,
+        };
+        let known = match name.strip_prefix("gres/") {
+            Some(g) => gres_types.iter().any(|x| x == g.split(':').next().unwrap_or(g)),
+            None => ["cpu", "mem", "node", "billing"].contains(&name),
+        };
+        known && !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// The task sampling period in `--acctg-freq` or slurm.conf's
+/// `JobAcctGatherFrequency` (`N` or `task=N` among the items).
+pub fn acctg_task_freq(v: &str) -> Option<u32> {
+    v.split(',').find_map(|i| match i.split_once('=') {
+        Some(("task", n)) => n.parse().ok(),
+        None => i.parse().ok(),
+        _ => None,
+    })
+}
+
 /// slurmctld's deadline test at submission: the job must be able to run its
 /// minimum time (or else its time limit, the partition's default if none
 /// was given) between its earliest start (now or `--begin`) and the deadline
@@ -507,6 +564,31 @@ mod tests {
     /// The matrix of SECURITY.md, row by row: for each action, the answer
     /// to another user, to the owner, to an AdminLevel Operator, to an
     /// AdminLevel Administrator and to root or SlurmUser (0: allowed).
+    #[test]
+    fn batch_tres_and_acctg() {
+        assert!(batch_features_ok(None, None) && batch_features_ok(Some("a"), Some("a&b")));
+        assert!(!batch_features_ok(Some("feat"), None));
+        let g = vec!["gpu".to_string()];
+        assert!(tres_per_task_ok(Some("cpu=2"), &[]) && tres_per_task_ok(Some("gres/gpu:1"), &g));
+        assert!(!tres_per_task_ok(Some("bogus=1"), &g) && !tres_per_task_ok(Some("gres/gpu:1"), &[]));
+        assert_eq!(
+            (acctg_task_freq("task=60"), acctg_task_freq("30"), acctg_task_freq("energy=5")),
+            (Some(60), Some(30), None)
+        );
+    }
+
+    #[test]
+    fn feature_expressions() {
+        let known = |f: &str| f == "a" || f == "b";
+        for ok in ["", "a", "a&b", "a|b", "a,b", "[a*2&b*1]", "(a|b)"] {
+            assert!(feature_expr_ok(ok, &known), "{}", ok);
+        }
+        // recorded/24.11/sbatch_surface/053-054, 101-102
+        for bad in ["c", "a&&b", "a|", "a*x", "a*", "nosuchfeature"] {
+            assert!(!feature_expr_ok(bad, &known), "{}", bad);
+        }
+    }
+
     #[test]
     fn the_authorisation_matrix() {
         use Action::*;

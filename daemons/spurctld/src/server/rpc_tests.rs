@@ -652,3 +652,25 @@ async fn a_script_query_answers_one_script() {
     let with: Vec<u32> = view.jobs.iter().filter(|j| !j.desc.script.is_empty()).map(|j| j.job_id).collect();
     assert_eq!(with, [a], "the script of the record asked for only");
 }
+
+/// `sbatch --uid/--gid`: root submits a job that is then the named user's
+/// (recorded/24.11/sbatch_surface/172-173); anyone else is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn root_submits_for_another_user_with_uid() {
+    let f = controller().await;
+    let as_user = |u: &str| {
+        let mut r = wrap_job(None);
+        let mut d = spur_core::records::decode_job_desc(&r.job_desc, &"test").unwrap();
+        d.run_as_user = Some(u.into());
+        r.job_desc = spur_core::records::encode_job_desc(&d, spur_format::FORMAT_VERSION).unwrap();
+        r
+    };
+    let jid = submit(&f, root(as_user("daemon"))).await;
+    {
+        let g = f.svc.ctld.read();
+        let j = g.state.jobs().get(&jid).unwrap();
+        assert_eq!((j.user_id, j.user_name.as_str()), (uid("daemon"), "daemon"));
+    }
+    let r = f.svc.submit(user(as_user("daemon"))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
+}

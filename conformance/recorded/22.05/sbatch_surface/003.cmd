@@ -1,0 +1,2 @@
+run
+SBATCH_DEBUG=1 sbatch --hold --comment=dbg --wrap true

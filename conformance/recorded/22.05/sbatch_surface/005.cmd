@@ -1,0 +1,2 @@
+run
+SBATCH_DEBUG=abc sbatch --hold --wrap true

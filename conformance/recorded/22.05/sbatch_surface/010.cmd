@@ -1,0 +1,2 @@
+run
+sbatch -v verb.sh one two

@@ -1,0 +1,2 @@
+run capture=P2
+sbatch --parsable pbs2.sh

@@ -1,0 +1,2 @@
+run
+squeue -h -j $P3 -o '%i %j %l'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $P7 -o '%i %j'

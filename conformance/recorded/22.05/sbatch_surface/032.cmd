@@ -1,0 +1,2 @@
+run capture=P8
+sbatch --parsable pbs4.sh

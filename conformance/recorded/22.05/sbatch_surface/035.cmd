@@ -1,0 +1,2 @@
+run
+sbatch pbs9.sh

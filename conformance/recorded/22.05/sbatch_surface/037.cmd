@@ -1,0 +1,2 @@
+run
+sbatch pbs5.sh

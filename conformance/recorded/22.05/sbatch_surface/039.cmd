@@ -1,0 +1,2 @@
+run
+sbatch pbs6.sh

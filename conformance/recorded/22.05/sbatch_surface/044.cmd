@@ -1,0 +1,2 @@
+run capture=P10
+sbatch --parsable pbs8.sh

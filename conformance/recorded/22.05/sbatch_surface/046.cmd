@@ -1,0 +1,2 @@
+run
+sbatch -v pbs8.sh

@@ -1,0 +1,2 @@
+run
+SBATCH_QOS=nosuch sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_RESERVATION=nosuch sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $E2 -o '%i %a'

@@ -1,0 +1,2 @@
+run
+SBATCH_CONSTRAINT='a&&b' sbatch --hold --wrap true

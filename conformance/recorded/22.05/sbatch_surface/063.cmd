@@ -1,0 +1,2 @@
+run
+SBATCH_SIGNAL=BOGUS sbatch --hold --wrap true

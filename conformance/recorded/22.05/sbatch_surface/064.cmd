@@ -1,0 +1,2 @@
+run
+SBATCH_WAIT=1 sbatch --wrap 'exit 3'

@@ -1,0 +1,2 @@
+run
+SBATCH_MEM_BIND=bogus sbatch --hold --wrap true

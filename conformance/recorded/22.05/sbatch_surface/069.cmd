@@ -1,0 +1,2 @@
+run
+SBATCH_CPU_FREQ_REQ=bogus sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_DISTRIBUTION=bogus sbatch --hold --wrap true

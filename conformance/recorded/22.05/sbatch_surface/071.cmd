@@ -1,0 +1,2 @@
+run
+SBATCH_HINT=bogus sbatch --hold --wrap true

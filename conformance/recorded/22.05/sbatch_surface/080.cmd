@@ -1,0 +1,2 @@
+run
+squeue -h -j $E8 -o '%i %m'

@@ -1,0 +1,2 @@
+run
+SBATCH_CLUSTERS=nosuch sbatch --hold --wrap true

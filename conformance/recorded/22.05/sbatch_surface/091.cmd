@@ -1,0 +1,2 @@
+run
+SBATCH_PROFILE=bogus sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_ACCTG_FREQ=bogus sbatch --hold --wrap true

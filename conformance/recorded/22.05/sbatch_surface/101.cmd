@@ -1,0 +1,2 @@
+run
+sbatch --hold -C nosuchfeature --wrap true

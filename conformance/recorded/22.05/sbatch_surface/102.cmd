@@ -1,0 +1,2 @@
+run
+sbatch --hold --constraint='a|' --wrap true

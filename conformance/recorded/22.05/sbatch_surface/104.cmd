@@ -1,0 +1,2 @@
+run
+scontrol show job $O2 | grep -E '(^| )(CoreSpec|NumCPUs|MinCPUsNode)='

@@ -1,0 +1,2 @@
+run
+sbatch --hold --core-spec=abc --wrap true

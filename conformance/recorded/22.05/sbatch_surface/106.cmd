@@ -1,0 +1,2 @@
+run capture=O3
+sbatch --parsable --hold --thread-spec=1 --wrap true

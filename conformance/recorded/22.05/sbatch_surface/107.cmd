@@ -1,0 +1,2 @@
+run
+scontrol show job $O3 | grep -E '(^| )(CoreSpec|ThreadSpec)='

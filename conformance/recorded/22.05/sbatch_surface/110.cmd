@@ -1,0 +1,2 @@
+run
+sbatch --hold -B x --wrap true

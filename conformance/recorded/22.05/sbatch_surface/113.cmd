@@ -1,0 +1,2 @@
+run capture=O6
+sbatch --parsable --hold --cpu-freq=Low-High:OnDemand --wrap true

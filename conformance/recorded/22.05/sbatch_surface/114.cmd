@@ -1,0 +1,2 @@
+run
+scontrol show job $O6 | grep -E '(^| )CpuFreq'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $O7 -o '%i %T %r'

@@ -1,0 +1,2 @@
+run
+scontrol show job $O8 | grep -E '(^| )(DelayBoot|Extra|Network|Profile)='

@@ -1,0 +1,2 @@
+run
+sbatch --hold --profile=bogus --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --propagate=BOGUS --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --acctg-freq=bogus=1 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --mcs-label=foo --wrap true

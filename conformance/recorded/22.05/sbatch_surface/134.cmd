@@ -1,0 +1,2 @@
+run
+sbatch --hold --resv-ports=2 --wrap true

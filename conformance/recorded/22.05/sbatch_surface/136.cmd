@@ -1,0 +1,2 @@
+run
+sbatch --hold --oom-kill-step --wrap true

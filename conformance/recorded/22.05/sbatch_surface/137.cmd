@@ -1,0 +1,2 @@
+run
+sbatch --hold --wait-all-nodes=2 --wrap true

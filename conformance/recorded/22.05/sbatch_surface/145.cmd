@@ -1,0 +1,2 @@
+run capture=O13
+sbatch --parsable --hold --no-kill=off --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --no-kill=bogus --wrap true

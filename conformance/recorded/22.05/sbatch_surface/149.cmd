@@ -1,0 +1,2 @@
+run
+sbatch --hold --tres-bind=gres/gpu:closest --wrap true

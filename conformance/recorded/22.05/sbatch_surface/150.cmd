@@ -1,0 +1,2 @@
+run
+sbatch --hold --tres-per-task=bogus=1 --wrap true

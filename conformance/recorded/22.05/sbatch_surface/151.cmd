@@ -1,0 +1,2 @@
+run
+sbatch --hold --gpus=1 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --cpus-per-gpu=1 --wrap true

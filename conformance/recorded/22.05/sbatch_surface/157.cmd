@@ -1,0 +1,2 @@
+run
+sbatch --hold --ntasks-per-gpu=1 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --gres-flags=enforce-binding --wrap true

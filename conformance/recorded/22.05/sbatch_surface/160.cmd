@@ -1,0 +1,2 @@
+run
+sbatch --hold --gres-flags=bogus --wrap true

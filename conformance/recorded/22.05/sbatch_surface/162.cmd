@@ -1,0 +1,2 @@
+run capture=O15
+sbatch --parsable --hold --get-user-env --wrap true

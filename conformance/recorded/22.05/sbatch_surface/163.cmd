@@ -1,0 +1,2 @@
+run
+sbatch --hold --get-user-env=10x --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --bb='capacity=1G' --wrap true

@@ -1,0 +1,2 @@
+run
+squeue -h -j $O16 -o '%i %u %g'

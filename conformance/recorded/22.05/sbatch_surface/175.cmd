@@ -1,0 +1,2 @@
+run capture=O17
+sbatch --parsable --hold -F nodes.txt --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --nodefile=missing.txt --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --export-file=missing.txt --wrap true

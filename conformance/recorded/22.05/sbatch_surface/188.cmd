@@ -1,0 +1,2 @@
+run capture=S1
+sbatch --parsable --hold verb.sh -t 99 --hold -J notanoption

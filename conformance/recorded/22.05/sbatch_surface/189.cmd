@@ -1,0 +1,2 @@
+run
+squeue -h -j $S1 -o '%i %j %l'

@@ -1,0 +1,2 @@
+run
+sbatch -vvv pbs7.sh

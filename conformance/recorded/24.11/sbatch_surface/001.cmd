@@ -1,0 +1,2 @@
+run
+sbatch -v --hold -J v1 -t 5 --wrap true

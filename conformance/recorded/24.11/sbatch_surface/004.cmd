@@ -1,0 +1,2 @@
+run
+sbatch -v -Q --hold --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch -vv --hold -J v2 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch -vvv --hold -J v3 --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_DEBUG=2 sbatch --hold --wrap true

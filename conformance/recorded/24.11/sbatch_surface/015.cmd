@@ -1,0 +1,2 @@
+run capture=P1
+sbatch --parsable pbs1.sh

@@ -1,0 +1,2 @@
+run
+squeue -h -j $P4 -o '%i %j %l'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $P5 -o '%i %j %l'

@@ -1,0 +1,2 @@
+run
+squeue -h -j $P6 -o '%i %j %l'

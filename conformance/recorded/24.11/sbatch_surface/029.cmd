@@ -1,0 +1,2 @@
+run capture=P7
+sbatch --parsable pbs3.sh

@@ -1,0 +1,2 @@
+run capture=P9
+sbatch --parsable pbs7.sh

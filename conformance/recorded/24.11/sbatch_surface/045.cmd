@@ -1,0 +1,2 @@
+run
+scontrol show job $P10 | grep -E '(^| )(NumNodes|NumCPUs|NumTasks|CPUs/Task|MinCPUsNode)='

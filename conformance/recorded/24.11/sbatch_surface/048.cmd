@@ -1,0 +1,2 @@
+run
+scontrol show job $E1 | grep -E '(^| )(Account|WCKey|QOS|Reservation)='

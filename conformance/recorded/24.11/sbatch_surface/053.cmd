@@ -1,0 +1,2 @@
+run
+SBATCH_CONSTRAINT=nosuchfeature sbatch --hold --wrap true

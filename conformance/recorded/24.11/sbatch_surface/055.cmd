@@ -1,0 +1,2 @@
+run
+SBATCH_NO_KILL=1 sbatch --hold --wrap true

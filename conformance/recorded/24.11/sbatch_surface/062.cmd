@@ -1,0 +1,2 @@
+run
+squeue -h -j $E6 -o '%i %T'

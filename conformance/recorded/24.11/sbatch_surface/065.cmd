@@ -1,0 +1,2 @@
+run
+SBATCH_WAIT=0 sbatch --hold --wrap true

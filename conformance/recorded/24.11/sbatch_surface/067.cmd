@@ -1,0 +1,2 @@
+run
+scontrol show job $E7 | grep -E '(^| )(CpuFreq[A-Za-z]*|MinCPUsNode|NumCPUs)='

@@ -1,0 +1,2 @@
+run
+SLURM_HINT=bogus sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_GPUS=1 sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_GRES=gpu:1 sbatch --hold --wrap true

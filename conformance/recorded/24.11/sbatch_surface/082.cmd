@@ -1,0 +1,2 @@
+run
+squeue -h -j $E9 -o '%i %T'

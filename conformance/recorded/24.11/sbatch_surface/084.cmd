@@ -1,0 +1,2 @@
+run
+scontrol show job $E10 | grep -E '(^| )(StdIn|StdOut|StdErr)='

@@ -1,0 +1,2 @@
+run
+scontrol show job $E11 | grep -E '(^| )StdOut='

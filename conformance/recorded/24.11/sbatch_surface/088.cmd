@@ -1,0 +1,2 @@
+run
+SLURM_CLUSTERS=nosuch sbatch --hold --wrap true

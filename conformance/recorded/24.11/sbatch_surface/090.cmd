@@ -1,0 +1,2 @@
+run
+scontrol show job $E12 | grep -E '(^| )(Network|Profile|DelayBoot|Switches|Wait-for-Switch)='

@@ -1,0 +1,2 @@
+run
+SBATCH_DELAY_BOOT=abc sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run
+SBATCH_POWER=level sbatch --hold --wrap true

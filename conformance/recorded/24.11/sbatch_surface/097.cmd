@@ -1,0 +1,2 @@
+run
+SBATCH_GPU_BIND=closest SBATCH_GPU_FREQ=low sbatch --hold --wrap true

@@ -1,0 +1,2 @@
+run capture=E14
+SLURM_UMASK=0077 SLURM_EXIT_ERROR=7 SLURM_DEBUG_FLAGS=Steps SLURM_STEP_KILLED_MSG_NODE_ID=0 sbatch --parsable --hold --wrap true

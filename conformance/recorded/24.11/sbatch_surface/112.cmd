@@ -1,0 +1,2 @@
+run
+scontrol show job $O5 | grep -E '(^| )CpuFreq'

@@ -1,0 +1,2 @@
+run
+sbatch --hold --cpu-freq=bogus --wrap true

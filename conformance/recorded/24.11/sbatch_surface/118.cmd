@@ -1,0 +1,2 @@
+run
+sbatch --hold -m bogus --wrap true

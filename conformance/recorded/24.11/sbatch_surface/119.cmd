@@ -1,0 +1,2 @@
+run
+sbatch --hold --hint=bogus --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --mem-bind=bogus --wrap true

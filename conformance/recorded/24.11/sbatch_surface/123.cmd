@@ -1,0 +1,2 @@
+run
+sbatch --hold --acctg-freq=task=60 --wrap true

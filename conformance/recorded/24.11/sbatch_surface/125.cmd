@@ -1,0 +1,2 @@
+run
+sbatch --hold --extra=foo=bar --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --delay-boot=abc --wrap true

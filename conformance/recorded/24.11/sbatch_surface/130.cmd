@@ -1,0 +1,2 @@
+run
+sbatch --hold --prefer=nosuch --wrap true

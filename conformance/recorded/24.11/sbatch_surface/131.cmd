@@ -1,0 +1,2 @@
+run
+sbatch --hold -L nosuchlicense --wrap true

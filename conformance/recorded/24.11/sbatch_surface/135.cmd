@@ -1,0 +1,2 @@
+run
+scontrol show job $O10 | grep -E '(^| )(Reboot|OOMKillStep|NumNodes)='

@@ -1,0 +1,2 @@
+run
+sbatch --hold --segment=1 --wrap true

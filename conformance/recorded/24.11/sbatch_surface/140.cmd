@@ -1,0 +1,2 @@
+run
+sbatch --hold --stepmgr --wrap true

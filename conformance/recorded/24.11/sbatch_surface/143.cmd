@@ -1,0 +1,2 @@
+run capture=O12
+sbatch --parsable --hold -k --overcommit -n 6 --wrap true

@@ -1,0 +1,2 @@
+run
+scontrol show job $O12 | grep -E '(^| )(NumNodes|NumCPUs|NumTasks)='

@@ -1,0 +1,2 @@
+run
+sbatch --hold --tres-per-task=cpu=2 --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --gpus-per-task=1 --wrap true

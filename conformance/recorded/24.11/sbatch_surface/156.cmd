@@ -1,0 +1,2 @@
+run
+sbatch --hold --mem-per-gpu=100 --wrap true

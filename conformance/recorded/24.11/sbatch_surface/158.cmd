@@ -1,0 +1,2 @@
+run
+sbatch --hold --gpu-bind=closest --gpu-freq=low --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --batch=feat --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --bbf=/nonexistent --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --cluster-constraint=foo --wrap true

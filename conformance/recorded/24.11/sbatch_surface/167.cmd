@@ -1,0 +1,2 @@
+run
+sbatch --hold -M nosuch --wrap true

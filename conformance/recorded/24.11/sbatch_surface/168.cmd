@@ -1,0 +1,2 @@
+run
+sbatch --hold --container=/nonexistent --container-id=abc --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --uid=nosuchuser --wrap true

@@ -1,0 +1,2 @@
+run
+sbatch --hold --gid=nosuchgroup --wrap true

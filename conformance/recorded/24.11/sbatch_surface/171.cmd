@@ -1,0 +1,2 @@
+run as=spurtest
+sbatch --hold --uid=root --wrap true

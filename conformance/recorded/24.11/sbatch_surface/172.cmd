@@ -1,0 +1,2 @@
+run capture=O16
+sbatch --parsable --hold --uid=spurtest --gid=spurtest --wrap true

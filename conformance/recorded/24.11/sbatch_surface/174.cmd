@@ -1,0 +1,2 @@
+run
+printf 'node2\nnode3\n' > nodes.txt

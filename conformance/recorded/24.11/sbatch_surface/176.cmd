@@ -1,0 +1,2 @@
+run
+scontrol show job $O17 | grep -E '(^| )(ReqNodeList|NumNodes)='

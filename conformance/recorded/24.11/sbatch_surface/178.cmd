@@ -1,0 +1,2 @@
+run
+printf 'FOO=fromfile\n' > env.txt

@@ -1,0 +1,2 @@
+file
+ef-$O18.out

@@ -1,0 +1,2 @@
+run
+sbatch -v pbs4.sh

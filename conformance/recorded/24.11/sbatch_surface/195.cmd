@@ -1,0 +1,2 @@
+run capture=B1
+sbatch --parsable bsub1.sh
