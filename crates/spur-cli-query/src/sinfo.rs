@@ -41,12 +41,25 @@ pub struct SinfoOpts {
     pub states: Option<Vec<String>>,
     pub reservation: bool,
     pub verbose: usize,
+    /// `-i N`: print the report every N seconds, each after a date line
+    /// (0: once).
+    pub iterate: u32,
     /// Default layout chosen (partition/node column widths computed).
     pub part_field_flag: bool,
     pub node_field_flag: bool,
 }
 
-const SPECS: &[OptSpec] = &[
+/// The options of the imitated release (those added after 22.05 only
+/// when it has them: `Profile::query_options_after_22_05`).
+fn specs() -> Vec<OptSpec> {
+    if spur_core::compat::profile().query_options_after_22_05 {
+        SPECS.to_vec()
+    } else {
+        opts::without(SPECS, &["F"])
+    }
+}
+
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "autocomplete", Required, "autocomplete"),
     OptSpec::new(Some('a'), "all", None_, "a"),
     OptSpec::new(Some('d'), "dead", None_, "d"),
@@ -152,7 +165,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
     if let Some(s) = env.get("SINFO_SORT") {
         o.sort = Some(s.clone());
     }
-    let p = opts::parse("sinfo", SPECS, args, Mode::Permute);
+    if let Some(v) = env.get("SLURM_CLUSTERS") {
+        return Err(spur_cli_base::clusters::unreachable("sinfo", v, true));
+    }
+    let p = opts::parse("sinfo", &specs(), args, Mode::Permute);
     for (id, val) in &p.opts {
         let v = val.clone().unwrap_or_default();
         match *id {
@@ -168,6 +184,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "i" if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) => {
                 return Err(Output::err(format!("sinfo: error: Error: invalid entry for --iterate={}\n", v), 1));
             }
+            "i" => o.iterate = v.trim().parse::<u32>().unwrap_or(u32::MAX),
+            "M" => return Err(spur_cli_base::clusters::unreachable("sinfo", &v, false)),
             "l" => o.long = true,
             "n" => match spur_grammar::hostlist::expand(&v) {
                 Ok(h) => o.nodes = Some(h),
@@ -218,7 +236,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "T" => o.reservation = true,
             "v" => o.verbose += 1,
             "V" => return Err(Output::ok(version_line())),
-            "help" => return Err(Output::ok(include_str!("text/sinfo_help.txt"))),
+            "help" => {
+                // 22.05's text: recorded/22.05/query_surface (squeue 037, sinfo 107)
+                return Err(Output::ok(if spur_core::compat::profile().usage_texts_22_05 {
+                    include_str!("text/sinfo_help_22_05.txt")
+                } else {
+                    include_str!("text/sinfo_help.txt")
+                }));
+            }
             "usage" => return Err(Output::ok(include_str!("text/sinfo_usage.txt"))),
             "hide" => o.all = false,
             "helpstate" => return Err(Output::ok(format!("{}\n", NODE_STATE_LIST.replace(',', "\n")))),
@@ -997,7 +1022,8 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
         }
     }
 
-    if !o.no_header && o.long {
+    // print_date: sinfo -l, -i and -v reports start with the date
+    if !o.no_header && (o.long || o.iterate > 0 || o.verbose > 0) {
         out.stdout.push_str(&crate::squeue::ctime_line(view.now));
         out.stdout.push('\n');
     }
@@ -1073,10 +1099,21 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
     }
     let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
-    match rt.block_on(c.query(&q)) {
-        Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
-        Ok(view) => emit(&render(&opts, &view)),
-        Err(e) => emit(&load_error("slurm_load_partitions", &e)),
+    // -i N: the report, an empty line, N seconds' sleep, until killed
+    loop {
+        let out = match rt.block_on(c.query(&q)) {
+            Ok(view) => match &mime {
+                Some(m) => json::sinfo(m, args, &view),
+                None => render(&opts, &view),
+            },
+            Err(e) => load_error("slurm_load_partitions", &e),
+        };
+        let rc = emit(&out);
+        if opts.iterate == 0 {
+            return rc;
+        }
+        emit(&Output::ok("\n"));
+        std::thread::sleep(std::time::Duration::from_secs(opts.iterate.into()));
     }
 }
 

@@ -53,12 +53,29 @@ pub struct SqueueOpts {
     pub notme: bool,
     pub verbose: usize,
     pub expand_patterns: bool,
+    /// `-i N`: print the report every N seconds, each after a date line
+    /// (0: once).
+    pub iterate: u32,
+    /// `--noconvert`: memory in MB, never scaled to G or T.
+    pub noconvert: bool,
+    /// `--only-job-state`: the default layout is the id and the state.
+    pub only_job_state: bool,
     /// Diagnostics printed while parsing (e.g. `Invalid user`); render
     /// prints them first on stderr.
     pub warnings: String,
 }
 
-const SPECS: &[OptSpec] = &[
+/// The options of the imitated release (those added after 22.05 only
+/// when it has them: `Profile::query_options_after_22_05`).
+fn specs() -> Vec<OptSpec> {
+    if spur_core::compat::profile().query_options_after_22_05 {
+        SPECS.to_vec()
+    } else {
+        opts::without(SPECS, &["notme", "only-job-state", "expand-patterns"])
+    }
+}
+
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "autocomplete", Required, "autocomplete"),
     OptSpec::new(Some('A'), "accounts", Required, "A"),
     OptSpec::new(Some('a'), "all", None_, "a"),
@@ -237,7 +254,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     if env.contains_key("SQUEUE_PRIORITY") {
         o.priority = true;
     }
-    let p = opts::parse("squeue", SPECS, args, Mode::Permute);
+    if let Some(v) = env.get("SLURM_CLUSTERS") {
+        return Err(spur_cli_base::clusters::unreachable("squeue", v, true));
+    }
+    let p = opts::parse("squeue", &specs(), args, Mode::Permute);
     let mut override_format_env = false;
     let mut job_flag = false;
     for (id, val) in &p.opts {
@@ -246,11 +266,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "A" => o.accounts = Some(str_list(&v)),
             "a" => all_flag = true,
             "h" => o.no_header = true,
-            "i"
-                // atoi, as squeue reads it
-                if atoi(&v) <= 0 => {
-                    return Err(err1(&format!("--iterate={}\n", v)));
-                }
+            // atoi, as squeue reads it
+            "i" if atoi(&v) <= 0 => return Err(err1(&format!("--iterate={}\n", v))),
+            "i" => o.iterate = atoi(&v) as u32,
+            "M" => return Err(spur_cli_base::clusters::unreachable("squeue", &v, false)),
+            "noconvert" => o.noconvert = true,
             "j" => {
                 if val.is_some() {
                     o.job_list = build_job_list(&v)?;
@@ -286,9 +306,18 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "R" => o.reservation = Some(v),
             "r" => o.array = true,
             "s" => {
+                // a step list names `job.step` (no steps are listed: Spur
+                // has none yet); a bare job id is refused as squeue does
+                // (recorded/24.11/query_surface/053)
+                if let Some(list) = val {
+                    if let Some(bad) = list.split(',').find(|t| !t.is_empty() && !t.contains('.')) {
+                        return Err(err1(&format!("Invalid job_step id: {}.??", bad)));
+                    }
+                }
                 o.steps = true;
                 override_format_env = true;
             }
+            "only-job-state" => o.only_job_state = true,
             "S" => o.sort = Some(v),
             "t" => build_state_list(&v, &mut o)?,
             "u" => {
@@ -301,7 +330,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
             },
-            "help" => return Err(Output::ok(include_str!("text/squeue_help.txt"))),
+            "help" => {
+                // 22.05's text: recorded/22.05/query_surface (squeue 037, sinfo 107)
+                return Err(Output::ok(if spur_core::compat::profile().usage_texts_22_05 {
+                    include_str!("text/squeue_help_22_05.txt")
+                } else {
+                    include_str!("text/squeue_help.txt")
+                }));
+            }
             "usage" => return Err(Output::ok(usage_text())),
             "expand-patterns" => o.expand_patterns = true,
             "hide" => all_flag = false,
@@ -374,6 +410,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     if o.partitions.is_none() {
         if let Some(v) = env.get("SQUEUE_PARTITION") {
             o.partitions = Some(str_list(v));
+        }
+    }
+    if o.licenses.is_none() {
+        if let Some(v) = env.get("SQUEUE_LICENSES") {
+            o.licenses = Some(str_list(v));
         }
     }
     if o.qos.is_none() {
@@ -873,8 +914,12 @@ fn time_cell(t: i64) -> Cell {
     }
 }
 
-fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
+fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
     use JF::*;
+    let expand = o.expand_patterns;
+    // --noconvert: megabytes as they are (`1024M`), never scaled
+    let mem =
+        |mb: u64| if o.noconvert && mb != 0 { format!("{}M", mb) } else { format::convert_num_unit(mb as f64, 2) };
     let j = r.job;
     let now = view.now;
     match f {
@@ -964,9 +1009,9 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         MaxCpus => Cell::s(j.num_cpus.to_string()),
         MaxNodes => Cell::s(j.desc.max_nodes.filter(|m| *m > 0).unwrap_or(j.num_nodes).to_string()),
         MinCpus => Cell::s(format::convert_num_unit(j.min_cpus_node() as f64, 0)),
-        MinMemory => Cell::s(format::convert_num_unit(min_memory_mb(j) as f64, 2)),
+        MinMemory => Cell::s(mem(min_memory_mb(j))),
         MinTime => Cell::s(format::secs_squeue(j.desc.time_min.unwrap_or(0) as i64 * 60)),
-        MinTmpDisk => Cell::s(format::convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)),
+        MinTmpDisk => Cell::s(mem(j.desc.tmp_disk_mb())),
         Name => Cell::s(j.desc.name.clone()),
         Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
         NodeList => Cell::uncut(job_nodes(j)),
@@ -1480,7 +1525,10 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     } else if o.steps {
         ("%.15i %.8j %.9P %.8u %.9M %N", false)
     } else {
-        fmt_long = if o.long {
+        // --only-job-state: the id and the state (recorded/24.11/query_surface/055)
+        fmt_long = if o.only_job_state {
+            "jobarrayid:.18 ,statecompact:.2"
+        } else if o.long {
             "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,timelimit:.9 ,numnodes:.6 ,reasonlist:0"
         } else {
             "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,timeused:.10 ,numnodes:.6 ,reasonlist:0"
@@ -1536,7 +1584,8 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         None => view.jobs.iter().collect(),
     };
 
-    if !o.no_header && o.long {
+    // print_date: squeue -l, -i and -v reports start with the date
+    if !o.no_header && (o.long || o.iterate > 0 || o.verbose > 0) {
         out.stdout.push_str(&ctime_line(view.now));
         out.stdout.push('\n');
     }
@@ -1641,10 +1690,10 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                 let mut x = r.clone();
                 x.task_str = None;
                 x.task_id = Some(t);
-                out.stdout.push_str(&format::render_line(items, |k| value(&x, *k, view, o.expand_patterns)));
+                out.stdout.push_str(&format::render_line(items, |k| value(&x, *k, view, o)));
             }
         } else {
-            out.stdout.push_str(&format::render_line(items, |k| value(r, *k, view, o.expand_patterns)));
+            out.stdout.push_str(&format::render_line(items, |k| value(r, *k, view, o)));
         }
     }
     out
@@ -1693,15 +1742,26 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         user_id,
         ..Default::default()
     };
-    match rt.block_on(c.query(&q)) {
-        Ok(view) => {
-            let (uid, name) = caller();
-            if let Some(m) = &mime {
-                return emit(&json::squeue(&opts, m, args, &view, uid));
+    // -i N: the report, an empty line, N seconds' sleep, until killed (an
+    // error ends no iteration; the exit status is that of the last one)
+    loop {
+        let out = match rt.block_on(c.query(&q)) {
+            Ok(view) => {
+                let (uid, name) = caller();
+                if let Some(m) = &mime {
+                    json::squeue(&opts, m, args, &view, uid)
+                } else {
+                    render(&opts, &view, uid, &name)
+                }
             }
-            emit(&render(&opts, &view, uid, &name))
+            Err(e) => load_error("slurm_load_jobs error", &e),
+        };
+        let rc = emit(&out);
+        if opts.iterate == 0 {
+            return rc;
         }
-        Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
+        emit(&Output::ok("\n"));
+        std::thread::sleep(std::time::Duration::from_secs(opts.iterate.into()));
     }
 }
 
