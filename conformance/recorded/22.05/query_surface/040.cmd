@@ -1,0 +1,2 @@
+run
+squeue -v -h -o '%i'
