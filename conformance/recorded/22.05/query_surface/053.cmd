@@ -1,2 +1,2 @@
 run
-squeue --steps=$J1
+squeue --only-job-state

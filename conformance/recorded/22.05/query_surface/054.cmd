@@ -1,2 +1,2 @@
 run
-squeue -s -j $J1
+squeue --only-job-state -t PD -h

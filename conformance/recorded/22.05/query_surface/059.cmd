@@ -1,2 +1,2 @@
 run
-squeue -O 'JobID:3,UserName:.4,Partition:2'
+squeue --expand-patterns -h -o '%i %j'

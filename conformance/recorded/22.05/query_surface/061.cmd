@@ -1,2 +1,2 @@
 run
-squeue --expand-patterns -h -o '%i %j'
+SQUEUE_FORMAT='%i %j %T' squeue

@@ -1,2 +1,2 @@
 run
-SQUEUE_FORMAT='%i' SQUEUE_FORMAT2='Name' squeue
+SQUEUE_SORT=-i squeue -h -o '%i' -S i

@@ -1,2 +1,2 @@
 run
-SQUEUE_SORT=-i squeue -h -o '%i'
+SQUEUE_ALL=1 squeue -h -o '%i'

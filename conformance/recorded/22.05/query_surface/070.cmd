@@ -1,2 +1,2 @@
 run
-SQUEUE_ARRAY=1 squeue -h -o '%i %j'
+SQUEUE_NAMES=alpha squeue -h -o '%i %j' -n gamma

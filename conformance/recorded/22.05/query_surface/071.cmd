@@ -1,2 +1,2 @@
 run
-SQUEUE_NAMES=alpha,beta squeue -h -o '%i %j'
+SQUEUE_PARTITION=debug squeue -h -o '%i'

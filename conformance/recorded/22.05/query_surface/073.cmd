@@ -1,2 +1,2 @@
 run
-SQUEUE_PARTITION=debug squeue -h -o '%i'
+SQUEUE_USERS=spurtest squeue -h -o '%i %u'

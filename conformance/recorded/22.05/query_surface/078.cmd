@@ -1,2 +1,2 @@
 run
-SQUEUE_STATES=bogus squeue -h -o '%i %T'
+SQUEUE_ACCOUNT=nosuch squeue -h -o '%i'

@@ -1,2 +1,2 @@
 run
-SQUEUE_STATES=PD squeue -h -o '%i %T' -t R
+SQUEUE_QOS=normal squeue -h -o '%i'

@@ -1,2 +1,2 @@
 run
-SQUEUE_ACCOUNT=nosuch squeue -h -o '%i'
+SQUEUE_LICENSES=nosuch squeue -h -o '%i'

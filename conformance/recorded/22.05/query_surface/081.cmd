@@ -1,2 +1,2 @@
 run
-SQUEUE_QOS=normal squeue -h -o '%i'
+SQUEUE_PRIORITY=1 squeue -h -o '%i'

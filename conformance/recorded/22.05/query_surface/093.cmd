@@ -1,2 +1,2 @@
 run
-sinfo -i 0
+sinfo -o '%N %m'

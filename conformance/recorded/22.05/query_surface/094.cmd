@@ -1,2 +1,2 @@
 run
-sinfo -i abc
+sinfo --noconvert -o '%N %m'

@@ -1,2 +1,2 @@
 run
-sinfo --noconvert -O NodeList,Memory,AllocMem
+sinfo --local

@@ -1,2 +1,2 @@
 run
-sinfo --federation
+sinfo -M spur

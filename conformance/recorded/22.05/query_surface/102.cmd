@@ -1,2 +1,2 @@
 run
-sinfo -M nosuch
+SLURM_CLUSTERS=spur sinfo -h

@@ -1,2 +1,2 @@
 run
-sinfo -M all -h
+SLURM_CLUSTERS=nosuch sinfo -h

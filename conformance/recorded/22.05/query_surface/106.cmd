@@ -1,2 +1,2 @@
 run
-sinfo --usage
+sinfo -V

@@ -1,2 +1,2 @@
 run
-sinfo --help
+sinfo --version

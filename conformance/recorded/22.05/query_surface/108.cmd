@@ -1,2 +1,2 @@
 run
-sinfo -V
+sinfo -v

@@ -1,2 +1,2 @@
 run
-sinfo --dead -N
+sinfo -F

@@ -1,2 +1,2 @@
 run
-sinfo --exact -o '%P %c %m'
+sinfo --future -N -h

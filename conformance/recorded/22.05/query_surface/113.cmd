@@ -1,2 +1,2 @@
 run
-sinfo -F
+sinfo --hide

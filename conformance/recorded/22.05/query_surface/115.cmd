@@ -1,2 +1,2 @@
 run
-sinfo --hide
+sinfo -R -l

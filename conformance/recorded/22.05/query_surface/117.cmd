@@ -1,2 +1,2 @@
 run
-sinfo -R -l
+sinfo -R -N

@@ -1,2 +1,2 @@
 run
-sinfo -R -h
+sinfo -O 'NodeList:10,StateLong:.12,CPUs:4'

@@ -1,2 +1,2 @@
 run
-sinfo -O 'Partition:3,Nodes:.2'
+SINFO_FORMAT='%P %D %t' sinfo

@@ -1,2 +1,2 @@
 run
-SINFO_ALL=1 sinfo -h
+SINFO_LOCAL=1 sinfo -h

@@ -1,2 +1,2 @@
 run
-SINFO_LOCAL=1 sinfo -h
+scancel --usage

@@ -1,2 +1,2 @@
 run
-scancel -v
+scancel -s

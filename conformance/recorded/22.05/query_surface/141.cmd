@@ -1,2 +1,2 @@
 run
-scancel -u nosuchuser
+scancel -M spur -n nosuch

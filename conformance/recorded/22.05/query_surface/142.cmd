@@ -1,2 +1,2 @@
 run
-scancel -M nosuch $J3
+SLURM_CLUSTERS=nosuch scancel $J3

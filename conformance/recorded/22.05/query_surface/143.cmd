@@ -1,2 +1,2 @@
 run
-scancel -M spur -n nosuch
+scancel -A nosuch

@@ -1,2 +1,2 @@
 run
-SLURM_CLUSTERS=nosuch scancel $J3
+scancel --account=nosuch -v

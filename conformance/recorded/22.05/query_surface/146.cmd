@@ -1,2 +1,2 @@
 run
-scancel --account=nosuch -v
+scancel -q nosuch

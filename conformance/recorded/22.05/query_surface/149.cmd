@@ -1,2 +1,2 @@
 run
-scancel -R nosuch
+scancel -w node4

@@ -1,2 +1,2 @@
 run
-scancel --nodelist=node4 -v
+scancel --name=nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -n nosuch
+scancel -t RUNNING -u nobody

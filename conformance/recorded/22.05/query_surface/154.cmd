@@ -1,2 +1,2 @@
 run
-scancel --name=nosuch -v
+scancel --me -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --ctld -n nosuch
+scancel --batch -n nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -b -n nosuch
+scancel -f -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --hurry -n nosuch -v
+scancel --cron -n nosuch -v

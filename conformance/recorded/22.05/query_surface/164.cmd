@@ -1,2 +1,2 @@
 run
-scancel -c -n nosuch
+scancel -i -n nosuch

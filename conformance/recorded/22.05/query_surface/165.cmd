@@ -1,2 +1,2 @@
 run
-scancel --cron -n nosuch -v
+scancel --interactive -n nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -i -n nosuch
+scancel -Q -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --interactive -n nosuch -v
+scancel --quiet -n nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -Q -n nosuch
+scancel --sibling=spur -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --sibling=spur -n nosuch
+scancel --signal=TERM -n nosuch -v

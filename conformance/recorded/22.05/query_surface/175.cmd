@@ -1,2 +1,2 @@
 run
-scancel 99999
+scancel -v 99999

@@ -1,2 +1,2 @@
 run
-scancel 99999 -n gamma
+SCANCEL_ACCOUNT=nosuch scancel -v

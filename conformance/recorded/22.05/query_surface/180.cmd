@@ -1,2 +1,2 @@
 run
-SCANCEL_ACCOUNT=nosuch scancel -v
+SCANCEL_QOS=nosuch scancel

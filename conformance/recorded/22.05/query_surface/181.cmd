@@ -1,2 +1,2 @@
 run
-SCANCEL_PARTITION=nosuch scancel
+SCANCEL_USER=nosuchuser scancel

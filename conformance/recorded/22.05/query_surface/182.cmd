@@ -1,2 +1,2 @@
 run
-SCANCEL_QOS=nosuch scancel
+SCANCEL_USER=nobody scancel -v

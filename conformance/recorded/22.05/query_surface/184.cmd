@@ -1,2 +1,2 @@
 run
-SCANCEL_USER=nobody scancel -v
+SCANCEL_STATE=RUNNING scancel -n nosuch -v

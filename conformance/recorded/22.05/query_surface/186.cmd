@@ -1,2 +1,2 @@
 run
-SCANCEL_STATE=RUNNING scancel -n nosuch -v
+SCANCEL_VERBOSE=true scancel -n nosuch

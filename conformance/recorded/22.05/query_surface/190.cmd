@@ -1,2 +1,2 @@
 run
-SCANCEL_BATCH=true scancel -n nosuch -v
+SCANCEL_FULL=true scancel -n nosuch -v

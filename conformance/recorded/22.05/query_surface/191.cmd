@@ -1,2 +1,2 @@
 run
-SCANCEL_BATCH=1 scancel -n nosuch
+SCANCEL_FULL=x scancel -n nosuch

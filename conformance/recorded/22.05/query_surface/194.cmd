@@ -1,2 +1,2 @@
 run
-SCANCEL_INTERACTIVE=false scancel -n nosuch -v
+SCANCEL_HURRY=1 scancel -n nosuch -v

@@ -1,2 +1,2 @@
 run
-SCANCEL_INTERACTIVE=x scancel -n nosuch
+SCANCEL_CTLD=1 scancel -n nosuch -v

@@ -1,2 +1,2 @@
 run
-SCANCEL_HURRY=1 scancel -n nosuch -v
+SCANCEL_CRON=1 scancel -n nosuch -v

@@ -1,2 +1,2 @@
 run as=spurtest
-scancel -v $J1
+scancel -n alpha -u root

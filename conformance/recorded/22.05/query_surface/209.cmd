@@ -1,2 +1,2 @@
 run
-scancel -v -t PD -u spurtest
+squeue -h -t all -o '%i %T' -j $J5

@@ -1,2 +1,2 @@
 run
-scancel -v ${J4}_[2-3]
+scancel -p debug -t PD --me -v

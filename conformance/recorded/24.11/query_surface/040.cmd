@@ -1,2 +1,2 @@
 run
-squeue -v -h -o '%i'
+squeue -v

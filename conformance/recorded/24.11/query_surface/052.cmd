@@ -1,2 +1,2 @@
 run
-squeue -s -h
+squeue --steps=$J1

@@ -1,2 +1,2 @@
 run
-squeue --only-job-state
+squeue --only-job-state -o '%i %T'

@@ -1,2 +1,2 @@
 run
-squeue --only-job-state -t PD -h
+squeue -O 'JobID:5,Name:10,State:.10'

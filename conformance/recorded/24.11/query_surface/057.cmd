@@ -1,2 +1,2 @@
 run
-squeue --only-job-state -o '%i %T'
+squeue -O 'JobID:3,UserName:.4,Partition:2'

@@ -1,2 +1,2 @@
 run
-squeue -O 'JobID:,Name:'
+squeue -r -h -o '%i %K'

@@ -1,2 +1,2 @@
 run
-squeue -r -h -o '%i %K'
+SQUEUE_FORMAT='%i %j %T' squeue -o '%i'

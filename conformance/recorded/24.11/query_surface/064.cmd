@@ -1,2 +1,2 @@
 run
-SQUEUE_FORMAT='%i %j %T' squeue -o '%i'
+SQUEUE_FORMAT='%i' SQUEUE_FORMAT2='Name' squeue

@@ -1,2 +1,2 @@
 run
-SQUEUE_SORT=-i squeue -h -o '%i' -S i
+SQUEUE_ARRAY=1 squeue -h -o '%i %j'

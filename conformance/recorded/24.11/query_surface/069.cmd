@@ -1,2 +1,2 @@
 run
-SQUEUE_ALL=1 squeue -h -o '%i'
+SQUEUE_NAMES=alpha,beta squeue -h -o '%i %j'

@@ -1,2 +1,2 @@
 run
-SQUEUE_NAMES=alpha squeue -h -o '%i %j' -n gamma
+SQUEUE_PARTITION=nosuch squeue -h -o '%i'

@@ -1,2 +1,2 @@
 run
-SQUEUE_PARTITION=nosuch squeue -h -o '%i'
+SQUEUE_USERS=nosuchuser squeue -h -o '%i %u'

@@ -1,2 +1,2 @@
 run
-SQUEUE_USERS=spurtest squeue -h -o '%i %u'
+SQUEUE_STATES=PD squeue -h -o '%i %T'

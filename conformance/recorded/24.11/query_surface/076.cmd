@@ -1,2 +1,2 @@
 run
-SQUEUE_USERS=nosuchuser squeue -h -o '%i %u'
+SQUEUE_STATES=bogus squeue -h -o '%i %T'

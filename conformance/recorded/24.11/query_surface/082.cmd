@@ -1,2 +1,2 @@
 run
-SQUEUE_LICENSES=nosuch squeue -h -o '%i'
+SQUEUE_FEDERATION=1 squeue -h -o '%i'

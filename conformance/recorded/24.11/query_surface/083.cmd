@@ -1,2 +1,2 @@
 run
-SQUEUE_PRIORITY=1 squeue -h -o '%i'
+SQUEUE_LOCAL=1 squeue -h -o '%i'

@@ -1,2 +1,2 @@
 run
-SQUEUE_FEDERATION=1 squeue -h -o '%i'
+SQUEUE_SIBLING=1 squeue -h -o '%i'

@@ -1,2 +1,2 @@
 run
-SQUEUE_LOCAL=1 squeue -h -o '%i'
+SLURM_TIME_FORMAT=standard squeue -h -o '%i %V'

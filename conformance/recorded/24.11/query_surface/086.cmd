@@ -1,2 +1,2 @@
 run
-SQUEUE_SIBLING=1 squeue -h -o '%i'
+SLURM_TIME_FORMAT='%Y' squeue -h -o '%i %V'

@@ -1,2 +1,2 @@
 run
-SLURM_TIME_FORMAT=standard squeue -h -o '%i %V'
+SLURM_BITSTR_LEN=3 squeue

@@ -1,2 +1,2 @@
 run
-SLURM_TIME_FORMAT='%Y' squeue -h -o '%i %V'
+SLURM_BITSTR_LEN=0 squeue -h -o '%i %K' -j $J4

@@ -1,2 +1,2 @@
 run
-SLURM_BITSTR_LEN=3 squeue -h -o '%i %K' -j $J4
+timeout 3 stdbuf -oL sinfo -i 2

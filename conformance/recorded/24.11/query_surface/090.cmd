@@ -1,2 +1,2 @@
 run
-SLURM_BITSTR_LEN=0 squeue -h -o '%i %K' -j $J4
+timeout 3 stdbuf -oL sinfo --iterate=2 -h -N -o '%N %t'

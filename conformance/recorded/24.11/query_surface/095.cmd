@@ -1,2 +1,2 @@
 run
-sinfo -o '%N %m'
+sinfo --noconvert -O NodeList,Memory,AllocMem

@@ -1,2 +1,2 @@
 run
-sinfo --noconvert -o '%N %m'
+sinfo --federation

@@ -1,2 +1,2 @@
 run
-sinfo --local
+sinfo --clusters=spur -h

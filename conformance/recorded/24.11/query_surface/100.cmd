@@ -1,2 +1,2 @@
 run
-sinfo -M spur
+sinfo -M nosuch

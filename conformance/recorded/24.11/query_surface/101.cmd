@@ -1,2 +1,2 @@
 run
-sinfo --clusters=spur -h
+sinfo -M all -h

@@ -1,2 +1,2 @@
 run
-SLURM_CLUSTERS=spur sinfo -h
+sinfo --usage

@@ -1,2 +1,2 @@
 run
-SLURM_CLUSTERS=nosuch sinfo -h
+sinfo --help

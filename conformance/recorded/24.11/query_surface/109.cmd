@@ -1,2 +1,2 @@
 run
-sinfo --version
+sinfo --dead -N

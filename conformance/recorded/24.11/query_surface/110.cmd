@@ -1,2 +1,2 @@
 run
-sinfo -v -h
+sinfo --exact -o '%P %c %m'

@@ -1,2 +1,2 @@
 run
-sinfo --future -N -h
+sinfo --responding -N -h

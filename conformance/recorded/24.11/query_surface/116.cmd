@@ -1,2 +1,2 @@
 run
-sinfo --responding -N -h
+sinfo -R -h

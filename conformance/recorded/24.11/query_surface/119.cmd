@@ -1,2 +1,2 @@
 run
-sinfo -R -N
+sinfo -O 'Partition:3,Nodes:.2'

@@ -1,2 +1,2 @@
 run
-sinfo -O 'NodeList:,CPUs:'
+SINFO_FORMAT='%P %D %t' sinfo -o '%P'

@@ -1,2 +1,2 @@
 run
-SINFO_FORMAT='%P %D %t' sinfo
+SINFO_SORT=-N sinfo -N -h -o '%N'

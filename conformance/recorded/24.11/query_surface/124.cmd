@@ -1,2 +1,2 @@
 run
-SINFO_FORMAT='%P %D %t' sinfo -o '%P'
+SINFO_PARTITION=debug sinfo -h

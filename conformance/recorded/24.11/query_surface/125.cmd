@@ -1,2 +1,2 @@
 run
-SINFO_SORT=-N sinfo -N -h -o '%N'
+SINFO_PARTITION=nosuch sinfo -h

@@ -1,2 +1,2 @@
 run
-SINFO_PARTITION=debug sinfo -h
+SINFO_ALL=1 sinfo -h

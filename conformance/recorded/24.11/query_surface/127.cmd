@@ -1,2 +1,2 @@
 run
-SINFO_PARTITION=nosuch sinfo -h
+SINFO_FEDERATION=1 sinfo -h

@@ -1,2 +1,2 @@
 run
-SINFO_FEDERATION=1 sinfo -h
+SCONTROL_FUTURE=1 sinfo -h

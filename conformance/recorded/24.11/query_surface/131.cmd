@@ -1,2 +1,2 @@
 run
-SCONTROL_FUTURE=1 sinfo -h
+scancel --help

@@ -1,2 +1,2 @@
 run
-scancel --bogus
+scancel -t bogus

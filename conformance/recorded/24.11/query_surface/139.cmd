@@ -1,2 +1,2 @@
 run
-scancel -s
+scancel -u nosuchuser

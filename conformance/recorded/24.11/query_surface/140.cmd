@@ -1,2 +1,2 @@
 run
-scancel -t bogus
+scancel -M nosuch $J3

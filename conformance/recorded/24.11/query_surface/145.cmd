@@ -1,2 +1,2 @@
 run
-scancel -A nosuch
+scancel -p nosuch

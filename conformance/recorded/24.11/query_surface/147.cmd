@@ -1,2 +1,2 @@
 run
-scancel -p nosuch
+scancel -R nosuch

@@ -1,2 +1,2 @@
 run
-scancel -q nosuch
+scancel --wckey=nosuch

@@ -1,2 +1,2 @@
 run
-scancel --wckey=nosuch
+scancel --nodelist=node4 -v

@@ -1,2 +1,2 @@
 run
-scancel -w node4
+scancel -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel -t RUNNING -u nobody
+scancel --ctld -n nosuch

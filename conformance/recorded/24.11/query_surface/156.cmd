@@ -1,2 +1,2 @@
 run
-scancel --me -n nosuch
+scancel -b -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --batch -n nosuch -v
+scancel --full -n nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -f -n nosuch
+scancel -H -n nosuch

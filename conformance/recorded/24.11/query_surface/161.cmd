@@ -1,2 +1,2 @@
 run
-scancel --full -n nosuch -v
+scancel --hurry -n nosuch -v

@@ -1,2 +1,2 @@
 run
-scancel -H -n nosuch
+scancel -c -n nosuch

@@ -1,2 +1,2 @@
 run
-scancel --quiet -n nosuch -v
+scancel -s USR1 -n nosuch

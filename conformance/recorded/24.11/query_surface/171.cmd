@@ -1,2 +1,2 @@
 run
-scancel -s USR1 -n nosuch
+scancel -n gamma -u spurtest

@@ -1,2 +1,2 @@
 run
-scancel --signal=TERM -n nosuch -v
+scancel -p debug -n nosuch -t PD

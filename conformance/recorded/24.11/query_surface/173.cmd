@@ -1,2 +1,2 @@
 run
-scancel -n gamma -u spurtest
+scancel 99999

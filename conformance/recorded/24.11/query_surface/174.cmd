@@ -1,2 +1,2 @@
 run
-scancel -p debug -n nosuch -t PD
+scancel -Q 99999

@@ -1,2 +1,2 @@
 run
-scancel -Q 99999
+scancel 99999 -n gamma

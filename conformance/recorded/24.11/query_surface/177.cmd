@@ -1,2 +1,2 @@
 run
-scancel -v 99999
+SCANCEL_NAME=nosuch scancel

@@ -1,2 +1,2 @@
 run
-SCANCEL_NAME=nosuch scancel
+SCANCEL_PARTITION=nosuch scancel

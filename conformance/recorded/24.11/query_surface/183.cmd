@@ -1,2 +1,2 @@
 run
-SCANCEL_USER=nosuchuser scancel
+SCANCEL_STATE=bogus scancel -n nosuch

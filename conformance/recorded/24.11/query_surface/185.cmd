@@ -1,2 +1,2 @@
 run
-SCANCEL_STATE=bogus scancel -n nosuch
+SCANCEL_WCKEY=nosuch scancel

@@ -1,2 +1,2 @@
 run
-SCANCEL_WCKEY=nosuch scancel
+SCANCEL_VERBOSE=maybe scancel -n nosuch

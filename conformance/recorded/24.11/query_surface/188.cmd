@@ -1,2 +1,2 @@
 run
-SCANCEL_VERBOSE=true scancel -n nosuch
+SCANCEL_BATCH=true scancel -n nosuch -v

@@ -1,2 +1,2 @@
 run
-SCANCEL_VERBOSE=maybe scancel -n nosuch
+SCANCEL_BATCH=1 scancel -n nosuch

@@ -1,2 +1,2 @@
 run
-SCANCEL_FULL=true scancel -n nosuch -v
+SCANCEL_INTERACTIVE=false scancel -n nosuch -v

@@ -1,2 +1,2 @@
 run
-SCANCEL_FULL=x scancel -n nosuch
+SCANCEL_INTERACTIVE=x scancel -n nosuch

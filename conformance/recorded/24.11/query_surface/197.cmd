@@ -1,2 +1,2 @@
 run
-SCANCEL_CTLD=1 scancel -n nosuch -v
+SCANCEL_NAME=nosuch scancel -n gamma -v

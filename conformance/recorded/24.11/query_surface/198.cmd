@@ -1,2 +1,2 @@
-run
-SCANCEL_CRON=1 scancel -n nosuch -v
+run as=spurtest
+scancel $J1

@@ -1,2 +1,2 @@
-run
-SCANCEL_NAME=nosuch scancel -n gamma -v
+run as=spurtest
+scancel -v $J1

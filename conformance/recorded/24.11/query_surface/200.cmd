@@ -1,2 +1,2 @@
 run as=spurtest
-scancel $J1
+scancel -n alpha

@@ -1,2 +1,2 @@
-run as=spurtest
-scancel -n alpha
+run
+scancel -i $J3

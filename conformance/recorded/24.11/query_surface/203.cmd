@@ -1,2 +1,2 @@
-run as=spurtest
-scancel -n alpha -u root
+run
+squeue -h -o '%i %T' -j $J3

@@ -1,2 +1,2 @@
 run
-scancel -i $J3
+scancel -v -n gamma

@@ -1,2 +1,2 @@
 run
-scancel -v -n gamma
+squeue -h -t all -o '%i %T' -j $J3

@@ -1,2 +1,2 @@
 run
-squeue -h -t all -o '%i %T' -j $J5
+squeue -h -r -o '%i %T' -j $J4

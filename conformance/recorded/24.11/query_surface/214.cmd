@@ -1,2 +1,2 @@
 run
-scancel -p debug -t PD --me -v
+squeue -t all -j $J4

@@ -1,2 +1,2 @@
 run
-scancel -v $J1
+scancel -s KILL -v $J2

@@ -1,2 +1,0 @@
-run
-squeue -h -o '%i %T' -j $J3

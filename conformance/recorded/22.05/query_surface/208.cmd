@@ -1,2 +1,0 @@
-run
-squeue -h -t all -o '%i %T' -j $J3

@@ -1,2 +1,0 @@
-run
-squeue -h -r -o '%i %T' -j $J4

@@ -1,2 +1,0 @@
-run
-squeue -h -t all -r -o '%i %T' -j $J4 --sort=i
