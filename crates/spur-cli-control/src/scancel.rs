@@ -402,34 +402,9 @@ pub fn filters_text(o: &ScancelOpts) -> String {
 pub fn filter_jobs(o: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<String> {
     let nodelist: Option<Vec<String>> =
         o.nodelist.as_ref().map(|n| spur_grammar::hostlist::expand(n).unwrap_or_default());
-    let mut out = Vec::new();
-    for j in jobs.iter().rev() {
+    let passes = |j: &spur_core::model::Job| -> bool {
         if !matches!(j.state, JobState::Pending | JobState::Running | JobState::Suspended) {
-            continue;
-        }
-        if !o.ids.is_empty() {
-            let named = o.ids.iter().any(|r| {
-                let array_id = j.array.as_ref().map(|a| a.array_job_id);
-                match &r.tasks {
-                    Tasks::Job => r.job_id == j.job_id || array_id == Some(r.job_id),
-                    Tasks::All => array_id == Some(r.job_id),
-                    Tasks::One(t) => {
-                        array_id == Some(r.job_id)
-                            && j.array.as_ref().is_some_and(|a| {
-                                a.task_id == Some(*t) || (a.task_id.is_none() && a.pending_tasks.contains(t))
-                            })
-                    }
-                    Tasks::Set(ts) => {
-                        array_id == Some(r.job_id)
-                            && j.array.as_ref().is_some_and(|a| {
-                                ts.iter().any(|t| a.task_id == Some(*t) || a.pending_tasks.contains(t))
-                            })
-                    }
-                }
-            });
-            if !named {
-                continue;
-            }
+            return false;
         }
         let eq = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
         if !eq(&o.account, j.desc.account.as_deref())
@@ -438,17 +413,14 @@ pub fn filter_jobs(o: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<Strin
             || !eq(&o.qos, j.desc.qos.as_deref())
             || !eq(&o.reservation, j.desc.reservation_name())
         {
-            continue;
+            return false;
         }
-        if o.state.is_some_and(|st| st != j.state) {
-            continue;
-        }
-        if o.user_id.is_some_and(|u| u != j.user_id) {
-            continue;
+        if o.state.is_some_and(|st| st != j.state) || o.user_id.is_some_and(|u| u != j.user_id) {
+            return false;
         }
         if let Some(want) = &nodelist {
             if !j.allocs.iter().any(|a| want.contains(&a.node)) {
-                continue;
+                return false;
             }
         }
         if let Some(w) = &o.wckey {
@@ -460,10 +432,47 @@ pub fn filter_jobs(o: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<Strin
                 }
             });
             if have != Some(w.as_str()) {
-                continue;
+                return false;
             }
         }
-        out.push(j.display_id());
+        true
+    };
+    if o.ids.is_empty() {
+        // every job that passes, by the id squeue shows (without a task
+        // throttle), newest first
+        return jobs
+            .iter()
+            .rev()
+            .filter(|j| passes(j))
+            .map(|j| match &j.array {
+                Some(a) if a.task_id.is_none() => {
+                    format!("{}_[{}]", a.array_job_id, spur_core::model::ranges(&a.pending_tasks))
+                }
+                _ => j.display_id(),
+            })
+            .collect();
+    }
+    // each reference (one per task) that names a job that passes, as given
+    let names = |r: &JobRef, j: &spur_core::model::Job| {
+        let array_id = j.array.as_ref().map(|a| a.array_job_id);
+        let has_task = |t: &u32| {
+            j.array
+                .as_ref()
+                .is_some_and(|a| a.task_id == Some(*t) || (a.task_id.is_none() && a.pending_tasks.contains(t)))
+        };
+        match &r.tasks {
+            Tasks::Job => r.job_id == j.job_id || array_id == Some(r.job_id),
+            Tasks::All => array_id == Some(r.job_id),
+            Tasks::One(t) => array_id == Some(r.job_id) && has_task(t),
+            Tasks::Set(ts) => array_id == Some(r.job_id) && ts.iter().any(has_task),
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    for r in &o.ids {
+        let id = job_part(r);
+        if !out.contains(&id) && jobs.iter().any(|j| names(r, j) && passes(j)) {
+            out.push(id);
+        }
     }
     out
 }
@@ -922,6 +931,16 @@ mod tests {
         assert_eq!(f(&["-n", "gamma"]), vec!["3"]);
         assert_eq!(f(&["-t", "PD", "-q", "normal"]), vec!["3"]);
         assert_eq!(f(&["-q", "normal", "1"]), vec!["1"]);
+        assert_eq!(f(&["-q", "normal", "1", "3", "2"]), vec!["1", "3"]);
+        // a task of a pending array: only that task is named
+        let mut arr = base_job(4, JobState::Pending);
+        arr.array =
+            Some(spur_core::model::ArrayInfo { array_job_id: 4, pending_tasks: vec![1, 2, 3], ..Default::default() });
+        let jobs = vec![arr];
+        let f = |args: &[&str]| filter_jobs(&p(args).unwrap(), &jobs);
+        assert_eq!(f(&["-t", "PD", "4_2"]), vec!["4_2"]);
+        assert_eq!(f(&["-t", "PD"]), vec!["4_[1-3]"]);
+        assert_eq!(f(&["-t", "R", "4_2"]), Vec::<String>::new());
         let o = p(&["-n", "x", "-t", "R", "-u", "root"]).unwrap();
         assert_eq!(filters_text(&o), "job_name=x state=RUNNING user_name=root ");
     }
