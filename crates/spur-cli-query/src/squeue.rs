@@ -60,6 +60,10 @@ pub struct SqueueOpts {
     pub noconvert: bool,
     /// `--only-job-state`: the default layout is the id and the state.
     pub only_job_state: bool,
+    /// `SLURM_BITSTR_LEN` as libslurm reads it: the buffer a pending array's
+    /// task string is cut to (64 when unset or negative, at most 4096; 0:
+    /// whole, as `-r` sets it).
+    pub bitstr_len: usize,
     /// Diagnostics printed while parsing (e.g. `Invalid user`); render
     /// prints them first on stderr.
     pub warnings: String,
@@ -254,6 +258,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     if env.contains_key("SQUEUE_PRIORITY") {
         o.priority = true;
     }
+    o.bitstr_len = match env.get("SLURM_BITSTR_LEN").map(|v| atoi(v)) {
+        Some(n) if n >= 0 => n.min(4096) as usize,
+        _ => 64,
+    };
     if let Some(v) = env.get("SLURM_CLUSTERS") {
         return Err(spur_cli_base::clusters::unreachable("squeue", v, true));
     }
@@ -304,7 +312,10 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "P" => o.priority = true,
             "q" => o.qos = Some(str_list(&v)),
             "R" => o.reservation = Some(v),
-            "r" => o.array = true,
+            "r" => {
+                o.array = true;
+                o.bitstr_len = 0; // squeue -r sets SLURM_BITSTR_LEN=0
+            }
             "s" => {
                 // a step list names `job.step` (no steps are listed: Spur
                 // has none yet); a bare job id is refused as squeue does
@@ -1439,6 +1450,20 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
     Some(partial)
 }
 
+/// A pending array's task string as libslurm hands it over
+/// (slurm_protocol_defs.c): written into a buffer of `len` bytes (bitstring.c
+/// `bit_fmt`, which snprintf cuts), and when it fills the buffer's last
+/// three places they become dots at `len-2`, `len-3` and `len-4` (for
+/// `len` 3: `..`, recorded/24.11/query_surface/087). `len` 0: whole.
+pub fn cut_bitstr(full: &str, len: usize) -> String {
+    if len == 0 || full.len() + 3 <= len {
+        return full.to_string();
+    }
+    let keep = len.saturating_sub(4).min(full.len());
+    let dots = len.saturating_sub(1) - keep;
+    format!("{}{}", &full[..keep], ".".repeat(dots.min(3)))
+}
+
 /// `Sun Nov 29 23:04:43 2026` (`print_date`).
 pub fn ctime_line(t: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -1614,7 +1639,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                     // no task left (the whole array ended while pending):
                     // slurmctld sends no task string, squeue shows the plain id
                 } else {
-                    let mut s = spur_core::model::ranges(&tasks);
+                    let mut s = cut_bitstr(&spur_core::model::ranges(&tasks), o.bitstr_len);
                     if a.max_running > 0 {
                         s.push_str(&format!("%{}", a.max_running));
                     }
@@ -1995,5 +2020,15 @@ mod tests {
         assert_eq!(e.code, 1);
         assert_eq!(e.stderr, "squeue: error: Unrecognized option: 4\n");
         assert!(e.stdout.starts_with("Usage: squeue"));
+    }
+
+    #[test]
+    fn array_task_strings_are_cut_as_libslurm_cuts_them() {
+        assert_eq!(cut_bitstr("1-10", 3), "..");
+        assert_eq!(cut_bitstr("1-10", 0), "1-10");
+        assert_eq!(cut_bitstr("1-10", 7), "1-10");
+        assert_eq!(cut_bitstr("1-10", 6), "1-...");
+        assert_eq!(cut_bitstr("1,3,5,7,9,11", 8), "1,3,...");
+        assert_eq!(cut_bitstr("1-10", 1), "");
     }
 }
