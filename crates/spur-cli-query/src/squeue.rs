@@ -1450,6 +1450,36 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
     Some(partial)
 }
 
+/// `squeue -s` rows. Spur has no job steps yet, but every running batch
+/// job has its batch step in Slurm (`1.batch`, named `batch`, on the batch
+/// host, as old as the job: recorded/24.11/query_surface/051), so those are
+/// listed, by partition and id, for the jobs `-j`, `-u` and `-p` select.
+fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String {
+    let mut jobs: Vec<&Job> = view
+        .jobs
+        .iter()
+        .filter(|j| matches!(j.state, JobState::Running | JobState::Suspended) && j.batch_flag > 0)
+        .filter(|j| !j.allocs.is_empty())
+        .filter(|j| o.job_list.is_empty() || o.job_list.iter().any(|(id, _)| *id == j.job_id || array_job_id(j) == *id))
+        .filter(|j| o.users.as_ref().is_none_or(|u| u.contains(&j.user_id)))
+        .filter(|j| o.partitions.as_ref().is_none_or(|p| p.contains(&j.partition)))
+        .collect();
+    jobs.sort_by(|a, b| (&a.partition, a.job_id).cmp(&(&b.partition, b.job_id)));
+    let mut out = String::new();
+    for j in jobs {
+        out.push_str(&format::render_line(items, |k| match *k {
+            JF::JobArrayId | JF::JobId => Cell::s(format!("{}.batch", j.display_id())),
+            JF::Name => Cell::s("batch"),
+            JF::Partition => Cell::s(j.partition.clone()),
+            JF::UserName => Cell::s(j.user_name.clone()),
+            JF::TimeUsed => Cell { text: Some(format::secs_squeue(time_used(j, view.now))), cut: false },
+            JF::NodeList | JF::ReasonList => Cell::s(j.allocs[0].node.clone()),
+            _ => Cell::s("N/A"),
+        }));
+    }
+    out
+}
+
 /// A pending array's task string as libslurm hands it over
 /// (slurm_protocol_defs.c): written into a buffer of `len` bytes (bitstring.c
 /// `bit_fmt`, which snprintf cuts), and when it fills the buffer's last
@@ -1615,9 +1645,16 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         out.stdout.push('\n');
     }
     if !o.no_header {
-        out.stdout.push_str(&format::render_line(items, |k| header(*k)));
+        out.stdout.push_str(&format::render_line(items, |k| {
+            if o.steps && *k == JF::JobArrayId {
+                Cell::s("STEPID")
+            } else {
+                header(*k)
+            }
+        }));
     }
     if o.steps {
+        out.stdout.push_str(&batch_steps(o, view, items));
         return out;
     }
 
