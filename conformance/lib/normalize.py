@@ -62,7 +62,8 @@ def mask_digits(s):
 
 
 def _time_columns(text):
-    """R4b: in a table whose header line has a TIME column (squeue's elapsed time),
+    """R4b: in a table whose header line has a TIME column (squeue's elapsed time, of jobs
+    or, under a STEPID header, of steps),
     mask the digits of the duration under that header.  squeue right-aligns TIME
     (%.10M) in its default and -l layouts; -O TimeUsed left-aligns: both handled by
     looking for a duration token that overlaps the header word's span."""
@@ -70,7 +71,7 @@ def _time_columns(text):
     span = None
     for i, line in enumerate(lines):
         m = re.search(r"(?<!\S)TIME(?!\S)", line)
-        if m and ("JOBID" in line or "JOB_ID" in line):
+        if m and ("JOBID" in line or "JOB_ID" in line or "STEPID" in line):
             span = (m.start(), m.end())
             continue
         if span is None:
