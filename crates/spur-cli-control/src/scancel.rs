@@ -595,14 +595,6 @@ pub fn report<R: KillResults + ?Sized>(opts: &ScancelOpts, results: &R) -> Outpu
     Output { stdout: String::new(), stderr: err, code: rc & 0xff }
 }
 
-/// What 22.05's scancel logs at `-v` when it loads the job list
-/// (recorded/22.05/query_surface/146).
-const SELECT_PLUGIN_LINES_22_05: &str = "scancel: select/cons_tres: common_init: select/cons_tres loaded
-scancel: select/cray_aries: init: Cray/Aries node selection plugin loaded
-scancel: select/linear: init: Linear node selection plugin loaded with argument 20
-scancel: select/cons_res: common_init: select/cons_res loaded
-";
-
 /// `scancel --usage` (24.11).
 pub const USAGE: &str = r#"Usage: scancel [-A account] [--batch] [--ctld] [--full] [--interactive] [-n job_name]
                [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]
@@ -671,7 +663,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         };
         // 22.05 loaded its select plugins with the job list, and said so at -v
         if opts.verbose > 0 && spur_core::compat::profile().verbose_logs_select_plugins {
-            emit(&Output::err(SELECT_PLUGIN_LINES_22_05, 0));
+            emit(&Output::err(spur_cli_base::version::select_plugin_lines_22_05("scancel"), 0));
         }
         if !opts.ids.is_empty() {
             invalid = verify_ids(&opts, &view.jobs);

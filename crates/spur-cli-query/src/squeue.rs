@@ -22,6 +22,29 @@ use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use std::collections::{BTreeSet, HashMap};
 
+/// squeue's `params` as its `-v` prints them (opts.c `_print_options`):
+/// the texts of the options as given (or from their `SQUEUE_*` variables).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub all: bool,
+    pub federation: bool,
+    pub local: bool,
+    pub sibling: bool,
+    pub job_flag: bool,
+    pub start_flag: bool,
+    pub step_flag: bool,
+    pub format: Option<String>,
+    pub jobs: Option<String>,
+    pub licenses: Option<String>,
+    pub names: Option<String>,
+    pub partitions: Option<String>,
+    pub reservation: Option<String>,
+    pub sort: Option<String>,
+    pub states: Option<String>,
+    pub steps: Option<String>,
+    pub users: Option<String>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
     /// `-j` list as squeue reads it: (job id, array task id).
@@ -60,6 +83,9 @@ pub struct SqueueOpts {
     pub noconvert: bool,
     /// `--only-job-state`: the default layout is the id and the state.
     pub only_job_state: bool,
+    /// The settings `-v` prints, as squeue keeps them (the option texts as
+    /// given: its `params`).
+    pub settings: Settings,
     /// `SLURM_BITSTR_LEN` as libslurm reads it: the buffer a pending array's
     /// task string is cut to (64 when unset or negative, at most 4096; 0:
     /// whole, as `-r` sets it).
@@ -443,6 +469,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             o.users = Some(build_user_list(&v.clone(), &mut o.warnings));
         }
     }
+    o.settings = settings(&p, env);
     if o.start && !o.steps {
         if o.format.is_none() {
             o.format = Some("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".into());
@@ -1450,6 +1477,137 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
     Some(partial)
 }
 
+/// squeue's `params` for `-v`, from the parsed options in their order, the
+/// operand and the `SQUEUE_*` variables, in opts.c's order.
+fn settings(p: &opts::Parsed, env: &HashMap<String, String>) -> Settings {
+    let mut s = Settings {
+        all: env.contains_key("SQUEUE_ALL"),
+        sort: env.get("SQUEUE_SORT").cloned(),
+        federation: env.contains_key("SQUEUE_FEDERATION"),
+        local: env.contains_key("SQUEUE_LOCAL"),
+        sibling: env.contains_key("SQUEUE_SIB") || env.contains_key("SQUEUE_SIBLING"),
+        ..Settings::default()
+    };
+    let mut format_long = false;
+    for (id, val) in &p.opts {
+        let v = val.clone();
+        match *id {
+            "a" => s.all = true,
+            "j" => {
+                if v.is_some() {
+                    s.jobs = v;
+                }
+                s.job_flag = true;
+            }
+            "L" => s.licenses = v,
+            "local" => s.local = true,
+            "n" => s.names = v,
+            "O" if s.format.is_none() => format_long = true,
+            "o" => {
+                s.format = None;
+                if !format_long {
+                    s.format = v;
+                }
+            }
+            "p" => {
+                s.partitions = v;
+                s.all = true;
+            }
+            "R" => s.reservation = v,
+            "s" => {
+                if v.is_some() {
+                    s.steps = v;
+                }
+                s.step_flag = true;
+            }
+            "S" => s.sort = v,
+            "t" => s.states = v,
+            "u" => s.users = v,
+            "federation" => s.federation = true,
+            "hide" => s.all = false,
+            "me" => s.users = Some(nix::unistd::geteuid().to_string()),
+            "sibling" => s.sibling = true,
+            "start" => s.start_flag = true,
+            _ => {}
+        }
+    }
+    // SQUEUE_FORMAT, unless -o, -O, -l, -s or --start was given
+    if !p.opts.iter().any(|(id, _)| matches!(*id, "l" | "O" | "o" | "s" | "start")) {
+        if let Some(v) = env.get("SQUEUE_FORMAT") {
+            s.format = Some(v.clone());
+        }
+    }
+    if let Some(first) = p.operands.first() {
+        if s.job_flag {
+            s.jobs = Some(first.clone());
+        } else if s.step_flag {
+            s.steps = Some(first.clone());
+        }
+    }
+    if s.names.is_none() {
+        s.names = env.get("SQUEUE_NAMES").cloned();
+    }
+    if s.partitions.is_none() {
+        if let Some(v) = env.get("SQUEUE_LICENSES") {
+            s.licenses = Some(v.clone());
+        }
+        if let Some(v) = env.get("SQUEUE_PARTITION") {
+            s.partitions = Some(v.clone());
+            s.all = true;
+        }
+    }
+    if s.states.is_none() {
+        s.states = env.get("SQUEUE_STATES").cloned();
+    }
+    if s.users.is_none() {
+        s.users = env.get("SQUEUE_USERS").cloned();
+    }
+    if s.start_flag && !s.step_flag {
+        s.format.get_or_insert_with(|| "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".into());
+        s.sort.get_or_insert_with(|| "S".into());
+        s.states.get_or_insert_with(|| "PD".into());
+    }
+    s
+}
+
+/// What `squeue -v` prints before its report (opts.c `_print_options`, the
+/// first level; recorded/24.11/query_surface/040). `only_job_state` is a
+/// line of 24.11's only.
+pub fn settings_text(o: &SqueueOpts) -> String {
+    let s = &o.settings;
+    let b = |x: bool| if x { "true" } else { "false" };
+    let n = |x: &Option<String>| x.clone().unwrap_or_else(|| "(null)".into());
+    let mut t = String::from("-----------------------------\n");
+    t.push_str(&format!("all         = {}\n", b(s.all)));
+    t.push_str(&format!("array       = {}\n", b(o.array)));
+    t.push_str(&format!("federation  = {}\n", b(s.federation)));
+    t.push_str(&format!("format      = {}\n", n(&s.format)));
+    t.push_str(&format!("iterate     = {}\n", o.iterate));
+    t.push_str(&format!("job_flag    = {}\n", s.job_flag as u8));
+    t.push_str(&format!("jobs        = {}\n", n(&s.jobs)));
+    t.push_str(&format!("licenses    = {}\n", n(&s.licenses)));
+    t.push_str(&format!("local       = {}\n", b(s.local)));
+    t.push_str(&format!("names       = {}\n", n(&s.names)));
+    let nodes = o.nodes.as_ref().map(|h| spur_grammar::hostlist::compress_sorted(h)).unwrap_or_default();
+    t.push_str(&format!("nodes       = {}\n", nodes));
+    if spur_core::compat::profile().query_options_after_22_05 {
+        t.push_str(&format!("only_job_state = {}\n", b(o.only_job_state)));
+    }
+    t.push_str(&format!("partitions  = {}\n", n(&s.partitions)));
+    t.push_str(&format!("priority    = {}\n", b(o.priority)));
+    t.push_str(&format!("reservation = {}\n", n(&s.reservation)));
+    t.push_str(&format!("sibling      = {}\n", b(s.sibling)));
+    t.push_str(&format!("sort        = {}\n", n(&s.sort)));
+    t.push_str(&format!("start_flag  = {}\n", s.start_flag as u8));
+    t.push_str(&format!("states      = {}\n", n(&s.states)));
+    t.push_str(&format!("step_flag   = {}\n", s.step_flag as u8));
+    t.push_str(&format!("steps       = {}\n", n(&s.steps)));
+    t.push_str(&format!("users       = {}\n", n(&s.users)));
+    t.push_str(&format!("verbose     = {}\n", o.verbose));
+    t.push_str("-----------------------------\n\n\n");
+    t
+}
+
 /// `squeue -s` rows. Spur has no job steps yet, but every running batch
 /// job has its batch step in Slurm (`1.batch`, named `batch`, on the batch
 /// host, as old as the job: recorded/24.11/query_surface/051), so those are
@@ -1644,6 +1802,10 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         out.stdout.push_str(&ctime_line(view.now));
         out.stdout.push('\n');
     }
+    // -v: what was loaded (the time normalised by the recordings' rule R2)
+    if o.verbose > 0 {
+        out.stdout.push_str(&format!("last_update_time={} records={}\n", view.now, view.jobs.len()));
+    }
     if !o.no_header {
         out.stdout.push_str(&format::render_line(items, |k| {
             if o.steps && *k == JF::JobArrayId {
@@ -1804,6 +1966,13 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         user_id,
         ..Default::default()
     };
+    if opts.verbose > 0 && mime.is_none() {
+        let mut o = Output::ok(settings_text(&opts));
+        if spur_core::compat::profile().verbose_logs_select_plugins {
+            o.stderr = spur_cli_base::version::select_plugin_lines_22_05("squeue");
+        }
+        emit(&o);
+    }
     // -i N: the report, an empty line, N seconds' sleep, until killed (an
     // error ends no iteration; the exit status is that of the last one)
     loop {
@@ -2067,5 +2236,25 @@ mod tests {
         assert_eq!(cut_bitstr("1-10", 6), "1-...");
         assert_eq!(cut_bitstr("1,3,5,7,9,11", 8), "1,3,...");
         assert_eq!(cut_bitstr("1-10", 1), "");
+    }
+
+    /// `squeue -v`'s settings block is the recorded one (24.11, no other
+    /// option: recorded/24.11/query_surface/040).
+    #[test]
+    fn verbose_settings_are_the_recorded_ones() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/recorded/24.11/query_surface/040.out");
+        let recorded = std::fs::read_to_string(path).expect("recording of squeue -v");
+        let o = parse(&["-v".to_string()], &HashMap::new()).unwrap();
+        let text = settings_text(&o);
+        assert!(recorded.starts_with(&text), "{}", text);
+        let o = parse(&["-v", "-p", "debug", "-t", "PD", "--start", "-u", "root"].map(String::from), &HashMap::new())
+            .unwrap();
+        let text = settings_text(&o);
+        assert!(text.contains("all         = true\n"));
+        assert!(text.contains("partitions  = debug\n"));
+        assert!(text.contains("states      = PD\n"));
+        assert!(text.contains("start_flag  = 1\n"));
+        assert!(text.contains("format      = %.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R\n"));
+        assert!(text.contains("users       = root\n"));
     }
 }
