@@ -15,7 +15,7 @@ import re
 ISO_DT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
 CTIME = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
                    r" [ \d]\d \d\d:\d\d:\d\d \d{4}\b")
-EPOCH_KEYS = re.compile(r"\b(SLURM_JOB_START_TIME|SLURM_JOB_END_TIME)=\d+")
+EPOCH_KEYS = re.compile(r"\b(SLURM_JOB_START_TIME|SLURM_JOB_END_TIME|last_update_time)=\d+")
 # R4: elapsed durations (run time), digits masked so the width is still compared
 RUNTIME = re.compile(r"\bRunTime=((?:\d+-)?\d\d:\d\d:\d\d)")
 DURATION_TOKEN = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d\d$")
