@@ -145,6 +145,11 @@ class TimeColumns(unittest.TestCase):
         other = "NODELIST TIME\nnode1 0:12\n"
         self.assertEqual(normalize._time_columns(other), other)
 
+    def test_squeue_verbose_update_time(self):
+        import normalize
+        out = normalize.normalize(b"last_update_time=1796152363 records=5\n", {})
+        self.assertEqual(out, "last_update_time=<EPOCH> records=5\n")
+
 
 if __name__ == "__main__":
     unittest.main()
