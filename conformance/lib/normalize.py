@@ -15,7 +15,7 @@ import re
 ISO_DT = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
 CTIME = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
                    r" [ \d]\d \d\d:\d\d:\d\d \d{4}\b")
-EPOCH_KEYS = re.compile(r"\b(SLURM_JOB_START_TIME|SLURM_JOB_END_TIME)=\d+")
+EPOCH_KEYS = re.compile(r"\b(SLURM_JOB_START_TIME|SLURM_JOB_END_TIME|last_update_time)=\d+")
 # R4: elapsed durations (run time), digits masked so the width is still compared
 RUNTIME = re.compile(r"\bRunTime=((?:\d+-)?\d\d:\d\d:\d\d)")
 DURATION_TOKEN = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d\d$")
@@ -62,7 +62,8 @@ def mask_digits(s):
 
 
 def _time_columns(text):
-    """R4b: in a table whose header line has a TIME column (squeue's elapsed time),
+    """R4b: in a table whose header line has a TIME column (squeue's elapsed time, of jobs
+    or, under a STEPID header, of steps),
     mask the digits of the duration under that header.  squeue right-aligns TIME
     (%.10M) in its default and -l layouts; -O TimeUsed left-aligns: both handled by
     looking for a duration token that overlaps the header word's span."""
@@ -70,7 +71,7 @@ def _time_columns(text):
     span = None
     for i, line in enumerate(lines):
         m = re.search(r"(?<!\S)TIME(?!\S)", line)
-        if m and ("JOBID" in line or "JOB_ID" in line):
+        if m and ("JOBID" in line or "JOB_ID" in line or "STEPID" in line):
             span = (m.start(), m.end())
             continue
         if span is None:

@@ -131,5 +131,25 @@ class Scenarios(unittest.TestCase):
                 self.assertEqual(have, want, f"{sc.name}: the steps and {rec} disagree (re-record?)")
 
 
+class TimeColumns(unittest.TestCase):
+    """R4b masks the elapsed time under squeue's TIME header, of jobs and of steps."""
+
+    def test_job_and_step_tables(self):
+        import normalize
+        jobs = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n" \
+               "                 1     debug    alpha     root  R       0:14      1 node1\n"
+        self.assertIn("       N:NN      1 node1", normalize._time_columns(jobs))
+        steps = "         STEPID     NAME PARTITION     USER      TIME NODELIST\n" \
+                "        1.batch    batch     debug     root      0:12 node1\n"
+        self.assertIn("     root      N:NN node1", normalize._time_columns(steps))
+        other = "NODELIST TIME\nnode1 0:12\n"
+        self.assertEqual(normalize._time_columns(other), other)
+
+    def test_squeue_verbose_update_time(self):
+        import normalize
+        out = normalize.normalize(b"last_update_time=1796152363 records=5\n", {})
+        self.assertEqual(out, "last_update_time=<EPOCH> records=5\n")
+
+
 if __name__ == "__main__":
     unittest.main()

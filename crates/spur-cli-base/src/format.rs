@@ -265,10 +265,44 @@ pub fn secs_squeue(t: i64) -> String {
     spur_grammar::time::fmt_secs_squeue(t)
 }
 
-/// `slurm_make_time_str` honouring `SLURM_TIME_FORMAT=standard` only (the
-/// default): `YYYY-MM-DDTHH:MM:SS` local time.
+/// `slurm_make_time_str`: `YYYY-MM-DDTHH:MM:SS` local time, or, when
+/// `SLURM_TIME_FORMAT` is a strftime format (it has a `%` and fewer than 32
+/// bytes), the C library's strftime of it into Slurm's 32-byte buffer (a
+/// result that does not fit is 31 `#`: recorded/24.11/query_surface/088).
+/// `standard`, unset or empty is the ISO form; `relative` is not
+/// implemented yet and gives the ISO form too, as an invalid value does
+/// (Slurm also logs `invalid SLURM_TIME_FORMAT`). The one input besides
+/// the time is that variable, read as Slurm reads it, at each call.
 pub fn time_str(t: i64) -> String {
-    spur_grammar::time::fmt_timestamp(t)
+    let iso = spur_grammar::time::fmt_timestamp(t);
+    let Ok(fmt) = std::env::var("SLURM_TIME_FORMAT") else { return iso };
+    if fmt.is_empty() || fmt == "standard" || fmt == "relative" || !fmt.contains('%') || fmt.len() >= 32 {
+        return iso;
+    }
+    if t == 0 || t == spur_grammar::time::INFINITE_TIME || t == spur_grammar::time::NO_VAL_TIME {
+        return iso; // Unknown, None
+    }
+    strftime_local(t, &fmt).unwrap_or(iso)
+}
+
+/// strftime(3) of `fmt` for the local time of `t` into a 32-byte buffer.
+fn strftime_local(t: i64, fmt: &str) -> Option<String> {
+    let cfmt = std::ffi::CString::new(fmt).ok()?;
+    let time: nix::libc::time_t = t;
+    // SAFETY: tm is plain old data; localtime_r writes it whole or fails
+    // (null), and both pointers are to live locals.
+    let mut tm: nix::libc::tm = unsafe { std::mem::zeroed() };
+    if unsafe { nix::libc::localtime_r(&time, &mut tm) }.is_null() {
+        return None;
+    }
+    let mut buf = [0u8; 32];
+    // SAFETY: strftime writes at most buf.len() bytes (NUL included) into
+    // buf, reads the NUL-terminated cfmt and the initialised tm.
+    let n = unsafe { nix::libc::strftime(buf.as_mut_ptr().cast(), buf.len(), cfmt.as_ptr(), &tm) };
+    if n == 0 {
+        return Some("#".repeat(31));
+    }
+    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
 }
 
 /// Slurm's `convert_num_unit` with `CONVERT_NUM_UNIT_EXACT`: divide by

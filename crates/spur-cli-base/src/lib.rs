@@ -14,6 +14,7 @@
 //!   file names).
 //! - [`Output`]: what a command prints and its exit status, the value every
 //!   `parse` and `render` returns, so that tests see what a user sees.
+//! - [`clusters`]: `-M/--clusters` without an accounting database.
 //! - [`version`]: the version line.
 //! - [`process`]: what a command does as a process around its pure parts
 //!   (the environment, connecting through spur-client, writing the output).
@@ -33,6 +34,7 @@
 //! spur-client (the C ABI library, `libspur_compat`, depends on none of
 //! the CLI crates).
 
+pub mod clusters;
 pub mod data;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;

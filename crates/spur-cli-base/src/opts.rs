@@ -133,6 +133,12 @@ pub struct Parsed {
 }
 
 /// Parse `args` (without `argv[0]`) against `specs`. Never panics.
+/// `specs` without the options whose id is in `ids` (an option a release
+/// does not have yet: getopt_long then reports it as unknown).
+pub fn without(specs: &[OptSpec], ids: &[&str]) -> Vec<OptSpec> {
+    specs.iter().filter(|s| !ids.contains(&s.id)).cloned().collect()
+}
+
 pub fn parse(prog: &str, specs: &[OptSpec], args: &[String], mode: Mode) -> Parsed {
     let mut out = Parsed::default();
     let mut i = 0;

@@ -11,3 +11,17 @@ pub fn version_line() -> String {
         r => format!("slurm-wlm {}\n", r.version()),
     }
 }
+
+/// What 22.05's commands log at `-v` when they load jobs or nodes: the four
+/// select plugins (recorded/22.05/query_surface/040 squeue, 146 scancel).
+pub fn select_plugin_lines_22_05(prog: &str) -> String {
+    [
+        "select/cons_tres: common_init: select/cons_tres loaded",
+        "select/cray_aries: init: Cray/Aries node selection plugin loaded",
+        "select/linear: init: Linear node selection plugin loaded with argument 20",
+        "select/cons_res: common_init: select/cons_res loaded",
+    ]
+    .iter()
+    .map(|l| format!("{}: {}\n", prog, l))
+    .collect()
+}

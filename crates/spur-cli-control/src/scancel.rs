@@ -66,6 +66,9 @@ pub struct ScancelOpts {
     pub wckey: Option<String>,
     /// -1 for `-Q`, else the `-v` count.
     pub verbose: i32,
+    /// Errors about `SCANCEL_*` values printed before anything else; scancel
+    /// goes on without the value (recorded/22.05/query_surface/189, 191).
+    pub warnings: String,
 }
 
 impl ScancelOpts {
@@ -89,6 +92,16 @@ impl ScancelOpts {
     /// The signal actually sent.
     pub fn effective_signal(&self) -> i32 {
         self.signal.unwrap_or(SIGKILL)
+    }
+}
+
+/// The options of the imitated release (those added after 22.05 only
+/// when it has them: `Profile::query_options_after_22_05`).
+fn specs() -> Vec<OptSpec> {
+    if spur_core::compat::profile().query_options_after_22_05 {
+        SPECS.to_vec()
+    } else {
+        opts::without(SPECS, &["cron"])
     }
 }
 
@@ -121,6 +134,11 @@ pub const SPECS: &[OptSpec] = &[
     OptSpec::new(Some('V'), "version", None_, "version"),
     OptSpec::new(None, "wckey", Required, "wckey"),
 ];
+
+fn fail_env(stderr: &str, mut e: Output) -> Output {
+    e.stderr = format!("{}{}", stderr, e.stderr);
+    e
+}
 
 fn err1(msg: impl AsRef<str>) -> Output {
     Output::err(format!("scancel: error: {}\n", msg.as_ref()), 1)
@@ -224,10 +242,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
         o.wckey = Some(v.clone());
     }
     if let Some(v) = env.get("SLURM_CLUSTERS") {
-        o.clusters = Some(v.clone());
+        // scancel names --cluster for the variable too (opt.c _opt_clusters)
+        return Err(fail_env(&stderr, spur_cli_base::clusters::unreachable("scancel", v, false)));
     }
 
-    let p = opts::parse("scancel", SPECS, args, Mode::Permute);
+    let p = opts::parse("scancel", &specs(), args, Mode::Permute);
     let fail = |stderr: &str, mut e: Output| {
         e.stderr = format!("{}{}", stderr, e.stderr);
         e
@@ -242,7 +261,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "full" => o.full = true,
             "hurry" => o.hurry = true,
             "interactive" => o.interactive = true,
-            "clusters" => o.clusters = Some(v),
+            "clusters" => return Err(fail(&stderr, spur_cli_base::clusters::unreachable("scancel", &v, false))),
             "me" => o.user = Some(nix::unistd::getuid().to_string()),
             "name" => o.name = Some(v),
             "partition" => o.partition = Some(v),
@@ -264,6 +283,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
             "wckey" => o.wckey = Some(v),
             "nodelist" => o.nodelist = Some(v),
             "sibling" => o.sibling = Some(v),
+            // 22.05's texts have no --ctld or -c (recorded/22.05/query_surface/132, 133)
+            "help" if spur_core::compat::profile().usage_texts_22_05 => {
+                return Err(Output::ok(include_str!("text/scancel_help_22_05.txt")))
+            }
+            "usage" if spur_core::compat::profile().usage_texts_22_05 => {
+                return Err(Output::ok(include_str!("text/scancel_usage_22_05.txt")))
+            }
             "help" => return Err(Output::ok(HELP)),
             "usage" => return Err(Output::ok(USAGE)),
             "autocomplete" => return Err(Output::ok("")),
@@ -274,6 +300,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<ScancelOp
         return Err(fail(&stderr, e.into_output("scancel", 1)));
     }
     let (ids, texts) = parse_ids(&p.operands).map_err(|e| fail(&stderr, e))?;
+    o.warnings = stderr.clone();
     o.ids = ids;
     o.ids_text = texts;
     if let Some(u) = &o.user {
@@ -326,6 +353,125 @@ pub fn verify_ids(opts: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<Job
         };
         if !found {
             out.push(JobResult { id: job_part(spec), step: step_of(spec), phase: Phase::Verify, code: 0 });
+        }
+    }
+    out
+}
+
+/// Slurm's `_has_filter_opt`: a filter that selects jobs from the list.
+pub fn has_filter(o: &ScancelOpts) -> bool {
+    o.account.is_some()
+        || o.name.is_some()
+        || o.nodelist.is_some()
+        || o.partition.is_some()
+        || o.qos.is_some()
+        || o.reservation.is_some()
+        || o.state.is_some()
+        || o.user.is_some()
+        || o.wckey.is_some()
+}
+
+/// The filters as scancel's `-v` names them when none matched
+/// (`_filters2str`, with its trailing space): `account=x job_name=y `.
+pub fn filters_text(o: &ScancelOpts) -> String {
+    let mut s = String::new();
+    let mut add = |k: &str, v: &Option<String>| {
+        if let Some(v) = v {
+            s.push_str(&format!("{}={} ", k, v));
+        }
+    };
+    add("account", &o.account);
+    add("job_name", &o.name);
+    add("nodelist", &o.nodelist);
+    add("partition", &o.partition);
+    add("qos", &o.qos);
+    add("reservation", &o.reservation);
+    add("state", &o.state.map(|st| st.name().to_string()));
+    add("user_name", &o.user);
+    add("wckey", &o.wckey);
+    s
+}
+
+/// Slurm's `_filter_job_records` on the job list (scancel filters on the
+/// client: the controller is sent the ids of the jobs that pass): the id
+/// of each unfinished job (`123`, `123_4`, `123_[5-9]`) whose account,
+/// name, partition, QOS, reservation, state (pending, running or
+/// suspended), owner, nodes (any in `--nodelist`) and wckey match the
+/// given filters, newest first as slurmctld lists them. With job ids on
+/// the command line only the jobs they name are considered.
+pub fn filter_jobs(o: &ScancelOpts, jobs: &[spur_core::model::Job]) -> Vec<String> {
+    let nodelist: Option<Vec<String>> =
+        o.nodelist.as_ref().map(|n| spur_grammar::hostlist::expand(n).unwrap_or_default());
+    let passes = |j: &spur_core::model::Job| -> bool {
+        if !matches!(j.state, JobState::Pending | JobState::Running | JobState::Suspended) {
+            return false;
+        }
+        let eq = |want: &Option<String>, have: Option<&str>| want.as_deref().is_none_or(|w| have == Some(w));
+        if !eq(&o.account, j.desc.account.as_deref())
+            || !eq(&o.name, Some(j.desc.name.as_str()))
+            || !eq(&o.partition, Some(j.partition.as_str()))
+            || !eq(&o.qos, j.desc.qos.as_deref())
+            || !eq(&o.reservation, j.desc.reservation_name())
+        {
+            return false;
+        }
+        if o.state.is_some_and(|st| st != j.state) || o.user_id.is_some_and(|u| u != j.user_id) {
+            return false;
+        }
+        if let Some(want) = &nodelist {
+            if !j.allocs.iter().any(|a| want.contains(&a.node)) {
+                return false;
+            }
+        }
+        if let Some(w) = &o.wckey {
+            let have = j.desc.accepted.as_ref().and_then(|a| a.wckey.as_deref()).map(|k| {
+                if !w.starts_with('*') {
+                    k.strip_prefix('*').unwrap_or(k)
+                } else {
+                    k
+                }
+            });
+            if have != Some(w.as_str()) {
+                return false;
+            }
+        }
+        true
+    };
+    if o.ids.is_empty() {
+        // every job that passes, by the id squeue shows (without a task
+        // throttle), newest first
+        return jobs
+            .iter()
+            .rev()
+            .filter(|j| passes(j))
+            .map(|j| match &j.array {
+                Some(a) if a.task_id.is_none() => {
+                    format!("{}_[{}]", a.array_job_id, spur_core::model::ranges(&a.pending_tasks))
+                }
+                _ => j.display_id(),
+            })
+            .collect();
+    }
+    // each reference (one per task) that names a job that passes, as given
+    let names = |r: &JobRef, j: &spur_core::model::Job| {
+        let array_id = j.array.as_ref().map(|a| a.array_job_id);
+        let has_task = |t: &u32| {
+            j.array
+                .as_ref()
+                .is_some_and(|a| a.task_id == Some(*t) || (a.task_id.is_none() && a.pending_tasks.contains(t)))
+        };
+        match &r.tasks {
+            Tasks::Job => r.job_id == j.job_id || array_id == Some(r.job_id),
+            Tasks::All => array_id == Some(r.job_id),
+            Tasks::One(t) => array_id == Some(r.job_id) && has_task(t),
+            Tasks::Set(ts) => array_id == Some(r.job_id) && ts.iter().any(has_task),
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    for r in &o.ids {
+        let id = job_part(r);
+        if !out.contains(&id) && jobs.iter().any(|j| names(r, j) && passes(j)) {
+            out.push(id);
         }
     }
     out
@@ -504,21 +650,48 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Err(o) => return emit(&o),
     };
     let rt = runtime();
+    emit(&Output::err(opts.warnings.clone(), 0));
     // Every path but the by-id one loads the jobs first and names the
     // requested ids that are not (or no longer) in the queue.
     let mut invalid = Vec::new();
-    if !opts.by_id_only() && !opts.ids.is_empty() {
+    let mut req = cancel_request(&opts);
+    if !opts.by_id_only() {
         let q = QueryRequest { jobs: true, job_ids: opts.ids_text.clone(), ..Default::default() };
-        match rt.block_on(c.query(&q)) {
-            Ok(view) => invalid = verify_ids(&opts, &view.jobs),
+        let view = match rt.block_on(c.query(&q)) {
+            Ok(view) => view,
             Err(e) => return emit(&Output::err(format!("scancel: error: {}\n", e), 1)),
+        };
+        // 22.05 loaded its select plugins with the job list, and said so at -v
+        if opts.verbose > 0 && spur_core::compat::profile().verbose_logs_select_plugins {
+            emit(&Output::err(spur_cli_base::version::select_plugin_lines_22_05("scancel"), 0));
         }
-        if invalid.len() == opts.ids.len() {
+        if !opts.ids.is_empty() {
+            invalid = verify_ids(&opts, &view.jobs);
+        }
+        if has_filter(&opts) {
+            // the filters are scancel's own: the controller is sent the ids
+            // of the jobs that pass them
+            let ids = filter_jobs(&opts, &view.jobs);
+            if ids.is_empty() {
+                let mut out = report(&opts, &invalid);
+                if opts.verbose > 0 {
+                    out.stderr.push_str(&format!(
+                        "scancel: error: No active jobs match ALL job filters, including: {}\n",
+                        filters_text(&opts)
+                    ));
+                }
+                return emit(&out);
+            }
+            req = CancelRequest { job_ids: ids, ..CancelRequest::default() };
+            req.signal = opts.signal.unwrap_or(0);
+            req.batch = opts.batch;
+            req.full = opts.full;
+            req.interactive = opts.interactive;
+        } else if invalid.len() == opts.ids.len() {
             // nothing left to signal (and no id must not mean "all jobs")
             return emit(&report(&opts, &invalid));
         }
     }
-    let req = cancel_request(&opts);
     match rt.block_on(c.cancel(&req)) {
         Ok(r) => {
             let mut results = invalid.clone();
@@ -554,11 +727,18 @@ pub fn cancel_request(o: &ScancelOpts) -> CancelRequest {
 struct CancelResults(Vec<CtldJobResult>);
 
 impl KillResults for CancelResults {
+    /// One result per id sent, as slurmctld answers (the controller answers
+    /// per record: `4_[2-3]` names two; the first error counts).
     fn job_results(&self) -> Vec<JobResult> {
-        self.0
-            .iter()
-            .map(|r| JobResult { id: r.job_id.clone(), step: None, phase: Phase::Kill, code: r.code })
-            .collect()
+        let mut out: Vec<JobResult> = Vec::new();
+        for r in &self.0 {
+            match out.iter_mut().find(|o| o.id == r.job_id) {
+                Some(o) if o.code == 0 => o.code = r.code,
+                Some(_) => {}
+                None => out.push(JobResult { id: r.job_id.clone(), step: None, phase: Phase::Kill, code: r.code }),
+            }
+        }
+        out
     }
 }
 
@@ -720,5 +900,40 @@ mod tests {
             let _ = parse(&v, &HashMap::new());
             seed = seed.wrapping_add(1);
         }
+    }
+
+    /// Every filter selects (a filter the controller was not sent once
+    /// matched every job: `scancel -q nosuch` cancelled the caller's jobs).
+    #[test]
+    fn filters_select_on_the_client() {
+        use spur_cli_base::fixtures::{base_job, running};
+        let mut held = base_job(3, JobState::Pending);
+        held.desc.name = "gamma".into();
+        held.desc.qos = Some("normal".into());
+        let mut r1 = running(1, 10, &["node1"]);
+        r1.desc.qos = Some("normal".into());
+        let jobs = vec![r1, held];
+        let f = |args: &[&str]| filter_jobs(&p(args).unwrap(), &jobs);
+        assert_eq!(f(&["-q", "nosuch"]), Vec::<String>::new());
+        assert_eq!(f(&["-R", "nosuch"]), Vec::<String>::new());
+        assert_eq!(f(&["--wckey=nosuch"]), Vec::<String>::new());
+        assert_eq!(f(&["-w", "node4"]), Vec::<String>::new());
+        assert_eq!(f(&["-w", "node[1-2]"]), vec!["1"]);
+        assert_eq!(f(&["-q", "normal"]), vec!["3", "1"]);
+        assert_eq!(f(&["-n", "gamma"]), vec!["3"]);
+        assert_eq!(f(&["-t", "PD", "-q", "normal"]), vec!["3"]);
+        assert_eq!(f(&["-q", "normal", "1"]), vec!["1"]);
+        assert_eq!(f(&["-q", "normal", "1", "3", "2"]), vec!["1", "3"]);
+        // a task of a pending array: only that task is named
+        let mut arr = base_job(4, JobState::Pending);
+        arr.array =
+            Some(spur_core::model::ArrayInfo { array_job_id: 4, pending_tasks: vec![1, 2, 3], ..Default::default() });
+        let jobs = vec![arr];
+        let f = |args: &[&str]| filter_jobs(&p(args).unwrap(), &jobs);
+        assert_eq!(f(&["-t", "PD", "4_2"]), vec!["4_2"]);
+        assert_eq!(f(&["-t", "PD"]), vec!["4_[1-3]"]);
+        assert_eq!(f(&["-t", "R", "4_2"]), Vec::<String>::new());
+        let o = p(&["-n", "x", "-t", "R", "-u", "root"]).unwrap();
+        assert_eq!(filters_text(&o), "job_name=x state=RUNNING user_name=root ");
     }
 }

@@ -41,12 +41,29 @@ pub struct SinfoOpts {
     pub states: Option<Vec<String>>,
     pub reservation: bool,
     pub verbose: usize,
+    /// `-i N`: print the report every N seconds, each after a date line
+    /// (0: once).
+    pub iterate: u32,
+    /// `-n`, `-p` and `-t` as given (what `-v` prints).
+    pub nodes_text: Option<String>,
+    pub partition_text: Option<String>,
+    pub states_text: Option<String>,
     /// Default layout chosen (partition/node column widths computed).
     pub part_field_flag: bool,
     pub node_field_flag: bool,
 }
 
-const SPECS: &[OptSpec] = &[
+/// The options of the imitated release (those added after 22.05 only
+/// when it has them: `Profile::query_options_after_22_05`).
+fn specs() -> Vec<OptSpec> {
+    if spur_core::compat::profile().query_options_after_22_05 {
+        SPECS.to_vec()
+    } else {
+        opts::without(SPECS, &["F"])
+    }
+}
+
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "autocomplete", Required, "autocomplete"),
     OptSpec::new(Some('a'), "all", None_, "a"),
     OptSpec::new(Some('d'), "dead", None_, "d"),
@@ -147,12 +164,16 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             ));
         }
         o.partitions = Some(p.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
+        o.partition_text = Some(p.clone());
         o.all = true;
     }
     if let Some(s) = env.get("SINFO_SORT") {
         o.sort = Some(s.clone());
     }
-    let p = opts::parse("sinfo", SPECS, args, Mode::Permute);
+    if let Some(v) = env.get("SLURM_CLUSTERS") {
+        return Err(spur_cli_base::clusters::unreachable("sinfo", v, true));
+    }
+    let p = opts::parse("sinfo", &specs(), args, Mode::Permute);
     for (id, val) in &p.opts {
         let v = val.clone().unwrap_or_default();
         match *id {
@@ -168,9 +189,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "i" if v.trim().parse::<i64>().map(|x| x <= 0).unwrap_or(true) => {
                 return Err(Output::err(format!("sinfo: error: Error: invalid entry for --iterate={}\n", v), 1));
             }
+            "i" => o.iterate = v.trim().parse::<u32>().unwrap_or(u32::MAX),
+            "M" => return Err(spur_cli_base::clusters::unreachable("sinfo", &v, false)),
             "l" => o.long = true,
             "n" => match spur_grammar::hostlist::expand(&v) {
-                Ok(h) => o.nodes = Some(h),
+                Ok(h) => {
+                    o.nodes = Some(h);
+                    o.nodes_text = Some(v.clone());
+                }
                 Err(_) => return Err(Output::err(format!("sinfo: error: '{}' invalid entry for --nodes\n", v), 1)),
             },
             "N" => o.node_flag = true,
@@ -183,6 +209,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
                 o.long_form = true;
             }
             "p" => {
+                o.partition_text = Some(v.clone());
                 opt_p = true;
                 o.partitions = Some(v.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
                 o.all = true;
@@ -192,6 +219,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "s" => o.summarize = true,
             "S" => o.sort = Some(v),
             "t" => {
+                o.states_text = Some(v.clone());
                 let mut list = Vec::new();
                 if !v.eq_ignore_ascii_case("all") {
                     for s in v.split([',', '&']).filter(|s| !s.is_empty()) {
@@ -218,7 +246,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
             "T" => o.reservation = true,
             "v" => o.verbose += 1,
             "V" => return Err(Output::ok(version_line())),
-            "help" => return Err(Output::ok(include_str!("text/sinfo_help.txt"))),
+            "help" => {
+                // 22.05's text: recorded/22.05/query_surface (squeue 037, sinfo 107)
+                return Err(Output::ok(if spur_core::compat::profile().usage_texts_22_05 {
+                    include_str!("text/sinfo_help_22_05.txt")
+                } else {
+                    include_str!("text/sinfo_help.txt")
+                }));
+            }
             "usage" => return Err(Output::ok(include_str!("text/sinfo_usage.txt"))),
             "hide" => o.all = false,
             "helpstate" => return Err(Output::ok(format!("{}\n", NODE_STATE_LIST.replace(',', "\n")))),
@@ -283,8 +318,93 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SinfoOpts
     }
     if o.list_reasons && o.states.is_none() {
         o.states = Some(vec!["down".into(), "fail".into(), "drain".into()]);
+        o.states_text = Some("down,fail,drain".into());
     }
     Ok(o)
+}
+
+/// What `sinfo -v` prints before its report (opts.c `_print_options`:
+/// the settings, then which fields the format holds, by the match flag
+/// each field sets; recorded/24.11/query_surface/108). `resv_name_flag` is
+/// a line of 24.11's only.
+pub fn settings_text(o: &SinfoOpts) -> String {
+    let b = |x: bool| if x { "true" } else { "false" };
+    let n = |x: &Option<String>| x.clone().unwrap_or_else(|| "(null)".into());
+    let na = |x: &Option<String>| x.clone().unwrap_or_else(|| "n/a".into());
+    let filtering = o.dead || o.nodes.is_some() || o.partitions.is_some() || o.responding || o.states.is_some();
+    let mut t = String::from("-----------------------------\n");
+    t.push_str(&format!("dead        = {}\n", b(o.dead)));
+    t.push_str(&format!("exact       = {}\n", o.exact as u8));
+    t.push_str(&format!("filtering   = {}\n", b(filtering)));
+    t.push_str(&format!("format      = {}\n", n(&o.format)));
+    t.push_str(&format!("iterate     = {}\n", o.iterate));
+    t.push_str(&format!("long        = {}\n", b(o.long)));
+    t.push_str(&format!("no_header   = {}\n", b(o.no_header)));
+    t.push_str(&format!("node_field  = {}\n", b(o.node_field_flag)));
+    t.push_str(&format!("node_format = {}\n", b(o.node_flag)));
+    t.push_str(&format!("nodes       = {}\n", na(&o.nodes_text)));
+    t.push_str(&format!("part_field  = {}\n", b(o.part_field_flag)));
+    t.push_str(&format!("partition   = {}\n", na(&o.partition_text)));
+    t.push_str(&format!("responding  = {}\n", b(o.responding)));
+    t.push_str(&format!("states      = {}\n", n(&o.states_text)));
+    t.push_str(&format!("sort        = {}\n", n(&o.sort)));
+    t.push_str(&format!("summarize   = {}\n", b(o.summarize)));
+    t.push_str(&format!("verbose     = {}\n", o.verbose));
+    t.push_str("-----------------------------\n");
+    let fmt = o.format.clone().unwrap_or_default();
+    let parsed = if o.long_form { format::parse_long(&fmt, FIELDS) } else { format::parse_short(&fmt, FIELDS) };
+    let has = |keys: &[SF]| parsed.items.iter().any(|i| matches!(i.kind, ItemKind::Field(k) if keys.contains(&k)));
+    use SF::*;
+    let flags: Vec<(&str, bool)> = vec![
+        ("all_flag        = ", o.all),
+        ("alloc_mem_flag  = ", has(&[AllocMem])),
+        ("avail_flag      = ", has(&[Available])),
+        ("comment_flag    = ", has(&[Comment])),
+        ("cpus_flag       = ", has(&[Cpus, CpusState])),
+        ("default_time_flag =", has(&[DefaultTime])),
+        ("disk_flag       = ", has(&[Disk])),
+        ("extra_flag      = ", has(&[Extra])),
+        ("features_flag   = ", has(&[Features])),
+        ("features_flag_act = ", has(&[FeaturesAct])),
+        ("groups_flag     = ", has(&[Groups])),
+        ("gres_flag       = ", has(&[Gres])),
+        ("gres_used_flag  = ", has(&[GresUsed])),
+        ("job_size_flag   = ", has(&[Size])),
+        ("max_time_flag   = ", has(&[Time])),
+        ("memory_flag     = ", has(&[Memory])),
+        ("partition_flag  = ", has(&[Partition, PartitionName])),
+        ("port_flag       = ", has(&[Port])),
+        ("priority_job_factor_flag   = ", has(&[PriorityJobFactor])),
+        ("priority_tier_flag   = ", has(&[PriorityTier])),
+        ("reason_flag     = ", has(&[Reason])),
+        ("reason_timestamp_flag = ", has(&[TimeStamp])),
+        ("reason_user_flag = ", has(&[User, UserLong])),
+        ("reservation_flag = ", o.reservation),
+        ("resv_name_flag   = ", has(&[Reservation])),
+        ("root_flag       = ", has(&[Root])),
+        ("oversubscribe_flag      = ", has(&[OverSubscribe])),
+        ("state_flag      = ", has(&[StateCompact, StateLong])),
+        ("statecomplete_flag = ", has(&[StateComplete])),
+        ("weight_flag     = ", has(&[Weight])),
+    ];
+    for (name, v) in flags {
+        if name.starts_with("resv_name_flag") && !spur_core::compat::profile().sinfo_reservation_field {
+            continue;
+        }
+        t.push_str(&format!("{}{}\n", name, b(v)));
+    }
+    t.push_str("-----------------------------\n\n");
+    t
+}
+
+/// What sinfo logs at `-v` about the select plugins it loads (24.11: two
+/// lines, recorded/24.11/query_surface/108; 22.05: its four).
+fn select_plugin_lines() -> String {
+    if spur_core::compat::profile().verbose_logs_select_plugins {
+        spur_cli_base::version::select_plugin_lines_22_05("sinfo")
+    } else {
+        "sinfo: select/cons_tres: init: select/cons_tres loaded\nsinfo: select/linear: init: Linear node selection plugin loaded with argument 20\n".into()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -997,7 +1117,8 @@ pub fn render(o: &SinfoOpts, view: &ClusterView) -> Output {
         }
     }
 
-    if !o.no_header && o.long {
+    // print_date: sinfo -l, -i and -v reports start with the date
+    if !o.no_header && (o.long || o.iterate > 0 || o.verbose > 0) {
         out.stdout.push_str(&crate::squeue::ctime_line(view.now));
         out.stdout.push('\n');
     }
@@ -1072,11 +1193,25 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             return emit(&o);
         }
     }
+    if opts.verbose > 0 && mime.is_none() {
+        emit(&Output { stdout: settings_text(&opts), stderr: select_plugin_lines(), code: 0 });
+    }
     let q = QueryRequest { jobs: false, partitions: true, nodes: true, ..Default::default() };
-    match rt.block_on(c.query(&q)) {
-        Ok(view) if mime.is_some() => emit(&json::sinfo(mime.as_ref().unwrap(), args, &view)),
-        Ok(view) => emit(&render(&opts, &view)),
-        Err(e) => emit(&load_error("slurm_load_partitions", &e)),
+    // -i N: the report, an empty line, N seconds' sleep, until killed
+    loop {
+        let out = match rt.block_on(c.query(&q)) {
+            Ok(view) => match &mime {
+                Some(m) => json::sinfo(m, args, &view),
+                None => render(&opts, &view),
+            },
+            Err(e) => load_error("slurm_load_partitions", &e),
+        };
+        let rc = emit(&out);
+        if opts.iterate == 0 {
+            return rc;
+        }
+        emit(&Output::ok("\n"));
+        std::thread::sleep(std::time::Duration::from_secs(opts.iterate.into()));
     }
 }
 
@@ -1230,5 +1365,24 @@ mod tests {
         assert!(l.contains("\nr1           ACTIVE"), "{}", l);
         assert!(l.ends_with("01:00:00  node[1-2]\n"), "{}", l);
         assert_eq!(run_view(&["-T"], &ClusterView::default()).stdout, "No reservations in the system\n");
+    }
+
+    /// `sinfo -v`'s settings block is the recorded one (24.11, no other
+    /// option: recorded/24.11/query_surface/108).
+    #[test]
+    fn verbose_settings_are_the_recorded_ones() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/recorded/24.11/query_surface/108.out");
+        let recorded = std::fs::read_to_string(path).expect("recording of sinfo -v");
+        let o = parse(&["-v".to_string()], &HashMap::new()).unwrap();
+        let text = settings_text(&o);
+        assert!(recorded.starts_with(&text), "{}", text);
+        let o = parse(&["-v", "-N", "-o", "%N %c %E", "-p", "debug"].map(String::from), &HashMap::new()).unwrap();
+        let text = settings_text(&o);
+        assert!(text.contains("format      = %N %c %E\n"));
+        assert!(text.contains("partition   = debug\n"));
+        assert!(text.contains("filtering   = true\n"));
+        assert!(text.contains("cpus_flag       = true\n"));
+        assert!(text.contains("reason_flag     = true\n"));
+        assert!(text.contains("state_flag      = false\n"));
     }
 }

@@ -22,6 +22,29 @@ use spur_grammar::jobref::{parse_squeue_jobs, Tasks};
 use spur_grammar::num::{atoi, strtol};
 use std::collections::{BTreeSet, HashMap};
 
+/// squeue's `params` as its `-v` prints them (opts.c `_print_options`):
+/// the texts of the options as given (or from their `SQUEUE_*` variables).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub all: bool,
+    pub federation: bool,
+    pub local: bool,
+    pub sibling: bool,
+    pub job_flag: bool,
+    pub start_flag: bool,
+    pub step_flag: bool,
+    pub format: Option<String>,
+    pub jobs: Option<String>,
+    pub licenses: Option<String>,
+    pub names: Option<String>,
+    pub partitions: Option<String>,
+    pub reservation: Option<String>,
+    pub sort: Option<String>,
+    pub states: Option<String>,
+    pub steps: Option<String>,
+    pub users: Option<String>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SqueueOpts {
     /// `-j` list as squeue reads it: (job id, array task id).
@@ -53,12 +76,36 @@ pub struct SqueueOpts {
     pub notme: bool,
     pub verbose: usize,
     pub expand_patterns: bool,
+    /// `-i N`: print the report every N seconds, each after a date line
+    /// (0: once).
+    pub iterate: u32,
+    /// `--noconvert`: memory in MB, never scaled to G or T.
+    pub noconvert: bool,
+    /// `--only-job-state`: the default layout is the id and the state.
+    pub only_job_state: bool,
+    /// The settings `-v` prints, as squeue keeps them (the option texts as
+    /// given: its `params`).
+    pub settings: Settings,
+    /// `SLURM_BITSTR_LEN` as libslurm reads it: the buffer a pending array's
+    /// task string is cut to (64 when unset or negative, at most 4096; 0:
+    /// whole, as `-r` sets it).
+    pub bitstr_len: usize,
     /// Diagnostics printed while parsing (e.g. `Invalid user`); render
     /// prints them first on stderr.
     pub warnings: String,
 }
 
-const SPECS: &[OptSpec] = &[
+/// The options of the imitated release (those added after 22.05 only
+/// when it has them: `Profile::query_options_after_22_05`).
+fn specs() -> Vec<OptSpec> {
+    if spur_core::compat::profile().query_options_after_22_05 {
+        SPECS.to_vec()
+    } else {
+        opts::without(SPECS, &["notme", "only-job-state", "expand-patterns"])
+    }
+}
+
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "autocomplete", Required, "autocomplete"),
     OptSpec::new(Some('A'), "accounts", Required, "A"),
     OptSpec::new(Some('a'), "all", None_, "a"),
@@ -237,7 +284,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     if env.contains_key("SQUEUE_PRIORITY") {
         o.priority = true;
     }
-    let p = opts::parse("squeue", SPECS, args, Mode::Permute);
+    o.bitstr_len = match env.get("SLURM_BITSTR_LEN").map(|v| atoi(v)) {
+        Some(n) if n >= 0 => n.min(4096) as usize,
+        _ => 64,
+    };
+    if let Some(v) = env.get("SLURM_CLUSTERS") {
+        return Err(spur_cli_base::clusters::unreachable("squeue", v, true));
+    }
+    let p = opts::parse("squeue", &specs(), args, Mode::Permute);
     let mut override_format_env = false;
     let mut job_flag = false;
     for (id, val) in &p.opts {
@@ -246,11 +300,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "A" => o.accounts = Some(str_list(&v)),
             "a" => all_flag = true,
             "h" => o.no_header = true,
-            "i"
-                // atoi, as squeue reads it
-                if atoi(&v) <= 0 => {
-                    return Err(err1(&format!("--iterate={}\n", v)));
-                }
+            // atoi, as squeue reads it
+            "i" if atoi(&v) <= 0 => return Err(err1(&format!("--iterate={}\n", v))),
+            "i" => o.iterate = atoi(&v) as u32,
+            "M" => return Err(spur_cli_base::clusters::unreachable("squeue", &v, false)),
+            "noconvert" => o.noconvert = true,
             "j" => {
                 if val.is_some() {
                     o.job_list = build_job_list(&v)?;
@@ -284,11 +338,23 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             "P" => o.priority = true,
             "q" => o.qos = Some(str_list(&v)),
             "R" => o.reservation = Some(v),
-            "r" => o.array = true,
+            "r" => {
+                o.array = true;
+                o.bitstr_len = 0; // squeue -r sets SLURM_BITSTR_LEN=0
+            }
             "s" => {
+                // a step list names `job.step` (no steps are listed: Spur
+                // has none yet); a bare job id is refused as squeue does
+                // (recorded/24.11/query_surface/053)
+                if let Some(list) = val {
+                    if let Some(bad) = list.split(',').find(|t| !t.is_empty() && !t.contains('.')) {
+                        return Err(err1(&format!("Invalid job_step id: {}.??", bad)));
+                    }
+                }
                 o.steps = true;
                 override_format_env = true;
             }
+            "only-job-state" => o.only_job_state = true,
             "S" => o.sort = Some(v),
             "t" => build_state_list(&v, &mut o)?,
             "u" => {
@@ -301,7 +367,14 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 Ok(h) => o.nodes = Some(h),
                 Err(_) => return Err(err1(&format!("'{}' invalid entry for --nodelist", v))),
             },
-            "help" => return Err(Output::ok(include_str!("text/squeue_help.txt"))),
+            "help" => {
+                // 22.05's text: recorded/22.05/query_surface (squeue 037, sinfo 107)
+                return Err(Output::ok(if spur_core::compat::profile().usage_texts_22_05 {
+                    include_str!("text/squeue_help_22_05.txt")
+                } else {
+                    include_str!("text/squeue_help.txt")
+                }));
+            }
             "usage" => return Err(Output::ok(usage_text())),
             "expand-patterns" => o.expand_patterns = true,
             "hide" => all_flag = false,
@@ -376,6 +449,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             o.partitions = Some(str_list(v));
         }
     }
+    if o.licenses.is_none() {
+        if let Some(v) = env.get("SQUEUE_LICENSES") {
+            o.licenses = Some(str_list(v));
+        }
+    }
     if o.qos.is_none() {
         if let Some(v) = env.get("SQUEUE_QOS") {
             o.qos = Some(str_list(v));
@@ -391,6 +469,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
             o.users = Some(build_user_list(&v.clone(), &mut o.warnings));
         }
     }
+    o.settings = settings(&p, env);
     if o.start && !o.steps {
         if o.format.is_none() {
             o.format = Some("%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".into());
@@ -873,8 +952,12 @@ fn time_cell(t: i64) -> Cell {
     }
 }
 
-fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
+fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
     use JF::*;
+    let expand = o.expand_patterns;
+    // --noconvert: megabytes as they are (`1024M`), never scaled
+    let mem =
+        |mb: u64| if o.noconvert && mb != 0 { format!("{}M", mb) } else { format::convert_num_unit(mb as f64, 2) };
     let j = r.job;
     let now = view.now;
     match f {
@@ -964,9 +1047,9 @@ fn value(r: &Rec, f: JF, view: &ClusterView, expand: bool) -> Cell {
         MaxCpus => Cell::s(j.num_cpus.to_string()),
         MaxNodes => Cell::s(j.desc.max_nodes.filter(|m| *m > 0).unwrap_or(j.num_nodes).to_string()),
         MinCpus => Cell::s(format::convert_num_unit(j.min_cpus_node() as f64, 0)),
-        MinMemory => Cell::s(format::convert_num_unit(min_memory_mb(j) as f64, 2)),
+        MinMemory => Cell::s(mem(min_memory_mb(j))),
         MinTime => Cell::s(format::secs_squeue(j.desc.time_min.unwrap_or(0) as i64 * 60)),
-        MinTmpDisk => Cell::s(format::convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)),
+        MinTmpDisk => Cell::s(mem(j.desc.tmp_disk_mb())),
         Name => Cell::s(j.desc.name.clone()),
         Nice => Cell::s(j.desc.nice.unwrap_or(0).to_string()),
         NodeList => Cell::uncut(job_nodes(j)),
@@ -1394,6 +1477,181 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
     Some(partial)
 }
 
+/// squeue's `params` for `-v`, from the parsed options in their order, the
+/// operand and the `SQUEUE_*` variables, in opts.c's order.
+fn settings(p: &opts::Parsed, env: &HashMap<String, String>) -> Settings {
+    let mut s = Settings {
+        all: env.contains_key("SQUEUE_ALL"),
+        sort: env.get("SQUEUE_SORT").cloned(),
+        federation: env.contains_key("SQUEUE_FEDERATION"),
+        local: env.contains_key("SQUEUE_LOCAL"),
+        sibling: env.contains_key("SQUEUE_SIB") || env.contains_key("SQUEUE_SIBLING"),
+        ..Settings::default()
+    };
+    let mut format_long = false;
+    for (id, val) in &p.opts {
+        let v = val.clone();
+        match *id {
+            "a" => s.all = true,
+            "j" => {
+                if v.is_some() {
+                    s.jobs = v;
+                }
+                s.job_flag = true;
+            }
+            "L" => s.licenses = v,
+            "local" => s.local = true,
+            "n" => s.names = v,
+            "O" if s.format.is_none() => format_long = true,
+            "o" => {
+                s.format = None;
+                if !format_long {
+                    s.format = v;
+                }
+            }
+            "p" => {
+                s.partitions = v;
+                s.all = true;
+            }
+            "R" => s.reservation = v,
+            "s" => {
+                if v.is_some() {
+                    s.steps = v;
+                }
+                s.step_flag = true;
+            }
+            "S" => s.sort = v,
+            "t" => s.states = v,
+            "u" => s.users = v,
+            "federation" => s.federation = true,
+            "hide" => s.all = false,
+            "me" => s.users = Some(nix::unistd::geteuid().to_string()),
+            "sibling" => s.sibling = true,
+            "start" => s.start_flag = true,
+            _ => {}
+        }
+    }
+    // SQUEUE_FORMAT, unless -o, -O, -l, -s or --start was given
+    if !p.opts.iter().any(|(id, _)| matches!(*id, "l" | "O" | "o" | "s" | "start")) {
+        if let Some(v) = env.get("SQUEUE_FORMAT") {
+            s.format = Some(v.clone());
+        }
+    }
+    if let Some(first) = p.operands.first() {
+        if s.job_flag {
+            s.jobs = Some(first.clone());
+        } else if s.step_flag {
+            s.steps = Some(first.clone());
+        }
+    }
+    if s.names.is_none() {
+        s.names = env.get("SQUEUE_NAMES").cloned();
+    }
+    if s.partitions.is_none() {
+        if let Some(v) = env.get("SQUEUE_LICENSES") {
+            s.licenses = Some(v.clone());
+        }
+        if let Some(v) = env.get("SQUEUE_PARTITION") {
+            s.partitions = Some(v.clone());
+            s.all = true;
+        }
+    }
+    if s.states.is_none() {
+        s.states = env.get("SQUEUE_STATES").cloned();
+    }
+    if s.users.is_none() {
+        s.users = env.get("SQUEUE_USERS").cloned();
+    }
+    if s.start_flag && !s.step_flag {
+        s.format.get_or_insert_with(|| "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R".into());
+        s.sort.get_or_insert_with(|| "S".into());
+        s.states.get_or_insert_with(|| "PD".into());
+    }
+    s
+}
+
+/// What `squeue -v` prints before its report (opts.c `_print_options`, the
+/// first level; recorded/24.11/query_surface/040). `only_job_state` is a
+/// line of 24.11's only.
+pub fn settings_text(o: &SqueueOpts) -> String {
+    let s = &o.settings;
+    let b = |x: bool| if x { "true" } else { "false" };
+    let n = |x: &Option<String>| x.clone().unwrap_or_else(|| "(null)".into());
+    let mut t = String::from("-----------------------------\n");
+    t.push_str(&format!("all         = {}\n", b(s.all)));
+    t.push_str(&format!("array       = {}\n", b(o.array)));
+    t.push_str(&format!("federation  = {}\n", b(s.federation)));
+    t.push_str(&format!("format      = {}\n", n(&s.format)));
+    t.push_str(&format!("iterate     = {}\n", o.iterate));
+    t.push_str(&format!("job_flag    = {}\n", s.job_flag as u8));
+    t.push_str(&format!("jobs        = {}\n", n(&s.jobs)));
+    t.push_str(&format!("licenses    = {}\n", n(&s.licenses)));
+    t.push_str(&format!("local       = {}\n", b(s.local)));
+    t.push_str(&format!("names       = {}\n", n(&s.names)));
+    let nodes = o.nodes.as_ref().map(|h| spur_grammar::hostlist::compress_sorted(h)).unwrap_or_default();
+    t.push_str(&format!("nodes       = {}\n", nodes));
+    if spur_core::compat::profile().query_options_after_22_05 {
+        t.push_str(&format!("only_job_state = {}\n", b(o.only_job_state)));
+    }
+    t.push_str(&format!("partitions  = {}\n", n(&s.partitions)));
+    t.push_str(&format!("priority    = {}\n", b(o.priority)));
+    t.push_str(&format!("reservation = {}\n", n(&s.reservation)));
+    t.push_str(&format!("sibling      = {}\n", b(s.sibling)));
+    t.push_str(&format!("sort        = {}\n", n(&s.sort)));
+    t.push_str(&format!("start_flag  = {}\n", s.start_flag as u8));
+    t.push_str(&format!("states      = {}\n", n(&s.states)));
+    t.push_str(&format!("step_flag   = {}\n", s.step_flag as u8));
+    t.push_str(&format!("steps       = {}\n", n(&s.steps)));
+    t.push_str(&format!("users       = {}\n", n(&s.users)));
+    t.push_str(&format!("verbose     = {}\n", o.verbose));
+    t.push_str("-----------------------------\n\n\n");
+    t
+}
+
+/// `squeue -s` rows. Spur has no job steps yet, but every running batch
+/// job has its batch step in Slurm (`1.batch`, named `batch`, on the batch
+/// host, as old as the job: recorded/24.11/query_surface/051), so those are
+/// listed, by partition and id, for the jobs `-j`, `-u` and `-p` select.
+fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String {
+    let mut jobs: Vec<&Job> = view
+        .jobs
+        .iter()
+        .filter(|j| matches!(j.state, JobState::Running | JobState::Suspended) && j.batch_flag > 0)
+        .filter(|j| !j.allocs.is_empty())
+        .filter(|j| o.job_list.is_empty() || o.job_list.iter().any(|(id, _)| *id == j.job_id || array_job_id(j) == *id))
+        .filter(|j| o.users.as_ref().is_none_or(|u| u.contains(&j.user_id)))
+        .filter(|j| o.partitions.as_ref().is_none_or(|p| p.contains(&j.partition)))
+        .collect();
+    jobs.sort_by(|a, b| (&a.partition, a.job_id).cmp(&(&b.partition, b.job_id)));
+    let mut out = String::new();
+    for j in jobs {
+        out.push_str(&format::render_line(items, |k| match *k {
+            JF::JobArrayId | JF::JobId => Cell::s(format!("{}.batch", j.display_id())),
+            JF::Name => Cell::s("batch"),
+            JF::Partition => Cell::s(j.partition.clone()),
+            JF::UserName => Cell::s(j.user_name.clone()),
+            JF::TimeUsed => Cell { text: Some(format::secs_squeue(time_used(j, view.now))), cut: false },
+            JF::NodeList | JF::ReasonList => Cell::s(j.allocs[0].node.clone()),
+            _ => Cell::s("N/A"),
+        }));
+    }
+    out
+}
+
+/// A pending array's task string as libslurm hands it over
+/// (slurm_protocol_defs.c): written into a buffer of `len` bytes (bitstring.c
+/// `bit_fmt`, which snprintf cuts), and when it fills the buffer's last
+/// three places they become dots at `len-2`, `len-3` and `len-4` (for
+/// `len` 3: `..`, recorded/24.11/query_surface/087). `len` 0: whole.
+pub fn cut_bitstr(full: &str, len: usize) -> String {
+    if len == 0 || full.len() + 3 <= len {
+        return full.to_string();
+    }
+    let keep = len.saturating_sub(4).min(full.len());
+    let dots = len.saturating_sub(1) - keep;
+    format!("{}{}", &full[..keep], ".".repeat(dots.min(3)))
+}
+
 /// `Sun Nov 29 23:04:43 2026` (`print_date`).
 pub fn ctime_line(t: i64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -1480,7 +1738,10 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
     } else if o.steps {
         ("%.15i %.8j %.9P %.8u %.9M %N", false)
     } else {
-        fmt_long = if o.long {
+        // --only-job-state: the id and the state (recorded/24.11/query_surface/055)
+        fmt_long = if o.only_job_state {
+            "jobarrayid:.18 ,statecompact:.2"
+        } else if o.long {
             "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,timelimit:.9 ,numnodes:.6 ,reasonlist:0"
         } else {
             "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,statecompact:.2 ,timeused:.10 ,numnodes:.6 ,reasonlist:0"
@@ -1536,14 +1797,26 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         None => view.jobs.iter().collect(),
     };
 
-    if !o.no_header && o.long {
+    // print_date: squeue -l, -i and -v reports start with the date
+    if !o.no_header && (o.long || o.iterate > 0 || o.verbose > 0) {
         out.stdout.push_str(&ctime_line(view.now));
         out.stdout.push('\n');
     }
+    // -v: what was loaded (the time normalised by the recordings' rule R2)
+    if o.verbose > 0 {
+        out.stdout.push_str(&format!("last_update_time={} records={}\n", view.now, view.jobs.len()));
+    }
     if !o.no_header {
-        out.stdout.push_str(&format::render_line(items, |k| header(*k)));
+        out.stdout.push_str(&format::render_line(items, |k| {
+            if o.steps && *k == JF::JobArrayId {
+                Cell::s("STEPID")
+            } else {
+                header(*k)
+            }
+        }));
     }
     if o.steps {
+        out.stdout.push_str(&batch_steps(o, view, items));
         return out;
     }
 
@@ -1565,7 +1838,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                     // no task left (the whole array ended while pending):
                     // slurmctld sends no task string, squeue shows the plain id
                 } else {
-                    let mut s = spur_core::model::ranges(&tasks);
+                    let mut s = cut_bitstr(&spur_core::model::ranges(&tasks), o.bitstr_len);
                     if a.max_running > 0 {
                         s.push_str(&format!("%{}", a.max_running));
                     }
@@ -1641,10 +1914,10 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
                 let mut x = r.clone();
                 x.task_str = None;
                 x.task_id = Some(t);
-                out.stdout.push_str(&format::render_line(items, |k| value(&x, *k, view, o.expand_patterns)));
+                out.stdout.push_str(&format::render_line(items, |k| value(&x, *k, view, o)));
             }
         } else {
-            out.stdout.push_str(&format::render_line(items, |k| value(r, *k, view, o.expand_patterns)));
+            out.stdout.push_str(&format::render_line(items, |k| value(r, *k, view, o)));
         }
     }
     out
@@ -1693,15 +1966,33 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         user_id,
         ..Default::default()
     };
-    match rt.block_on(c.query(&q)) {
-        Ok(view) => {
-            let (uid, name) = caller();
-            if let Some(m) = &mime {
-                return emit(&json::squeue(&opts, m, args, &view, uid));
-            }
-            emit(&render(&opts, &view, uid, &name))
+    if opts.verbose > 0 && mime.is_none() {
+        let mut o = Output::ok(settings_text(&opts));
+        if spur_core::compat::profile().verbose_logs_select_plugins {
+            o.stderr = spur_cli_base::version::select_plugin_lines_22_05("squeue");
         }
-        Err(e) => emit(&load_error("slurm_load_jobs error", &e)),
+        emit(&o);
+    }
+    // -i N: the report, an empty line, N seconds' sleep, until killed (an
+    // error ends no iteration; the exit status is that of the last one)
+    loop {
+        let out = match rt.block_on(c.query(&q)) {
+            Ok(view) => {
+                let (uid, name) = caller();
+                if let Some(m) = &mime {
+                    json::squeue(&opts, m, args, &view, uid)
+                } else {
+                    render(&opts, &view, uid, &name)
+                }
+            }
+            Err(e) => load_error("slurm_load_jobs error", &e),
+        };
+        let rc = emit(&out);
+        if opts.iterate == 0 {
+            return rc;
+        }
+        emit(&Output::ok("\n"));
+        std::thread::sleep(std::time::Duration::from_secs(opts.iterate.into()));
     }
 }
 
@@ -1935,5 +2226,35 @@ mod tests {
         assert_eq!(e.code, 1);
         assert_eq!(e.stderr, "squeue: error: Unrecognized option: 4\n");
         assert!(e.stdout.starts_with("Usage: squeue"));
+    }
+
+    #[test]
+    fn array_task_strings_are_cut_as_libslurm_cuts_them() {
+        assert_eq!(cut_bitstr("1-10", 3), "..");
+        assert_eq!(cut_bitstr("1-10", 0), "1-10");
+        assert_eq!(cut_bitstr("1-10", 7), "1-10");
+        assert_eq!(cut_bitstr("1-10", 6), "1-...");
+        assert_eq!(cut_bitstr("1,3,5,7,9,11", 8), "1,3,...");
+        assert_eq!(cut_bitstr("1-10", 1), "");
+    }
+
+    /// `squeue -v`'s settings block is the recorded one (24.11, no other
+    /// option: recorded/24.11/query_surface/040).
+    #[test]
+    fn verbose_settings_are_the_recorded_ones() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../conformance/recorded/24.11/query_surface/040.out");
+        let recorded = std::fs::read_to_string(path).expect("recording of squeue -v");
+        let o = parse(&["-v".to_string()], &HashMap::new()).unwrap();
+        let text = settings_text(&o);
+        assert!(recorded.starts_with(&text), "{}", text);
+        let o = parse(&["-v", "-p", "debug", "-t", "PD", "--start", "-u", "root"].map(String::from), &HashMap::new())
+            .unwrap();
+        let text = settings_text(&o);
+        assert!(text.contains("all         = true\n"));
+        assert!(text.contains("partitions  = debug\n"));
+        assert!(text.contains("states      = PD\n"));
+        assert!(text.contains("start_flag  = 1\n"));
+        assert!(text.contains("format      = %.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R\n"));
+        assert!(text.contains("users       = root\n"));
     }
 }

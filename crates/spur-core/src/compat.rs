@@ -181,6 +181,20 @@ pub struct Profile {
     /// A requeued job and a `NumNodes=` update keep only the minimum node
     /// count (`NumNodes=2`, 24.11 `2-2`: recorded/22.05/scontrol/131).
     pub node_count_min_only: bool,
+    /// At `-v`, loading the job list logs the four select plugins it loaded
+    /// (`scancel: select/cons_tres: common_init: select/cons_tres loaded`,
+    /// ...: recorded/22.05/query_surface/146).
+    pub verbose_logs_select_plugins: bool,
+    /// A cluster name that cannot be resolved (`-M`, `SLURM_CLUSTERS`) ends
+    /// with `fatal: Could not get cluster information`, and the variable is
+    /// named `--cluster` too (22.05: no fatal line, `SLURM_CLUSTERS`:
+    /// recorded/*/query_surface/029, 034).
+    pub clusters_error_fatal: bool,
+    /// The options squeue, sinfo and scancel gained after 22.05: squeue
+    /// `--notme`, `--only-job-state`, `--expand-patterns`, sinfo
+    /// `-F/--future`, scancel `-c/--cron` (22.05: unrecognized,
+    /// recorded/22.05/query_surface/020, 055, 061, 113, 164).
+    pub query_options_after_22_05: bool,
 }
 
 /// Slurm 24.11.5, the default.
@@ -221,6 +235,9 @@ pub const SLURM_24_11: Profile = Profile {
     resume_forgets_reason: false,
     signal_death_is_launch_failure: false,
     node_count_min_only: false,
+    verbose_logs_select_plugins: false,
+    clusters_error_fatal: true,
+    query_options_after_22_05: true,
 };
 
 /// Slurm 22.05.8 (Debian 12).
@@ -261,6 +278,9 @@ pub const SLURM_22_05: Profile = Profile {
     resume_forgets_reason: true,
     signal_death_is_launch_failure: true,
     node_count_min_only: true,
+    verbose_logs_select_plugins: true,
+    clusters_error_fatal: false,
+    query_options_after_22_05: false,
 };
 
 static RELEASE: OnceLock<Release> = OnceLock::new();

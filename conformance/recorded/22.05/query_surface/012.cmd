@@ -1,0 +1,2 @@
+run
+timeout 3 stdbuf -oL squeue -i 2

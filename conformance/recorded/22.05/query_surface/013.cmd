@@ -1,0 +1,2 @@
+run
+timeout 3 stdbuf -oL squeue --iterate=2 -h -o '%i %j %T'

@@ -1,0 +1,2 @@
+run as=spurtest
+squeue --me -o '%i %j %u'

@@ -1,0 +1,2 @@
+run as=spurtest
+squeue --me --notme -h -o '%i'

@@ -1,0 +1,2 @@
+run
+squeue --noconvert -O JobID,MinMemory

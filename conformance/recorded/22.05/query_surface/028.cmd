@@ -1,0 +1,2 @@
+run
+squeue --federation --local -h -o '%i'

@@ -1,0 +1,2 @@
+run
+squeue --clusters=spur -h -o '%i %j'

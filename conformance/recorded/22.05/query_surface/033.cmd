@@ -1,0 +1,2 @@
+run
+squeue -M all -h -o '%i'

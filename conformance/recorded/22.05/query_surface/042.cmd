@@ -1,0 +1,2 @@
+run
+squeue --hide -h -o '%i'

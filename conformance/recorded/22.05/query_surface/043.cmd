@@ -1,0 +1,2 @@
+run
+squeue -P -h -o '%i %j'

@@ -1,0 +1,2 @@
+run
+squeue -A nosuch -h -o '%i'

@@ -1,0 +1,2 @@
+run
+squeue -L nosuch -h -o '%i'

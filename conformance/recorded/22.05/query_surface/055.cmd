@@ -1,0 +1,2 @@
+run
+squeue --only-job-state -o '%i %T'

@@ -1,0 +1,2 @@
+run
+squeue --expand-patterns -h -o '%i %j'

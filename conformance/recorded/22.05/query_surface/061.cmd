@@ -1,0 +1,2 @@
+run
+SQUEUE_FORMAT='%i %j %T' squeue

@@ -1,0 +1,2 @@
+run
+SQUEUE_SORT=-i squeue -h -o '%i' -S i

@@ -1,0 +1,2 @@
+run
+SQUEUE_ALL=1 squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+SQUEUE_NAMES=alpha,beta squeue -h -o '%i %j'

@@ -1,0 +1,2 @@
+run
+SQUEUE_PARTITION=nosuch squeue -h -o '%i'

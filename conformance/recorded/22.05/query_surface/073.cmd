@@ -1,0 +1,2 @@
+run
+SQUEUE_USERS=spurtest squeue -h -o '%i %u'

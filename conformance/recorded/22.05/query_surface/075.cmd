@@ -1,0 +1,2 @@
+run
+SQUEUE_STATES=PD squeue -h -o '%i %T'

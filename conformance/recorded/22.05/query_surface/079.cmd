@@ -1,0 +1,2 @@
+run
+SQUEUE_QOS=normal squeue -h -o '%i'

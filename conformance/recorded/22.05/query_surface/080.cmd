@@ -1,0 +1,2 @@
+run
+SQUEUE_LICENSES=nosuch squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+SQUEUE_SIBLING=1 squeue -h -o '%i'

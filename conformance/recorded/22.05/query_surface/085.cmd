@@ -1,0 +1,2 @@
+run
+SLURM_TIME_FORMAT=standard squeue -h -o '%i %V'

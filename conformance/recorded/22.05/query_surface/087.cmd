@@ -1,0 +1,2 @@
+run
+SLURM_BITSTR_LEN=3 squeue

@@ -1,0 +1,2 @@
+run
+sinfo --noconvert -o '%N %m'

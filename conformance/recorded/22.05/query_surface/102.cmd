@@ -1,0 +1,2 @@
+run
+SLURM_CLUSTERS=spur sinfo -h

@@ -1,0 +1,2 @@
+run
+sinfo -O 'Partition:3,Nodes:.2'

@@ -1,0 +1,2 @@
+run
+sinfo -O 'NodeList:,CPUs:'

@@ -1,0 +1,2 @@
+run
+SINFO_SORT=-N sinfo -N -h -o '%N'

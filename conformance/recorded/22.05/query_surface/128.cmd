@@ -1,0 +1,2 @@
+run
+SINFO_LOCAL=1 sinfo -h

@@ -1,0 +1,2 @@
+run
+scancel -M nosuch $J3

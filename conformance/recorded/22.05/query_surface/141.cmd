@@ -1,0 +1,2 @@
+run
+scancel -M spur -n nosuch

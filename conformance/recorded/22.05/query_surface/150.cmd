@@ -1,0 +1,2 @@
+run
+scancel --nodelist=node4 -v

@@ -1,0 +1,2 @@
+run
+scancel -t RUNNING -u nobody

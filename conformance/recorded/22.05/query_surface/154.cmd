@@ -1,0 +1,2 @@
+run
+scancel --me -n nosuch

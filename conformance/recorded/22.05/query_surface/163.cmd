@@ -1,0 +1,2 @@
+run
+scancel --cron -n nosuch -v

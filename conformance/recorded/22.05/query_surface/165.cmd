@@ -1,0 +1,2 @@
+run
+scancel --interactive -n nosuch -v

@@ -1,0 +1,2 @@
+run
+scancel --sibling=spur -n nosuch

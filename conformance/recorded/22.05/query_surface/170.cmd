@@ -1,0 +1,2 @@
+run
+scancel --signal=TERM -n nosuch -v

@@ -1,0 +1,2 @@
+run
+scancel -n gamma -u spurtest

@@ -1,0 +1,2 @@
+run
+scancel -p debug -n nosuch -t PD

@@ -1,0 +1,2 @@
+run
+SCANCEL_ACCOUNT=nosuch scancel -v

@@ -1,0 +1,2 @@
+run
+SCANCEL_PARTITION=nosuch scancel

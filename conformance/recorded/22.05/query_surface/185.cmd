@@ -1,0 +1,2 @@
+run
+SCANCEL_WCKEY=nosuch scancel

@@ -1,0 +1,2 @@
+run
+SCANCEL_VERBOSE=maybe scancel -n nosuch

@@ -1,0 +1,2 @@
+run
+SCANCEL_BATCH=1 scancel -n nosuch

@@ -1,0 +1,2 @@
+run
+SCANCEL_FULL=true scancel -n nosuch -v

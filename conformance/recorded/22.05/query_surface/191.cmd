@@ -1,0 +1,2 @@
+run
+SCANCEL_FULL=x scancel -n nosuch

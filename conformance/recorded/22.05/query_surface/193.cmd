@@ -1,0 +1,2 @@
+run
+SCANCEL_INTERACTIVE=x scancel -n nosuch

@@ -1,0 +1,2 @@
+run
+SCANCEL_HURRY=1 scancel -n nosuch -v

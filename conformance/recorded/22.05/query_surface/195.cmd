@@ -1,0 +1,2 @@
+run
+SCANCEL_CTLD=1 scancel -n nosuch -v

@@ -1,0 +1,2 @@
+run
+scancel -v -t PD -u spurtest

@@ -1,0 +1,2 @@
+run
+scancel -v ${J4}_[2-3]

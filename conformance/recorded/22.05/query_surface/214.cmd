@@ -1,0 +1,2 @@
+run
+squeue -t all -j $J4

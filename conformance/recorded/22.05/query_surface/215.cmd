@@ -1,0 +1,2 @@
+run
+scancel -v $J1

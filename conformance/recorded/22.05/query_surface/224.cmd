@@ -1,0 +1,2 @@
+run
+SLURM_DEBUG_FLAGS=Protocol scancel -n nosuch

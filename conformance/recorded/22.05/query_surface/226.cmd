@@ -1,0 +1,2 @@
+run
+SLURM_TIME_FORMAT='%Y' sinfo -R -o '%N %H %E'

@@ -1,0 +1,2 @@
+run
+SLURM_TIME_FORMAT=standard sinfo -R -o '%N %H %E'

@@ -1,0 +1,2 @@
+run
+squeue -i 0

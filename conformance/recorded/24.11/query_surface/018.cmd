@@ -1,0 +1,2 @@
+run
+squeue --me -o '%i %j %u'

@@ -1,0 +1,2 @@
+run
+squeue --notme -h -o '%i %u'

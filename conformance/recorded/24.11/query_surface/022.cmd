@@ -1,0 +1,2 @@
+run
+squeue -o '%i %m'

@@ -1,0 +1,2 @@
+run
+squeue --noconvert -o '%i %m'

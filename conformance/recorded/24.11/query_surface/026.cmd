@@ -1,0 +1,2 @@
+run
+squeue --local -h -o '%i'

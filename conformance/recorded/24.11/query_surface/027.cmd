@@ -1,0 +1,2 @@
+run
+squeue --sibling -h -o '%i'

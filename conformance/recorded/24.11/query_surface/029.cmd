@@ -1,0 +1,2 @@
+run
+squeue -M spur

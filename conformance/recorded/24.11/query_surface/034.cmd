@@ -1,0 +1,2 @@
+run
+SLURM_CLUSTERS=spur squeue -h -o '%i'

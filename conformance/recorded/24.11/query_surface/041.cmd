@@ -1,0 +1,2 @@
+run
+squeue -a -h -o '%i'

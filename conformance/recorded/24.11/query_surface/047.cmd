@@ -1,0 +1,2 @@
+run
+squeue -q normal -h -o '%i'

@@ -1,0 +1,2 @@
+run
+squeue -q nosuch -h -o '%i'

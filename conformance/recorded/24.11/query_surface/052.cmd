@@ -1,0 +1,2 @@
+run
+squeue --steps=$J1

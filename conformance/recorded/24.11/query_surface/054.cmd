@@ -1,0 +1,2 @@
+run
+squeue --only-job-state -t PD -h

@@ -1,0 +1,2 @@
+run
+squeue -O 'JobID:,Name:'

@@ -1,0 +1,2 @@
+run
+squeue -r -h -o '%i %K'

@@ -1,0 +1,2 @@
+run
+SQUEUE_FORMAT='%i' SQUEUE_FORMAT2='Name' squeue

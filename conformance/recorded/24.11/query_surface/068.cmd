@@ -1,0 +1,2 @@
+run
+SQUEUE_ARRAY=1 squeue -h -o '%i %j'

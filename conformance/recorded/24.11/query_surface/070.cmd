@@ -1,0 +1,2 @@
+run
+SQUEUE_NAMES=alpha squeue -h -o '%i %j' -n gamma

@@ -1,0 +1,2 @@
+run
+SQUEUE_PARTITION=debug squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+SQUEUE_USERS=nosuchuser squeue -h -o '%i %u'

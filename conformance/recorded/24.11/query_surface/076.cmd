@@ -1,0 +1,2 @@
+run
+SQUEUE_STATES=bogus squeue -h -o '%i %T'

@@ -1,0 +1,2 @@
+run
+SQUEUE_ACCOUNT=nosuch squeue -h -o '%i'

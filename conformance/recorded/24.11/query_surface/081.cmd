@@ -1,0 +1,2 @@
+run
+SQUEUE_PRIORITY=1 squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+SQUEUE_FEDERATION=1 squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+SQUEUE_LOCAL=1 squeue -h -o '%i'

@@ -1,0 +1,2 @@
+run
+timeout 3 stdbuf -oL sinfo -i 2

@@ -1,0 +1,2 @@
+run
+timeout 3 stdbuf -oL sinfo --iterate=2 -h -N -o '%N %t'

@@ -1,0 +1,2 @@
+run
+sinfo --noconvert -O NodeList,Memory,AllocMem

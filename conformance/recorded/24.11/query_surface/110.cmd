@@ -1,0 +1,2 @@
+run
+sinfo --exact -o '%P %c %m'

@@ -1,0 +1,2 @@
+run
+SINFO_FORMAT='%P %D %t' sinfo -o '%P'

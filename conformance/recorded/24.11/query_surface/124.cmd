@@ -1,0 +1,2 @@
+run
+SINFO_PARTITION=debug sinfo -h

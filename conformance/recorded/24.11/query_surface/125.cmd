@@ -1,0 +1,2 @@
+run
+SINFO_PARTITION=nosuch sinfo -h

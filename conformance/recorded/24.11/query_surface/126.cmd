@@ -1,0 +1,2 @@
+run
+SINFO_ALL=1 sinfo -h

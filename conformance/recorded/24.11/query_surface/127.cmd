@@ -1,0 +1,2 @@
+run
+SINFO_FEDERATION=1 sinfo -h

@@ -1,0 +1,2 @@
+run
+SCONTROL_FUTURE=1 sinfo -h

@@ -1,0 +1,2 @@
+run
+scancel -u nosuchuser

@@ -1,0 +1,2 @@
+run
+scancel -R nosuch

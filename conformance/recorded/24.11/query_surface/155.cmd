@@ -1,0 +1,2 @@
+run
+scancel --ctld -n nosuch

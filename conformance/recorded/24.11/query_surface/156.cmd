@@ -1,0 +1,2 @@
+run
+scancel -b -n nosuch

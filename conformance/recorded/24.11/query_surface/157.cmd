@@ -1,0 +1,2 @@
+run
+scancel --batch -n nosuch -v

@@ -1,0 +1,2 @@
+run
+scancel --hurry -n nosuch -v

@@ -1,0 +1,2 @@
+run
+scancel --quiet -n nosuch -v

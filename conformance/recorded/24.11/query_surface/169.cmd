@@ -1,0 +1,2 @@
+run
+scancel -s USR1 -n nosuch

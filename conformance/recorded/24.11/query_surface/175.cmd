@@ -1,0 +1,2 @@
+run
+scancel -v 99999

@@ -1,0 +1,2 @@
+run
+scancel 99999 -n gamma

@@ -1,0 +1,2 @@
+run
+SCANCEL_QOS=nosuch scancel

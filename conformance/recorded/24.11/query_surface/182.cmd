@@ -1,0 +1,2 @@
+run
+SCANCEL_USER=nobody scancel -v

@@ -1,0 +1,2 @@
+run
+SCANCEL_STATE=bogus scancel -n nosuch

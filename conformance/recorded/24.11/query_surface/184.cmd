@@ -1,0 +1,2 @@
+run
+SCANCEL_STATE=RUNNING scancel -n nosuch -v

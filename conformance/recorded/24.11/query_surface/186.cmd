@@ -1,0 +1,2 @@
+run
+SCANCEL_VERBOSE=true scancel -n nosuch

@@ -1,0 +1,2 @@
+run
+SCANCEL_BATCH=true scancel -n nosuch -v

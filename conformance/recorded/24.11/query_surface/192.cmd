@@ -1,0 +1,2 @@
+run
+SCANCEL_INTERACTIVE=false scancel -n nosuch -v

@@ -1,0 +1,2 @@
+run
+SCANCEL_CRON=1 scancel -n nosuch -v

@@ -1,0 +1,2 @@
+run
+SCANCEL_NAME=nosuch scancel -n gamma -v

@@ -1,0 +1,2 @@
+run
+scancel -i $J3

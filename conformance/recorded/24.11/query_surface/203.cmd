@@ -1,0 +1,2 @@
+run
+squeue -h -o '%i %T' -j $J3

@@ -1,0 +1,2 @@
+run
+squeue -h -t all -o '%i %T' -j $J5

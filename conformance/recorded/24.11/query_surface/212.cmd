@@ -1,0 +1,2 @@
+run
+scancel -p debug -t PD --me -v
