@@ -132,6 +132,12 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
                 }
                 fields.push((k.into(), v.into()));
             }
+            "Flags" => {
+                if v.split(',').any(|f| !f.trim().is_empty() && !known_flag(f)) {
+                    return Err(fail(format!("Error parsing flags {}.  {}", v, msg)));
+                }
+                fields.push((k.into(), v.into()));
+            }
             "NodeCnt" => {
                 if v.contains(',') {
                     return Err(fail("Using a comma separated array for NodeCnt is no longer valid.".into()));
@@ -180,6 +186,38 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
     let spec = spec_of(name, &fields, now());
     let req = if action == "create" { ReservationRequest::Create(spec) } else { ReservationRequest::Update(spec) };
     Ok(ScontrolCmd::Reservation { arg: String::new(), req })
+}
+
+/// A reservation flag scontrol knows (any case, a leading `-` to clear it,
+/// `PURGE_COMP=time` with its value).
+fn known_flag(f: &str) -> bool {
+    const FLAGS: &[&str] = &[
+        "ANY_NODES",
+        "DAILY",
+        "FLEX",
+        "HOURLY",
+        "IGNORE_JOBS",
+        "LICENSE_ONLY",
+        "MAGNETIC",
+        "MAINT",
+        "NO_HOLD_JOBS_AFTER",
+        "NO_USER_DELETE",
+        "OVERLAP",
+        "PART_NODES",
+        "PURGE_COMP",
+        "REPLACE",
+        "REPLACE_DOWN",
+        "SPEC_NODES",
+        "STATIC_ALLOC",
+        "TIME_FLOAT",
+        "USER_DELETE",
+        "WEEKDAY",
+        "WEEKEND",
+        "WEEKLY",
+    ];
+    let f = f.trim().trim_start_matches(['-', '+']);
+    let word = f.split_once('=').map_or(f, |(w, _)| w);
+    !word.is_empty() && FLAGS.iter().any(|k| k.eq_ignore_ascii_case(word))
 }
 
 fn now() -> i64 {
@@ -346,6 +384,23 @@ mod tests {
                 .err()
                 .unwrap();
         assert_eq!(e.stderr, "scontrol: error: Invalid duration Duration=bogus.  No reservation created.\n");
+        let e = parse(
+            "create",
+            &args(&[
+                "reservation",
+                "ReservationName=b",
+                "StartTime=now",
+                "Duration=5",
+                "Users=root",
+                "Nodes=n1",
+                "Flags=BOGUS",
+            ]),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.stderr, "scontrol: error: Error parsing flags BOGUS.  No reservation created.\n");
+        assert!(known_flag("maint") && known_flag("-DAILY") && known_flag("PURGE_COMP=5"));
+        assert!(!known_flag("") && !known_flag("bogus"));
         let e = parse("create", &args(&["res", "ReservationName=b", "StartTime=now", "Duration=60", "Users=root"]))
             .err()
             .unwrap();

@@ -1188,9 +1188,14 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 u.default_time = Some(m);
             }
         } else if kw(t, "maxnodes", 4) || kw(t, "minnodes", 2) {
+            let key = if kw(t, "maxnodes", 4) { "MaxNodes" } else { "MinNodes" };
             match count(v) {
-                Ok(n) if kw(t, "maxnodes", 4) => u.max_nodes = Some(n),
+                Ok(n) if key == "MaxNodes" => u.max_nodes = Some(n),
                 Ok(n) => u.min_nodes = Some(n),
+                // not a number at all: scontrol itself refuses it
+                Err(_) if !v.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                    return error(&[format!("Invalid numeric value \"{}\" for {}.", v, key)])
+                }
                 Err(code) => invalid = invalid.or(Some(code)),
             }
         } else if kw(t, "default", 7) {
@@ -1226,6 +1231,12 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 Err(code) => invalid = invalid.or(Some(code)),
             }
         } else if kw(t, "oversubscribe", 5) || kw(t, "shared", 2) {
+            if !oversubscribe_ok(v) {
+                return error(&[
+                    format!("Invalid input: {}", arg),
+                    "Acceptable OverSubscribe values are NO, EXCLUSIVE, YES:#, and FORCE:#".into(),
+                ]);
+            }
             u.oversubscribe = Some(v.to_string());
         } else if kw(t, "allowgroups", 6) {
             u.unsupported.push(rq::UnsupportedPartitionField::AllowGroups);
@@ -2860,6 +2871,21 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     s.exit_code
 }
 
+/// A partition's `OverSubscribe=` value as scontrol accepts it: NO,
+/// EXCLUSIVE, YES or FORCE (any case), the last two optionally `:count`.
+fn oversubscribe_ok(v: &str) -> bool {
+    let (word, n) = match v.split_once(':') {
+        Some((w, n)) => (w, Some(n)),
+        None => (v, None),
+    };
+    let upper = word.to_ascii_uppercase();
+    match upper.as_str() {
+        "NO" | "EXCLUSIVE" => n.is_none(),
+        "YES" | "FORCE" => n.is_none_or(|n| n.parse::<u32>().is_ok()),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3004,8 +3030,19 @@ mod tests {
         assert_eq!(parse(&args(&["bogus"]), &e).unwrap_err().stderr, "invalid keyword: bogus\n");
         assert_eq!(
             err(&["update", "PartitionName=debug", "MaxNodes=many"]).stderr,
-            "slurm_update error: Node count specification invalid\n"
+            "scontrol: error: Invalid numeric value \"many\" for MaxNodes.\n"
         );
+        assert_eq!(
+            err(&["update", "PartitionName=debug", "OverSubscribe=bogus"]).stderr,
+            "scontrol: error: Invalid input: OverSubscribe=bogus\n\
+             scontrol: error: Acceptable OverSubscribe values are NO, EXCLUSIVE, YES:#, and FORCE:#\n"
+        );
+        for ok in ["NO", "exclusive", "YES:4", "FORCE", "force:2"] {
+            assert!(oversubscribe_ok(ok), "{}", ok);
+        }
+        for bad in ["", "YES:x", "NO:2", "sometimes"] {
+            assert!(!oversubscribe_ok(bad), "{}", bad);
+        }
         assert_eq!(
             parse(&args(&["show", "bogus"]), &e).unwrap_err().stderr,
             "invalid entity:bogus for keyword:show \n"
