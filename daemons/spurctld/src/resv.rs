@@ -148,6 +148,9 @@ pub fn plan(st: &State, req: &ReservationRequest, unknown: &UnknownUsers, now: i
                 (None, None) => 365 * 86400,
             };
             let users = unknown.check(&spec.users.as_ref().map(new_users).unwrap_or_default())?;
+            if spec.partition.as_deref().is_some_and(|p| st.partition(p).is_none()) {
+                return Err(ESLURM_INVALID_PARTITION_NAME);
+            }
             let mut flags = flags(spec.flags.as_deref().unwrap_or(&[]));
             let all_nodes = spec.nodes.as_deref().map(|v| v.eq_ignore_ascii_case("ALL")).unwrap_or(false);
             let (nodes, spec_nodes, partition) = match (spec.nodes.as_deref(), node_count) {

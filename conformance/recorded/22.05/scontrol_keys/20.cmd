@@ -1,2 +1,0 @@
-run
-scontrol update PartitionName=debug MaxTime=2:00:00

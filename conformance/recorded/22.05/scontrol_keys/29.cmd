@@ -1,2 +1,0 @@
-run
-scontrol update PartitionName=debug PriorityJobFactor=3

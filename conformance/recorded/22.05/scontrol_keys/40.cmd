@@ -1,2 +1,0 @@
-run
-scontrol update PartitionName=debug Nodes='node[1-4]'

@@ -1,2 +1,0 @@
-run
-scontrol update PartitionName=debug MaxTime=INFINITE DefaultTime=NONE MaxNodes=UNLIMITED AllowGroups=ALL

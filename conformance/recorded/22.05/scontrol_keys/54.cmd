@@ -1,2 +1,0 @@
-run
-scontrol create reservation ReservationName=k5 StartTime=now+2hours Duration=30 Users=root Nodes=node4 PartitionName=nosuch

@@ -1,2 +1,0 @@
-run
-scontrol update ReservationName=k1 Flags=WEEKLY

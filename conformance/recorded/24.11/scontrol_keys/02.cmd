@@ -1,2 +1,0 @@
-run
-scontrol update NodeName=node2 Extra=extra1

@@ -1,2 +1,0 @@
-run
-scontrol show node node2

@@ -1,2 +1,0 @@
-run
-scontrol create reservation ReservationName=k3 StartTime=now+2hours Duration=30 Users=root Nodes=node3 Flags=DAILY

@@ -1,2 +1,0 @@
-run
-scontrol create reservation ReservationName=k4 StartTime=now+2hours Duration=30 Users=root Nodes=node4 Flags=BOGUS

@@ -1,2 +1,0 @@
-run
-scontrol delete ReservationName=k1
