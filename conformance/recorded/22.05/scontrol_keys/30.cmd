@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=nosuch MaxTime=10

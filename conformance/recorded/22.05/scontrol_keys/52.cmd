@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=k1 Flags=WEEKLY

@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug MaxTime=2:00:00

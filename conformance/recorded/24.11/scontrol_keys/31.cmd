@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug MaxTime=INFINITE DefaultTime=NONE MaxNodes=UNLIMITED

@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug Nodes='node[1-4]'
