@@ -134,7 +134,11 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             }
             "Flags" => {
                 if v.split(',').any(|f| !f.trim().is_empty() && !known_flag(f)) {
-                    return Err(fail(format!("Error parsing flags {}.  {}", v, msg)));
+                    let tail = if action == "update" { crate::scontrol::no_error_22_05() } else { "" };
+                    return Err(Output::err(
+                        format!("scontrol: error: Error parsing flags {}.  {}\n{}", v, msg, tail),
+                        1,
+                    ));
                 }
                 fields.push((k.into(), v.into()));
             }

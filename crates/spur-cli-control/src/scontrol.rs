@@ -1161,8 +1161,10 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 Ok(kw(v, "yes", 1))
             } else {
                 Err(err_out(format!(
-                    "scontrol: error: Invalid input: {}\nscontrol: error: Acceptable {} values are YES and NO\n",
-                    arg, key
+                    "scontrol: error: Invalid input: {}\nscontrol: error: Acceptable {} values are YES and NO\n{}",
+                    arg,
+                    key,
+                    no_error_22_05()
                 )))
             }
         };
@@ -1180,7 +1182,7 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         } else if kw(t, "maxtime", 4) || kw(t, "defaulttime", 8) {
             let m = match spur_grammar::time::parse_time_limit(v) {
                 Ok(m) if !v.is_empty() => m.unwrap_or(INFINITE),
-                _ => return error(&[format!("Invalid input {}", arg)]),
+                _ => return Err(err_out(format!("scontrol: error: Invalid input {}\n{}", arg, no_error_22_05()))),
             };
             if kw(t, "maxtime", 4) {
                 u.max_time = Some(m);
@@ -1232,10 +1234,12 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
             }
         } else if kw(t, "oversubscribe", 5) || kw(t, "shared", 2) {
             if !oversubscribe_ok(v) {
-                return error(&[
-                    format!("Invalid input: {}", arg),
-                    "Acceptable OverSubscribe values are NO, EXCLUSIVE, YES:#, and FORCE:#".into(),
-                ]);
+                return Err(err_out(format!(
+                    "scontrol: error: Invalid input: {}\n\
+                     scontrol: error: Acceptable OverSubscribe values are NO, EXCLUSIVE, YES:#, and FORCE:#\n{}",
+                    arg,
+                    no_error_22_05()
+                )));
             }
             u.oversubscribe = Some(v.to_string());
         } else if kw(t, "allowgroups", 6) {
@@ -2869,6 +2873,15 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     }
     s.command(&words);
     s.exit_code
+}
+
+/// The line 22.05's scontrol adds after refusing an update value itself.
+pub(crate) fn no_error_22_05() -> &'static str {
+    if spur_core::compat::profile().update_refusal_says_no_error {
+        "slurm_update error: No error\n"
+    } else {
+        ""
+    }
 }
 
 /// A partition's `OverSubscribe=` value as scontrol accepts it: NO,

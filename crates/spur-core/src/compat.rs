@@ -82,6 +82,10 @@ pub struct Profile {
     /// Usage and help texts (`squeue --usage`, `sbatch --usage`) end before
     /// the options added after 22.05.
     pub usage_texts_22_05: bool,
+    /// scontrol, after refusing a bad partition value itself (a time,
+    /// YES/NO, OverSubscribe) or a bad `Flags=` of a reservation update,
+    /// still prints `slurm_update error: No error` (recorded/22.05/scontrol_keys).
+    pub update_refusal_says_no_error: bool,
     /// sbatch as 22.05's: its log level counts only the command line's `-v`
     /// (not `SBATCH_DEBUG`), `-v` also logs the select plugins' loading
     /// lines and shows `--gres` as `gres:NAME`, the options added since
@@ -204,6 +208,7 @@ pub const SLURM_24_11: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V24_11,
     hostlist_22_05_parser: false,
     usage_texts_22_05: false,
+    update_refusal_says_no_error: false,
     sbatch_22_05: false,
     feature_rejection_consumes_job_id: false,
     job_qos_shown_without_accounting: true,
@@ -247,6 +252,7 @@ pub const SLURM_22_05: Profile = Profile {
     signal_names: spur_grammar::signal::Names::V22_05,
     hostlist_22_05_parser: true,
     usage_texts_22_05: true,
+    update_refusal_says_no_error: true,
     sbatch_22_05: true,
     feature_rejection_consumes_job_id: true,
     job_qos_shown_without_accounting: false,
