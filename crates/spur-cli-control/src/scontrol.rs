@@ -1090,6 +1090,12 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         } else if kw(t, "weight", 1) {
             match v.parse::<u32>() {
                 Ok(w) => u.weight = Some(w),
+                Err(_) if spur_core::compat::profile().node_weight_text_22_05 => {
+                    return Err(err_out(format!(
+                        "scontrol: error: Weight value ({}) is not a valid number\nNo changes specified\n",
+                        v
+                    )))
+                }
                 Err(_) => return Err(err_out(format!("scontrol: error: Invalid value {} for Weight\n", arg))),
             }
         } else if kw(t, "comment", 2) {

@@ -86,6 +86,9 @@ pub struct Profile {
     /// YES/NO, OverSubscribe) or a bad `Flags=` of a reservation update,
     /// still prints `slurm_update error: No error` (recorded/22.05/scontrol_keys).
     pub update_refusal_says_no_error: bool,
+    /// A bad node `Weight=` is refused with 22.05's words (`Weight value (V)
+    /// is not a valid number`, then `No changes specified`).
+    pub node_weight_text_22_05: bool,
     /// sbatch as 22.05's: its log level counts only the command line's `-v`
     /// (not `SBATCH_DEBUG`), `-v` also logs the select plugins' loading
     /// lines and shows `--gres` as `gres:NAME`, the options added since
@@ -209,6 +212,7 @@ pub const SLURM_24_11: Profile = Profile {
     hostlist_22_05_parser: false,
     usage_texts_22_05: false,
     update_refusal_says_no_error: false,
+    node_weight_text_22_05: false,
     sbatch_22_05: false,
     feature_rejection_consumes_job_id: false,
     job_qos_shown_without_accounting: true,
@@ -253,6 +257,7 @@ pub const SLURM_22_05: Profile = Profile {
     hostlist_22_05_parser: true,
     usage_texts_22_05: true,
     update_refusal_says_no_error: true,
+    node_weight_text_22_05: true,
     sbatch_22_05: true,
     feature_rejection_consumes_job_id: true,
     job_qos_shown_without_accounting: false,
