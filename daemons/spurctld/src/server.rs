@@ -185,6 +185,50 @@ impl<'a> Resolver<'a> {
 /// The records `refs` name (references that do not read name none), each
 /// distinct reference read before the lock is taken, then resolved
 /// [`REFS_PER_LOCK`] at a time.
+/// Cancel targets with the tasks of one id that name every pending task of
+/// an array's pending record (`10_[1,3,5]` for the record holding tasks 1, 3
+/// and 5, as scancel sends it after filtering) become that record, whole:
+/// slurmctld cancels the record as one (`10 CANCELLED` in squeue), where
+/// task by task would split it into a record per task.
+fn whole_records(ctld: &Ctld, targets: Vec<(String, u32, Option<u32>)>) -> Vec<(String, u32, Option<u32>)> {
+    let mut named: std::collections::HashMap<(String, u32), std::collections::BTreeSet<u32>> = Default::default();
+    for (label, jid, task) in &targets {
+        if let Some(t) = task {
+            named.entry((label.clone(), *jid)).or_default().insert(*t);
+        }
+    }
+    let whole: std::collections::HashSet<(String, u32)> = {
+        let g = ctld.read();
+        named
+            .into_iter()
+            .filter(|((_, jid), tasks)| {
+                g.state.jobs().get(jid).is_some_and(|j| {
+                    j.state == JobState::Pending
+                        && j.array.as_ref().is_some_and(|a| {
+                            a.task_id.is_none()
+                                && a.pending_tasks.len() == tasks.len()
+                                && a.pending_tasks.iter().all(|t| tasks.contains(t))
+                        })
+                })
+            })
+            .map(|(k, _)| k)
+            .collect()
+    };
+    let mut out = vec![];
+    let mut done: std::collections::HashSet<(String, u32)> = Default::default();
+    for (label, jid, task) in targets {
+        let key = (label.clone(), jid);
+        if task.is_some() && whole.contains(&key) {
+            if done.insert(key) {
+                out.push((label, jid, None));
+            }
+        } else {
+            out.push((label, jid, task));
+        }
+    }
+    out
+}
+
 fn resolve_refs(ctld: &Ctld, refs: &[String]) -> std::collections::BTreeSet<u32> {
     let distinct: std::collections::BTreeSet<&str> = refs.iter().map(|s| s.as_str()).collect();
     let parsed: Vec<JobRef> = distinct.into_iter().filter_map(|s| parse_job_ref(ctld, s)).collect();
@@ -1010,6 +1054,8 @@ impl Service {
             }
         }
         let t = now();
+        let targets =
+            if r.signal == 0 || r.signal == libc::SIGKILL { whole_records(&self.ctld, targets) } else { targets };
         for (label, jid, task) in targets {
             if r.signal != 0 && r.signal != libc::SIGKILL {
                 // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script
