@@ -167,7 +167,9 @@ pub mod controller {
                             let _ = spur_grammar::dependency::parse(d, MAX_ARRAY_SIZE, false);
                         }
                         let known = |n: &str| st.node(n).is_some();
-                        match validate::job_update(u, job, &caller, NOW, &known) {
+                        let part_max = st.partition(&job.partition).and_then(|p| p.max_time);
+                        let feature = |f: &str| st.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
+                        match validate::job_update(u, job, &caller, NOW, &known, part_max, &feature) {
                             Ok(u) => Command::UpdateJob { job_id: job.job_id, update: Box::new(u) },
                             Err(_) => continue,
                         }
