@@ -233,6 +233,13 @@ fn a_controller_of_this_build_leads_a_cluster_of_the_base_build() {
     for id in [held, later, updated, running] {
         c.wait_state(&id.to_string(), "COMPLETED", T);
     }
+    // every entry the new leader sent, the base followers read (a record of
+    // a layout newer than the cluster's version is refused by them as
+    // corrupt, and the leader cannot commit: a job update once was)
+    for i in 1..=3 {
+        let log = c.log(&format!("spurctld-ctld{}.log", i));
+        assert!(!log.contains("corrupt raft message"), "ctld{} was sent a record it cannot read:\n{}", i, log);
+    }
     // a base follower that lost its disk is rebuilt from the new leader's snapshot
     let wiped = (1..=3).find(|i| *i != newi).unwrap();
     c.kill9(&format!("spurctld-ctld{}", wiped));

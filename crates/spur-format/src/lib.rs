@@ -85,7 +85,9 @@ pub type Version = u16;
 /// - 3: a state (a snapshot) writes the script and environment of an array
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
-///   (`spur_state::State`); every other record is as in version 2.
+///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); every other
+///   record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

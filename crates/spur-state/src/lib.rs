@@ -227,8 +227,23 @@ pub struct JobUpdate {
     #[serde(default)]
     pub refused: bool,
     /// `ArrayTaskThrottle=` for every record of the array (0 = no limit).
-    #[serde(default)]
+    /// From format version 3 (a member of an older build reads this
+    /// struct with one field fewer).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
     pub array_throttle: Option<u32>,
+}
+
+impl JobUpdate {
+    /// The oldest format version that carries every change this update
+    /// makes: the controller refuses it while the cluster writes an older
+    /// one, rather than log it without the newer fields.
+    pub fn min_format_version(&self) -> u16 {
+        if self.array_throttle.is_some() {
+            3
+        } else {
+            spur_format::MIN_VERSION
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -942,5 +957,39 @@ mod order_tests {
         // a copy made from the wire (a snapshot) rebuilds the same set
         let copy = State::decode(&s.encode().unwrap()).unwrap();
         assert_eq!(copy.queue_ids(), s.queue_ids());
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+    use spur_format::Kind;
+
+    /// The fields a job update is written with at `version` (a struct is
+    /// written as an array of its fields).
+    fn fields(u: &JobUpdate, version: u16) -> usize {
+        let b = spur_format::encode(Kind::LOG_ENTRY, version, u).unwrap();
+        let (v, _) = spur_format::decode::<Vec<serde::de::IgnoredAny>>(Kind::LOG_ENTRY, &b, &"t").unwrap();
+        v.len()
+    }
+
+    /// Before version 3 a job update has the 22 fields of the first release
+    /// that wrote version 1 (slurm-tests/upgrade-base): a member of that
+    /// build refuses a longer one ("array had incorrect length, expected
+    /// 22"), so a leader of this build could not replicate any update to it.
+    #[test]
+    fn a_job_update_keeps_the_version_1_layout_before_version_3() {
+        let u = JobUpdate { array_throttle: Some(2), time_limit: Some(Some(5)), ..Default::default() };
+        assert_eq!(fields(&u, 1), 22);
+        assert_eq!(fields(&u, 2), 22);
+        assert_eq!(fields(&u, 3), 23);
+        assert_eq!(u.min_format_version(), 3);
+        assert_eq!(JobUpdate::default().min_format_version(), spur_format::MIN_VERSION);
+        // and reads back whole at 3, without the throttle before
+        for (v, want) in [(1, None), (3, Some(2))] {
+            let b = spur_format::encode(Kind::LOG_ENTRY, v, &u).unwrap();
+            let (back, _) = spur_format::decode::<JobUpdate>(Kind::LOG_ENTRY, &b, &"t").unwrap();
+            assert_eq!((back.array_throttle, back.time_limit), (want, Some(Some(5))));
+        }
     }
 }

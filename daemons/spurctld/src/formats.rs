@@ -117,8 +117,10 @@ pub fn forget_agent(node: &str) {
 
 /// Stop this controller when its Raft core stops on a fatal error (a record
 /// it cannot apply: the cluster moved to a format version newer than this
-/// build reads, or its storage failed): a member that can take no further
-/// part is better gone, with the reason in its log, than answering pings.
+/// build reads, or its storage failed) or panics (its task is gone, and
+/// with it the sender of its metrics): a member that can take no further
+/// part is better gone, with the reason in its log, than answering pings
+/// and votes with "panicked".
 pub async fn exit_on_fatal(raft: spur_state::raft::Raft) {
     let mut m = raft.metrics();
     loop {
@@ -128,7 +130,9 @@ pub async fn exit_on_fatal(raft: spur_state::raft::Raft) {
             std::process::exit(1);
         }
         if m.changed().await.is_err() {
-            return;
+            tracing::error!("fatal: raft stopped: its core ended (a panic is in this controller's output)");
+            eprintln!("spurctld: fatal: raft stopped: its core ended");
+            std::process::exit(1);
         }
     }
 }

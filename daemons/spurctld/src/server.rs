@@ -1183,6 +1183,22 @@ impl Service {
                                 &|f| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f)),
                             )
                         };
+                        // a change the cluster's format version cannot carry yet
+                        // (a member of an older build would read the update
+                        // without it): refused, not logged without it
+                        let u = u.and_then(|u| {
+                            let active = self.ctld.read().state.write_format_version();
+                            if u.min_format_version() > active {
+                                tracing::warn!(
+                                    "update of job {} refused: it needs format version {}, the cluster writes {}",
+                                    jid,
+                                    u.min_format_version(),
+                                    active
+                                );
+                                return Err(ESLURM_NOT_SUPPORTED);
+                            }
+                            Ok(u)
+                        });
                         let u = match u {
                             Ok(u) => u,
                             Err(code) => {
