@@ -266,6 +266,65 @@ fn member_rebuilds_after_its_disk_state_is_deleted() {
     survives_losing(&c, &leader, &mut acked);
 }
 
+/// A member that lost its disk holds none of the committed entries, yet
+/// counts in every majority. A leads, B is stopped (its log falls behind),
+/// job X is acknowledged with the entries on A and C only; then A and C go, C
+/// comes back without its state and B resumes. Were C to vote, B (without X)
+/// would be elected with C's vote alone and X, on A only, overwritten when A
+/// came back. C must abstain until a member with the entries leads: no leader
+/// while A is gone, and X kept.
+#[test]
+fn a_member_that_lost_its_disk_elects_no_stale_leader() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let c = cluster("ha-stale");
+    let a = c.leader(T);
+    let others: Vec<&str> = ["ctld1", "ctld2", "ctld3"].into_iter().filter(|n| *n != a).collect();
+    let (b, wiped) = (others[0], others[1]);
+    let mut acked = vec![submit(&c, &[])];
+    check(&c, &acked);
+    let pid_b = Pid::from_raw(c.pid(&format!("spurctld-{}", b)).expect("pid of b"));
+    kill(pid_b, Signal::SIGSTOP).unwrap();
+    let x = submit(&c, &["--hold"]);
+    acked.push(x);
+    // X is committed: on A and on the member that will lose it
+    let mut target = None;
+    wait_for("the leader's raft.committed", T, || {
+        target = c.committed_index(&a);
+        target.is_some()
+    });
+    wait_for("the entry of X on the member to be wiped", T, || c.committed_index(wiped) >= target);
+    kill_ctld(&c, &a);
+    kill_ctld(&c, wiped);
+    std::fs::remove_dir_all(c.dir.join("state").join(wiped)).unwrap();
+    kill(pid_b, Signal::SIGCONT).unwrap();
+    let i: u32 = wiped.trim_start_matches("ctld").parse().unwrap();
+    c.start_ctld(i, None, false);
+    // B's election timeout is 150-300 ms: in this window it would have been
+    // elected many times over with the wiped member's vote
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(3) {
+        let p = c.run("scontrol", &["ping"]).stdout;
+        assert!(
+            !p.lines().any(|l| l.starts_with("Slurmctld(primary) at ") && l.ends_with(" is UP")),
+            "{} (without job {}) was elected with the vote of a member that lost its state:\n{}",
+            b,
+            x,
+            p
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // A comes back and leads with X; the wiped member catches up and votes again
+    c.restart_missing().ok();
+    c.leader(T);
+    wait_for(&format!("job {} after A's return", x), T, || all_jobs(&c).iter().any(|(id, _)| *id == x));
+    c.run("scontrol", &["release", &x.to_string()]);
+    check(&c, &acked);
+    wait_for(&format!("{} to end its rebuild", wiped), T, || {
+        c.log(&format!("spurctld-{}.log", wiped)).contains("rebuilt: holds every entry")
+    });
+}
+
 #[test]
 fn leader_cut_off_by_the_network() {
     let c = cluster("ha-partition");

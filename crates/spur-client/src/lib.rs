@@ -23,8 +23,9 @@
 //! controller tried); `Unavailable` without a name (an election) or a transport
 //! error sends it to the next controller; a controller that accepts but does
 //! not answer within the message timeout (Slurm's MessageTimeout, 10 s) is
-//! given up for the next. All of that for up to the retry time
-//! (`SPUR_CONNECT_RETRY`, 10 s), then [`ClientError::Unreachable`]. A retried
+//! given up for the next, which gets a retry time of its own. All of that for
+//! up to the retry time (`SPUR_CONNECT_RETRY`, 10 s), then
+//! [`ClientError::Unreachable`]. A retried
 //! request is the same request: a submission keeps its request id, which the
 //! controller remembers, so it is never queued twice.
 
@@ -122,6 +123,12 @@ fn strip_scheme(ep: &str) -> &str {
 pub const LEADER_KEY: &str = "x-spur-leader";
 
 /// How long calls keep trying controllers: `SPUR_CONNECT_RETRY` seconds, 10 by default.
+/// slurm.conf's `MessageTimeout` (seconds, 10 when unset or not a number,
+/// as Slurm).
+fn message_timeout_secs(conf: &SlurmConf) -> u64 {
+    conf.get("MessageTimeout").and_then(|v| v.trim().parse().ok()).filter(|v| *v > 0).unwrap_or(10)
+}
+
 pub fn retry_secs() -> u64 {
     std::env::var("SPUR_CONNECT_RETRY").ok().and_then(|v| v.parse().ok()).unwrap_or(10)
 }
@@ -191,6 +198,7 @@ impl Client {
         );
         let scheme = transport.as_ref().map(|t| t.scheme()).unwrap_or("http://");
         let controllers = Controllers::of(&conf, scheme);
+        let message_timeout = Duration::from_secs(message_timeout_secs(&conf));
         Client {
             transport,
             controllers: Arc::new(std::sync::Mutex::new(controllers)),
@@ -200,7 +208,7 @@ impl Client {
             legacy,
             channel: Arc::new(tokio::sync::Mutex::new(None)),
             prefer: Arc::new(std::sync::Mutex::new(None)),
-            message_timeout: Duration::from_secs(10),
+            message_timeout,
             retry: Duration::from_secs(retry_secs()),
         }
     }
@@ -338,8 +346,9 @@ macro_rules! call {
     ($client:expr, $method:ident, $msg:expr) => {{
         let c: &Client = &$client;
         let m = $msg;
-        let deadline = tokio::time::Instant::now() + c.retry;
+        let mut deadline = tokio::time::Instant::now() + c.retry;
         let mut backoffs = 0u64;
+        let mut silent = 0usize;
         loop {
             let ch = match c.channel(deadline).await {
                 Ok(x) => x,
@@ -374,6 +383,20 @@ macro_rules! call {
                     if !named {
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
+                    continue;
+                }
+                Err(st)
+                    if matches!(st.code(), tonic::Code::Cancelled | tonic::Code::DeadlineExceeded)
+                        && silent + 1 < c.endpoints().len() =>
+                {
+                    // accepted but silent for the whole message timeout (a hung
+                    // or stopped controller): the next one gets a retry time of
+                    // its own, however much of this one's is left (with the
+                    // defaults, 10 s each, a stopped first controller otherwise
+                    // failed every command), once per controller
+                    silent += 1;
+                    c.reset().await;
+                    deadline = tokio::time::Instant::now() + c.retry;
                     continue;
                 }
                 Err(_) if tokio::time::Instant::now() < deadline => {

@@ -299,6 +299,24 @@ async fn a_silent_controller_times_out_and_the_next_answers() {
     assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
 }
 
+/// With the message timeout as long as the retry time (the defaults: 10 s
+/// each), a stopped first controller used up the whole retry time and every
+/// command failed, the leader behind it never tried.
+#[tokio::test]
+async fn a_silent_controller_does_not_use_up_the_retry_time() {
+    let c = Cluster::start_with(|port| {
+        vec![Slot::Silent, Slot::Fake(Mode::NotLeader(format!("127.0.0.3:{}", port))), Slot::Fake(Mode::Leader)]
+    })
+    .await;
+    let client = c.client().with_timeouts(Duration::from_millis(300), Duration::from_millis(300));
+    assert_eq!(client.ping().await.unwrap().host, "fake");
+    assert_eq!(c.calls(2), 1);
+    // every controller silent: unreachable, after one message timeout each
+    let c = Cluster::start(vec![Slot::Silent, Slot::Silent]).await;
+    let client = c.client().with_timeouts(Duration::from_millis(200), Duration::from_millis(200));
+    assert!(matches!(client.ping().await.unwrap_err(), ClientError::Unreachable));
+}
+
 #[tokio::test]
 async fn nobody_answering_is_unreachable_after_the_retry_time() {
     let c = Cluster::start(vec![Slot::Dead, Slot::Fake(Mode::Election)]).await;

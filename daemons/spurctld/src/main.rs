@@ -334,6 +334,13 @@ fn main() {
                 std::process::exit(1);
             }
         };
+        // without state: abstain from elections until bootstrap finds this
+        // member forming a new cluster, or it has caught up with its leader
+        let rebuild = raftnet::Rebuild::default();
+        if !has_history {
+            rebuild.start(&raft);
+            tokio::spawn(rebuild.clone().watch(raft.clone()));
+        }
         let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
         let _ = ctld.room.set(spur_state::raft::Room::new(&state_dir));
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
@@ -372,8 +379,12 @@ fn main() {
             MAX_REQUEST,
         );
         let consensus = spur_auth::grpc::Authenticated::new(
-            spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService { raft: raft.clone(), wv })
-                .max_decoding_message_size(MAX_RAFT_MESSAGE),
+            spur_proto::consensus_server::ConsensusServer::new(raftnet::ConsensusService {
+                raft: raft.clone(),
+                wv,
+                rebuild: rebuild.clone(),
+            })
+            .max_decoding_message_size(MAX_RAFT_MESSAGE),
             gate,
             |_| spur_auth::grpc::CONTROLLERS,
             MAX_RAFT_MESSAGE,
@@ -404,7 +415,8 @@ fn main() {
             let ms = members.clone();
             let key2 = key.clone();
             let tr = transport.clone();
-            tokio::spawn(async move { bootstrap(r2, me, ms, key2, legacy, tr).await });
+            let rb = rebuild.clone();
+            tokio::spawn(async move { bootstrap(r2, me, ms, key2, legacy, tr, rb).await });
         }
         let mut server = tonic::transport::Server::builder();
         if let Some(tls) = transport.server() {
@@ -452,18 +464,27 @@ async fn bootstrap(
     key: std::sync::Arc<Vec<u8>>,
     legacy: bool,
     transport: spur_auth::tls::Transport,
+    rebuild: raftnet::Rebuild,
 ) {
     for (id, n) in &members {
         if *id == me {
             continue;
         }
         if let Some(reply) = peer_ping(&n.addr, &key, legacy, &transport).await {
-            if reply.leader_id != 0 || reply.role == "follower" || reply.role == "leader" {
-                tracing::info!("controller {} is part of a running cluster: waiting to be brought up to date", id);
+            // a cluster with a history: a leader, a follower, or a member
+            // (even a candidate, its leader gone) whose log holds more than
+            // the first membership entry of a cluster being formed
+            if reply.leader_id != 0 || reply.role == "follower" || reply.role == "leader" || reply.log_length > 1 {
+                tracing::info!(
+                    "controller {} is part of a running cluster: this one lost its state; it takes no part in \
+                     elections until brought up to date",
+                    id
+                );
                 return;
             }
         }
     }
+    rebuild.finish(&raft);
     match raft.initialize(members.clone()).await {
         Ok(()) => tracing::info!("formed a cluster of {} controller(s)", members.len()),
         Err(e) => tracing::info!("not initialising: {}", e),

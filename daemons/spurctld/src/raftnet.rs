@@ -182,10 +182,88 @@ fn encode_snapshot_chunk(rpc: &InstallSnapshotRequest<TypeConfig>, version: Vers
     Ok(out)
 }
 
+/// A member rebuilding from nothing: started without state while its
+/// cluster has a history (its disk was lost or wiped). It holds none of the
+/// entries committed before, yet counts in every majority: were it to vote,
+/// a stale member could be elected with its vote alone and the entries that
+/// only this member and a dead leader held would be lost. So until it holds
+/// everything a leader had committed when it first reached this member (the
+/// `leader_commit` of the first AppendEntries; a snapshot counts), it grants
+/// no vote and stands for no election; the cluster waits for a member with
+/// the entries instead. A member of a cluster being formed, or with state on
+/// disk, is never rebuilding.
+#[derive(Clone, Default)]
+pub struct Rebuild(Arc<RebuildInner>);
+
+#[derive(Default)]
+struct RebuildInner {
+    active: std::sync::atomic::AtomicBool,
+    /// The first leader commit seen (its index + 1; 0: none yet).
+    target: std::sync::atomic::AtomicU64,
+}
+
+impl Rebuild {
+    /// Abstain from elections from now on (before the first message is served).
+    pub fn start(&self, raft: &Raft) {
+        self.0.active.store(true, std::sync::atomic::Ordering::SeqCst);
+        raft.runtime_config().elect(false);
+    }
+
+    /// Take part in elections again.
+    pub fn finish(&self, raft: &Raft) {
+        if self.0.active.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            raft.runtime_config().elect(true);
+        }
+    }
+
+    pub fn active(&self) -> bool {
+        self.0.active.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn saw_leader_commit(&self, commit: Option<u64>) {
+        if let (true, Some(i)) = (self.active(), commit) {
+            let _ = self.0.target.compare_exchange(
+                0,
+                i + 1,
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+            );
+        }
+    }
+
+    /// Whether a member that applied up to `applied` has caught up.
+    fn caught_up(&self, applied: Option<u64>) -> bool {
+        let t = self.0.target.load(std::sync::atomic::Ordering::SeqCst);
+        t > 0 && applied.is_some_and(|a| a + 1 >= t)
+    }
+
+    /// Ends the rebuild once this member has applied the target entry.
+    pub async fn watch(self, raft: Raft) {
+        let mut m = raft.metrics();
+        loop {
+            if !self.active() {
+                return;
+            }
+            let applied = m.borrow().last_applied.map(|l| l.index);
+            if self.caught_up(applied) {
+                tracing::info!(
+                    "rebuilt: holds every entry its leader had committed (index {}); takes part in elections again",
+                    applied.unwrap_or(0)
+                );
+                self.finish(&raft);
+                return;
+            }
+            // (a new leader commit is seen without a metrics change: look again soon)
+            let _ = tokio::time::timeout(Duration::from_millis(200), m.changed()).await;
+        }
+    }
+}
+
 /// The receiving side.
 pub struct ConsensusService {
     pub raft: Raft,
     pub wv: WriteVersion,
+    pub rebuild: Rebuild,
 }
 
 impl ConsensusService {
@@ -258,12 +336,21 @@ impl spur_proto::consensus_server::Consensus for ConsensusService {
     ) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
         let (rpc, version): (AppendEntriesRequest<TypeConfig>, _) = self.decode_whole(&req, "append entries")?;
+        self.rebuild.saw_leader_commit(rpc.leader_commit.map(|l| l.index));
         encode(version, &self.raft.append_entries(rpc).await)
     }
 
     async fn vote(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
         self.admin(&req)?;
         let (rpc, version): (VoteRequest<NodeId>, _) = self.decode_whole(&req, "vote")?;
+        if self.rebuild.active() {
+            // not granted: this member's own vote, no log to compare
+            let vote = self.raft.metrics().borrow().vote;
+            tracing::info!("vote for {} not granted: rebuilding (this member's state was lost)", rpc.vote);
+            let resp: Result<VoteResponse<NodeId>, RaftError<NodeId>> =
+                Ok(VoteResponse { vote, vote_granted: false, last_log_id: None });
+            return encode(version, &resp);
+        }
         encode(version, &self.raft.vote(rpc).await)
     }
 

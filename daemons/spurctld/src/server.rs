@@ -1746,6 +1746,7 @@ impl Controller for Service {
             leader_addr,
             min_format_version: spur_format::MIN_VERSION as u32,
             max_format_version: spur_format::FORMAT_VERSION as u32,
+            log_length: m.last_log_index.map_or(0, |i| i + 1),
         }))
     }
 
