@@ -86,8 +86,9 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); every other
-///   record is as in version 2.
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); the command
+///   `CancelPendingTasks` is written (a cancel of an array's pending tasks
+///   takes them out of its record); every other record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

@@ -169,6 +169,16 @@ pub enum Command {
     SetFormatVersion {
         version: u16,
     },
+    /// `scancel` of pending tasks of an array's meta-record (`4_[2-3]`):
+    /// they leave the record, as slurmctld takes them out of its task bitmap
+    /// (no record of their own); a record left with none ends CANCELLED.
+    /// Since format version 3, and written only from then on (before, each
+    /// task was a `Kill` that split it off as an ended record of its own).
+    CancelPendingTasks {
+        job_id: u32,
+        tasks: Vec<u32>,
+        now: i64,
+    },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -371,6 +381,10 @@ pub struct State {
 /// The format version from which a state writes an array's description
 /// (script and environment) once.
 pub const SHARED_DESC_VERSION: u16 = 3;
+
+/// The format version from which a cancel of an array's pending tasks is
+/// [`Command::CancelPendingTasks`] (before: a `Kill` per task).
+pub const CANCEL_PENDING_TASKS_VERSION: u16 = 3;
 
 /// The jobs as a state writes them: from format version 3
 /// ([`SHARED_DESC_VERSION`]), the records of an array after its first (in id

@@ -1056,6 +1056,34 @@ impl Service {
         let t = now();
         let targets =
             if r.signal == 0 || r.signal == libc::SIGKILL { whole_records(&self.ctld, targets) } else { targets };
+        // pending tasks of one meta-record leave it in one command (from
+        // format version 3; before, a Kill per task split each off)
+        let grouped = (r.signal == 0 || r.signal == libc::SIGKILL)
+            && self.ctld.read().state.write_format_version() >= spur_state::CANCEL_PENDING_TASKS_VERSION;
+        let mut by_record: std::collections::HashMap<u32, Option<Result<(), i32>>> = Default::default();
+        for (label, jid, task) in targets.clone() {
+            if !grouped || task.is_none() {
+                continue;
+            }
+            let done = match by_record.get(&jid) {
+                Some(d) => *d,
+                None => {
+                    let tasks: Vec<u32> =
+                        targets.iter().filter(|(_, j, t)| *j == jid && t.is_some()).filter_map(|x| x.2).collect();
+                    let res =
+                        self.ctld.commit(vec![Command::CancelPendingTasks { job_id: jid, tasks, now: t }]).await?;
+                    let d = res.into_iter().next().map(|r| r.map(|_| ()));
+                    by_record.insert(jid, d);
+                    d
+                }
+            };
+            match done {
+                Some(Ok(())) => results.push(CancelResult { job_id: label, status: st(0) }),
+                Some(Err(code)) => results.push(CancelResult { job_id: label, status: st(code) }),
+                None => {}
+            }
+        }
+        let targets: Vec<_> = targets.into_iter().filter(|(_, _, task)| !grouped || task.is_none()).collect();
         for (label, jid, task) in targets {
             if r.signal != 0 && r.signal != libc::SIGKILL {
                 // a signal, not a cancel: only running jobs, only with --batch/--full for the batch script

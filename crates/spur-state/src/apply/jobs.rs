@@ -284,6 +284,37 @@ impl State {
         r
     }
 
+    /// Pending tasks `tasks` of array meta-record `job_id` leave it (those
+    /// it no longer holds are passed over); a record left with none ends
+    /// CANCELLED as a whole (slurmctld's `_signal_pending_job_array_tasks`).
+    pub(crate) fn cancel_pending_tasks(&mut self, job_id: u32, tasks: &[u32], now: i64) -> ApplyResult {
+        let before = self.records_of(job_id);
+        let r = self.cancel_pending_tasks_of(job_id, tasks, now);
+        self.recount(job_id, before, &r);
+        r
+    }
+
+    fn cancel_pending_tasks_of(&mut self, job_id: u32, tasks: &[u32], now: i64) -> ApplyResult {
+        let job = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if job.state.is_finished() {
+            return Err(ESLURM_ALREADY_DONE);
+        }
+        let ai = job.array.as_ref().filter(|a| a.task_id.is_none() && job.state == JobState::Pending);
+        let ai = ai.ok_or(ESLURM_INVALID_JOB_ID)?;
+        let left: Vec<u32> = ai.pending_tasks.iter().copied().filter(|t| !tasks.contains(t)).collect();
+        if left.len() == ai.pending_tasks.len() {
+            return Err(ESLURM_INVALID_JOB_ID);
+        }
+        if left.is_empty() {
+            return self.kill_record(job_id, None, JobState::Cancelled, now);
+        }
+        if let Some(a) = self.job_mut(job_id).and_then(|j| j.array.as_mut()) {
+            a.pending_tasks = left;
+        }
+        self.sync_queue(job_id);
+        Ok(Applied::Ok)
+    }
+
     fn kill_record(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
         if !state.is_finished() {
             // a kill ends a job: a state it does not end in is no kill
@@ -658,6 +689,30 @@ mod tests {
         let q = submit(&mut s, job());
         refused(&mut s, kill(q, None, JobState::Running), ESLURM_TRANSITION_STATE_NO_UPDATE);
         refused(&mut s, kill(q, Some(1), JobState::Cancelled), ESLURM_INVALID_JOB_ID);
+    }
+
+    #[test]
+    fn cancelled_pending_tasks_leave_their_record() {
+        let mut s = cluster();
+        let a = submit(&mut s, array(&[1, 2, 3, 4]));
+        let records = s.job_count;
+        let cancel = |tasks: &[u32]| Command::CancelPendingTasks { job_id: a, tasks: tasks.to_vec(), now: 80 };
+        assert_eq!(s.apply(&cancel(&[2, 3, 9])), Ok(Applied::Ok));
+        let j = s.job(a).unwrap();
+        assert_eq!((j.state, j.array.as_ref().map(|x| x.pending_tasks.clone())), (JobState::Pending, Some(vec![1, 4])));
+        // no record of their own, and two records fewer
+        assert_eq!(s.jobs().len(), 1);
+        assert_eq!(s.job_count, records - 2);
+        refused(&mut s, cancel(&[2]), ESLURM_INVALID_JOB_ID);
+        // the last ones: the record ends, as one
+        assert_eq!(s.apply(&cancel(&[1, 4])), Ok(Applied::Ended(a)));
+        let j = s.job(a).unwrap();
+        assert_eq!((j.state, j.start_time, j.end_time), (JobState::Cancelled, 80, 80));
+        assert_eq!(s.job_count, records - 3);
+        assert_eq!(s.queue_ids(), Vec::<u32>::new());
+        refused(&mut s, cancel(&[1]), ESLURM_ALREADY_DONE);
+        let p = submit(&mut s, job());
+        refused(&mut s, Command::CancelPendingTasks { job_id: p, tasks: vec![1], now: 81 }, ESLURM_INVALID_JOB_ID);
     }
 
     #[test]

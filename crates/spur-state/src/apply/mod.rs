@@ -72,6 +72,7 @@ impl State {
             Command::ResvUpdate { resv } => self.resv_update(resv),
             Command::ResvDelete { name } => self.resv_delete(name),
             Command::SetFormatVersion { version } => self.set_format_version(*version),
+            Command::CancelPendingTasks { job_id, tasks, now } => self.cancel_pending_tasks(*job_id, tasks, *now),
         }
     }
 
