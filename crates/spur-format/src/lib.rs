@@ -88,7 +88,9 @@ pub type Version = u16;
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
 ///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); the command
 ///   `CancelPendingTasks` is written (a cancel of an array's pending tasks
-///   takes them out of its record); every other record is as in version 2.
+///   takes them out of its record), and `SplitPendingTask` (an update, hold
+///   or release of some of them splits each off first); every other record
+///   is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

@@ -179,6 +179,15 @@ pub enum Command {
         tasks: Vec<u32>,
         now: i64,
     },
+    /// An update, hold or release naming some, not all, of the pending tasks
+    /// of an array's meta-record (`scontrol update JobId=12_3`): each is first
+    /// split off as a pending record of its own, which the change then acts
+    /// on (slurmctld's `update_job_str`, `job_array_split`). The answer is
+    /// `Applied::Submitted` with the new record's id. Since format version 3.
+    SplitPendingTask {
+        job_id: u32,
+        task: u32,
+    },
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -385,6 +394,9 @@ pub const SHARED_DESC_VERSION: u16 = 3;
 /// The format version from which a cancel of an array's pending tasks is
 /// [`Command::CancelPendingTasks`] (before: a `Kill` per task).
 pub const CANCEL_PENDING_TASKS_VERSION: u16 = 3;
+
+/// The format version from which [`Command::SplitPendingTask`] is written.
+pub const SPLIT_PENDING_TASK_VERSION: u16 = 3;
 
 /// The jobs as a state writes them: from format version 3
 /// ([`SHARED_DESC_VERSION`]), the records of an array after its first (in id

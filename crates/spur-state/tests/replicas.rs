@@ -310,6 +310,7 @@ fn command() -> impl Strategy<Value = Command> {
         1 => prop::sample::select(vec!["r", "s", ""]).prop_map(|n| Command::ResvDelete { name: n.into() }),
         2 => (job_id(), prop::collection::vec(prop_oneof![0u32..5, Just(u32::MAX)], 0..4), time())
             .prop_map(|(job_id, tasks, now)| Command::CancelPendingTasks { job_id, tasks, now }),
+        2 => (job_id(), prop_oneof![0u32..5, Just(u32::MAX)]).prop_map(|(job_id, task)| Command::SplitPendingTask { job_id, task }),
     ]
 }
 

@@ -1145,6 +1145,64 @@ impl Service {
         Ok(Response::new(CancelReply { status: st(0), results }))
     }
 
+    /// The records a job control acts on, from the (record, pending task)
+    /// pairs a reference resolved to, each record once. An update, hold or
+    /// release naming some but not all of the pending tasks of an array's
+    /// meta-record splits each named one off first and acts on it alone, as
+    /// slurmctld's update_job_str does (from format version 3; before, and
+    /// for the other controls, the meta-record as a whole). The split is
+    /// made only for a caller allowed the control on the array.
+    async fn split_named_tasks(
+        &self,
+        op: &JobControl,
+        caller: &validate::Caller,
+        user_top: bool,
+        label: &str,
+        resolved: Vec<(u32, Option<u32>)>,
+        results: &mut Vec<CancelResult>,
+    ) -> Result<Vec<u32>, tonic::Status> {
+        let splits = matches!(op, JobControl::Update(_) | JobControl::Hold { .. } | JobControl::Release)
+            && self.ctld.read().state.write_format_version() >= spur_state::SPLIT_PENDING_TASK_VERSION;
+        let mut named: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (jid, task) in &resolved {
+            if let Some(t) = task {
+                named.entry(*jid).or_default().push(*t);
+            }
+        }
+        let mut out = vec![];
+        let mut seen = std::collections::HashSet::new();
+        for (jid, task) in resolved {
+            if !seen.insert(jid) {
+                continue;
+            }
+            if task.is_none() || !splits {
+                out.push(jid);
+                continue;
+            }
+            let tasks = named.remove(&jid).unwrap_or_default();
+            let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
+            let Some(job) = job else { continue };
+            let all = job.array.as_ref().is_none_or(|a| a.pending_tasks.iter().all(|t| tasks.contains(t)));
+            if all {
+                out.push(jid);
+                continue;
+            }
+            if let Err(code) = validate::job_control_allowed(op, caller, &job, user_top) {
+                results.push(CancelResult { job_id: label.to_string(), status: st(code) });
+                continue;
+            }
+            for t in tasks {
+                let res = self.ctld.commit(vec![Command::SplitPendingTask { job_id: jid, task: t }]).await?;
+                match res.into_iter().next() {
+                    Some(Ok(Applied::Submitted(n))) => out.push(n),
+                    Some(Err(code)) => results.push(CancelResult { job_id: label.to_string(), status: st(code) }),
+                    _ => {}
+                }
+            }
+        }
+        Ok(out)
+    }
+
     async fn job_control_as(&self, id: Identity, req: Request<JobControlRequest>) -> R<JobControlReply> {
         let (job_ids, op) = match convert::job_control(req.into_inner()) {
             Ok(x) => x,
@@ -1165,17 +1223,18 @@ impl Service {
             _ => None,
         };
         for s in &split_list(&job_ids) {
-            let targets: Vec<u32> = {
+            let resolved: Vec<(u32, Option<u32>)> = {
                 let g = self.ctld.read();
                 match parse_job_ref(&self.ctld, s) {
-                    Some(jref) => resolve(&g.state, &jref).into_iter().map(|x| x.0).collect(),
+                    Some(jref) => resolve(&g.state, &jref),
                     None => vec![],
                 }
             };
-            if targets.is_empty() {
+            if resolved.is_empty() {
                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
                 continue;
             }
+            let targets = self.split_named_tasks(&op, &caller, user_top, s, resolved, &mut results).await?;
             for jid in targets {
                 let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };

@@ -294,6 +294,39 @@ impl State {
         r
     }
 
+    /// Pending task `task` of meta-record `job_id` (which holds others too)
+    /// becomes a pending record of its own, with the next job id.
+    pub(crate) fn split_pending_task(&mut self, job_id: u32, task: u32) -> ApplyResult {
+        let job = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if job.state != JobState::Pending {
+            return Err(if job.state.is_finished() { ESLURM_ALREADY_DONE } else { ESLURM_INVALID_JOB_ID });
+        }
+        let ai = job.array.as_ref().filter(|a| a.task_id.is_none()).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if !ai.pending_tasks.contains(&task) || ai.pending_tasks.len() < 2 {
+            return Err(ESLURM_INVALID_JOB_ID);
+        }
+        let mut tj = job.clone();
+        let before = self.records_of(job_id);
+        let new_id = self.take_job_id()?;
+        tj.job_id = new_id;
+        if let Some(a) = tj.array.as_mut() {
+            a.pending_tasks.clear();
+            a.task_id = Some(task);
+        }
+        self.jobs.insert(new_id, tj);
+        self.index_array(new_id, true);
+        self.list_split(job_id, new_id);
+        if let Some(a) = self.job_mut(job_id).and_then(|m| m.array.as_mut()) {
+            a.pending_tasks.retain(|x| *x != task);
+        }
+        self.sync_queue(job_id);
+        self.sync_queue(new_id);
+        // the count follows the records as they now are
+        let after = self.records_of(job_id).saturating_add(self.records_of(new_id));
+        self.job_count = self.job_count.saturating_sub(before).saturating_add(after);
+        Ok(Applied::Submitted(new_id))
+    }
+
     fn cancel_pending_tasks_of(&mut self, job_id: u32, tasks: &[u32], now: i64) -> ApplyResult {
         let job = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if job.state.is_finished() {
@@ -713,6 +746,25 @@ mod tests {
         refused(&mut s, cancel(&[1]), ESLURM_ALREADY_DONE);
         let p = submit(&mut s, job());
         refused(&mut s, Command::CancelPendingTasks { job_id: p, tasks: vec![1], now: 81 }, ESLURM_INVALID_JOB_ID);
+    }
+
+    #[test]
+    fn a_pending_task_is_split_off_as_a_pending_record() {
+        let mut s = cluster();
+        let a = submit(&mut s, array(&[1, 2, 3]));
+        let records = s.job_count;
+        let split = |task| Command::SplitPendingTask { job_id: a, task };
+        refused(&mut s, split(7), ESLURM_INVALID_JOB_ID);
+        let Ok(Applied::Submitted(n)) = s.apply(&split(2)) else { panic!("not split") };
+        let t = s.job(n).unwrap();
+        assert_eq!((t.state, t.array.as_ref().and_then(|x| x.task_id)), (JobState::Pending, Some(2)));
+        assert_eq!(s.job(a).and_then(|j| j.array.as_ref().map(|x| x.pending_tasks.clone())), Some(vec![1, 3]));
+        assert_eq!(s.job_count, records);
+        assert_eq!(s.queue_ids().len(), 2);
+        assert_eq!(s.apply(&split(3)).map(|x| matches!(x, Applied::Submitted(_))), Ok(true));
+        // the last task is the meta-record itself: nothing to split
+        refused(&mut s, split(1), ESLURM_INVALID_JOB_ID);
+        refused(&mut s, Command::SplitPendingTask { job_id: n, task: 2 }, ESLURM_INVALID_JOB_ID);
     }
 
     #[test]

@@ -73,6 +73,7 @@ impl State {
             Command::ResvDelete { name } => self.resv_delete(name),
             Command::SetFormatVersion { version } => self.set_format_version(*version),
             Command::CancelPendingTasks { job_id, tasks, now } => self.cancel_pending_tasks(*job_id, tasks, *now),
+            Command::SplitPendingTask { job_id, task } => self.split_pending_task(*job_id, *task),
         }
     }
 

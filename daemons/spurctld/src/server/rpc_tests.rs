@@ -674,3 +674,52 @@ async fn root_submits_for_another_user_with_uid() {
     let r = f.svc.submit(user(as_user("daemon"))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
 }
+
+/// `scontrol update JobId=A_2`, `hold A_[2-3]`: from format version 3 the
+/// named pending tasks are split off their array's record and changed alone
+/// (slurmctld's update_job_str); naming all of them changes the record as a
+/// whole; another user may not split them off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_of_some_pending_tasks_splits_them_off() {
+    let f = controller().await;
+    let s = &f.svc;
+    let set = |v| vec![Command::SetFormatVersion { version: v }];
+    s.ctld.commit(set(spur_state::SPLIT_PENDING_TASK_VERSION)).await.unwrap();
+    let mut req = array_job("#!/bin/sh\ntrue\n");
+    let desc = JobDesc {
+        name: "arr".into(),
+        script: "#!/bin/sh\ntrue\n".into(),
+        work_dir: "/tmp".into(),
+        array: Some("1-4".into()),
+        hold: true,
+        time_limit: Some(30),
+        ..Default::default()
+    };
+    req.job_desc = spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap();
+    let a = submit(&f, user(req)).await;
+    let upd = |text: &str, u: spur_core::request::JobUpdate| {
+        convert::job_control_request(&[text.to_string()], &JobControl::Update(Box::new(u)))
+    };
+    let limit = |m: u32| spur_core::request::JobUpdate { time_limit: Some(m), ..Default::default() };
+    // another user: refused, nothing split
+    let r = s.job_control(other(upd(&format!("{a}_2"), limit(5)))).await.unwrap().into_inner();
+    assert_eq!(codes(&r), [ESLURM_USER_ID_MISSING]);
+    assert_eq!(s.ctld.read().state.jobs().len(), 1);
+    // the owner: task 2 alone gets the new limit
+    let r = s.job_control(user(upd(&format!("{a}_2"), limit(5)))).await.unwrap().into_inner();
+    assert_eq!(codes(&r), [0]);
+    let (meta, task2) = {
+        let g = s.ctld.read();
+        let jobs = g.state.jobs();
+        let t = jobs.values().find(|j| j.array.as_ref().and_then(|x| x.task_id) == Some(2)).cloned().unwrap();
+        (jobs[&a].clone(), t)
+    };
+    assert_eq!(meta.array.as_ref().map(|x| x.pending_tasks.clone()), Some(vec![1, 3, 4]));
+    assert_eq!((meta.time_limit, task2.time_limit), (Some(30), Some(5)));
+    // every pending task of the record named: the record as a whole
+    let r = s.job_control(user(upd(&format!("{a}_[1,3-4]"), limit(7)))).await.unwrap().into_inner();
+    assert_eq!(codes(&r), [0]);
+    let g = s.ctld.read();
+    assert_eq!(g.state.jobs().len(), 2);
+    assert_eq!(g.state.jobs()[&a].time_limit, Some(7));
+}
