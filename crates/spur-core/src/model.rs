@@ -770,6 +770,208 @@ pub struct Partition {
     pub allow_accounts: Option<Vec<String>>,
     /// Any other key=value from slurm.conf, kept for `scontrol show partition`.
     pub other: Vec<(String, String)>,
+    /// The keys of format version 3 (slurm.conf's `PartitionName=` line and
+    /// `scontrol update PartitionName=`).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub more: PartitionMore,
+}
+
+/// A memory limit of a partition (`DefMemPerCPU=`/`DefMemPerNode=`,
+/// `MaxMemPerCPU=`/`MaxMemPerNode=`): MB, 0 = UNLIMITED.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemLimit {
+    pub mb: u64,
+    pub per_cpu: bool,
+}
+
+/// A partition's settings that Spur stores and shows (and, for RootOnly,
+/// DisableRootJobs and Nodes, acts on); the rest of slurmctld's
+/// part_record. Strings are kept as `scontrol show partition` prints them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionMore {
+    pub root_only: bool,
+    pub req_resv: bool,
+    pub disable_root_jobs: bool,
+    pub exclusive_user: bool,
+    pub lln: bool,
+    /// Seconds.
+    pub grace_time: u32,
+    pub def_mem: MemLimit,
+    pub max_mem: MemLimit,
+    /// `None` = UNLIMITED.
+    pub max_cpus_per_node: Option<u32>,
+    pub max_cpus_per_socket: Option<u32>,
+    /// Minutes; `None` = NONE, `Some(u16::MAX)` = UNLIMITED.
+    pub over_time_limit: Option<u16>,
+    /// `None` = ALL.
+    pub alloc_nodes: Option<String>,
+    pub alternate: Option<String>,
+    pub cpu_bind: Option<String>,
+    pub qos: Option<String>,
+    pub allow_qos: Option<String>,
+    pub deny_qos: Option<String>,
+    pub deny_accounts: Option<String>,
+    pub job_defaults: Option<String>,
+    pub preempt_mode: Option<String>,
+    pub tres_billing_weights: Option<String>,
+    /// `NodeSets=` (`ALL` after `Nodes=ALL`).
+    pub nodesets: Option<String>,
+}
+
+impl PartitionMore {
+    /// The keys of a slurm.conf `PartitionName=` line that Spur's config
+    /// parser leaves in [`Partition::other`]; a value slurmctld would refuse
+    /// is left at its default.
+    pub fn from_conf(other: &[(String, String)]) -> PartitionMore {
+        use crate::request::PartKey;
+        let mut p = Partition::default();
+        for (k, v) in other {
+            let Some(key) = PartKey::ALL.iter().copied().find(|pk| {
+                !matches!(pk, PartKey::Nodes | PartKey::AllowGroups | PartKey::AllowAccounts)
+                    && pk.name().eq_ignore_ascii_case(k)
+            }) else {
+                continue;
+            };
+            if let Ok(c) = key.canonical(v, k) {
+                let _ = p.set_keys(&[(key, c)], &[]);
+            }
+        }
+        p.more
+    }
+}
+
+impl Partition {
+    /// Apply `scontrol update PartitionName=` keys (values canonical, as
+    /// [`PartKey::canonical`](crate::request::PartKey::canonical) gives
+    /// them) in order; `node_names`: the cluster's nodes in configuration
+    /// order. All or nothing: the first refused value leaves the partition
+    /// as it was and returns Slurm's error number.
+    pub fn set_keys(
+        &mut self,
+        settings: &[(crate::request::PartKey, String)],
+        node_names: &[String],
+    ) -> Result<(), i32> {
+        let mut p = self.clone();
+        for (k, v) in settings {
+            p.set_key(*k, v, node_names)?;
+        }
+        *self = p;
+        Ok(())
+    }
+
+    fn set_key(&mut self, key: crate::request::PartKey, v: &str, node_names: &[String]) -> Result<(), i32> {
+        use crate::errors::*;
+        use crate::request::PartKey::*;
+        let m = &mut self.more;
+        let yes = v == "YES";
+        let opt = |v: &str, none: &[&str]| -> Option<String> {
+            (!v.is_empty() && !none.iter().any(|n| v.eq_ignore_ascii_case(n))).then(|| v.to_string())
+        };
+        let num = |v: &str| v.parse::<u64>().map_err(|_| ESLURM_NOT_SUPPORTED);
+        let limit = |v: &str| -> Result<Option<u32>, i32> {
+            if v == "UNLIMITED" {
+                Ok(None)
+            } else {
+                v.parse().map(Some).map_err(|_| ESLURM_NOT_SUPPORTED)
+            }
+        };
+        match key {
+            RootOnly => m.root_only = yes,
+            ReqResv => m.req_resv = yes,
+            DisableRootJobs => m.disable_root_jobs = yes,
+            ExclusiveUser => m.exclusive_user = yes,
+            Lln => m.lln = yes,
+            GraceTime => m.grace_time = v.parse().map_err(|_| ESLURM_NOT_SUPPORTED)?,
+            DefMemPerCpu => m.def_mem = MemLimit { mb: num(v)?, per_cpu: true },
+            DefMemPerNode => m.def_mem = MemLimit { mb: num(v)?, per_cpu: false },
+            MaxMemPerCpu => m.max_mem = MemLimit { mb: num(v)?, per_cpu: true },
+            MaxMemPerNode => m.max_mem = MemLimit { mb: num(v)?, per_cpu: false },
+            MaxCpusPerNode => m.max_cpus_per_node = limit(v)?,
+            MaxCpusPerSocket => m.max_cpus_per_socket = limit(v)?,
+            OverTimeLimit => {
+                m.over_time_limit =
+                    Some(if v == "UNLIMITED" { u16::MAX } else { v.parse().map_err(|_| ESLURM_NOT_SUPPORTED)? })
+            }
+            AllowGroups => self.allow_groups = opt(v, &["ALL"]).map(|v| v.split(',').map(str::to_string).collect()),
+            AllowAccounts => self.allow_accounts = opt(v, &["ALL"]).map(|v| v.split(',').map(str::to_string).collect()),
+            DenyAccounts => m.deny_accounts = opt(v, &[]),
+            AllowQos => m.allow_qos = opt(v, &["ALL"]),
+            DenyQos => m.deny_qos = opt(v, &[]),
+            // no accounting, so no QOS records to name
+            Qos if !v.is_empty() => return Err(ESLURM_INVALID_QOS),
+            Qos => m.qos = None,
+            AllocNodes => m.alloc_nodes = opt(v, &["ALL"]),
+            Alternate => m.alternate = opt(v, &["NONE"]),
+            CpuBind => m.cpu_bind = opt(v, &["off"]),
+            JobDefaults => m.job_defaults = job_defaults(v).ok_or(ESLURM_INVALID_JOB_DEFAULTS)?,
+            // GANG is cluster-wide: slurmctld keeps the rest (22.05's
+            // scontrol sends it; 24.11's refuses it)
+            PreemptMode => {
+                let rest: Vec<&str> = v.split(',').filter(|w| *w != "GANG").collect();
+                m.preempt_mode = Some(if rest.is_empty() { "OFF".to_string() } else { rest.join(",") });
+            }
+            TresBillingWeights => {
+                if !v.is_empty() && !billing_weights_ok(v) {
+                    return Err(ESLURM_INVALID_TRES_BILLING_WEIGHTS);
+                }
+                m.tres_billing_weights = opt(v, &[]);
+            }
+            Nodes => {
+                let all = v.eq_ignore_ascii_case("ALL");
+                let named: Vec<String> = if all {
+                    node_names.to_vec()
+                } else if v.is_empty() {
+                    Vec::new()
+                } else {
+                    // bounded: a range far beyond the cluster names unknown nodes
+                    spur_grammar::hostlist::expand_bounded(v, 1 << 16).map_err(|_| ESLURM_INVALID_NODE_NAME)?
+                };
+                if named.iter().any(|n| !node_names.contains(n)) {
+                    return Err(ESLURM_INVALID_NODE_NAME);
+                }
+                self.nodes = node_names.iter().filter(|n| named.contains(n)).cloned().collect();
+                self.nodes_expr = spur_grammar::hostlist::compress(&self.nodes);
+                self.more.nodesets = all.then(|| "ALL".to_string());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `JobDefaults=` as slurmctld prints it (`None`: cleared), or `None` outside
+/// for a refused one (job_defaults_list: DefCpuPerGPU and DefMemPerGPU).
+fn job_defaults(v: &str) -> Option<Option<String>> {
+    if v.is_empty() {
+        return Some(None);
+    }
+    let mut out = Vec::new();
+    for item in v.split(',') {
+        let (k, n) = item.split_once('=')?;
+        let k = if k.eq_ignore_ascii_case("DefCpuPerGPU") {
+            "DefCpuPerGPU"
+        } else if k.eq_ignore_ascii_case("DefMemPerGPU") {
+            "DefMemPerGPU"
+        } else {
+            return None;
+        };
+        let n: u64 = n.parse().ok()?;
+        out.push(format!("{}={}", k, n));
+    }
+    Some(Some(out.join(",")))
+}
+
+/// Whether `TRESBillingWeights=` names only TRES slurmctld counts, each with
+/// a number (and, optionally, a unit).
+fn billing_weights_ok(v: &str) -> bool {
+    v.split(',').all(|item| {
+        let Some((t, w)) = item.split_once('=') else { return false };
+        let known = ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"];
+        let t = t.to_ascii_lowercase();
+        let w = w.trim_end_matches(|c: char| "KMGTPkmgtp".contains(c));
+        (known.contains(&t.as_str()) || t.starts_with("gres/") || t.starts_with("license/"))
+            && !w.is_empty()
+            && w.parse::<f64>().is_ok_and(|f| f.is_finite())
+    })
 }
 
 /// Everything the controller knows, as the commands see it.

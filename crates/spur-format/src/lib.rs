@@ -86,7 +86,10 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); every other
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); a partition
+///   (`spur_core::model::Partition`) carries `more` (RootOnly, GraceTime,
+///   the memory and CPU limits and the other `PartitionName=` keys) and a
+///   partition update (`spur_state::PartUpdate`) `settings`; every other
 ///   record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
