@@ -2732,7 +2732,7 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
         cpus,
         convert_num_unit(mem as f64, 2),
         p.nodes.len(),
-        cpus
+        m.billing(cpus, mem, p.nodes.len() as u64)
     ));
     if let Some(w) = &m.tres_billing_weights {
         o.push_str(le);
@@ -3446,7 +3446,7 @@ mod tests {
                 s(GraceTime, "10"),
                 s(MaxMemPerCpu, "800"),
                 s(OverTimeLimit, "5"),
-                s(TresBillingWeights, "CPU=1.0"),
+                s(TresBillingWeights, "CPU=1.0,Mem=0.25G"),
                 s(Nodes, "ALL"),
             ],
             &["node1".to_string(), "node2".to_string(), "node3".to_string(), "node4".to_string()],
@@ -3460,7 +3460,8 @@ mod tests {
             "   NodeSets=ALL\n   Nodes=node[1-4]\n",
             "   OverTimeLimit=5 PreemptMode=OFF\n",
             "   DefMemPerNode=UNLIMITED MaxMemPerCPU=800\n",
-            "billing=8\n   TRESBillingWeights=CPU=1.0\n\n",
+            // the weights counted when the nodes changed: 8 + 8000 MB × 0.25/GB
+            "billing=9\n   TRESBillingWeights=CPU=1.0,Mem=0.25G\n\n",
         ] {
             assert!(o.contains(line), "{}\n{}", line, o);
         }

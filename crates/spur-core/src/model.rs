@@ -816,6 +816,40 @@ pub struct PartitionMore {
     pub tres_billing_weights: Option<String>,
     /// `NodeSets=` (`ALL` after `Nodes=ALL`).
     pub nodesets: Option<String>,
+    /// The `TRESBillingWeights=` slurmctld counted the partition's billing
+    /// TRES with: those of slurm.conf, then those set when `Nodes=` last
+    /// changed (set_partition_tres; a later change of the weights alone
+    /// leaves the count).
+    pub billing_weights_counted: Option<String>,
+}
+
+impl PartitionMore {
+    /// The partition's billing TRES (`TRES=...,billing=N`) for its CPUs,
+    /// memory (MB) and nodes: the CPU count, or the weighted sum, truncated.
+    pub fn billing(&self, cpus: u64, mem_mb: u64, nodes: u64) -> u64 {
+        let Some(w) = &self.billing_weights_counted else { return cpus };
+        let mut sum = 0f64;
+        for item in w.split(',') {
+            let Some((t, v)) = item.split_once('=') else { continue };
+            let unit = v.chars().last().filter(|c| c.is_ascii_alphabetic());
+            let num: f64 = v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0.0);
+            // a memory weight per GB, TB, ... (per MB without a unit)
+            let per = match unit.map(|c| c.to_ascii_uppercase()) {
+                Some('K') => 1.0 / 1024.0,
+                Some('G') => 1024.0,
+                Some('T') => 1024.0 * 1024.0,
+                Some('P') => 1024.0 * 1024.0 * 1024.0,
+                _ => 1.0,
+            };
+            sum += match t.to_ascii_lowercase().as_str() {
+                "cpu" => num * cpus as f64,
+                "mem" => num * mem_mb as f64 / per,
+                "node" => num * nodes as f64,
+                _ => 0.0,
+            };
+        }
+        sum as u64
+    }
 }
 
 impl PartitionMore {
@@ -825,6 +859,14 @@ impl PartitionMore {
     pub fn from_conf(other: &[(String, String)]) -> PartitionMore {
         use crate::request::PartKey;
         let mut p = Partition::default();
+        // DefCpuPerGPU= and DefMemPerGPU= of the line are its JobDefaults
+        let gpu: Vec<String> = ["DefCpuPerGPU", "DefMemPerGPU"]
+            .iter()
+            .filter_map(|k| other.iter().find(|(o, _)| o.eq_ignore_ascii_case(k)).map(|(_, v)| format!("{}={}", k, v)))
+            .collect();
+        if !gpu.is_empty() {
+            let _ = p.set_keys(&[(PartKey::JobDefaults, gpu.join(","))], &[]);
+        }
         for (k, v) in other {
             let Some(key) = PartKey::ALL.iter().copied().find(|pk| {
                 !matches!(pk, PartKey::Nodes | PartKey::AllowGroups | PartKey::AllowAccounts)
@@ -832,10 +874,26 @@ impl PartitionMore {
             }) else {
                 continue;
             };
+            // slurm.conf's booleans (yes, true, 1; anything else is no)
+            let v = match key {
+                PartKey::RootOnly
+                | PartKey::ReqResv
+                | PartKey::DisableRootJobs
+                | PartKey::ExclusiveUser
+                | PartKey::Lln => {
+                    if matches!(v.to_ascii_lowercase().as_str(), "yes" | "true" | "1") {
+                        "YES"
+                    } else {
+                        "NO"
+                    }
+                }
+                _ => v.as_str(),
+            };
             if let Ok(c) = key.canonical(v, k) {
                 let _ = p.set_keys(&[(key, c)], &[]);
             }
         }
+        p.more.billing_weights_counted = p.more.tres_billing_weights.clone();
         p.more
     }
 }
@@ -932,6 +990,7 @@ impl Partition {
                 self.nodes = node_names.iter().filter(|n| named.contains(n)).cloned().collect();
                 self.nodes_expr = spur_grammar::hostlist::compress(&self.nodes);
                 self.more.nodesets = all.then(|| "ALL".to_string());
+                self.more.billing_weights_counted = self.more.tres_billing_weights.clone();
             }
         }
         Ok(())
@@ -1019,6 +1078,33 @@ impl Reservation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The keys of a slurm.conf `PartitionName=` line Spur's parser leaves
+    /// in `other`.
+    #[test]
+    fn partition_keys_from_slurm_conf() {
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let m = PartitionMore::from_conf(&[
+            kv("RootOnly", "yes"),
+            kv("LLN", "0"),
+            kv("GraceTime", "30"),
+            kv("DefMemPerCPU", "100"),
+            kv("MaxCPUsPerNode", "4"),
+            kv("OverTimeLimit", "UNLIMITED"),
+            kv("DefCPUPerGPU", "2"),
+            kv("TRESBillingWeights", "CPU=2"),
+            kv("QOS", "normal"),
+            kv("CpuBind", "bogus"),
+        ]);
+        assert!(m.root_only && !m.lln);
+        assert_eq!((m.grace_time, m.max_cpus_per_node, m.over_time_limit), (30, Some(4), Some(u16::MAX)));
+        assert_eq!(m.def_mem, MemLimit { mb: 100, per_cpu: true });
+        assert_eq!(m.job_defaults.as_deref(), Some("DefCpuPerGPU=2"));
+        // no accounting, so no QOS; a bad binding is left out
+        assert_eq!((m.qos.as_deref(), m.cpu_bind.as_deref()), (None, None));
+        // the weights count from the start: 2 × 8 CPUs
+        assert_eq!(m.billing(8, 8000, 4), 16);
+        assert_eq!(PartitionMore::default().billing(8, 8000, 4), 8);
+    }
     #[test]
     fn ranges_compress() {
         assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1-3,5,7-8");
