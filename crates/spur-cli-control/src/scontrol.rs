@@ -1248,12 +1248,21 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 )));
             }
             u.oversubscribe = Some(v.to_string());
-        } else if kw(t, "allowgroups", 6) {
-            u.unsupported.push(rq::UnsupportedPartitionField::AllowGroups);
-        } else if kw(t, "allowaccounts", 6) {
-            u.unsupported.push(rq::UnsupportedPartitionField::AllowAccounts);
+        } else if let Some(key) = part_key(t) {
+            match key.canonical(v, arg) {
+                Ok(c) => u.settings.push((key, c)),
+                Err(lines) => {
+                    let mut e: String = lines.iter().map(|m| format!("scontrol: error: {}\n", m)).collect();
+                    e.push_str(no_error_22_05());
+                    return Err(err_out(e));
+                }
+            }
         } else {
-            return error(&[format!("Update of this parameter is not supported: {}\n", arg), "Request aborted".into()]);
+            return Err(err_out(format!(
+                "scontrol: error: Update of this parameter is not supported: {}\n\nscontrol: error: Request aborted\n{}",
+                arg,
+                no_error_22_05()
+            )));
         }
     }
     if u.name.is_empty() {
@@ -1264,6 +1273,45 @@ fn parse_update_part(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
         return Err(err_out(format!("slurm_update error: {}\n", spur_core::errors::strerror(code))));
     }
     Ok(ScontrolCmd::UpdatePartition { flags, update: u })
+}
+
+/// The partition keys of [`rq::PartKey`] with the shortest abbreviation
+/// scontrol takes, in the order it tries them (scontrol_parse_part_options).
+fn part_key(t: &str) -> Option<rq::PartKey> {
+    use rq::PartKey::*;
+    const KEYS: &[(&str, usize, rq::PartKey)] = &[
+        ("cpubind", 7, CpuBind),
+        ("maxcpuspernode", 4, MaxCpusPerNode),
+        ("maxcpuspersocket", 4, MaxCpusPerSocket),
+        ("disablerootjobs", 1, DisableRootJobs),
+        ("exclusiveuser", 1, ExclusiveUser),
+        ("lln", 1, Lln),
+        ("rootonly", 3, RootOnly),
+        ("reqresv", 3, ReqResv),
+        ("overtimelimit", 5, OverTimeLimit),
+        ("preemptmode", 3, PreemptMode),
+        ("nodes", 1, Nodes),
+        ("allowgroups", 6, AllowGroups),
+        ("allowaccounts", 6, AllowAccounts),
+        ("allowqos", 6, AllowQos),
+        ("denyaccounts", 5, DenyAccounts),
+        ("denyqos", 5, DenyQos),
+        ("allocnodes", 6, AllocNodes),
+        ("alternate", 3, Alternate),
+        ("gracetime", 5, GraceTime),
+        ("defmempercpu", 10, DefMemPerCpu),
+        ("defmempernode", 10, DefMemPerNode),
+        ("maxmempercpu", 10, MaxMemPerCpu),
+        ("maxmempernode", 10, MaxMemPerNode),
+        ("qos", 3, Qos),
+        ("jobdefaults", 4, JobDefaults),
+        ("tresbillingweights", 1, TresBillingWeights),
+    ];
+    KEYS.iter()
+        .find(|(w, min, _)| kw(t, w, *min))
+        .map(|k| k.2)
+        // 22.05's scontrol has no MaxCPUsPerSocket (nor ExclusiveTopo)
+        .filter(|k| *k != MaxCpusPerSocket || spur_core::compat::profile().show_partition_topo_fields)
 }
 
 /// `scontrol --help` / `help`: Slurm's text, captured from each release
@@ -2580,43 +2628,83 @@ fn show_nodes(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
 pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String {
     let le = if f.one_liner { " " } else { "\n   " };
     let yn = |b: bool| if b { "YES" } else { "NO" };
+    let m = &p.more;
     let mut o = format!("PartitionName={}", p.name);
     o.push_str(le);
     o.push_str(&format!(
-        "AllowGroups={} AllowAccounts={} AllowQos=ALL",
-        p.allow_groups.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into()),
-        p.allow_accounts.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into())
+        "AllowGroups={}",
+        p.allow_groups.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into())
     ));
+    // DenyAccounts/DenyQos only when there is no allow list (slurm_sprint_partition_info)
+    match (&p.allow_accounts, &m.deny_accounts) {
+        (None, Some(d)) => o.push_str(&format!(" DenyAccounts={}", d)),
+        (a, _) => {
+            o.push_str(&format!(" AllowAccounts={}", a.as_ref().map(|g| g.join(",")).unwrap_or_else(|| "ALL".into())))
+        }
+    }
+    match (&m.allow_qos, &m.deny_qos) {
+        (None, Some(d)) => o.push_str(&format!(" DenyQos={}", d)),
+        (a, _) => o.push_str(&format!(" AllowQos={}", a.as_deref().unwrap_or("ALL"))),
+    }
     o.push_str(le);
-    o.push_str(&format!("AllocNodes=ALL Default={} QoS=N/A", yn(p.default)));
+    o.push_str(&format!("AllocNodes={}", m.alloc_nodes.as_deref().unwrap_or("ALL")));
+    if let Some(a) = &m.alternate {
+        o.push_str(&format!(" Alternate={}", a));
+    }
+    o.push_str(&format!(" Default={}", yn(p.default)));
+    if let Some(b) = &m.cpu_bind {
+        // slurmctld prints a blank after it
+        o.push_str(&format!(" CpuBind={} ", b));
+    }
+    o.push_str(&format!(" QoS={}", m.qos.as_deref().unwrap_or("N/A")));
     o.push_str(le);
     let deftime = match p.default_time {
         None => "NONE".to_string(),
         Some(m) => fmt_limit_scontrol(Some(m)),
     };
     o.push_str(&format!(
-        "DefaultTime={} DisableRootJobs=NO ExclusiveUser=NO ExclusiveTopo=NO GraceTime=0 Hidden={}",
+        "DefaultTime={} DisableRootJobs={} ExclusiveUser={} ExclusiveTopo=NO GraceTime={} Hidden={}",
         deftime,
+        yn(m.disable_root_jobs),
+        yn(m.exclusive_user),
+        m.grace_time,
         yn(p.hidden)
     ));
     o.push_str(le);
+    let unlimited = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "UNLIMITED".into());
     o.push_str(&format!(
-        "MaxNodes={} MaxTime={} MinNodes={} LLN=NO MaxCPUsPerNode=UNLIMITED MaxCPUsPerSocket=UNLIMITED",
-        p.max_nodes.map(|m| m.to_string()).unwrap_or_else(|| "UNLIMITED".into()),
+        "MaxNodes={} MaxTime={} MinNodes={} LLN={} MaxCPUsPerNode={} MaxCPUsPerSocket={}",
+        unlimited(p.max_nodes),
         fmt_limit_scontrol(p.max_time),
-        p.min_nodes
+        p.min_nodes,
+        yn(m.lln),
+        unlimited(m.max_cpus_per_node),
+        unlimited(m.max_cpus_per_socket)
     ));
     o.push_str(le);
+    // (22.05's `Nodes=ALL` keeps no NodeSets)
+    if let Some(ns) = m.nodesets.as_ref().filter(|_| spur_core::compat::release() != spur_core::compat::Release::V22_05)
+    {
+        o.push_str(&format!("NodeSets={}", ns));
+        o.push_str(le);
+    }
     o.push_str(&format!("Nodes={}", if p.nodes_expr.is_empty() { "(null)" } else { &p.nodes_expr }));
     o.push_str(le);
     o.push_str(&format!(
-        "PriorityJobFactor={} PriorityTier={} RootOnly=NO ReqResv=NO OverSubscribe={}",
+        "PriorityJobFactor={} PriorityTier={} RootOnly={} ReqResv={} OverSubscribe={}",
         p.priority_job_factor,
         p.priority_tier,
+        yn(m.root_only),
+        yn(m.req_resv),
         p.oversubscribe.to_ascii_uppercase()
     ));
     o.push_str(le);
-    o.push_str("OverTimeLimit=NONE PreemptMode=OFF");
+    let otl = match m.over_time_limit {
+        None => "NONE".to_string(),
+        Some(u16::MAX) => "UNLIMITED".to_string(),
+        Some(n) => n.to_string(),
+    };
+    o.push_str(&format!("OverTimeLimit={} PreemptMode={}", otl, m.preempt_mode.as_deref().unwrap_or("OFF")));
     o.push_str(le);
     let nodes: Vec<&Node> = view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).collect();
     let cpus: u64 = nodes.iter().map(|n| n.cpus as u64).sum();
@@ -2629,24 +2717,38 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
     };
     o.push_str(&format!("State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE", state, cpus, p.nodes.len()));
     o.push_str(le);
-    o.push_str("JobDefaults=(null)");
+    o.push_str(&format!("JobDefaults={}", m.job_defaults.as_deref().unwrap_or("(null)")));
     o.push_str(le);
-    o.push_str("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+    let mem_limit = |what: &str, l: spur_core::model::MemLimit| match (l.per_cpu, l.mb) {
+        (true, 0) => format!("{}PerCPU=UNLIMITED", what),
+        (true, n) => format!("{}PerCPU={}", what, n),
+        (false, 0) => format!("{}PerNode=UNLIMITED", what),
+        (false, n) => format!("{}PerNode={}", what, n),
+    };
+    o.push_str(&format!("{} {}", mem_limit("DefMem", m.def_mem), mem_limit("MaxMem", m.max_mem)));
     o.push_str(le);
     o.push_str(&format!(
         "TRES=cpu={},mem={},node={},billing={}",
         cpus,
         convert_num_unit(mem as f64, 2),
         p.nodes.len(),
-        cpus
+        m.billing(cpus, mem, p.nodes.len() as u64)
     ));
+    if let Some(w) = &m.tres_billing_weights {
+        o.push_str(le);
+        o.push_str(&format!("TRESBillingWeights={}", w));
+    }
     o.push('\n');
     if !f.one_liner {
         o.push('\n');
     }
     if !spur_core::compat::profile().show_partition_topo_fields {
         // neither field exists in 22.05
-        o = o.replace(" ExclusiveTopo=NO", "").replace(" MaxCPUsPerSocket=UNLIMITED", "");
+        o = o.replace(" ExclusiveTopo=NO", "");
+        if let Some(i) = o.find(" MaxCPUsPerSocket=") {
+            let j = o[i + 1..].find([' ', '\n']).map(|j| i + 1 + j).unwrap_or(o.len());
+            o.replace_range(i..j, "");
+        }
     }
     o
 }
@@ -3272,5 +3374,96 @@ mod tests {
         assert_eq!((o.stdout.as_str(), o.code), ("Partition nope not found\n", 1));
         let o = show(&["show", "node", "nodeX"]);
         assert_eq!((o.stdout.as_str(), o.code), ("Node nodeX not found\n", 1));
+    }
+
+    /// The partition keys of format version 3: scontrol's abbreviations,
+    /// canonical values and own refusals (recorded/24.11/scontrol_partkeys),
+    /// and how `show partition` prints them.
+    #[test]
+    fn partition_keys_parse_and_show() {
+        use rq::PartKey::*;
+        let e = HashMap::new();
+        let upd = |a: &[&str]| match parse(&args(a), &e) {
+            Ok(ScontrolCmd::UpdatePartition { update, .. }) => Ok(update.settings),
+            Ok(_) => panic!("not a partition update"),
+            Err(o) => Err((o.stderr, o.code)),
+        };
+        let s = |k: rq::PartKey, v: &str| (k, v.to_string());
+        assert_eq!(
+            upd(&[
+                "update",
+                "PartitionName=debug",
+                "Root=y",
+                "D=no",
+                "LLN=YES",
+                "CpuBind=v,core",
+                "PreemptMode=requeue"
+            ]),
+            Ok(vec![
+                s(RootOnly, "YES"),
+                s(DisableRootJobs, "NO"),
+                s(Lln, "YES"),
+                s(CpuBind, "verbose,cores"),
+                s(PreemptMode, "REQUEUE")
+            ])
+        );
+        assert_eq!(
+            upd(&[
+                "update",
+                "PartitionName=debug",
+                "MaxCPUs=infinite",
+                "OverTime=unlimited",
+                "DefMemPerCPU=400",
+                "Nodes=n[1-2]"
+            ]),
+            Ok(vec![
+                s(MaxCpusPerNode, "UNLIMITED"),
+                s(OverTimeLimit, "UNLIMITED"),
+                s(DefMemPerCpu, "400"),
+                s(Nodes, "n[1-2]")
+            ])
+        );
+        let bad = |a: &str| upd(&["update", "PartitionName=debug", a]).unwrap_err();
+        assert_eq!(bad("GraceTime=x"), ("scontrol: error: Invalid GraceTime value: x\n".into(), 1));
+        assert_eq!(bad("CpuBind=bogus"), ("scontrol: error: Invalid input CpuBind=bogus\n".into(), 1));
+        assert_eq!(
+            bad("PreemptMode=GANG").0,
+            "scontrol: error: PreemptMode=GANG is a cluster-wide option and cannot be set at partition level\n"
+        );
+        assert_eq!(
+            bad("LLN=maybe").0,
+            "scontrol: error: Invalid input: LLN=maybe\nscontrol: error: Acceptable LLN values are YES and NO\n"
+        );
+        // shown where slurmctld prints them
+        let mut v = view();
+        let p = &mut v.partitions[0];
+        p.set_keys(
+            &[
+                s(AllocNodes, "node1"),
+                s(Alternate, "debug"),
+                s(CpuBind, "cores"),
+                s(DenyAccounts, "a3"),
+                s(GraceTime, "10"),
+                s(MaxMemPerCpu, "800"),
+                s(OverTimeLimit, "5"),
+                s(TresBillingWeights, "CPU=1.0,Mem=0.25G"),
+                s(Nodes, "ALL"),
+            ],
+            &["node1".to_string(), "node2".to_string(), "node3".to_string(), "node4".to_string()],
+        )
+        .unwrap();
+        let o = render_show(&parse(&args(&["show", "partition"]), &e).unwrap(), &v, v.now).stdout;
+        for line in [
+            "   AllowGroups=ALL DenyAccounts=a3 AllowQos=ALL\n",
+            "   AllocNodes=node1 Alternate=debug Default=YES CpuBind=cores  QoS=N/A\n",
+            " GraceTime=10 Hidden=NO\n",
+            "   NodeSets=ALL\n   Nodes=node[1-4]\n",
+            "   OverTimeLimit=5 PreemptMode=OFF\n",
+            "   DefMemPerNode=UNLIMITED MaxMemPerCPU=800\n",
+            // the weights counted when the nodes changed: 8 + 8000 MB × 0.25/GB
+            "billing=9\n   TRESBillingWeights=CPU=1.0,Mem=0.25G\n\n",
+        ] {
+            assert!(o.contains(line), "{}\n{}", line, o);
+        }
     }
 }

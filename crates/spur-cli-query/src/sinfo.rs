@@ -681,7 +681,9 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         }
         GresUsed => "(null)".into(),
         Groups => p.and_then(|p| p.allow_groups.as_ref()).map(|g| g.join(",")).unwrap_or_else(|| "all".into()),
-        MaxCpusPerNode => "UNLIMITED".into(),
+        MaxCpusPerNode => {
+            p.and_then(|p| p.more.max_cpus_per_node).map(|m| m.to_string()).unwrap_or_else(|| "UNLIMITED".into())
+        }
         Memory => n.real_memory.to_string(),
         NodeAddr => n.addr.clone(),
         NodeHost => n.hostname.clone(),
@@ -693,11 +695,11 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
         PartitionName => p.map(|p| p.name.clone()).unwrap_or_else(|| "n/a".into()),
         Port => n.port.to_string(),
         // the partition's mode, else the cluster's PreemptMode (OFF)
-        PreemptMode => "OFF".into(),
+        PreemptMode => p.and_then(|p| p.more.preempt_mode.clone()).unwrap_or_else(|| "OFF".into()),
         PriorityJobFactor => p.map(|p| p.priority_job_factor.to_string()).unwrap_or_default(),
         PriorityTier => p.map(|p| p.priority_tier.to_string()).unwrap_or_default(),
         Reason => n.reason.clone().unwrap_or_else(|| "none".into()),
-        Root => "no".into(),
+        Root => if p.is_some_and(|p| p.more.root_only) { "yes" } else { "no" }.into(),
         Size => match p {
             Some(p) => {
                 let max = p.max_nodes;

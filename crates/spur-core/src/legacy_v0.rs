@@ -562,6 +562,7 @@ impl From<Partition> for model::Partition {
             allow_groups: v.allow_groups,
             allow_accounts: v.allow_accounts,
             other: v.other,
+            more: Default::default(),
         }
     }
 }

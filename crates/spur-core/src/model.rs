@@ -770,6 +770,267 @@ pub struct Partition {
     pub allow_accounts: Option<Vec<String>>,
     /// Any other key=value from slurm.conf, kept for `scontrol show partition`.
     pub other: Vec<(String, String)>,
+    /// The keys of format version 3 (slurm.conf's `PartitionName=` line and
+    /// `scontrol update PartitionName=`).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub more: PartitionMore,
+}
+
+/// A memory limit of a partition (`DefMemPerCPU=`/`DefMemPerNode=`,
+/// `MaxMemPerCPU=`/`MaxMemPerNode=`): MB, 0 = UNLIMITED.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemLimit {
+    pub mb: u64,
+    pub per_cpu: bool,
+}
+
+/// A partition's settings that Spur stores and shows (and, for RootOnly,
+/// DisableRootJobs and Nodes, acts on); the rest of slurmctld's
+/// part_record. Strings are kept as `scontrol show partition` prints them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionMore {
+    pub root_only: bool,
+    pub req_resv: bool,
+    pub disable_root_jobs: bool,
+    pub exclusive_user: bool,
+    pub lln: bool,
+    /// Seconds.
+    pub grace_time: u32,
+    pub def_mem: MemLimit,
+    pub max_mem: MemLimit,
+    /// `None` = UNLIMITED.
+    pub max_cpus_per_node: Option<u32>,
+    pub max_cpus_per_socket: Option<u32>,
+    /// Minutes; `None` = NONE, `Some(u16::MAX)` = UNLIMITED.
+    pub over_time_limit: Option<u16>,
+    /// `None` = ALL.
+    pub alloc_nodes: Option<String>,
+    pub alternate: Option<String>,
+    pub cpu_bind: Option<String>,
+    pub qos: Option<String>,
+    pub allow_qos: Option<String>,
+    pub deny_qos: Option<String>,
+    pub deny_accounts: Option<String>,
+    pub job_defaults: Option<String>,
+    pub preempt_mode: Option<String>,
+    pub tres_billing_weights: Option<String>,
+    /// `NodeSets=` (`ALL` after `Nodes=ALL`).
+    pub nodesets: Option<String>,
+    /// The `TRESBillingWeights=` slurmctld counted the partition's billing
+    /// TRES with: those of slurm.conf, then those set when `Nodes=` last
+    /// changed (set_partition_tres; a later change of the weights alone
+    /// leaves the count).
+    pub billing_weights_counted: Option<String>,
+}
+
+impl PartitionMore {
+    /// The partition's billing TRES (`TRES=...,billing=N`) for its CPUs,
+    /// memory (MB) and nodes: the CPU count, or the weighted sum, truncated.
+    pub fn billing(&self, cpus: u64, mem_mb: u64, nodes: u64) -> u64 {
+        let Some(w) = &self.billing_weights_counted else { return cpus };
+        let mut sum = 0f64;
+        for item in w.split(',') {
+            let Some((t, v)) = item.split_once('=') else { continue };
+            let unit = v.chars().last().filter(|c| c.is_ascii_alphabetic());
+            let num: f64 = v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0.0);
+            // a memory weight per GB, TB, ... (per MB without a unit)
+            let per = match unit.map(|c| c.to_ascii_uppercase()) {
+                Some('K') => 1.0 / 1024.0,
+                Some('G') => 1024.0,
+                Some('T') => 1024.0 * 1024.0,
+                Some('P') => 1024.0 * 1024.0 * 1024.0,
+                _ => 1.0,
+            };
+            sum += match t.to_ascii_lowercase().as_str() {
+                "cpu" => num * cpus as f64,
+                "mem" => num * mem_mb as f64 / per,
+                "node" => num * nodes as f64,
+                _ => 0.0,
+            };
+        }
+        sum as u64
+    }
+}
+
+impl PartitionMore {
+    /// The keys of a slurm.conf `PartitionName=` line that Spur's config
+    /// parser leaves in [`Partition::other`]; a value slurmctld would refuse
+    /// is left at its default.
+    pub fn from_conf(other: &[(String, String)]) -> PartitionMore {
+        use crate::request::PartKey;
+        let mut p = Partition::default();
+        // DefCpuPerGPU= and DefMemPerGPU= of the line are its JobDefaults
+        let gpu: Vec<String> = ["DefCpuPerGPU", "DefMemPerGPU"]
+            .iter()
+            .filter_map(|k| other.iter().find(|(o, _)| o.eq_ignore_ascii_case(k)).map(|(_, v)| format!("{}={}", k, v)))
+            .collect();
+        if !gpu.is_empty() {
+            let _ = p.set_keys(&[(PartKey::JobDefaults, gpu.join(","))], &[]);
+        }
+        for (k, v) in other {
+            let Some(key) = PartKey::ALL.iter().copied().find(|pk| {
+                !matches!(pk, PartKey::Nodes | PartKey::AllowGroups | PartKey::AllowAccounts)
+                    && pk.name().eq_ignore_ascii_case(k)
+            }) else {
+                continue;
+            };
+            // slurm.conf's booleans (yes, true, 1; anything else is no)
+            let v = match key {
+                PartKey::RootOnly
+                | PartKey::ReqResv
+                | PartKey::DisableRootJobs
+                | PartKey::ExclusiveUser
+                | PartKey::Lln => {
+                    if matches!(v.to_ascii_lowercase().as_str(), "yes" | "true" | "1") {
+                        "YES"
+                    } else {
+                        "NO"
+                    }
+                }
+                _ => v.as_str(),
+            };
+            if let Ok(c) = key.canonical(v, k) {
+                let _ = p.set_keys(&[(key, c)], &[]);
+            }
+        }
+        p.more.billing_weights_counted = p.more.tres_billing_weights.clone();
+        p.more
+    }
+}
+
+impl Partition {
+    /// Apply `scontrol update PartitionName=` keys (values canonical, as
+    /// [`PartKey::canonical`](crate::request::PartKey::canonical) gives
+    /// them) in order; `node_names`: the cluster's nodes in configuration
+    /// order. All or nothing: the first refused value leaves the partition
+    /// as it was and returns Slurm's error number.
+    pub fn set_keys(
+        &mut self,
+        settings: &[(crate::request::PartKey, String)],
+        node_names: &[String],
+    ) -> Result<(), i32> {
+        let mut p = self.clone();
+        for (k, v) in settings {
+            p.set_key(*k, v, node_names)?;
+        }
+        *self = p;
+        Ok(())
+    }
+
+    fn set_key(&mut self, key: crate::request::PartKey, v: &str, node_names: &[String]) -> Result<(), i32> {
+        use crate::errors::*;
+        use crate::request::PartKey::*;
+        let m = &mut self.more;
+        let yes = v == "YES";
+        let opt = |v: &str, none: &[&str]| -> Option<String> {
+            (!v.is_empty() && !none.iter().any(|n| v.eq_ignore_ascii_case(n))).then(|| v.to_string())
+        };
+        let num = |v: &str| v.parse::<u64>().map_err(|_| ESLURM_NOT_SUPPORTED);
+        let limit = |v: &str| -> Result<Option<u32>, i32> {
+            if v == "UNLIMITED" {
+                Ok(None)
+            } else {
+                v.parse().map(Some).map_err(|_| ESLURM_NOT_SUPPORTED)
+            }
+        };
+        match key {
+            RootOnly => m.root_only = yes,
+            ReqResv => m.req_resv = yes,
+            DisableRootJobs => m.disable_root_jobs = yes,
+            ExclusiveUser => m.exclusive_user = yes,
+            Lln => m.lln = yes,
+            GraceTime => m.grace_time = v.parse().map_err(|_| ESLURM_NOT_SUPPORTED)?,
+            DefMemPerCpu => m.def_mem = MemLimit { mb: num(v)?, per_cpu: true },
+            DefMemPerNode => m.def_mem = MemLimit { mb: num(v)?, per_cpu: false },
+            MaxMemPerCpu => m.max_mem = MemLimit { mb: num(v)?, per_cpu: true },
+            MaxMemPerNode => m.max_mem = MemLimit { mb: num(v)?, per_cpu: false },
+            MaxCpusPerNode => m.max_cpus_per_node = limit(v)?,
+            MaxCpusPerSocket => m.max_cpus_per_socket = limit(v)?,
+            OverTimeLimit => {
+                m.over_time_limit =
+                    Some(if v == "UNLIMITED" { u16::MAX } else { v.parse().map_err(|_| ESLURM_NOT_SUPPORTED)? })
+            }
+            AllowGroups => self.allow_groups = opt(v, &["ALL"]).map(|v| v.split(',').map(str::to_string).collect()),
+            AllowAccounts => self.allow_accounts = opt(v, &["ALL"]).map(|v| v.split(',').map(str::to_string).collect()),
+            DenyAccounts => m.deny_accounts = opt(v, &[]),
+            AllowQos => m.allow_qos = opt(v, &["ALL"]),
+            DenyQos => m.deny_qos = opt(v, &[]),
+            // no accounting, so no QOS records to name
+            Qos if !v.is_empty() => return Err(ESLURM_INVALID_QOS),
+            Qos => m.qos = None,
+            AllocNodes => m.alloc_nodes = opt(v, &["ALL"]),
+            Alternate => m.alternate = opt(v, &["NONE"]),
+            CpuBind => m.cpu_bind = opt(v, &["off"]),
+            JobDefaults => m.job_defaults = job_defaults(v).ok_or(ESLURM_INVALID_JOB_DEFAULTS)?,
+            // GANG is cluster-wide: slurmctld keeps the rest (22.05's
+            // scontrol sends it; 24.11's refuses it)
+            PreemptMode => {
+                let rest: Vec<&str> = v.split(',').filter(|w| *w != "GANG").collect();
+                m.preempt_mode = Some(if rest.is_empty() { "OFF".to_string() } else { rest.join(",") });
+            }
+            TresBillingWeights => {
+                if !v.is_empty() && !billing_weights_ok(v) {
+                    return Err(ESLURM_INVALID_TRES_BILLING_WEIGHTS);
+                }
+                m.tres_billing_weights = opt(v, &[]);
+            }
+            Nodes => {
+                let all = v.eq_ignore_ascii_case("ALL");
+                let named: Vec<String> = if all {
+                    node_names.to_vec()
+                } else if v.is_empty() {
+                    Vec::new()
+                } else {
+                    // bounded: a range far beyond the cluster names unknown nodes
+                    spur_grammar::hostlist::expand_bounded(v, 1 << 16).map_err(|_| ESLURM_INVALID_NODE_NAME)?
+                };
+                if named.iter().any(|n| !node_names.contains(n)) {
+                    return Err(ESLURM_INVALID_NODE_NAME);
+                }
+                self.nodes = node_names.iter().filter(|n| named.contains(n)).cloned().collect();
+                self.nodes_expr = spur_grammar::hostlist::compress(&self.nodes);
+                self.more.nodesets = all.then(|| "ALL".to_string());
+                self.more.billing_weights_counted = self.more.tres_billing_weights.clone();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `JobDefaults=` as slurmctld prints it (`None`: cleared), or `None` outside
+/// for a refused one (job_defaults_list: DefCpuPerGPU and DefMemPerGPU).
+fn job_defaults(v: &str) -> Option<Option<String>> {
+    if v.is_empty() {
+        return Some(None);
+    }
+    let mut out = Vec::new();
+    for item in v.split(',') {
+        let (k, n) = item.split_once('=')?;
+        let k = if k.eq_ignore_ascii_case("DefCpuPerGPU") {
+            "DefCpuPerGPU"
+        } else if k.eq_ignore_ascii_case("DefMemPerGPU") {
+            "DefMemPerGPU"
+        } else {
+            return None;
+        };
+        let n: u64 = n.parse().ok()?;
+        out.push(format!("{}={}", k, n));
+    }
+    Some(Some(out.join(",")))
+}
+
+/// Whether `TRESBillingWeights=` names only TRES slurmctld counts, each with
+/// a number (and, optionally, a unit).
+fn billing_weights_ok(v: &str) -> bool {
+    v.split(',').all(|item| {
+        let Some((t, w)) = item.split_once('=') else { return false };
+        let known = ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"];
+        let t = t.to_ascii_lowercase();
+        let w = w.trim_end_matches(|c: char| "KMGTPkmgtp".contains(c));
+        (known.contains(&t.as_str()) || t.starts_with("gres/") || t.starts_with("license/"))
+            && !w.is_empty()
+            && w.parse::<f64>().is_ok_and(|f| f.is_finite())
+    })
 }
 
 /// Everything the controller knows, as the commands see it.
@@ -817,6 +1078,33 @@ impl Reservation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The keys of a slurm.conf `PartitionName=` line Spur's parser leaves
+    /// in `other`.
+    #[test]
+    fn partition_keys_from_slurm_conf() {
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let m = PartitionMore::from_conf(&[
+            kv("RootOnly", "yes"),
+            kv("LLN", "0"),
+            kv("GraceTime", "30"),
+            kv("DefMemPerCPU", "100"),
+            kv("MaxCPUsPerNode", "4"),
+            kv("OverTimeLimit", "UNLIMITED"),
+            kv("DefCPUPerGPU", "2"),
+            kv("TRESBillingWeights", "CPU=2"),
+            kv("QOS", "normal"),
+            kv("CpuBind", "bogus"),
+        ]);
+        assert!(m.root_only && !m.lln);
+        assert_eq!((m.grace_time, m.max_cpus_per_node, m.over_time_limit), (30, Some(4), Some(u16::MAX)));
+        assert_eq!(m.def_mem, MemLimit { mb: 100, per_cpu: true });
+        assert_eq!(m.job_defaults.as_deref(), Some("DefCpuPerGPU=2"));
+        // no accounting, so no QOS; a bad binding is left out
+        assert_eq!((m.qos.as_deref(), m.cpu_bind.as_deref()), (None, None));
+        // the weights count from the start: 2 × 8 CPUs
+        assert_eq!(m.billing(8, 8000, 4), 16);
+        assert_eq!(PartitionMore::default().billing(8, 8000, 4), 8);
+    }
     #[test]
     fn ranges_compress() {
         assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1-3,5,7-8");

@@ -306,6 +306,8 @@ pub struct PartitionUpdate {
     pub oversubscribe: Option<String>,
     /// Fields scontrol accepts that Spur cannot change yet.
     pub unsupported: Vec<UnsupportedPartitionField>,
+    /// The other keys, in the order given, values canonical ([`PartKey::canonical`]).
+    pub settings: Vec<(PartKey, String)>,
 }
 
 /// A partition field scontrol accepts whose change Spur does not implement.
@@ -430,4 +432,179 @@ pub struct JobCompletion {
     pub message: String,
     /// Which run ended (its restart count at launch).
     pub restarts: Option<u32>,
+}
+
+/// An enum whose variants travel as their wire numbers ([`wire_codes!`]).
+macro_rules! coded_enum {
+    ($(#[$m:meta])* pub enum $t:ident { $($v:ident),* $(,)? }) => {
+        $(#[$m])*
+        pub enum $t { $($v),* }
+        wire_codes!($t, [$($v),*]);
+    };
+}
+
+coded_enum! {
+    /// A key of `scontrol update PartitionName=` stored in
+    /// [`PartitionMore`](crate::model::PartitionMore) (or in the partition's
+    /// node and group lists), sent with its value in the canonical form
+    /// scontrol gives it ([`PartKey::canonical`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum PartKey {
+        RootOnly,
+        ReqResv,
+        DisableRootJobs,
+        ExclusiveUser,
+        Lln,
+        GraceTime,
+        DefMemPerCpu,
+        DefMemPerNode,
+        MaxMemPerCpu,
+        MaxMemPerNode,
+        MaxCpusPerNode,
+        MaxCpusPerSocket,
+        OverTimeLimit,
+        AllowGroups,
+        AllowAccounts,
+        DenyAccounts,
+        AllowQos,
+        DenyQos,
+        Qos,
+        AllocNodes,
+        Alternate,
+        CpuBind,
+        JobDefaults,
+        PreemptMode,
+        TresBillingWeights,
+        Nodes,
+    }
+}
+
+impl PartKey {
+    /// The key as `Invalid <Key> value:` names it.
+    pub fn name(self) -> &'static str {
+        use PartKey::*;
+        match self {
+            RootOnly => "RootOnly",
+            ReqResv => "ReqResv",
+            DisableRootJobs => "DisableRootJobs",
+            ExclusiveUser => "ExclusiveUser",
+            Lln => "LLN",
+            GraceTime => "GraceTime",
+            DefMemPerCpu => "DefMemPerCPU",
+            DefMemPerNode => "DefMemPerNode",
+            MaxMemPerCpu => "MaxMemPerCPU",
+            MaxMemPerNode => "MaxMemPerNode",
+            MaxCpusPerNode => "MaxCPUsPerNode",
+            MaxCpusPerSocket => "MaxCPUsPerSocket",
+            OverTimeLimit => "OverTimeLimit",
+            AllowGroups => "AllowGroups",
+            AllowAccounts => "AllowAccounts",
+            DenyAccounts => "DenyAccounts",
+            AllowQos => "AllowQos",
+            DenyQos => "DenyQos",
+            Qos => "QoS",
+            AllocNodes => "AllocNodes",
+            Alternate => "Alternate",
+            CpuBind => "CpuBind",
+            JobDefaults => "JobDefaults",
+            PreemptMode => "PreemptMode",
+            TresBillingWeights => "TRESBillingWeights",
+            Nodes => "Nodes",
+        }
+    }
+
+    /// scontrol's reading of `Key=value` (`arg`, for the messages): the
+    /// value in the form the controller stores and shows, or the lines
+    /// scontrol prints (each after `scontrol: error: `) when it refuses it
+    /// (scontrol_parse_part_options).
+    pub fn canonical(self, v: &str, arg: &str) -> Result<String, Vec<String>> {
+        use PartKey::*;
+        let invalid_value = || vec![format!("Invalid {} value: {}", self.name(), v)];
+        let unlimited = |v: &str| v.eq_ignore_ascii_case("UNLIMITED") || v.eq_ignore_ascii_case("INFINITE");
+        match self {
+            RootOnly | ReqResv | DisableRootJobs | ExclusiveUser | Lln => {
+                let kw = |w: &str| !v.is_empty() && w.len() >= v.len() && w[..v.len()].eq_ignore_ascii_case(v);
+                if kw("NO") {
+                    Ok("NO".into())
+                } else if kw("YES") {
+                    Ok("YES".into())
+                } else {
+                    Err(vec![
+                        format!("Invalid input: {}", arg),
+                        format!("Acceptable {} values are YES and NO", self.name()),
+                    ])
+                }
+            }
+            GraceTime => v.parse::<u32>().map(|n| n.to_string()).map_err(|_| invalid_value()),
+            DefMemPerCpu | DefMemPerNode | MaxMemPerCpu | MaxMemPerNode => {
+                v.parse::<u64>().map(|n| n.to_string()).map_err(|_| invalid_value())
+            }
+            MaxCpusPerNode | MaxCpusPerSocket if unlimited(v) => Ok("UNLIMITED".into()),
+            MaxCpusPerNode | MaxCpusPerSocket => v.parse::<u32>().map(|n| n.to_string()).map_err(|_| invalid_value()),
+            OverTimeLimit if unlimited(v) => Ok("UNLIMITED".into()),
+            OverTimeLimit => v.parse::<u16>().map(|n| n.to_string()).map_err(|_| invalid_value()),
+            CpuBind => cpu_bind_canonical(v).ok_or_else(|| vec![format!("Invalid input {}", arg)]),
+            PreemptMode => match preempt_mode_canonical(v) {
+                // 22.05's scontrol sends it (slurmctld ignores it)
+                Some(m)
+                    if m.split(',').any(|w| w == "GANG")
+                        && crate::compat::release() != crate::compat::Release::V22_05 =>
+                {
+                    Err(vec!["PreemptMode=GANG is a cluster-wide option and cannot be set at partition level".into()])
+                }
+                Some(m) => Ok(m),
+                None => Err(vec![format!("Invalid input: {}", arg)]),
+            },
+            _ => Ok(v.to_string()),
+        }
+    }
+}
+
+/// `CpuBind=` of a partition as slurmctld prints it (`off` for none), or
+/// `None` for a value scontrol refuses (xlate_cpu_bind_str).
+pub fn cpu_bind_canonical(v: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for w in v.split(',') {
+        let name = match w.to_ascii_lowercase().as_str() {
+            "no" | "none" | "off" => "off",
+            "board" | "boards" => "boards",
+            "ldom" | "ldoms" => "ldoms",
+            "socket" | "sockets" => "sockets",
+            "core" | "cores" => "cores",
+            "thread" | "threads" => "threads",
+            "verbose" | "v" => "verbose",
+            _ => return None,
+        };
+        out.push(name);
+    }
+    // verbose is printed first (slurm_sprint_cpu_bind_type)
+    out.sort_by_key(|w| *w != "verbose");
+    Some(out.join(","))
+}
+
+/// `PreemptMode=` as slurmctld prints it (preempt_mode_string), or `None`
+/// for an unknown word.
+pub fn preempt_mode_canonical(v: &str) -> Option<String> {
+    let mut base: Option<&str> = None;
+    let mut gang = false;
+    let mut within = false;
+    for w in v.split(',') {
+        match w.to_ascii_lowercase().as_str() {
+            "gang" => gang = true,
+            "within" => within = true,
+            "off" => base = Some("OFF"),
+            "cancel" => base = Some("CANCEL"),
+            "requeue" => base = Some("REQUEUE"),
+            "suspend" => base = Some("SUSPEND"),
+            _ => return None,
+        }
+    }
+    let mut out: Vec<&str> = vec![base.unwrap_or("OFF")];
+    if gang {
+        out.push("GANG");
+    }
+    if within {
+        out.push("WITHIN");
+    }
+    Some(out.join(","))
 }

@@ -86,7 +86,10 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); the command
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); a partition
+///   (`spur_core::model::Partition`) carries `more` (RootOnly, GraceTime,
+///   the memory and CPU limits and the other `PartitionName=` keys) and a
+///   partition update (`spur_state::PartUpdate`) `settings`; the command
 ///   `CancelPendingTasks` is written (a cancel of an array's pending tasks
 ///   takes them out of its record), and `SplitPendingTask` (an update, hold
 ///   or release of some of them splits each off first); every other record

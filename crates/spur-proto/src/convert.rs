@@ -267,6 +267,7 @@ impl From<&rq::PartitionUpdate> for pb::NodeControlRequest {
                 priority_job_factor: u.priority_job_factor,
                 oversubscribe: u.oversubscribe.clone(),
                 unsupported: unsupported_codes(&u.unsupported, rq::UnsupportedPartitionField::code),
+                settings: u.settings.iter().map(|(k, v)| pb::PartSetting { key: k.code(), value: v.clone() }).collect(),
             })),
         }
     }
@@ -297,6 +298,11 @@ pub fn node_control(r: pb::NodeControlRequest) -> Res<NodeControl> {
             priority_tier: p.priority_tier,
             priority_job_factor: p.priority_job_factor,
             oversubscribe: p.oversubscribe,
+            settings: p
+                .settings
+                .into_iter()
+                .map(|s| Ok((rq::PartKey::from_code(s.key).ok_or(BAD)?, s.value)))
+                .collect::<Res<Vec<_>>>()?,
         }),
     })
 }

@@ -244,6 +244,7 @@ impl From<PartUpdate> for crate::PartUpdate {
             priority_tier: v.priority_tier,
             priority_job_factor: v.priority_job_factor,
             oversubscribe: v.oversubscribe,
+            settings: Vec::new(),
         }
     }
 }

@@ -203,6 +203,22 @@ pub struct PartUpdate {
     pub priority_tier: Option<u32>,
     pub priority_job_factor: Option<u32>,
     pub oversubscribe: Option<String>,
+    /// The other keys, in order (`spur_core::model::Partition::set_keys`).
+    /// From format version 3.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub settings: Vec<(spur_core::request::PartKey, String)>,
+}
+
+impl PartUpdate {
+    /// The oldest format version that carries every change this update
+    /// makes (as [`JobUpdate::min_format_version`]).
+    pub fn min_format_version(&self) -> u16 {
+        if self.settings.is_empty() {
+            spur_format::MIN_VERSION
+        } else {
+            3
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -220,11 +220,20 @@ fn part_update() -> impl Strategy<Value = PartUpdate> {
     (
         (opt(opt(count32())), opt(opt(count32())), opt(opt(count32())), opt(count32()), opt(ps)),
         (opt(any::<bool>()), opt(any::<bool>()), opt(count32()), opt(count32()), opt(text())),
+        prop::collection::vec(
+            (
+                (1u32..=spur_core::request::PartKey::ALL.len() as u32)
+                    .prop_map(|c| spur_core::request::PartKey::from_code(c).unwrap()),
+                prop_oneof![text(), Just("YES".to_string()), Just("2".to_string()), Just("n1".to_string())],
+            ),
+            0..3,
+        ),
     )
         .prop_map(
             |(
                 (max_time, default_time, max_nodes, min_nodes, state),
                 (default, hidden, priority_tier, priority_job_factor, oversubscribe),
+                settings,
             )| {
                 PartUpdate {
                     max_time,
@@ -237,6 +246,7 @@ fn part_update() -> impl Strategy<Value = PartUpdate> {
                     priority_tier,
                     priority_job_factor,
                     oversubscribe,
+                    settings,
                 }
             },
         )

@@ -62,11 +62,16 @@ async fn newest_for_all(ctld: &Ctld) -> Option<Version> {
 /// On the ready leader: raise the cluster's format version whenever every
 /// member reads a newer one than it has.
 pub async fn raise_loop(ctld: Arc<Ctld>) {
+    let mut first = true;
     loop {
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        // soon after this controller becomes the ready leader (a new
+        // cluster's first commands should not find it at the oldest
+        // version), then every second
+        tokio::time::sleep(Duration::from_millis(if first { 50 } else { 1000 })).await;
         if !ctld.is_ready_leader() {
             continue;
         }
+        first = false;
         let active = ctld.lock().state.format_version();
         if active >= FORMAT_VERSION {
             continue;

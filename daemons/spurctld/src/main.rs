@@ -133,6 +133,7 @@ pub fn partitions_from_conf(conf: &SlurmConf) -> Vec<Partition> {
             allow_groups: p.allow_groups.clone(),
             allow_accounts: p.allow_accounts.clone(),
             other: p.other.clone(),
+            more: spur_core::model::PartitionMore::from_conf(&p.other),
         })
         .collect()
 }

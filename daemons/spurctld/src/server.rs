@@ -324,6 +324,35 @@ fn partition_access(part: &spur_core::model::Partition, owner: &Caller) -> Resul
     decide(groups.iter().any(|g| mine.contains(g)))
 }
 
+/// slurmctld's first partition checks of a submission (_part_access_check):
+/// `ReqResv` wants a reservation, `RootOnly` a submission by root or
+/// SlurmUser, `DisableRootJobs` a job of another user than root
+/// (`Invalid user id`), `AllocNodes` a submission from one of its hosts.
+fn partition_limits(
+    part: &spur_core::model::Partition,
+    desc: &JobDesc,
+    submitter: &Caller,
+    owner_uid: u32,
+) -> Result<(), i32> {
+    let m = &part.more;
+    if m.req_resv && desc.reservation_name().is_none() {
+        return Err(ESLURM_ACCESS_DENIED);
+    }
+    if m.root_only && !submitter.slurm_user {
+        return Err(ESLURM_ACCESS_DENIED);
+    }
+    if m.disable_root_jobs && owner_uid == 0 {
+        return Err(ESLURM_USER_ID_MISSING);
+    }
+    if let Some(allowed) = &m.alloc_nodes {
+        let hosts = spur_grammar::hostlist::expand_bounded(allowed, 1 << 16).unwrap_or_default();
+        if !desc.alloc_node.is_empty() && !hosts.contains(&desc.alloc_node) {
+            return Err(ESLURM_ACCESS_DENIED);
+        }
+    }
+    Ok(())
+}
+
 impl Service {
     fn build_job(&self, id: &Identity, desc: JobDesc) -> Result<Job, (i32, String)> {
         self.build_job_inner(id, desc).map_err(|c| (c, String::new()))
@@ -420,6 +449,7 @@ impl Service {
         // `sbatch --uid/--gid`: root or SlurmUser submits for another user,
         // whose job it then is (recorded/24.11/sbatch_surface/172-173); the
         // checks below are the owner's, as for a job they submitted
+        let submitter = self.caller(id);
         let run_as;
         let id = if desc.run_as_user.is_some() || desc.run_as_group.is_some() {
             if !self.caller(id).slurm_user {
@@ -449,6 +479,7 @@ impl Service {
         let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
         let caller = self.caller(id);
+        partition_limits(&part, &desc, &submitter, id.uid)?;
         partition_access(&part, &caller)?;
         // a negative nice raises priority: operators only (job_mgr.c, before
         // the job_submit plugins: ESLURM_INVALID_NICE)
@@ -766,6 +797,17 @@ impl Service {
             Ok(u) => u,
             Err(code) => return Ok(code),
         };
+        // keys a member of an older build would drop: refused, not logged without them
+        let active = self.ctld.read().state.write_format_version();
+        if u.min_format_version() > active {
+            tracing::warn!(
+                "update of partition {} refused: it needs format version {}, the cluster writes {}",
+                r.name,
+                u.min_format_version(),
+                active
+            );
+            return Ok(ESLURM_NOT_SUPPORTED);
+        }
         let res = self.ctld.commit(vec![Command::PartitionUpdate { name: r.name.clone(), update: u }]).await?;
         self.ctld.sched_wake.notify_one();
         Ok(match res.into_iter().next() {

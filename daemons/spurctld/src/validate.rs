@@ -534,6 +534,10 @@ pub fn partition_update(u: &rq::PartitionUpdate) -> Result<spur_state::PartUpdat
     if !u.unsupported.is_empty() {
         return Err(ESLURM_NOT_SUPPORTED);
     }
+    // values as scontrol sends them (what it would have refused, refused)
+    if u.settings.iter().any(|(k, v)| k.canonical(v, "").as_deref() != Ok(v.as_str())) {
+        return Err(ESLURM_NOT_SUPPORTED);
+    }
     let limit = |m: Option<u32>| m.map(|m| if m == INFINITE { None } else { Some(m) });
     Ok(spur_state::PartUpdate {
         max_time: limit(u.max_time),
@@ -546,6 +550,7 @@ pub fn partition_update(u: &rq::PartitionUpdate) -> Result<spur_state::PartUpdat
         priority_tier: u.priority_tier,
         priority_job_factor: u.priority_job_factor,
         oversubscribe: u.oversubscribe.as_ref().map(|v| v.to_ascii_uppercase()),
+        settings: u.settings.clone(),
     })
 }
 

@@ -675,6 +675,46 @@ async fn root_submits_for_another_user_with_uid() {
     assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
 }
 
+/// `update PartitionName=` with the keys of format version 3: refused while
+/// the cluster writes an older version; then RootOnly refuses a user's
+/// submission and DisableRootJobs root's (slurmctld's _part_access_check),
+/// and ReqResv one without a reservation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partition_keys_need_format_version_3_and_guard_submissions() {
+    let f = controller().await;
+    let s = &f.svc;
+    let update = |kv: &[(rq::PartKey, &str)]| {
+        NodeControlRequest::from(&rq::PartitionUpdate {
+            name: "debug".into(),
+            settings: kv.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+            ..Default::default()
+        })
+    };
+    let status = |r: Result<Response<NodeControlReply>, tonic::Status>| code(&r.unwrap().into_inner().status);
+    assert_eq!(status(s.node_control(root(update(&[(rq::PartKey::RootOnly, "YES")]))).await), ESLURM_NOT_SUPPORTED);
+    let r = s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    assert!(r[0].is_ok());
+    // only an operator updates a partition; a value scontrol would not send is refused
+    assert_eq!(status(s.node_control(user(update(&[(rq::PartKey::RootOnly, "YES")]))).await), ESLURM_USER_ID_MISSING);
+    assert_eq!(status(s.node_control(root(update(&[(rq::PartKey::GraceTime, "x")]))).await), ESLURM_NOT_SUPPORTED);
+    assert_eq!(status(s.node_control(root(update(&[(rq::PartKey::Nodes, "nosuch")]))).await), ESLURM_INVALID_NODE_NAME);
+    assert_eq!(status(s.node_control(root(update(&[(rq::PartKey::RootOnly, "YES")]))).await), 0);
+    let r = s.submit(user(wrap_job(None))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED);
+    submit(&f, root(wrap_job(None))).await;
+    let kv = [(rq::PartKey::RootOnly, "NO"), (rq::PartKey::DisableRootJobs, "YES")];
+    assert_eq!(status(s.node_control(root(update(&kv))).await), 0);
+    let r = s.submit(root(wrap_job(None))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
+    submit(&f, user(wrap_job(None))).await;
+    let kv = [(rq::PartKey::DisableRootJobs, "NO"), (rq::PartKey::ReqResv, "YES")];
+    assert_eq!(status(s.node_control(root(update(&kv))).await), 0);
+    let r = s.submit(user(wrap_job(None))).await.unwrap().into_inner();
+    assert_eq!(code(&r.status), ESLURM_ACCESS_DENIED);
+    let p = s.ctld.read().state.partition("debug").cloned().unwrap();
+    assert!(p.more.req_resv && !p.more.root_only && !p.more.disable_root_jobs);
+}
+
 /// `scontrol update JobId=A_2`, `hold A_[2-3]`: from format version 3 the
 /// named pending tasks are split off their array's record and changed alone
 /// (slurmctld's update_job_str); naming all of them changes the record as a

@@ -1,0 +1,2 @@
+run as=spurtest
+scontrol update PartitionName=debug GraceTime=3

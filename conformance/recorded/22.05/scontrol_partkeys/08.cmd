@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug AllowAccounts=acct1,acct2

@@ -1,0 +1,2 @@
+run
+sinfo -h -o '%P %g %h %B %r'

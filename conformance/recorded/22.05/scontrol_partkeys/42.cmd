@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug OverTimeLimit=UNLIMITED MaxCPUsPerNode=UNLIMITED AllowGroups=ALL

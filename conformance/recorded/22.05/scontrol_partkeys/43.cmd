@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug Nodes=node1,node3

@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug JobDefaults=DefCpuPerGPU=2,DefMemPerGPU=100

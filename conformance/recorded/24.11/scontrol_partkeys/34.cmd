@@ -1,0 +1,2 @@
+run
+scontrol update PartitionName=debug DefMemPerNode=bogus
