@@ -86,8 +86,14 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); every other
-///   record is as in version 2.
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); a node
+///   (`spur_core::model::Node`) carries `comment`, `extra`, `cpu_bind`,
+///   `gres_text`, `resume_after` and the flag `fail`, a node update
+///   (`spur_state::NodeUpdate`) `fail_flag`, `comment`, `extra`, `cpu_bind`,
+///   `gres_text`, `resume_after`, `addr`, `hostname` (`scontrol update
+///   NodeName=`); a reservation (`spur_core::model::Reservation`)
+///   `accounts`, `groups`, `features`, `max_start_delay`, `core_based`;
+///   every other record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

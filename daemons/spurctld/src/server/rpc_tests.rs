@@ -674,3 +674,39 @@ async fn root_submits_for_another_user_with_uid() {
     let r = f.svc.submit(user(as_user("daemon"))).await.unwrap().into_inner();
     assert_eq!(code(&r.status), ESLURM_USER_ID_MISSING);
 }
+
+/// `update NodeName=` keys of format version 3 (Comment, State=FAIL as a
+/// flag, ...) are refused, or keep their old meaning, until the cluster
+/// writes version 3; RESUME of a node that is not out of service is
+/// `Invalid node state specified`; NodeAddr needs one address per node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_update_keys_of_format_version_3() {
+    let f = controller().await;
+    let s = &f.svc;
+    let call = |u: &rq::NodeUpdate| s.node_control(root(NodeControlRequest::from(u)));
+    let node = |name: &str| s.ctld.read().state.node(name).cloned().unwrap();
+    let n1 = rq::NodeUpdate { nodes: "n1".into(), ..Default::default() };
+    let comment = rq::NodeUpdate { comment: Some("a comment".into()), ..n1.clone() };
+    let fail = rq::NodeUpdate { state: Some(rq::NodeStateChange::Fail), reason: Some("f".into()), ..n1.clone() };
+    let resume = rq::NodeUpdate { state: Some(rq::NodeStateChange::Resume), ..n1.clone() };
+    assert_eq!(code(&call(&comment).await.unwrap().into_inner().status), ESLURM_NOT_SUPPORTED);
+    assert_eq!(code(&call(&fail).await.unwrap().into_inner().status), 0);
+    assert_eq!((node("n1").flags.drain, node("n1").flags.fail), (true, false));
+    assert_eq!(code(&call(&resume).await.unwrap().into_inner().status), 0);
+    // the cluster now writes version 3
+    s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    assert_eq!(code(&call(&comment).await.unwrap().into_inner().status), 0);
+    assert_eq!(node("n1").comment.as_deref(), Some("a comment"));
+    assert_eq!(code(&call(&fail).await.unwrap().into_inner().status), 0);
+    assert_eq!((node("n1").flags.drain, node("n1").flags.fail), (false, true));
+    assert_eq!(code(&call(&resume).await.unwrap().into_inner().status), 0);
+    assert!(!node("n1").flags.fail);
+    // n2 was never out of service
+    let resume2 = rq::NodeUpdate { nodes: "n2".into(), ..resume.clone() };
+    assert_eq!(code(&call(&resume2).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_STATE);
+    let addr = rq::NodeUpdate { node_addr: Some("10.0.0.1,10.0.0.2".into()), ..n1.clone() };
+    assert_eq!(code(&call(&addr).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_NAME);
+    let host = rq::NodeUpdate { node_hostname: Some("h1".into()), ..n1.clone() };
+    assert_eq!(code(&call(&host).await.unwrap().into_inner().status), 0);
+    assert_eq!(node("n1").hostname, "h1");
+}
