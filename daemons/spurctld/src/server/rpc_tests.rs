@@ -710,3 +710,47 @@ async fn node_update_keys_of_format_version_3() {
     assert_eq!(code(&call(&host).await.unwrap().into_inner().status), 0);
     assert_eq!(node("n1").hostname, "h1");
 }
+
+/// A reservation's `Groups=` admits the members of those groups, its
+/// `Accounts=` the jobs of those accounts (format version 3 records).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reservation_admits_its_groups_and_accounts() {
+    let f = controller().await;
+    let s = &f.svc;
+    s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    let nobody_group = spur_auth::users::groups_of(uid("nobody"))
+        .into_iter()
+        .find_map(spur_auth::users::group_name)
+        .expect("nobody has a group");
+    let spec = |name: &str, node: &str| rq::ReservationSpec {
+        name: name.into(),
+        start_time: Some(now()),
+        duration: Some(60),
+        nodes: Some(node.into()),
+        ..Default::default()
+    };
+    let list = |v: &str| Some(rq::NameList { set: Some(vec![v.into()]), ..Default::default() });
+    let create = |r: rq::ReservationSpec| ReservationRequest::from(&rq::ReservationRequest::Create(r));
+    let grp = rq::ReservationSpec { groups: list(&nobody_group), ..spec("grp", "n1") };
+    assert_eq!(code(&s.reservation(root(create(grp))).await.unwrap().into_inner().status), 0);
+    let acct = rq::ReservationSpec { accounts: list("acct1"), ..spec("acct", "n2") };
+    assert_eq!(code(&s.reservation(root(create(acct))).await.unwrap().into_inner().status), 0);
+    let job = |resv: &str, account: Option<&str>| {
+        let desc = JobDesc {
+            name: "wrap".into(),
+            script: "#!/bin/sh\ntrue\n".into(),
+            work_dir: "/tmp".into(),
+            reservation: Some(resv.into()),
+            account: account.map(String::from),
+            ..Default::default()
+        };
+        SubmitRequest {
+            job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+            test_only: false,
+        }
+    };
+    submit(&f, user(job("grp", None))).await;
+    submit(&f, user(job("acct", Some("acct1")))).await;
+    let r = s.submit(user(job("acct", Some("other")))).await.unwrap().into_inner();
+    assert_ne!(code(&r.status), 0, "a job of another account");
+}
