@@ -201,9 +201,9 @@ pub mod controller {
                 if spur_grammar::hostlist::count(&n.nodes).is_ok_and(|c| c > 100_000) {
                     return;
                 }
-                let Ok((names, u)) = validate::node_update(&n) else { return };
-                for name in names {
-                    let _ = st.apply(&Command::NodeUpdate { name, update: u.clone(), uid: 0, now: NOW });
+                let Ok(updates) = validate::node_update(&n, &["gpu".to_string()], true, NOW) else { return };
+                for (name, update) in updates {
+                    let _ = st.apply(&Command::NodeUpdate { name, update, uid: 0, now: NOW });
                 }
             }
             Ok(convert::NodeControl::Partition(p)) => {

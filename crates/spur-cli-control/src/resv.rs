@@ -39,6 +39,7 @@ fn key_name(t: &str) -> Option<&'static str> {
         ("Licenses", "Licenses", 2),
         ("PartitionName", "PartitionName", 1),
         ("TRES", "TRES", 1),
+        ("TRESPerNode", "TRESPerNode", 5),
     ];
     KEYS.iter().find(|(w, _, min)| kw(t, w, *min)).map(|(_, k, _)| *k)
 }
@@ -86,14 +87,17 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
     }
     let msg = if action == "create" { "No reservation created." } else { "No reservation update." };
     let fail = |m: String| Output::err(format!("scontrol: error: {}\n", m), 1);
+    let v22 = spur_core::compat::profile().reservation_22_05_texts;
     let mut name = String::new();
     let mut fields: Vec<(String, String)> = Vec::new();
+    let mut skip = false;
     for a in rest {
         let Some(p) = a.find('=') else {
             if starts_res(a) {
                 continue;
             }
             if kw(a, "skip", 2) {
+                skip = true;
                 continue;
             }
             return Err(fail(format!(
@@ -104,12 +108,16 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
         let (t, v) = (&a[..p], &a[p + 1..]);
         let pm = t.ends_with(['+', '-']).then(|| &t[t.len() - 1..]);
         let t = t.trim_end_matches(['+', '-']);
-        let Some(k) = key_name(t) else {
+        // (22.05 has no TRESPerNode)
+        let Some(k) = key_name(t).filter(|k| !(v22 && *k == "TRESPerNode")) else {
             if starts_res(t) {
                 continue;
             }
             return Err(fail(format!("Unknown parameter {}.  {}", a, msg)));
         };
+        if matches!(k, "TRES" | "TRESPerNode") && fields.iter().any(|(f, _)| f == "TRES") && !v22 {
+            return Err(fail(format!("Parameter {} specified more than once", a)));
+        }
         if fields.iter().any(|(f, _)| f == k) && matches!(k, "Accounts" | "Comment" | "Groups" | "Users" | "TRES") {
             return Err(fail(format!("Parameter {} specified more than once", a)));
         }
@@ -141,6 +149,51 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
                     ));
                 }
                 fields.push((k.into(), v.into()));
+            }
+            "MaxStartDelay" => {
+                if spur_grammar::time::parse_time_limit(v).is_err() {
+                    let tail = if action == "update" { crate::scontrol::no_error_22_05() } else { "" };
+                    return Err(Output::err(format!("scontrol: error: Invalid duration {}.  {}\n{}", a, msg, tail), 1));
+                }
+                fields.push((k.into(), v.into()));
+            }
+            "CoreCnt" if v22 => {
+                // 22.05: a count per node is still accepted
+                let counts: Vec<Option<u32>> = v.split(',').map(|c| c.trim().parse::<u32>().ok()).collect();
+                if counts.iter().any(|c| c.is_none()) {
+                    return Err(fail(format!("Invalid core count {}", v)));
+                }
+                let total = counts.iter().flatten().fold(0u32, |a, c| a.saturating_add(*c));
+                fields.push((k.into(), total.to_string()));
+            }
+            "CoreCnt" => {
+                if v.contains(',') {
+                    return Err(fail("Using a comma separated array for CoreCnt is no longer valid.".into()));
+                }
+                // slurm_atoul: a value that is no number is 0, no count at all
+                let n = atoul(v);
+                if n > 0 {
+                    fields.push((k.into(), n.to_string()));
+                }
+            }
+            "TRES" | "TRESPerNode" if v22 => {
+                if let Some(bad) = v.split(',').filter(|x| !x.is_empty()).find(|x| !tres_known(x)) {
+                    let name = bad.split_once('=').map_or(bad, |(n, _)| n);
+                    return Err(fail(format!("couldn't identify configured TRES '{}'", name)));
+                }
+                if pm.is_some() {
+                    return Err(fail(format!("The +=/-= notation is not supported when updating {}.  {}", t, msg)));
+                }
+                fields.push(("TRES".into(), v.into()));
+            }
+            "TRES" | "TRESPerNode" => {
+                if pm.is_some() {
+                    return Err(fail(format!("Parameter {} specified a plus or minus.  This is not allowed.", a)));
+                }
+                fields.push(("TRES".into(), v.into()));
+                if k == "TRESPerNode" {
+                    fields.push(("TRESPerNode".into(), String::new()));
+                }
             }
             "NodeCnt" => {
                 if v.contains(',') {
@@ -187,9 +240,25 @@ pub fn parse(tag: &str, args: &[String]) -> Result<ScontrolCmd, Output> {
             ));
         }
     }
-    let spec = spec_of(name, &fields, now());
+    let mut spec = spec_of(name, &fields, now());
+    spec.skip = skip;
     let req = if action == "create" { ReservationRequest::Create(spec) } else { ReservationRequest::Update(spec) };
     Ok(ScontrolCmd::Reservation { arg: String::new(), req })
+}
+
+/// slurm_atoul: the leading decimal digits (after blanks and a sign), 0 if none.
+fn atoul(v: &str) -> u32 {
+    let t = v.trim_start().trim_start_matches('+');
+    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse::<u64>().map(|n| n.min(u32::MAX as u64) as u32).unwrap_or(0)
+}
+
+/// A `TRES=` item 22.05's scontrol identifies (`cpu=`, `node=`, licenses,
+/// burst buffers and GRES).
+fn tres_known(item: &str) -> bool {
+    let name = item.split_once('=').map_or(item, |(n, _)| n).to_ascii_lowercase();
+    matches!(name.as_str(), "cpu" | "node")
+        || ["license/", "bb/", "gres/"].iter().any(|p| name.starts_with(p) && name.len() > p.len())
 }
 
 /// A reservation flag scontrol knows (any case, a leading `-` to clear it,
@@ -265,6 +334,13 @@ fn spec_of(name: String, fields: &[(String, String)], now: i64) -> ReservationSp
             "Nodes" => s.nodes = Some(v.to_string()),
             "NodeCnt" => s.node_count = v.trim().parse().ok(),
             "PartitionName" => s.partition = Some(v.to_string()),
+            "Features" => s.features = Some(v.to_string()),
+            "MaxStartDelay" => {
+                s.max_start_delay = spur_grammar::time::parse_time_limit(v).ok().map(|m| m.unwrap_or(INFINITE))
+            }
+            "TRES" => s.tres = Some(v.to_string()),
+            "TRESPerNode" => s.tres_per_node = true,
+            "CoreCnt" => s.core_count = v.parse().ok(),
             // accepted by scontrol, not acted on by Spur
             _ => {}
         }
@@ -285,8 +361,33 @@ pub async fn execute(c: &spur_client::Client, arg: &str, req: &ReservationReques
             let given = Some(given).filter(|m| !m.is_empty());
             Output::ok(format!("Reservation created: {}\n", given.as_deref().unwrap_or(name)))
         }
-        ("create", Err(e)) => Output::err(format!("Error creating the reservation: {}\n", e), 1),
+        ("create", Err(e)) => {
+            let mut o = Output::err(format!("Error creating the reservation: {}\n", e), 1);
+            // nodes chosen by the controller from one partition
+            let named = matches!(req, ReservationRequest::Create(s) if s.nodes.is_some());
+            let note = matches!(
+                e.code(),
+                spur_core::errors::ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE | spur_core::errors::ESLURM_NODES_BUSY
+            );
+            if note && (!named || spur_core::compat::profile().reservation_22_05_texts) {
+                o.stdout = "Note, unless nodes are directly requested a reservation must exist in a single partition.\nIf no partition is requested the default partition is assumed.\n".into();
+            }
+            o
+        }
         ("update", Ok(_)) => Output::ok("Reservation updated.\n"),
+        ("update", Err(e))
+            if e.code() == spur_core::errors::ESLURM_CORE_RESERVATION_UPDATE
+                && !spur_core::compat::profile().reservation_22_05_texts =>
+        {
+            // slurmctld's message for it, then the error
+            Output::err(
+                format!(
+                    "scontrol: error: Updating core/node TRES not supported for core-based reservations\nslurm_update error: {}\n",
+                    e
+                ),
+                1,
+            )
+        }
         ("update", Err(e)) => {
             if spur_core::compat::profile().reservation_22_05_texts {
                 Output::err(format!("Error updating the reservation: {}\nslurm_update error: {}\n", e, e), 1)
@@ -300,7 +401,8 @@ pub async fn execute(c: &spur_client::Client, arg: &str, req: &ReservationReques
 }
 
 /// One reservation as `scontrol show reservation` prints it.
-fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
+fn record(r: &Reservation, view: &ClusterView, one_liner: bool) -> String {
+    let now = view.now;
     let mut lines = vec![
         format!(
             "ReservationName={} StartTime={} EndTime={} Duration={}",
@@ -310,22 +412,38 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
             fmt_secs_scontrol(r.end_time - r.start_time)
         ),
         format!(
-            "Nodes={} NodeCnt={} CoreCnt={} Features=(null) PartitionName={} Flags={}",
+            "Nodes={} NodeCnt={} CoreCnt={} Features={} PartitionName={} Flags={}",
             or_null(&resv_nodes(r)),
             r.nodes.len(),
             r.cores,
+            r.features.as_deref().unwrap_or("(null)"),
             r.partition.as_deref().unwrap_or("(null)"),
             r.flags.join(",")
         ),
         format!("TRES=cpu={}", r.cores),
         format!(
-            "Users={} Groups=(null) Accounts=(null) Licenses=(null) State={} BurstBuffer=(null){}",
+            "Users={} Groups={} Accounts={} Licenses=(null) State={} BurstBuffer=(null){}",
             or_null(&r.users.join(",")),
+            or_null(&r.groups.join(",")),
+            or_null(&r.accounts.join(",")),
             resv_state(r, now),
             if spur_core::compat::profile().reservation_22_05_texts { " Watts=n/a" } else { "" }
         ),
-        "MaxStartDelay=(null)".to_string(),
+        match r.max_start_delay {
+            Some(d) => format!("MaxStartDelay={}", fmt_secs_scontrol(d)),
+            None => "MaxStartDelay=(null)".to_string(),
+        },
     ];
+    if r.core_based && !spur_core::compat::profile().reservation_22_05_texts {
+        // the cores of each node (whole nodes in Spur)
+        for (i, name) in r.nodes.iter().enumerate() {
+            // (a view without nodes: the cores shared evenly)
+            let even = r.cores / (r.nodes.len() as u32).max(1);
+            let cpus = view.nodes.iter().find(|n| &n.name == name).map_or(even, |n| n.cpus).max(1);
+            let ids = if cpus == 1 { "0".to_string() } else { format!("0-{}", cpus - 1) };
+            lines.insert(2 + i, format!("  NodeName={} CoreIDs={}", name, ids));
+        }
+    }
     if one_liner {
         let mut s = lines.join(" ");
         s.push('\n');
@@ -346,9 +464,9 @@ fn record(r: &Reservation, now: i64, one_liner: bool) -> String {
 pub fn show(view: &ClusterView, id: Option<&str>, one_liner: bool, quiet: bool) -> Output {
     match id {
         None if view.reservations.is_empty() => Output::ok("No reservations in the system\n"),
-        None => Output::ok(view.reservations.iter().map(|r| record(r, view.now, one_liner)).collect::<String>()),
+        None => Output::ok(view.reservations.iter().map(|r| record(r, view, one_liner)).collect::<String>()),
         Some(name) => match view.reservations.iter().find(|r| r.name == name) {
-            Some(r) => Output::ok(record(r, view.now, one_liner)),
+            Some(r) => Output::ok(record(r, view, one_liner)),
             None => {
                 let mut o = Output { code: 1, ..Default::default() };
                 if !quiet {
@@ -449,6 +567,47 @@ mod tests {
             }
             other => panic!("{:?}", other),
         }
+        // MaxStartDelay, CoreCnt, TRES, TRESPerNode, Skip, Features (24.11)
+        let e = parse("update", &args(&["ReservationName=b", "MaxStartDelay=bogus"])).err().unwrap();
+        assert_eq!(e.stderr, "scontrol: error: Invalid duration MaxStartDelay=bogus.  No reservation update.\n");
+        let e = parse("create", &args(&["res", "StartTime=now", "Duration=5", "Users=root", "CoreCnt=bogus"]))
+            .err()
+            .unwrap();
+        assert!(e.stderr.contains("must be specified"), "{}", e.stderr);
+        let e =
+            parse("create", &args(&["res", "StartTime=now", "Duration=5", "Users=root", "CoreCnt=1,1"])).err().unwrap();
+        assert!(e.stderr.contains("comma separated array for CoreCnt"), "{}", e.stderr);
+        let e =
+            parse("create", &args(&["res", "StartTime=now", "Duration=5", "Users=root", "TRES+=cpu=2"])).err().unwrap();
+        assert_eq!(
+            e.stderr,
+            "scontrol: error: Parameter TRES+=cpu=2 specified a plus or minus.  This is not allowed.\n"
+        );
+        match parse(
+            "create",
+            &args(&[
+                "res",
+                "StartTime=now",
+                "Duration=5",
+                "Users=root",
+                "NodeCnt=1",
+                "TRESPerNode=cpu=1",
+                "Features=f",
+            ]),
+        )
+        .unwrap()
+        {
+            ScontrolCmd::Reservation { req: ReservationRequest::Create(s), .. } => {
+                assert_eq!((s.tres.as_deref(), s.features.as_deref()), (Some("cpu=1"), Some("f")));
+            }
+            other => panic!("{:?}", other),
+        }
+        match parse("update", &args(&["ReservationName=s1", "Skip", "MaxStartDelay=1:00:00"])).unwrap() {
+            ScontrolCmd::Reservation { req: ReservationRequest::Update(s), .. } => {
+                assert_eq!((s.skip, s.max_start_delay), (true, Some(60)));
+            }
+            other => panic!("{:?}", other),
+        }
         assert!(parse("delete", &args(&[])).is_err());
         match parse("delete", &args(&["reservation", "x"])).unwrap() {
             ScontrolCmd::Reservation { req: ReservationRequest::Delete { name }, arg } => {
@@ -470,7 +629,22 @@ mod tests {
             spec_nodes: true,
             partition: None,
             cores: 4,
+            ..Default::default()
         };
+        let with = Reservation {
+            name: "r2".into(),
+            users: vec![],
+            groups: vec!["g".into()],
+            accounts: vec!["a".into(), "b".into()],
+            features: Some("f1".into()),
+            max_start_delay: Some(600),
+            ..r.clone()
+        };
+        let v = ClusterView { now: 10, reservations: vec![with], ..Default::default() };
+        let o = show(&v, None, true, false).stdout;
+        assert!(o.contains(" CoreCnt=4 Features=f1 PartitionName=(null)"), "{}", o);
+        assert!(o.contains(" Users=(null) Groups=g Accounts=a,b Licenses="), "{}", o);
+        assert!(o.ends_with(" MaxStartDelay=00:10:00\n"), "{}", o);
         let v = ClusterView { now: 10, reservations: vec![r], ..Default::default() };
         let o = show(&v, None, false, false).stdout;
         assert!(o.contains(" Duration=01:00:00\n   Nodes=node[1-2] NodeCnt=2 CoreCnt=4"));

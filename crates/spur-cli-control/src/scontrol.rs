@@ -12,9 +12,7 @@ use spur_cli_base::records::{
 use spur_cli_base::version::version_line;
 use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
-use spur_core::request::{
-    self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, UnsupportedNodeField as NF, INFINITE,
-};
+use spur_core::request::{self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, INFINITE};
 use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
 use std::collections::HashMap;
 
@@ -1069,24 +1067,26 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
             return Err(err_out(format!("scontrol: error: Invalid input: {}  Request aborted\n", arg)));
         };
         let (t, v) = (&arg[..p], &arg[p + 1..]);
-        let mut unsupported = |f: NF| {
-            if !u.unsupported.contains(&f) {
-                u.unsupported.push(f);
-            }
-        };
         if kw(t, "nodeaddr", 5) {
-            unsupported(NF::NodeAddr);
+            u.node_addr = Some(v.into());
         } else if kw(t, "nodehostname", 5) {
-            unsupported(NF::NodeHostName);
+            u.node_hostname = Some(v.into());
         } else if kw(t, "nodename", 1) {
             u.nodes = v.to_string();
             continue;
         } else if kw(t, "activefeatures", 3) {
             u.active_features = Some(v.into());
+        } else if kw(t, "cpubind", 7) {
+            match cpu_bind_bits(v) {
+                Some(b) => u.cpu_bind = Some(b),
+                None => return Err(err_out(format!("scontrol: error: Invalid input {}\n{}", arg, no_error_22_05()))),
+            }
+        } else if kw(t, "extra", 1) {
+            u.extra = Some(v.into());
         } else if kw(t, "features", 1) || kw(t, "availablefeatures", 3) {
             u.available_features = Some(v.into());
         } else if kw(t, "gres", 1) {
-            unsupported(NF::Gres);
+            u.gres = Some(v.into());
         } else if kw(t, "weight", 1) {
             match v.parse::<u32>() {
                 Ok(w) => u.weight = Some(w),
@@ -1099,13 +1099,20 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
                 Err(_) => return Err(err_out(format!("scontrol: error: Invalid value {} for Weight\n", arg))),
             }
         } else if kw(t, "comment", 2) {
-            unsupported(NF::Comment);
-        } else if kw(t, "extra", 1) {
-            unsupported(NF::Extra);
+            u.comment = Some(v.into());
         } else if kw(t, "reason", 1) {
             let r = v.strip_prefix('"').unwrap_or(v);
             let r = r.strip_suffix('"').unwrap_or(r);
             u.reason = Some(r.to_string());
+        } else if kw(t, "resumeafter", 1) && spur_core::compat::profile().node_resume_after {
+            // seconds, -1: never (22.05 has no such key)
+            match v {
+                "-1" => u.resume_after = Some(rq::INFINITE),
+                _ => match parse_u32_strict(v) {
+                    Some(n) => u.resume_after = Some(n),
+                    None => return Err(err_out(format!("scontrol: error: Invalid value {} for ResumeAfter\n", arg))),
+                },
+            }
         } else if kw(t, "state", 1) {
             let named = [
                 ("noresp", "NORESP", 3),
@@ -1144,10 +1151,73 @@ fn parse_update_node(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Outpu
     if downing && u.reason.as_deref().unwrap_or("").is_empty() {
         return Err(err_out("You must specify a reason when DOWNING or DRAINING a node. Request denied\n".into()));
     }
+    let draining = matches!(u.state, Some(NodeStateChange::Down | NodeStateChange::Drain));
+    if u.resume_after.is_some() && !draining {
+        return Err(err_out(
+            "You can only specify a resume time when DOWNING or DRAINING a node. Request denied\n".into(),
+        ));
+    }
     if changes == 0 {
         return Err(err_out("No changes specified\n".into()));
     }
     Ok(ScontrolCmd::UpdateNode { flags, update: u })
+}
+
+/// Slurm's cpu_bind_type bits for a `CpuBind=` value (xlate_cpu_bind_str):
+/// one binding (none, sockets, ldoms, cores, threads, off) and `verbose`,
+/// separated by `,` or `;`, any case; `None` for anything else.
+fn cpu_bind_bits(v: &str) -> Option<u32> {
+    let mut bits = 0u32;
+    let mut have_type = false;
+    for tok in v.split([',', ';']).filter(|t| !t.is_empty()) {
+        let t = tok.to_ascii_lowercase();
+        let b = match t.as_str() {
+            "v" | "verbose" => {
+                bits |= 0x1;
+                continue;
+            }
+            "no" | "none" => 0x20,
+            "socket" | "sockets" => 0x8,
+            "ldom" | "ldoms" => 0x10,
+            "core" | "cores" => 0x4,
+            "thread" | "threads" => 0x2,
+            "off" => 0x80000,
+            _ => return None,
+        };
+        if have_type {
+            return None;
+        }
+        have_type = true;
+        bits |= b;
+    }
+    Some(bits)
+}
+
+/// slurm_sprint_cpu_bind_type for the bits a node's `CpuBind=` can hold.
+pub fn cpu_bind_text(bits: u32) -> String {
+    let names = [
+        (0x1, "verbose"),
+        (0x2, "threads"),
+        (0x4, "cores"),
+        (0x8, "sockets"),
+        (0x10, "ldoms"),
+        (0x20, "none"),
+        (0x80000, "off"),
+    ];
+    let v: Vec<&str> = names.iter().filter(|(b, _)| bits & b != 0).map(|(_, n)| *n).collect();
+    if v.is_empty() {
+        "(null type)".into()
+    } else {
+        v.join(",")
+    }
+}
+
+/// parse_uint32: decimal digits only, within u32 (below NO_VAL).
+fn parse_u32_strict(v: &str) -> Option<u32> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse::<u64>().ok().filter(|n| *n < 0xfffffffe).map(|n| n as u32)
 }
 
 /// `update PartitionName=P Key=Value…` (scontrol_parse_part_options).
@@ -2430,6 +2500,7 @@ fn node_state_complete(n: &Node) -> String {
     for (on, name) in [
         (fl.completing, "COMPLETING"),
         (fl.drain, "DRAIN"),
+        (fl.fail, "FAIL"),
         (fl.maint, "MAINTENANCE"),
         (fl.not_responding, "NOT_RESPONDING"),
         (fl.planned, "PLANNED"),
@@ -2452,6 +2523,9 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     if !n.arch.is_empty() {
         o.push_str(&format!("Arch={} ", n.arch));
     }
+    if n.cpu_bind != 0 {
+        o.push_str(&format!("CpuBind={} ", cpu_bind_text(n.cpu_bind)));
+    }
     o.push_str(&format!("CoresPerSocket={} ", n.cores_per_socket));
     o.push_str(le);
     o.push_str(&format!(
@@ -2467,7 +2541,9 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     o.push_str(le);
     o.push_str(&format!("ActiveFeatures={}", feats));
     o.push_str(le);
-    let gres = if n.gres.is_empty() {
+    let gres = if let Some(g) = &n.gres_text {
+        g.clone()
+    } else if n.gres.is_empty() {
         "(null)".to_string()
     } else {
         n.gres
@@ -2530,7 +2606,8 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
     if spur_core::compat::profile().show_node_22_05_lines {
         o.push_str(&format!("LastBusyTime={}", ts(n.last_busy)));
     } else {
-        o.push_str(&format!("LastBusyTime={} ResumeAfterTime=None", ts(n.last_busy)));
+        let resume = if n.resume_after != 0 { ts(n.resume_after) } else { "None".into() };
+        o.push_str(&format!("LastBusyTime={} ResumeAfterTime={}", ts(n.last_busy), resume));
     }
     o.push_str(le);
     o.push_str(&format!("CfgTRES=cpu={},mem={},billing={}", n.cpus, convert_num_unit(n.real_memory as f64, 2), n.cpus));
@@ -2577,6 +2654,14 @@ pub fn sprint_node(n: &Node, view: &ClusterView, f: &Flags) -> String {
                 o.push_str(&format!(" [{}@{}]", user, ts(n.reason_time)));
             }
         }
+    }
+    if let Some(c) = &n.comment {
+        o.push_str(le);
+        o.push_str(&format!("Comment={}", c));
+    }
+    if let Some(e) = &n.extra {
+        o.push_str(le);
+        o.push_str(&format!("Extra={}", e));
     }
     // the active reservation holding the node
     if let Some(r) = view.reservations.iter().find(|r| r.active(view.now) && r.nodes.contains(&n.name)) {
@@ -3207,7 +3292,8 @@ mod tests {
                 assert_eq!(update.state, Some(NodeStateChange::Drain));
                 assert_eq!(update.reason.as_deref(), Some("a b"));
                 assert_eq!(update.weight, Some(5));
-                assert_eq!(update.unsupported, [NF::Gres]);
+                assert_eq!(update.gres.as_deref(), Some("gpu:1"));
+                assert!(update.unsupported.is_empty());
             }
             other => panic!("{:?}", other),
         }

@@ -369,6 +369,9 @@ fn node_state(nd: &Node) -> V {
     if nd.flags.drain {
         v.push("DRAIN".into());
     }
+    if nd.flags.fail {
+        v.push("FAIL".into());
+    }
     if nd.flags.completing {
         v.push("COMPLETING".into());
     }
@@ -775,6 +778,9 @@ fn node22(nd: &Node, view: &ClusterView) -> V {
     let mut flags: Vec<&str> = Vec::new();
     if nd.flags.drain {
         flags.push("DRAIN");
+    }
+    if nd.flags.fail {
+        flags.push("FAIL");
     }
     if nd.flags.not_responding {
         flags.push("NOT_RESPONDING");

@@ -759,8 +759,8 @@ fn node_value(f: SF, n: &Node, p: Option<&Partition>) -> String {
 /// A node's state as slurmctld packs it for sinfo (which asks for MIXED):
 /// the base state number (unknown 0, down 1, idle 2, allocated 3, mixed 5,
 /// future 6) ORed with Slurm's flag bits (reserved 0x20, drain 0x200,
-/// completing 0x400, not responding 0x800, powered down 0x1000, maint
-/// 0x8000, reboot requested 0x10000, planned 0x200000).
+/// completing 0x400, not responding 0x800, powered down 0x1000, fail
+/// 0x2000, maint 0x8000, reboot requested 0x10000, planned 0x200000).
 fn node_state_word(n: &Node) -> u32 {
     let mut w = match n.base {
         NodeBase::Unknown => 0,
@@ -777,6 +777,7 @@ fn node_state_word(n: &Node) -> u32 {
         (f.completing, 0x400),
         (f.not_responding, 0x800),
         (f.power_down, 0x1000),
+        (f.fail, 0x2000),
         (f.maint, 0x8000),
         (f.reboot_requested, 0x10000),
         (f.planned, 0x200000),
@@ -807,6 +808,7 @@ fn state_complete(n: &Node) -> String {
     for (bit, name) in [
         (0x400, "completing"),
         (0x200, "drain"),
+        (0x2000, "fail"),
         (0x8000, "maintenance"),
         (0x1000, "powered_down"),
         (0x10000, "reboot_requested"),
@@ -827,7 +829,10 @@ fn is_alloc(n: &Node) -> bool {
 }
 
 fn is_other(n: &Node) -> bool {
-    matches!(n.base, NodeBase::Down | NodeBase::Future | NodeBase::Unknown) || n.flags.drain || n.flags.not_responding
+    matches!(n.base, NodeBase::Down | NodeBase::Future | NodeBase::Unknown)
+        || n.flags.drain
+        || n.flags.fail
+        || n.flags.not_responding
 }
 
 fn line_value(f: SF, l: &Line) -> Cell {

@@ -143,6 +143,8 @@ pub struct Profile {
     /// `show node` prints `LastBusyTime=` without `ResumeAfterTime=`, and the
     /// power and external sensor lines (`CapWatts=n/a`, ...).
     pub show_node_22_05_lines: bool,
+    /// `update NodeName= ResumeAfter=` exists (24.11; 22.05: not a key).
+    pub node_resume_after: bool,
     /// `show partition` has `ExclusiveTopo=` and `MaxCPUsPerSocket=`.
     pub show_partition_topo_fields: bool,
     /// Reservation messages and fields of 22.05: the "must be specified" list
@@ -230,6 +232,7 @@ pub const SLURM_24_11: Profile = Profile {
     show_job_command_with_args: false,
     show_job_power_line: false,
     show_node_22_05_lines: false,
+    node_resume_after: true,
     show_partition_topo_fields: true,
     reservation_22_05_texts: false,
     env_working_cluster: false,
@@ -275,6 +278,7 @@ pub const SLURM_22_05: Profile = Profile {
     show_job_command_with_args: true,
     show_job_power_line: true,
     show_node_22_05_lines: true,
+    node_resume_after: false,
     show_partition_topo_fields: false,
     reservation_22_05_texts: true,
     env_working_cluster: true,

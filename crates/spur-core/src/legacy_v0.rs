@@ -490,6 +490,7 @@ impl From<NodeFlags> for model::NodeFlags {
             planned: v.planned,
             maint: v.maint,
             reserved: v.reserved,
+            fail: false,
         }
     }
 }
@@ -528,6 +529,11 @@ impl From<Node> for model::Node {
             last_heard: v.last_heard,
             cpu_load: v.cpu_load,
             free_mem: v.free_mem,
+            comment: None,
+            extra: None,
+            cpu_bind: 0,
+            gres_text: None,
+            resume_after: 0,
         }
     }
 }
@@ -579,6 +585,7 @@ impl From<Reservation> for model::Reservation {
             spec_nodes: v.spec_nodes,
             partition: v.partition,
             cores: v.cores,
+            ..Default::default()
         }
     }
 }

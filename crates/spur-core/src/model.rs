@@ -617,6 +617,10 @@ pub struct NodeFlags {
     pub planned: bool,
     pub maint: bool,
     pub reserved: bool,
+    /// Slurm's FAIL flag (`scontrol update State=FAIL`): out of service like
+    /// DRAIN, shown as `fail`/`FAIL`. From format version 3.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub fail: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -657,6 +661,22 @@ pub struct Node {
     /// CPU load (x100) and free memory as reported.
     pub cpu_load: u32,
     pub free_mem: u64,
+    /// `scontrol update NodeName= Comment=`, `Extra=` (format version 3).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub comment: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub extra: Option<String>,
+    /// `CpuBind=`: Slurm's cpu_bind_type bits (0: none set; format version 3).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub cpu_bind: u32,
+    /// `Gres=` as an update set it on a node without configured GRES: shown
+    /// by `show node`, never scheduled (format version 3).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub gres_text: Option<String>,
+    /// `ResumeAfter=`: when a DOWN or drained node goes back to service
+    /// (epoch seconds, 0 = never; format version 3).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub resume_after: i64,
 }
 
 impl Node {
@@ -672,7 +692,10 @@ impl Node {
         self.base == NodeBase::Allocated && self.alloc_cpus < self.cpus
     }
     pub fn is_usable(&self) -> bool {
-        matches!(self.base, NodeBase::Idle | NodeBase::Allocated) && !self.flags.drain && !self.flags.not_responding
+        matches!(self.base, NodeBase::Idle | NodeBase::Allocated)
+            && !self.flags.drain
+            && !self.flags.fail
+            && !self.flags.not_responding
     }
 }
 
@@ -710,6 +733,14 @@ fn node_state_string(n: &Node, short: bool) -> String {
             (true, false) => "draining".to_string(),
             (false, true) => "drain".to_string(),
             (false, false) => "drained".to_string(),
+        }
+    } else if n.flags.fail {
+        // slurmctld: FAILING while it still runs or completes jobs
+        let busy = matches!(n.base, NodeBase::Allocated) || n.flags.completing;
+        match (busy, short) {
+            (true, true) => "failg".to_string(),
+            (true, false) => "failing".to_string(),
+            (false, _) => "fail".to_string(),
         }
     } else if n.flags.completing && !short {
         "completing".to_string()
@@ -1064,9 +1095,37 @@ pub struct Reservation {
     pub partition: Option<String>,
     /// Cores (CPUs) of the reserved nodes.
     pub cores: u32,
+    /// `Accounts=`, `Groups=` as given (format version 3, as the next three).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub accounts: Vec<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub groups: Vec<String>,
+    /// `Features=` as given.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub features: Option<String>,
+    /// `MaxStartDelay=` in seconds.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub max_start_delay: Option<i64>,
+    /// Made by `CoreCnt=` or `TRES=cpu=` (of whole nodes in Spur): shown
+    /// with its cores, its node count not updatable.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub core_based: bool,
 }
 
 impl Reservation {
+    /// The oldest format version that writes every field this record sets.
+    pub fn min_format_version(&self) -> u16 {
+        let newer = !self.accounts.is_empty()
+            || !self.groups.is_empty()
+            || self.features.is_some()
+            || self.max_start_delay.is_some()
+            || self.core_based;
+        if newer {
+            3
+        } else {
+            spur_format::MIN_VERSION
+        }
+    }
     pub fn active(&self, now: i64) -> bool {
         self.start_time <= now && now < self.end_time
     }

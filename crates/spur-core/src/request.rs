@@ -202,6 +202,17 @@ pub struct NodeUpdate {
     pub active_features: Option<String>,
     /// Fields scontrol accepts that Spur cannot change yet.
     pub unsupported: Vec<UnsupportedNodeField>,
+    /// `Comment=`, `Extra=`, `Gres=` as given (empty clears).
+    pub comment: Option<String>,
+    pub extra: Option<String>,
+    pub gres: Option<String>,
+    /// `CpuBind=`: Slurm's cpu_bind_type bits as scontrol translated them.
+    pub cpu_bind: Option<u32>,
+    /// `ResumeAfter=` seconds ([`INFINITE`] for `-1`: no automatic resume).
+    pub resume_after: Option<u32>,
+    /// `NodeAddr=`, `NodeHostname=`: hostlist expressions, one per node.
+    pub node_addr: Option<String>,
+    pub node_hostname: Option<String>,
 }
 
 /// A node field scontrol accepts whose change Spur does not implement.
@@ -345,6 +356,18 @@ pub struct ReservationSpec {
     pub nodes: Option<String>,
     pub node_count: Option<u32>,
     pub partition: Option<String>,
+    /// `Features=` (empty: none).
+    pub features: Option<String>,
+    /// `MaxStartDelay=` in minutes.
+    pub max_start_delay: Option<Minutes>,
+    /// `Skip` (update): the next occurrence of a recurring reservation.
+    pub skip: bool,
+    /// `TRES=` / `TRESPerNode=` as given, and `CoreCnt=` (cores): a
+    /// core-based reservation.
+    pub tres: Option<String>,
+    pub core_count: Option<u32>,
+    /// `tres` came as `TRESPerNode=` (per reserved node).
+    pub tres_per_node: bool,
 }
 
 /// A list of names that replaces the current one, or adds and removes names

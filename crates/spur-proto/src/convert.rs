@@ -246,6 +246,13 @@ impl From<&rq::NodeUpdate> for pb::NodeControlRequest {
                 available_features: u.available_features.clone(),
                 active_features: u.active_features.clone(),
                 unsupported: unsupported_codes(&u.unsupported, rq::UnsupportedNodeField::code),
+                comment: u.comment.clone(),
+                extra: u.extra.clone(),
+                gres: u.gres.clone(),
+                cpu_bind: u.cpu_bind,
+                resume_after: u.resume_after,
+                node_addr: u.node_addr.clone(),
+                node_hostname: u.node_hostname.clone(),
             })),
         }
     }
@@ -284,6 +291,13 @@ pub fn node_control(r: pb::NodeControlRequest) -> Res<NodeControl> {
             weight: n.weight,
             available_features: n.available_features,
             active_features: n.active_features,
+            comment: n.comment,
+            extra: n.extra,
+            gres: n.gres,
+            cpu_bind: n.cpu_bind,
+            resume_after: n.resume_after,
+            node_addr: n.node_addr,
+            node_hostname: n.node_hostname,
         }),
         Op::Partition(p) => NodeControl::Partition(rq::PartitionUpdate {
             state: p.state.map(part_state).transpose()?,
@@ -336,6 +350,12 @@ fn resv_spec(s: &rq::ReservationSpec) -> pb::ReservationSpec {
         nodes: s.nodes.clone(),
         node_count: s.node_count,
         partition: s.partition.clone(),
+        features: s.features.clone(),
+        max_start_delay: s.max_start_delay,
+        skip: s.skip,
+        tres: s.tres.clone(),
+        core_count: s.core_count,
+        tres_per_node: s.tres_per_node,
     }
 }
 
@@ -352,6 +372,12 @@ fn from_resv_spec(s: pb::ReservationSpec) -> rq::ReservationSpec {
         nodes: s.nodes,
         node_count: s.node_count,
         partition: s.partition,
+        features: s.features,
+        max_start_delay: s.max_start_delay,
+        skip: s.skip,
+        tres: s.tres,
+        core_count: s.core_count,
+        tres_per_node: s.tres_per_node,
     }
 }
 
@@ -489,6 +515,13 @@ mod tests {
             state: Some(rq::NodeStateChange::PowerDownAsap),
             reason: Some("r".into()),
             unsupported: vec![rq::UnsupportedNodeField::Gres],
+            comment: Some(String::new()),
+            extra: Some("e".into()),
+            gres: Some("gpu:1".into()),
+            cpu_bind: Some(4),
+            resume_after: Some(rq::INFINITE),
+            node_addr: Some("a".into()),
+            node_hostname: Some("h".into()),
             ..Default::default()
         };
         assert_eq!(node_control((&n).into()).unwrap(), NodeControl::Node(n));

@@ -296,7 +296,13 @@ impl From<NodeReg> for crate::NodeReg {
 
 impl From<NodeUpdate> for crate::NodeUpdate {
     fn from(v: NodeUpdate) -> Self {
-        crate::NodeUpdate { state: v.state, reason: v.reason, weight: v.weight, features: v.features }
+        crate::NodeUpdate {
+            state: v.state,
+            reason: v.reason,
+            weight: v.weight,
+            features: v.features,
+            ..Default::default()
+        }
     }
 }
 

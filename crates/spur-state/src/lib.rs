@@ -300,6 +300,51 @@ pub struct NodeUpdate {
     pub reason: Option<String>,
     pub weight: Option<u32>,
     pub features: Option<Vec<String>>,
+    /// The fields below are from format version 3 ([`NodeUpdate::min_format_version`]):
+    /// a member of an older build reads this struct without them.
+    ///
+    /// `state` "fail" sets Slurm's FAIL flag (before: "fail" drained the node).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub fail_flag: bool,
+    /// `Comment=`, `Extra=` (empty: cleared).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub comment: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub extra: Option<String>,
+    /// `CpuBind=` bits (`off`: 0, cleared).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub cpu_bind: Option<u32>,
+    /// `Gres=` on a node without configured GRES: shown, not scheduled.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub gres_text: Option<String>,
+    /// `ResumeAfter=`: the epoch second the node resumes (0: never).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub resume_after: Option<i64>,
+    /// `NodeAddr=`, `NodeHostname=` of this node.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub addr: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub hostname: Option<String>,
+}
+
+impl NodeUpdate {
+    /// The oldest format version that carries every change this update
+    /// makes (as [`JobUpdate::min_format_version`]).
+    pub fn min_format_version(&self) -> u16 {
+        let newer = self.fail_flag
+            || self.comment.is_some()
+            || self.extra.is_some()
+            || self.cpu_bind.is_some()
+            || self.gres_text.is_some()
+            || self.resume_after.is_some()
+            || self.addr.is_some()
+            || self.hostname.is_some();
+        if newer {
+            3
+        } else {
+            spur_format::MIN_VERSION
+        }
+    }
 }
 
 /// What an applied command produced, for the RPC reply.

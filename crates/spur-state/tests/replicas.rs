@@ -211,8 +211,31 @@ fn node_update() -> impl Strategy<Value = NodeUpdate> {
     let st = prop::sample::select(vec![
         "drain", "fail", "down", "resume", "undrain", "idle", "noresp", "future", "DRAIN", "Resume", "bogus", "",
     ]);
-    (opt(st.prop_map(String::from)), opt(text()), opt(count32()), opt(prop::collection::vec(text(), 0..3)))
-        .prop_map(|(state, reason, weight, features)| NodeUpdate { state, reason, weight, features })
+    (
+        (opt(st.prop_map(String::from)), opt(text()), opt(count32()), opt(prop::collection::vec(text(), 0..3))),
+        (any::<bool>(), opt(text()), opt(text()), opt(count32()), opt(text()), opt(time()), opt(text())),
+    )
+        .prop_map(
+            |(
+                (state, reason, weight, features),
+                (fail_flag, comment, extra, cpu_bind, gres_text, resume_after, addr),
+            )| {
+                NodeUpdate {
+                    state,
+                    reason,
+                    weight,
+                    features,
+                    fail_flag,
+                    comment,
+                    extra,
+                    cpu_bind,
+                    gres_text,
+                    resume_after,
+                    hostname: addr.clone(),
+                    addr,
+                }
+            },
+        )
 }
 
 fn part_update() -> impl Strategy<Value = PartUpdate> {

@@ -47,7 +47,7 @@ pub struct Ctld {
     pub key: Vec<u8>,
     pub sched_wake: Notify,
     pub slurm_user_uid: u32,
-    agents: Mutex<HashMap<String, Signed<Channel>>>,
+    pub(crate) agents: Mutex<HashMap<String, Signed<Channel>>>,
     /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
     pub legacy: bool,
     /// Plain or TLS (checked at start: main.rs).
@@ -531,6 +531,12 @@ impl Ctld {
                             }
                         }
                     }
+                }
+                // ResumeAfter= reached: the node resumes (as `State=RESUME`,
+                // which also clears the time)
+                for n in g.state.nodes().iter().filter(|n| n.resume_after != 0 && t >= n.resume_after) {
+                    let update = spur_state::NodeUpdate { state: Some("RESUME".into()), ..Default::default() };
+                    cmds.push(Command::NodeUpdate { name: n.name.clone(), update, uid: self.slurm_user_uid, now: t });
                 }
                 let mut purge = vec![];
                 // finished jobs are kept MinJobAge seconds (0: for good)

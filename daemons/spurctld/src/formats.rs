@@ -60,22 +60,25 @@ async fn newest_for_all(ctld: &Ctld) -> Option<Version> {
 }
 
 /// On the ready leader: raise the cluster's format version whenever every
-/// member reads a newer one than it has.
+/// member reads a newer one than it has. Members are asked once a second,
+/// and at once when this controller becomes the ready leader (a new
+/// cluster writes the newest version before its first requests).
 pub async fn raise_loop(ctld: Arc<Ctld>) {
-    let mut first = true;
+    let mut last_asked: Option<tokio::time::Instant> = None;
     loop {
-        // soon after this controller becomes the ready leader (a new
-        // cluster's first commands should not find it at the oldest
-        // version), then every second
-        tokio::time::sleep(Duration::from_millis(if first { 50 } else { 1000 })).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
         if !ctld.is_ready_leader() {
+            last_asked = None;
             continue;
         }
-        first = false;
         let active = ctld.lock().state.format_version();
         if active >= FORMAT_VERSION {
             continue;
         }
+        if last_asked.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            continue;
+        }
+        last_asked = Some(tokio::time::Instant::now());
         let _change = CHANGE.lock().await;
         let Some(newest) = newest_for_all(&ctld).await else { continue };
         if newest <= active || !ctld.is_ready_leader() {

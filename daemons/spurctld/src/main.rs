@@ -104,6 +104,7 @@ pub fn nodes_from_conf(conf: &SlurmConf) -> Vec<Node> {
             last_heard: 0,
             cpu_load: 0,
             free_mem: 0,
+            ..Default::default()
         })
         .collect()
 }

@@ -583,11 +583,16 @@ impl Service {
         // it after the job has its id; recorded/24.11/sbatch_options/144,
         // recorded/24.11/reservations/024-025).
         if let Some(name) = desc.reservation_name() {
+            // the user's groups, looked up before the lock (Groups=)
+            let my_groups: Vec<String> =
+                spur_auth::users::groups_of(id.uid).into_iter().filter_map(spur_auth::users::group_name).collect();
             let g = self.ctld.read();
             match g.state.reservations().iter().find(|r| r.name == name) {
                 None => return Err(ESLURM_RESERVATION_INVALID),
                 Some(r) => {
-                    let listed = validate::resv_admits(&r.users, &user_name);
+                    let listed = validate::resv_admits(&r.users, &user_name)
+                        || r.groups.iter().any(|x| my_groups.contains(x))
+                        || desc.account.as_ref().is_some_and(|a| r.accounts.contains(a));
                     validate::authorize(&caller, Action::UseReservation { listed }, Some(id.uid))?
                 }
             }
@@ -1455,20 +1460,62 @@ impl Service {
             }
             Err(code) => return Ok(Response::new(NodeControlReply { status: st(code) })),
         };
-        let (names, u) = match validate::node_update(&r) {
+        let t = now();
+        let active = self.ctld.read().state.write_format_version();
+        let updates = match validate::node_update(&r, &self.ctld.conf.gres_types, active >= 3, t) {
             Ok(x) => x,
             Err(code) => return Ok(Response::new(NodeControlReply { status: st(code) })),
         };
-        let t = now();
+        // a change the cluster's format version cannot carry yet: refused,
+        // not logged without it (as a job update)
+        if let Some(v) = updates.iter().map(|(_, u)| u.min_format_version()).max().filter(|v| *v > active) {
+            tracing::warn!("node update refused: it needs format version {}, the cluster writes {}", v, active);
+            return Ok(Response::new(NodeControlReply { status: st(ESLURM_NOT_SUPPORTED) }));
+        }
         let reg_again = matches!(r.state, Some(rq::NodeStateChange::Resume | rq::NodeStateChange::Undrain));
-        let cmds = names
-            .iter()
-            .cloned()
-            .map(|name| spur_state::Command::NodeUpdate { name, update: u.clone(), uid: id.uid, now: t })
+        // slurmctld's _valid_node_state_change: RESUME only for a node that is
+        // DOWN, FUTURE, drained or failed (else `Invalid node state
+        // specified`, the other nodes resumed all the same)
+        let mut refused = 0;
+        let updates: Vec<_> = if r.state == Some(rq::NodeStateChange::Resume) {
+            let g = self.ctld.read();
+            updates
+                .into_iter()
+                .filter(|(name, _)| {
+                    let ok = g.state.node(name).is_none_or(|n| {
+                        matches!(n.base, NodeBase::Down | NodeBase::Future)
+                            || n.flags.drain
+                            || n.flags.fail
+                            || n.flags.reboot_requested
+                    });
+                    if !ok {
+                        refused = ESLURM_INVALID_NODE_STATE;
+                    }
+                    ok
+                })
+                .collect()
+        } else {
+            updates
+        };
+        let names: Vec<String> = updates.iter().map(|(n, _)| n.clone()).collect();
+        let cmds: Vec<_> = updates
+            .into_iter()
+            .map(|(name, update)| spur_state::Command::NodeUpdate { name, update, uid: id.uid, now: t })
             .collect();
-        for res in self.ctld.commit(cmds).await? {
+        let results = if cmds.is_empty() { vec![] } else { self.ctld.commit(cmds).await? };
+        for res in results {
             if let Err(code) = res {
                 return Ok(Response::new(NodeControlReply { status: st(code) }));
+            }
+        }
+        if refused != 0 {
+            return Ok(Response::new(NodeControlReply { status: st(refused) }));
+        }
+        if r.node_addr.is_some() {
+            // a new address: the next call connects there (slurm_reset_alias)
+            let mut agents = self.ctld.agents.lock().unwrap_or_else(|e| e.into_inner());
+            for name in &names {
+                agents.remove(name);
             }
         }
         if reg_again {
@@ -1611,7 +1658,14 @@ impl Service {
         let unknown = crate::resv::UnknownUsers::of(&r);
         let planned = {
             let g = self.ctld.read();
-            crate::resv::plan(&g.state, &r, &unknown, now())
+            // a record the cluster's format version cannot write whole: refused
+            let active = g.state.write_format_version();
+            crate::resv::plan(&g.state, &r, &unknown, now()).and_then(|cmd| match &cmd {
+                Command::ResvCreate { resv } | Command::ResvUpdate { resv } if resv.min_format_version() > active => {
+                    Err(ESLURM_NOT_SUPPORTED)
+                }
+                _ => Ok(cmd),
+            })
         };
         let code = match planned {
             Ok(cmd) => {

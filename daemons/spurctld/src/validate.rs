@@ -509,24 +509,87 @@ pub fn job_node_list(expr: &str) -> Result<(Vec<String>, String), i32> {
     Ok((hl.hosts(), hl.ranged_string()))
 }
 
-/// The node names and the state machine's change for `scontrol update NodeName=…`.
-pub fn node_update(u: &rq::NodeUpdate) -> Result<(Vec<String>, spur_state::NodeUpdate), i32> {
+/// Slurm's CPU_BIND_OFF: `CpuBind=off` clears the node's binding.
+const CPU_BIND_OFF: u32 = 0x80000;
+
+/// The state machine's change for each node of `scontrol update NodeName=…`,
+/// as slurmctld's update_node checks it. `gres_types`: the cluster's
+/// `GresTypes` (a `Gres=` of a configured type would change what the
+/// scheduler counts, which Spur does not do: refused); `fail_flag`: the
+/// cluster writes format version 3 (`State=FAIL` is Slurm's FAIL flag, not a
+/// drain); `now` resolves `ResumeAfter=`.
+pub fn node_update(
+    u: &rq::NodeUpdate,
+    gres_types: &[String],
+    fail_flag: bool,
+    now: i64,
+) -> Result<Vec<(String, spur_state::NodeUpdate)>, i32> {
+    // NodeAddr/NodeHostname: one per node, so duplicate names count (slurmctld
+    // expands the names without making them unique then)
     let names = spur_grammar::hostlist::expand(&u.nodes).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+    if names.is_empty() {
+        return Err(ESLURM_INVALID_NODE_NAME);
+    }
     if !u.unsupported.is_empty() {
         return Err(ESLURM_NOT_SUPPORTED);
     }
+    let per_node = |expr: &Option<String>| -> Result<Option<Vec<String>>, i32> {
+        let Some(e) = expr else { return Ok(None) };
+        let v = spur_grammar::hostlist::expand(e).map_err(|_| ESLURM_INVALID_NODE_NAME)?;
+        if v.len() != names.len() {
+            return Err(ESLURM_INVALID_NODE_NAME);
+        }
+        Ok(Some(v))
+    };
+    let addrs = per_node(&u.node_addr)?;
+    let hostnames = per_node(&u.node_hostname)?;
+    if let Some(g) = u.gres.as_deref() {
+        let configured = g.split(',').any(|item| {
+            let name = item.split(':').next().unwrap_or("").split('/').next_back().unwrap_or("");
+            gres_types.iter().any(|t| t.eq_ignore_ascii_case(name))
+        });
+        if configured {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+    }
+    let draining = matches!(u.state, Some(rq::NodeStateChange::Down | rq::NodeStateChange::Drain));
+    let resume_after = match u.resume_after {
+        None => None,
+        // scontrol checks this too: only with DOWN or DRAIN
+        Some(_) if !draining => return Err(ESLURM_INVALID_NODE_STATE),
+        Some(INFINITE) => Some(0),
+        Some(secs) => Some(now.saturating_add(secs as i64)),
+    };
     let features = u
         .active_features
         .as_ref()
         .or(u.available_features.as_ref())
         .map(|v| v.split(',').filter(|s| !s.is_empty()).map(String::from).collect());
-    let out = spur_state::NodeUpdate {
+    let base = spur_state::NodeUpdate {
         state: u.state.map(|s| s.name().to_string()),
         reason: u.reason.clone(),
         weight: u.weight,
         features,
+        fail_flag: fail_flag && u.state == Some(rq::NodeStateChange::Fail),
+        comment: u.comment.clone(),
+        extra: u.extra.clone(),
+        // 0 (no type given): no change; OFF clears
+        cpu_bind: u.cpu_bind.filter(|b| *b != 0).map(|b| if b == CPU_BIND_OFF { 0 } else { b }),
+        gres_text: u.gres.clone(),
+        resume_after,
+        addr: None,
+        hostname: None,
     };
-    Ok((names, out))
+    Ok(names
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let mut n = base.clone();
+            n.addr = addrs.as_ref().map(|v| v[i].clone());
+            n.hostname = hostnames.as_ref().map(|v| v[i].clone());
+            (name, n)
+        })
+        .collect())
 }
 
 /// The state machine's change for `scontrol update PartitionName=…`.
@@ -934,16 +997,46 @@ mod tests {
             available_features: Some("a,b".into()),
             ..Default::default()
         };
-        let (names, u) = node_update(&n).unwrap();
-        assert_eq!(names, ["n1", "n2"]);
+        let upd = |n: &rq::NodeUpdate| node_update(n, &["gpu".to_string()], true, 100);
+        let out = upd(&n).unwrap();
+        assert_eq!(out.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), ["n1", "n2"]);
+        let u = &out[0].1;
         assert_eq!(u.state.as_deref(), Some("DRAIN"));
         assert_eq!(u.features, Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(u.min_format_version(), spur_format::MIN_VERSION);
+        assert_eq!(upd(&rq::NodeUpdate { nodes: "n[".into(), ..n.clone() }).err(), Some(ESLURM_INVALID_NODE_NAME));
+        let gres = rq::NodeUpdate { unsupported: vec![rq::UnsupportedNodeField::Gres], ..n.clone() };
+        assert_eq!(upd(&gres).err(), Some(ESLURM_NOT_SUPPORTED));
+        // Gres= of a configured type is refused; of another, kept as text
+        assert_eq!(upd(&rq::NodeUpdate { gres: Some("gpu:1".into()), ..n.clone() }).err(), Some(ESLURM_NOT_SUPPORTED));
+        let out = upd(&rq::NodeUpdate { gres: Some("nic:1".into()), ..n.clone() }).unwrap();
+        assert_eq!((out[1].1.gres_text.as_deref(), out[1].1.min_format_version()), (Some("nic:1"), 3));
+        // one address and host name per node
+        let out = upd(&rq::NodeUpdate {
+            node_addr: Some("10.0.0.[1-2]".into()),
+            node_hostname: Some("h[1-2]".into()),
+            ..n.clone()
+        })
+        .unwrap();
+        assert_eq!(out[1].1.addr.as_deref(), Some("10.0.0.2"));
+        assert_eq!(out[0].1.hostname.as_deref(), Some("h1"));
         assert_eq!(
-            node_update(&rq::NodeUpdate { nodes: "n[".into(), ..n.clone() }).err(),
+            upd(&rq::NodeUpdate { node_addr: Some("a".into()), ..n.clone() }).err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
-        let gres = rq::NodeUpdate { unsupported: vec![rq::UnsupportedNodeField::Gres], ..n };
-        assert_eq!(node_update(&gres).err(), Some(ESLURM_NOT_SUPPORTED));
+        // ResumeAfter= with DRAIN: from now; -1: never; without DOWN/DRAIN refused
+        let out = upd(&rq::NodeUpdate { resume_after: Some(60), ..n.clone() }).unwrap();
+        assert_eq!(out[0].1.resume_after, Some(160));
+        let out = upd(&rq::NodeUpdate { resume_after: Some(INFINITE), ..n.clone() }).unwrap();
+        assert_eq!(out[0].1.resume_after, Some(0));
+        let resume = rq::NodeUpdate { state: Some(rq::NodeStateChange::Resume), resume_after: Some(60), ..n.clone() };
+        assert_eq!(upd(&resume).err(), Some(ESLURM_INVALID_NODE_STATE));
+        // CpuBind=off clears; FAIL is the flag only from version 3
+        let out = upd(&rq::NodeUpdate { cpu_bind: Some(CPU_BIND_OFF), ..n.clone() }).unwrap();
+        assert_eq!(out[0].1.cpu_bind, Some(0));
+        let fail = rq::NodeUpdate { state: Some(rq::NodeStateChange::Fail), ..n.clone() };
+        assert!(upd(&fail).unwrap()[0].1.fail_flag);
+        assert!(!node_update(&fail, &[], false, 0).unwrap()[0].1.fail_flag);
         let p = rq::PartitionUpdate {
             name: "p".into(),
             max_time: Some(INFINITE),

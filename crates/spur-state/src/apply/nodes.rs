@@ -12,6 +12,7 @@ const NO_UID: u32 = 0xfffffffe;
 #[derive(Clone, Copy)]
 enum NodeState {
     Drain,
+    Fail,
     Down,
     Resume,
     Undrain,
@@ -21,8 +22,10 @@ enum NodeState {
 }
 
 impl NodeState {
-    fn parse(s: &str) -> Option<NodeState> {
+    /// `fail_flag`: "fail" is Slurm's FAIL (format version 3); before, it drained.
+    fn parse(s: &str, fail_flag: bool) -> Option<NodeState> {
         Some(match s.to_ascii_lowercase().as_str() {
+            "fail" if fail_flag => NodeState::Fail,
             "drain" | "fail" => NodeState::Drain,
             "down" => NodeState::Down,
             "resume" => NodeState::Resume,
@@ -62,7 +65,7 @@ impl State {
                 n.reason_uid = 0;
             }
         }
-        if p.registration_clears_reason && !n.flags.drain && n.base != NodeBase::Down {
+        if p.registration_clears_reason && !n.flags.drain && !n.flags.fail && n.base != NodeBase::Down {
             // 22.05: a node that registers in service has no reason and
             // no reason author (sinfo %u Unknown; recorded/22.05/sinfo_formats/063, 160)
             n.reason = None;
@@ -102,8 +105,13 @@ impl State {
         if self.node(name).is_none() {
             return Err(ESLURM_INVALID_NODE_NAME);
         }
+        // fields the cluster's format version does not write (a snapshot
+        // would lose them; the controller refuses such an update first)
+        if update.min_format_version() > self.write_format_version() {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
         let state = match &update.state {
-            Some(s) => Some(NodeState::parse(s).ok_or(ESLURM_INVALID_NODE_STATE)?),
+            Some(s) => Some(NodeState::parse(s, update.fail_flag).ok_or(ESLURM_INVALID_NODE_STATE)?),
             None => None,
         };
         let n = self.node_mut(name).ok_or(ESLURM_INVALID_NODE_NAME)?;
@@ -117,16 +125,39 @@ impl State {
         // slurmctld's update_node: RESUME and UNDRAIN keep the reason
         // and require the node to register again (NOT_RESPONDING
         // until its agent answers, recorded/24.11/scontrol/159,171)
+        // ResumeAfter (slurmctld's update_node): set with DOWN or DRAIN,
+        // reset by a change to another state
+        let equivalent = match state {
+            None => true,
+            Some(NodeState::Down) => n.base == NodeBase::Down,
+            Some(NodeState::Drain) => n.flags.drain,
+            Some(NodeState::Fail) => n.flags.fail,
+            _ => false,
+        };
+        if let Some(t) = update.resume_after {
+            n.resume_after = t;
+        } else if !equivalent {
+            n.resume_after = 0;
+        }
         match state {
             None => {}
-            Some(NodeState::Drain) => n.flags.drain = true,
+            // DRAIN and FAIL replace each other
+            Some(NodeState::Drain) => {
+                n.flags.drain = true;
+                n.flags.fail = false;
+            }
+            Some(NodeState::Fail) => {
+                n.flags.fail = true;
+                n.flags.drain = false;
+            }
             Some(NodeState::Down) => n.base = NodeBase::Down,
             Some(NodeState::Resume) => {
+                // a failed node only loses its flag (no new registration)
                 let out = n.base == NodeBase::Down || n.flags.drain;
                 if out {
                     n.flags.not_responding = true;
                 }
-                if out && p.resume_forgets_reason {
+                if (out || n.flags.fail) && p.resume_forgets_reason {
                     // 22.05 forgets the reason of a resumed DOWN or
                     // drained node (recorded/22.05/scontrol/168,
                     // sinfo_formats/160)
@@ -135,6 +166,7 @@ impl State {
                     n.reason_uid = NO_UID;
                 }
                 n.flags.drain = false;
+                n.flags.fail = false;
                 if n.base == NodeBase::Down || n.base == NodeBase::Future {
                     n.base = back(n);
                 }
@@ -145,6 +177,7 @@ impl State {
             }
             Some(NodeState::Idle) => {
                 n.flags.drain = false;
+                n.flags.fail = false;
                 if n.base == NodeBase::Down {
                     n.base = back(n);
                 }
@@ -163,6 +196,25 @@ impl State {
         }
         if let Some(f) = &update.features {
             n.features = f.clone();
+        }
+        let text = |v: &String| Some(v.clone()).filter(|v| !v.is_empty());
+        if let Some(c) = &update.comment {
+            n.comment = text(c);
+        }
+        if let Some(e) = &update.extra {
+            n.extra = text(e);
+        }
+        if let Some(b) = update.cpu_bind {
+            n.cpu_bind = b;
+        }
+        if let Some(g) = &update.gres_text {
+            n.gres_text = text(g);
+        }
+        if let Some(a) = &update.addr {
+            n.addr = a.clone();
+        }
+        if let Some(h) = &update.hostname {
+            n.hostname = h.clone();
         }
         Ok(Applied::Ok)
     }
@@ -349,5 +401,87 @@ mod tests {
         s.apply(&Command::NodeUpdate { name: "n1".into(), update: upd("resume", None), uid: 0, now: 6 }).unwrap();
         let n = s.node("n1").unwrap();
         assert_eq!((n.base, n.flags.not_responding, n.reason.as_deref()), (NodeBase::Idle, true, Some("broken")));
+    }
+
+    #[test]
+    fn node_update_fail_is_a_flag_of_its_own() {
+        let mut s = cluster();
+        let upd = |state: &str| NodeUpdate { state: Some(state.into()), fail_flag: true, ..Default::default() };
+        let cmd = |update| Command::NodeUpdate { name: "n1".into(), update, uid: 0, now: 5 };
+        // refused while the cluster writes a version without the flag
+        refused(&mut s, cmd(upd("fail")), ESLURM_NOT_SUPPORTED);
+        s.apply(&Command::SetFormatVersion { version: 3 }).unwrap();
+        s.apply(&cmd(NodeUpdate { reason: Some("failing".into()), ..upd("fail") })).unwrap();
+        let n = s.node("n1").unwrap();
+        assert_eq!((n.flags.fail, n.flags.drain, n.state_short(), n.is_usable()), (true, false, "fail".into(), false));
+        // DRAIN and FAIL replace each other
+        s.apply(&cmd(upd("drain"))).unwrap();
+        assert_eq!(s.node("n1").map(|n| (n.flags.fail, n.flags.drain)), Some((false, true)));
+        s.apply(&cmd(upd("fail"))).unwrap();
+        assert_eq!(s.node("n1").map(|n| (n.flags.fail, n.flags.drain)), Some((true, false)));
+        // RESUME of a failed idle node: plain idle at once, the reason kept (24.11)
+        s.apply(&cmd(upd("resume"))).unwrap();
+        let n = s.node("n1").unwrap();
+        assert_eq!(
+            (n.flags.fail, n.flags.not_responding, n.state_long(), n.reason.as_deref()),
+            (false, false, "idle".into(), Some("failing"))
+        );
+        // written before format version 3, "fail" drains
+        s.apply(&cmd(NodeUpdate { fail_flag: false, ..upd("fail") })).unwrap();
+        assert_eq!(s.node("n1").map(|n| (n.flags.fail, n.flags.drain)), Some((false, true)));
+        // IDLE clears FAIL too
+        s.apply(&cmd(upd("fail"))).unwrap();
+        s.apply(&cmd(upd("idle"))).unwrap();
+        assert_eq!(s.node("n1").map(|n| (n.flags.fail, n.flags.drain)), Some((false, false)));
+    }
+
+    #[test]
+    fn node_update_text_fields_and_resume_after() {
+        let mut s = cluster();
+        let cmd = |update| Command::NodeUpdate { name: "n2".into(), update, uid: 0, now: 5 };
+        refused(&mut s, cmd(NodeUpdate { comment: Some("c".into()), ..Default::default() }), ESLURM_NOT_SUPPORTED);
+        s.apply(&Command::SetFormatVersion { version: 3 }).unwrap();
+        s.apply(&cmd(NodeUpdate {
+            comment: Some("a comment".into()),
+            extra: Some("x".into()),
+            cpu_bind: Some(4),
+            gres_text: Some("gpu:1".into()),
+            addr: Some("10.0.0.2".into()),
+            hostname: Some("h2".into()),
+            ..Default::default()
+        }))
+        .unwrap();
+        let n = s.node("n2").unwrap();
+        assert_eq!(
+            (n.comment.as_deref(), n.extra.as_deref(), n.cpu_bind, n.gres_text.as_deref()),
+            (Some("a comment"), Some("x"), 4, Some("gpu:1"))
+        );
+        assert_eq!((n.addr.as_str(), n.hostname.as_str()), ("10.0.0.2", "h2"));
+        // empty values clear; a field not given is kept
+        s.apply(&cmd(NodeUpdate {
+            comment: Some(String::new()),
+            gres_text: Some(String::new()),
+            cpu_bind: Some(0),
+            ..Default::default()
+        }))
+        .unwrap();
+        let n = s.node("n2").unwrap();
+        assert_eq!(
+            (n.comment.clone(), n.extra.as_deref(), n.cpu_bind, n.gres_text.clone()),
+            (None, Some("x"), 0, None)
+        );
+        // ResumeAfter with DRAIN; kept by another DRAIN; reset by RESUME
+        let drain = |t: Option<i64>| NodeUpdate {
+            state: Some("drain".into()),
+            reason: Some("r".into()),
+            resume_after: t,
+            ..Default::default()
+        };
+        s.apply(&cmd(drain(Some(3605)))).unwrap();
+        assert_eq!(s.node("n2").map(|n| (n.flags.drain, n.resume_after)), Some((true, 3605)));
+        s.apply(&cmd(drain(None))).unwrap();
+        assert_eq!(s.node("n2").map(|n| n.resume_after), Some(3605));
+        s.apply(&cmd(NodeUpdate { state: Some("resume".into()), ..Default::default() })).unwrap();
+        assert_eq!(s.node("n2").map(|n| (n.flags.drain, n.resume_after)), Some((false, 0)));
     }
 }

@@ -7,6 +7,10 @@ use spur_core::model::Reservation;
 
 impl State {
     pub(crate) fn resv_create(&mut self, resv: &Reservation) -> ApplyResult {
+        // fields a snapshot at the cluster's format version would lose
+        if resv.min_format_version() > self.write_format_version() {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
         if self.reservations.iter().any(|r| r.name == resv.name) {
             return Err(ESLURM_RESERVATION_NAME_DUP);
         }
@@ -17,6 +21,9 @@ impl State {
     }
 
     pub(crate) fn resv_update(&mut self, resv: &Reservation) -> ApplyResult {
+        if resv.min_format_version() > self.write_format_version() {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
         let r = self.reservations.iter_mut().find(|r| r.name == resv.name).ok_or(ESLURM_RESERVATION_INVALID)?;
         *r = resv.clone();
         Ok(Applied::Ok)

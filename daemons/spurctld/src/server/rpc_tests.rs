@@ -763,3 +763,83 @@ async fn an_update_of_some_pending_tasks_splits_them_off() {
     assert_eq!(g.state.jobs().len(), 2);
     assert_eq!(g.state.jobs()[&a].time_limit, Some(7));
 }
+
+/// `update NodeName=` keys of format version 3 (Comment, State=FAIL as a
+/// flag, ...) are refused, or keep their old meaning, until the cluster
+/// writes version 3; RESUME of a node that is not out of service is
+/// `Invalid node state specified`; NodeAddr needs one address per node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_update_keys_of_format_version_3() {
+    let f = controller().await;
+    let s = &f.svc;
+    let call = |u: &rq::NodeUpdate| s.node_control(root(NodeControlRequest::from(u)));
+    let node = |name: &str| s.ctld.read().state.node(name).cloned().unwrap();
+    let n1 = rq::NodeUpdate { nodes: "n1".into(), ..Default::default() };
+    let comment = rq::NodeUpdate { comment: Some("a comment".into()), ..n1.clone() };
+    let fail = rq::NodeUpdate { state: Some(rq::NodeStateChange::Fail), reason: Some("f".into()), ..n1.clone() };
+    let resume = rq::NodeUpdate { state: Some(rq::NodeStateChange::Resume), ..n1.clone() };
+    assert_eq!(code(&call(&comment).await.unwrap().into_inner().status), ESLURM_NOT_SUPPORTED);
+    assert_eq!(code(&call(&fail).await.unwrap().into_inner().status), 0);
+    assert_eq!((node("n1").flags.drain, node("n1").flags.fail), (true, false));
+    assert_eq!(code(&call(&resume).await.unwrap().into_inner().status), 0);
+    // the cluster now writes version 3
+    s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    assert_eq!(code(&call(&comment).await.unwrap().into_inner().status), 0);
+    assert_eq!(node("n1").comment.as_deref(), Some("a comment"));
+    assert_eq!(code(&call(&fail).await.unwrap().into_inner().status), 0);
+    assert_eq!((node("n1").flags.drain, node("n1").flags.fail), (false, true));
+    assert_eq!(code(&call(&resume).await.unwrap().into_inner().status), 0);
+    assert!(!node("n1").flags.fail);
+    // n2 was never out of service
+    let resume2 = rq::NodeUpdate { nodes: "n2".into(), ..resume.clone() };
+    assert_eq!(code(&call(&resume2).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_STATE);
+    let addr = rq::NodeUpdate { node_addr: Some("10.0.0.1,10.0.0.2".into()), ..n1.clone() };
+    assert_eq!(code(&call(&addr).await.unwrap().into_inner().status), ESLURM_INVALID_NODE_NAME);
+    let host = rq::NodeUpdate { node_hostname: Some("h1".into()), ..n1.clone() };
+    assert_eq!(code(&call(&host).await.unwrap().into_inner().status), 0);
+    assert_eq!(node("n1").hostname, "h1");
+}
+
+/// A reservation's `Groups=` admits the members of those groups, its
+/// `Accounts=` the jobs of those accounts (format version 3 records).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reservation_admits_its_groups_and_accounts() {
+    let f = controller().await;
+    let s = &f.svc;
+    s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    let nobody_group = spur_auth::users::groups_of(uid("nobody"))
+        .into_iter()
+        .find_map(spur_auth::users::group_name)
+        .expect("nobody has a group");
+    let spec = |name: &str, node: &str| rq::ReservationSpec {
+        name: name.into(),
+        start_time: Some(now()),
+        duration: Some(60),
+        nodes: Some(node.into()),
+        ..Default::default()
+    };
+    let list = |v: &str| Some(rq::NameList { set: Some(vec![v.into()]), ..Default::default() });
+    let create = |r: rq::ReservationSpec| ReservationRequest::from(&rq::ReservationRequest::Create(r));
+    let grp = rq::ReservationSpec { groups: list(&nobody_group), ..spec("grp", "n1") };
+    assert_eq!(code(&s.reservation(root(create(grp))).await.unwrap().into_inner().status), 0);
+    let acct = rq::ReservationSpec { accounts: list("acct1"), ..spec("acct", "n2") };
+    assert_eq!(code(&s.reservation(root(create(acct))).await.unwrap().into_inner().status), 0);
+    let job = |resv: &str, account: Option<&str>| {
+        let desc = JobDesc {
+            name: "wrap".into(),
+            script: "#!/bin/sh\ntrue\n".into(),
+            work_dir: "/tmp".into(),
+            reservation: Some(resv.into()),
+            account: account.map(String::from),
+            ..Default::default()
+        };
+        SubmitRequest {
+            job_desc: spur_core::records::encode_job_desc(&desc, spur_format::FORMAT_VERSION).unwrap(),
+            test_only: false,
+        }
+    };
+    submit(&f, user(job("grp", None))).await;
+    submit(&f, user(job("acct", Some("acct1")))).await;
+    let r = s.submit(user(job("acct", Some("other")))).await.unwrap().into_inner();
+    assert_ne!(code(&r.status), 0, "a job of another account");
+}

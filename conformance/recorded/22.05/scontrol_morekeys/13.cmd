@@ -1,0 +1,2 @@
+run
+sinfo -N -o '%N %t %T %E'

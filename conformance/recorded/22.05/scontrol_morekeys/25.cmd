@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node4 NodeAddr=127.0.0.1,127.0.0.2

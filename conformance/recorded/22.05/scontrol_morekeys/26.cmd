@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node[3-4] NodeHostname=node3

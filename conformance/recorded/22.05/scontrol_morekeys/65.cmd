@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=s1 Skip

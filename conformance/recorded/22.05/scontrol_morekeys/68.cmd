@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node2 Features=f1

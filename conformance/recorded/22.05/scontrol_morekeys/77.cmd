@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=t1 TRES=cpu=4

@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node3 CpuBind=cores

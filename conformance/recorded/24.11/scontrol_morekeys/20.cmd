@@ -1,0 +1,2 @@
+run
+sinfo -h -N -n node2 -o '%N %t %T'

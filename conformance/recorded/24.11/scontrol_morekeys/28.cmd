@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node1 ResumeAfter=60

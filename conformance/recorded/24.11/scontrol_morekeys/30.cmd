@@ -1,0 +1,2 @@
+run
+scontrol update NodeName=node1 State=DRAIN Reason=later ResumeAfter=3600

@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=a1 Accounts=root,other

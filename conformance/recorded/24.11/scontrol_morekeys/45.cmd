@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=g1 Users=root

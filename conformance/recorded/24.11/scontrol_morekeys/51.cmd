@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=c1 CoreCnt=1

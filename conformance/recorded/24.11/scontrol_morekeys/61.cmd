@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=d1 MaxStartDelay=bogus

@@ -1,0 +1,2 @@
+run
+scontrol create reservation ReservationName=f1 StartTime=now+2hours Duration=30 Users=root NodeCnt=1 Features=f1

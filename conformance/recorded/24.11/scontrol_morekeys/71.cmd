@@ -1,0 +1,2 @@
+run
+scontrol update ReservationName=f1 Features=
