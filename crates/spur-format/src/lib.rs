@@ -86,8 +86,14 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); every other
-///   record is as in version 2.
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`) and the job
+///   keys after it (`AdminComment=`, `Extra=`, `MinCPUsNode=`, `CPUsPerTask=`,
+///   `NumCPUs=`, `TasksPerNode=`, `MinTmpDiskNode=`, `ReqSockets/Cores/Threads=`,
+///   `Prefer=`, `ReservationName=`, `WCKey=`, `Deadline=`, `Contiguous=`,
+///   `OverSubscribe=`, `MailType/MailUser=`, `Switches=`, `Reboot=`,
+///   `DelayBoot=`, an operator's priority resetting nice); a job
+///   (`spur_core::model::Job`) ends with `admin_comment` and
+///   `submitted_cpus_per_task`; every other record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

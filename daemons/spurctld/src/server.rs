@@ -634,6 +634,8 @@ impl Service {
             last_sched_eval: 0,
             requeued_done: false,
             tres_counted: None,
+            admin_comment: None,
+            submitted_cpus_per_task: None,
             desc,
         })
     }
@@ -1171,6 +1173,7 @@ impl Service {
                             results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             return Ok(Response::new(JobControlReply { status: st(0), results }));
                         }
+                        let owner = self.caller_uid(job.user_id);
                         let u = {
                             let g = self.ctld.read();
                             validate::job_update(
@@ -1180,7 +1183,22 @@ impl Service {
                                 t,
                                 &|n| g.state.node(n).is_some(),
                                 g.state.partition(&job.partition).and_then(|p| p.max_time),
-                                &|f| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f)),
+                                &validate::Lookups {
+                                    feature_known: &|f| {
+                                        g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f))
+                                    },
+                                    gres_known: &|name| {
+                                        g.state.nodes().iter().any(|n| n.gres.iter().any(|x| x.0 == name))
+                                    },
+                                    reservation: &|name| {
+                                        g.state
+                                            .reservations()
+                                            .iter()
+                                            .find(|r| r.name == name)
+                                            .map(|r| validate::resv_admits(&r.users, &job.user_name))
+                                    },
+                                    owner,
+                                },
                             )
                         };
                         // a change the cluster's format version cannot carry yet
