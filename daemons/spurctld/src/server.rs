@@ -1204,8 +1204,18 @@ impl Service {
                         // a change the cluster's format version cannot carry yet
                         // (a member of an older build would read the update
                         // without it): refused, not logged without it
-                        let u = u.and_then(|u| {
+                        let u = u.and_then(|mut u| {
                             let active = self.ctld.read().state.write_format_version();
+                            if u.min_format_version() > active {
+                                // what only follows from the request (an
+                                // operator's priority resetting nice, the CPUs
+                                // recounted from a new task count) is left out
+                                // rather than refuse what the user asked
+                                u.reset_nice = false;
+                                if req.num_cpus.is_none() && req.min_cpus_node.is_none() {
+                                    u.num_cpus = None;
+                                }
+                            }
                             if u.min_format_version() > active {
                                 tracing::warn!(
                                     "update of job {} refused: it needs format version {}, the cluster writes {}",

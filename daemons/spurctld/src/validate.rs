@@ -504,7 +504,7 @@ pub fn job_update(
     if u.delay_boot.is_some() {
         out.delay_boot = u.delay_boot;
     }
-    if out.priority.is_some_and(|p| p != 0) && job.desc.nice.unwrap_or(0) != 0 {
+    if out.priority.is_some_and(|p| p != 0 && p != job.priority) && job.desc.nice.unwrap_or(0) != 0 {
         // an operator's priority puts the nice value back to 0 and a nice
         // given with it is ignored (scontrol_surface/088)
         out.reset_nice = true;
@@ -570,6 +570,27 @@ pub fn job_update(
     if let Some(m) = &u.mail_user {
         // an empty one: the job's owner
         out.mail_user = Some(if m.is_empty() { job.user_name.clone() } else { m.clone() });
+    }
+    if pending && u.num_tasks.is_none() && !spur_core::compat::profile().node_count_min_only {
+        // 24.11 counts the tasks of a job asking for a fixed node count and
+        // so many tasks per node anew when either changes (job_mgr.c
+        // _figure_out_num_tasks), and asks for a CPU per task then
+        // (scontrol_surface/141: NumNodes=1 with TasksPerNode=1 is one task)
+        let min = out.num_nodes.unwrap_or(job.num_nodes);
+        let max = match u.num_nodes {
+            Some(n) => n,
+            None => job.desc.max_nodes.filter(|m| *m != 0).unwrap_or(min),
+        };
+        let per_node = out.ntasks_per_node.or(job.desc.ntasks_per_node).filter(|n| *n != 0);
+        if let Some(k) = per_node.filter(|_| min == max && (u.num_nodes.is_some() || u.ntasks_per_node.is_some())) {
+            let tasks = min.checked_mul(k).ok_or(ESLURM_BAD_TASK_COUNT)?;
+            if tasks != job.num_tasks {
+                out.num_tasks = Some(tasks);
+                if u.num_cpus.is_none() && u.min_cpus_node.is_none() {
+                    out.num_cpus = Some(tasks);
+                }
+            }
+        }
     }
     if u.site_factor.is_some() {
         // (no multifactor priority: nothing to apply it to)
@@ -1065,6 +1086,9 @@ mod tests {
         let p = run(&upd(&|u| u.priority = Some(5)), &niced, &ROOT).unwrap();
         assert!(p.reset_nice && p.nice.is_none());
         assert!(!run(&upd(&|u| u.priority = Some(5)), &pending, &ROOT).unwrap().reset_nice);
+        // (the priority it has: nothing changes, slurmctld's "setting priority to current value")
+        niced.priority = 5;
+        assert!(!run(&upd(&|u| u.priority = Some(5)), &niced, &ROOT).unwrap().reset_nice);
         // an empty MailUser is the owner
         let mut named = pending.clone();
         named.user_name = "u1".into();
@@ -1075,6 +1099,18 @@ mod tests {
         // 24.11: a new task count is as many CPUs, and a node range of one (scontrol_surface/157)
         let t = run(&upd(&|u| u.num_tasks = Some(2)), &pending, &USER).unwrap();
         assert_eq!((t.num_tasks, t.num_cpus, t.num_nodes), (Some(2), Some(2), Some(1)));
+        // a fixed node count with tasks per node: the tasks (and CPUs) counted
+        // anew when either changes (scontrol_surface/141)
+        let mut per_node = pending.clone();
+        per_node.num_tasks = 4;
+        per_node.desc.ntasks_per_node = Some(2);
+        let t = run(&upd(&|u| u.num_nodes = Some(1)), &per_node, &USER).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (Some(2), Some(2)));
+        let t = run(&upd(&|u| u.ntasks_per_node = Some(3)), &per_node, &ROOT).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (Some(3), Some(3)));
+        // (the count it has: nothing to change)
+        let t = run(&upd(&|u| u.num_nodes = Some(2)), &per_node, &USER).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (None, None));
     }
 
     #[test]

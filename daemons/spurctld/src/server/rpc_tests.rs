@@ -688,6 +688,13 @@ async fn job_keys_of_format_version_3() {
     // older build would read the update without them)
     assert!(s.ctld.read().state.write_format_version() < 3);
     assert_eq!(codes(&s.job_control(root(upd(admin()))).await.unwrap().into_inner()), [ESLURM_NOT_SUPPORTED]);
+    // what only follows from a request is left out then: an operator's
+    // priority is set, the nice it would reset stays
+    let nice = rq::JobUpdate { nice: Some(10), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(nice))).await.unwrap().into_inner()), [0]);
+    let prio = || rq::JobUpdate { priority: Some(5), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(prio()))).await.unwrap().into_inner()), [0]);
+    assert_eq!(s.ctld.read().state.job(jid).map(|j| (j.priority, j.desc.nice)), Some((5, Some(10))));
     s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
     assert_eq!(codes(&s.job_control(user(upd(admin()))).await.unwrap().into_inner()), [ESLURM_ACCESS_DENIED]);
     assert_eq!(codes(&s.job_control(root(upd(admin()))).await.unwrap().into_inner()), [0]);
@@ -702,6 +709,10 @@ async fn job_keys_of_format_version_3() {
     }
     let u = rq::JobUpdate { cpus_per_task: Some(2), tmp_disk: Some(100), contiguous: Some(true), ..Default::default() };
     assert_eq!(codes(&s.job_control(root(upd(u))).await.unwrap().into_inner()), [0]);
+    // at version 3 a new priority resets it
+    let prio6 = rq::JobUpdate { priority: Some(6), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(prio6))).await.unwrap().into_inner()), [0]);
+    assert_eq!(s.ctld.read().state.job(jid).map(|j| j.desc.nice), Some(None));
     let all = QueryRequest { jobs: true, max_format_version: 3, ..Default::default() };
     let v = view_of(s.query(root(all)).await.unwrap().into_inner());
     let j = v.jobs.iter().find(|j| j.job_id == jid).unwrap();
