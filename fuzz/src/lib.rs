@@ -169,7 +169,15 @@ pub mod controller {
                         let known = |n: &str| st.node(n).is_some();
                         let part_max = st.partition(&job.partition).and_then(|p| p.max_time);
                         let feature = |f: &str| st.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
-                        match validate::job_update(u, job, &caller, NOW, &known, part_max, &feature) {
+                        let gres = |g: &str| st.nodes().iter().any(|n| n.gres.iter().any(|x| x.0 == g));
+                        let resv = |r: &str| st.reservations().iter().find(|x| x.name == r).map(|_| true);
+                        let look = validate::Lookups {
+                            feature_known: &feature,
+                            gres_known: &gres,
+                            reservation: &resv,
+                            owner: USER,
+                        };
+                        match validate::job_update(u, job, &caller, NOW, &known, part_max, &look) {
                             Ok(u) => Command::UpdateJob { job_id: job.job_id, update: Box::new(u) },
                             Err(_) => continue,
                         }

@@ -196,3 +196,33 @@ pub fn or_null(s: &str) -> &str {
 pub fn resv_nodes(r: &Reservation) -> String {
     spur_grammar::hostlist::compress(&r.nodes)
 }
+
+/// A mail type list (`--mail-type`, `scontrol update MailType=`) as Slurm's
+/// parse_mail_type reads it: comma-separated, any case; unknown types are
+/// skipped, `NONE` ends the list; valid when it names a known type or NONE.
+pub fn valid_mail_type(arg: &str) -> bool {
+    const OK: &[&str] = &[
+        "ARRAY_TASKS",
+        "BEGIN",
+        "END",
+        "FAIL",
+        "INVALID_DEPEND",
+        "REQUEUE",
+        "ALL",
+        "STAGE_OUT",
+        "TIME_LIMIT",
+        "TIME_LIMIT_90",
+        "TIME_LIMIT_80",
+        "TIME_LIMIT_50",
+    ];
+    let mut any = false;
+    for tok in arg.split(',').filter(|t| !t.is_empty()) {
+        if tok.eq_ignore_ascii_case("NONE") {
+            return true;
+        }
+        if OK.iter().any(|k| k.eq_ignore_ascii_case(tok)) {
+            any = true;
+        }
+    }
+    any
+}

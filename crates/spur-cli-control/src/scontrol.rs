@@ -63,6 +63,8 @@ pub enum Absent {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+// (one command per process: the size of its largest variant does not matter)
+#[allow(clippy::large_enum_variant)]
 pub enum ScontrolCmd {
     /// `completing`: jobs in the COMPLETING state and their nodes.
     Completing {
@@ -716,6 +718,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 continue;
             }
             None if kw(arg, "resetaccruetime", 3) => {
+                u.reset_accrue_time = true;
+                changes += 1;
                 i += 1;
                 continue;
             }
@@ -780,8 +784,37 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Ok(())
             })
         } else if kw(t, "admincomment", 6) {
+            if add.is_some() {
+                return error("Invalid syntax, AdminComment can not be added/subtracted from.");
+            }
             Box::new(move |u| {
-                unsupported(u, JF::AdminComment);
+                u.admin_comment = Some(v);
+                Ok(())
+            })
+        } else if kw(t, "sitefactor", 5) {
+            let n = spur_grammar::num::strtol(&val, 10).value;
+            if n.unsigned_abs() > 2147483645 {
+                return error("SiteFactor value out of range (+/- 2147483645). Value ignored");
+            }
+            Box::new(move |u| {
+                u.site_factor = Some(n);
+                Ok(())
+            })
+        } else if kw(t, "delayboot", 5) {
+            match spur_grammar::time::parse_duration_secs(&val) {
+                Ok(secs) => {
+                    let secs = secs.map(|s| s as u32).unwrap_or(INFINITE);
+                    Box::new(move |u| {
+                        u.delay_boot = Some(secs);
+                        Ok(())
+                    })
+                }
+                Err(_) => return error("Invalid DelayBoot value"),
+            }
+        } else if kw(t, "extra", 3) && !spur_core::compat::profile().usage_texts_22_05 {
+            // (22.05's scontrol does not know the key: scontrol_surface 117)
+            Box::new(move |u| {
+                u.extra = Some(v);
                 Ok(())
             })
         } else if kw(t, "timemin", 5) {
@@ -809,15 +842,42 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             changes += 1;
             continue;
         } else if kw(t, "cpuspertask", 9) {
-            Box::new(move |u| {
-                unsupported(u, JF::CpusPerTask);
-                Ok(())
-            })
+            match uint_arg(&val, NO_VAL16) {
+                Some(n) => Box::new(move |u| {
+                    u.cpus_per_task = Some(n as _);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid CPUsPerTask value: {}", val)),
+            }
         } else if kw(t, "numcpus", 6) {
-            Box::new(move |u| {
-                unsupported(u, JF::NumCpus);
-                Ok(())
-            })
+            // MIN[-MAX], MIN at least 1 (the maximum is not kept)
+            match num_range(&val) {
+                Some(n) => Box::new(move |u| {
+                    u.num_cpus = Some(n);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid NumCPUs value: {}", val)),
+            }
+        } else if kw(t, "reqsockets", 4) || kw(t, "reqcores", 4) || kw(t, "reqthreads", 4) {
+            let (which, name) = if kw(t, "reqsockets", 4) {
+                (0, "ReqSockets")
+            } else if kw(t, "reqcores", 4) {
+                (1, "ReqCores")
+            } else {
+                (2, "ReqThreads")
+            };
+            match uint_arg(&val, NO_VAL16) {
+                Some(n) => Box::new(move |u| {
+                    let n = Some(n as u32);
+                    match which {
+                        0 => u.sockets_per_node = n,
+                        1 => u.cores_per_socket = n,
+                        _ => u.threads_per_core = n,
+                    }
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid {} value: {}", name, val)),
+            }
         } else if kw(t, "numtasks", 8) || kw(t, "reqprocs", 8) {
             match val.parse::<u32>() {
                 Ok(n) => Box::new(move |u| {
@@ -847,15 +907,21 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 }
             }
         } else if kw(t, "tasKspernode", 2) {
-            Box::new(move |u| {
-                unsupported(u, JF::TasksPerNode);
-                Ok(())
-            })
+            match uint_arg(&val, NO_VAL16) {
+                Some(n) => Box::new(move |u| {
+                    u.ntasks_per_node = Some(n as _);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid TasksPerNode value: {}", val)),
+            }
         } else if kw(t, "mincpusnode", 4) {
-            Box::new(move |u| {
-                unsupported(u, JF::MinCpusNode);
-                Ok(())
-            })
+            match uint_arg(&val, NO_VAL16) {
+                Some(n) => Box::new(move |u| {
+                    u.min_cpus_node = Some(n as _);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid MinCPUsNode value: {}", val)),
+            }
         } else if kw(t, "minmemorynode", 10) {
             match val.parse::<u64>() {
                 Ok(n) => Box::new(move |u| {
@@ -873,10 +939,13 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Err(_) => return error(&format!("Invalid MinMemoryCPU value: {}", val)),
             }
         } else if kw(t, "mintmpdisknode", 5) {
-            Box::new(move |u| {
-                unsupported(u, JF::MinTmpDiskNode);
-                Ok(())
-            })
+            match uint_arg(&val, NO_VAL32) {
+                Some(n) => Box::new(move |u| {
+                    u.tmp_disk = Some(n as _);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid MinTmpDiskNode value: {}", val)),
+            }
         } else if kw(t, "partition", 2) {
             Box::new(move |u| {
                 u.partition = Some(v);
@@ -884,12 +953,12 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             })
         } else if kw(t, "qos", 2) {
             Box::new(move |u| {
-                unsupported(u, JF::Qos);
+                u.qos = Some(v);
                 Ok(())
             })
         } else if kw(t, "reservationname", 3) {
             Box::new(move |u| {
-                unsupported(u, JF::Reservation);
+                u.reservation = Some(v);
                 Ok(())
             })
         } else if kw(t, "name", 2) || kw(t, "jobname", 4) {
@@ -900,7 +969,7 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             })
         } else if kw(t, "wckey", 1) {
             Box::new(move |u| {
-                unsupported(u, JF::WcKey);
+                u.wckey = Some(v);
                 Ok(())
             })
         } else if (kw(t, "stderr", 6) || kw(t, "stdin", 5)) && spur_core::compat::profile().usage_texts_22_05 {
@@ -922,13 +991,37 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Ok(())
             })
         } else if kw(t, "oversubscribe", 2) || kw(t, "shared", 2) {
+            match yes_no_arg(&val) {
+                Some(b) => Box::new(move |u| {
+                    u.shared = Some(b);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid OverSubscribe value: {}", val)),
+            }
+        } else if kw(t, "contiguous", 3) {
+            match yes_no_arg(&val) {
+                Some(b) => Box::new(move |u| {
+                    u.contiguous = Some(b);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid Contiguous value: {}", val)),
+            }
+        } else if kw(t, "reboot", 3) {
+            match yes_no_arg(&val) {
+                Some(b) => Box::new(move |u| {
+                    u.reboot = Some(b);
+                    Ok(())
+                }),
+                None => return error(&format!("Invalid reboot value: {}", val)),
+            }
+        } else if kw(t, "switches", 5) {
             Box::new(move |u| {
-                unsupported(u, JF::OverSubscribe);
+                u.switches = Some(v);
                 Ok(())
             })
-        } else if kw(t, "contiguous", 3) {
+        } else if kw(t, "prefer", 3) {
             Box::new(move |u| {
-                unsupported(u, JF::Contiguous);
+                u.prefer = Some(v);
                 Ok(())
             })
         } else if kw(t, "excnodelist", 3) {
@@ -948,12 +1041,15 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
             })
         } else if kw(t, "gres", 2) || kw(t, "tresPerNode", 8) {
             Box::new(move |u| {
-                unsupported(u, JF::TresPerNode);
+                u.gres = Some(match u.gres.take() {
+                    Some(g) => format!("{},{}", g, v),
+                    None => v,
+                });
                 Ok(())
             })
         } else if kw(t, "account", 1) {
             Box::new(move |u| {
-                unsupported(u, JF::Account);
+                u.account = Some(v);
                 Ok(())
             })
         } else if kw(t, "dependency", 1) {
@@ -996,8 +1092,24 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 }
             }
         } else if kw(t, "deadline", 3) {
+            // a time that does not read is no change at all (parse_time's 0)
+            match spur_grammar::time::parse_time(&val, now(), false) {
+                Ok(d) if d != 0 => Box::new(move |u| {
+                    u.deadline = Some(d);
+                    Ok(())
+                }),
+                _ => {
+                    if add.is_some() {
+                        return error(&format!("Option {} does not accept [+|-]= syntax", t));
+                    }
+                    continue;
+                }
+            }
+        } else if kw(t, "endtime", 2) {
+            // (a time that does not read is sent as none: no change)
+            let e = spur_grammar::time::parse_time(&val, now(), false).unwrap_or(0);
             Box::new(move |u| {
-                unsupported(u, JF::Deadline);
+                u.end_time = Some(e).filter(|e| *e != 0);
                 Ok(())
             })
         } else if kw(t, "workdir", 2) {
@@ -1006,13 +1118,16 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
                 Ok(())
             })
         } else if kw(t, "mailtype", 5) {
+            if !spur_cli_base::records::valid_mail_type(&val) {
+                return abort(format!("Invalid MailType: {}\n", val));
+            }
             Box::new(move |u| {
-                unsupported(u, JF::MailType);
+                u.mail_type = Some(v);
                 Ok(())
             })
         } else if kw(t, "mailuser", 5) {
             Box::new(move |u| {
-                unsupported(u, JF::MailUser);
+                u.mail_user = Some(v);
                 Ok(())
             })
         } else if kw(t, "userid", 3) {
@@ -1046,6 +1161,50 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         }
     }
     Ok(ScontrolCmd::UpdateJob { flags, job_ids, update: u, time_step, by_name: None, invalid })
+}
+
+/// Slurm's `NO_VAL16` and `NO_VAL`: the bounds of `parse_uint16`/`parse_uint32`.
+const NO_VAL16: u64 = 0xfffe;
+const NO_VAL32: u64 = 0xffff_fffe;
+
+/// A count as Slurm's `parse_uint16`/`parse_uint32` read it: the whole
+/// value a number, not negative, below `max` (NO_VAL16 / NO_VAL).
+fn uint_arg(v: &str, max: u64) -> Option<u64> {
+    let c = spur_grammar::num::strtol(v, 10);
+    if v.is_empty() || c.end != v.len() || c.overflow || c.value < 0 || c.value as u64 >= max {
+        return None;
+    }
+    Some(c.value as u64)
+}
+
+/// `YES`/`NO` (any abbreviation, any case) or a number (`OverSubscribe=`,
+/// `Contiguous=`, `Reboot=`).
+fn yes_no_arg(v: &str) -> Option<bool> {
+    let abbrev = |w: &str| !v.is_empty() && w.len() >= v.len() && w[..v.len()].eq_ignore_ascii_case(v);
+    if abbrev("YES") {
+        Some(true)
+    } else if abbrev("NO") {
+        Some(false)
+    } else {
+        uint_arg(v, NO_VAL16).map(|n| n != 0)
+    }
+}
+
+/// `NumCPUs=MIN[-MAX]`: the minimum, at least 1, not above the maximum.
+fn num_range(v: &str) -> Option<u32> {
+    let (lo, hi) = match v.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (v, None),
+    };
+    let lo = uint_arg(lo, NO_VAL32)?;
+    let hi = match hi {
+        Some(h) => uint_arg(h, NO_VAL32)?,
+        None => 0,
+    };
+    if lo == 0 || (hi != 0 && hi < lo) {
+        return None;
+    }
+    Some(lo as u32)
 }
 
 /// A job's per-node layout request as scontrol shows it: the number, or `*`
@@ -2396,6 +2555,10 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     o.push_str(&format!("Command={}", command.as_deref().unwrap_or("(null)")));
     o.push_str(le);
     o.push_str(&format!("WorkDir={}", j.desc.work_dir));
+    if let Some(c) = &j.admin_comment {
+        o.push_str(le);
+        o.push_str(&format!("AdminComment={} ", c));
+    }
     if let Some(c) = &j.desc.comment {
         o.push_str(le);
         o.push_str(&format!("Comment={} ", c));
@@ -2450,7 +2613,7 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
         o.push_str(&format!("TresPerNode={}", g));
     }
-    if let Some(c) = j.desc.cpus_per_task.filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {
+    if let Some(c) = j.submitted_cpus_per_task().filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {
         // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
         o.push_str(le);
         o.push_str(&format!("TresPerTask=cpu={}", c));
@@ -3275,8 +3438,62 @@ mod tests {
         assert_eq!((step, bad), (None, None));
         let (u, step, _) = job(&["update", "JobId=3", "TimeLimit=-5", "Account=a", "MailUser=m", "NumNodes=2-4"]);
         assert_eq!((u.time_limit, step), (None, Some(-5)));
-        assert_eq!(u.unsupported, [JF::Account, JF::MailUser]);
+        assert_eq!((u.account.as_deref(), u.mail_user.as_deref()), (Some("a"), Some("m")));
+        assert!(u.unsupported.is_empty());
         assert_eq!(u.num_nodes, Some(2));
+        // the job's shape and the rest of the keys slurmctld takes (scontrol_surface 086-138)
+        let (u, _, _) = job(&[
+            "update",
+            "JobId=3",
+            "MinCPUsNode=2",
+            "CPUsPerTask=3",
+            "NumCPUs=4-8",
+            "TasksPerNode=1",
+            "MinTmpDiskNode=100",
+            "ReqSockets=1",
+            "ReqCores=2",
+            "ReqThreads=1",
+            "OverSubscribe=yes",
+            "Contiguous=n",
+            "MailType=end,fail",
+            "DelayBoot=10",
+            "Reboot=1",
+            "Gres=gpu:1",
+            "tresPerNode=gres/x:1",
+            "ResetAccrueTime",
+            "Deadline=2031-01-01T00:00:00",
+            "EndTime=bogus",
+            "SiteFactor=-5",
+            "AdminComment=a",
+        ]);
+        assert_eq!(
+            (u.min_cpus_node, u.cpus_per_task, u.num_cpus, u.ntasks_per_node, u.tmp_disk),
+            (Some(2), Some(3), Some(4), Some(1), Some(100))
+        );
+        assert_eq!((u.sockets_per_node, u.cores_per_socket, u.threads_per_core), (Some(1), Some(2), Some(1)));
+        assert_eq!((u.shared, u.contiguous, u.reboot, u.delay_boot), (Some(true), Some(false), Some(true), Some(600)));
+        assert_eq!(u.mail_type.as_deref(), Some("end,fail"));
+        assert_eq!(u.gres.as_deref(), Some("gpu:1,gres/x:1"));
+        assert!(u.reset_accrue_time && u.deadline.is_some() && u.end_time.is_none());
+        assert_eq!((u.site_factor, u.admin_comment.as_deref()), (Some(-5), Some("a")));
+        // Slurm's messages for values that do not read
+        let bad = |a: &[&str]| parse(&args(a), &e).unwrap_err().stderr;
+        assert_eq!(bad(&["update", "JobId=3", "CPUsPerTask=x"]), "scontrol: error: Invalid CPUsPerTask value: x\n");
+        assert_eq!(bad(&["update", "JobId=3", "NumCPUs=0"]), "scontrol: error: Invalid NumCPUs value: 0\n");
+        assert_eq!(bad(&["update", "JobId=3", "NumCPUs=4-2"]), "scontrol: error: Invalid NumCPUs value: 4-2\n");
+        assert_eq!(bad(&["update", "JobId=3", "ReqCores=-1"]), "scontrol: error: Invalid ReqCores value: -1\n");
+        assert_eq!(
+            bad(&["update", "JobId=3", "Shared=maybe"]),
+            "scontrol: error: Invalid OverSubscribe value: maybe\n"
+        );
+        assert_eq!(bad(&["update", "JobId=3", "MailType=sometimes"]), "Invalid MailType: sometimes\n");
+        assert_eq!(bad(&["update", "JobId=3", "DelayBoot=x"]), "scontrol: error: Invalid DelayBoot value\n");
+        assert_eq!(
+            bad(&["update", "JobId=3", "SiteFactor=2147483646"]),
+            "scontrol: error: SiteFactor value out of range (+/- 2147483645). Value ignored\n"
+        );
+        // a deadline that does not read is no change
+        assert_eq!(bad(&["update", "JobId=3", "Deadline=bogus"]), "No changes specified\n");
         let (_, _, bad) = job(&["update", "JobId=3", "NumNodes=x"]);
         assert_eq!(bad, Some(spur_core::errors::ESLURM_INVALID_NODE_COUNT));
         let (_, _, bad) = job(&["update", "JobId=3", "StartTime=never"]);

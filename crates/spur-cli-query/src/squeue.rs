@@ -1005,7 +1005,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
         // sbatch turns an explicit -c N into tres_per_task "cpu=N"
         // (22.05's sbatch does not turn -c into a TRES per task)
         TresPerTask if !spur_core::compat::profile().cpus_per_task_as_tres => Cell::s("N/A"),
-        TresPerTask => match j.desc.cpus_per_task {
+        TresPerTask => match j.submitted_cpus_per_task() {
             Some(n) => Cell::s(format!("cpu={}", n)),
             None => Cell::s("N/A"),
         },

@@ -391,33 +391,6 @@ fn node_count(arg: &str) -> Result<(u32, u32), Output> {
     Ok((c(min), c(max)))
 }
 
-fn valid_mail_type(arg: &str) -> bool {
-    const OK: &[&str] = &[
-        "ARRAY_TASKS",
-        "BEGIN",
-        "END",
-        "FAIL",
-        "INVALID_DEPEND",
-        "REQUEUE",
-        "ALL",
-        "STAGE_OUT",
-        "TIME_LIMIT",
-        "TIME_LIMIT_90",
-        "TIME_LIMIT_80",
-        "TIME_LIMIT_50",
-    ];
-    let mut any = false;
-    for tok in arg.split(',').filter(|t| !t.is_empty()) {
-        if tok.eq_ignore_ascii_case("NONE") {
-            return true;
-        }
-        if OK.iter().any(|k| k.eq_ignore_ascii_case(tok)) {
-            any = true;
-        }
-    }
-    any
-}
-
 fn full_path(cwd: &str, p: &str) -> String {
     if p.starts_with('/') {
         p.to_string()
@@ -544,7 +517,7 @@ fn apply(st: &mut St, id: &'static str, arg: Option<&str>, src: Src) -> Result<(
         "hold" => d.hold = true,
         "job-name" => d.name = v.into(),
         "mail-type" => {
-            if !valid_mail_type(v) {
+            if !spur_cli_base::records::valid_mail_type(v) {
                 return Err(e255("Invalid --mail-type specification"));
             }
             d.mail_type = Some(v.into())

@@ -463,6 +463,8 @@ impl From<Job> for model::Job {
             last_sched_eval: v.last_sched_eval,
             requeued_done: v.requeued_done,
             tres_counted: v.tres_counted,
+            admin_comment: None,
+            submitted_cpus_per_task: None,
         }
     }
 }

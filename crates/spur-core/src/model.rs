@@ -542,6 +542,16 @@ pub struct Job {
     /// recount `ReqTRES` then, recorded/24.11/scontrol/194).
     #[serde(default)]
     pub tres_counted: Option<(u32, u32)>,
+    /// `AdminComment=` (`scontrol update`, administrators only). From
+    /// format version 3.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub admin_comment: Option<String>,
+    /// Set by the first `CPUsPerTask=` update to the submission's `-c`
+    /// (0: none): `TresPerTask=cpu=` keeps showing what was submitted, as
+    /// slurmctld's tres_per_task does (`None`: never updated, `-c` is
+    /// `desc.cpus_per_task`). From format version 3.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub submitted_cpus_per_task: Option<u32>,
 }
 
 impl Job {
@@ -1226,6 +1236,15 @@ impl JobDesc {
 }
 
 impl Job {
+    /// `-c/--cpus-per-task` as submitted (slurmctld's tres_per_task
+    /// `cpu=N`), which a later `CPUsPerTask=` update does not change.
+    pub fn submitted_cpus_per_task(&self) -> Option<u32> {
+        match self.submitted_cpus_per_task {
+            Some(0) => None,
+            Some(c) => Some(c),
+            None => self.desc.cpus_per_task,
+        }
+    }
     /// `MinCPUsNode=` (squeue `%c`): slurmctld's pn_min_cpus: `--mincpus`
     /// (1 by default), raised to CPUs/task × `--ntasks-per-node` when the job
     /// has more than one task, and never below CPUs/task

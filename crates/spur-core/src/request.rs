@@ -70,6 +70,46 @@ pub struct JobUpdate {
     /// `ArrayTaskThrottle=`: at most this many tasks of the array run at
     /// once (0 = no limit); only for an array's own id.
     pub array_throttle: Option<u32>,
+    /// `AdminComment=` (administrators only).
+    pub admin_comment: Option<String>,
+    /// `SiteFactor=` (operators only; Spur has no multifactor priority to
+    /// apply it to).
+    pub site_factor: Option<i64>,
+    /// `Extra=`.
+    pub extra: Option<String>,
+    /// `MinCPUsNode=`, `CPUsPerTask=`, `NumCPUs=` (the minimum),
+    /// `TasksPerNode=`, `MinTmpDiskNode=` (MB), `ReqSockets=`, `ReqCores=`,
+    /// `ReqThreads=`: the pending job's shape.
+    pub min_cpus_node: Option<u32>,
+    pub cpus_per_task: Option<u32>,
+    pub num_cpus: Option<u32>,
+    pub ntasks_per_node: Option<u32>,
+    pub tmp_disk: Option<u64>,
+    pub sockets_per_node: Option<u32>,
+    pub cores_per_socket: Option<u32>,
+    pub threads_per_core: Option<u32>,
+    /// `Prefer=`, `ReservationName=` (empty clears), `Account=`, `QOS=`, `WCKey=`.
+    pub prefer: Option<String>,
+    pub reservation: Option<String>,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    pub wckey: Option<String>,
+    /// `Deadline=`, `EndTime=`: epoch seconds.
+    pub deadline: Option<i64>,
+    pub end_time: Option<i64>,
+    /// `Contiguous=`, `OverSubscribe=`/`Shared=` (true: YES).
+    pub contiguous: Option<bool>,
+    pub shared: Option<bool>,
+    pub mail_type: Option<String>,
+    pub mail_user: Option<String>,
+    /// `Gres=`/`TresPerNode=` as given.
+    pub gres: Option<String>,
+    /// `ResetAccrueTime`.
+    pub reset_accrue_time: bool,
+    /// `Switches=N[@WAIT]` as given, `Reboot=`, `DelayBoot=` (seconds).
+    pub switches: Option<String>,
+    pub reboot: Option<bool>,
+    pub delay_boot: Option<u32>,
     /// Fields scontrol accepts that Spur cannot change yet (the controller
     /// refuses a request naming any of them), as given.
     pub unsupported: Vec<UnsupportedJobField>,

@@ -86,20 +86,26 @@ pub type Version = u16;
 ///   once, in its first record (in id order): the array's later records are
 ///   written with both empty and share the first's when read
 ///   (`spur_state::State`); a job update (`spur_state::JobUpdate`) carries
-///   `array_throttle` (`scontrol update ArrayTaskThrottle=`); a partition
-///   (`spur_core::model::Partition`) carries `more` (RootOnly, GraceTime,
-///   the memory and CPU limits and the other `PartitionName=` keys) and a
-///   partition update (`spur_state::PartUpdate`) `settings`; a node
-///   (`spur_core::model::Node`) carries `comment`, `extra`, `cpu_bind`,
-///   `gres_text`, `resume_after` and the flag `fail`, a node update
-///   (`spur_state::NodeUpdate`) `fail_flag`, `comment`, `extra`, `cpu_bind`,
-///   `gres_text`, `resume_after`, `addr`, `hostname` (`scontrol update
-///   NodeName=`); a reservation (`spur_core::model::Reservation`)
-///   `accounts`, `groups`, `features`, `max_start_delay`, `core_based`; the
-///   command `CancelPendingTasks` is written (a cancel of an array's pending
-///   tasks takes them out of its record), and `SplitPendingTask` (an update,
-///   hold or release of some of them splits each off first); every other
-///   record is as in version 2.
+///   `array_throttle` (`scontrol update ArrayTaskThrottle=`) and the job
+///   keys after it (`AdminComment=`, `Extra=`, `MinCPUsNode=`, `CPUsPerTask=`,
+///   `NumCPUs=`, `TasksPerNode=`, `MinTmpDiskNode=`, `ReqSockets/Cores/Threads=`,
+///   `Prefer=`, `ReservationName=`, `WCKey=`, `Deadline=`, `Contiguous=`,
+///   `OverSubscribe=`, `MailType/MailUser=`, `Switches=`, `Reboot=`,
+///   `DelayBoot=`, an operator's priority resetting nice); a job
+///   (`spur_core::model::Job`) ends with `admin_comment` and
+///   `submitted_cpus_per_task`; a partition (`spur_core::model::Partition`)
+///   carries `more` (RootOnly, GraceTime, the memory and CPU limits and the
+///   other `PartitionName=` keys) and a partition update
+///   (`spur_state::PartUpdate`) `settings`; a node (`spur_core::model::Node`)
+///   carries `comment`, `extra`, `cpu_bind`, `gres_text`, `resume_after` and
+///   the flag `fail`, a node update (`spur_state::NodeUpdate`) `fail_flag`,
+///   `comment`, `extra`, `cpu_bind`, `gres_text`, `resume_after`, `addr`,
+///   `hostname` (`scontrol update NodeName=`); a reservation
+///   (`spur_core::model::Reservation`) `accounts`, `groups`, `features`,
+///   `max_start_delay`, `core_based`; the command `CancelPendingTasks` is
+///   written (a cancel of an array's pending tasks takes them out of its
+///   record), and `SplitPendingTask` (an update, hold or release of some of
+///   them splits each off first); every other record is as in version 2.
 pub const FORMAT_VERSION: Version = 3;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

@@ -274,7 +274,7 @@ impl From<JobUpdate> for crate::JobUpdate {
             std_err: v.std_err,
             std_in: v.std_in,
             refused: v.refused,
-            array_throttle: None,
+            ..Default::default()
         }
     }
 }

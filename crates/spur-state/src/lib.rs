@@ -266,6 +266,65 @@ pub struct JobUpdate {
     /// struct with one field fewer).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
     pub array_throttle: Option<u32>,
+    /// `AdminComment=`. The fields from here on are from format version 3.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub admin_comment: Option<String>,
+    /// `Extra=` (kept with the job's accepted options).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub extra: Option<String>,
+    /// `MinCPUsNode=` (the request's `--mincpus`).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub min_cpus_node: Option<u32>,
+    /// `CPUsPerTask=`.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub cpus_per_task: Option<u32>,
+    /// The CPUs the pending job asks for, as slurmctld recounts them.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub num_cpus: Option<u32>,
+    /// `TasksPerNode=`.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub ntasks_per_node: Option<u32>,
+    /// `MinTmpDiskNode=` in MB.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub tmp_disk: Option<u64>,
+    /// `ReqSockets=`, `ReqCores=`, `ReqThreads=`.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub sockets_per_node: Option<u32>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub cores_per_socket: Option<u32>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub threads_per_core: Option<u32>,
+    /// `Prefer=`, `ReservationName=` (empty clears).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub prefer: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub reservation: Option<String>,
+    /// `WCKey=`.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub wckey: Option<String>,
+    /// `Deadline=`, epoch seconds.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub deadline: Option<i64>,
+    /// `Contiguous=`, `OverSubscribe=` (true: YES, false: NO).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub contiguous: Option<bool>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub shared: Option<bool>,
+    /// `MailType=`, `MailUser=`.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub mail_type: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub mail_user: Option<String>,
+    /// `Switches=N[@WAIT]`, `Reboot=`, `DelayBoot=` (seconds).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub switches: Option<String>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub reboot: Option<bool>,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub delay_boot: Option<u32>,
+    /// An operator's `Priority=`: the nice value goes back to 0.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
+    pub reset_nice: bool,
 }
 
 impl JobUpdate {
@@ -273,7 +332,30 @@ impl JobUpdate {
     /// makes: the controller refuses it while the cluster writes an older
     /// one, rather than log it without the newer fields.
     pub fn min_format_version(&self) -> u16 {
-        if self.array_throttle.is_some() {
+        if self.array_throttle.is_some()
+            || self.admin_comment.is_some()
+            || self.extra.is_some()
+            || self.min_cpus_node.is_some()
+            || self.cpus_per_task.is_some()
+            || self.num_cpus.is_some()
+            || self.ntasks_per_node.is_some()
+            || self.tmp_disk.is_some()
+            || self.sockets_per_node.is_some()
+            || self.cores_per_socket.is_some()
+            || self.threads_per_core.is_some()
+            || self.prefer.is_some()
+            || self.reservation.is_some()
+            || self.wckey.is_some()
+            || self.deadline.is_some()
+            || self.contiguous.is_some()
+            || self.shared.is_some()
+            || self.mail_type.is_some()
+            || self.mail_user.is_some()
+            || self.switches.is_some()
+            || self.reboot.is_some()
+            || self.delay_boot.is_some()
+            || self.reset_nice
+        {
             3
         } else {
             spur_format::MIN_VERSION
@@ -1069,9 +1151,21 @@ mod format_tests {
         let u = JobUpdate { array_throttle: Some(2), time_limit: Some(Some(5)), ..Default::default() };
         assert_eq!(fields(&u, 1), 22);
         assert_eq!(fields(&u, 2), 22);
-        assert_eq!(fields(&u, 3), 23);
+        // (array_throttle, the keys after it, the nice reset)
+        assert_eq!(fields(&u, 3), 23 + 21 + 1);
         assert_eq!(u.min_format_version(), 3);
         assert_eq!(JobUpdate::default().min_format_version(), spur_format::MIN_VERSION);
+        // every field of version 3 needs it
+        for u in [
+            JobUpdate { admin_comment: Some("a".into()), ..Default::default() },
+            JobUpdate { cpus_per_task: Some(2), ..Default::default() },
+            JobUpdate { shared: Some(false), ..Default::default() },
+            JobUpdate { delay_boot: Some(1), ..Default::default() },
+            JobUpdate { reset_nice: true, ..Default::default() },
+        ] {
+            assert_eq!(u.min_format_version(), 3, "{:?}", u);
+            assert_eq!(fields(&u, 2), 22);
+        }
         // and reads back whole at 3, without the throttle before
         for (v, want) in [(1, None), (3, Some(2))] {
             let b = spur_format::encode(Kind::LOG_ENTRY, v, &u).unwrap();

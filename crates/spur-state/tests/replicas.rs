@@ -174,11 +174,47 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
         opt(text()),
         any::<bool>(),
     );
-    (a, b).prop_map(
+    // format version 3's keys
+    let c = (
+        opt(text()),
+        opt(count32()),
+        opt(count32()),
+        opt(count32()),
+        opt(count64()),
+        opt(text()),
+        opt(any::<bool>()),
+        opt(any::<bool>()),
+        opt(time()),
+        any::<bool>(),
+    );
+    (a, b, c).prop_map(
         |(
             (time_limit, name, partition, priority, nice, comment, begin_time, num_nodes, num_tasks, dependency),
             (time_min, mem_per_node, mem_per_cpu, exc_nodes, req_nodes, features, work_dir, requeue, std_out, refused),
+            (text3, min_cpus_node, cpus_per_task, num_cpus, tmp_disk, prefer, shared, contiguous, deadline, reset_nice),
         )| JobUpdate {
+            admin_comment: text3.clone(),
+            extra: text3.clone(),
+            min_cpus_node,
+            cpus_per_task,
+            num_cpus,
+            ntasks_per_node: min_cpus_node,
+            tmp_disk,
+            sockets_per_node: cpus_per_task,
+            cores_per_socket: num_cpus,
+            threads_per_core: min_cpus_node,
+            prefer: prefer.clone(),
+            reservation: prefer,
+            wckey: text3.clone(),
+            deadline,
+            contiguous,
+            shared,
+            mail_type: text3.clone(),
+            mail_user: text3.clone(),
+            switches: text3,
+            reboot: shared,
+            delay_boot: num_cpus,
+            reset_nice,
             time_limit,
             name,
             partition,

@@ -65,6 +65,7 @@ async fn newest_for_all(ctld: &Ctld) -> Option<Version> {
 /// cluster writes the newest version before its first requests).
 pub async fn raise_loop(ctld: Arc<Ctld>) {
     let mut last_asked: Option<tokio::time::Instant> = None;
+    let started = std::time::Instant::now();
     loop {
         tokio::time::sleep(Duration::from_millis(50)).await;
         if !ctld.is_ready_leader() {
@@ -75,7 +76,12 @@ pub async fn raise_loop(ctld: Arc<Ctld>) {
         if active >= FORMAT_VERSION {
             continue;
         }
-        if last_asked.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+        // asked at once on becoming leader, then every second; every tenth
+        // of one in a controller's first ten seconds, so that a new cluster
+        // writes the newest version (and takes the updates that need it)
+        // almost as soon as its members and agents have answered
+        let every = if started.elapsed() < Duration::from_secs(10) { 100 } else { 1000 };
+        if last_asked.is_some_and(|t| t.elapsed() < Duration::from_millis(every)) {
             continue;
         }
         last_asked = Some(tokio::time::Instant::now());

@@ -670,6 +670,8 @@ impl Service {
             last_sched_eval: 0,
             requeued_done: false,
             tres_counted: None,
+            admin_comment: None,
+            submitted_cpus_per_task: None,
             desc,
         })
     }
@@ -1305,6 +1307,7 @@ impl Service {
                             results.push(CancelResult { job_id: s.clone(), status: st(code) });
                             return Ok(Response::new(JobControlReply { status: st(0), results }));
                         }
+                        let owner = self.caller_uid(job.user_id);
                         let u = {
                             let g = self.ctld.read();
                             validate::job_update(
@@ -1314,14 +1317,39 @@ impl Service {
                                 t,
                                 &|n| g.state.node(n).is_some(),
                                 g.state.partition(&job.partition).and_then(|p| p.max_time),
-                                &|f| g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f)),
+                                &validate::Lookups {
+                                    feature_known: &|f| {
+                                        g.state.nodes().iter().any(|n| n.features.iter().any(|x| x == f))
+                                    },
+                                    gres_known: &|name| {
+                                        g.state.nodes().iter().any(|n| n.gres.iter().any(|x| x.0 == name))
+                                    },
+                                    reservation: &|name| {
+                                        g.state
+                                            .reservations()
+                                            .iter()
+                                            .find(|r| r.name == name)
+                                            .map(|r| validate::resv_admits(&r.users, &job.user_name))
+                                    },
+                                    owner,
+                                },
                             )
                         };
                         // a change the cluster's format version cannot carry yet
                         // (a member of an older build would read the update
                         // without it): refused, not logged without it
-                        let u = u.and_then(|u| {
+                        let u = u.and_then(|mut u| {
                             let active = self.ctld.read().state.write_format_version();
+                            if u.min_format_version() > active {
+                                // what only follows from the request (an
+                                // operator's priority resetting nice, the CPUs
+                                // recounted from a new task count) is left out
+                                // rather than refuse what the user asked
+                                u.reset_nice = false;
+                                if req.num_cpus.is_none() && req.min_cpus_node.is_none() {
+                                    u.num_cpus = None;
+                                }
+                            }
                             if u.min_format_version() > active {
                                 tracing::warn!(
                                     "update of job {} refused: it needs format version {}, the cluster writes {}",

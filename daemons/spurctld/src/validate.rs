@@ -78,6 +78,12 @@ pub enum Action {
     SetPriority,
     /// ... setting a negative nice other than the one it has.
     SetNegativeNice,
+    /// ... changing what only an operator changes: its sharing, its
+    /// tasks per node, its deadline, its site factor, or asking for
+    /// contiguous nodes.
+    SetJobLayout,
+    /// ... setting its admin comment or a reboot before it starts.
+    SetAdminJobField,
     /// scontrol update NodeName=...
     UpdateNode,
     /// scontrol update PartitionName=...
@@ -133,7 +139,9 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
         Suspend => (c.operator, ESLURM_ACCESS_DENIED),
         // job_set_top: operators, or owners with enable_user_top
         Top { user_top } => (c.operator || (user_top && own), ESLURM_ACCESS_DENIED),
-        RaiseTimeLimit | SetPriority | SetNegativeNice => (c.operator, ESLURM_ACCESS_DENIED),
+        RaiseTimeLimit | SetPriority | SetNegativeNice | SetJobLayout => (c.operator, ESLURM_ACCESS_DENIED),
+        // validate_super_user
+        SetAdminJobField => (c.super_user, ESLURM_ACCESS_DENIED),
         // validate_super_user: `slurm_update error: Invalid user id`
         UpdateNode | UpdatePartition => (c.super_user, ESLURM_USER_ID_MISSING),
         // validate_operator, or validate_resv_uid for a delete
@@ -204,6 +212,19 @@ pub fn resv_admits(users: &[String], user: &str) -> bool {
     users.iter().any(|u| u == user)
 }
 
+/// What [`job_update`] looks up in the cluster besides nodes.
+pub struct Lookups<'a> {
+    /// A feature some node has.
+    pub feature_known: &'a dyn Fn(&str) -> bool,
+    /// A GRES name some node has.
+    pub gres_known: &'a dyn Fn(&str) -> bool,
+    /// A reservation by name: `None` when there is none, else whether it
+    /// lists the job's owner.
+    pub reservation: &'a dyn Fn(&str) -> Option<bool>,
+    /// The job's owner as a caller (a reservation must admit them).
+    pub owner: Caller,
+}
+
 /// The state machine's change for `scontrol update JobId=…` on `job`, or the
 /// first refusal in slurmctld's order of checks: a user may only lower a time
 /// limit, only an operator sets a priority, partition, task count, memory,
@@ -221,8 +242,9 @@ pub fn job_update(
     now: i64,
     known: &dyn Fn(&str) -> bool,
     part_max_time: Option<Minutes>,
-    feature_known: &dyn Fn(&str) -> bool,
+    look: &Lookups,
 ) -> Result<spur_state::JobUpdate, i32> {
+    let feature_known = look.feature_known;
     // the strings' bounds first (update_job's _test_job_desc_fields, as at
     // submission: see job_desc_fields)
     const PATH_MAX: usize = 4096;
@@ -236,6 +258,16 @@ pub fn job_update(
         || long(&u.std_out, PATH_MAX)
         || long(&u.std_err, PATH_MAX)
         || long(&u.std_in, PATH_MAX)
+        || long(&u.admin_comment, 1024)
+        || long(&u.extra, 1024)
+        || long(&u.prefer, 1024)
+        || long(&u.reservation, 1024)
+        || long(&u.account, 1024)
+        || long(&u.qos, 1024)
+        || long(&u.wckey, 1024)
+        || long(&u.mail_user, 1024)
+        || long(&u.gres, 1024)
+        || long(&u.switches, 1024)
     {
         return Err(ESLURM_PATHNAME_TOO_LONG);
     }
@@ -253,6 +285,82 @@ pub fn job_update(
         Ok(Some(list))
     };
     let mut out = spur_state::JobUpdate::default();
+    // slurmctld's order (job_mgr.c _update_job): the admin comment before
+    // anything; then the account, the QOS, the accrue time, the node
+    // lists, the reservation, GRES, the CPU and node counts...
+    if u.admin_comment.is_some() {
+        authorize(caller, Action::SetAdminJobField, Some(job.user_id))?;
+        out.admin_comment = u.admin_comment.clone();
+    }
+    if u.account.is_some() {
+        pending_only()?;
+        // no accounting: 24.11 finds no association for any account
+        // (`Resource temporarily unavailable`, scontrol_surface/095);
+        // 22.05 keeps the job's (none) and succeeds
+        if !spur_core::compat::profile().usage_texts_22_05 {
+            return Err(EAGAIN);
+        }
+    }
+    // `QOS=`: without accounting there is no QOS to change to (the job's
+    // stays, scontrol_surface/096)
+    if u.reset_accrue_time {
+        pending_only()?;
+    }
+    if let Some(r) = &u.reservation {
+        let same = job.desc.reservation_name().unwrap_or("") == r.as_str();
+        if !same {
+            if !matches!(job.state, JobState::Pending | JobState::Running) {
+                return Err(ESLURM_JOB_NOT_PENDING_NOR_RUNNING);
+            }
+            if !r.is_empty() {
+                // the name first (scontrol_surface/094), then the owner's access
+                match (look.reservation)(r) {
+                    None => return Err(ESLURM_RESERVATION_INVALID),
+                    Some(listed) => authorize(&look.owner, Action::UseReservation { listed }, None)?,
+                }
+            }
+            if !pending {
+                // (moving a running job into a reservation: not in Spur)
+                return Err(ESLURM_NOT_SUPPORTED);
+            }
+            out.reservation = Some(r.clone());
+        }
+    }
+    if let Some(g) = &u.gres {
+        pending_only()?;
+        // every GRES named must be configured (slurmctld's
+        // gres_job_state_validate: scontrol_surface/120 on a cluster without)
+        let names = g.split(',').filter(|x| !x.is_empty()).map(|x| {
+            let x = x.strip_prefix("gres/").or_else(|| x.strip_prefix("gres:")).unwrap_or(x);
+            x.split([':', '=']).next().unwrap_or(x)
+        });
+        if names.clone().any(|n| !(look.gres_known)(n)) || g.is_empty() {
+            return Err(ESLURM_INVALID_GRES);
+        }
+        // (a change of a job's GRES: not in Spur)
+        return Err(ESLURM_NOT_SUPPORTED);
+    }
+    if let Some(n) = u.num_cpus {
+        pending_only()?;
+        out.num_cpus = Some(n).filter(|n| *n != job.num_cpus);
+    }
+    if let Some(n) = u.min_cpus_node.filter(|n| *n != 0) {
+        pending_only()?;
+        out.min_cpus_node = Some(n);
+        if u.num_cpus.is_none() {
+            // the CPUs asked for: so many per node (job_mgr.c)
+            let nodes = u.num_nodes.unwrap_or(job.num_nodes).max(1);
+            let cpus = n.checked_mul(nodes).ok_or(ESLURM_INVALID_CPU_COUNT)?;
+            out.num_cpus = Some(cpus).filter(|c| *c != job.num_cpus);
+        }
+    }
+    if let Some(c) = u.cpus_per_task {
+        pending_only()?;
+        if c == 0 {
+            return Err(ESLURM_INVALID_CPU_COUNT);
+        }
+        out.cpus_per_task = Some(c).filter(|c| Some(*c) != job.desc.cpus_per_task);
+    }
     if let Some(t) = u.time_limit {
         let new = if t == INFINITE { None } else { Some(t) };
         // users may only lower their limit
@@ -306,6 +414,18 @@ pub fn job_update(
     if let Some(n) = u.num_tasks {
         pending_only()?;
         out.num_tasks = Some(n);
+        if n != job.num_tasks && !spur_core::compat::profile().node_count_min_only {
+            // 24.11 recounts a pending job's size when its task count
+            // changes: as many CPUs as tasks, and its node count becomes a
+            // range of one (`NumNodes=1-1`, scontrol_surface/157; 22.05
+            // changes neither)
+            if out.num_nodes.is_none() {
+                out.num_nodes = Some(job.num_nodes);
+            }
+            if u.num_cpus.is_none() && u.min_cpus_node.is_none() {
+                out.num_cpus = Some(n);
+            }
+        }
     }
     if let Some(m) = u.mem_per_node {
         pending_only()?;
@@ -353,6 +473,129 @@ pub fn job_update(
     }
     out.dependency = u.dependency.clone();
     out.begin_time = u.begin_time.map(|t| t.max(now));
+    if let Some(sw) = &u.switches {
+        out.switches = Some(sw.clone());
+    }
+    out.extra = u.extra.clone();
+    if let Some(e) = u.end_time {
+        // only a running job's end moves (slurmctld: "for now only reset the
+        // time limit of running jobs"), its limit with it
+        if job.state != JobState::Running {
+            return Err(ESLURM_JOB_NOT_RUNNING);
+        }
+        if e < now {
+            return Err(ESLURM_INVALID_TIME_VALUE);
+        }
+        if e > job.end_time {
+            authorize(caller, Action::RaiseTimeLimit, Some(job.user_id))?;
+        }
+        let limit = i64::from(job.time_limit.unwrap_or(365 * 24 * 60)) + (e - job.end_time + 30) / 60;
+        out.time_limit = Some(Some(limit.clamp(1, i64::from(INFINITE - 1)) as u32));
+    }
+    if let Some(d) = u.deadline {
+        if job.state != JobState::Running {
+            if d < now {
+                return Err(ESLURM_INVALID_TIME_VALUE);
+            }
+            authorize(caller, Action::SetJobLayout, Some(job.user_id))?;
+            out.deadline = Some(d);
+        }
+    }
+    if u.delay_boot.is_some() {
+        out.delay_boot = u.delay_boot;
+    }
+    if out.priority.is_some_and(|p| p != 0 && p != job.priority) && job.desc.nice.unwrap_or(0) != 0 {
+        // an operator's priority puts the nice value back to 0 and a nice
+        // given with it is ignored (scontrol_surface/088)
+        out.reset_nice = true;
+        out.nice = None;
+    }
+    if let Some(t) = u.tmp_disk {
+        pending_only()?;
+        out.tmp_disk = Some(t);
+    }
+    for (v, o) in [
+        (u.sockets_per_node, &mut out.sockets_per_node),
+        (u.cores_per_socket, &mut out.cores_per_socket),
+        (u.threads_per_core, &mut out.threads_per_core),
+    ] {
+        if v.is_some() {
+            pending_only()?;
+            *o = v;
+        }
+    }
+    if let Some(yes) = u.shared {
+        pending_only()?;
+        authorize(caller, Action::SetJobLayout, Some(job.user_id))?;
+        out.shared = Some(yes);
+    }
+    if let Some(c) = u.contiguous {
+        pending_only()?;
+        // a user may only drop the requirement
+        if c || !job.desc.contiguous() {
+            authorize(caller, Action::SetJobLayout, Some(job.user_id))?;
+        }
+        out.contiguous = Some(c);
+    }
+    if let Some(p) = &u.prefer {
+        if job.desc.accepted.as_ref().and_then(|a| a.prefer.as_deref()).unwrap_or("") != p.as_str() {
+            pending_only()?;
+            if !feature_expr_ok(p, feature_known) {
+                return Err(ESLURM_INVALID_PREFER);
+            }
+            out.prefer = Some(p.clone());
+        }
+    }
+    if let Some(w) = &u.wckey {
+        if job.desc.accepted.as_ref().and_then(|a| a.wckey.as_deref()) != Some(w.as_str()) {
+            pending_only()?;
+            out.wckey = Some(w.clone());
+        }
+    }
+    if let Some(n) = u.ntasks_per_node {
+        pending_only()?;
+        authorize(caller, Action::SetJobLayout, Some(job.user_id))?;
+        out.ntasks_per_node = Some(n);
+        if n > job.min_cpus_node() {
+            // at least a CPU per task on each node
+            out.min_cpus_node = Some(n);
+        }
+    }
+    if let Some(r) = u.reboot {
+        authorize(caller, Action::SetAdminJobField, Some(job.user_id))?;
+        pending_only()?;
+        out.reboot = Some(r);
+    }
+    out.mail_type = u.mail_type.clone();
+    if let Some(m) = &u.mail_user {
+        // an empty one: the job's owner
+        out.mail_user = Some(if m.is_empty() { job.user_name.clone() } else { m.clone() });
+    }
+    if pending && u.num_tasks.is_none() && !spur_core::compat::profile().node_count_min_only {
+        // 24.11 counts the tasks of a job asking for a fixed node count and
+        // so many tasks per node anew when either changes (job_mgr.c
+        // _figure_out_num_tasks), and asks for a CPU per task then
+        // (scontrol_surface/141: NumNodes=1 with TasksPerNode=1 is one task)
+        let min = out.num_nodes.unwrap_or(job.num_nodes);
+        let max = match u.num_nodes {
+            Some(n) => n,
+            None => job.desc.max_nodes.filter(|m| *m != 0).unwrap_or(min),
+        };
+        let per_node = out.ntasks_per_node.or(job.desc.ntasks_per_node).filter(|n| *n != 0);
+        if let Some(k) = per_node.filter(|_| min == max && (u.num_nodes.is_some() || u.ntasks_per_node.is_some())) {
+            let tasks = min.checked_mul(k).ok_or(ESLURM_BAD_TASK_COUNT)?;
+            if tasks != job.num_tasks {
+                out.num_tasks = Some(tasks);
+                if u.num_cpus.is_none() && u.min_cpus_node.is_none() {
+                    out.num_cpus = Some(tasks);
+                }
+            }
+        }
+    }
+    if u.site_factor.is_some() {
+        // (no multifactor priority: nothing to apply it to)
+        authorize(caller, Action::SetJobLayout, Some(job.user_id))?;
+    }
     if !u.unsupported.is_empty() {
         // the job's size and placement fields change only while it is
         // pending (slurmctld checks that before the value:
@@ -625,6 +868,31 @@ mod tests {
     const OTHER: Caller = Caller { uid: 1001, operator: false, super_user: false, slurm_user: false };
     const ROOT: Caller = Caller { uid: 0, operator: true, super_user: true, slurm_user: true };
 
+    fn feature_f(f: &str) -> bool {
+        f == "f"
+    }
+    fn gres_gpu(g: &str) -> bool {
+        g == "gpu"
+    }
+    /// Reservation `r1` lists the job's owner, `r2` does not.
+    fn resv(r: &str) -> Option<bool> {
+        match r {
+            "r1" => Some(true),
+            "r2" => Some(false),
+            _ => None,
+        }
+    }
+    /// An update with what `f` sets.
+    fn upd(f: &dyn Fn(&mut rq::JobUpdate)) -> rq::JobUpdate {
+        let mut u = rq::JobUpdate::default();
+        f(&mut u);
+        u
+    }
+
+    fn look() -> Lookups<'static> {
+        Lookups { feature_known: &feature_f, gres_known: &gres_gpu, reservation: &resv, owner: USER }
+    }
+
     fn job(state: JobState) -> Job {
         Job { job_id: 5, user_id: 1000, state, time_limit: Some(30), num_nodes: 1, ..Default::default() }
     }
@@ -695,6 +963,8 @@ mod tests {
             (RaiseTimeLimit,                              [NO,    NO,    0,     0,     0]),
             (SetPriority,                                 [NO,    NO,    0,     0,     0]),
             (SetNegativeNice,                             [NO,    NO,    0,     0,     0]),
+            (SetJobLayout,                                [NO,    NO,    0,     0,     0]),
+            (SetAdminJobField,                            [NO,    NO,    NO,    0,     0]),
             (UpdateNode,                                  [UID,   UID,   UID,   0,     0]),
             (UpdatePartition,                             [UID,   UID,   UID,   0,     0]),
             (CreateReservation,                           [UID,   UID,   0,     0,     0]),
@@ -794,77 +1064,175 @@ mod tests {
     }
 
     #[test]
+    fn job_update_keys_of_the_jobs_shape_and_the_rest() {
+        let known = |n: &str| n == "n1" || n == "n2";
+        let pending = job(JobState::Pending);
+        let running = job(JobState::Running);
+        let run = |u: &rq::JobUpdate, j: &Job, c: &Caller| job_update(u, j, c, 100, &known, Some(30), &look());
+        const ADMIN_ONLY: Caller = Caller { uid: 2000, operator: true, super_user: false, slurm_user: false };
+        // pending-only (scontrol_surface/146: MinCPUsNode of a running job)
+        for u in [
+            upd(&|u| u.min_cpus_node = Some(2)),
+            upd(&|u| u.cpus_per_task = Some(2)),
+            upd(&|u| u.num_cpus = Some(4)),
+            upd(&|u| u.tmp_disk = Some(100)),
+            upd(&|u| u.sockets_per_node = Some(1)),
+            upd(&|u| u.cores_per_socket = Some(1)),
+            upd(&|u| u.threads_per_core = Some(1)),
+            upd(&|u| u.prefer = Some("f".into())),
+            upd(&|u| u.wckey = Some("w".into())),
+            upd(&|u| u.reset_accrue_time = true),
+            upd(&|u| u.shared = Some(true)),
+            upd(&|u| u.contiguous = Some(true)),
+            upd(&|u| u.ntasks_per_node = Some(1)),
+            upd(&|u| u.account = Some("a".into())),
+            upd(&|u| u.gres = Some("gpu:1".into())),
+        ] {
+            assert_eq!(run(&u, &running, &ROOT).err(), Some(ESLURM_JOB_NOT_PENDING), "{:?}", u);
+        }
+        let ok = run(&upd(&|u| u.min_cpus_node = Some(2)), &pending, &USER).unwrap();
+        // so many CPUs per node: the job asks for that many
+        assert_eq!((ok.min_cpus_node, ok.num_cpus), (Some(2), Some(2)));
+        assert_eq!(run(&upd(&|u| u.cpus_per_task = Some(0)), &pending, &USER).err(), Some(ESLURM_INVALID_CPU_COUNT));
+        // operators only: sharing, tasks per node, contiguous nodes, a deadline, the site factor
+        for u in [
+            upd(&|u| u.shared = Some(false)),
+            upd(&|u| u.ntasks_per_node = Some(1)),
+            upd(&|u| u.contiguous = Some(true)),
+            upd(&|u| u.deadline = Some(200)),
+            upd(&|u| u.site_factor = Some(5)),
+        ] {
+            assert_eq!(run(&u, &pending, &USER).err(), Some(ESLURM_ACCESS_DENIED), "{:?}", u);
+            assert!(run(&u, &pending, &ADMIN_ONLY).is_ok(), "{:?}", u);
+        }
+        // a user may drop the contiguous requirement
+        let mut contiguous = pending.clone();
+        contiguous.desc.contiguous_nodes = true;
+        assert_eq!(run(&upd(&|u| u.contiguous = Some(false)), &contiguous, &USER).unwrap().contiguous, Some(false));
+        // administrators only: the admin comment, a reboot
+        for u in [upd(&|u| u.admin_comment = Some("a".into())), upd(&|u| u.reboot = Some(true))] {
+            assert_eq!(run(&u, &pending, &ADMIN_ONLY).err(), Some(ESLURM_ACCESS_DENIED), "{:?}", u);
+            assert!(run(&u, &pending, &ROOT).is_ok(), "{:?}", u);
+        }
+        // a deadline in the past; a running job's deadline stays
+        assert_eq!(run(&upd(&|u| u.deadline = Some(50)), &pending, &ROOT).err(), Some(ESLURM_INVALID_TIME_VALUE));
+        assert_eq!(run(&upd(&|u| u.deadline = Some(200)), &running, &ROOT).unwrap().deadline, None);
+        // EndTime= moves a running job's end only (scontrol_surface/130)
+        let end = upd(&|u| u.end_time = Some(100 + 600));
+        assert_eq!(run(&end, &pending, &ROOT).err(), Some(ESLURM_JOB_NOT_RUNNING));
+        let mut started = running.clone();
+        started.end_time = 100 + 30 * 60;
+        // (C's division: the limit is 30 + (-1200 + 30) / 60 = 11)
+        assert_eq!(run(&end, &started, &USER).unwrap().time_limit, Some(Some(11)));
+        assert_eq!(run(&upd(&|u| u.end_time = Some(100 + 3600)), &started, &USER).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(run(&upd(&|u| u.end_time = Some(50)), &started, &ROOT).err(), Some(ESLURM_INVALID_TIME_VALUE));
+        // preferred features must exist (scontrol_surface/093)
+        assert_eq!(run(&upd(&|u| u.prefer = Some("fast".into())), &pending, &USER).err(), Some(ESLURM_INVALID_PREFER));
+        // a reservation: its name first, then whether it admits the owner (scontrol_surface/094)
+        assert_eq!(
+            run(&upd(&|u| u.reservation = Some("nope".into())), &pending, &ROOT).err(),
+            Some(ESLURM_RESERVATION_INVALID)
+        );
+        assert_eq!(
+            run(&upd(&|u| u.reservation = Some("r2".into())), &pending, &ROOT).err(),
+            Some(ESLURM_RESERVATION_ACCESS)
+        );
+        assert_eq!(
+            run(&upd(&|u| u.reservation = Some("r1".into())), &pending, &USER).unwrap().reservation.as_deref(),
+            Some("r1")
+        );
+        // none to none: no change
+        assert_eq!(run(&upd(&|u| u.reservation = Some(String::new())), &pending, &USER).unwrap().reservation, None);
+        // GRES the cluster does not have (scontrol_surface/120); ones it has cannot change yet
+        assert_eq!(run(&upd(&|u| u.gres = Some("mps:1".into())), &pending, &ROOT).err(), Some(ESLURM_INVALID_GRES));
+        assert_eq!(run(&upd(&|u| u.gres = Some("gpu:1".into())), &pending, &ROOT).err(), Some(ESLURM_NOT_SUPPORTED));
+        // no accounting: 24.11 finds no association (scontrol_surface/095)
+        assert_eq!(run(&upd(&|u| u.account = Some("a".into())), &pending, &ROOT).err(), Some(EAGAIN));
+        // an operator's priority resets nice (scontrol_surface/088)
+        let mut niced = pending.clone();
+        niced.desc.nice = Some(10);
+        let p = run(&upd(&|u| u.priority = Some(5)), &niced, &ROOT).unwrap();
+        assert!(p.reset_nice && p.nice.is_none());
+        assert!(!run(&upd(&|u| u.priority = Some(5)), &pending, &ROOT).unwrap().reset_nice);
+        // (the priority it has: nothing changes, slurmctld's "setting priority to current value")
+        niced.priority = 5;
+        assert!(!run(&upd(&|u| u.priority = Some(5)), &niced, &ROOT).unwrap().reset_nice);
+        // an empty MailUser is the owner
+        let mut named = pending.clone();
+        named.user_name = "u1".into();
+        assert_eq!(
+            run(&upd(&|u| u.mail_user = Some(String::new())), &named, &USER).unwrap().mail_user.as_deref(),
+            Some("u1")
+        );
+        // 24.11: a new task count is as many CPUs, and a node range of one (scontrol_surface/157)
+        let t = run(&upd(&|u| u.num_tasks = Some(2)), &pending, &USER).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus, t.num_nodes), (Some(2), Some(2), Some(1)));
+        // a fixed node count with tasks per node: the tasks (and CPUs) counted
+        // anew when either changes (scontrol_surface/141)
+        let mut per_node = pending.clone();
+        per_node.num_tasks = 4;
+        per_node.desc.ntasks_per_node = Some(2);
+        let t = run(&upd(&|u| u.num_nodes = Some(1)), &per_node, &USER).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (Some(2), Some(2)));
+        let t = run(&upd(&|u| u.ntasks_per_node = Some(3)), &per_node, &ROOT).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (Some(3), Some(3)));
+        // (the count it has: nothing to change)
+        let t = run(&upd(&|u| u.num_nodes = Some(2)), &per_node, &USER).unwrap();
+        assert_eq!((t.num_tasks, t.num_cpus), (None, None));
+    }
+
+    #[test]
     fn job_update_rules() {
         let known = |n: &str| n == "n1" || n == "n2";
         let pending = job(JobState::Pending);
         let running = job(JobState::Running);
-        let upd = |f: &dyn Fn(&mut rq::JobUpdate)| {
-            let mut u = rq::JobUpdate::default();
-            f(&mut u);
-            u
-        };
         // users lower their limit, operators raise it (recorded/24.11/errors 83-86)
         let lower = upd(&|u| u.time_limit = Some(10));
         let raise = upd(&|u| u.time_limit = Some(60));
         let unlimited = upd(&|u| u.time_limit = Some(INFINITE));
         assert_eq!(
-            job_update(&lower, &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            job_update(&lower, &pending, &USER, 0, &known, Some(30), &look()).unwrap().time_limit,
             Some(Some(10))
         );
+        assert_eq!(job_update(&raise, &pending, &USER, 0, &known, Some(30), &look()).err(), Some(ESLURM_ACCESS_DENIED));
         assert_eq!(
-            job_update(&raise, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            job_update(&unlimited, &pending, &USER, 0, &known, Some(30), &look()).err(),
             Some(ESLURM_ACCESS_DENIED)
         );
         assert_eq!(
-            job_update(&unlimited, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
-            Some(ESLURM_ACCESS_DENIED)
-        );
-        assert_eq!(
-            job_update(&unlimited, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().time_limit,
+            job_update(&unlimited, &pending, &ROOT, 0, &known, Some(30), &look()).unwrap().time_limit,
             Some(None)
         );
         // a pending job's owner may raise it up to the partition's MaxTime
         // (UNLIMITED there: anything; scontrol_surface/151), a running one not
+        assert_eq!(job_update(&raise, &pending, &USER, 0, &known, None, &look()).unwrap().time_limit, Some(Some(60)));
+        assert_eq!(job_update(&unlimited, &pending, &USER, 0, &known, None, &look()).unwrap().time_limit, Some(None));
         assert_eq!(
-            job_update(&raise, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
+            job_update(&raise, &pending, &USER, 0, &known, Some(60), &look()).unwrap().time_limit,
             Some(Some(60))
         );
-        assert_eq!(
-            job_update(&unlimited, &pending, &USER, 0, &known, None, &|f| f == "f").unwrap().time_limit,
-            Some(None)
-        );
-        assert_eq!(
-            job_update(&raise, &pending, &USER, 0, &known, Some(60), &|f| f == "f").unwrap().time_limit,
-            Some(Some(60))
-        );
-        assert_eq!(
-            job_update(&raise, &running, &USER, 0, &known, None, &|f| f == "f").err(),
-            Some(ESLURM_ACCESS_DENIED)
-        );
+        assert_eq!(job_update(&raise, &running, &USER, 0, &known, None, &look()).err(), Some(ESLURM_ACCESS_DENIED));
         // a user may not lower nice below 0 (a higher priority), an operator may;
         // nice 0 or more, or the value already set, is anyone's (job_mgr.c)
         let negative = upd(&|u| u.nice = Some(-5));
         assert_eq!(
-            job_update(&negative, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
+            job_update(&negative, &pending, &USER, 0, &known, Some(30), &look()).err(),
             Some(ESLURM_ACCESS_DENIED)
         );
-        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
+        assert_eq!(job_update(&negative, &pending, &ROOT, 0, &known, Some(30), &look()).unwrap().nice, Some(-5));
         assert_eq!(
-            job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice,
+            job_update(&upd(&|u| u.nice = Some(7)), &pending, &USER, 0, &known, Some(30), &look()).unwrap().nice,
             Some(7)
         );
         let mut reniced = pending.clone();
         reniced.desc.nice = Some(-5);
-        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known, Some(30), &|f| f == "f").unwrap().nice, Some(-5));
+        assert_eq!(job_update(&negative, &reniced, &USER, 0, &known, Some(30), &look()).unwrap().nice, Some(-5));
         assert_eq!(submit_nice(Some(-1), &USER), Err(ESLURM_INVALID_NICE));
         assert_eq!(submit_nice(Some(-1), &ROOT), Ok(()));
         assert_eq!(submit_nice(Some(3), &USER), Ok(()));
         let prio = upd(&|u| u.priority = Some(9));
-        assert_eq!(
-            job_update(&prio, &pending, &USER, 0, &known, Some(30), &|f| f == "f").err(),
-            Some(ESLURM_ACCESS_DENIED)
-        );
-        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").unwrap().priority, Some(9));
+        assert_eq!(job_update(&prio, &pending, &USER, 0, &known, Some(30), &look()).err(), Some(ESLURM_ACCESS_DENIED));
+        assert_eq!(job_update(&prio, &pending, &ROOT, 0, &known, Some(30), &look()).unwrap().priority, Some(9));
         // pending-only fields (recorded/24.11/scontrol 112: MinMemoryNode of a running job)
         for u in [
             upd(&|u| u.partition = Some("p".into())),
@@ -877,46 +1245,42 @@ mod tests {
             upd(&|u| u.work_dir = Some("/tmp".into())),
         ] {
             assert_eq!(
-                job_update(&u, &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+                job_update(&u, &running, &ROOT, 0, &known, Some(30), &look()).err(),
                 Some(ESLURM_JOB_NOT_PENDING),
                 "{:?}",
                 u
             );
-            assert!(job_update(&u, &pending, &USER, 0, &known, Some(30), &|f| f == "f").is_ok(), "{:?}", u);
+            assert!(job_update(&u, &pending, &USER, 0, &known, Some(30), &look()).is_ok(), "{:?}", u);
         }
         // a running job's node count stays (scontrol 111), the same count is fine
         assert_eq!(
-            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            job_update(&upd(&|u| u.num_nodes = Some(2)), &running, &ROOT, 0, &known, Some(30), &look()).err(),
             Some(ESLURM_NOT_SUPPORTED)
         );
-        assert!(
-            job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok()
-        );
+        assert!(job_update(&upd(&|u| u.num_nodes = Some(1)), &running, &ROOT, 0, &known, Some(30), &look()).is_ok());
         // node lists must be hostlists; empty clears
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known, Some(30), &|f| f
-                == "f")
-            .err(),
+            job_update(&upd(&|u| u.exc_nodes = Some("n[1-".into())), &pending, &ROOT, 0, &known, Some(30), &look())
+                .err(),
             Some(ESLURM_INVALID_NODE_NAME)
         );
         assert_eq!(
-            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known, Some(30), &|f| f
-                == "f")
-            .unwrap()
-            .exc_nodes,
+            job_update(&upd(&|u| u.exc_nodes = Some(String::new())), &pending, &ROOT, 0, &known, Some(30), &look())
+                .unwrap()
+                .exc_nodes,
             Some(None)
         );
         // strings past slurmctld's bounds (_test_job_desc_fields)
         let long = upd(&|u| u.comment = Some("c".repeat(1025)));
         assert_eq!(
-            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &look()).err(),
             Some(ESLURM_PATHNAME_TOO_LONG)
         );
         let fits = upd(&|u| u.comment = Some("c".repeat(1024)));
-        assert!(job_update(&fits, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").is_ok());
+        assert!(job_update(&fits, &pending, &ROOT, 0, &known, Some(30), &look()).is_ok());
         let long = upd(&|u| u.work_dir = Some("/".repeat(4097)));
         assert_eq!(
-            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
+            job_update(&long, &pending, &ROOT, 0, &known, Some(30), &look()).err(),
             Some(ESLURM_PATHNAME_TOO_LONG)
         );
         // names must be nodes of the cluster (node_name2bitmap), kept sorted
@@ -929,7 +1293,7 @@ mod tests {
                 } else {
                     u.req_nodes = Some(v.to_string())
                 }
-                let u = job_update(&u, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f")?;
+                let u = job_update(&u, &pending, &ROOT, 0, &known, Some(30), &look())?;
                 Ok::<_, i32>(if field { u.exc_nodes } else { u.req_nodes })
             };
             assert_eq!(got("n3"), Err(ESLURM_INVALID_NODE_NAME));
@@ -940,17 +1304,14 @@ mod tests {
         }
         // a begin time in the past is now
         assert_eq!(
-            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known, Some(30), &|f| f == "f")
+            job_update(&upd(&|u| u.begin_time = Some(5)), &pending, &USER, 100, &known, Some(30), &look())
                 .unwrap()
                 .begin_time,
             Some(100)
         );
         // what Spur cannot change is refused
         let acct = upd(&|u| u.unsupported = vec![rq::UnsupportedJobField::Account]);
-        assert_eq!(
-            job_update(&acct, &pending, &ROOT, 0, &known, Some(30), &|f| f == "f").err(),
-            Some(ESLURM_NOT_SUPPORTED)
-        );
+        assert_eq!(job_update(&acct, &pending, &ROOT, 0, &known, Some(30), &look()).err(), Some(ESLURM_NOT_SUPPORTED));
     }
 
     #[test]

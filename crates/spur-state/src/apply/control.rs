@@ -179,6 +179,10 @@ impl State {
 
     pub(crate) fn update_job(&mut self, job_id: u32, update: &JobUpdate) -> ApplyResult {
         let (p, basic) = (self.profile(), self.priority_basic);
+        // a job's fields of format version 3 are kept only once the cluster
+        // writes it (the controller refuses such updates before; a snapshot
+        // at an older version would lose them, and members would differ)
+        let v3 = self.write_format_version() >= 3;
         let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if j.state.is_finished() {
             return Err(ESLURM_JOB_FINISHED);
@@ -293,6 +297,87 @@ impl State {
         if let Some(n) = update.num_tasks {
             j.num_tasks = n;
             j.desc.num_tasks = Some(n);
+        }
+        // format version 3's fields: what sbatch's options of the same
+        // name set, so that `scontrol show job` shows them alike
+        if let Some(c) = update.admin_comment.as_ref().filter(|_| v3) {
+            j.admin_comment = Some(c.clone());
+        }
+        if let Some(x) = &update.extra {
+            j.desc.accepted.get_or_insert_with(Default::default).extra = Some(x.clone());
+        }
+        if let Some(n) = update.min_cpus_node {
+            j.desc.min_cpus = Some(n);
+        }
+        if let Some(c) = update.cpus_per_task {
+            if j.submitted_cpus_per_task.is_none() && v3 {
+                j.submitted_cpus_per_task = Some(j.desc.cpus_per_task.unwrap_or(0));
+            }
+            j.desc.cpus_per_task = Some(c);
+        }
+        if let Some(n) = update.num_cpus {
+            j.num_cpus = n;
+        }
+        if let Some(n) = update.ntasks_per_node {
+            j.desc.ntasks_per_node = Some(n);
+        }
+        if let Some(t) = update.tmp_disk {
+            j.desc.tmp_mb = Some(t);
+        }
+        if let Some(n) = update.sockets_per_node {
+            j.desc.sockets_per_node = Some(n);
+        }
+        if let Some(n) = update.cores_per_socket {
+            j.desc.cores_per_socket = Some(n);
+        }
+        if let Some(n) = update.threads_per_core {
+            j.desc.threads_per_core = Some(n);
+        }
+        if let Some(x) = &update.prefer {
+            j.desc.accepted.get_or_insert_with(Default::default).prefer = Some(x.clone()).filter(|x| !x.is_empty());
+        }
+        if let Some(r) = &update.reservation {
+            j.desc.reservation = Some(r.clone()).filter(|r| !r.is_empty());
+        }
+        if let Some(w) = &update.wckey {
+            j.desc.accepted.get_or_insert_with(Default::default).wckey = Some(w.clone());
+        }
+        if let Some(d) = update.deadline {
+            j.desc.deadline = d;
+        }
+        if let Some(c) = update.contiguous {
+            j.desc.contiguous_nodes = c;
+        }
+        if let Some(yes) = update.shared {
+            // YES: the job shares its nodes (no whole-node kind any
+            // more); NO: it takes them whole, as `--exclusive`
+            j.desc.oversubscribe_ok = yes;
+            j.desc.exclusive = !yes;
+            j.desc.exclusive_kind = None;
+        }
+        if let Some(m) = &update.mail_type {
+            j.desc.mail_type = Some(m.clone());
+        }
+        if let Some(m) = &update.mail_user {
+            j.desc.mail_user = Some(m.clone());
+        }
+        if let Some(sw) = &update.switches {
+            j.desc.accepted.get_or_insert_with(Default::default).switches = Some(sw.clone());
+        }
+        if let Some(r) = update.reboot {
+            j.desc.accepted.get_or_insert_with(Default::default).reboot = r;
+        }
+        if let Some(secs) = update.delay_boot {
+            // kept as sbatch keeps `--delay-boot`: a time in minutes and seconds
+            j.desc.accepted.get_or_insert_with(Default::default).delay_boot =
+                Some(format!("{}:{:02}", secs / 60, secs % 60));
+        }
+        if update.reset_nice {
+            j.desc.nice = None;
+        }
+        // options back at their defaults are none, as a record read back has them
+        if j.desc.accepted.as_deref().is_some_and(|a| *a == AcceptedOptions::default()) {
+            j.desc.accepted = None;
         }
         if let Some(n) = update.nice {
             let old = j.desc.nice.unwrap_or(0);
@@ -438,6 +523,96 @@ mod tests {
         s.apply(&Command::Complete { job_id: big, exit_status: 0, launch_failed: false, now: 63 }).unwrap();
         let f = big;
         refused(&mut s, Command::Resume { job_id: f, now: 64 }, ESLURM_ALREADY_DONE);
+    }
+
+    /// The keys of format version 3 set what sbatch's options of the same
+    /// name set (scontrol_surface 086-141).
+    #[test]
+    fn update_job_sets_the_fields_sbatch_sets() {
+        let mut s = cluster();
+        // (before the cluster writes version 3, its job fields are not kept)
+        let old = submit(&mut s, job());
+        let u = JobUpdate { admin_comment: Some("a".into()), cpus_per_task: Some(2), ..Default::default() };
+        s.apply(&Command::UpdateJob { job_id: old, update: Box::new(u) }).unwrap();
+        let j = s.job(old).unwrap();
+        assert_eq!((j.admin_comment.clone(), j.submitted_cpus_per_task, j.desc.cpus_per_task), (None, None, Some(2)));
+        s.apply(&Command::SetFormatVersion { version: 3 }).unwrap();
+        let mut j = job();
+        j.desc.nice = Some(10);
+        let p = submit(&mut s, j);
+        let u = JobUpdate {
+            admin_comment: Some("adm".into()),
+            extra: Some("foo".into()),
+            min_cpus_node: Some(2),
+            cpus_per_task: Some(3),
+            num_cpus: Some(4),
+            ntasks_per_node: Some(1),
+            tmp_disk: Some(100),
+            sockets_per_node: Some(1),
+            cores_per_socket: Some(2),
+            threads_per_core: Some(1),
+            prefer: Some("f".into()),
+            reservation: Some("r".into()),
+            wckey: Some("w".into()),
+            deadline: Some(99),
+            contiguous: Some(true),
+            shared: Some(false),
+            mail_type: Some("END".into()),
+            mail_user: Some("x@y".into()),
+            switches: Some("1".into()),
+            reboot: Some(true),
+            delay_boot: Some(600),
+            priority: Some(5),
+            reset_nice: true,
+            ..Default::default()
+        };
+        assert_eq!(s.apply(&Command::UpdateJob { job_id: p, update: Box::new(u) }), Ok(Applied::Ok));
+        let j = s.job(p).unwrap();
+        let d = &j.desc;
+        assert_eq!(j.admin_comment.as_deref(), Some("adm"));
+        assert_eq!((d.min_cpus, d.cpus_per_task, j.num_cpus, d.ntasks_per_node), (Some(2), Some(3), 4, Some(1)));
+        // `TresPerTask=` keeps the submission's (none)
+        assert_eq!((j.submitted_cpus_per_task, j.submitted_cpus_per_task()), (Some(0), None));
+        assert_eq!(
+            (d.tmp_mb, d.sockets_per_node, d.cores_per_socket, d.threads_per_core),
+            (Some(100), Some(1), Some(2), Some(1))
+        );
+        assert_eq!(
+            (d.reservation.as_deref(), d.deadline, d.contiguous(), d.oversubscribe()),
+            (Some("r"), 99, true, "NO")
+        );
+        assert_eq!((d.mail_type.as_deref(), d.mail_user.as_deref()), (Some("END"), Some("x@y")));
+        let a = d.accepted.as_deref().unwrap();
+        assert_eq!((a.extra.as_deref(), a.prefer.as_deref(), a.wckey.as_deref()), (Some("foo"), Some("f"), Some("w")));
+        assert_eq!((a.switches.as_deref(), a.reboot, a.delay_boot.as_deref()), (Some("1"), true, Some("10:00")));
+        // an operator's priority: nice back to 0, the priority as given
+        assert_eq!((j.priority, d.nice), (5, None));
+        // a second CPUsPerTask= keeps the submission's; YES shares; empty clears
+        let again = JobUpdate {
+            cpus_per_task: Some(4),
+            shared: Some(true),
+            prefer: Some(String::new()),
+            reservation: Some(String::new()),
+            ..Default::default()
+        };
+        s.apply(&Command::UpdateJob { job_id: p, update: Box::new(again) }).unwrap();
+        let j = s.job(p).unwrap();
+        assert_eq!((j.desc.cpus_per_task, j.submitted_cpus_per_task), (Some(4), Some(0)));
+        assert_eq!(j.desc.oversubscribe(), "YES");
+        assert_eq!(
+            (j.desc.accepted.as_deref().and_then(|a| a.prefer.clone()), j.desc.reservation.clone()),
+            (None, None)
+        );
+        // a job submitted with -c 2 keeps showing it
+        let mut c2 = job();
+        c2.desc.cpus_per_task = Some(2);
+        let q = submit(&mut s, c2);
+        s.apply(&Command::UpdateJob {
+            job_id: q,
+            update: Box::new(JobUpdate { cpus_per_task: Some(1), ..Default::default() }),
+        })
+        .unwrap();
+        assert_eq!(s.job(q).map(|j| (j.desc.cpus_per_task, j.submitted_cpus_per_task())), Some((Some(1), Some(2))));
     }
 
     #[test]

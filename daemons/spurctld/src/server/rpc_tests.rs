@@ -843,3 +843,48 @@ async fn a_reservation_admits_its_groups_and_accounts() {
     let r = s.submit(user(job("acct", Some("other")))).await.unwrap().into_inner();
     assert_ne!(code(&r.status), 0, "a job of another account");
 }
+
+/// The job keys of format version 3 (scontrol_surface 086-141): who may set
+/// them, Slurm's answers for what the cluster lacks, and the value kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn job_keys_of_format_version_3() {
+    let f = controller().await;
+    let s = &f.svc;
+    let jid = submit(&f, user(wrap_job(None))).await;
+    let upd = |u: rq::JobUpdate| control(&[jid], &JobControl::Update(Box::new(u)));
+    let admin = || rq::JobUpdate { admin_comment: Some("adm".into()), ..Default::default() };
+    // refused while the cluster writes an older version (a member of an
+    // older build would read the update without them)
+    assert!(s.ctld.read().state.write_format_version() < 3);
+    assert_eq!(codes(&s.job_control(root(upd(admin()))).await.unwrap().into_inner()), [ESLURM_NOT_SUPPORTED]);
+    // what only follows from a request is left out then: an operator's
+    // priority is set, the nice it would reset stays
+    let nice = rq::JobUpdate { nice: Some(10), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(nice))).await.unwrap().into_inner()), [0]);
+    let prio = || rq::JobUpdate { priority: Some(5), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(prio()))).await.unwrap().into_inner()), [0]);
+    assert_eq!(s.ctld.read().state.job(jid).map(|j| (j.priority, j.desc.nice)), Some((5, Some(10))));
+    s.ctld.commit(vec![spur_state::Command::SetFormatVersion { version: 3 }]).await.unwrap();
+    assert_eq!(codes(&s.job_control(user(upd(admin()))).await.unwrap().into_inner()), [ESLURM_ACCESS_DENIED]);
+    assert_eq!(codes(&s.job_control(root(upd(admin()))).await.unwrap().into_inner()), [0]);
+    for (u, want) in [
+        (rq::JobUpdate { reservation: Some("nope".into()), ..Default::default() }, ESLURM_RESERVATION_INVALID),
+        (rq::JobUpdate { gres: Some("gpu:1".into()), ..Default::default() }, ESLURM_INVALID_GRES),
+        (rq::JobUpdate { end_time: Some(i64::from(u32::MAX)), ..Default::default() }, ESLURM_JOB_NOT_RUNNING),
+        (rq::JobUpdate { prefer: Some("fast".into()), ..Default::default() }, ESLURM_INVALID_PREFER),
+        (rq::JobUpdate { shared: Some(true), ..Default::default() }, ESLURM_ACCESS_DENIED),
+    ] {
+        assert_eq!(codes(&s.job_control(user(upd(u.clone()))).await.unwrap().into_inner()), [want], "{:?}", u);
+    }
+    let u = rq::JobUpdate { cpus_per_task: Some(2), tmp_disk: Some(100), contiguous: Some(true), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(u))).await.unwrap().into_inner()), [0]);
+    // at version 3 a new priority resets it
+    let prio6 = rq::JobUpdate { priority: Some(6), ..Default::default() };
+    assert_eq!(codes(&s.job_control(root(upd(prio6))).await.unwrap().into_inner()), [0]);
+    assert_eq!(s.ctld.read().state.job(jid).map(|j| j.desc.nice), Some(None));
+    let all = QueryRequest { jobs: true, max_format_version: 3, ..Default::default() };
+    let v = view_of(s.query(root(all)).await.unwrap().into_inner());
+    let j = v.jobs.iter().find(|j| j.job_id == jid).unwrap();
+    assert_eq!(j.admin_comment.as_deref(), Some("adm"));
+    assert_eq!((j.desc.cpus_per_task, j.desc.tmp_mb, j.desc.contiguous()), (Some(2), Some(100), true));
+}
