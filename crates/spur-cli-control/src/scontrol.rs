@@ -733,7 +733,8 @@ fn parse_update_job(flags: Flags, args: &[String]) -> Result<ScontrolCmd, Output
         let t = tag.as_str();
         let v = val.clone();
         if kw(t, "jobid", 3) {
-            job_ids.extend(val.split(',').filter(|s| !s.is_empty()).map(String::from));
+            // cut at commas outside brackets (`1_[1,5-6]` is one reference)
+            job_ids.extend(spur_grammar::jobref::split_list(std::slice::from_ref(&val)));
             if add.is_some() {
                 return error(&format!("Option {} does not accept [+|-]= syntax", t));
             }

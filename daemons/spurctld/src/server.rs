@@ -96,6 +96,18 @@ impl Service {
 
 /// A job reference as slurmctld reads one by id (`job_str_signal`:
 /// `123`, `123_4`, `123_[1-3]`, `123_1-3`, `123_*`, `123+1`).
+/// How slurmctld names a reference that named no record in its answer: an
+/// array's tasks as the ranges of its bitmap (`1_[9,8]` is `1_8-9`), any
+/// other reference as given.
+fn task_label(ctld: &Ctld, s: &str) -> String {
+    match parse_job_ref(ctld, s) {
+        Some(JobRef { job_id, tasks: Tasks::Set(v), het: None, .. }) => {
+            format!("{}_{}", job_id, spur_core::model::ranges(&v))
+        }
+        _ => s.to_string(),
+    }
+}
+
 fn parse_job_ref(ctld: &Ctld, s: &str) -> Option<JobRef> {
     spur_grammar::jobref::parse_job_str(s, ctld.conf.max_array_size())
 }
@@ -1209,7 +1221,7 @@ impl Service {
         label: &str,
         resolved: Vec<(u32, Option<u32>)>,
         results: &mut Vec<CancelResult>,
-    ) -> Result<Vec<u32>, tonic::Status> {
+    ) -> Result<Vec<(u32, String)>, tonic::Status> {
         let splits = matches!(op, JobControl::Update(_) | JobControl::Hold { .. } | JobControl::Release)
             && self.ctld.read().state.write_format_version() >= spur_state::SPLIT_PENDING_TASK_VERSION;
         let mut named: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -1224,16 +1236,28 @@ impl Service {
             if !seen.insert(jid) {
                 continue;
             }
-            if task.is_none() || !splits {
-                out.push(jid);
+            if task.is_none() {
+                out.push((jid, label.to_string()));
+                continue;
+            }
+            let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
+            let Some(job) = job else { continue };
+            // a task still in its array's record: the answer names the record
+            // by its pending tasks (`1_1,6: Job is pending execution`)
+            let record = match job.array.as_ref() {
+                Some(a) if a.task_id.is_none() => {
+                    format!("{}_{}", a.array_job_id, spur_core::model::ranges(&a.pending_tasks))
+                }
+                _ => label.to_string(),
+            };
+            if !splits {
+                out.push((jid, record));
                 continue;
             }
             let tasks = named.remove(&jid).unwrap_or_default();
-            let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
-            let Some(job) = job else { continue };
             let all = job.array.as_ref().is_none_or(|a| a.pending_tasks.iter().all(|t| tasks.contains(t)));
             if all {
-                out.push(jid);
+                out.push((jid, record));
                 continue;
             }
             if let Err(code) = validate::job_control_allowed(op, caller, &job, user_top) {
@@ -1243,7 +1267,9 @@ impl Service {
             for t in tasks {
                 let res = self.ctld.commit(vec![Command::SplitPendingTask { job_id: jid, task: t }]).await?;
                 match res.into_iter().next() {
-                    Some(Ok(Applied::Submitted(n))) => out.push(n),
+                    Some(Ok(Applied::Submitted(n))) => {
+                        out.push((n, format!("{}_{}", job.array.as_ref().map_or(jid, |a| a.array_job_id), t)))
+                    }
                     Some(Err(code)) => results.push(CancelResult { job_id: label.to_string(), status: st(code) }),
                     _ => {}
                 }
@@ -1280,11 +1306,13 @@ impl Service {
                 }
             };
             if resolved.is_empty() {
-                results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
+                results.push(CancelResult { job_id: task_label(&self.ctld, s), status: st(ESLURM_INVALID_JOB_ID) });
                 continue;
             }
             let targets = self.split_named_tasks(&op, &caller, user_top, s, resolved, &mut results).await?;
-            for jid in targets {
+            for (jid, label) in targets {
+                // (the answers name the record acted on, as slurmctld's do)
+                let s = &label;
                 let job = { self.ctld.read().state.jobs().get(&jid).cloned() };
                 let Some(job) = job else { continue };
                 if let Err(code) = validate::job_control_allowed(&op, &caller, &job, user_top) {
