@@ -1,0 +1,2 @@
+run
+scontrol update jobid=${A}_[3-4] Comment=two

@@ -1,0 +1,2 @@
+run
+scontrol show job ${A}_3

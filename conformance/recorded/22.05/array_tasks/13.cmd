@@ -1,0 +1,2 @@
+run
+scontrol release ${A}_5

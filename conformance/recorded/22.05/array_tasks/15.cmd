@@ -1,0 +1,2 @@
+run
+squeue -h -r -o '%i %T %r' -j $A

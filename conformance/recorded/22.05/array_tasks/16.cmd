@@ -1,0 +1,2 @@
+run
+scontrol requeue ${A}_6

@@ -1,0 +1,2 @@
+run
+scontrol update jobid=${A}_2 TimeLimit=5

@@ -1,0 +1,2 @@
+run
+squeue -h -r -o '%i %T %l %r' -j $A

@@ -1,0 +1,2 @@
+run
+scontrol -o show job ${A}_2

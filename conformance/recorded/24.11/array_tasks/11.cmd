@@ -1,0 +1,2 @@
+run
+scontrol update jobid=${A}_9 TimeLimit=5

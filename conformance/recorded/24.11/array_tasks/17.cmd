@@ -1,0 +1,2 @@
+run
+scontrol requeuehold ${A}_5

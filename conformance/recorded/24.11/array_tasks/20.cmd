@@ -1,0 +1,2 @@
+run
+scontrol hold ${A}_[1,6]
