@@ -7,7 +7,7 @@ use spur_cli_base::records::{or_null, resv_nodes, resv_state};
 use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Reservation};
 use spur_core::request::{NameList, ReservationRequest, ReservationSpec, INFINITE};
-use spur_grammar::time::{fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::fmt_secs_scontrol;
 
 fn kw(tag: &str, word: &str, min: usize) -> bool {
     tag.len() >= min && tag.len() <= word.len() && word[..tag.len()].eq_ignore_ascii_case(tag)
@@ -407,8 +407,8 @@ fn record(r: &Reservation, view: &ClusterView, one_liner: bool) -> String {
         format!(
             "ReservationName={} StartTime={} EndTime={} Duration={}",
             r.name,
-            fmt_timestamp(r.start_time),
-            fmt_timestamp(r.end_time),
+            spur_cli_base::format::time_str(r.start_time),
+            spur_cli_base::format::time_str(r.end_time),
             fmt_secs_scontrol(r.end_time - r.start_time)
         ),
         format!(

@@ -13,7 +13,7 @@ use spur_cli_base::version::version_line;
 use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
 use spur_core::request::{self as rq, JobControl, NodeStateChange, UnsupportedJobField as JF, INFINITE};
-use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol, fmt_timestamp};
+use spur_grammar::time::{fmt_limit_scontrol, fmt_secs_scontrol};
 use std::collections::HashMap;
 
 /// Global flags of one scontrol invocation.
@@ -140,6 +140,11 @@ pub enum ScontrolCmd {
     UpdatePartition {
         flags: Flags,
         update: rq::PartitionUpdate,
+    },
+    /// `write config [FILE]`: the running configuration to FILE (else
+    /// `$SLURM_CONF_OUT`, else slurm.conf's own path) with `.<time>` appended.
+    WriteConfig {
+        base: Option<String>,
     },
     /// `write batch_script JOBID [FILE]` (`-` = stdout).
     WriteBatchScript {
@@ -544,6 +549,13 @@ pub fn parse_words(flags: Flags, words: &[String], env: &HashMap<String, String>
                 job_id: id.to_string(),
                 file: argv.get(3).map(|s| s.to_string()),
             });
+        }
+        if kw(argv[1], "config", argv[1].len().max(6)) {
+            if argv.len() > 3 {
+                return Err(many());
+            }
+            let base = argv.get(2).map(|s| s.to_string()).or_else(|| env.get("SLURM_CONF_OUT").cloned());
+            return Ok(ScontrolCmd::WriteConfig { base });
         }
         return Err(err_out(format!("invalid write argument:{}\n", argv[1])));
     }
@@ -1649,7 +1661,7 @@ pub fn completing_text(view: &ClusterView, now: i64) -> String {
         out.push_str(&format!(
             "JobId={} EndTime={} CompletingTime={} ",
             j.job_id,
-            fmt_timestamp(j.end_time),
+            ts(j.end_time),
             fmt_secs_scontrol((now - j.end_time).max(0))
         ));
         if !comp.is_empty() {
@@ -1696,6 +1708,13 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             let q = QueryRequest { partitions: true, ..Default::default() };
             return match c.query(&q).await {
                 Ok(view) => Output::ok(show_config(c.conf(), view.now)),
+                Err(e) => Output::err(format!("slurm_load_ctl_conf error: {}\n", e), 1),
+            };
+        }
+        ScontrolCmd::WriteConfig { base } => {
+            let q = QueryRequest { nodes: true, partitions: true, ..Default::default() };
+            return match c.query(&q).await {
+                Ok(view) => write_config(c.conf(), &view, base.as_deref()),
                 Err(e) => Output::err(format!("slurm_load_ctl_conf error: {}\n", e), 1),
             };
         }
@@ -2137,11 +2156,64 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("TreeWidth", or("TreeWidth", "16")),
         ("WaitTime", secs("WaitTime", "0")),
     ];
-    let mut o = format!("Configuration data as of {}\n", fmt_timestamp(as_of));
+    let mut o = format!("Configuration data as of {}\n", ts(as_of));
     for (k, v) in rows {
         o.push_str(&format!("{:<23} = {}\n", k, v));
     }
     o
+}
+
+/// `scontrol write config`: the configuration `show config` prints, as
+/// slurm.conf lines (`Key=Value`; the entries that are not slurm.conf keys
+/// commented out), then the nodes and partitions, written to
+/// `BASE.<time>` (the time as `slurm_make_time_str` formats it, so
+/// `SLURM_TIME_FORMAT` applies); BASE is the given file, else
+/// `$SLURM_CONF_OUT`, else the slurm.conf read. Slurm's messages: `Slurm
+/// config saved to PATH`, or `Could not create file PATH: ERROR` (exit 0, as
+/// scontrol's).
+fn write_config(conf: &spur_core::config::SlurmConf, view: &ClusterView, base: Option<&str>) -> Output {
+    let base = base.map(String::from).unwrap_or_else(|| conf.path.display().to_string());
+    let when = spur_cli_base::format::time_str(view.now);
+    let path = format!("{}.{}", base, when);
+    let mut text = String::from("########################################################\n");
+    text.push_str(&format!("#  Configuration file for Slurm - {}  #\n", when));
+    text.push_str("########################################################\n#\n#\n");
+    for line in show_config(conf, view.now).lines().skip(1) {
+        let Some((k, v)) = line.split_once(" = ") else { continue };
+        let k = k.trim_end();
+        let v = v.strip_suffix(" sec").unwrap_or(v);
+        if v == "(null)" {
+            continue; // (unset: no line, as a slurm.conf leaves it out)
+        }
+        let derived = matches!(k, "SLURM_CONF" | "SLURM_VERSION" | "BOOT_TIME" | "NEXT_JOB_ID");
+        text.push_str(&format!("{}{}={}\n", if derived { "#" } else { "" }, k, v));
+    }
+    text.push_str("#\n# NODES\n");
+    for n in &view.nodes {
+        text.push_str(&format!(
+            "NodeName={} NodeAddr={} CPUs={} Sockets={} CoresPerSocket={} ThreadsPerCore={} RealMemory={}\n",
+            n.name, n.addr, n.cpus, n.sockets, n.cores_per_socket, n.threads_per_core, n.real_memory
+        ));
+    }
+    text.push_str("#\n# PARTITIONS\n");
+    for p in &view.partitions {
+        let max = p.max_time.map_or("UNLIMITED".to_string(), |m| m.to_string());
+        text.push_str(&format!(
+            "PartitionName={} Nodes={} Default={} MaxTime={} State={}\n",
+            p.name,
+            if p.nodes_expr.is_empty() { "(null)" } else { &p.nodes_expr },
+            if p.default { "YES" } else { "NO" },
+            max,
+            p.state.name()
+        ));
+    }
+    match std::fs::write(&path, text) {
+        Ok(()) => Output::ok(format!("Slurm config saved to {}\n", path)),
+        Err(e) => {
+            let why = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0)).desc();
+            Output::err(format!("Could not create file {}: {}\n", path, why), 0)
+        }
+    }
 }
 
 fn show_assoc_mgr(users: bool, assoc: bool, qos: bool) -> String {
@@ -2272,8 +2344,9 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
     out
 }
 
+/// A time as slurm_make_time_str prints it (`SLURM_TIME_FORMAT` applies).
 fn ts(t: i64) -> String {
-    fmt_timestamp(t)
+    spur_cli_base::format::time_str(t)
 }
 
 /// The first CPU id a running job has on each of its nodes: cons_tres gives
@@ -3006,7 +3079,7 @@ fn show_partitions(view: &ClusterView, id: Option<&str>, f: &Flags) -> Output {
     let mut out = Output::default();
     if f.quiet == -1 {
         // `-v`: when the partitions were loaded and how many (scontrol_surface 046)
-        out.stdout = format!("last_update_time={}, records={}\n", fmt_timestamp(view.now), view.partitions.len());
+        out.stdout = format!("last_update_time={}, records={}\n", ts(view.now), view.partitions.len());
     }
     let parts: Vec<&Partition> = view
         .partitions
@@ -3769,5 +3842,40 @@ mod tests {
         ] {
             assert!(o.contains(line), "{}\n{}", line, o);
         }
+    }
+}
+
+#[cfg(test)]
+mod write_config_tests {
+    use super::*;
+    use spur_cli_base::fixtures::{basic_view, debug_part, node};
+
+    /// `write config FILE`: FILE.<time> holds the configuration as slurm.conf
+    /// lines, then the nodes and partitions; an unwritable path is Slurm's
+    /// message, exit 0.
+    #[test]
+    fn write_config_writes_slurm_conf_lines() {
+        let dir = std::env::temp_dir().join(format!("spur-write-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let conf = spur_core::config::parse_str("ClusterName=c1\nSlurmctldHost=h\n", &dir.join("slurm.conf")).unwrap();
+        let mut v = basic_view();
+        v.nodes = vec![node(1, 2)];
+        v.partitions = vec![debug_part()];
+        let base = dir.join("out.conf").display().to_string();
+        let o = write_config(&conf, &v, Some(&base));
+        assert_eq!(o.code, 0, "{:?}", o.stderr);
+        let path = o.stdout.trim().strip_prefix("Slurm config saved to ").unwrap().to_string();
+        assert!(path.starts_with(&format!("{}.", base)), "{}", path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\nClusterName=c1\n"), "{}", text);
+        assert!(text.contains("\nNodeName=node1 "), "{}", text);
+        assert!(text.contains("\nPartitionName=debug "), "{}", text);
+        assert!(!text.contains("=(null)"), "{}", text);
+        assert!(text.contains("\n#SLURM_CONF="), "{}", text);
+        let o = write_config(&conf, &v, Some("/nonexistent-dir/x"));
+        assert_eq!(o.code, 0);
+        assert!(o.stderr.starts_with("Could not create file /nonexistent-dir/x."), "{}", o.stderr);
+        assert!(o.stderr.ends_with(": No such file or directory\n"), "{}", o.stderr);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

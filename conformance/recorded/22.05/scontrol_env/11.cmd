@@ -1,0 +1,2 @@
+run
+scontrol write config /tmp/spur-conf-written2.conf

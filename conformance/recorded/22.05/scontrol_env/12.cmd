@@ -1,0 +1,2 @@
+run
+scontrol write config a b

@@ -1,0 +1,2 @@
+run
+scontrol delete ReservationName=r1

@@ -1,0 +1,2 @@
+run capture=J
+sbatch --parsable -J envjob --hold --wrap 'sleep 300'

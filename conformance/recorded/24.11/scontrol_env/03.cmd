@@ -1,0 +1,2 @@
+run
+SLURM_TIME_FORMAT='%Y' scontrol show job $J

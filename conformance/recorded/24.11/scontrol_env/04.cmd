@@ -1,0 +1,2 @@
+run
+SLURM_TIME_FORMAT=standard scontrol show job $J
