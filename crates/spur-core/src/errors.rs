@@ -524,3 +524,29 @@ mod tests {
         assert_eq!(strerror(EAGAIN), "Resource temporarily unavailable");
     }
 }
+
+/// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
+/// recorded/24.11/errors/84; srun's `task 0: Killed`).
+pub fn signal_text(sig: i32) -> String {
+    let t = match sig {
+        1 => "Hangup",
+        2 => "Interrupt",
+        3 => "Quit",
+        4 => "Illegal instruction",
+        5 => "Trace/breakpoint trap",
+        6 => "Aborted",
+        7 => "Bus error",
+        8 => "Floating point exception",
+        9 => "Killed",
+        10 => "User defined signal 1",
+        11 => "Segmentation fault",
+        12 => "User defined signal 2",
+        13 => "Broken pipe",
+        14 => "Alarm clock",
+        15 => "Terminated",
+        24 => "CPU time limit exceeded",
+        25 => "File size limit exceeded",
+        _ => return format!("Unknown signal {}", sig),
+    };
+    t.to_string()
+}

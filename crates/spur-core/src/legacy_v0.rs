@@ -465,6 +465,8 @@ impl From<Job> for model::Job {
             tres_counted: v.tres_counted,
             admin_comment: None,
             submitted_cpus_per_task: None,
+            steps: Vec::new(),
+            next_step_id: 0,
         }
     }
 }

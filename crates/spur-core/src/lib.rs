@@ -10,3 +10,4 @@ pub mod legacy_v0;
 pub mod model;
 pub mod records;
 pub mod request;
+pub mod stepio;

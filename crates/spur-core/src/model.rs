@@ -552,6 +552,72 @@ pub struct Job {
     /// `desc.cpus_per_task`). From format version 3.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
     pub submitted_cpus_per_task: Option<u32>,
+    /// The job's running steps (`srun`), in creation order. From format
+    /// version 4.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<4, _>")]
+    pub steps: Vec<Step>,
+    /// The number the job's next step gets (`.0`, `.1`, ...). From format
+    /// version 4.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<4, _>")]
+    pub next_step_id: u32,
+}
+
+/// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.
+pub const BATCH_STEP: u32 = 0xffff_fffb;
+/// Slurm's `SLURM_EXTERN_CONT`.
+pub const EXTERN_STEP: u32 = 0xffff_fffc;
+/// Slurm's `SLURM_INTERACTIVE_STEP`.
+pub const INTERACTIVE_STEP: u32 = 0xffff_fffa;
+
+/// `123.4`, `123.batch`, `123.extern`, `123.interactive`: a step's name as
+/// squeue and scontrol print it.
+pub fn step_label(job: &str, step_id: u32) -> String {
+    match step_id {
+        BATCH_STEP => format!("{}.batch", job),
+        EXTERN_STEP => format!("{}.extern", job),
+        INTERACTIVE_STEP => format!("{}.interactive", job),
+        n => format!("{}.{}", job, n),
+    }
+}
+
+/// A running job step: the resources it holds inside its job's allocation
+/// and how its tasks are laid out (Slurm's step record and step layout).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub step_id: u32,
+    pub name: String,
+    pub start_time: i64,
+    /// Minutes; `None`: the job's limit.
+    pub time_limit: Option<Minutes>,
+    /// Per node in step order: the CPUs and memory the step holds there.
+    pub allocs: Vec<NodeAlloc>,
+    /// Tasks on each node of `allocs` (same order).
+    pub tasks_per_node: Vec<u32>,
+    /// The global task ids of each node, in order (block: 0,1 | 2,3; cyclic:
+    /// 0,2 | 1,3).
+    pub task_ids: Vec<Vec<u32>>,
+    pub num_tasks: u32,
+    pub cpus_per_task: u32,
+    /// `--overlap`: shares the CPUs and memory of other steps.
+    pub overlap: bool,
+    /// `block`, `cyclic`, `plane=N`, `arbitrary` (as Slurm names the layout).
+    pub distribution: String,
+    /// Where srun runs (`SLURM_SRUN_COMM_HOST`) and its pid.
+    pub srun_host: String,
+    pub srun_pid: u32,
+    pub submit_line: String,
+    pub work_dir: String,
+    /// `--mpi` plugin name (`none` by default).
+    pub mpi: String,
+}
+
+impl Step {
+    pub fn node_names(&self) -> Vec<String> {
+        self.allocs.iter().map(|a| a.node.clone()).collect()
+    }
+    pub fn num_cpus(&self) -> u32 {
+        self.allocs.iter().map(|a| a.cpus).sum()
+    }
 }
 
 impl Job {

@@ -12,7 +12,8 @@
 //! read through [`crate::legacy_v0`] where it existed then (a job
 //! description, a launch spec).
 
-use crate::launch::LaunchSpec;
+use crate::launch::{LaunchSpec, StepCreate, StepLaunch};
+use crate::model::Step;
 use crate::model::{ClusterView, JobDesc};
 use spur_format::{FormatError, Kind, Version};
 use std::fmt::Display;
@@ -47,6 +48,30 @@ pub fn decode_launch(b: &[u8], source: &dyn Display) -> Result<LaunchSpec, Strin
     }
     crate::legacy_v0::decode_launch_spec(b)
         .map_err(|e| format!("{}: corrupt launch spec (format version 0): {}", source, e))
+}
+
+pub fn encode_step_create(s: &StepCreate, version: Version) -> Result<Vec<u8>, FormatError> {
+    spur_format::encode(Kind::STEP, version, s)
+}
+
+pub fn decode_step_create(b: &[u8], source: &dyn Display) -> Result<StepCreate, FormatError> {
+    spur_format::decode(Kind::STEP, b, source).map(|(s, _)| s)
+}
+
+pub fn encode_step(s: &Step, version: Version) -> Result<Vec<u8>, FormatError> {
+    spur_format::encode(Kind::STEP, version, s)
+}
+
+pub fn decode_step(b: &[u8], source: &dyn Display) -> Result<Step, FormatError> {
+    spur_format::decode(Kind::STEP, b, source).map(|(s, _)| s)
+}
+
+pub fn encode_step_launch(s: &StepLaunch, version: Version) -> Result<Vec<u8>, FormatError> {
+    spur_format::encode(Kind::STEP_LAUNCH, version, s)
+}
+
+pub fn decode_step_launch(b: &[u8], source: &dyn Display) -> Result<StepLaunch, FormatError> {
+    spur_format::decode(Kind::STEP_LAUNCH, b, source).map(|(s, _)| s)
 }
 
 /// Whether a decoding error is a newer version than this build reads (the

@@ -10,6 +10,7 @@
 //! (`job_id_str`) and the controller reads them against its job table.
 
 use crate::model::{JobState, Minutes, PartState};
+use serde::{Deserialize, Serialize};
 
 /// Slurm's INFINITE (`UNLIMITED` time limits and counts).
 pub const INFINITE: u32 = u32::MAX;
@@ -670,4 +671,43 @@ pub fn preempt_mode_canonical(v: &str) -> Option<String> {
         out.push("WITHIN");
     }
     Some(out.join(","))
+}
+
+/// A step to create inside a running job (`srun`'s `job_step_create`): the
+/// controller lays it out on the job's nodes (`spur_state`'s step layout)
+/// and answers with the step record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepRequest {
+    pub job_id: u32,
+    pub name: String,
+    /// `-N min[-max]`; `None`: as many as the tasks need (all of the job's
+    /// nodes when no task count is given either).
+    pub min_nodes: Option<u32>,
+    pub max_nodes: Option<u32>,
+    /// `-n`; `None`: one per node (or as the job's `SLURM_NTASKS` says, which
+    /// srun passes here).
+    pub num_tasks: Option<u32>,
+    pub cpus_per_task: u32,
+    pub ntasks_per_node: Option<u32>,
+    /// `--nodelist`, `--exclude` as hostlist expressions; `--relative`.
+    pub node_list: Option<String>,
+    pub exclude: Option<String>,
+    pub relative: Option<u32>,
+    /// `--overlap`, `--exact`, `--exclusive`, `--overcommit`.
+    pub overlap: bool,
+    pub exact: bool,
+    pub exclusive: bool,
+    pub overcommit: bool,
+    /// `--mem` (per node) / `--mem-per-cpu`, MB.
+    pub mem_per_node: Option<u64>,
+    pub mem_per_cpu: Option<u64>,
+    /// `--time` in minutes.
+    pub time_limit: Option<Minutes>,
+    /// `block`, `cyclic`, `plane=N`, `arbitrary` (the first level only).
+    pub distribution: String,
+    pub srun_host: String,
+    pub srun_pid: u32,
+    pub submit_line: String,
+    pub work_dir: String,
+    pub mpi: String,
 }

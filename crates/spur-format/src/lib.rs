@@ -106,7 +106,11 @@ pub type Version = u16;
 ///   written (a cancel of an array's pending tasks takes them out of its
 ///   record), and `SplitPendingTask` (an update, hold or release of some of
 ///   them splits each off first); every other record is as in version 2.
-pub const FORMAT_VERSION: Version = 3;
+///
+/// - 4: a job (`spur_core::model::Job`) ends with its running `steps` and
+///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
+///   written (`srun`'s steps); every other record is as in version 3.
+pub const FORMAT_VERSION: Version = 4;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;
@@ -144,10 +148,14 @@ impl Kind {
     pub const VIEW: Kind = Kind { tag: b'V', name: "cluster view" };
     /// A launch spec (`LaunchRequest.spec`, the spool's `spec.bin`).
     pub const LAUNCH: Kind = Kind { tag: b'X', name: "launch spec" };
+    /// A step request or step record between srun and the controller (from version 4).
+    pub const STEP: Kind = Kind { tag: b'P', name: "step" };
+    /// A step launch (`LaunchStepRequest.spec`, a step's spool `spec.bin`; from version 4).
+    pub const STEP_LAUNCH: Kind = Kind { tag: b'Q', name: "step launch" };
     /// A record kind for tests.
     pub const TEST: Kind = Kind { tag: b'Z', name: "test record" };
 
-    const ALL: [Kind; 10] = [
+    const ALL: [Kind; 12] = [
         Kind::LOG_ENTRY,
         Kind::RAFT_META,
         Kind::RAFT_COMMITTED,
@@ -157,6 +165,8 @@ impl Kind {
         Kind::JOB_DESC,
         Kind::VIEW,
         Kind::LAUNCH,
+        Kind::STEP,
+        Kind::STEP_LAUNCH,
         Kind::TEST,
     ];
 

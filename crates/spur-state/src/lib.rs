@@ -188,7 +188,25 @@ pub enum Command {
         job_id: u32,
         task: u32,
     },
+    /// `srun`: a step in a running job, laid out on the job's nodes from
+    /// what its other steps leave free (`apply::steps`). The answer is
+    /// `Applied::StepCreated` with the step's number. Since format version 4.
+    StepCreate {
+        req: Box<spur_core::request::StepRequest>,
+        now: i64,
+    },
+    /// A step ended (srun reported its tasks' end, or its step daemons
+    /// did): its CPUs and memory are free for the job's next steps. Since
+    /// format version 4.
+    StepComplete {
+        job_id: u32,
+        step_id: u32,
+    },
 }
+
+/// The format version from which steps (`Command::StepCreate`,
+/// `StepComplete`, `Job::steps`) are written.
+pub const STEPS_VERSION: u16 = 4;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -437,6 +455,8 @@ pub enum Applied {
     Started(u32),
     /// A job reached a final state (its node(s) are free again).
     Ended(u32),
+    /// A step was created with this number.
+    StepCreated(u32),
 }
 
 /// Why a command did not apply: a Slurm error number

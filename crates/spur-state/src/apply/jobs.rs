@@ -117,6 +117,7 @@ impl State {
         now: i64,
         pass_ms: i64,
     ) -> ApplyResult {
+        let v = self.write_format_version();
         let meta = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if meta.state != JobState::Pending {
             return Err(ESLURM_JOB_NOT_PENDING);
@@ -201,8 +202,12 @@ impl State {
             job.allocs = allocs.to_vec();
             job.num_nodes = num_nodes;
             job.num_cpus = num_cpus;
-            job.batch_flag = 1;
+            // an allocation without a script keeps BatchFlag=0 (from the
+            // version that has steps: before, every start set it)
+            job.batch_flag = u32::from(!job.desc.script.is_empty() || v < crate::STEPS_VERSION);
             job.end_time = end_time;
+            job.steps.clear();
+            job.next_step_id = 0;
         }
         self.put_nodes(nodes);
         self.sync_queue(id);
@@ -264,13 +269,14 @@ impl State {
                 }
                 JobState::Failed if signalled => {
                     let sig = status & 0x7f;
-                    Reason::Other(format!("RaisedSignal:{}({})", sig, signal_text(sig)))
+                    Reason::Other(format!("RaisedSignal:{}({})", sig, spur_core::errors::signal_text(sig)))
                 }
                 JobState::Failed => Reason::NonZeroExitCode,
                 JobState::Timeout => Reason::TimeLimit,
                 _ => Reason::None,
             };
             job.end_time = now;
+            job.steps.clear();
         }
         self.release_nodes(&allocs, now);
         self.sync_queue(job_id);
@@ -469,32 +475,6 @@ impl State {
         }
         Ok(Applied::Ok)
     }
-}
-
-/// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
-/// recorded/24.11/errors/84).
-fn signal_text(sig: i32) -> String {
-    let t = match sig {
-        1 => "Hangup",
-        2 => "Interrupt",
-        3 => "Quit",
-        4 => "Illegal instruction",
-        5 => "Trace/breakpoint trap",
-        6 => "Aborted",
-        7 => "Bus error",
-        8 => "Floating point exception",
-        9 => "Killed",
-        10 => "User defined signal 1",
-        11 => "Segmentation fault",
-        12 => "User defined signal 2",
-        13 => "Broken pipe",
-        14 => "Alarm clock",
-        15 => "Terminated",
-        24 => "CPU time limit exceeded",
-        25 => "File size limit exceeded",
-        _ => return format!("Unknown signal {}", sig),
-    };
-    t.to_string()
 }
 
 #[cfg(test)]

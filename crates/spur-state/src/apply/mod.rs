@@ -28,6 +28,7 @@ mod jobs;
 mod nodes;
 mod partitions;
 mod reservations;
+mod steps;
 
 pub use control::REQUEUE_DELAY;
 
@@ -74,6 +75,8 @@ impl State {
             Command::SetFormatVersion { version } => self.set_format_version(*version),
             Command::CancelPendingTasks { job_id, tasks, now } => self.cancel_pending_tasks(*job_id, tasks, *now),
             Command::SplitPendingTask { job_id, task } => self.split_pending_task(*job_id, *task),
+            Command::StepCreate { req, now } => self.step_create(req, *now),
+            Command::StepComplete { job_id, step_id } => self.step_complete(*job_id, *step_id),
         }
     }
 

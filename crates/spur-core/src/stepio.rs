@@ -1,0 +1,151 @@
+//! The stream between srun and the step daemons of its step (Slurm's I/O
+//! connection from slurmstepd back to srun): each step daemon connects to
+//! srun's listener (`StepIo::io_addr`), proves itself with the step's secret
+//! (`Hello`) and then sends its tasks' output and exits; srun sends stdin and
+//! signals back on the same connection.
+//!
+//! A frame is a 9-byte header (kind, task id as u32 LE, payload length as
+//! u32 LE) and the payload. A payload is at most [`MAX_PAYLOAD`] bytes; a
+//! reader refuses a longer one (a peer that is not a step daemon).
+
+use std::io::{self, Read, Write};
+
+/// The largest payload of one frame.
+pub const MAX_PAYLOAD: u32 = 1 << 20;
+/// `task` of a frame about no task or every task.
+pub const ALL_TASKS: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum FrameKind {
+    /// step daemon → srun: node index (u32 LE) then the step's secret.
+    Hello = 1,
+    /// A task's stdout / stderr bytes.
+    Stdout = 2,
+    Stderr = 3,
+    /// A task ended: wait status (i32 LE), user and system CPU microseconds
+    /// and MaxRSS in KiB (u64 LE each).
+    Exit = 4,
+    /// A line of the step daemon's own for srun's stderr (`slurmstepd: error: ...`).
+    Message = 5,
+    /// The step daemon is done: every task's exit was sent.
+    Done = 6,
+    /// srun → step daemon: stdin for a task (or [`ALL_TASKS`]).
+    Stdin = 10,
+    /// srun's stdin ended.
+    StdinEof = 11,
+    /// A signal (i32 LE) for the tasks.
+    Signal = 12,
+}
+
+impl FrameKind {
+    fn from_u8(b: u8) -> Option<FrameKind> {
+        use FrameKind::*;
+        Some(match b {
+            1 => Hello,
+            2 => Stdout,
+            3 => Stderr,
+            4 => Exit,
+            5 => Message,
+            6 => Done,
+            10 => Stdin,
+            11 => StdinEof,
+            12 => Signal,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub kind: FrameKind,
+    pub task: u32,
+    pub data: Vec<u8>,
+}
+
+/// What one task's end reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskExit {
+    pub status: i32,
+    pub user_us: u64,
+    pub sys_us: u64,
+    pub max_rss_kb: u64,
+}
+
+impl TaskExit {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(28);
+        v.extend_from_slice(&self.status.to_le_bytes());
+        v.extend_from_slice(&self.user_us.to_le_bytes());
+        v.extend_from_slice(&self.sys_us.to_le_bytes());
+        v.extend_from_slice(&self.max_rss_kb.to_le_bytes());
+        v
+    }
+    pub fn decode(b: &[u8]) -> Option<TaskExit> {
+        let u64_at = |i: usize| b.get(i..i + 8).and_then(|s| s.try_into().ok()).map(u64::from_le_bytes);
+        Some(TaskExit {
+            status: i32::from_le_bytes(b.get(0..4)?.try_into().ok()?),
+            user_us: u64_at(4)?,
+            sys_us: u64_at(12)?,
+            max_rss_kb: u64_at(20)?,
+        })
+    }
+}
+
+pub fn write_frame<W: Write>(w: &mut W, kind: FrameKind, task: u32, data: &[u8]) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(9 + data.len());
+    buf.push(kind as u8);
+    buf.extend_from_slice(&task.to_le_bytes());
+    buf.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    buf.extend_from_slice(data);
+    w.write_all(&buf)
+}
+
+/// The next frame; `Ok(None)` at a clean end of the stream.
+pub fn read_frame<R: Read>(r: &mut R) -> io::Result<Option<Frame>> {
+    let mut h = [0u8; 9];
+    let mut got = 0;
+    while got < h.len() {
+        match r.read(&mut h[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let kind = FrameKind::from_u8(h[0]).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad frame kind"))?;
+    let task = u32::from_le_bytes([h[1], h[2], h[3], h[4]]);
+    let len = u32::from_le_bytes([h[5], h[6], h[7], h[8]]);
+    if len > MAX_PAYLOAD {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "frame too long"));
+    }
+    let mut data = vec![0u8; len as usize];
+    r.read_exact(&mut data)?;
+    Ok(Some(Frame { kind, task, data }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_bad_ones_are_refused() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, FrameKind::Stdout, 3, b"hello\n").unwrap();
+        let e = TaskExit { status: 256, user_us: 5, sys_us: 6, max_rss_kb: 7 };
+        write_frame(&mut buf, FrameKind::Exit, 3, &e.encode()).unwrap();
+        let mut r = &buf[..];
+        let f = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!((f.kind, f.task, f.data.as_slice()), (FrameKind::Stdout, 3, &b"hello\n"[..]));
+        let f = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!(TaskExit::decode(&f.data), Some(e));
+        assert!(read_frame(&mut r).unwrap().is_none());
+        let mut bad = &[99u8, 0, 0, 0, 0, 0, 0, 0, 0][..];
+        assert!(read_frame(&mut bad).is_err());
+        let mut long = vec![2u8, 0, 0, 0, 0];
+        long.extend_from_slice(&(MAX_PAYLOAD + 1).to_le_bytes());
+        assert!(read_frame(&mut &long[..]).is_err());
+        assert!(TaskExit::decode(&[1, 2]).is_none());
+    }
+}

@@ -1,0 +1,396 @@
+//! Job steps (`srun`): [`State::step_create`] lays a step out on its job's
+//! nodes, from the CPUs and memory the job's other steps leave free, as
+//! slurmctld's step manager does for `select/cons_tres`:
+//!
+//! - The nodes: the job's, in allocation order, after `--relative` and
+//!   `--exclude`; `--nodelist` nodes first. Their number is `-N` when given,
+//!   else as few as the tasks need (all of them when no task count is given
+//!   either: one task per node).
+//! - Without `--exact` a step holds every CPU of the job on each of its
+//!   nodes (and the job's memory there), so a second step that does not
+//!   `--overlap` waits until it ends (`ESLURM_NODES_BUSY`: srun's "step
+//!   creation temporarily disabled, retrying"); with `--exact` it holds its
+//!   tasks' CPUs only. An `--overlap` step holds nothing and shares all.
+//! - Tasks per node: `--ntasks-per-node`, else spread evenly over the nodes
+//!   (the first nodes take the remainder), no node above its free CPUs /
+//!   `-c` unless `--overcommit`; the global task ids by `--distribution`
+//!   (block, cyclic, plane=N).
+//!
+//! A request that the job could never hold, even with no other step running,
+//! is refused for good (`ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE`,
+//! `ESLURM_TOO_MANY_REQUESTED_CPUS`, `ESLURM_INVALID_NODE_COUNT`); one that
+//! only other steps are in the way of is `ESLURM_NODES_BUSY`.
+
+use crate::{ApplyResult, State, STEPS_VERSION};
+use spur_core::errors::*;
+use spur_core::model::*;
+use spur_core::request::StepRequest;
+
+/// What the job holds on one node and what its steps leave free.
+struct Slot<'a> {
+    alloc: &'a NodeAlloc,
+    free_cpus: u32,
+    free_mem: u64,
+}
+
+impl State {
+    pub(crate) fn step_create(&mut self, req: &StepRequest, now: i64) -> ApplyResult {
+        if self.write_format_version() < STEPS_VERSION {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        let job = self.jobs.get(&req.job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        match job.state {
+            JobState::Running => {}
+            JobState::Pending => return Err(ESLURM_JOB_PENDING),
+            JobState::Suspended => return Err(ESLURM_DISABLED),
+            _ => return Err(ESLURM_ALREADY_DONE),
+        }
+        let step = layout(job, req, now)?;
+        let id = step.step_id;
+        if let Some(j) = self.jobs.get_mut(&req.job_id) {
+            j.next_step_id = j.next_step_id.saturating_add(1);
+            j.steps.push(step);
+        }
+        Ok(crate::Applied::StepCreated(id))
+    }
+
+    pub(crate) fn step_complete(&mut self, job_id: u32, step_id: u32) -> ApplyResult {
+        let job = self.jobs.get_mut(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        let before = job.steps.len();
+        job.steps.retain(|s| s.step_id != step_id);
+        if job.steps.len() == before {
+            return Err(ESLURM_ALREADY_DONE);
+        }
+        Ok(crate::Applied::Ok)
+    }
+}
+
+/// The step `req` asks for in `job`, or why it cannot be created.
+pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
+    let cpt = req.cpus_per_task.max(1);
+    // what every other step holds on each node
+    let held = |node: &str| -> (u32, u64) {
+        job.steps
+            .iter()
+            .filter(|s| !s.overlap)
+            .flat_map(|s| s.allocs.iter())
+            .filter(|a| a.node == node)
+            .fold((0u32, 0u64), |(c, m), a| (c.saturating_add(a.cpus), m.saturating_add(a.mem_mb)))
+    };
+    let mut slots: Vec<Slot> = job
+        .allocs
+        .iter()
+        .map(|a| {
+            let (c, m) = if req.overlap { (0, 0) } else { held(&a.node) };
+            Slot { alloc: a, free_cpus: a.cpus.saturating_sub(c), free_mem: a.mem_mb.saturating_sub(m) }
+        })
+        .collect();
+    if let Some(r) = req.relative {
+        if r as usize >= slots.len() {
+            return Err(ESLURM_INVALID_NODE_COUNT);
+        }
+        slots.drain(..r as usize);
+    }
+    let names = |l: &Option<String>| -> Vec<String> {
+        l.as_deref().map(|s| s.split(',').filter(|n| !n.is_empty()).map(String::from).collect()).unwrap_or_default()
+    };
+    let excluded = names(&req.exclude);
+    slots.retain(|s| !excluded.contains(&s.alloc.node));
+    let required = names(&req.node_list);
+    for n in &required {
+        if !slots.iter().any(|s| &s.alloc.node == n) {
+            return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+        }
+    }
+    // required nodes first, the others in allocation order
+    slots.sort_by_key(|s| !required.contains(&s.alloc.node));
+    if slots.is_empty() {
+        return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    }
+    let total = slots.len() as u32;
+    // `-N n` is n nodes exactly; `-N min-max` a range
+    let max_nodes = match (req.min_nodes, req.max_nodes) {
+        (Some(min), Some(max)) => max.max(min),
+        (Some(min), None) => min,
+        (None, _) => u32::MAX,
+    };
+    if let Some(min) = req.min_nodes {
+        if min == 0 || min > total {
+            return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+        }
+    }
+    if (required.len() as u32) > max_nodes {
+        return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    }
+    // how many tasks a node can take (its whole share when nothing else ran)
+    let cap = |cpus: u32| if req.overcommit { u32::MAX } else { cpus / cpt };
+    let ntasks_given = req.num_tasks.filter(|&n| n > 0);
+    if let Some(tpn) = req.ntasks_per_node.filter(|&n| n > 0) {
+        if !req.overcommit && tpn.saturating_mul(cpt) > slots.iter().map(|s| s.alloc.cpus).max().unwrap_or(0) {
+            return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+        }
+    }
+    // the number of nodes
+    let nnodes = match (req.min_nodes, ntasks_given, req.ntasks_per_node.filter(|&n| n > 0)) {
+        (Some(min), _, _) => {
+            // -N min-max: as many as are free up to max, at least min
+            let free = slots.iter().filter(|s| s.free_cpus >= cpt || req.overlap || req.overcommit).count() as u32;
+            free.max(min).min(max_nodes.min(total)).max(required.len() as u32)
+        }
+        (None, Some(n), Some(tpn)) => n.div_ceil(tpn).max(1).min(total),
+        (None, Some(n), None) => {
+            // as few nodes as hold the tasks (by the job's CPUs on each)
+            let mut k = 0u32;
+            let mut room = 0u64;
+            for s in &slots {
+                if room >= n as u64 && k as usize >= required.len() {
+                    break;
+                }
+                room += cap(s.alloc.cpus).max(1) as u64;
+                k += 1;
+            }
+            k.max(1)
+        }
+        (None, None, _) => total.min(max_nodes),
+    };
+    if nnodes > total {
+        return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    }
+    let ntasks = match (ntasks_given, req.ntasks_per_node.filter(|&n| n > 0)) {
+        (Some(n), _) => n,
+        (None, Some(tpn)) => tpn.saturating_mul(nnodes),
+        (None, None) => nnodes,
+    };
+    if ntasks < nnodes {
+        return Err(ESLURM_BAD_TASK_COUNT);
+    }
+    // could the job hold it at all (no other step running)?
+    let whole: u64 = slots.iter().take(nnodes as usize).map(|s| cap(s.alloc.cpus) as u64).sum();
+    if (ntasks as u64) > whole {
+        let all: u64 = slots.iter().map(|s| cap(s.alloc.cpus) as u64).sum();
+        return Err(if (ntasks as u64) > all && req.min_nodes.is_none() {
+            ESLURM_TOO_MANY_REQUESTED_CPUS
+        } else {
+            ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+        });
+    }
+    // choose the nodes: required ones, then those with room, in order
+    let mut chosen: Vec<usize> = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        if chosen.len() as u32 == nnodes {
+            break;
+        }
+        let room = req.overlap || req.overcommit || s.free_cpus >= cpt;
+        if required.contains(&s.alloc.node) {
+            if !room {
+                return Err(ESLURM_NODES_BUSY);
+            }
+            chosen.push(i);
+        } else if room {
+            chosen.push(i);
+        }
+    }
+    if (chosen.len() as u32) < nnodes {
+        return Err(ESLURM_NODES_BUSY);
+    }
+    // tasks per node: evenly, the remainder to the first nodes, within room
+    let room: Vec<u32> = chosen
+        .iter()
+        .map(|&i| {
+            let s = &slots[i];
+            if req.overlap {
+                cap(s.alloc.cpus)
+            } else {
+                cap(s.free_cpus)
+            }
+        })
+        .collect();
+    let mut per: Vec<u32> = match req.ntasks_per_node.filter(|&n| n > 0) {
+        Some(tpn) => {
+            let mut v = vec![0u32; chosen.len()];
+            let mut left = ntasks;
+            for x in v.iter_mut() {
+                *x = tpn.min(left);
+                left -= *x;
+            }
+            if left > 0 {
+                return Err(ESLURM_BAD_TASK_COUNT);
+            }
+            v
+        }
+        None => {
+            let n = chosen.len() as u32;
+            (0..n).map(|k| ntasks / n + u32::from(k < ntasks % n)).collect()
+        }
+    };
+    // move what does not fit to nodes with room left
+    let mut spill = 0u32;
+    for (x, r) in per.iter_mut().zip(&room) {
+        if *x > *r {
+            spill += *x - *r;
+            *x = *r;
+        }
+    }
+    for (x, r) in per.iter_mut().zip(&room) {
+        let add = (*r - *x).min(spill);
+        *x += add;
+        spill -= add;
+    }
+    if spill > 0 || per.contains(&0) {
+        return Err(ESLURM_NODES_BUSY);
+    }
+    // the CPUs and memory held on each node
+    let mut allocs = Vec::with_capacity(chosen.len());
+    for (k, &i) in chosen.iter().enumerate() {
+        let s = &slots[i];
+        let want = if req.exact || req.exclusive { per[k].saturating_mul(cpt).min(s.alloc.cpus) } else { s.alloc.cpus };
+        let cpus = if req.overlap { want } else { want.min(s.free_cpus) };
+        if !req.overlap && !req.overcommit && cpus < per[k].saturating_mul(cpt).min(s.alloc.cpus) {
+            return Err(ESLURM_NODES_BUSY);
+        }
+        let mem = match (req.mem_per_node, req.mem_per_cpu) {
+            (Some(m), _) => m,
+            (None, Some(m)) => m.saturating_mul(cpus as u64),
+            (None, None) => s.alloc.mem_mb,
+        };
+        if s.alloc.mem_mb > 0 && mem > s.alloc.mem_mb {
+            return Err(ESLURM_INVALID_TASK_MEMORY);
+        }
+        if !req.overlap && s.alloc.mem_mb > 0 && mem > s.free_mem {
+            return Err(ESLURM_NODES_BUSY);
+        }
+        allocs.push(NodeAlloc { node: s.alloc.node.clone(), cpus, mem_mb: mem, gres: Vec::new() });
+    }
+    let task_ids = task_ids(&per, &req.distribution);
+    Ok(Step {
+        step_id: job.next_step_id,
+        name: req.name.clone(),
+        start_time: now,
+        time_limit: req.time_limit,
+        allocs,
+        tasks_per_node: per,
+        task_ids,
+        num_tasks: ntasks,
+        cpus_per_task: cpt,
+        overlap: req.overlap,
+        distribution: if req.distribution.is_empty() { "block".into() } else { req.distribution.clone() },
+        srun_host: req.srun_host.clone(),
+        srun_pid: req.srun_pid,
+        submit_line: req.submit_line.clone(),
+        work_dir: req.work_dir.clone(),
+        mpi: req.mpi.clone(),
+    })
+}
+
+/// The global task ids of each node, given how many each runs.
+pub fn task_ids(per: &[u32], distribution: &str) -> Vec<Vec<u32>> {
+    let mut out: Vec<Vec<u32>> = per.iter().map(|&n| Vec::with_capacity(n as usize)).collect();
+    let total: u32 = per.iter().sum();
+    let block = if distribution.starts_with("cyclic") {
+        1
+    } else if let Some(p) = distribution.strip_prefix("plane=") {
+        p.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse().ok()).unwrap_or(1).max(1)
+    } else {
+        0
+    };
+    if block == 0 {
+        let mut t = 0;
+        for (v, &n) in out.iter_mut().zip(per) {
+            v.extend(t..t + n);
+            t += n;
+        }
+        return out;
+    }
+    let mut t = 0;
+    while t < total {
+        let before = t;
+        for (v, &n) in out.iter_mut().zip(per) {
+            let take = (n - v.len() as u32).min(block).min(total - t);
+            v.extend(t..t + take);
+            t += take;
+        }
+        if t == before {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(cpus: &[u32]) -> Job {
+        Job {
+            job_id: 5,
+            state: JobState::Running,
+            allocs: cpus
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| NodeAlloc { node: format!("n{}", i + 1), cpus: c, mem_mb: 0, gres: vec![] })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn req(n: Option<u32>, nn: Option<u32>) -> StepRequest {
+        StepRequest { job_id: 5, num_tasks: n, min_nodes: nn, cpus_per_task: 1, ..Default::default() }
+    }
+
+    #[test]
+    fn whole_allocation_one_task_per_node() {
+        let s = layout(&job(&[2, 2]), &req(None, None), 1).unwrap();
+        assert_eq!((s.num_tasks, s.tasks_per_node.clone(), s.num_cpus()), (2, vec![1, 1], 4));
+    }
+
+    #[test]
+    fn tasks_spread_evenly_and_by_distribution() {
+        let s = layout(&job(&[4, 4]), &req(Some(5), Some(2)), 1).unwrap();
+        assert_eq!(s.tasks_per_node, vec![3, 2]);
+        assert_eq!(s.task_ids, vec![vec![0, 1, 2], vec![3, 4]]);
+        let mut r = req(Some(4), Some(2));
+        r.distribution = "cyclic".into();
+        let s = layout(&job(&[2, 2]), &r, 1).unwrap();
+        assert_eq!(s.task_ids, vec![vec![0, 2], vec![1, 3]]);
+        assert_eq!(task_ids(&[3, 3], "plane=2"), vec![vec![0, 1, 4], vec![2, 3, 5]]);
+    }
+
+    #[test]
+    fn fewest_nodes_for_the_tasks() {
+        let s = layout(&job(&[2, 2]), &req(Some(1), None), 1).unwrap();
+        assert_eq!(s.node_names(), vec!["n1"]);
+        let s = layout(&job(&[2, 2]), &req(Some(3), None), 1).unwrap();
+        assert_eq!(s.tasks_per_node, vec![2, 1]);
+    }
+
+    #[test]
+    fn a_second_step_waits_unless_it_overlaps_or_both_are_exact() {
+        let mut j = job(&[2]);
+        let first = layout(&j, &req(Some(1), None), 1).unwrap();
+        j.steps.push(first);
+        j.next_step_id = 1;
+        assert_eq!(layout(&j, &req(Some(1), None), 1).map(|_| ()), Err(ESLURM_NODES_BUSY));
+        let mut o = req(Some(1), None);
+        o.overlap = true;
+        assert_eq!(layout(&j, &o, 1).map(|s| s.step_id), Ok(1));
+        let mut j = job(&[2]);
+        let mut e = req(Some(1), None);
+        e.exact = true;
+        j.steps.push(layout(&j, &e, 1).unwrap());
+        assert_eq!(layout(&j, &e, 1).map(|s| s.num_cpus()), Ok(1));
+    }
+
+    #[test]
+    fn impossible_requests_are_refused_for_good() {
+        let j = job(&[2, 2]);
+        assert_eq!(layout(&j, &req(Some(9), None), 1).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
+        assert_eq!(layout(&j, &req(None, Some(3)), 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+        assert_eq!(layout(&j, &req(Some(1), Some(2)), 1).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
+        let mut r = req(Some(8), None);
+        r.overcommit = true;
+        assert_eq!(layout(&j, &r, 1).map(|s| s.tasks_per_node), Ok(vec![8]));
+        let mut r = req(None, None);
+        r.node_list = Some("n9".into());
+        assert_eq!(layout(&j, &r, 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+    }
+}
