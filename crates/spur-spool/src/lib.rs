@@ -15,6 +15,10 @@
 //! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
 //! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
 //! | `done.log` | agent | agent | `ID RESTART EPOCH` per run that ended and was reported ([`DoneLog`]) |
+//! | `step%05u.%u/` | agent | step daemon, agent, `cluster down` | one step's part on this node ([`step_dir`]) |
+//! | `step%05u.%u/spec.bin` | agent | step daemon | the `StepLaunch` in its `spur_format` envelope, written whole, then renamed |
+//! | `step%05u.%u/stepd.proc` | step daemon | agent, `cluster down` | `PID START` of the step daemon ([`stepd_pid`]: counted while its command line names the directory and its start time is this one) |
+//! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (its KillWait, decimal), rather than being a signal for its tasks |
 //!
 //! Read but never written any more (a job started by an earlier spurd keeps
 //! running across an upgrade in place and must still be found, signalled and
@@ -882,3 +886,127 @@ pub fn request_cancel_note(jobdir: &Path, time_limit: bool) -> io::Result<bool> 
 
 #[cfg(test)]
 mod tests;
+
+// ------------------------------------------------------------------ steps
+
+pub const STEPD_PROC_FILE: &str = "stepd.proc";
+pub const CANCEL_FILE: &str = "cancel";
+
+/// `step%05u.%u`: one step's part on this node.
+pub fn step_dir(spool: &Path, job_id: u32, step_id: u32) -> PathBuf {
+    spool.join(format!("step{:05}.{}", job_id, step_id))
+}
+
+/// The step directories under `spool`: (job, step, directory), in order.
+pub fn step_dirs(spool: &Path) -> Vec<(u32, u32, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(spool) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("step")) else {
+            continue;
+        };
+        let Some((j, st)) = rest.split_once('.') else {
+            continue;
+        };
+        if let (Ok(j), Ok(st)) = (j.parse::<u32>(), st.parse::<u32>()) {
+            out.push((j, st, e.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Write a step's `spec.bin` (the directory created 0700).
+pub fn write_step_spec(dir: &Path, spec: &spur_core::launch::StepLaunch) -> io::Result<()> {
+    let bytes = spur_core::records::encode_step_launch(spec, spur_format::FORMAT_VERSION)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    create_dir_with(dir, JOB_DIR_MODE)?;
+    let tmp = dir.join(format!("{}.tmp", SPEC_FILE));
+    create_private(&tmp)?.write_all(&bytes)?;
+    fs::rename(&tmp, dir.join(SPEC_FILE))
+}
+
+pub fn read_step_spec(dir: &Path) -> io::Result<spur_core::launch::StepLaunch> {
+    let path = dir.join(SPEC_FILE);
+    spur_core::records::decode_step_launch(&fs::read(&path)?, &path.display())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
+}
+
+/// The step daemon records itself (its pid and start time).
+pub fn write_stepd_proc(dir: &Path) -> io::Result<()> {
+    let pid = std::process::id() as i32;
+    let start = start_time(pid).unwrap_or(0);
+    let tmp = dir.join(format!("{}.tmp", STEPD_PROC_FILE));
+    create_private(&tmp)?.write_all(format!("{} {}\n", pid, start).as_bytes())?;
+    fs::rename(&tmp, dir.join(STEPD_PROC_FILE))
+}
+
+fn stepd_proc(dir: &Path) -> Option<Proc> {
+    let text = fs::read_to_string(dir.join(STEPD_PROC_FILE)).ok()?;
+    let mut it = text.split_whitespace();
+    let pid: i32 = it.next()?.parse().ok()?;
+    let start: u64 = it.next()?.parse().ok()?;
+    let info = ProcInfo { supervisor: Some(pid), started: Some((start, 0)), ..Default::default() };
+    supervisor_of(dir, &info)
+}
+
+/// The step daemon of `dir` while it runs.
+pub fn stepd_pid(dir: &Path) -> Option<i32> {
+    stepd_proc(dir).map(|p| p.pid)
+}
+
+/// Send `sig` to a step's daemon, which passes it to its tasks; `cancel`:
+/// the step ends (its tasks get SIGTERM, then SIGKILL after `kill_wait`).
+pub fn signal_step(dir: &Path, sig: i32, cancel: bool, kill_wait: u32) -> io::Result<bool> {
+    let Some(p) = stepd_proc(dir) else {
+        return Ok(false);
+    };
+    let sig = if cancel {
+        let tmp = dir.join(format!("{}.tmp", CANCEL_FILE));
+        create_private(&tmp)?.write_all(kill_wait.to_string().as_bytes())?;
+        fs::rename(&tmp, dir.join(CANCEL_FILE))?;
+        Signal::SIGTERM
+    } else {
+        Signal::try_from(sig).map_err(|_| io::Error::from_raw_os_error(nix::libc::EINVAL))?
+    };
+    signal_exact(p, sig)
+}
+
+/// The KillWait of a cancel the agent asked for (`None`: no cancel).
+pub fn cancel_requested(dir: &Path) -> Option<u32> {
+    fs::read_to_string(dir.join(CANCEL_FILE)).ok().map(|s| s.trim().parse().unwrap_or(0))
+}
+
+/// End every step daemon under `spool` and their tasks (`spur cluster
+/// down`): a cancel without KillWait, then SIGKILL for whatever is left
+/// after two seconds. How many step daemons were running.
+pub fn end_all_steps(spool: &Path) -> usize {
+    let dirs: Vec<PathBuf> = step_dirs(spool).into_iter().map(|(_, _, d)| d).collect();
+    let mut n = 0;
+    for d in &dirs {
+        if signal_step(d, 0, true, 0).unwrap_or(false) {
+            n += 1;
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let left: Vec<Proc> = dirs.iter().filter_map(|d| stepd_proc(d)).collect();
+        if left.is_empty() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            for p in left {
+                for c in descendant_procs(p.pid) {
+                    let _ = signal_exact(c, Signal::SIGKILL);
+                }
+                let _ = signal_exact(p, Signal::SIGKILL);
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    n
+}

@@ -402,6 +402,49 @@ impl Outcome for MembershipReply {
     }
 }
 
+impl Audited for StepCreateRequest {
+    const RPC: &'static str = "step_create";
+    fn op(&self) -> &'static str {
+        "step_create"
+    }
+    fn target(&self) -> String {
+        String::new()
+    }
+}
+
+impl Outcome for StepCreateReply {
+    fn result(&self) -> (String, bool) {
+        single(&self.status)
+    }
+}
+
+impl Audited for StepCompleteRequest {
+    const RPC: &'static str = "step_complete";
+    fn op(&self) -> &'static str {
+        if self.release {
+            "release_allocation"
+        } else {
+            "step_complete"
+        }
+    }
+    fn target(&self) -> String {
+        if self.release {
+            self.job_id.to_string()
+        } else {
+            format!("{}.{}", self.job_id, self.step_id)
+        }
+    }
+    fn loud(&self) -> bool {
+        false
+    }
+}
+
+impl Outcome for StepCompleteReply {
+    fn result(&self) -> (String, bool) {
+        single(&self.status)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 
 use spur_auth::grpc::{Signed, Signer};
 use spur_core::config::SlurmConf;
+use spur_core::errors::{strerror, ESLURM_INVALID_NODE_NAME, ESLURM_NODES_BUSY};
 use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
@@ -230,6 +231,27 @@ impl Ctld {
         terminate: bool,
         reason: StopReason,
     ) -> bool {
+        if terminate {
+            // the job's steps end on every node; an allocation without a
+            // batch script has nothing else to report its end
+            let (nodes, steps, alloc_only) = {
+                let g = self.read();
+                match g.state.jobs().get(&job_id) {
+                    Some(j) => (j.node_names(), !j.steps.is_empty(), j.desc.script.is_empty()),
+                    None => (vec![], false, false),
+                }
+            };
+            if steps || alloc_only {
+                self.signal_steps(job_id, u32::MAX, &nodes, libc::SIGKILL, true).await;
+            }
+            if alloc_only {
+                let _ = self
+                    .commit(vec![Command::Complete { job_id, exit_status: 0, launch_failed: false, now: now() }])
+                    .await;
+                self.sched_wake.notify_one();
+                return true;
+            }
+        }
         let Some(mut a) = self.agent(node).await else { return false };
         let req = SignalRequest {
             job_id,
@@ -240,6 +262,95 @@ impl Ctld {
             reason: reason as i32,
         };
         a.signal(self.signed(req)).await.is_ok()
+    }
+
+    /// Signal step `step_id` (`u32::MAX`: every step) of a job on `nodes`
+    /// (`cancel`: end it, after KillWait). Best effort, all nodes at once.
+    pub async fn signal_steps(
+        self: &Arc<Self>,
+        job_id: u32,
+        step_id: u32,
+        nodes: &[String],
+        signal: i32,
+        cancel: bool,
+    ) {
+        let mut calls = tokio::task::JoinSet::new();
+        for n in nodes {
+            let me = self.clone();
+            let n = n.clone();
+            calls.spawn(async move {
+                if let Some(mut a) = me.agent(&n).await {
+                    let req = spur_proto::SignalStepRequest {
+                        job_id,
+                        step_id,
+                        signal,
+                        cancel,
+                        kill_wait: me.conf.kill_wait as u32,
+                    };
+                    let _ = a.signal_step(me.signed(req)).await;
+                }
+            });
+        }
+        while calls.join_next().await.is_some() {}
+    }
+
+    /// Start a step's part on each of `nodes` through the launch tree
+    /// (`TreeWidth`, 50 by default): at most that many calls from here, each
+    /// agent forwarding to its share. `Err` names a node that failed and why.
+    pub async fn launch_step(self: &Arc<Self>, spec: Vec<u8>, nodes: &[String]) -> Result<(), (String, i32, String)> {
+        let addrs: Vec<spur_proto::AgentAddr> = {
+            let g = self.read();
+            let mut v = Vec::with_capacity(nodes.len());
+            for n in nodes {
+                match g.state.node(n) {
+                    Some(x) => {
+                        v.push(spur_proto::AgentAddr { node: n.clone(), addr: format!("{}:{}", x.addr, x.port) })
+                    }
+                    None => return Err((n.clone(), ESLURM_INVALID_NODE_NAME, strerror(ESLURM_INVALID_NODE_NAME))),
+                }
+            }
+            v
+        };
+        let width = self.conf.get("TreeWidth").and_then(|w| w.parse::<u32>().ok()).filter(|&w| w > 0).unwrap_or(50);
+        let mut calls = tokio::task::JoinSet::new();
+        for (head, forward) in spur_proto::tree_split(addrs, width) {
+            let me = self.clone();
+            let spec = spec.clone();
+            calls.spawn(async move {
+                let node = head.node.clone();
+                let Some(mut a) = me.agent(&node).await else {
+                    return Err((node, ESLURM_INVALID_NODE_NAME, strerror(ESLURM_INVALID_NODE_NAME)));
+                };
+                let mut req = tonic::Request::new(spur_proto::LaunchStepRequest {
+                    spec,
+                    forward,
+                    tree_width: width,
+                    node: node.clone(),
+                });
+                req.set_timeout(Duration::from_secs(20));
+                match a.launch_step(req).await {
+                    Ok(r) => {
+                        let r = r.into_inner();
+                        match r.status {
+                            Some(s) if s.code != 0 => {
+                                Err((if r.failed_node.is_empty() { node } else { r.failed_node }, s.code, s.message))
+                            }
+                            _ => Ok(()),
+                        }
+                    }
+                    Err(e) => Err((node, ESLURM_NODES_BUSY, e.message().to_string())),
+                }
+            });
+        }
+        let mut res = Ok(());
+        while let Some(r) = calls.join_next().await {
+            if let Ok(Err(e)) = r {
+                if res.is_ok() {
+                    res = Err(e);
+                }
+            }
+        }
+        res
     }
 
     /// Ask a node's agent to answer (slurmctld pings a node whose registration
@@ -266,6 +377,10 @@ impl Ctld {
     }
 
     async fn launch(self: &Arc<Self>, job: Job) {
+        if job.desc.script.is_empty() {
+            // an allocation (salloc, srun's own): nothing runs until its steps
+            return;
+        }
         let node = match job.allocs.first() {
             Some(a) => a.node.clone(),
             None => return,

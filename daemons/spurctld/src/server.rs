@@ -677,13 +677,16 @@ impl Service {
             mem_per_node: desc.mem_per_node.unwrap_or(0),
             mem_per_cpu,
             kill_reason: None,
-            batch_flag: 1,
+            // an allocation (salloc, srun's own) has no batch script: BatchFlag=0
+            batch_flag: u32::from(!desc.script.is_empty()),
             start_pass_ms: 0,
             last_sched_eval: 0,
             requeued_done: false,
             tres_counted: None,
             admin_comment: None,
             submitted_cpus_per_task: None,
+            steps: Vec::new(),
+            next_step_id: 0,
             desc,
         })
     }
@@ -1055,6 +1058,8 @@ impl Service {
         let mut results = vec![];
         // (job id, task) pairs to act on, after filters
         let mut targets: Vec<(String, u32, Option<u32>)> = vec![];
+        // (reference, job id, step, its nodes): `scancel 5.0`
+        let mut step_targets: Vec<(String, u32, u32, Vec<String>)> = vec![];
         let caller = self.caller(&id);
         let action = if r.signal != 0 && r.signal != libc::SIGKILL { Action::Signal } else { Action::Cancel };
         let may = |j: &Job| validate::authorize(&caller, action, Some(j.user_id));
@@ -1087,13 +1092,44 @@ impl Service {
                     let g = self.ctld.read();
                     let mut res = Resolver::new(&g.state);
                     for s in batch {
-                        let jref = match parse_job_ref(&self.ctld, s) {
+                        // `JOB.STEP` (scancel sends a step as typed)
+                        let stepped = s.split_once('.').and_then(|(j, st)| {
+                            let n = spur_grammar::num::strtol(st, 10);
+                            (n.end == st.len()
+                                && n.value >= 0
+                                && n.value < spur_grammar::jobref::MAX_NORMAL_STEP_ID as i64)
+                                .then(|| {
+                                    parse_job_ref(&self.ctld, j).map(|r| JobRef {
+                                        step: Some(spur_grammar::jobref::StepId::Num(n.value as u32)),
+                                        ..r
+                                    })
+                                })
+                                .flatten()
+                        });
+                        let jref = match stepped.or_else(|| parse_job_ref(&self.ctld, s)) {
                             Some(x) => x,
                             None => {
                                 results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) });
                                 continue;
                             }
                         };
+                        if let Some(spur_grammar::jobref::StepId::Num(step_id)) = jref.step {
+                            // a step of a running job: its tasks, on its nodes
+                            let whole = JobRef { step: None, step_het: None, ..jref.clone() };
+                            let job =
+                                res.resolve(&whole).into_iter().next().and_then(|(jid, _)| g.state.jobs().get(&jid));
+                            let step = job.and_then(|j| j.steps.iter().find(|x| x.step_id == step_id).map(|x| (j, x)));
+                            match step {
+                                Some((j, x)) => match may(j) {
+                                    Ok(()) => step_targets.push((s.clone(), j.job_id, step_id, x.node_names())),
+                                    Err(code) => results.push(CancelResult { job_id: s.clone(), status: st(code) }),
+                                },
+                                None => {
+                                    results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) })
+                                }
+                            }
+                            continue;
+                        }
                         let mut found = false;
                         for (jid, task) in res.resolve(&jref) {
                             found = true;
@@ -1113,6 +1149,12 @@ impl Service {
                     }
                 }
             }
+        }
+        for (label, jid, step_id, nodes) in step_targets {
+            let cancel = r.signal == 0;
+            let sig = if cancel { libc::SIGKILL } else { r.signal };
+            self.ctld.signal_steps(jid, step_id, &nodes, sig, cancel).await;
+            results.push(CancelResult { job_id: label, status: st(0) });
         }
         let t = now();
         let targets =
@@ -1995,6 +2037,18 @@ impl Controller for Service {
         audit.finish(self.reservation_as(id, req).await)
     }
 
+    async fn step_create(&self, req: Request<StepCreateRequest>) -> R<StepCreateReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.step_create_as(id, req).await)
+    }
+
+    async fn step_complete(&self, req: Request<StepCompleteRequest>) -> R<StepCompleteReply> {
+        let mut audit = Audit::begin(&req);
+        let id = audit.identity(self.who(&req))?;
+        audit.finish(self.step_complete_as(id, req).await)
+    }
+
     async fn membership(&self, req: Request<MembershipRequest>) -> R<MembershipReply> {
         let mut audit = Audit::begin(&req);
         let id = audit.identity(self.who(&req))?;
@@ -2004,3 +2058,4 @@ impl Controller for Service {
 
 #[cfg(test)]
 mod rpc_tests;
+mod steps;

@@ -104,6 +104,8 @@ pub enum Action {
     ListControllers,
     /// spur controller add / remove.
     ChangeControllers,
+    /// srun: create a step in a job (and end it, or end the allocation).
+    CreateStep,
 }
 
 /// The authorisation matrix (SECURITY.md, "Authorisation"): whether `c`
@@ -149,6 +151,8 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
         DeleteReservation { user_delete } => (c.operator || user_delete, ESLURM_USER_ID_MISSING),
         // validate_slurm_user: the daemons' identity, never an AdminLevel
         Register | CompleteJob => (c.slurm_user, ESLURM_ACCESS_DENIED),
+        // step_mgr.c: the job's owner, or SlurmUser / root
+        CreateStep => (owner == Some(c.uid) || c.slurm_user, ESLURM_ACCESS_DENIED),
         // changing who holds the replicated log: administrators
         ChangeControllers => (c.super_user, ESLURM_ACCESS_DENIED),
     };

@@ -136,6 +136,10 @@ struct AgentState {
     /// a new leader's re-send) arriving together must start one run.
     launching: tokio::sync::Mutex<()>,
     tombs: Arc<DoneLog>,
+    /// For forwarding step launches down the tree to other agents.
+    key: Arc<Vec<u8>>,
+    transport: spur_auth::tls::Transport,
+    legacy: bool,
 }
 
 /// A run's spool directory with its launch spec, and its supervisor started.
@@ -163,6 +167,17 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
             std::process::exit(1);
         }
     };
+    let transport = spur_auth::tls::Transport::from_conf(
+        conf.get("TLSType"),
+        conf.get("TLSParameters"),
+        conf_path.parent().unwrap_or(Path::new("/")),
+        spur_auth::tls::Role::Agent,
+    )
+    .unwrap_or_else(|e| {
+        eprintln!("spurd: fatal: {}", e);
+        std::process::exit(1);
+    });
+    let key = Arc::new(key);
     let exe = stepd::stepd_path();
     let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
     let tombs = Arc::new(DoneLog::open(&spool));
@@ -174,9 +189,11 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         done_tx: done_tx.clone(),
         launching: tokio::sync::Mutex::new(()),
         tombs: tombs.clone(),
+        key: key.clone(),
+        transport: transport.clone(),
+        legacy: spur_auth::legacy_enabled(conf.auth_info.as_deref()),
     });
     // its calls to the controller are signed as an agent's
-    let key = Arc::new(key);
     let client = Client::new(conf.clone(), &conf_path).with_signer(spur_auth::grpc::Signer::Key {
         key: key.clone(),
         id: spur_auth::Identity::daemon(spur_auth::Kind::Agent),
@@ -271,16 +288,6 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         spur_auth::grpc::Limits::new(64, 64, None, vec![]),
     );
     let mut server = tonic::transport::Server::builder();
-    let transport = spur_auth::tls::Transport::from_conf(
-        conf.get("TLSType"),
-        conf.get("TLSParameters"),
-        conf_path.parent().unwrap_or(Path::new("/")),
-        spur_auth::tls::Role::Agent,
-    )
-    .unwrap_or_else(|e| {
-        eprintln!("spurd: fatal: {}", e);
-        std::process::exit(1);
-    });
     if let Some(tls) = transport.server() {
         server = server.tls_config(tls).unwrap_or_else(|e| {
             eprintln!("spurd: fatal: TLS: {}", e);
@@ -292,7 +299,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         .add_service(spur_auth::grpc::Authenticated::new(
             AgentServer::new(Svc { st }).max_decoding_message_size(MAX_REQUEST),
             gate,
-            |_| spur_auth::grpc::CONTROLLERS,
+            |m| if m.ends_with("/LaunchStep") { CONTROLLERS_AND_AGENTS } else { spur_auth::grpc::CONTROLLERS },
             MAX_REQUEST,
         ))
         .serve_with_incoming_shutdown(incoming, shutdown)
@@ -622,6 +629,75 @@ impl Agent for Svc {
         Ok(Response::new(SignalReply { status: ok() }))
     }
 
+    async fn launch_step(&self, req: Request<LaunchStepRequest>) -> Result<Response<LaunchStepReply>, tonic::Status> {
+        self.admin(&req)?;
+        let r = req.into_inner();
+        // the nodes below this one first, all at once
+        let mut calls = tokio::task::JoinSet::new();
+        for (head, forward) in spur_proto::tree_split(r.forward, r.tree_width) {
+            let me = Svc { st: self.st.clone() };
+            let spec = r.spec.clone();
+            let width = r.tree_width;
+            calls.spawn(async move { me.forward_step(spec, head, forward, width).await });
+        }
+        let mut res: Result<(), (String, i32, String)> =
+            match spur_core::records::decode_step_launch(&r.spec, &"step launch") {
+                Err(e) => Err((self.st.node.clone(), SLURM_UNEXPECTED_MSG_ERROR, e.to_string())),
+                Ok(spec) => {
+                    let dir = spur_spool::step_dir(&self.st.spool, spec.job.job_id, spec.step.step_id);
+                    let exe = self.st.exe.clone();
+                    let node = self.st.node.clone();
+                    let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
+                    let placed = tokio::task::spawn_blocking(move || {
+                        spur_spool::write_step_spec(&dir, &spec)?;
+                        stepd::spawn_step(&exe, &dir, &node)
+                    })
+                    .await;
+                    match placed {
+                        Ok(Ok(())) => {
+                            tracing::info!("launched step {} on {}", label, self.st.node);
+                            Ok(())
+                        }
+                        Ok(Err(e)) => Err((self.st.node.clone(), ESLURMD_EXECVE_FAILED_ANY, e.to_string())),
+                        Err(e) => Err((self.st.node.clone(), ESLURMD_EXECVE_FAILED_ANY, e.to_string())),
+                    }
+                }
+            };
+        while let Some(c) = calls.join_next().await {
+            if let Ok(Err(e)) = c {
+                if res.is_ok() {
+                    res = Err(e);
+                }
+            }
+        }
+        Ok(Response::new(match res {
+            Ok(()) => LaunchStepReply { status: ok(), failed_node: String::new() },
+            Err((node, code, msg)) => LaunchStepReply { status: err(code, msg), failed_node: node },
+        }))
+    }
+
+    async fn signal_step(&self, req: Request<SignalStepRequest>) -> Result<Response<SignalStepReply>, tonic::Status> {
+        self.admin(&req)?;
+        let r = req.into_inner();
+        let dirs: Vec<PathBuf> = spur_spool::step_dirs(&self.st.spool)
+            .into_iter()
+            .filter(|(j, s, _)| *j == r.job_id && (r.step_id == u32::MAX || *s == r.step_id))
+            .map(|(_, _, d)| d)
+            .collect();
+        if dirs.is_empty() {
+            return Ok(Response::new(SignalStepReply {
+                status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)),
+            }));
+        }
+        let _ = tokio::task::spawn_blocking(move || {
+            for d in dirs {
+                let _ = spur_spool::signal_step(&d, r.signal, r.cancel, r.kill_wait);
+            }
+        })
+        .await;
+        Ok(Response::new(SignalStepReply { status: ok() }))
+    }
+
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
         self.admin(&req)?;
         Ok(Response::new(PingReply {
@@ -633,6 +709,48 @@ impl Agent for Svc {
             max_format_version: spur_format::FORMAT_VERSION as u32,
             ..Default::default()
         }))
+    }
+}
+
+/// A step launch comes from a controller or, down the launch tree, from
+/// another agent.
+const CONTROLLERS_AND_AGENTS: &[spur_auth::Kind] = &[spur_auth::Kind::Controller, spur_auth::Kind::Agent];
+
+impl Svc {
+    /// Forward a step launch to `head` with the nodes below it.
+    async fn forward_step(
+        &self,
+        spec: Vec<u8>,
+        head: AgentAddr,
+        forward: Vec<AgentAddr>,
+        width: u32,
+    ) -> Result<(), (String, i32, String)> {
+        let fail = |node: &str, e: String| Err((node.to_string(), ESLURM_NODES_BUSY, e));
+        let ep = match self.st.transport.endpoint(&head.addr) {
+            Ok(ep) => ep,
+            Err(e) => return fail(&head.node, e),
+        };
+        let ch = ep.connect_timeout(Duration::from_secs(5)).tcp_nodelay(true).connect_lazy();
+        let signer = spur_auth::grpc::Signer::Key {
+            key: self.st.key.clone(),
+            id: spur_auth::Identity::daemon(spur_auth::Kind::Agent),
+        };
+        let ch = spur_auth::grpc::Signed::new(ch, signer, &head.addr, self.st.legacy);
+        let mut a = spur_proto::agent_client::AgentClient::new(ch);
+        let mut req = Request::new(LaunchStepRequest { spec, forward, tree_width: width, node: head.node.clone() });
+        req.set_timeout(Duration::from_secs(20));
+        match a.launch_step(req).await {
+            Ok(r) => {
+                let r = r.into_inner();
+                match r.status {
+                    Some(s) if s.code != 0 => {
+                        Err((if r.failed_node.is_empty() { head.node } else { r.failed_node }, s.code, s.message))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Err(e) => fail(&head.node, e.message().to_string()),
+        }
     }
 }
 

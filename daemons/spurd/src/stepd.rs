@@ -22,8 +22,16 @@ pub fn stepd_path() -> PathBuf {
 
 /// Start `stepd jobdir` as a process of its own.
 pub fn spawn(stepd: &Path, jobdir: &Path) -> io::Result<()> {
-    let child = std::process::Command::new(stepd)
-        .arg(jobdir)
+    start(std::process::Command::new(stepd).arg(jobdir))
+}
+
+/// Start `stepd --step stepdir node` (an srun step's part on this node).
+pub fn spawn_step(stepd: &Path, stepdir: &Path, node: &str) -> io::Result<()> {
+    start(std::process::Command::new(stepd).arg("--step").arg(stepdir).arg(node))
+}
+
+fn start(cmd: &mut std::process::Command) -> io::Result<()> {
+    let child = cmd
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())

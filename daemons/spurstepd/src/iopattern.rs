@@ -43,12 +43,21 @@ pub fn expand(pattern: &str, job: &Job, node: &str) -> String {
 
 /// As [`expand`], for task `taskid` of the batch step.
 pub fn expand_task(pattern: &str, job: &Job, node: &str, taskid: u32) -> String {
+    expand_in(pattern, job, node, taskid, None, &job.desc.work_dir)
+}
+
+/// As [`expand_task`], for task `taskid` of step `step_id` on the step's node
+/// `node_id` (`%s`, `%n`, `%J` = `job.step`), relative to `cwd`.
+pub fn expand_step(pattern: &str, job: &Job, node: &str, taskid: u32, step_id: u32, node_id: u32, cwd: &str) -> String {
+    expand_in(pattern, job, node, taskid, Some((step_id, node_id)), cwd)
+}
+
+fn expand_in(pattern: &str, job: &Job, node: &str, taskid: u32, step: Option<(u32, u32)>, cwd: &str) -> String {
     if let Some(id) = single_task_io(pattern) {
         if id != taskid as i64 {
             return "/dev/null".to_string();
         }
     }
-    let cwd = job.desc.work_dir.as_str();
     let mut name = String::new();
     let escaped = unescape(pattern);
     if !pattern.starts_with('/') {
@@ -65,7 +74,7 @@ pub fn expand_task(pattern: &str, job: &Job, node: &str, taskid: u32) -> String 
     if let Some(e) = escaped {
         return e;
     }
-    substitute(&mut name, pattern, job, node, taskid);
+    substitute(&mut name, pattern, job, node, taskid, step);
     name
 }
 
@@ -138,7 +147,7 @@ fn pad(v: u64, w: usize) -> String {
     format!("{:0w$}", v, w = w)
 }
 
-fn substitute(out: &mut String, pattern: &str, job: &Job, node: &str, taskid: u32) {
+fn substitute(out: &mut String, pattern: &str, job: &Job, node: &str, taskid: u32, step: Option<(u32, u32)>) {
     let chars: Vec<char> = pattern.chars().collect();
     let (array_job_id, task_id) = match &job.array {
         Some(a) if a.task_id.is_some() => (a.array_job_id, a.task_id.unwrap_or(NO_VAL)),
@@ -185,10 +194,17 @@ fn substitute(out: &mut String, pattern: &str, job: &Job, node: &str, taskid: u3
             'a' => Some(pad(task_id as u64, width)),
             'b' => Some(pad((task_id % 10) as u64, width)),
             'A' => Some(pad(array_job_id as u64, width)),
-            'j' | 'J' => Some(pad(job.job_id as u64, width)),
-            'n' => Some(pad(0, width)),
+            'j' => Some(pad(job.job_id as u64, width)),
+            'J' => Some(match step {
+                Some((s, _)) => format!("{}.{}", pad(job.job_id as u64, width), s),
+                None => pad(job.job_id as u64, width),
+            }),
+            'n' => Some(pad(step.map(|(_, n)| n).unwrap_or(0) as u64, width)),
             'N' => Some(node.to_string()),
-            's' => Some("batch".to_string()),
+            's' => Some(match step {
+                Some((s, _)) => pad(s as u64, width),
+                None => "batch".to_string(),
+            }),
             't' => Some(pad(taskid as u64, width)),
             'u' => Some(job.user_name.clone()),
             'x' => Some(job.desc.name.clone()),

@@ -61,13 +61,13 @@ pub const ESLURMD_IO_ERROR: i32 = 4021;
 /// Raw status for a failure Slurm reports as a plain exit code 1.
 const EXIT_1: i32 = 1 << 8;
 
-fn log(msg: &str) {
+pub(crate) fn log(msg: &str) {
     let _ = writeln!(io::stderr(), "spurstepd[{}]: {}", std::process::id(), msg);
 }
 
 /// The C library's text for an errno value, as strerror(3) gives it (`No
 /// such file or directory`), through std's strerror_r.
-fn strerror(e: i32) -> String {
+pub(crate) fn strerror(e: i32) -> String {
     let s = io::Error::from_raw_os_error(e).to_string();
     match s.strip_suffix(&format!(" (os error {})", e)) {
         Some(t) => t.to_string(),
@@ -173,24 +173,24 @@ impl Prepared {
     }
 }
 
-fn cstr(s: &str) -> CString {
+pub(crate) fn cstr(s: &str) -> CString {
     CString::new(s.replace('\0', "")).unwrap_or_default()
 }
 
 /// Pointers to `v`'s strings and a NULL after them, as execve takes them.
-fn c_array(v: &[CString]) -> Vec<*const libc::c_char> {
+pub(crate) fn c_array(v: &[CString]) -> Vec<*const libc::c_char> {
     v.iter().map(|c| c.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
 }
 
 /// Every directory above `path` (`/a`, `/a/b` for `/a/b/f`; `sub` for
 /// `sub/f`), outermost first.
-fn parent_dirs(path: &CStr) -> Vec<CString> {
+pub(crate) fn parent_dirs(path: &CStr) -> Vec<CString> {
     let b = path.to_bytes();
     (1..b.len()).filter(|&i| b[i] == b'/').filter_map(|i| CString::new(&b[..i]).ok()).collect()
 }
 
 /// `SLURM_TASK_PID=<pid>` and a NUL into `buf`, without allocating.
-fn fill_task_pid(buf: &mut [u8; 32], pid: u32) {
+pub(crate) fn fill_task_pid(buf: &mut [u8; 32], pid: u32) {
     const KEY: &[u8] = b"SLURM_TASK_PID=";
     let mut digits = [0u8; 10];
     let mut n = pid;
@@ -591,14 +591,14 @@ fn rlimit_resource(name: &str) -> Option<Resource> {
 }
 
 /// Write to fd 2 without stdio's lock (the child may not take it).
-fn write_stderr(b: &[u8]) {
+pub(crate) fn write_stderr(b: &[u8]) {
     let _ = unistd::write(io::stderr(), b);
 }
 
 /// Open an output file as Slurm does: O_APPEND always, O_TRUNC unless
 /// appending, 0666 less the umask; a missing directory is created (0755,
 /// `dirs`, made before the fork) once.
-fn open_output(path: &CStr, dirs: &[CString], append: bool) -> Result<RawFd, Errno> {
+pub(crate) fn open_output(path: &CStr, dirs: &[CString], append: bool) -> Result<RawFd, Errno> {
     let mut flags = OFlag::O_CREAT | OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CLOEXEC;
     if !append {
         flags |= OFlag::O_TRUNC;

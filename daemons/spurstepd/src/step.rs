@@ -1,0 +1,703 @@
+//! An srun step's part on one node (`spurstepd --step STEPDIR NODE`), as
+//! slurmstepd runs it: the tasks this node holds, each started as the job's
+//! owner with its own environment (`SLURM_PROCID`, `SLURM_LOCALID`, ...),
+//! their output streamed back to srun over one connection (or written to
+//! the files `--output`/`--error` name, opened as the user), srun's stdin
+//! and signals passed to them, and each task's exit status and resource use
+//! reported when it ends.
+//!
+//! The connection (`spur_core::stepio`): the step daemon connects to srun's
+//! listener and proves itself with the step's secret; a task's output is
+//! sent before its exit, so srun sees every byte a task wrote before it
+//! reports how it ended.
+//!
+//! Signals: the agent's SIGTERM with the step's `cancel` file present ends
+//! the step (slurmstepd's `*** STEP J.S ON node CANCELLED AT ... ***` line to
+//! srun, SIGTERM to the tasks, SIGKILL after KillWait); any other signal the
+//! agent sends (scancel -s) is passed to every task's process group, as are
+//! the signals srun forwards. A lost connection to srun ends the step as a
+//! cancel does. The step daemon is a child subreaper: what the tasks leave
+//! behind is killed when the last task ends.
+//!
+//! Tasks are started with fork and execve as the batch script is (see
+//! `supervisor`): between the two the child only makes async-signal-safe
+//! calls on data built before the fork.
+
+use crate::iopattern;
+use crate::supervisor::{c_array, cstr, fill_task_pid, log, open_output, parent_dirs, strerror, write_stderr};
+use nix::errno::Errno;
+use nix::fcntl::{self, OFlag};
+use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
+use nix::sys::stat::Mode;
+use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
+use spur_core::launch::StepLaunch;
+use spur_core::stepio::{self, FrameKind, TaskExit, ALL_TASKS};
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::fs;
+use std::io::{self, Read};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Where one of a task's standard streams goes.
+enum Stream {
+    /// A pipe to or from the step daemon: the child's end.
+    Pipe(OwnedFd),
+    /// A file the child opens as the user (and the directories above it).
+    File(CString, Vec<CString>),
+    Null,
+}
+
+/// Everything a task's child needs, built before the fork.
+struct TaskPrep {
+    global: u32,
+    prog: CString,
+    _argv_s: Vec<CString>,
+    argv: Vec<*const libc::c_char>,
+    _envp_s: Vec<CString>,
+    envp: Vec<*const libc::c_char>,
+    task_pid: Option<(usize, [u8; 32])>,
+    stdin: Stream,
+    stdout: Stream,
+    stderr: Stream,
+    /// `slurmstepd: error: execve(): PROG: `
+    exec_prefix: Vec<u8>,
+}
+
+/// What every task shares.
+struct Common {
+    uid: u32,
+    gid: u32,
+    groups: Vec<Gid>,
+    switch_user: bool,
+    umask: Mode,
+    cwd: CString,
+    chdir_msg: Vec<u8>,
+    append: bool,
+    errno_text: Vec<String>,
+}
+
+impl Common {
+    fn errno_text(&self, e: Errno) -> &[u8] {
+        self.errno_text.get(e as usize).map(|s| s.as_bytes()).unwrap_or(b"Unknown error")
+    }
+}
+
+/// The connection to srun, shared by the threads that write to it.
+#[derive(Clone)]
+struct Srun(Arc<Mutex<Option<TcpStream>>>);
+
+impl Srun {
+    fn send(&self, kind: FrameKind, task: u32, data: &[u8]) {
+        let mut g = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = g.as_mut() {
+            if stepio::write_frame(s, kind, task, data).is_err() {
+                *g = None;
+            }
+        }
+    }
+}
+
+/// Entry point of `spurstepd --step STEPDIR NODE`.
+pub fn run(dir: &Path, node: &str) -> i32 {
+    let mut waited = SigSet::empty();
+    for s in [
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+        Signal::SIGCONT,
+        Signal::SIGALRM,
+        Signal::SIGTSTP,
+        Signal::SIGWINCH,
+    ] {
+        waited.add(s);
+    }
+    let _ = waited.thread_block();
+    let _ = unistd::setsid();
+    // SAFETY: SIG_IGN installs no handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    let code = match run_step(dir, node, waited) {
+        Ok(()) => 0,
+        Err(e) => {
+            log(&format!("step {}: {}", dir.display(), e));
+            1
+        }
+    };
+    let _ = fs::remove_dir_all(dir);
+    code
+}
+
+fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
+    spur_spool::write_stepd_proc(dir)?;
+    let spec = spur_spool::read_step_spec(dir)?;
+    let node_id = spec
+        .step
+        .allocs
+        .iter()
+        .position(|a| a.node == node)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("node {} is not in the step", node)))?;
+    let tasks: Vec<u32> = spec.step.task_ids.get(node_id).cloned().unwrap_or_default();
+    let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
+
+    // srun's end of the connection
+    let addr = spec.io.io_addr.clone();
+    let stream = connect(&addr)?;
+    let _ = stream.set_nodelay(true);
+    let srun = Srun(Arc::new(Mutex::new(Some(stream.try_clone()?))));
+    let mut hello = (node_id as u32).to_le_bytes().to_vec();
+    hello.extend_from_slice(&spec.io.io_key);
+    srun.send(FrameKind::Hello, ALL_TASKS, &hello);
+
+    let common = common(&spec)?;
+    let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks)?;
+
+    // start the tasks
+    let mut pids: HashMap<i32, u32> = HashMap::new();
+    let mut pgids: Vec<i32> = Vec::new();
+    let mut readers: HashMap<u32, Vec<std::thread::JoinHandle<()>>> = HashMap::new();
+    let mut stdins: HashMap<u32, OwnedFd> = HashMap::new();
+    let mut early: Vec<(u32, TaskExit)> = Vec::new();
+    let mut preps = preps;
+    for (p, par) in preps.iter_mut().zip(parents) {
+        // SAFETY: the child makes only async-signal-safe calls on data built
+        // before the fork (`child_exec`) and ends in execve or _exit.
+        match unsafe { unistd::fork() } {
+            Ok(ForkResult::Child) => {
+                let code = child_exec(p, &common);
+                // SAFETY: _exit(2) is async-signal-safe.
+                unsafe { libc::_exit(code) }
+            }
+            Ok(ForkResult::Parent { child }) => {
+                let _ = unistd::setpgid(child, child);
+                pids.insert(child.as_raw(), p.global);
+                pgids.push(child.as_raw());
+                let mut hs = Vec::new();
+                if let Some(out) = par.stdout {
+                    hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global));
+                }
+                if let Some(err) = par.stderr {
+                    hs.push(pump(err, srun.clone(), FrameKind::Stderr, p.global));
+                }
+                readers.insert(p.global, hs);
+                if let Some(i) = par.stdin {
+                    stdins.insert(p.global, i);
+                }
+            }
+            Err(e) => {
+                log(&format!("{}: fork: {}", label, e));
+                early.push((p.global, TaskExit { status: 1 << 8, ..Default::default() }));
+            }
+        }
+        // the child's ends are closed here once the child has them
+        p.stdin = Stream::Null;
+        p.stdout = Stream::Null;
+        p.stderr = Stream::Null;
+    }
+    for (t, e) in &early {
+        srun.send(FrameKind::Exit, *t, &e.encode());
+    }
+    let pgids = Arc::new(pgids);
+    let ending = Arc::new(std::sync::atomic::AtomicBool::new(false));
+
+    // srun's stdin and signals
+    {
+        let pgids = pgids.clone();
+        let stdins = Arc::new(Mutex::new(stdins));
+        let mut rd = stream;
+        let srun = srun.clone();
+        let label = label.clone();
+        let node = node.to_string();
+        let kill_wait = spec.kill_wait;
+        let ending = ending.clone();
+        std::thread::spawn(move || loop {
+            match stepio::read_frame(&mut rd) {
+                Ok(Some(f)) => match f.kind {
+                    FrameKind::Stdin => {
+                        let mut g = stdins.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut gone = vec![];
+                        for (t, fd) in g.iter() {
+                            if (f.task == ALL_TASKS || f.task == *t) && !write_all(fd, &f.data) {
+                                gone.push(*t);
+                            }
+                        }
+                        for t in gone {
+                            g.remove(&t);
+                        }
+                    }
+                    FrameKind::StdinEof => {
+                        let mut g = stdins.lock().unwrap_or_else(|e| e.into_inner());
+                        if f.task == ALL_TASKS {
+                            g.clear();
+                        } else {
+                            g.remove(&f.task);
+                        }
+                    }
+                    FrameKind::Signal => {
+                        if let Some(sig) = f.data.get(0..4).and_then(|b| b.try_into().ok()).map(i32::from_le_bytes) {
+                            signal_tasks(&pgids, sig);
+                        }
+                    }
+                    _ => {}
+                },
+                Ok(None) | Err(_) => {
+                    // srun is gone: the step ends, as a cancel
+                    if !ending.load(std::sync::atomic::Ordering::SeqCst) {
+                        cancel(&pgids, &srun, &label, &node, kill_wait, None);
+                    }
+                    return;
+                }
+            }
+        });
+    }
+    // the agent's signals
+    {
+        let pgids = pgids.clone();
+        let srun = srun.clone();
+        let label = label.clone();
+        let node = node.to_string();
+        let dir = dir.to_path_buf();
+        std::thread::spawn(move || loop {
+            let Ok(sig) = waited.wait() else { continue };
+            if sig == Signal::SIGTERM {
+                if let Some(kw) = spur_spool::cancel_requested(&dir) {
+                    cancel(&pgids, &srun, &label, &node, kw, None);
+                    continue;
+                }
+            }
+            signal_tasks(&pgids, sig as i32);
+        });
+    }
+    // the step's time limit
+    if let Some(m) = spec.step.time_limit.filter(|&m| m != u32::MAX) {
+        let pgids = pgids.clone();
+        let srun = srun.clone();
+        let label = label.clone();
+        let node = node.to_string();
+        let kw = spec.kill_wait;
+        let secs = (m as u64 * 60).saturating_sub((now_secs() - spec.step.start_time).max(0) as u64);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(secs));
+            cancel(&pgids, &srun, &label, &node, kw, Some("TIME LIMIT"));
+        });
+    }
+
+    // wait for every task
+    let mut left = pids.len();
+    let mut bad_exit_sent = false;
+    while left > 0 {
+        let mut status: libc::c_int = 0;
+        // SAFETY: an all-zero rusage is valid; wait4 fills it in.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 writes to the two valid pointers given.
+        let pid = unsafe { libc::wait4(-1, &mut status, 0, &mut ru) };
+        if pid < 0 {
+            if Errno::last() == Errno::EINTR {
+                continue;
+            }
+            break;
+        }
+        let Some(task) = pids.remove(&pid) else { continue };
+        left -= 1;
+        // every byte the task wrote goes before its exit
+        for h in readers.remove(&task).unwrap_or_default() {
+            let _ = h.join();
+        }
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        let e = TaskExit { status, user_us: tv(ru.ru_utime), sys_us: tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss as u64 };
+        srun.send(FrameKind::Exit, task, &e.encode());
+        if spec.io.kill_on_bad_exit && status != 0 && !bad_exit_sent {
+            bad_exit_sent = true;
+            signal_tasks(&pgids, libc::SIGKILL);
+        }
+    }
+    ending.store(true, std::sync::atomic::Ordering::SeqCst);
+    // what the tasks left behind
+    let me = std::process::id() as i32;
+    spur_spool::signal_descendants(me, Signal::SIGKILL);
+    srun.send(FrameKind::Done, ALL_TASKS, &[]);
+    if let Some(s) = srun.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        // srun closes once it has read everything
+        let mut rest = [0u8; 64];
+        let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+        let _ = (&s).read(&mut rest);
+    }
+    Ok(())
+}
+
+fn connect(addr: &str) -> io::Result<TcpStream> {
+    use std::net::ToSocketAddrs;
+    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("no address for {}", addr));
+    for a in addr.to_socket_addrs()? {
+        match TcpStream::connect_timeout(&a, Duration::from_secs(10)) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Send a task's output to srun as it comes.
+fn pump(fd: OwnedFd, srun: Srun, kind: FrameKind, task: u32) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut f = fs::File::from(fd);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match f.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => srun.send(kind, task, &buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    })
+}
+
+fn signal_tasks(pgids: &[i32], sig: i32) {
+    let Ok(sig) = Signal::try_from(sig) else { return };
+    for &g in pgids {
+        let _ = signal::killpg(Pid::from_raw(g), sig);
+    }
+}
+
+/// End the step: slurmstepd's line to srun, SIGCONT and SIGTERM to the
+/// tasks, SIGKILL after `kill_wait` seconds.
+fn cancel(pgids: &Arc<Vec<i32>>, srun: &Srun, label: &str, node: &str, kill_wait: u32, why: Option<&str>) {
+    let t = spur_spool::slurm_time(now_secs());
+    let line = match why {
+        Some(w) => format!("slurmstepd: error: *** STEP {} ON {} CANCELLED AT {} DUE TO {} ***\n", label, node, t, w),
+        None => format!("slurmstepd: error: *** STEP {} ON {} CANCELLED AT {} ***\n", label, node, t),
+    };
+    srun.send(FrameKind::Message, ALL_TASKS, line.as_bytes());
+    signal_tasks(pgids, libc::SIGCONT);
+    signal_tasks(pgids, libc::SIGTERM);
+    let pgids = pgids.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(kill_wait as u64));
+        signal_tasks(&pgids, libc::SIGKILL);
+    });
+}
+
+fn common(spec: &StepLaunch) -> io::Result<Common> {
+    let switch_user = unistd::geteuid().is_root() && spec.uid != 0 || unistd::geteuid().as_raw() != spec.uid;
+    let groups = if unistd::geteuid().is_root() {
+        let name = cstr(&spec.user_name);
+        unistd::getgrouplist(&name, Gid::from_raw(spec.gid)).unwrap_or_else(|_| vec![Gid::from_raw(spec.gid)])
+    } else {
+        vec![]
+    };
+    let umask = spec
+        .io
+        .env
+        .iter()
+        .find(|(k, _)| k == "SLURM_UMASK")
+        .and_then(|(_, v)| u32::from_str_radix(v, 8).ok())
+        .unwrap_or(0o022);
+    let cwd = if spec.io.cwd.is_empty() { spec.job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
+    Ok(Common {
+        uid: spec.uid,
+        gid: spec.gid,
+        groups,
+        switch_user: switch_user && unistd::geteuid().is_root(),
+        umask: Mode::from_bits_truncate(umask),
+        chdir_msg: format!("slurmstepd: error: couldn't chdir to `{}': ", cwd).into_bytes(),
+        cwd: cstr(&cwd),
+        append: spec.io.open_mode_append,
+        errno_text: (0..134).map(strerror).collect(),
+    })
+}
+
+/// The parent's ends of a task's pipes.
+struct Parent {
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    unistd::pipe2(OFlag::O_CLOEXEC).map_err(io::Error::from)
+}
+
+/// `--multi-prog`: the command line of task `t` (`RANKS PROG ARGS`, `%t`
+/// the task id, `%o` its offset in the ranks of its line).
+pub fn multi_prog_line(conf: &str, t: u32) -> Option<Vec<String>> {
+    for line in conf.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let ranks = words.next()?;
+        let mut offset = None;
+        let mut seen = 0u32;
+        for r in ranks.split(',') {
+            if r == "*" {
+                offset = Some(t);
+                break;
+            }
+            let (lo, hi) = match r.split_once('-') {
+                Some((a, b)) => (a.parse::<u32>().ok()?, b.parse::<u32>().ok()?),
+                None => {
+                    let v = r.parse::<u32>().ok()?;
+                    (v, v)
+                }
+            };
+            if (lo..=hi).contains(&t) {
+                offset = Some(seen + (t - lo));
+                break;
+            }
+            seen += hi.saturating_sub(lo) + 1;
+        }
+        if let Some(o) = offset {
+            return Some(
+                words.map(|w| w.replace("%t", &t.to_string()).replace("%o", &o.to_string())).collect::<Vec<_>>(),
+            );
+        }
+    }
+    None
+}
+
+/// `prog` as execvp finds it on `PATH` (from the task's environment).
+fn resolve(prog: &str, path: Option<&str>) -> String {
+    if prog.contains('/') {
+        return prog.to_string();
+    }
+    for d in path.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':') {
+        let p = PathBuf::from(if d.is_empty() { "." } else { d }).join(prog);
+        if let Ok(m) = fs::metadata(&p) {
+            use std::os::unix::fs::PermissionsExt;
+            if m.is_file() && m.permissions().mode() & 0o111 != 0 {
+                return p.to_string_lossy().into_owned();
+            }
+        }
+    }
+    prog.to_string()
+}
+
+fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Result<(Vec<TaskPrep>, Vec<Parent>)> {
+    let job = &spec.job;
+    let step = &spec.step;
+    let cwd = if spec.io.cwd.is_empty() { job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
+    let gtids = tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",");
+    let mut preps = Vec::with_capacity(tasks.len());
+    let mut parents = Vec::with_capacity(tasks.len());
+    for (local, &t) in tasks.iter().enumerate() {
+        let mut env: Vec<(String, String)> = spec.io.env.clone();
+        let port = spec.io.io_addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let step_vars = spur_core::launch::step_env(job, step, &spec.cluster_name, port);
+        let mut set = |k: &str, v: String| {
+            if let Some(e) = env.iter_mut().find(|(x, _)| x == k) {
+                e.1 = v;
+            } else {
+                env.push((k.to_string(), v));
+            }
+        };
+        for (k, v) in step_vars.iter().cloned() {
+            set(&k, v);
+        }
+        set("SLURM_PROCID", t.to_string());
+        set("SLURM_LOCALID", local.to_string());
+        set("SLURM_NODEID", node_id.to_string());
+        set("SLURMD_NODENAME", node.to_string());
+        set("SLURM_GTIDS", gtids.clone());
+        set("SLURM_TOPOLOGY_ADDR", node.to_string());
+        set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
+        if let Some(a) = job.allocs.iter().find(|a| a.node == node) {
+            set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
+        }
+        set("SLURM_TASK_PID", String::new());
+        let argv: Vec<String> = match &spec.io.multi_prog {
+            Some(conf) => multi_prog_line(conf, t).unwrap_or_default(),
+            None => spec.io.argv.clone(),
+        };
+        let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
+        let first = argv.first().cloned().unwrap_or_default();
+        let prog = resolve(&first, path);
+        let exec_prefix = format!("slurmstepd: error: execve(): {}: ", first).into_bytes();
+        let pid_idx = env.iter().position(|(k, _)| k == "SLURM_TASK_PID");
+        let envp_s: Vec<CString> = env.iter().map(|(k, v)| cstr(&format!("{}={}", k, v))).collect();
+        let argv_s: Vec<CString> = argv.iter().map(|a| cstr(a)).collect();
+        let file = |pat: &Option<String>, only: Option<u32>| -> Option<Stream> {
+            if only.is_some_and(|o| o != t) {
+                return Some(Stream::Null);
+            }
+            pat.as_ref().map(|p| {
+                let path = iopattern::expand_step(p, job, node, t, step.step_id, node_id, &cwd);
+                if path == "/dev/null" {
+                    Stream::Null
+                } else {
+                    let c = cstr(&path);
+                    let dirs = parent_dirs(&c);
+                    Stream::File(c, dirs)
+                }
+            })
+        };
+        let mut par = Parent { stdin: None, stdout: None, stderr: None };
+        let stdin = match (&spec.io.stdin_file, spec.io.stdin_task) {
+            (Some(p), _) => {
+                let path = iopattern::expand_step(p, job, node, t, step.step_id, node_id, &cwd);
+                Stream::File(cstr(&path), vec![])
+            }
+            (None, Some(only)) if only != t => Stream::Null,
+            _ => {
+                let (r, w) = pipe()?;
+                par.stdin = Some(w);
+                Stream::Pipe(r)
+            }
+        };
+        let stdout = match file(&spec.io.stdout_file, spec.io.stdout_task) {
+            Some(s) => s,
+            None => {
+                let (r, w) = pipe()?;
+                par.stdout = Some(r);
+                Stream::Pipe(w)
+            }
+        };
+        let stderr = match file(&spec.io.stderr_file, spec.io.stderr_task) {
+            Some(s) => s,
+            None => {
+                let (r, w) = pipe()?;
+                par.stderr = Some(r);
+                Stream::Pipe(w)
+            }
+        };
+        let mut p = TaskPrep {
+            global: t,
+            prog: cstr(&prog),
+            argv: c_array(&argv_s),
+            _argv_s: argv_s,
+            envp: c_array(&envp_s),
+            _envp_s: envp_s,
+            task_pid: pid_idx.map(|i| (i, [0u8; 32])),
+            stdin,
+            stdout,
+            stderr,
+            exec_prefix,
+        };
+        // the environment's pointers stay valid: the strings do not move
+        p.envp = c_array(&p._envp_s);
+        p.argv = c_array(&p._argv_s);
+        preps.push(p);
+        parents.push(par);
+    }
+    Ok((preps, parents))
+}
+
+/// Open a stream for the child: the fd to dup onto `target`.
+fn child_stream(s: &Stream, write: bool, append: bool) -> Result<RawFd, Errno> {
+    match s {
+        Stream::Pipe(fd) => Ok(fd.as_raw_fd()),
+        Stream::File(path, dirs) => {
+            if write {
+                open_output(path, dirs, append)
+            } else {
+                fcntl::open(path.as_c_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())
+            }
+        }
+        Stream::Null => fcntl::open(
+            c"/dev/null",
+            if write { OFlag::O_WRONLY } else { OFlag::O_RDONLY } | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        ),
+    }
+}
+
+/// In the forked child: become the user, set up stdio, exec the task.
+/// Async-signal-safe calls on data built before the fork only.
+fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
+    for s in 1..32 {
+        if s != libc::SIGKILL && s != libc::SIGSTOP {
+            // SAFETY: SIG_DFL installs no handler; signal(2) is async-signal-safe.
+            unsafe {
+                libc::signal(s, libc::SIG_DFL);
+            }
+        }
+    }
+    let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+    let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    if c.switch_user
+        && (unistd::setgroups(&c.groups).is_err()
+            || unistd::setgid(Gid::from_raw(c.gid)).is_err()
+            || unistd::setuid(Uid::from_raw(c.uid)).is_err())
+    {
+        write_stderr(b"slurmstepd: error: unable to set the user's identity\n");
+        return 1;
+    }
+    nix::sys::stat::umask(c.umask);
+    if let Err(e) = unistd::chdir(c.cwd.as_c_str()) {
+        write_stderr(&c.chdir_msg);
+        write_stderr(c.errno_text(e));
+        write_stderr(b": going to /tmp instead\n");
+        let _ = unistd::chdir(c"/tmp");
+    }
+    let streams = [(&p.stdin, 0, false), (&p.stdout, 1, true), (&p.stderr, 2, true)];
+    for (s, target, write) in streams {
+        let fd = match child_stream(s, write, c.append) {
+            Ok(fd) => fd,
+            Err(e) => {
+                write_stderr(b"slurmstepd: error: could not open a standard stream of the task: ");
+                write_stderr(c.errno_text(e));
+                write_stderr(b"\n");
+                return 1;
+            }
+        };
+        if unistd::dup2(fd, target).is_err() {
+            return 1;
+        }
+    }
+    if let Some((i, buf)) = &mut p.task_pid {
+        fill_task_pid(buf, unistd::getpid().as_raw() as u32);
+        p.envp[*i] = buf.as_ptr().cast();
+    }
+    // SAFETY: `prog` is a C string; `argv` and `envp` are NULL-terminated
+    // arrays of pointers to C strings owned by `p`, alive until execve.
+    unsafe {
+        libc::execve(p.prog.as_ptr(), p.argv.as_ptr(), p.envp.as_ptr());
+    }
+    let e = Errno::last();
+    write_stderr(&p.exec_prefix);
+    write_stderr(c.errno_text(e));
+    write_stderr(b"\n");
+    e as i32
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+/// Write all of `data` to a pipe.
+fn write_all(fd: &OwnedFd, mut data: &[u8]) -> bool {
+    while !data.is_empty() {
+        match unistd::write(fd, data) {
+            Ok(0) => return false,
+            Ok(n) => data = &data[n..],
+            Err(Errno::EINTR) => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_prog_lines_by_rank() {
+        let conf = "# comment\n0 echo zero %t\n1-2,5 echo mid %o\n* echo rest %t\n";
+        assert_eq!(multi_prog_line(conf, 0), Some(vec!["echo".into(), "zero".into(), "0".into()]));
+        assert_eq!(multi_prog_line(conf, 2), Some(vec!["echo".into(), "mid".into(), "1".into()]));
+        assert_eq!(multi_prog_line(conf, 5), Some(vec!["echo".into(), "mid".into(), "2".into()]));
+        assert_eq!(multi_prog_line(conf, 7), Some(vec!["echo".into(), "rest".into(), "7".into()]));
+        assert_eq!(multi_prog_line("0 true\n", 1), None);
+    }
+}
