@@ -20,3 +20,4 @@ mod ping;
 mod resv;
 pub mod scancel;
 pub mod scontrol;
+mod steps;

@@ -656,7 +656,13 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let mut invalid = Vec::new();
     let mut req = cancel_request(&opts);
     if !opts.by_id_only() {
-        let q = QueryRequest { jobs: true, job_ids: opts.ids_text.clone(), ..Default::default() };
+        // the jobs of `JOB.STEP` ids are loaded as jobs
+        let ids: Vec<String> = opts
+            .ids_text
+            .iter()
+            .map(|t| t.split_once('.').map(|(j, _)| j.to_string()).unwrap_or_else(|| t.clone()))
+            .collect();
+        let q = QueryRequest { jobs: true, job_ids: ids, ..Default::default() };
         let view = match rt.block_on(c.query(&q)) {
             Ok(view) => view,
             Err(e) => return emit(&Output::err(format!("scancel: error: {}\n", e), 1)),

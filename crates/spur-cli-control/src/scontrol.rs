@@ -1765,14 +1765,11 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             }
             _ => Output::ok(""),
         },
-        ScontrolCmd::Show { what: ShowWhat::Steps, id, .. } => {
-            // Spur keeps no job steps that scontrol can show yet
-            match id {
-                None => Output::ok("No job steps in the system\n"),
-                Some(id) => {
-                    let shown = if id.contains('.') { id.clone() } else { format!("{}.", id) };
-                    Output { stdout: format!("Job step {} not found\n", shown), stderr: String::new(), code: 1 }
-                }
+        ScontrolCmd::Show { what: ShowWhat::Steps, id, flags } => {
+            let q = QueryRequest { jobs: true, ..Default::default() };
+            match c.query(&q).await {
+                Ok(view) => crate::steps::steps_text(&view, id.as_deref(), flags.one_liner),
+                Err(e) => Output::err(format!("slurm_get_job_steps error: {}\n", e), 1),
             }
         }
         ScontrolCmd::Show { what: ShowWhat::Daemons, .. } => {

@@ -1608,15 +1608,16 @@ pub fn settings_text(o: &SqueueOpts) -> String {
     t
 }
 
-/// `squeue -s` rows. Spur has no job steps yet, but every running batch
-/// job has its batch step in Slurm (`1.batch`, named `batch`, on the batch
-/// host, as old as the job: recorded/24.11/query_surface/051), so those are
-/// listed, by partition and id, for the jobs `-j`, `-u` and `-p` select.
+/// `squeue -s` rows: each running job's steps, its srun steps in number
+/// order and then its batch step (`1.batch`, named `batch`, on the batch
+/// host, as old as the job: recorded/24.11/query_surface/051), by partition
+/// and job id, for the jobs `-j`, `-u` and `-p` select.
 fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String {
     let mut jobs: Vec<&Job> = view
         .jobs
         .iter()
-        .filter(|j| matches!(j.state, JobState::Running | JobState::Suspended) && j.batch_flag > 0)
+        .filter(|j| matches!(j.state, JobState::Running | JobState::Suspended))
+        .filter(|j| j.batch_flag > 0 || !j.steps.is_empty())
         .filter(|j| !j.allocs.is_empty())
         .filter(|j| o.job_list.is_empty() || o.job_list.iter().any(|(id, _)| *id == j.job_id || array_job_id(j) == *id))
         .filter(|j| o.users.as_ref().is_none_or(|u| u.contains(&j.user_id)))
@@ -1625,6 +1626,22 @@ fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String
     jobs.sort_by(|a, b| (&a.partition, a.job_id).cmp(&(&b.partition, b.job_id)));
     let mut out = String::new();
     for j in jobs {
+        let mut steps: Vec<&spur_core::model::Step> = j.steps.iter().collect();
+        steps.sort_by_key(|s| s.step_id);
+        for st in steps {
+            out.push_str(&format::render_line(items, |k| match *k {
+                JF::JobArrayId | JF::JobId => Cell::s(spur_core::model::step_label(&j.display_id(), st.step_id)),
+                JF::Name => Cell::s(st.name.clone()),
+                JF::Partition => Cell::s(j.partition.clone()),
+                JF::UserName => Cell::s(j.user_name.clone()),
+                JF::TimeUsed => Cell { text: Some(format::secs_squeue((view.now - st.start_time).max(0))), cut: false },
+                JF::NodeList | JF::ReasonList => Cell::s(spur_grammar::hostlist::compress(&st.node_names())),
+                _ => Cell::s("N/A"),
+            }));
+        }
+        if j.batch_flag == 0 {
+            continue;
+        }
         out.push_str(&format::render_line(items, |k| match *k {
             JF::JobArrayId | JF::JobId => Cell::s(format!("{}.batch", j.display_id())),
             JF::Name => Cell::s("batch"),

@@ -19,5 +19,8 @@
 //! **Architecture invariant**: depends on spur-cli-base and on no other
 //! command family; talks to the controller only through spur-client.
 
+pub mod alloc;
+pub mod salloc;
 pub mod sbatch;
+pub mod srun;
 pub mod wrapper;

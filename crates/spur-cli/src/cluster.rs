@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const COMMANDS: &[&str] = &["sbatch", "squeue", "sinfo", "scancel", "scontrol"];
+pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol"];
 
 struct UpOpts {
     dir: PathBuf,
@@ -480,6 +480,7 @@ fn down(dir: &Path) -> Result<(), String> {
     // then the jobs their agents started, as an agent ends them, and their
     // supervisors (see spur_spool::end_all_jobs)
     for spool in spool_dirs(dir) {
+        spur_spool::end_all_steps(&spool);
         spur_spool::end_all_jobs(&spool);
     }
     Ok(())

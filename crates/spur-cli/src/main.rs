@@ -18,7 +18,7 @@ mod controllers;
 use spur_cli_base::process;
 use spur_cli_control::{scancel, scontrol};
 use spur_cli_query::{sinfo, squeue};
-use spur_cli_submit::sbatch;
+use spur_cli_submit::{salloc, sbatch, srun};
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -27,7 +27,7 @@ fn main() {
         match argv.get(1) {
             Some(c) => (c.clone(), argv[2..].to_vec()),
             None => {
-                eprintln!("Usage: spur {{sbatch|squeue|sinfo|scancel|scontrol|cluster}} ...");
+                eprintln!("Usage: spur {{sbatch|srun|salloc|squeue|sinfo|scancel|scontrol|cluster}} ...");
                 std::process::exit(1);
             }
         }
@@ -36,6 +36,8 @@ fn main() {
     };
     let code = match cmd.as_str() {
         "sbatch" => sbatch::run(&args, &process::env_map()),
+        "srun" => srun::run(&args, &process::env_map()),
+        "salloc" => salloc::run(&args, &process::env_map()),
         "squeue" => squeue::run(&args, &process::env_map()),
         "sinfo" => sinfo::run(&args, &process::env_map()),
         "scancel" => scancel::run(&args, &process::env_map()),

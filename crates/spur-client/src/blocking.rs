@@ -131,4 +131,23 @@ impl Client {
     pub fn job_complete(&self, done: &JobCompletion) -> Result<(), ClientError> {
         block(self.inner.job_complete(done))
     }
+
+    pub fn step_create(
+        &self,
+        c: &spur_core::launch::StepCreate,
+    ) -> Result<spur_core::model::Step, (ClientError, Option<String>)> {
+        // the refusal and the node travel inside the future's Ok
+        match block(async { Ok(self.inner.step_create(c).await) }) {
+            Ok(r) => r,
+            Err(e) => Err((e, None)),
+        }
+    }
+
+    pub fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
+        block(self.inner.step_complete(job_id, step_id))
+    }
+
+    pub fn release_allocation(&self, job_id: u32, exit_status: i32) -> Result<(), ClientError> {
+        block(self.inner.release_allocation(job_id, exit_status))
+    }
 }

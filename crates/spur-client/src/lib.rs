@@ -539,7 +539,45 @@ impl Client {
         let r = call!(self, job_complete, pb::JobCompleteRequest::from(done))?;
         check(&r.status)
     }
+
+    /// Create a step in a running job and start its tasks (srun). A refusal
+    /// is `Err(ClientError::Slurm)`; `.1` names the node that could not start
+    /// its part, when that was the cause.
+    pub async fn step_create(
+        &self,
+        c: &spur_core::launch::StepCreate,
+    ) -> Result<spur_core::model::Step, (ClientError, Option<String>)> {
+        let create = spur_core::records::encode_step_create(c, spur_format::FORMAT_VERSION)
+            .map_err(|e| (ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()), None))?;
+        let r = call!(
+            self,
+            step_create,
+            pb::StepCreateRequest { create, max_format_version: spur_format::FORMAT_VERSION as u32 }
+        )
+        .map_err(|e| (e, None))?;
+        if let Err(e) = check(&r.status) {
+            return Err((e, Some(r.failed_node).filter(|n| !n.is_empty())));
+        }
+        spur_core::records::decode_step(&r.step, &"the controller's reply")
+            .map_err(|e| (ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string()), None))
+    }
+
+    /// A step's tasks all ended: its resources are free for the next.
+    pub async fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
+        let r =
+            call!(self, step_complete, pb::StepCompleteRequest { job_id, step_id, release: false, exit_status: 0 })?;
+        check(&r.status)
+    }
+
+    /// End an allocation without a batch script (srun's or salloc's own),
+    /// with `exit_status` (a wait status) as the job's.
+    pub async fn release_allocation(&self, job_id: u32, exit_status: i32) -> Result<(), ClientError> {
+        let r = call!(self, step_complete, pb::StepCompleteRequest { job_id, step_id: 0, release: true, exit_status })?;
+        check(&r.status)
+    }
 }
+
+pub mod step;
 
 #[cfg(test)]
 mod tests;

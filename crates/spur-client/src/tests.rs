@@ -103,6 +103,14 @@ impl Controller for Fake {
         self.gate()?;
         Ok(Response::new(pb::MembershipReply::default()))
     }
+    async fn step_create(&self, _: Request<pb::StepCreateRequest>) -> R<pb::StepCreateReply> {
+        self.gate()?;
+        Ok(Response::new(pb::StepCreateReply::default()))
+    }
+    async fn step_complete(&self, _: Request<pb::StepCompleteRequest>) -> R<pb::StepCompleteReply> {
+        self.gate()?;
+        Ok(Response::new(pb::StepCompleteReply::default()))
+    }
 }
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

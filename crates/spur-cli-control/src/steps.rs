@@ -1,0 +1,110 @@
+//! `scontrol show step [JOB[.STEP]]`: the running jobs' steps (numbered
+//! steps, then the batch step), as `slurm_sprint_job_step_info` prints them.
+
+use spur_cli_base::Output;
+use spur_core::model::{ClusterView, Job, JobState, Step, BATCH_STEP};
+
+pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Output {
+    let (want_job, want_step) = match id {
+        None => (None, None),
+        Some(id) => match id.split_once('.') {
+            Some((j, st)) => (Some(j.to_string()), Some(st.to_string())),
+            None => (Some(id.to_string()), None),
+        },
+    };
+    let le = if one_liner { " " } else { "\n   " };
+    let mut jobs: Vec<&Job> = view
+        .jobs
+        .iter()
+        .filter(|j| matches!(j.state, JobState::Running | JobState::Suspended))
+        .filter(|j| want_job.as_ref().is_none_or(|w| *w == j.job_id.to_string() || *w == j.display_id()))
+        .collect();
+    jobs.sort_by_key(|j| j.job_id);
+    let mut out = String::new();
+    for j in jobs {
+        let mut steps: Vec<Step> = j.steps.clone();
+        steps.sort_by_key(|s| s.step_id);
+        if j.batch_flag > 0 {
+            if let Some(a) = j.allocs.first() {
+                steps.push(Step {
+                    step_id: BATCH_STEP,
+                    name: "batch".into(),
+                    start_time: j.start_time,
+                    allocs: vec![a.clone()],
+                    num_tasks: 1,
+                    ..Default::default()
+                });
+            }
+        }
+        for st in steps {
+            let label = spur_core::model::step_label(&j.display_id(), st.step_id);
+            if let Some(w) = &want_step {
+                if label.rsplit('.').next() != Some(w.as_str()) {
+                    continue;
+                }
+            }
+            out.push_str(&step_text(j, &st, &label, le));
+            out.push_str(if one_liner { "\n" } else { "\n\n" });
+        }
+    }
+    if out.is_empty() {
+        return match id {
+            None => Output::ok("No job steps in the system\n"),
+            Some(id) => {
+                let shown = if id.contains('.') { id.to_string() } else { format!("{}.", id) };
+                Output { stdout: format!("Job step {} not found\n", shown), stderr: String::new(), code: 1 }
+            }
+        };
+    }
+    Output::ok(out)
+}
+
+fn step_text(j: &Job, st: &Step, label: &str, le: &str) -> String {
+    let nodes = spur_grammar::hostlist::compress_sorted(&st.node_names());
+    let cpus: u32 = st.allocs.iter().map(|a| a.cpus).sum();
+    let mem: u64 = st.allocs.iter().map(|a| a.mem_mb).sum();
+    let mut tres = format!("cpu={}", cpus);
+    if mem > 0 {
+        tres.push_str(&format!(",mem={}", spur_cli_base::format::convert_num_unit(mem as f64, 2)));
+    }
+    tres.push_str(&format!(",node={}", st.allocs.len()));
+    let mut out = format!(
+        "StepId={} UserId={} StartTime={} TimeLimit={}",
+        label,
+        j.user_id,
+        spur_cli_base::format::time_str(st.start_time),
+        spur_grammar::time::fmt_limit_scontrol(st.time_limit)
+    );
+    out.push_str(le);
+    out.push_str(&format!("State=RUNNING Partition={} NodeList={}", j.partition, nodes));
+    out.push_str(le);
+    out.push_str(&format!(
+        "Nodes={} CPUs={} Tasks={} Name={} Network=(null)",
+        st.allocs.len(),
+        cpus,
+        st.num_tasks,
+        st.name
+    ));
+    out.push_str(le);
+    out.push_str(&format!("TRES={}", tres));
+    out.push_str(le);
+    out.push_str("ResvPorts=(null)");
+    out.push_str(le);
+    out.push_str("CPUFreqReq=Default");
+    if st.step_id != BATCH_STEP {
+        let d = match st.distribution.as_str() {
+            "cyclic" => "Cyclic",
+            "arbitrary" => "Arbitrary",
+            p if p.starts_with("plane") => "Plane",
+            _ => "Block",
+        };
+        out.push_str(&format!(" Dist={}", d));
+    }
+    out.push_str(le);
+    if st.srun_host.is_empty() {
+        out.push_str("SrunHost:Pid=(null):0");
+    } else {
+        out.push_str(&format!("SrunHost:Pid={}:{}", st.srun_host, st.srun_pid));
+    }
+    out
+}

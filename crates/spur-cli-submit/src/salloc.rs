@@ -1,0 +1,333 @@
+//! `salloc`: get an allocation, run a command in it (the user's shell by
+//! default, or `SallocDefaultCommand`), give the allocation back when the
+//! command ends: `salloc: Granted job allocation N` ... `salloc:
+//! Relinquishing job allocation N` on stderr, and the command's exit status.
+//!
+//! While the command runs salloc ignores SIGINT and SIGQUIT (they are the
+//! terminal's, for the command), and ends the allocation on SIGTERM or
+//! SIGHUP. An allocation revoked from outside (scancel, its time limit) ends
+//! the command: `salloc: Job allocation N has been revoked.`
+
+use crate::alloc;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::process::emit;
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
+use spur_client::ClientError;
+use spur_core::model::{JobDesc, JobState};
+use std::collections::HashMap;
+use std::time::Duration;
+
+pub const SPECS: &[OptSpec] = &[
+    OptSpec::new(Some('A'), "account", Required, "account"),
+    OptSpec::new(Some('c'), "cpus-per-task", Required, "cpus-per-task"),
+    OptSpec::new(Some('C'), "constraint", Required, "constraint"),
+    OptSpec::new(Some('d'), "dependency", Required, "dependency"),
+    OptSpec::new(Some('D'), "chdir", Required, "chdir"),
+    OptSpec::new(Some('G'), "gpus", Required, "gpus"),
+    OptSpec::new(Some('h'), "help", None_, "help"),
+    OptSpec::new(Some('H'), "hold", None_, "hold"),
+    OptSpec::new(Some('I'), "immediate", Optional, "immediate"),
+    OptSpec::new(Some('J'), "job-name", Required, "job-name"),
+    OptSpec::new(Some('n'), "ntasks", Required, "ntasks"),
+    OptSpec::new(Some('N'), "nodes", Required, "nodes"),
+    OptSpec::new(Some('p'), "partition", Required, "partition"),
+    OptSpec::new(Some('q'), "qos", Required, "qos"),
+    OptSpec::new(Some('Q'), "quiet", None_, "quiet"),
+    OptSpec::new(Some('t'), "time", Required, "time"),
+    OptSpec::new(Some('v'), "verbose", None_, "verbose"),
+    OptSpec::new(Some('V'), "version", None_, "version"),
+    OptSpec::new(Some('w'), "nodelist", Required, "nodelist"),
+    OptSpec::new(Some('x'), "exclude", Required, "exclude"),
+    OptSpec::new(None, "comment", Required, "comment"),
+    OptSpec::new(None, "contiguous", None_, "contiguous"),
+    OptSpec::new(None, "exclusive", Optional, "exclusive"),
+    OptSpec::new(None, "gres", Required, "gres"),
+    OptSpec::new(None, "mem", Required, "mem"),
+    OptSpec::new(None, "mem-per-cpu", Required, "mem-per-cpu"),
+    OptSpec::new(None, "mincpus", Required, "mincpus"),
+    OptSpec::new(None, "nice", Optional, "nice"),
+    OptSpec::new(None, "no-shell", None_, "no-shell"),
+    OptSpec::new(None, "ntasks-per-node", Required, "ntasks-per-node"),
+    OptSpec::new(None, "reservation", Required, "reservation"),
+    OptSpec::new(None, "tmp", Required, "tmp"),
+    OptSpec::new(None, "usage", None_, "usage"),
+];
+
+/// salloc's input variables (`man salloc`), below the command line.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    ("SALLOC_ACCOUNT", "account"),
+    ("SALLOC_CONSTRAINT", "constraint"),
+    ("SALLOC_EXCLUSIVE", "exclusive"),
+    ("SALLOC_GRES", "gres"),
+    ("SALLOC_IMMEDIATE", "immediate"),
+    ("SALLOC_NO_SHELL", "no-shell"),
+    ("SALLOC_PARTITION", "partition"),
+    ("SALLOC_QOS", "qos"),
+    ("SALLOC_RESERVATION", "reservation"),
+    ("SALLOC_TIMELIMIT", "time"),
+];
+
+#[derive(Clone, Debug, Default)]
+pub struct SallocOpts {
+    pub desc: JobDesc,
+    pub command: Vec<String>,
+    pub no_shell: bool,
+    pub immediate: Option<u64>,
+    pub quiet: bool,
+    pub verbose: u32,
+}
+
+fn error(msg: impl AsRef<str>, code: i32) -> Output {
+    Output::err(format!("salloc: error: {}\n", msg.as_ref()), code)
+}
+
+pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Result<SallocOpts, Output> {
+    let p = opts::parse("salloc", SPECS, args, Mode::StopAtFirstOperand);
+    if let Some(e) = p.error {
+        return Err(e.into_output("salloc", 1));
+    }
+    let mut o = SallocOpts { desc: alloc::base_desc(cwd), ..Default::default() };
+    let mut all: Vec<(&'static str, Option<String>)> = Vec::new();
+    for (var, id) in ENV_VARS {
+        if let Some(v) = env.get(*var) {
+            all.push((id, Some(v.clone())));
+        }
+    }
+    all.extend(p.opts);
+    for (id, v) in all {
+        let val = v.as_deref().unwrap_or("");
+        match id {
+            "help" => return Err(Output::ok(HELP)),
+            "usage" => return Err(Output::ok(USAGE)),
+            "version" => return Err(Output::ok(format!("{}\n", version_line()))),
+            "no-shell" => o.no_shell = true,
+            "quiet" => o.quiet = true,
+            "verbose" => o.verbose += 1,
+            "immediate" => o.immediate = Some(v.as_deref().map(|s| s.parse::<u64>().unwrap_or(1).max(1)).unwrap_or(1)),
+            "exclusive" => o.desc.exclusive = true,
+            "chdir" => {
+                o.desc.work_dir = if val.starts_with('/') { val.to_string() } else { format!("{}/{}", cwd, val) };
+            }
+            other => {
+                if let Err((m, code)) = alloc::apply_job_option(&mut o.desc, other, val) {
+                    return Err(error(m, code));
+                }
+            }
+        }
+    }
+    o.command = p.operands;
+    if o.desc.name.is_empty() {
+        o.desc.name = match o.command.first() {
+            Some(c) => c.rsplit('/').next().unwrap_or(c).to_string(),
+            None => "interactive".to_string(),
+        };
+    }
+    Ok(o)
+}
+
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().to_string()).unwrap_or_else(|_| "/".into());
+    let o = match parse(args, env, &cwd) {
+        Ok(o) => o,
+        Err(out) => return emit(&out),
+    };
+    let c = match spur_cli_base::process::client("salloc") {
+        Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
+        Err(out) => return emit(&out),
+    };
+    let cluster = c.conf().cluster_name.clone();
+    let mut desc = o.desc.clone();
+    desc.request_id = spur_auth::random_hex(12).ok();
+    let id = match c.submit(&desc, false) {
+        Ok(r) => r.job_id,
+        Err(ClientError::Rejected { message, user_msg, .. }) => {
+            for l in user_msg.lines().filter(|l| !l.is_empty()) {
+                eprintln!("salloc: error: {}", l);
+            }
+            eprintln!("salloc: error: Job submit/allocate failed: {}", message);
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("salloc: error: Job submit/allocate failed: {}", e);
+            return 1;
+        }
+    };
+    let quiet = o.quiet;
+    let mut waited = false;
+    let job = alloc::wait_running(&c, id, o.immediate.map(Duration::from_secs), || {
+        waited = true;
+        if !quiet {
+            eprintln!("salloc: Pending job allocation {}", id);
+            eprintln!("salloc: job {} queued and waiting for resources", id);
+        }
+    });
+    let job = match job {
+        Some(j) if j.state == JobState::Running => j,
+        Some(j) if j.state == JobState::Pending => {
+            let _ =
+                c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+            eprintln!("salloc: error: Unable to allocate resources: Requested nodes are busy");
+            return 1;
+        }
+        _ => {
+            eprintln!("salloc: error: Unable to allocate resources: Job/step already completing or completed");
+            return 1;
+        }
+    };
+    if waited && !quiet {
+        eprintln!("salloc: job {} has been allocated resources", id);
+    }
+    if !quiet {
+        eprintln!("salloc: Granted job allocation {}", id);
+    }
+    if o.no_shell {
+        return 0;
+    }
+    let command: Vec<String> = if o.command.is_empty() {
+        match c.conf().get("SallocDefaultCommand") {
+            Some(cmd) => vec!["/bin/sh".into(), "-c".into(), cmd.to_string()],
+            None => vec![env.get("SHELL").cloned().unwrap_or_else(|| "/bin/sh".into())],
+        }
+    } else {
+        o.command.clone()
+    };
+    let mut cmd = std::process::Command::new(&command[0]);
+    cmd.args(&command[1..]);
+    for (k, v) in alloc::allocation_env(&job, &cluster) {
+        cmd.env(k, v);
+    }
+    // salloc's own signals: ^C and ^\ are the command's
+    // SAFETY: SIG_IGN installs no handler.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(ch) => ch,
+        Err(e) => {
+            eprintln!("salloc: error: {}: {}", command[0], e);
+            eprintln!("salloc: Relinquishing job allocation {}", id);
+            let _ = c.release_allocation(id, 1 << 8);
+            return 1;
+        }
+    };
+    let pid = child.id() as i32;
+    // an allocation ended from outside ends the command
+    let revoked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let c = c.clone();
+        let revoked = revoked.clone();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_secs(1));
+            let alive = alloc::job(&c, id).map(|j| j.state == JobState::Running).unwrap_or(true);
+            if !alive {
+                revoked.store(true, std::sync::atomic::Ordering::SeqCst);
+                eprintln!("salloc: Job allocation {} has been revoked.", id);
+                // SAFETY: kill(2) with a pid salloc started.
+                unsafe {
+                    libc::kill(pid, libc::SIGHUP);
+                }
+                return;
+            }
+        });
+    }
+    let status = child.wait();
+    let code = match status {
+        Ok(s) => {
+            use std::os::unix::process::ExitStatusExt;
+            match (s.code(), s.signal()) {
+                (Some(c), _) => c,
+                (None, Some(sig)) => 128 + sig,
+                _ => 1,
+            }
+        }
+        Err(_) => 1,
+    };
+    if !revoked.load(std::sync::atomic::Ordering::SeqCst) {
+        if !quiet {
+            eprintln!("salloc: Relinquishing job allocation {}", id);
+        }
+        let _ = c.release_allocation(id, if code > 128 { code - 128 } else { code << 8 });
+    }
+    code
+}
+
+pub const USAGE: &str = "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]
+              [[-c cpus-per-node] [-r n] [-p partition] [--hold] [-t minutes]
+              [--immediate[=secs]] [--no-kill] [--overcommit] [-D path]
+              [--oversubscribe] [-J jobname]
+              [--verbose] [--gid=group] [--uid=user] [--licenses=names]
+              [--clusters=cluster_names]
+              [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]
+              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]
+              [--mail-type=type] [--mail-user=user] [--nice[=value]]
+              [--bell] [--no-bell] [--kill-command[=signal]] [--spread-job]
+              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]
+              [--network=type] [--mem-per-cpu=MB] [--qos=qos]
+              [--mem-bind=...] [--reservation=name] [--mcs-label=mcs]
+              [--time-min=minutes] [--gres=list] [--gres-flags=opts]
+              [--cpu-freq=min[-max[:gov]]] [--power=flags] [--profile=...]
+              [--switches=max-switches[@max-time-to-wait]]
+              [--core-spec=cores] [--thread-spec=threads] [--reboot]
+              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]
+              [--delay-boot=mins] [--use-min-nodes]
+              [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]
+              [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]
+              [--mem-per-gpu=MB] [--tres-bind=...] [--tres-per-task=list]
+              [command [args...]]
+";
+
+pub const HELP: &str = "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]
+
+Parallel run options:
+  -A, --account=name          charge job to specified account
+  -c, --cpus-per-task=ncpus   number of cpus required per task
+  -C, --constraint=list       specify a list of constraints
+  -D, --chdir=path            change working directory
+  -I, --immediate[=secs]      exit if resources not available in \"secs\"
+  -J, --job-name=jobname      name of job
+  -n, --ntasks=N              number of processors required
+  -N, --nodes=N               number of nodes on which to run (N = min[-max])
+      --no-shell              immediately exit after allocating resources,
+                              without running a command
+  -p, --partition=partition   partition requested
+  -q, --qos=qos               quality of service
+  -Q, --quiet                 quiet mode (suppress informational messages)
+  -t, --time=minutes          time limit
+  -v, --verbose               verbose mode (multiple -v's increase verbosity)
+
+Constraint options:
+      --mem=MB                minimum amount of real memory
+      --mincpus=n             minimum number of logical processors per node
+      --mem-per-cpu=MB        maximum amount of real memory per allocated
+                              cpu required by the job.
+  -w, --nodelist=hosts...     request a specific list of hosts
+  -x, --exclude=hosts...      exclude a specific list of hosts
+      --ntasks-per-node=n     number of tasks to invoke on each node
+
+Help options:
+  -h, --help                  show this help message
+      --usage                 display brief usage message
+
+Other options:
+  -V, --version               output version information and exit
+
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_command_and_name() {
+        let a: Vec<String> = ["-N2", "-t", "5", "sh", "-c", "exit 7"].iter().map(|s| s.to_string()).collect();
+        let o = parse(&a, &HashMap::new(), "/tmp").unwrap();
+        assert_eq!((o.desc.min_nodes, o.desc.time_limit), (Some(2), Some(5)));
+        assert_eq!(o.command, vec!["sh", "-c", "exit 7"]);
+        assert_eq!(o.desc.name, "sh");
+        let env: HashMap<String, String> = [("SALLOC_PARTITION".to_string(), "p2".to_string())].into_iter().collect();
+        let o = parse(&[], &env, "/").unwrap();
+        assert_eq!((o.desc.partition.as_deref(), o.desc.name.as_str()), (Some("p2"), "interactive"));
+    }
+}

@@ -1,0 +1,1016 @@
+//! `srun`: run a parallel job step. Inside an allocation (`SLURM_JOB_ID`, or
+//! `--jobid`) it creates a step there; otherwise it first gets an
+//! allocation of its own (`srun: job N queued and waiting for resources`,
+//! `has been allocated resources`), runs the step in it and gives it back.
+//!
+//! [`parse`] is pure: the command line and the environment (`SLURM_*` input
+//! variables, below the command line) into [`SrunOpts`]. [`run`] is the
+//! process: allocation, step creation through spur-client (retrying while
+//! the job's other steps hold what it needs: `srun: Job N step creation
+//! temporarily disabled, retrying`), the I/O of the step's tasks
+//! (`spur_client::step`), signals, and the end: srun's exit status is the
+//! highest task exit code, or 128 + the signal that killed a task, with
+//! Slurm's `srun: error: NODE: task(s) LIST: Exited with exit code N` lines.
+
+use crate::alloc;
+use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
+use spur_cli_base::process::emit;
+use spur_cli_base::version::version_line;
+use spur_cli_base::Output;
+use spur_client::blocking::Client;
+use spur_client::step::{Event, StepIo};
+use spur_client::ClientError;
+use spur_core::errors;
+use spur_core::launch::{StepCreate, StepIo as IoSpec};
+use spur_core::model::{Job, JobDesc, JobState, Step};
+use spur_core::request::StepRequest;
+use spur_grammar::num::strtol;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+pub const SPECS: &[OptSpec] = &[
+    OptSpec::new(Some('A'), "account", Required, "account"),
+    OptSpec::new(Some('c'), "cpus-per-task", Required, "cpus-per-task"),
+    OptSpec::new(Some('C'), "constraint", Required, "constraint"),
+    OptSpec::new(Some('d'), "dependency", Required, "dependency"),
+    OptSpec::new(Some('D'), "chdir", Required, "chdir"),
+    OptSpec::new(Some('e'), "error", Required, "error"),
+    OptSpec::new(Some('E'), "preserve-env", None_, "preserve-env"),
+    OptSpec::new(Some('G'), "gpus", Required, "gpus"),
+    OptSpec::new(Some('h'), "help", None_, "help"),
+    OptSpec::new(Some('H'), "hold", None_, "hold"),
+    OptSpec::new(Some('i'), "input", Required, "input"),
+    OptSpec::new(Some('I'), "immediate", Optional, "immediate"),
+    OptSpec::new(Some('J'), "job-name", Required, "job-name"),
+    OptSpec::new(Some('k'), "no-kill", Optional, "no-kill"),
+    OptSpec::new(Some('K'), "kill-on-bad-exit", Optional, "kill-on-bad-exit"),
+    OptSpec::new(Some('l'), "label", None_, "label"),
+    OptSpec::new(Some('m'), "distribution", Required, "distribution"),
+    OptSpec::new(Some('n'), "ntasks", Required, "ntasks"),
+    OptSpec::new(Some('N'), "nodes", Required, "nodes"),
+    OptSpec::new(Some('o'), "output", Required, "output"),
+    OptSpec::new(Some('O'), "overcommit", None_, "overcommit"),
+    OptSpec::new(Some('p'), "partition", Required, "partition"),
+    OptSpec::new(Some('q'), "qos", Required, "qos"),
+    OptSpec::new(Some('Q'), "quiet", None_, "quiet"),
+    OptSpec::new(Some('r'), "relative", Required, "relative"),
+    OptSpec::new(Some('s'), "oversubscribe", None_, "oversubscribe"),
+    OptSpec::new(Some('t'), "time", Required, "time"),
+    OptSpec::new(Some('u'), "unbuffered", None_, "unbuffered"),
+    OptSpec::new(Some('v'), "verbose", None_, "verbose"),
+    OptSpec::new(Some('V'), "version", None_, "version"),
+    OptSpec::new(Some('w'), "nodelist", Required, "nodelist"),
+    OptSpec::new(Some('W'), "wait", Required, "wait"),
+    OptSpec::new(Some('x'), "exclude", Required, "exclude"),
+    OptSpec::new(Some('X'), "disable-status", None_, "disable-status"),
+    OptSpec::new(Some('Z'), "no-allocate", None_, "no-allocate"),
+    OptSpec::new(None, "comment", Required, "comment"),
+    OptSpec::new(None, "contiguous", None_, "contiguous"),
+    OptSpec::new(None, "exact", None_, "exact"),
+    OptSpec::new(None, "exclusive", Optional, "exclusive"),
+    OptSpec::new(None, "export", Required, "export"),
+    OptSpec::new(None, "gres", Required, "gres"),
+    OptSpec::new(None, "het-group", Required, "het-group"),
+    OptSpec::new(None, "jobid", Required, "jobid"),
+    OptSpec::new(None, "mem", Required, "mem"),
+    OptSpec::new(None, "mem-per-cpu", Required, "mem-per-cpu"),
+    OptSpec::new(None, "mincpus", Required, "mincpus"),
+    OptSpec::new(None, "mpi", Required, "mpi"),
+    OptSpec::new(None, "multi-prog", None_, "multi-prog"),
+    OptSpec::new(None, "nice", Optional, "nice"),
+    OptSpec::new(None, "ntasks-per-core", Required, "ntasks-per-core"),
+    OptSpec::new(None, "ntasks-per-node", Required, "ntasks-per-node"),
+    OptSpec::new(None, "open-mode", Required, "open-mode"),
+    OptSpec::new(None, "overlap", None_, "overlap"),
+    OptSpec::new(None, "propagate", Optional, "propagate"),
+    OptSpec::new(None, "pty", None_, "pty"),
+    OptSpec::new(None, "quit-on-interrupt", None_, "quit-on-interrupt"),
+    OptSpec::new(None, "reservation", Required, "reservation"),
+    OptSpec::new(None, "signal", Required, "signal"),
+    OptSpec::new(None, "task-epilog", Required, "task-epilog"),
+    OptSpec::new(None, "task-prolog", Required, "task-prolog"),
+    OptSpec::new(None, "tmp", Required, "tmp"),
+    OptSpec::new(None, "usage", None_, "usage"),
+    OptSpec::new(None, "wckey", Required, "wckey"),
+    // accepted, not acted on
+    OptSpec::new(Some('B'), "extra-node-info", Required, "accepted"),
+    OptSpec::new(Some('S'), "core-spec", Required, "accepted"),
+    OptSpec::new(Some('T'), "threads", Required, "accepted"),
+    OptSpec::new(None, "cpu-bind", Required, "accepted"),
+    OptSpec::new(None, "cpu-freq", Required, "accepted"),
+    OptSpec::new(None, "gpu-bind", Required, "accepted"),
+    OptSpec::new(None, "gpus-per-node", Required, "accepted"),
+    OptSpec::new(None, "gpus-per-task", Required, "accepted"),
+    OptSpec::new(None, "hint", Required, "accepted"),
+    OptSpec::new(None, "mem-bind", Required, "accepted"),
+    OptSpec::new(None, "acctg-freq", Required, "accepted"),
+    OptSpec::new(None, "slurmd-debug", Required, "accepted"),
+    OptSpec::new(None, "threads-per-core", Required, "accepted"),
+];
+
+/// srun's input variables (`man srun`, INPUT ENVIRONMENT VARIABLES): each
+/// as the option it stands for, below the command line.
+pub const ENV_VARS: &[(&str, &str)] = &[
+    ("SLURM_ACCOUNT", "account"),
+    ("SLURM_CPUS_PER_TASK", "cpus-per-task"),
+    ("SLURM_DEPENDENCY", "dependency"),
+    ("SLURM_DISTRIBUTION", "distribution"),
+    ("SLURM_EXACT", "exact"),
+    ("SLURM_EXCLUSIVE", "exclusive"),
+    ("SLURM_EXPORT_ENV", "export"),
+    ("SLURM_GRES", "gres"),
+    ("SLURM_IMMEDIATE", "immediate"),
+    ("SLURM_JOB_ID", "jobid"),
+    ("SLURM_JOB_NAME", "job-name"),
+    ("SLURM_KILL_BAD_EXIT", "kill-on-bad-exit"),
+    ("SLURM_LABELIO", "label"),
+    ("SLURM_MEM_PER_CPU", "mem-per-cpu"),
+    ("SLURM_MEM_PER_NODE", "mem"),
+    ("SLURM_MPI_TYPE", "mpi"),
+    ("SLURM_NNODES", "nodes"),
+    ("SLURM_JOB_NUM_NODES", "nodes"),
+    ("SLURM_NTASKS", "ntasks"),
+    ("SLURM_NPROCS", "ntasks"),
+    ("SLURM_NTASKS_PER_NODE", "ntasks-per-node"),
+    ("SLURM_OPEN_MODE", "open-mode"),
+    ("SLURM_OVERCOMMIT", "overcommit"),
+    ("SLURM_OVERLAP", "overlap"),
+    ("SLURM_PARTITION", "partition"),
+    ("SLURM_QOS", "qos"),
+    ("SLURM_RESERVATION", "reservation"),
+    ("SLURM_SIGNAL", "signal"),
+    ("SLURM_STDERRMODE", "error"),
+    ("SLURM_STDINMODE", "input"),
+    ("SLURM_STDOUTMODE", "output"),
+    ("SLURM_TASK_EPILOG", "task-epilog"),
+    ("SLURM_TASK_PROLOG", "task-prolog"),
+    ("SLURM_TIMELIMIT", "time"),
+    ("SLURM_UNBUFFEREDIO", "unbuffered"),
+    ("SLURM_WAIT", "wait"),
+    ("SLURM_WCKEY", "wckey"),
+    ("SLURM_WORKING_DIR", "chdir"),
+];
+
+/// What srun was asked.
+#[derive(Clone, Debug, Default)]
+pub struct SrunOpts {
+    /// The allocation's description when srun makes its own.
+    pub desc: JobDesc,
+    pub step: StepRequest,
+    pub io: IoSpec,
+    pub jobid: Option<u32>,
+    /// The job id came from `SLURM_JOB_ID` (not `--jobid`).
+    pub jobid_from_env: bool,
+    pub label: bool,
+    pub verbose: u32,
+    pub quiet: bool,
+    pub immediate: Option<u64>,
+    pub wait: Option<u64>,
+    pub no_allocate: bool,
+    pub quit_on_interrupt: bool,
+    /// `-N` given on the command line (not from the environment).
+    pub nodes_on_command_line: bool,
+    pub ntasks_on_command_line: bool,
+    pub export: Option<String>,
+}
+
+fn fatal(msg: impl AsRef<str>, code: i32) -> Output {
+    Output::err(format!("srun: fatal: {}\n", msg.as_ref()), code)
+}
+
+fn error(msg: impl AsRef<str>, code: i32) -> Output {
+    Output::err(format!("srun: error: {}\n", msg.as_ref()), code)
+}
+
+fn flag_on(v: Option<&str>) -> bool {
+    !matches!(v.map(|s| s.to_ascii_lowercase()).as_deref(), Some("0") | Some("no") | Some("false"))
+}
+
+/// The command line and environment, as srun reads them.
+pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Result<(SrunOpts, Vec<String>), Output> {
+    let p = opts::parse("srun", SPECS, args, Mode::StopAtFirstOperand);
+    if let Some(e) = p.error {
+        return Err(e.into_output("srun", 1));
+    }
+    let mut o = SrunOpts { desc: alloc::base_desc(cwd), ..Default::default() };
+    o.step.cpus_per_task = 1;
+    o.io.cwd = cwd.to_string();
+    // environment first, then the command line (later wins)
+    let mut all: Vec<(&'static str, Option<String>, bool)> = Vec::new();
+    for (var, id) in ENV_VARS {
+        if let Some(v) = env.get(*var) {
+            all.push((id, Some(v.clone()), false));
+        }
+    }
+    for (id, v) in p.opts {
+        if id == "help" {
+            return Err(Output::ok(HELP));
+        }
+        if id == "usage" {
+            return Err(Output::ok(USAGE));
+        }
+        if id == "version" {
+            return Err(Output::ok(format!("{}\n", version_line())));
+        }
+        all.push((id, v, true));
+    }
+    for (id, v, cli) in all {
+        let val = v.as_deref().unwrap_or("");
+        match id {
+            "nodes" => {
+                let (lo, hi) =
+                    alloc::node_range(val).ok_or_else(|| error(format!("\"{}\" is not a valid node count", val), 1))?;
+                o.desc.min_nodes = Some(lo);
+                o.desc.max_nodes = hi;
+                o.step.min_nodes = Some(lo);
+                o.step.max_nodes = hi;
+                o.nodes_on_command_line |= cli;
+            }
+            "ntasks" => {
+                let n = strtol(val, 10);
+                if n.end != val.len() || n.value <= 0 || n.value > i32::MAX as i64 {
+                    return Err(error(format!("Invalid numeric value \"{}\" for --ntasks.", val), 1));
+                }
+                o.desc.num_tasks = Some(n.value as u32);
+                o.step.num_tasks = Some(n.value as u32);
+                o.ntasks_on_command_line |= cli;
+            }
+            "cpus-per-task" => {
+                let n = strtol(val, 10);
+                if n.end != val.len() || n.value <= 0 || n.value > i32::MAX as i64 {
+                    return Err(error(format!("Invalid numeric value \"{}\" for --cpus-per-task.", val), 1));
+                }
+                o.desc.cpus_per_task = Some(n.value as u32);
+                o.step.cpus_per_task = n.value as u32;
+            }
+            "ntasks-per-node" => {
+                let n = strtol(val, 10);
+                if n.end != val.len() || n.value <= 0 {
+                    return Err(error(format!("Invalid numeric value \"{}\" for --ntasks-per-node.", val), 1));
+                }
+                o.desc.ntasks_per_node = Some(n.value as u32);
+                o.step.ntasks_per_node = Some(n.value as u32);
+            }
+            "job-name" => {
+                // SLURM_JOB_NAME names an allocation, never a step
+                o.desc.name = val.to_string();
+                if cli {
+                    o.step.name = val.to_string();
+                }
+            }
+            "nodelist" => {
+                o.desc.req_nodes = Some(val.to_string());
+                o.step.node_list = Some(val.to_string());
+            }
+            "exclude" => {
+                o.desc.exc_nodes = Some(val.to_string());
+                o.step.exclude = Some(val.to_string());
+            }
+            "mem" => {
+                let m = alloc::mem_mb(val).ok_or_else(|| fatal("--mem: invalid memory specification", 1))?;
+                o.desc.mem_per_node = Some(m);
+                o.step.mem_per_node = Some(m);
+            }
+            "mem-per-cpu" => {
+                let m = alloc::mem_mb(val).ok_or_else(|| fatal("--mem-per-cpu: invalid memory specification", 1))?;
+                o.desc.mem_per_cpu = Some(m);
+                o.step.mem_per_cpu = Some(m);
+            }
+            "time" => {
+                let m = spur_grammar::time::parse_job_time_limit(val)
+                    .map_err(|_| error("Invalid --time specification", 1))?;
+                o.desc.time_limit = Some(m.unwrap_or(u32::MAX));
+                o.step.time_limit = m;
+            }
+            "relative" => {
+                let n = strtol(val, 10);
+                if n.end != val.len() || n.value < 0 {
+                    return Err(error(format!("Invalid numeric value \"{}\" for --relative.", val), 1));
+                }
+                o.step.relative = Some(n.value as u32);
+            }
+            "distribution" => {
+                let first = val.split([':', ',']).next().unwrap_or("");
+                if !matches!(first, "block" | "cyclic" | "arbitrary" | "*") && !first.starts_with("plane") {
+                    return Err(error(format!("Invalid --distribution specification: {}", val), 1));
+                }
+                o.step.distribution = if first == "*" { "block".into() } else { first.to_string() };
+                if let Some(n) = val.strip_prefix("plane=") {
+                    o.step.distribution = format!("plane={}", n);
+                }
+            }
+            "overlap" => o.step.overlap = flag_on(v.as_deref()),
+            "exact" => o.step.exact = true,
+            "exclusive" => {
+                o.step.exclusive = true;
+                o.desc.exclusive = true;
+            }
+            "overcommit" => o.step.overcommit = true,
+            "label" => o.label = flag_on(v.as_deref()),
+            "unbuffered" => o.io.unbuffered = true,
+            "kill-on-bad-exit" => o.io.kill_on_bad_exit = v.as_deref().map(|s| s != "0").unwrap_or(true),
+            "multi-prog" => o.io.multi_prog = Some(String::new()),
+            "task-prolog" => o.io.task_prolog = Some(val.to_string()),
+            "task-epilog" => o.io.task_epilog = Some(val.to_string()),
+            "pty" => o.io.pty = true,
+            "open-mode" => o.io.open_mode_append = val.starts_with('a'),
+            "chdir" => {
+                let d = if val.starts_with('/') { val.to_string() } else { format!("{}/{}", cwd, val) };
+                o.io.cwd = d.clone();
+                o.desc.work_dir = d;
+            }
+            "output" => set_stream(val, &mut o.io.stdout_file, &mut o.io.stdout_task, None),
+            "error" => set_stream(val, &mut o.io.stderr_file, &mut o.io.stderr_task, None),
+            "input" => {
+                let mut t = None;
+                set_stream(val, &mut o.io.stdin_file, &mut t, Some(&mut o.io.stdin_task));
+            }
+            "jobid" => {
+                let n = strtol(val, 10);
+                if n.end == 0 || n.value <= 0 {
+                    return Err(error(format!("Invalid numeric value \"{}\" for --jobid.", val), 1));
+                }
+                o.jobid = Some(n.value as u32);
+                o.jobid_from_env = !cli;
+            }
+            "verbose" => o.verbose += 1,
+            "quiet" => o.quiet = true,
+            "immediate" => o.immediate = Some(v.as_deref().map(|s| strtol(s, 10).value.max(1) as u64).unwrap_or(1)),
+            "wait" => o.wait = Some(strtol(val, 10).value.max(0) as u64),
+            "no-allocate" => o.no_allocate = true,
+            "quit-on-interrupt" => o.quit_on_interrupt = true,
+            "mpi" => o.step.mpi = val.to_string(),
+            "export" => o.export = Some(val.to_string()),
+            "het-group" => {
+                return Err(error("Heterogeneous job steps are not supported (--het-group)", 1));
+            }
+            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "propagate" | "signal" | "ntasks-per-core"
+            | "oversubscribe" | "dependency" | "hold" | "nice" => {
+                let _ = alloc::apply_job_option(&mut o.desc, id, val);
+            }
+            other => {
+                if let Err((m, code)) = alloc::apply_job_option(&mut o.desc, other, val) {
+                    return Err(error(m, code));
+                }
+            }
+        }
+    }
+    if p.operands.is_empty() {
+        return Err(fatal("No command given to execute.", 1));
+    }
+    let mut argv = p.operands.clone();
+    if o.io.multi_prog.is_some() {
+        let path = &argv[0];
+        let full = if path.starts_with('/') { path.clone() } else { format!("{}/{}", cwd, path) };
+        match std::fs::read_to_string(&full) {
+            Ok(t) => o.io.multi_prog = Some(t),
+            Err(_) => return Err(fatal(format!("Configuration file {} invalid", path), 1)),
+        }
+    }
+    if o.desc.name.is_empty() {
+        o.desc.name = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
+    }
+    if o.step.name.is_empty() {
+        o.step.name = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
+    }
+    o.step.work_dir = o.io.cwd.clone();
+    o.step.submit_line = std::iter::once("srun".to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+    o.io.argv = std::mem::take(&mut argv);
+    Ok((o, p.operands))
+}
+
+/// `--output`/`--error`/`--input`: `all`, `none`, a task number, or a file pattern.
+fn set_stream(v: &str, file: &mut Option<String>, task: &mut Option<u32>, stdin_task: Option<&mut Option<u32>>) {
+    let numeric = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    match v {
+        "all" | "a" | "A" => {}
+        "none" | "n" | "N" => match stdin_task {
+            Some(t) => *t = Some(u32::MAX),
+            None => *file = Some("/dev/null".into()),
+        },
+        _ if numeric => {
+            let n: u32 = v.parse().unwrap_or(0);
+            match stdin_task {
+                Some(t) => *t = Some(n),
+                None => *task = Some(n),
+            }
+        }
+        _ => *file = Some(v.to_string()),
+    }
+}
+
+/// The lines srun prints for tasks that did not end well, one per node and
+/// outcome: `srun: error: node1: tasks 0,2-3: Exited with exit code 3`.
+pub fn exit_lines(step: &Step, exits: &BTreeMap<u32, i32>) -> String {
+    let mut out = String::new();
+    for (k, a) in step.allocs.iter().enumerate() {
+        let mut by: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for t in step.task_ids.get(k).cloned().unwrap_or_default() {
+            let Some(&st) = exits.get(&t) else { continue };
+            let what = if st & 0x7f != 0 {
+                let sig = st & 0x7f;
+                let mut s = errors::signal_text(sig);
+                if st & 0x80 != 0 {
+                    s.push_str(" (core dumped)");
+                }
+                s
+            } else if (st >> 8) & 0xff != 0 {
+                format!("Exited with exit code {}", (st >> 8) & 0xff)
+            } else {
+                continue;
+            };
+            if !by.contains_key(&what) {
+                order.push(what.clone());
+            }
+            by.entry(what).or_default().push(t);
+        }
+        for what in order {
+            let tasks = &by[&what];
+            let list = spur_core::model::ranges(tasks);
+            out.push_str(&format!(
+                "srun: error: {}: task{} {}: {}\n",
+                a.node,
+                if tasks.len() > 1 { "s" } else { "" },
+                list,
+                what
+            ));
+        }
+    }
+    out
+}
+
+/// srun's exit status from its tasks' wait statuses.
+pub fn exit_code(exits: &BTreeMap<u32, i32>) -> i32 {
+    let mut code = 0;
+    for &st in exits.values() {
+        let c = if st & 0x7f != 0 { 128 + (st & 0x7f) } else { (st >> 8) & 0xff };
+        code = code.max(c);
+    }
+    code
+}
+
+/// The environment the tasks start from: srun's own, or as `--export` says.
+fn base_env(o: &SrunOpts, env: &HashMap<String, String>) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    all.sort();
+    match o.export.as_deref() {
+        None | Some("ALL") | Some("") => all,
+        Some(spec) => {
+            let mut out = Vec::new();
+            let items: Vec<&str> = spec.split(',').collect();
+            let keep_all = items.first() == Some(&"ALL");
+            for (k, v) in &all {
+                if keep_all || k.starts_with("SLURM_") || items.contains(&k.as_str()) {
+                    out.push((k.clone(), v.clone()));
+                }
+            }
+            for it in items {
+                if let Some((k, v)) = it.split_once('=') {
+                    out.retain(|(x, _)| x != k);
+                    out.push((k.to_string(), v.to_string()));
+                }
+            }
+            out
+        }
+    }
+}
+
+/// Print a task's output as it comes: whole lines (labelled `N: ` with
+/// `--label`), or bytes as they come with `--unbuffered`.
+struct Printer {
+    label: bool,
+    width: usize,
+    unbuffered: bool,
+    partial: HashMap<(u32, bool), Vec<u8>>,
+}
+
+impl Printer {
+    fn write(&mut self, task: u32, stderr: bool, data: &[u8]) {
+        if self.unbuffered && !self.label {
+            out(stderr, data);
+            return;
+        }
+        let buf = self.partial.entry((task, stderr)).or_default();
+        buf.extend_from_slice(data);
+        let mut text = Vec::new();
+        while let Some(i) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=i).collect();
+            if self.label {
+                text.extend_from_slice(format!("{:>w$}: ", task, w = self.width).as_bytes());
+            }
+            text.extend_from_slice(&line);
+        }
+        if !text.is_empty() {
+            out(stderr, &text);
+        }
+    }
+
+    /// What is left of a task's last line, when it ends.
+    fn flush(&mut self, task: u32) {
+        for stderr in [false, true] {
+            if let Some(rest) = self.partial.remove(&(task, stderr)).filter(|r| !r.is_empty()) {
+                let mut text = Vec::new();
+                if self.label {
+                    text.extend_from_slice(format!("{:>w$}: ", task, w = self.width).as_bytes());
+                }
+                text.extend_from_slice(&rest);
+                out(stderr, &text);
+            }
+        }
+    }
+}
+
+fn out(stderr: bool, data: &[u8]) {
+    if stderr {
+        let mut e = std::io::stderr().lock();
+        let _ = e.write_all(data);
+        let _ = e.flush();
+    } else {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(data);
+        let _ = o.flush();
+    }
+}
+
+/// The signals srun takes itself (blocked, then taken with sigwait).
+fn srun_signals() -> nix::sys::signal::SigSet {
+    use nix::sys::signal::Signal::*;
+    let mut s = nix::sys::signal::SigSet::empty();
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP, SIGALRM] {
+        s.add(sig);
+    }
+    s
+}
+
+enum Msg {
+    Io(Event),
+    Signal(i32),
+}
+
+pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
+    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().to_string()).unwrap_or_else(|_| "/".into());
+    let (mut o, _) = match parse(args, env, &cwd) {
+        Ok(r) => r,
+        Err(out) => return emit(&out),
+    };
+    // signals are srun's from the start: the threads started below inherit the mask
+    let waited = srun_signals();
+    let _ = waited.thread_block();
+    let c = match spur_cli_base::process::client("srun") {
+        Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
+        Err(out) => return emit(&out),
+    };
+
+    // the allocation: the one srun runs in, or its own
+    let mut own = false;
+    let job = match o.jobid {
+        Some(id) => match alloc::job(&c, id) {
+            Some(j) if j.state == JobState::Running => j,
+            Some(j) if j.state == JobState::Pending => {
+                eprintln!(
+                    "srun: error: Unable to create step for job {}: {}",
+                    id,
+                    errors::strerror(errors::ESLURM_JOB_PENDING)
+                );
+                return 1;
+            }
+            _ => {
+                eprintln!(
+                    "srun: error: Unable to confirm allocation for job {}: {}",
+                    id,
+                    errors::strerror(errors::ESLURM_INVALID_JOB_ID)
+                );
+                if o.jobid_from_env {
+                    eprintln!("srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {}", id);
+                }
+                return 1;
+            }
+        },
+        None => {
+            own = true;
+            match allocate(&c, &o) {
+                Ok(j) => j,
+                Err(code) => return code,
+            }
+        }
+    };
+    o.step.job_id = job.job_id;
+    let code = run_step(&c, &mut o, &job, env, waited);
+    if own {
+        let _ = c.release_allocation(job.job_id, if code > 128 { code - 128 } else { code << 8 });
+    }
+    code
+}
+
+/// srun's own allocation: submitted, then waited for.
+fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
+    let mut desc = o.desc.clone();
+    desc.request_id = spur_auth::random_hex(12).ok();
+    let id = match c.submit(&desc, false) {
+        Ok(r) => r.job_id,
+        Err(ClientError::Rejected { message, user_msg, .. }) => {
+            for l in user_msg.lines().filter(|l| !l.is_empty()) {
+                eprintln!("srun: error: {}", l);
+            }
+            eprintln!("srun: error: Unable to allocate resources: {}", message);
+            return Err(1);
+        }
+        Err(e) => {
+            eprintln!("srun: error: Unable to allocate resources: {}", e);
+            return Err(1);
+        }
+    };
+    let quiet = o.quiet;
+    let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), || {
+        if !quiet {
+            eprintln!("srun: job {} queued and waiting for resources", id);
+        }
+    });
+    match job {
+        Some(j) if j.state == JobState::Running => {
+            if !quiet && j.start_time > 0 && o.verbose > 0 {
+                eprintln!("srun: job {} has been allocated resources", id);
+            }
+            Ok(j)
+        }
+        Some(j) if j.state == JobState::Pending => {
+            let _ =
+                c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+            eprintln!("srun: error: Unable to allocate resources: Requested nodes are busy");
+            Err(1)
+        }
+        _ => {
+            eprintln!("srun: error: Unable to allocate resources: Job/step already completing or completed");
+            Err(1)
+        }
+    }
+}
+
+fn run_step(
+    c: &Client,
+    o: &mut SrunOpts,
+    job: &Job,
+    env: &HashMap<String, String>,
+    waited: nix::sys::signal::SigSet,
+) -> i32 {
+    // inside an allocation, its task count applies unless -n says otherwise;
+    // -N from the allocation gives way to a smaller explicit -n
+    if let (Some(n), Some(nn)) = (o.step.num_tasks, o.step.min_nodes) {
+        if n < nn {
+            if o.nodes_on_command_line {
+                eprintln!("srun: Warning: can't run {} processes on {} nodes, setting nnodes to {}", n, nn, n);
+            }
+            o.step.min_nodes = Some(n);
+            o.step.max_nodes = None;
+        }
+    }
+    let (io, events) = match StepIo::listen() {
+        Ok(io) => io,
+        Err(e) => {
+            eprintln!("srun: error: Unable to create I/O listener: {}", e);
+            return 1;
+        }
+    };
+    o.io.io_addr = format!(":{}", io.port());
+    o.io.io_key = io.key().to_vec();
+    o.step.srun_pid = std::process::id();
+    let mut base = base_env(o, env);
+    // what srun adds for its tasks (the step's layout is added on each node)
+    base.retain(|(k, _)| !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO"));
+    base.push(("SLURM_UMASK".into(), format!("{:04o}", o.desc.umask)));
+    base.push(("SLURM_PRIO_PROCESS".into(), nix_priority().to_string()));
+    if o.label {
+        base.push(("SLURM_LABELIO".into(), "1".into()));
+    }
+    // the step's variables depend on its layout: create it first with the
+    // base environment, which the step daemons extend per node and task
+    let mut told = false;
+    let started = Instant::now();
+    let step = loop {
+        // the layout is not known before creation: step_env is applied to a
+        // provisional step (the controller lays it out) and fixed below
+        let mut create = StepCreate { req: o.step.clone(), io: o.io.clone() };
+        create.io.env = base.clone();
+        match c.step_create(&create) {
+            Ok(s) => break s,
+            Err((e, _)) if e.code() == errors::ESLURM_NODES_BUSY => {
+                if !told {
+                    eprintln!(
+                        "srun: Job {} step creation temporarily disabled, retrying ({})",
+                        job.job_id,
+                        errors::strerror(errors::ESLURM_NODES_BUSY)
+                    );
+                    told = true;
+                }
+                if o.immediate.is_some_and(|t| started.elapsed() >= Duration::from_secs(t)) {
+                    eprintln!("srun: error: Unable to create step for job {}: {}", job.job_id, e);
+                    return 1;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err((e, node)) => {
+                let msg = match e {
+                    ClientError::Slurm(code, _) | ClientError::Rejected { code, .. } => errors::strerror(code),
+                    other => other.to_string(),
+                };
+                match node {
+                    Some(n) => eprintln!("srun: error: Unable to create step for job {} on {}: {}", job.job_id, n, msg),
+                    None => eprintln!("srun: error: Unable to create step for job {}: {}", job.job_id, msg),
+                }
+                return 1;
+            }
+        }
+    };
+    if told {
+        eprintln!("srun: Step created for StepId={}.{}", job.job_id, step.step_id);
+    }
+    if o.verbose > 0 {
+        eprintln!(
+            "srun: jobid {}: nodes({}):`{}', cpu counts: {}",
+            job.job_id,
+            step.allocs.len(),
+            spur_grammar::hostlist::compress(&step.node_names()),
+            alloc::counts(&step.allocs.iter().map(|a| a.cpus).collect::<Vec<_>>())
+        );
+    }
+    stream(c, o, job, &step, io, events, waited)
+}
+
+/// The step runs: output, stdin, signals, exits.
+fn stream(
+    c: &Client,
+    o: &SrunOpts,
+    job: &Job,
+    step: &Step,
+    io: StepIo,
+    events: std::sync::mpsc::Receiver<Event>,
+    waited: nix::sys::signal::SigSet,
+) -> i32 {
+    let nnodes = step.allocs.len() as u32;
+    let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+    let io = std::sync::Arc::new(io);
+    {
+        let tx = tx.clone();
+        std::thread::spawn(move || loop {
+            if let Ok(sig) = waited.wait() {
+                if tx.send(Msg::Signal(sig as i32)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    // stdin: to every task, one task, or none
+    if o.io.stdin_file.is_none() && o.io.stdin_task != Some(u32::MAX) {
+        let io = io.clone();
+        let task = o.io.stdin_task;
+        let node = task.and_then(|t| step.task_ids.iter().position(|ids| ids.contains(&t)).map(|n| n as u32));
+        let nnodes = nnodes as usize;
+        std::thread::spawn(move || {
+            // the step daemons must be there to take it
+            let t0 = Instant::now();
+            while io.connected() < nnodes && t0.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => io.stdin(node, task, &buf[..n]),
+                }
+            }
+            io.stdin_eof();
+        });
+    }
+    // the events of the step daemons, through one channel with the signals
+    let etx = tx.clone();
+    std::thread::spawn(move || {
+        while let Ok(ev) = events.recv() {
+            if etx.send(Msg::Io(ev)).is_err() {
+                return;
+            }
+        }
+    });
+    drop(tx);
+    let width = if o.label { step.num_tasks.saturating_sub(1).to_string().len() } else { 0 };
+    let mut pr = Printer { label: o.label, width, unbuffered: o.io.unbuffered, partial: HashMap::new() };
+    let mut exits: BTreeMap<u32, i32> = BTreeMap::new();
+    let mut done_nodes = 0u32;
+    let mut last_int: Option<Instant> = None;
+    let mut first_exit: Option<Instant> = None;
+    let label = format!("{}.{}", job.job_id, step.step_id);
+    let connect_deadline = Instant::now() + Duration::from_secs(60);
+    while done_nodes < nnodes {
+        let msg = match rx.recv_timeout(Duration::from_millis(500)) {
+            Ok(m) => m,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if io.connected() == 0 && done_nodes == 0 && exits.is_empty() && Instant::now() > connect_deadline {
+                    eprintln!("srun: error: no step daemon of step {} connected", label);
+                    break;
+                }
+                if let (Some(w), Some(t)) = (o.wait, first_exit) {
+                    if w > 0 && t.elapsed() >= Duration::from_secs(w) {
+                        eprintln!("srun: error: First task exited {}s ago", w);
+                        eprintln!("srun: StepId={} tasks {}: running", label, running_tasks(step, &exits));
+                        eprintln!("srun: Terminating StepId={}", label);
+                        io.signal(libc::SIGKILL);
+                        first_exit = None;
+                    }
+                }
+                continue;
+            }
+            Err(_) => break,
+        };
+        match msg {
+            Msg::Io(Event::Output { task, stderr, data }) => pr.write(task, stderr, &data),
+            Msg::Io(Event::Exit { task, exit }) => {
+                pr.flush(task);
+                exits.insert(task, exit.status);
+                first_exit.get_or_insert_with(Instant::now);
+            }
+            Msg::Io(Event::Message(m)) => out(true, &m),
+            Msg::Io(Event::NodeDone(_)) => done_nodes += 1,
+            Msg::Io(Event::NodeLost(n)) => {
+                done_nodes += 1;
+                let node = step.allocs.get(n as usize).map(|a| a.node.clone()).unwrap_or_default();
+                eprintln!("srun: error: {}: lost the connection to its step daemon", node);
+            }
+            Msg::Signal(sig) if sig == libc::SIGINT => {
+                if o.quit_on_interrupt || last_int.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                    eprintln!("srun: sending Ctrl-C to StepId={}", label);
+                    eprintln!("srun: forcing job termination");
+                    eprintln!("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
+                    io.signal(libc::SIGKILL);
+                } else {
+                    last_int = Some(Instant::now());
+                    eprintln!("srun: interrupt (one more within 1 sec to abort)");
+                    eprintln!("srun: StepId={} tasks {}: running", label, running_tasks(step, &exits));
+                }
+            }
+            Msg::Signal(sig) => io.signal(sig),
+        }
+    }
+    for t in 0..step.num_tasks {
+        pr.flush(t);
+    }
+    let _ = c.step_complete(job.job_id, step.step_id);
+    eprint!("{}", exit_lines(step, &exits));
+    exit_code(&exits)
+}
+
+/// srun's scheduling priority (`SLURM_PRIO_PROCESS`).
+fn nix_priority() -> i32 {
+    // SAFETY: getpriority has no memory effects; errno is not consulted.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+}
+
+fn running_tasks(step: &Step, exits: &BTreeMap<u32, i32>) -> String {
+    let running: Vec<u32> = (0..step.num_tasks).filter(|t| !exits.contains_key(t)).collect();
+    spur_core::model::ranges(&running)
+}
+
+pub const USAGE: &str = "Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] [-e err]
+            [-c ncpus] [-r n] [-p partition] [--hold] [-t minutes]
+            [-D path] [--immediate[=secs]] [--overcommit] [--no-kill]
+            [--oversubscribe] [--label] [--unbuffered] [-m dist] [-J jobname]
+            [--jobid=id] [--verbose] [--slurmd_debug=#] [--gres=list]
+            [-T threads] [-W sec] [--gres-flags=opts]
+            [--licenses=names] [--clusters=cluster_names]
+            [--qos=qos] [--time-min=minutes]
+            [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]
+            [--mpi=type] [--account=name] [--dependency=type:jobid[+time]]
+            [--kill-on-bad-exit] [--propagate[=rlimits] [--comment=name]
+            [--cpu-bind=...] [--mem-bind=...] [--network=type]
+            [--ntasks-per-node=n] [--ntasks-per-socket=n] [reservation=name]
+            [--ntasks-per-core=n] [--mem-per-cpu=MB] [--preserve-env]
+            [--profile=...] [--exact]
+            [--mail-type=type] [--mail-user=user] [--nice[=value]]
+            [--prolog=fname] [--epilog=fname]
+            [--task-prolog=fname] [--task-epilog=fname]
+            [--ctrl-comm-ifhn=addr] [--multi-prog] [--mcs-label=mcs]
+            [--cpu-freq=min[-max[:gov]]] [--power=flags] [--spread-job]
+            [--switches=max-switches{@max-time-to-wait}] [--reboot]
+            [--core-spec=cores] [--thread-spec=threads]
+            [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]
+            [--bcast=<dest_path>] [--send-libs[=y|n]] [--compress[=library]]
+            [--acctg-freq=<datatype>=<interval>] [--delay-boot=mins]
+            [-w hosts...] [-x hosts...] [--use-min-nodes]
+            [--mpi-combine=yes|no] [--het-group=value]
+            [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]
+            [--gpus-per-node=n] [--gpus-per-socket=n]  [--gpus-per-task=n]
+            [--mem-per-gpu=MB] [--tres-bind=...] [--tres-per-task=list]
+            [--oom-kill-step[=0|1]]
+            executable [args...]
+";
+
+pub const HELP: &str =
+    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]
+
+Parallel run options:
+  -A, --account=name          charge job to specified account
+  -c, --cpus-per-task=ncpus   number of cpus required per task
+  -C, --constraint=list       specify a list of constraints
+  -D, --chdir=path            change remote current working directory
+  -e, --error=err             location of stderr redirection
+      --exact                 use only the resources requested for the step
+      --export=env_vars|NONE  environment variables passed to launcher with
+                              optional values or NONE (pass no variables)
+  -i, --input=in              location of stdin redirection
+  -I, --immediate[=secs]      exit if resources not available in \"secs\"
+      --jobid=id              run under already allocated job
+  -J, --job-name=jobname      name of job
+  -k, --no-kill               do not kill job on node failure
+  -K, --kill-on-bad-exit      kill the job if any task terminates with a
+                              non-zero exit code
+  -l, --label                 prepend task number to lines of stdout/err
+  -m, --distribution=type     distribution method for processes to nodes
+                              (type = block|cyclic|arbitrary)
+      --mpi=type              type of MPI being used
+      --multi-prog            if set the program name specified is the
+                              configuration specification for multiple programs
+  -n, --ntasks=ntasks         number of tasks to run
+  -N, --nodes=N               number of nodes on which to run (N = min[-max])
+  -o, --output=out            location of stdout redirection
+  -O, --overcommit            overcommit resources
+      --overlap               Allow other steps to overlap this step
+  -p, --partition=partition   partition requested
+      --pty                   run task zero in pseudo terminal
+  -q, --qos=qos               quality of service
+  -Q, --quiet                 quiet mode (suppress informational messages)
+  -r, --relative=n            run job step relative to node n of allocation
+  -t, --time=minutes          time limit
+  -u, --unbuffered            do not line-buffer stdout/err
+  -v, --verbose               verbose mode (multiple -v's increase verbosity)
+  -W, --wait=sec              seconds to wait after first task exits
+                              before killing job
+  -X, --disable-status        Disable Ctrl-C status feature
+
+Constraint options:
+      --mem=MB                minimum amount of real memory
+      --mincpus=n             minimum number of logical processors per node
+      --mem-per-cpu=MB        maximum amount of real memory per allocated
+                              cpu required by the job.
+  -w, --nodelist=hosts...     request a specific list of hosts
+  -x, --exclude=hosts...      exclude a specific list of hosts
+      --ntasks-per-node=n     number of tasks to invoke on each node
+
+Help options:
+  -h, --help                  show this help message
+      --usage                 display brief usage message
+
+Other options:
+  -V, --version               output version information and exit
+
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(v: &[(&str, &str)]) -> HashMap<String, String> {
+        v.iter().map(|(k, x)| (k.to_string(), x.to_string())).collect()
+    }
+
+    fn a(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn options_and_environment() {
+        let (o, argv) = parse(&a(&["-N2", "-n4", "-l", "hostname", "-v"]), &env(&[]), "/tmp").unwrap();
+        assert_eq!((o.step.min_nodes, o.step.num_tasks, o.label), (Some(2), Some(4), true));
+        assert_eq!(argv, a(&["hostname", "-v"]));
+        assert_eq!(o.io.argv, a(&["hostname", "-v"]));
+        assert_eq!(o.desc.name, "hostname");
+        // the allocation's variables, below the command line
+        let (o, _) = parse(&a(&["-n1", "true"]), &env(&[("SLURM_JOB_ID", "7"), ("SLURM_NTASKS", "4")]), "/").unwrap();
+        assert_eq!((o.jobid, o.jobid_from_env, o.step.num_tasks), (Some(7), true, Some(1)));
+        let e = parse(&a(&["-N"]), &env(&[]), "/").unwrap_err();
+        assert_eq!(e.code, 1);
+        let e = parse(&a(&[]), &env(&[]), "/").unwrap_err();
+        assert_eq!(e.stderr, "srun: fatal: No command given to execute.\n");
+    }
+
+    #[test]
+    fn streams_and_exits() {
+        let (o, _) = parse(&a(&["--input=none", "-o", "out-%t", "--error=1", "x"]), &env(&[]), "/").unwrap();
+        assert_eq!(
+            (o.io.stdin_task, o.io.stdout_file.as_deref(), o.io.stderr_task),
+            (Some(u32::MAX), Some("out-%t"), Some(1))
+        );
+        let step = Step {
+            allocs: vec![spur_core::model::NodeAlloc { node: "n1".into(), cpus: 4, ..Default::default() }],
+            task_ids: vec![vec![0, 1, 2, 3]],
+            num_tasks: 4,
+            ..Default::default()
+        };
+        let exits: BTreeMap<u32, i32> = [(0, 0), (1, 3 << 8), (2, 9), (3, 3 << 8)].into_iter().collect();
+        assert_eq!(
+            exit_lines(&step, &exits),
+            "srun: error: n1: tasks 1,3: Exited with exit code 3\nsrun: error: n1: task 2: Killed\n"
+        );
+        assert_eq!(exit_code(&exits), 137);
+    }
+}
