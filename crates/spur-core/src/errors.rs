@@ -511,20 +511,6 @@ pub fn strerror(code: i32) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn lookup() {
-        assert_eq!(strerror(ESLURM_INVALID_PARTITION_NAME), "Invalid partition name specified");
-        assert_eq!(strerror(ESLURM_INVALID_JOB_ID), "Invalid job id specified");
-        assert!(ERRORS.windows(2).all(|w| w[0].0 < w[1].0));
-        assert_eq!((strerror(0).as_str(), strerror(SLURM_ERROR_ANY).as_str()), ("No error", "Unspecified error"));
-        // a system errno: glibc's text, as slurm_strerror falls back to it
-        assert_eq!(strerror(EAGAIN), "Resource temporarily unavailable");
-    }
-}
-
 /// strsignal(3)'s text for a signal (Slurm's `RaisedSignal:9(Killed)` reason,
 /// recorded/24.11/errors/84; srun's `task 0: Killed`).
 pub fn signal_text(sig: i32) -> String {
@@ -549,4 +535,18 @@ pub fn signal_text(sig: i32) -> String {
         _ => return format!("Unknown signal {}", sig),
     };
     t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn lookup() {
+        assert_eq!(strerror(ESLURM_INVALID_PARTITION_NAME), "Invalid partition name specified");
+        assert_eq!(strerror(ESLURM_INVALID_JOB_ID), "Invalid job id specified");
+        assert!(ERRORS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!((strerror(0).as_str(), strerror(SLURM_ERROR_ANY).as_str()), ("No error", "Unspecified error"));
+        // a system errno: glibc's text, as slurm_strerror falls back to it
+        assert_eq!(strerror(EAGAIN), "Resource temporarily unavailable");
+    }
 }
