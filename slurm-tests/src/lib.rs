@@ -246,6 +246,27 @@ impl Cluster {
         }
     }
 
+    /// Run a command under a pseudo-terminal as `user`, driven by `steps`
+    /// (JSON: `["send", TEXT]`, `["expect", TEXT, SECONDS]`, `["sleep", S]`;
+    /// scripts/pty_drive.py): the terminal's output, ending with `EXIT N`.
+    pub fn pty(&self, user: &str, steps: &str, prog: &str, args: &[&str]) -> String {
+        let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pty_drive.py");
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.dir.join("bin").display());
+        let o = Command::new("python3")
+            .arg(driver)
+            .arg(steps)
+            .args(["--", "runuser", "-u", user, "--", "env"])
+            .arg(format!("SLURM_CONF={}", self.conf.display()))
+            .arg(format!("PATH={}", path))
+            .args(["SHELL=/bin/bash", "TERM=dumb", "PS1=$ "])
+            .arg(self.dir.join("bin").join(prog))
+            .args(args)
+            .current_dir(&self.work)
+            .output()
+            .expect("python3 pty driver");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    }
+
     /// Submit with `sbatch --parsable ARGS` and return the job id.
     pub fn sbatch(&self, args: &[&str]) -> u32 {
         let mut a = vec!["--parsable"];

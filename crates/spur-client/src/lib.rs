@@ -564,15 +564,28 @@ impl Client {
 
     /// A step's tasks all ended: its resources are free for the next.
     pub async fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
-        let r =
-            call!(self, step_complete, pb::StepCompleteRequest { job_id, step_id, release: false, exit_status: 0 })?;
+        self.step_node_complete(job_id, step_id, "").await
+    }
+
+    /// An agent's report that its node's part of a step ended (`node`; empty:
+    /// srun's report that the whole step did).
+    pub async fn step_node_complete(&self, job_id: u32, step_id: u32, node: &str) -> Result<(), ClientError> {
+        let r = call!(
+            self,
+            step_complete,
+            pb::StepCompleteRequest { job_id, step_id, release: false, exit_status: 0, node: node.to_string() }
+        )?;
         check(&r.status)
     }
 
     /// End an allocation without a batch script (srun's or salloc's own),
     /// with `exit_status` (a wait status) as the job's.
     pub async fn release_allocation(&self, job_id: u32, exit_status: i32) -> Result<(), ClientError> {
-        let r = call!(self, step_complete, pb::StepCompleteRequest { job_id, step_id: 0, release: true, exit_status })?;
+        let r = call!(
+            self,
+            step_complete,
+            pb::StepCompleteRequest { job_id, step_id: 0, release: true, exit_status, node: String::new() }
+        )?;
         check(&r.status)
     }
 }

@@ -42,6 +42,9 @@ pub struct Ctld {
     pub me: u64,
     /// Jobs this controller launched (or re-sent) while leader.
     launched: Mutex<HashSet<u32>>,
+    /// The nodes whose step daemon reported the end of a step (leader's
+    /// soft state): the step ends once all its nodes did.
+    pub step_ends: Mutex<HashMap<(u32, u32), HashSet<String>>>,
     /// Launch calls in flight at most (a new leader re-sends every running job's).
     launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
@@ -95,6 +98,7 @@ impl Ctld {
             raft,
             me,
             launched: Mutex::new(HashSet::new()),
+            step_ends: Mutex::new(HashMap::new()),
             launch_slots: tokio::sync::Semaphore::new(256),
             conf,
             key,

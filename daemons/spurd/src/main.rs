@@ -205,10 +205,14 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     match tokio::net::UnixListener::bind(&sock) {
         Ok(l) => {
             let tx = done_tx.clone();
+            let client = client.clone();
+            let node = node.clone();
             tokio::spawn(async move {
                 loop {
                     if let Ok((mut s, _)) = l.accept().await {
                         let tx = tx.clone();
+                        let client = client.clone();
+                        let node = node.clone();
                         tokio::spawn(async move {
                             use tokio::io::AsyncReadExt;
                             let mut buf = String::new();
@@ -216,6 +220,14 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
                             for line in buf.lines() {
                                 if let Some(id) = line.strip_prefix("done ").and_then(|x| x.trim().parse().ok()) {
                                     let _ = tx.send(id);
+                                }
+                                // a step daemon ended: its step's resources are free
+                                // (srun says so too, unless it is gone)
+                                let mut w = line.strip_prefix("step ").unwrap_or("").split_whitespace();
+                                if let (Some(Ok(j)), Some(Ok(st))) =
+                                    (w.next().map(str::parse), w.next().map(str::parse))
+                                {
+                                    let _ = client.step_node_complete(j, st, &node).await;
                                 }
                             }
                         });

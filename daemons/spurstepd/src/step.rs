@@ -125,6 +125,7 @@ pub fn run(dir: &Path, node: &str) -> i32 {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     let _ = nix::sys::prctl::set_child_subreaper(true);
+    let ids = spur_spool::read_step_spec(dir).ok().map(|s| (s.job.job_id, s.step.step_id));
     let code = match run_step(dir, node, waited) {
         Ok(()) => 0,
         Err(e) => {
@@ -133,6 +134,10 @@ pub fn run(dir: &Path, node: &str) -> i32 {
         }
     };
     let _ = fs::remove_dir_all(dir);
+    // the agent tells the controller, whether or not srun did (srun may be gone)
+    if let Some((j, s)) = ids {
+        crate::supervisor::tell_agent(dir, &format!("step {} {}\n", j, s));
+    }
     code
 }
 

@@ -122,10 +122,15 @@ fn ignore(sig: Signal) {
 }
 
 fn notify_agent(jobdir: &Path, job_id: u32) {
-    if let Some(spool_dir) = jobdir.parent() {
+    tell_agent(jobdir, &format!("done {}\n", job_id));
+}
+
+/// A line to the agent of the spool `dir` is in (its socket).
+pub(crate) fn tell_agent(dir: &Path, line: &str) {
+    if let Some(spool_dir) = dir.parent() {
         if let Ok(mut s) = std::os::unix::net::UnixStream::connect(spur_spool::socket_path(spool_dir)) {
             let _ = s.set_write_timeout(Some(Duration::from_secs(5)));
-            let _ = s.write_all(format!("done {}\n", job_id).as_bytes());
+            let _ = s.write_all(line.as_bytes());
         }
     }
 }

@@ -122,7 +122,33 @@ impl Service {
         if let Err(code) = validate::authorize(&self.caller(&id), Action::CreateStep, Some(owner)) {
             return reply(code);
         }
+        if !r.release && !r.node.is_empty() {
+            // one node's step daemon is done: wait for the step's others
+            let nodes: Vec<String> = self
+                .ctld
+                .read()
+                .state
+                .jobs()
+                .get(&r.job_id)
+                .and_then(|j| j.steps.iter().find(|s| s.step_id == r.step_id))
+                .map(|s| s.node_names())
+                .unwrap_or_default();
+            let all = {
+                let mut ends = self.ctld.step_ends.lock().unwrap_or_else(|e| e.into_inner());
+                let done = ends.entry((r.job_id, r.step_id)).or_default();
+                done.insert(r.node.clone());
+                let all = nodes.iter().all(|n| done.contains(n));
+                if all {
+                    ends.remove(&(r.job_id, r.step_id));
+                }
+                all
+            };
+            if !all {
+                return reply(0);
+            }
+        }
         if !r.release {
+            self.ctld.step_ends.lock().unwrap_or_else(|e| e.into_inner()).remove(&(r.job_id, r.step_id));
             let res = self.ctld.commit(vec![Command::StepComplete { job_id: r.job_id, step_id: r.step_id }]).await?;
             return reply(match res.into_iter().next() {
                 Some(Err(c)) if c != ESLURM_ALREADY_DONE => c,

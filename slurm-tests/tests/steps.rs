@@ -1,0 +1,307 @@
+//! Issue 11: srun, salloc and job steps, end to end. One cluster for the
+//! file (four nodes of two CPUs, `TreeWidth=2` so that a four-node step goes
+//! through the launch tree), everything run as the unprivileged test user
+//! unless said otherwise. Each point of the issue has its section:
+//! steps in the state machine (squeue -s, scontrol show step, scancel of a
+//! step, a busy allocation), srun (alone, in sbatch, in salloc; options),
+//! salloc, the step daemon (an agent restart while a step runs, a cancelled
+//! step leaves no process), I/O and signals (stdin, --input, --label,
+//! output files, Ctrl-C under a terminal), exit codes and messages, the
+//! task environment, and the tree.
+
+use slurm_tests::*;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+fn cluster() -> Cluster {
+    let extra = std::env::temp_dir().join(format!("spur-steps-extra-{}.conf", std::process::id()));
+    std::fs::write(&extra, "TreeWidth=2\n").unwrap();
+    let c = Cluster::up("steps", 4, &["--cpus", "2", "--memory", "2000", "--extra-conf", &extra.to_string_lossy()]);
+    let _ = std::fs::remove_file(extra);
+    c
+}
+
+fn lines(s: &str) -> BTreeSet<String> {
+    s.lines().map(String::from).collect()
+}
+
+fn set(v: &[&str]) -> BTreeSet<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The job srun or salloc made, by its name.
+fn job_named(c: &Cluster, name: &str) -> String {
+    let o = c.run("squeue", &["-h", "-t", "all", "-n", name, "-o", "%i"]);
+    o.stdout.lines().last().unwrap_or_default().trim().to_string()
+}
+
+#[test]
+fn srun_salloc_and_steps() {
+    let c = cluster();
+    srun_alone(&c);
+    exit_codes_and_messages(&c);
+    io_and_files(&c);
+    srun_in_sbatch(&c);
+    salloc_runs_a_command(&c);
+    steps_share_an_allocation(&c);
+    a_step_survives_an_agent_restart(&c);
+    interrupts_under_a_terminal(&c);
+    salloc_drives_an_interactive_shell(&c);
+    let log = c.ctld_log();
+    assert!(!log.contains("panicked"), "{}", log);
+}
+
+/// srun outside an allocation: its own job, across the launch tree.
+fn srun_alone(c: &Cluster) {
+    let o = c.run_as(TEST_USER, "srun", &["-N4", "-n8", "-l", "-J", "alone", "printenv", "SLURM_PROCID"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let want: Vec<String> = (0..8).map(|t| format!("{}: {}", t, t)).collect();
+    assert_eq!(lines(&o.stdout), want.iter().map(|s| s.as_str()).map(String::from).collect());
+    assert_eq!(o.stderr, "");
+    // the job srun made is over, COMPLETED, its own
+    let id = job_named(c, "alone");
+    assert_eq!(c.state(&id), "COMPLETED");
+    let q = c.run("squeue", &["-h", "-t", "all", "-j", &id, "-o", "%u %D"]);
+    assert_eq!(q.stdout, format!("{} 4\n", TEST_USER));
+    // the tasks are the user's, on each node as the layout says
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-N2",
+            "-n4",
+            "-m",
+            "cyclic",
+            "sh",
+            "-c",
+            "echo $SLURM_PROCID $SLURMD_NODENAME $(id -un) $SLURM_STEP_NUM_TASKS $SLURM_STEP_TASKS_PER_NODE",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let u = TEST_USER;
+    let want: Vec<String> = vec![
+        format!("0 node1 {} 4 2(x2)", u),
+        format!("1 node2 {} 4 2(x2)", u),
+        format!("2 node1 {} 4 2(x2)", u),
+        format!("3 node2 {} 4 2(x2)", u),
+    ];
+    assert_eq!(lines(&o.stdout), want.into_iter().collect());
+    // no command
+    let o = c.run_as(TEST_USER, "srun", &["-n1"]);
+    assert_eq!((o.code, o.stderr.as_str()), (1, "srun: fatal: No command given to execute.\n"));
+    // another user's allocation
+    let held = c.sbatch(&["-N1", "--wrap", "sleep 300"]);
+    c.wait_state(&held.to_string(), "RUNNING", T);
+    let o = c.run_as(TEST_USER, "srun", &[&format!("--jobid={}", held), "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, format!("srun: error: Unable to create step for job {}: Access/permission denied\n", held).as_str())
+    );
+    c.run("scancel", &[&held.to_string()]).ok();
+    let o = c.run_as(TEST_USER, "srun", &["--jobid=999999", "true"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.starts_with("srun: error: Unable to confirm allocation for job 999999: Invalid job id specified\n"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// srun's status: the highest exit code, 128+signal; Slurm's lines.
+fn exit_codes_and_messages(c: &Cluster) {
+    let o = c.run_as(TEST_USER, "srun", &["-n4", "-N2", "-J", "codes", "sh", "-c", "exit $SLURM_PROCID"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        "srun: error: node1: task 1: Exited with exit code 1\nsrun: error: node2: task 2: Exited with exit code 2\nsrun: error: node2: task 3: Exited with exit code 3\n"
+    );
+    assert_eq!(c.state(&job_named(c, "codes")), "FAILED");
+    let o = c.run_as(TEST_USER, "srun", &["-n2", "-N1", "sh", "-c", "kill -9 $$"]);
+    assert_eq!((o.code, o.stderr.as_str()), (137, "srun: error: node1: tasks 0-1: Killed\n"));
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "no-such-command-here"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        "slurmstepd: error: execve(): no-such-command-here: No such file or directory\nsrun: error: node1: task 0: Exited with exit code 2\n"
+    );
+    // --kill-on-bad-exit: a failing task ends the others
+    let o = c.run_as(TEST_USER, "srun", &["-n2", "-N1", "-K", "sh", "-c", "[ $SLURM_PROCID = 0 ] && exit 4; sleep 60"]);
+    assert_eq!(o.code, 137, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("task 0: Exited with exit code 4") && o.stderr.contains("task 1: Killed"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// stdin to every task or one, labels, output files, multi-prog.
+fn io_and_files(c: &Cluster) {
+    let o = c.run_full(Some(TEST_USER), "srun", &["-n2", "-N2", "-l", "cat"], Some("one\ntwo\n"));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines(&o.stdout), set(&["0: one", "0: two", "1: one", "1: two"]));
+    let o = c.run_full(Some(TEST_USER), "srun", &["-n2", "-N1", "--input=1", "-l", "cat"], Some("only\n"));
+    assert_eq!(o.stdout, "1: only\n", "{}", o.stderr);
+    let o = c.run_full(Some(TEST_USER), "srun", &["-n1", "--input=none", "cat"], Some("never\n"));
+    assert_eq!((o.code, o.stdout.as_str()), (0, ""));
+    // output files per task, as the user
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &["-n2", "-N2", "-o", "step-%j.%s-%t-%N.out", "sh", "-c", "echo task $SLURM_PROCID"],
+    );
+    assert_eq!((o.code, o.stdout.as_str()), (0, ""), "{}", o.stderr);
+    let mut found = vec![];
+    for e in std::fs::read_dir(&c.work).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().to_string();
+        if n.starts_with("step-") {
+            use std::os::unix::fs::MetadataExt;
+            assert_eq!(e.metadata().unwrap().uid(), uid_of(TEST_USER), "{}", n);
+            found.push((n.clone(), std::fs::read_to_string(e.path()).unwrap()));
+        }
+    }
+    found.sort();
+    assert_eq!(found.len(), 2, "{:?}", found);
+    assert!(found[0].0.ends_with(".0-0-node1.out") && found[0].1 == "task 0\n", "{:?}", found);
+    assert!(found[1].0.ends_with(".0-1-node2.out") && found[1].1 == "task 1\n", "{:?}", found);
+    // --multi-prog
+    std::fs::write(c.work.join("mp.conf"), "0 echo first %t\n1-2 echo rest %t %o\n").unwrap();
+    let o = c.run_as(TEST_USER, "srun", &["-n3", "-N2", "-l", "--multi-prog", "mp.conf"]);
+    assert_eq!(lines(&o.stdout), set(&["0: first 0", "1: rest 1 0", "2: rest 2 1"]), "{}", o.stderr);
+}
+
+/// srun inside a batch job: steps 0 and 1 of its allocation.
+fn srun_in_sbatch(c: &Cluster) {
+    std::fs::write(
+        c.work.join("steps.sh"),
+        "#!/bin/sh\nsrun -l printenv SLURM_STEP_ID\nsrun -n1 sh -c 'echo step=$SLURM_STEP_ID nodes=$SLURM_STEP_NUM_NODES job=$SLURM_JOB_ID'\n",
+    )
+    .unwrap();
+    let id = c.sbatch_as(TEST_USER, &["-N2", "-n4", "-o", "steps-%j.out", "steps.sh"]);
+    c.wait_state(&id, "COMPLETED", T);
+    let out = c.read_work(&format!("steps-{}.out", id));
+    let mut l: Vec<&str> = out.lines().collect();
+    l.sort();
+    assert_eq!(l, vec!["0: 0", "1: 0", "2: 0", "3: 0", &format!("step=1 nodes=1 job={}", id)], "{}", out);
+}
+
+/// salloc: granted, the command's status, relinquished; srun inside.
+fn salloc_runs_a_command(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "salloc",
+        &["-N2", "-n4", "-J", "sal", "sh", "-c", "srun -l printenv SLURM_NODEID | sort; exit 7"],
+    );
+    assert_eq!(o.code, 7);
+    assert_eq!(o.stdout, "0: 0\n1: 0\n2: 1\n3: 1\n");
+    let id = job_named(c, "sal");
+    assert_eq!(
+        o.stderr,
+        format!("salloc: Granted job allocation {}\nsalloc: Relinquishing job allocation {}\n", id, id)
+    );
+    let st = c.wait_state(&id, "FAILED", T);
+    assert_eq!(st, "FAILED");
+    let q = c.run("scontrol", &["show", "job", &id]);
+    assert!(q.stdout.contains(" BatchFlag=0 "), "{}", q.stdout);
+}
+
+/// Two steps in one allocation: the second waits for the first's CPUs,
+/// --overlap shares them; squeue -s, scontrol show step, scancel of a step.
+fn steps_share_an_allocation(c: &Cluster) {
+    let script = "srun -n1 sleep 777 & \
+        until squeue -h -s -j $SLURM_JOB_ID -o %i | grep -q '\\.0$'; do sleep 0.1; done; \
+        squeue -h -s -j $SLURM_JOB_ID -o '%i %j %u %N'; \
+        scontrol show step $SLURM_JOB_ID.0 | head -3; \
+        srun -n1 --overlap echo overlapped; \
+        (sleep 1; scancel $SLURM_JOB_ID.0) & \
+        srun -n1 echo after-the-first; \
+        wait";
+    let o = c.run_as(TEST_USER, "salloc", &["-N1", "-n2", "-J", "share", "sh", "-c", script]);
+    let id = job_named(c, "share");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let out: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(out[0], format!("{}.0 sleep {} node1", id, TEST_USER), "{}", o.stdout);
+    assert!(out[1].starts_with(&format!("StepId={}.0 UserId={} StartTime=", id, uid_of(TEST_USER))), "{}", o.stdout);
+    assert_eq!(out[2], "   State=RUNNING Partition=debug NodeList=node1");
+    assert_eq!(out[3], "   Nodes=1 CPUs=2 Tasks=1 Name=sleep Network=(null)");
+    assert_eq!(&out[4..], ["overlapped", "after-the-first"], "{}", o.stdout);
+    assert!(
+        o.stderr.contains(&format!(
+            "srun: Job {} step creation temporarily disabled, retrying (Requested nodes are busy)\n",
+            id
+        )),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains(&format!("slurmstepd: error: *** STEP {}.0 ON node1 CANCELLED AT ", id)), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: error: node1: task 0: Terminated\n"), "{}", o.stderr);
+    // nothing of the cancelled step is left
+    wait_for("the cancelled step's processes to end", T, || processes_with("sleep 777").is_empty());
+    assert_eq!(c.run("squeue", &["-h", "-s", "-j", &id]).stdout, "");
+}
+
+/// The step daemon is not the agent's: a step runs on through an agent
+/// restart, and its output and exit reach srun.
+fn a_step_survives_an_agent_restart(c: &Cluster) {
+    let marker = c.work.join("restart-started");
+    let cmd = format!("touch {}; sleep 3; echo survived", marker.display());
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let conf = c.conf.clone();
+        let bin = c.dir.join("bin");
+        let work = c.work.clone();
+        std::thread::spawn(move || {
+            let o = std::process::Command::new(bin.join("srun"))
+                .args(["-N1", "-w", "node3", "sh", "-c", &cmd])
+                .env("SLURM_CONF", conf)
+                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .current_dir(work)
+                .output()
+                .unwrap();
+            let _ = tx.send(o);
+        });
+    }
+    wait_for("the step to start", T, || marker.exists());
+    c.kill9("spurd-node3");
+    assert_eq!(c.restart_missing().code, 0);
+    let o = rx.recv_timeout(T).expect("srun ended");
+    assert_eq!(
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).as_ref()),
+        (Some(0), "survived\n"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Ctrl-C under a terminal: the status line, then a second one aborts.
+fn interrupts_under_a_terminal(c: &Cluster) {
+    let steps = r#"[["expect", "started", 20], ["send", "\u0003"], ["expect", "srun: interrupt (one more within 1 sec to abort)", 10], ["send", "\u0003"]]"#;
+    let out = c.pty(
+        TEST_USER,
+        steps,
+        "srun",
+        &["-n2", "-N1", "sh", "-c", "[ $SLURM_PROCID = 0 ] && echo started; exec sleep 555"],
+    );
+    assert!(out.contains("srun: interrupt (one more within 1 sec to abort)"), "{}", out);
+    assert!(out.contains("tasks 0-1: running"), "{}", out);
+    assert!(out.contains("srun: forcing job termination"), "{}", out);
+    assert!(!out.contains("EXPECT-FAILED"), "{}", out);
+    wait_for("the aborted tasks to end", T, || processes_with("sleep 555").is_empty());
+}
+
+/// salloc with the user's shell under a terminal: commands, job control,
+/// srun inside, the allocation given back at exit.
+fn salloc_drives_an_interactive_shell(c: &Cluster) {
+    let steps = r#"[["expect", "Granted job allocation", 20], ["sleep", 0.5],
+        ["send", "echo job=$SLURM_JOB_ID nodes=$SLURM_JOB_NUM_NODES\n"], ["expect", "nodes=2", 10],
+        ["send", "sleep 444 &\n"], ["send", "jobs\n"], ["expect", "Running", 10],
+        ["send", "kill %1\n"], ["send", "srun -l -n2 echo from-srun\n"], ["expect", "1: from-srun", 20],
+        ["sleep", 1.5], ["send", "echo srun-done\n"], ["expect", "\nsrun-done", 10], ["send", "exit\n"], ["expect", "Relinquishing job allocation", 20]]"#;
+    let out = c.pty(TEST_USER, steps, "salloc", &["-N2", "-J", "shell"]);
+    assert!(!out.contains("EXPECT-FAILED"), "{}", out);
+    let id = job_named(c, "shell");
+    assert!(out.contains(&format!("job={} nodes=2", id)), "{}", out);
+    assert!(out.contains("EXIT 0"), "{}", out);
+    c.wait_state(&id, "COMPLETED", T);
+}
