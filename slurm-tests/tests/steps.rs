@@ -47,7 +47,9 @@ fn srun_salloc_and_steps() {
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
     a_step_survives_an_agent_restart(&c);
+    a_step_whose_srun_is_killed_ends(&c);
     interrupts_under_a_terminal(&c);
+    srun_pty_gives_task_0_a_terminal(&c);
     salloc_drives_an_interactive_shell(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
@@ -274,6 +276,18 @@ fn a_step_survives_an_agent_restart(c: &Cluster) {
     );
 }
 
+/// srun killed outright: its step daemons lose the connection, end the
+/// tasks, and their agents report the step's end, so the allocation's CPUs
+/// are free for the next step.
+fn a_step_whose_srun_is_killed_ends(c: &Cluster) {
+    let script = "srun -n1 sleep 666 & \
+        until squeue -h -s -j $SLURM_JOB_ID -o %i | grep -q '\\.0$'; do sleep 0.1; done; \
+        kill -9 $!; srun -n1 echo next-step";
+    let o = c.run_as(TEST_USER, "salloc", &["-N1", "-n2", "-J", "killed", "sh", "-c", script]);
+    assert_eq!((o.code, o.stdout.as_str()), (0, "next-step\n"), "{}", o.stderr);
+    wait_for("the orphaned step's processes to end", T, || processes_with("sleep 666").is_empty());
+}
+
 /// Ctrl-C under a terminal: the status line, then a second one aborts.
 fn interrupts_under_a_terminal(c: &Cluster) {
     let steps = r#"[["expect", "started", 20], ["send", "\u0003"], ["expect", "srun: interrupt (one more within 1 sec to abort)", 10], ["send", "\u0003"]]"#;
@@ -288,6 +302,20 @@ fn interrupts_under_a_terminal(c: &Cluster) {
     assert!(out.contains("srun: forcing job termination"), "{}", out);
     assert!(!out.contains("EXPECT-FAILED"), "{}", out);
     wait_for("the aborted tasks to end", T, || processes_with("sleep 555").is_empty());
+}
+
+/// `srun --pty`: task 0 on a terminal of its own: a shell with job
+/// control, Ctrl-C reaching its foreground job, its exit code srun's.
+fn srun_pty_gives_task_0_a_terminal(c: &Cluster) {
+    let steps = r#"[["expect", "$ ", 20], ["send", "tty; echo rank=$SLURM_PROCID\n"], ["expect", "rank=0", 10],
+        ["send", "sleep 333\n"], ["sleep", 0.5], ["send", "\u0003"], ["send", "echo after-int\n"],
+        ["expect", "after-int\r\n", 10], ["send", "exit 5\n"]]"#;
+    let out = c.pty(TEST_USER, steps, "srun", &["--pty", "-n1", "bash", "--norc", "-i"]);
+    assert!(!out.contains("EXPECT-FAILED"), "{}", out);
+    assert!(out.contains("/dev/pts/") && !out.contains("no job control"), "{}", out);
+    assert!(out.contains("srun: error: node1: task 0: Exited with exit code 5"), "{}", out);
+    assert!(out.trim_end().ends_with("EXIT 5"), "{}", out);
+    assert!(processes_with("sleep 333").is_empty());
 }
 
 /// salloc with the user's shell under a terminal: commands, job control,

@@ -313,7 +313,15 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             "multi-prog" => o.io.multi_prog = Some(String::new()),
             "task-prolog" => o.io.task_prolog = Some(val.to_string()),
             "task-epilog" => o.io.task_epilog = Some(val.to_string()),
-            "pty" => o.io.pty = true,
+            "pty" => {
+                // task 0 on a terminal: unbuffered, the others' output and
+                // input to /dev/null (`man srun`)
+                o.io.pty = true;
+                o.io.unbuffered = true;
+                o.io.stdin_task = Some(0);
+                o.io.stdout_task = Some(0);
+                o.io.stderr_task = Some(0);
+            }
             "open-mode" => o.io.open_mode_append = val.starts_with('a'),
             "chdir" => {
                 let d = if val.starts_with('/') { val.to_string() } else { format!("{}/{}", cwd, val) };
@@ -794,6 +802,8 @@ fn stream(
         }
     });
     drop(tx);
+    // --pty: the local terminal passes every key through while the step runs
+    let _raw = if o.io.pty { RawTerminal::enter() } else { None };
     let width = if o.label { step.num_tasks.saturating_sub(1).to_string().len() } else { 0 };
     let mut pr = Printer { label: o.label, width, unbuffered: o.io.unbuffered, partial: HashMap::new() };
     let mut exits: BTreeMap<u32, i32> = BTreeMap::new();
@@ -858,6 +868,27 @@ fn stream(
     let _ = c.step_complete(job.job_id, step.step_id);
     eprint!("{}", exit_lines(step, &exits));
     exit_code(&exits)
+}
+
+/// The local terminal in raw mode (`--pty`), restored when dropped.
+struct RawTerminal(nix::sys::termios::Termios);
+
+impl RawTerminal {
+    fn enter() -> Option<RawTerminal> {
+        use nix::sys::termios;
+        let stdin = std::io::stdin();
+        let saved = termios::tcgetattr(&stdin).ok()?;
+        let mut raw = saved.clone();
+        termios::cfmakeraw(&mut raw);
+        termios::tcsetattr(&stdin, termios::SetArg::TCSANOW, &raw).ok()?;
+        Some(RawTerminal(saved))
+    }
+}
+
+impl Drop for RawTerminal {
+    fn drop(&mut self) {
+        let _ = nix::sys::termios::tcsetattr(std::io::stdin(), nix::sys::termios::SetArg::TCSANOW, &self.0);
+    }
 }
 
 /// srun's scheduling priority (`SLURM_PRIO_PROCESS`).

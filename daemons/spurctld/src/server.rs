@@ -57,12 +57,15 @@ fn st(code: i32) -> Option<Status> {
 type R<T> = Result<Response<T>, tonic::Status>;
 
 /// Which callers each method of the Controller service takes: agents
-/// register and report completions, anyone pings, and the rest is for
-/// users (and root's commands), never a daemon's credential.
+/// register and report completions, anyone pings, a step's end comes from
+/// srun (a user) or from its nodes' agents, and the rest is for users (and
+/// root's commands), never a daemon's credential.
 pub fn policy(method: &str) -> &'static [spur_auth::Kind] {
     use spur_auth::grpc::{AGENTS, ANYONE, USERS};
+    const USERS_AND_AGENTS: &[spur_auth::Kind] = &[spur_auth::Kind::User, spur_auth::Kind::Agent];
     match method.rsplit('/').next().unwrap_or("") {
         "Register" | "JobComplete" => AGENTS,
+        "StepComplete" => USERS_AND_AGENTS,
         "Ping" => ANYONE,
         _ => USERS,
     }

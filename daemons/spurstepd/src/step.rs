@@ -49,6 +49,8 @@ enum Stream {
     /// A file the child opens as the user (and the directories above it).
     File(CString, Vec<CString>),
     Null,
+    /// `--pty`: the terminal's slave side (the task's controlling terminal).
+    Pty(OwnedFd),
 }
 
 /// Everything a task's child needs, built before the fork.
@@ -182,7 +184,11 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                 unsafe { libc::_exit(code) }
             }
             Ok(ForkResult::Parent { child }) => {
-                let _ = unistd::setpgid(child, child);
+                if !matches!(p.stdin, Stream::Pty(_)) {
+                    // (a --pty task makes a session of its own: a process
+                    // group leader could not)
+                    let _ = unistd::setpgid(child, child);
+                }
                 pids.insert(child.as_raw(), p.global);
                 pgids.push(child.as_raw());
                 let mut hs = Vec::new();
@@ -547,6 +553,35 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
             })
         };
         let mut par = Parent { stdin: None, stdout: None, stderr: None };
+        if spec.io.pty && t == 0 {
+            // task 0 on a terminal of its own: its input and output are the
+            // master side's
+            let pty = nix::pty::openpty(None, None).map_err(io::Error::from)?;
+            let master = pty.master;
+            let _ = fcntl::fcntl(master.as_raw_fd(), fcntl::FcntlArg::F_SETFD(fcntl::FdFlag::FD_CLOEXEC));
+            let _ = fcntl::fcntl(pty.slave.as_raw_fd(), fcntl::FcntlArg::F_SETFD(fcntl::FdFlag::FD_CLOEXEC));
+            par.stdin = Some(master.try_clone()?);
+            par.stdout = Some(master);
+            let slave = pty.slave;
+            let mut p = TaskPrep {
+                global: t,
+                prog: cstr(&prog),
+                argv: vec![],
+                _argv_s: argv_s,
+                envp: vec![],
+                _envp_s: envp_s,
+                task_pid: pid_idx.map(|i| (i, [0u8; 32])),
+                stdin: Stream::Pty(slave.try_clone()?),
+                stdout: Stream::Pty(slave.try_clone()?),
+                stderr: Stream::Pty(slave),
+                exec_prefix,
+            };
+            p.envp = c_array(&p._envp_s);
+            p.argv = c_array(&p._argv_s);
+            preps.push(p);
+            parents.push(par);
+            continue;
+        }
         let stdin = match (&spec.io.stdin_file, spec.io.stdin_task) {
             (Some(p), _) => {
                 let path = iopattern::expand_step(p, job, node, t, step.step_id, node_id, &cwd);
@@ -600,7 +635,7 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
 /// Open a stream for the child: the fd to dup onto `target`.
 fn child_stream(s: &Stream, write: bool, append: bool) -> Result<RawFd, Errno> {
     match s {
-        Stream::Pipe(fd) => Ok(fd.as_raw_fd()),
+        Stream::Pipe(fd) | Stream::Pty(fd) => Ok(fd.as_raw_fd()),
         Stream::File(path, dirs) => {
             if write {
                 open_output(path, dirs, append)
@@ -628,7 +663,13 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         }
     }
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
-    let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    let pty = matches!(p.stdin, Stream::Pty(_));
+    if pty {
+        // a session of its own, with the terminal as its controlling one
+        let _ = unistd::setsid();
+    } else {
+        let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    }
     if c.switch_user
         && (unistd::setgroups(&c.groups).is_err()
             || unistd::setgid(Gid::from_raw(c.gid)).is_err()
@@ -657,6 +698,13 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         };
         if unistd::dup2(fd, target).is_err() {
             return 1;
+        }
+    }
+    if pty {
+        // SAFETY: TIOCSCTTY on the task's own stdin (the terminal's slave
+        // side), in a new session; no memory is passed.
+        unsafe {
+            libc::ioctl(0, libc::TIOCSCTTY, 0);
         }
     }
     if let Some((i, buf)) = &mut p.task_pid {
