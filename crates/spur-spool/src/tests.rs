@@ -302,6 +302,24 @@ fn version_3_spool_files_read() {
     spool_files_read("v3");
 }
 
+#[test]
+fn version_4_spool_files_read() {
+    spool_files_read("v4");
+    // and a step's part on a node, as its agent wrote it
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4");
+    let t = Tmp::new("fixture-v4-step");
+    let dir = step_dir(&t.0, 11, 0);
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(fx.join("step-spec.bin"), dir.join(SPEC_FILE)).unwrap();
+    let s = read_step_spec(&dir).unwrap();
+    assert_eq!(
+        (s.job.job_id, s.step.step_id, s.step.name.as_str(), s.io.argv.clone()),
+        (11, 0, "step", vec!["sleep".to_string(), "3600".to_string()])
+    );
+    assert_eq!((s.job.desc.name.as_str(), s.user_name.as_str(), s.io.io_key.len()), ("alloc", "root", 32));
+    assert_eq!(step_dirs(&t.0), vec![(11, 0, dir)]);
+}
+
 /// A spec.bin written by a newer build: the error names the file and both versions.
 #[test]
 fn a_newer_spec_file_is_refused_naming_it() {

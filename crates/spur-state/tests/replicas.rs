@@ -380,7 +380,49 @@ fn command() -> impl Strategy<Value = Command> {
         2 => (job_id(), prop::collection::vec(prop_oneof![0u32..5, Just(u32::MAX)], 0..4), time())
             .prop_map(|(job_id, tasks, now)| Command::CancelPendingTasks { job_id, tasks, now }),
         2 => (job_id(), prop_oneof![0u32..5, Just(u32::MAX)]).prop_map(|(job_id, task)| Command::SplitPendingTask { job_id, task }),
+        3 => (job_id(), step_request(), time()).prop_map(|(job_id, mut req, now)| {
+            req.job_id = job_id;
+            Command::StepCreate { req: Box::new(req), now }
+        }),
+        2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)]).prop_map(|(job_id, step_id)| Command::StepComplete { job_id, step_id }),
     ]
+}
+
+/// A step request of any shape, sizes included that no job can hold.
+fn step_request() -> impl Strategy<Value = spur_core::request::StepRequest> {
+    let small = || opt(prop_oneof![0u32..6, Just(u32::MAX)]);
+    let names = || opt(prop::sample::select(vec!["n1", "n2", "n1,n3", "zz", ""]).prop_map(String::from));
+    (
+        (small(), small(), small(), prop_oneof![0u32..4, Just(u32::MAX)], small(), names(), names(), small()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), opt(count64()), opt(count64())),
+        prop::sample::select(vec!["block", "cyclic", "plane=2", "plane=0", "arbitrary", ""]),
+    )
+        .prop_map(
+            |(
+                (min_nodes, max_nodes, num_tasks, cpus_per_task, ntasks_per_node, node_list, exclude, relative),
+                (overlap, exact, exclusive, overcommit, mem_per_node, mem_per_cpu),
+                dist,
+            )| {
+                spur_core::request::StepRequest {
+                    min_nodes,
+                    max_nodes,
+                    num_tasks,
+                    cpus_per_task,
+                    ntasks_per_node,
+                    node_list,
+                    exclude,
+                    relative,
+                    overlap,
+                    exact,
+                    exclusive,
+                    overcommit,
+                    mem_per_node,
+                    mem_per_cpu,
+                    distribution: dist.to_string(),
+                    ..Default::default()
+                }
+            },
+        )
 }
 
 // ----------------------------------------------------------------------------- replicas

@@ -26,6 +26,10 @@ use spur_core::errors::*;
 use spur_core::model::*;
 use spur_core::request::StepRequest;
 
+/// At most this many tasks of a step on one node (Slurm's
+/// `MaxTasksPerNode` default): `--overcommit` asks for any number.
+pub const MAX_TASKS_PER_NODE: u32 = 512;
+
 /// What the job holds on one node and what its steps leave free.
 struct Slot<'a> {
     alloc: &'a NodeAlloc,
@@ -239,6 +243,10 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
     if spill > 0 || per.contains(&0) {
         return Err(ESLURM_NODES_BUSY);
     }
+    // slurm.conf's MaxTasksPerNode default (the layout holds every task id)
+    if per.iter().any(|&n| n > MAX_TASKS_PER_NODE) {
+        return Err(ESLURM_BAD_TASK_COUNT);
+    }
     // the CPUs and memory held on each node
     let mut allocs = Vec::with_capacity(chosen.len());
     for (k, &i) in chosen.iter().enumerate() {
@@ -389,6 +397,8 @@ mod tests {
         let mut r = req(Some(8), None);
         r.overcommit = true;
         assert_eq!(layout(&j, &r, 1).map(|s| s.tasks_per_node), Ok(vec![8]));
+        r.num_tasks = Some(u32::MAX);
+        assert_eq!(layout(&j, &r, 1).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
         let mut r = req(None, None);
         r.node_list = Some("n9".into());
         assert_eq!(layout(&j, &r, 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
