@@ -703,7 +703,7 @@ fn run_step(
         create.io.env = base.clone();
         match c.step_create(&create) {
             Ok(s) => break s,
-            Err((e, _)) if e.code() == errors::ESLURM_NODES_BUSY => {
+            Err(spur_client::StepError { error: e, .. }) if e.code() == errors::ESLURM_NODES_BUSY => {
                 if !told {
                     eprintln!(
                         "srun: Job {} step creation temporarily disabled, retrying ({})",
@@ -718,13 +718,23 @@ fn run_step(
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
-            Err((e, node)) => {
+            Err(spur_client::StepError { error: e, node, step_id }) => {
                 let msg = match e {
                     ClientError::Slurm(code, _) | ClientError::Rejected { code, .. } => errors::strerror(code),
                     other => other.to_string(),
                 };
                 match node {
-                    Some(n) => eprintln!("srun: error: Unable to create step for job {} on {}: {}", job.job_id, n, msg),
+                    // the step was created and could not start on a node
+                    Some(n) => {
+                        eprintln!(
+                            "srun: error: Task launch for StepId={}.{} failed on node {}: {}",
+                            job.job_id,
+                            step_id.unwrap_or(0),
+                            n,
+                            msg
+                        );
+                        eprintln!("srun: error: Application launch failed: {}", msg);
+                    }
                     None => eprintln!("srun: error: Unable to create step for job {}: {}", job.job_id, msg),
                 }
                 return 1;

@@ -132,14 +132,11 @@ impl Client {
         block(self.inner.job_complete(done))
     }
 
-    pub fn step_create(
-        &self,
-        c: &spur_core::launch::StepCreate,
-    ) -> Result<spur_core::model::Step, (ClientError, Option<String>)> {
-        // the refusal and the node travel inside the future's Ok
+    pub fn step_create(&self, c: &spur_core::launch::StepCreate) -> Result<spur_core::model::Step, crate::StepError> {
+        // the refusal travels inside the future's Ok
         match block(async { Ok(self.inner.step_create(c).await) }) {
             Ok(r) => r,
-            Err(e) => Err((e, None)),
+            Err(error) => Err(crate::StepError { error, node: None, step_id: None }),
         }
     }
 

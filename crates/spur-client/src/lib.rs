@@ -47,6 +47,16 @@ pub mod blocking;
 pub use spur_auth::users;
 
 /// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf.
+/// Why a step was not created or did not start (`Client::step_create`).
+#[derive(Debug)]
+pub struct StepError {
+    pub error: ClientError,
+    /// The node whose agent could not start its part of the step.
+    pub node: Option<String>,
+    /// The step's number, when it was created before its launch failed.
+    pub step_id: Option<u32>,
+}
+
 pub fn conf_path() -> PathBuf {
     spur_core::config::default_path()
 }
@@ -541,25 +551,27 @@ impl Client {
     }
 
     /// Create a step in a running job and start its tasks (srun). A refusal
-    /// is `Err(ClientError::Slurm)`; `.1` names the node that could not start
-    /// its part, when that was the cause.
-    pub async fn step_create(
-        &self,
-        c: &spur_core::launch::StepCreate,
-    ) -> Result<spur_core::model::Step, (ClientError, Option<String>)> {
+    /// is [`StepError`]: the error, and when the step was created but could
+    /// not start on a node, that node and the step's number.
+    pub async fn step_create(&self, c: &spur_core::launch::StepCreate) -> Result<spur_core::model::Step, StepError> {
+        let plain = |error| StepError { error, node: None, step_id: None };
         let create = spur_core::records::encode_step_create(c, spur_format::FORMAT_VERSION)
-            .map_err(|e| (ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()), None))?;
+            .map_err(|e| plain(ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string())))?;
         let r = call!(
             self,
             step_create,
             pb::StepCreateRequest { create, max_format_version: spur_format::FORMAT_VERSION as u32 }
         )
-        .map_err(|e| (e, None))?;
-        if let Err(e) = check(&r.status) {
-            return Err((e, Some(r.failed_node).filter(|n| !n.is_empty())));
+        .map_err(plain)?;
+        let step = spur_core::records::decode_step(&r.step, &"the controller's reply");
+        if let Err(error) = check(&r.status) {
+            return Err(StepError {
+                error,
+                node: Some(r.failed_node).filter(|n| !n.is_empty()),
+                step_id: step.ok().map(|s| s.step_id),
+            });
         }
-        spur_core::records::decode_step(&r.step, &"the controller's reply")
-            .map_err(|e| (ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string()), None))
+        step.map_err(|e| plain(ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string())))
     }
 
     /// A step's tasks all ended: its resources are free for the next.

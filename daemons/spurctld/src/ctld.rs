@@ -9,7 +9,7 @@
 
 use spur_auth::grpc::{Signed, Signer};
 use spur_core::config::SlurmConf;
-use spur_core::errors::{strerror, ESLURM_INVALID_NODE_NAME, ESLURM_NODES_BUSY};
+use spur_core::errors::{strerror, ESLURM_INVALID_NODE_NAME, SLURM_COMMUNICATIONS_CONNECTION_ERROR};
 use spur_core::launch::LaunchSpec;
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
@@ -342,7 +342,7 @@ impl Ctld {
                             _ => Ok(()),
                         }
                     }
-                    Err(e) => Err((node, ESLURM_NODES_BUSY, e.message().to_string())),
+                    Err(e) => Err((node, SLURM_COMMUNICATIONS_CONNECTION_ERROR, e.message().to_string())),
                 }
             });
         }

@@ -737,7 +737,7 @@ impl Svc {
         forward: Vec<AgentAddr>,
         width: u32,
     ) -> Result<(), (String, i32, String)> {
-        let fail = |node: &str, e: String| Err((node.to_string(), ESLURM_NODES_BUSY, e));
+        let fail = |node: &str, e: String| Err((node.to_string(), SLURM_COMMUNICATIONS_CONNECTION_ERROR, e));
         let ep = match self.st.transport.endpoint(&head.addr) {
             Ok(ep) => ep,
             Err(e) => return fail(&head.node, e),

@@ -150,6 +150,8 @@ async fn a_request_no_credential_proved_is_refused_by_every_rpc() {
         unauth(s.job_complete(mk(()).map(|_| JobCompleteRequest::default())).await.unwrap_err());
         unauth(s.ping(mk(()).map(|_| PingRequest {})).await.unwrap_err());
         unauth(s.membership(mk(()).map(|_| MembershipRequest::default())).await.unwrap_err());
+        unauth(s.step_create(mk(()).map(|_| StepCreateRequest::default())).await.unwrap_err());
+        unauth(s.step_complete(mk(()).map(|_| StepCompleteRequest::default())).await.unwrap_err());
     }
 }
 
@@ -887,4 +889,82 @@ async fn job_keys_of_format_version_3() {
     let j = v.jobs.iter().find(|j| j.job_id == jid).unwrap();
     assert_eq!(j.admin_comment.as_deref(), Some("adm"));
     assert_eq!((j.desc.cpus_per_task, j.desc.tmp_mb, j.desc.contiguous()), (Some(2), Some(100), true));
+}
+
+/// Steps: only the job's owner (or SlurmUser) creates and ends them, never
+/// before the cluster writes version 4; a launch no agent takes ends the
+/// step and names the node; `release` ends an allocation without a script
+/// (a batch job's is refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steps_belong_to_their_jobs_owner() {
+    let f = controller().await;
+    let s = &f.svc;
+    let alloc = JobDesc { name: "alloc".into(), work_dir: "/tmp".into(), ..Default::default() };
+    let sub = SubmitRequest {
+        job_desc: spur_core::records::encode_job_desc(&alloc, spur_format::FORMAT_VERSION).unwrap(),
+        test_only: false,
+    };
+    let jid = submit(&f, user(sub)).await;
+    let batch = submit(&f, user(wrap_job(None))).await;
+    let allocs = vec![NodeAlloc { node: "n1".into(), cpus: 2, ..Default::default() }];
+    for id in [jid, batch] {
+        let r = s
+            .ctld
+            .commit(vec![Command::Start { job_id: id, task: None, allocs: allocs.clone(), now: now(), pass_ms: 0 }])
+            .await
+            .unwrap();
+        assert!(r[0].is_ok(), "{:?}", r);
+    }
+    let create = |job_id: u32| StepCreateRequest {
+        create: spur_core::records::encode_step_create(
+            &spur_core::launch::StepCreate {
+                req: spur_core::request::StepRequest {
+                    job_id,
+                    num_tasks: Some(1),
+                    cpus_per_task: 1,
+                    ..Default::default()
+                },
+                io: Default::default(),
+            },
+            spur_format::FORMAT_VERSION,
+        )
+        .unwrap(),
+        max_format_version: spur_format::FORMAT_VERSION as u32,
+    };
+    let status = |r: Result<Response<StepCreateReply>, tonic::Status>| {
+        let r = r.unwrap().into_inner();
+        (code(&r.status), r.failed_node)
+    };
+    // the cluster does not write version 4 yet
+    assert_eq!(status(s.step_create(user(create(jid))).await).0, ESLURM_NOT_SUPPORTED);
+    s.ctld.commit(vec![Command::SetFormatVersion { version: spur_state::STEPS_VERSION }]).await.unwrap();
+    assert_eq!(status(s.step_create(other(create(jid))).await).0, ESLURM_ACCESS_DENIED);
+    assert_eq!(status(s.step_create(user(create(999))).await).0, ESLURM_INVALID_JOB_ID);
+    let garbage = StepCreateRequest { create: vec![1, 2, 3], max_format_version: 4 };
+    assert_eq!(status(s.step_create(user(garbage)).await).0, SLURM_UNEXPECTED_MSG_ERROR);
+    // no agent answers for n1: the step is created, does not start, and ends
+    assert_eq!(status(s.step_create(user(create(jid))).await), (SLURM_COMMUNICATIONS_CONNECTION_ERROR, "n1".into()));
+    assert!(s.ctld.read().state.jobs()[&jid].steps.is_empty());
+    assert_eq!(s.ctld.read().state.jobs()[&jid].next_step_id, 1);
+    // ends: the owner's only; a batch job is not an allocation to release
+    let end =
+        |job_id, release| StepCompleteRequest { job_id, step_id: 0, release, exit_status: 0, node: String::new() };
+    let st = |r: Result<Response<StepCompleteReply>, tonic::Status>| code(&r.unwrap().into_inner().status);
+    assert_eq!(st(s.step_complete(other(end(jid, true))).await), ESLURM_ACCESS_DENIED);
+    assert_eq!(st(s.step_complete(user(end(batch, true))).await), ESLURM_NOT_SUPPORTED);
+    assert_eq!(st(s.step_complete(user(end(jid, true))).await), 0);
+    assert_eq!(s.ctld.read().state.jobs()[&jid].state, JobState::Completed);
+    // started before version 4 an allocation had BatchFlag=1 on every member; from it, 0
+    assert_eq!(s.ctld.read().state.jobs()[&jid].batch_flag, 1);
+    let sub = SubmitRequest {
+        job_desc: spur_core::records::encode_job_desc(&alloc, spur_format::FORMAT_VERSION).unwrap(),
+        test_only: false,
+    };
+    let later = submit(&f, user(sub)).await;
+    s.ctld
+        .commit(vec![Command::Start { job_id: later, task: None, allocs: allocs.clone(), now: now(), pass_ms: 0 }])
+        .await
+        .unwrap();
+    assert_eq!(s.ctld.read().state.jobs()[&later].batch_flag, 0);
+    assert_eq!(s.ctld.read().state.jobs()[&batch].batch_flag, 1);
 }
