@@ -22,6 +22,10 @@ DURATION_TOKEN = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d\d$")
 # R5: process / session ids
 SID = re.compile(r"\b(AllocNode:Sid=\S+?):\d+")
 PID_KEYS = re.compile(r"\b(SLURM_TASK_PID|SLURM_PRIO_PROCESS_PID)=\d+")
+# R5b: the ports srun listens on for its step (chosen by the kernel), in the task environment
+SRUN_PORT_KEYS = re.compile(r"\b(SLURM_SRUN_COMM_PORT|SLURM_STEP_LAUNCHER_PORT)=\d+")
+# the pid of the srun that launched a step (scontrol show step); a batch step's (null):0 stays
+SRUN_PID = re.compile(r"\b(SrunHost:Pid=\S+?):[1-9]\d*\b")
 # R6: live node measurements and harness-chosen slurmd ports
 CPULOAD = re.compile(r"\bCPULoad=[\d.]+|\bCPULoad=N/A")
 FREEMEM = re.compile(r"\bFreeMem=(?:\d+|N/A)")
@@ -110,6 +114,8 @@ def normalize(data, ctx):
     # R5
     text = SID.sub(r"\1:<SID>", text)
     text = PID_KEYS.sub(r"\1=<PID>", text)
+    text = SRUN_PORT_KEYS.sub(r"\1=<PORT>", text)
+    text = SRUN_PID.sub(r"\1:<PID>", text)
     # R6
     text = CPULOAD.sub("CPULoad=<LOAD>", text)
     text = FREEMEM.sub("FreeMem=<MEM>", text)

@@ -151,5 +151,20 @@ class TimeColumns(unittest.TestCase):
         self.assertEqual(out, "last_update_time=<EPOCH> records=5\n")
 
 
+class SrunRules(unittest.TestCase):
+    """R5: srun's ports in the task environment and its pid in scontrol show step."""
+
+    def test_ports_and_pids(self):
+        import normalize
+        env = b"0: SLURM_SRUN_COMM_PORT=43427\n0: SLURM_STEP_LAUNCHER_PORT=43427\n0: SLURM_TASK_PID=3948\n"
+        self.assertEqual(normalize.normalize(env, {}), "0: SLURM_SRUN_COMM_PORT=<PORT>\n"
+                         "0: SLURM_STEP_LAUNCHER_PORT=<PORT>\n0: SLURM_TASK_PID=<PID>\n")
+        step = b"   CPUFreqReq=Default Dist=Block\n   SrunHost:Pid=vm:16096\n"
+        self.assertEqual(normalize.normalize(step, {"hostname": "vm"}),
+                         "   CPUFreqReq=Default Dist=Block\n   SrunHost:Pid=<HOST>:<PID>\n")
+        batch = b"   SrunHost:Pid=(null):0\n"
+        self.assertEqual(normalize.normalize(batch, {}), batch.decode())
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,2 @@
+run
+squeue -o '%i %j %T %D %N'

@@ -1,0 +1,2 @@
+run capture=BL
+sbatch --parsable -N4 --exclusive -J blocker --wrap 'sleep 300'

@@ -1,0 +1,2 @@
+run
+salloc -I -N1 true 2> >(sed '/^salloc: Job allocation [0-9]* has been revoked\.$/d' >&2)

@@ -1,0 +1,2 @@
+run
+salloc -n0 true

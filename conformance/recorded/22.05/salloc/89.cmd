@@ -1,0 +1,2 @@
+run
+salloc --jobid=999 true

@@ -1,0 +1,2 @@
+run
+salloc --usage

@@ -1,0 +1,2 @@
+run
+srun -n4 sh -c 'echo $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURMD_NODENAME' | sort

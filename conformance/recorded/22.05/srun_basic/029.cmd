@@ -1,0 +1,2 @@
+run
+srun -w node3 printenv SLURMD_NODENAME

@@ -1,0 +1,2 @@
+run
+srun sh -c 'exit 3'

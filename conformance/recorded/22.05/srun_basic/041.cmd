@@ -1,0 +1,2 @@
+run
+srun -n2 -l sh -c 'exit $SLURM_PROCID'

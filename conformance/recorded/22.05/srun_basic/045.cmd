@@ -1,0 +1,2 @@
+run
+srun sh -c 'kill -TERM $$'

@@ -1,0 +1,2 @@
+run
+srun -n2 sh -c 'kill -9 $$'

@@ -1,0 +1,2 @@
+run
+srun -n2 -l -o labelled.txt printenv SLURM_PROCID

@@ -1,0 +1,2 @@
+run
+sort labelled.txt

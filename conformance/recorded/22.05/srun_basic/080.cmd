@@ -1,0 +1,2 @@
+run
+srun -o /nonexistent/dir/x.txt echo x

@@ -1,0 +1,2 @@
+run
+echo hi | srun -n2 -l --input=0 cat | sort

@@ -1,0 +1,2 @@
+run
+srun -v true

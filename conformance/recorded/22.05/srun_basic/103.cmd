@@ -1,0 +1,2 @@
+run
+srun -n4 -l --multi-prog mp.conf | sort

@@ -1,0 +1,2 @@
+run
+srun -n1 --multi-prog nosuch.conf

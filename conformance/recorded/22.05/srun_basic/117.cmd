@@ -1,0 +1,2 @@
+run
+FOO=bar srun printenv FOO

@@ -1,0 +1,2 @@
+run
+FOO=bar srun --export=NONE /usr/bin/env | sort

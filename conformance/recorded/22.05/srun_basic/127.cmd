@@ -1,0 +1,2 @@
+run
+FOO=bar srun --export=FOO=baz /usr/bin/env | sort

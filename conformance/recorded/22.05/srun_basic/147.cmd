@@ -1,0 +1,2 @@
+run
+srun -N0 true

@@ -1,0 +1,2 @@
+run
+srun -n -1 true

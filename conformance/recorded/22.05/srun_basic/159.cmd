@@ -1,0 +1,2 @@
+run
+timeout 10 srun -N5 true

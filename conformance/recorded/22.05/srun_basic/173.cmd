@@ -1,0 +1,2 @@
+run
+timeout 10 srun --ntasks-per-node=3 true

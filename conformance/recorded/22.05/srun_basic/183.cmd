@@ -1,0 +1,2 @@
+run capture=J
+sbatch --parsable --wrap 'sleep 300'

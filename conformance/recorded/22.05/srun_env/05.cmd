@@ -1,0 +1,2 @@
+run
+srun -N2 -n3 -l env | sort

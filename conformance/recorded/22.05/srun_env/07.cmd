@@ -1,0 +1,2 @@
+run
+srun -c2 -n2 -l env | sort

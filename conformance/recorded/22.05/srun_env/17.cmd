@@ -1,0 +1,2 @@
+file
+batch-$B.out

@@ -1,0 +1,2 @@
+file
+b3-N2n3.txt

@@ -1,0 +1,2 @@
+file
+b5-tpn1.txt

@@ -1,0 +1,2 @@
+file
+b6-cyclic.txt

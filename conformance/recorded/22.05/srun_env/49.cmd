@@ -1,0 +1,2 @@
+run compare=stdout,rc
+salloc -N1 sh -c 'env | sort'

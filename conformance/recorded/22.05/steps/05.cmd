@@ -1,0 +1,2 @@
+run
+squeue -s -l -j $J

@@ -1,0 +1,2 @@
+run
+squeue -j $J -o '%i %j %T %N'

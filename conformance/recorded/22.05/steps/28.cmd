@@ -1,0 +1,2 @@
+run
+srun --jobid=$J -n5 true

@@ -1,0 +1,2 @@
+run
+head -1 blocked.err

@@ -1,0 +1,2 @@
+run
+grep 'Step created' blocked.err

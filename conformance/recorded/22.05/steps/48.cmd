@@ -1,0 +1,2 @@
+file
+steps-$J.out

@@ -1,0 +1,2 @@
+run
+salloc --quiet sh -c 'exit 2' 2> >(sed '/^salloc: Job allocation [0-9]* has been revoked\.$/d' >&2)

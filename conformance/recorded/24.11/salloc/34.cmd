@@ -1,0 +1,2 @@
+run
+scontrol show job 1

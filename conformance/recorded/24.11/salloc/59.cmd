@@ -1,0 +1,2 @@
+run
+srun --jobid=$H -l printenv SLURMD_NODENAME | sort

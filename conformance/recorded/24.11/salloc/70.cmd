@@ -1,0 +1,2 @@
+run
+squeue -o '%i %j %T %r' --sort=i

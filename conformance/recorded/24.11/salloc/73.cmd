@@ -1,0 +1,2 @@
+run
+sed '/^salloc: Job allocation [0-9]* has been revoked\.$/d' p.err

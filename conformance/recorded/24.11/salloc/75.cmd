@@ -1,0 +1,2 @@
+file
+p.rc

@@ -1,0 +1,2 @@
+run
+salloc -t abc true

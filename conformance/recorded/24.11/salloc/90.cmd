@@ -1,0 +1,2 @@
+run capture=H2
+salloc --no-shell 2>&1

@@ -1,0 +1,2 @@
+run
+srun printf 'a\nb\n'

@@ -1,0 +1,2 @@
+run
+squeue -t all --sort=i -o '%i %j %T %D %N %C'

@@ -1,0 +1,2 @@
+run
+srun -n4 -l printenv SLURM_PROCID | sort

@@ -1,0 +1,2 @@
+run
+srun --label -n2 echo x | sort

@@ -1,0 +1,2 @@
+run
+srun nosuchcommand 2>e.txt; rc=$?; sort e.txt; exit $rc

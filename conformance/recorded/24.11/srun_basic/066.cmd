@@ -1,0 +1,2 @@
+run
+for f in out-* err-*; do echo "== $f"; cat "$f"; done

@@ -1,0 +1,2 @@
+run
+ls -1 tasks-*

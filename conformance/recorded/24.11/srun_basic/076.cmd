@@ -1,0 +1,2 @@
+run
+cat single.txt single.err

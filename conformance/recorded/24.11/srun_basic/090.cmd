@@ -1,0 +1,2 @@
+run
+echo hi | srun --input none cat

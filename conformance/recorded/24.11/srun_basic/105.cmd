@@ -1,0 +1,2 @@
+run
+srun -n2 -l --multi-prog mp.conf

@@ -1,0 +1,2 @@
+run
+srun --chdir=/tmp pwd

@@ -1,0 +1,2 @@
+run
+srun -D /nonexistent pwd

@@ -1,0 +1,2 @@
+run as=spurtest
+srun -n2 -l pwd | sort

@@ -1,0 +1,2 @@
+run
+srun -n0 true

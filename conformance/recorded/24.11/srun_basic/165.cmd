@@ -1,0 +1,2 @@
+run
+timeout 10 srun --mem=3000 true

@@ -1,0 +1,2 @@
+run
+srun -t abc true

@@ -1,0 +1,2 @@
+run
+srun -w nosuch true

@@ -1,0 +1,2 @@
+run
+srun --jobid=999 true

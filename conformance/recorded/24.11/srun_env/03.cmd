@@ -1,0 +1,2 @@
+run
+srun -N2 -n4 -l env | sort

@@ -1,0 +1,2 @@
+file
+b0-shell.txt

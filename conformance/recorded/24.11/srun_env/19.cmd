@@ -1,0 +1,2 @@
+file
+b1-default.txt

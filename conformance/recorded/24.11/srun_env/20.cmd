@@ -1,0 +1,2 @@
+file
+b2-n1.txt

@@ -1,0 +1,2 @@
+file
+b4-c2.txt

@@ -1,0 +1,2 @@
+file
+b7-N1.txt

@@ -1,0 +1,2 @@
+file
+batch2-$B2.out

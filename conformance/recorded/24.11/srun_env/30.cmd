@@ -1,0 +1,2 @@
+file
+b8-N2n3.txt

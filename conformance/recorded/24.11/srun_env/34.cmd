@@ -1,0 +1,2 @@
+file
+batch3-$B3.out

@@ -1,0 +1,2 @@
+file
+b9-c2.txt

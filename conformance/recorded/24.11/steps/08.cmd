@@ -1,0 +1,2 @@
+run
+squeue -s -O StepId,StepName,NodeList,NumTasks,Partition,UserName,TimeLimit -j $J

@@ -1,0 +1,2 @@
+run
+squeue --steps=$J.2 -o '%i %j %N'

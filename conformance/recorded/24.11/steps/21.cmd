@@ -1,0 +1,2 @@
+run
+scontrol show step $J.99

@@ -1,0 +1,2 @@
+run
+srun --jobid=$J --overlap -n1 printenv SLURM_STEP_ID

@@ -1,0 +1,2 @@
+run
+srun --jobid=$J -N3 true

@@ -1,0 +1,2 @@
+run
+srun --jobid=$J -w node3 true

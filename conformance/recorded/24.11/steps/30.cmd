@@ -1,0 +1,2 @@
+run as=spurtest
+srun --jobid=$J --overlap true

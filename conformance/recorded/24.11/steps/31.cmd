@@ -1,0 +1,2 @@
+run
+srun --jobid=$J --immediate=1 -n1 true

@@ -1,0 +1,2 @@
+run as=spurtest
+scancel $J.2

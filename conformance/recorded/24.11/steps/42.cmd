@@ -1,0 +1,2 @@
+file
+blocked.rc

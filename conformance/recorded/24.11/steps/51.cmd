@@ -1,0 +1,2 @@
+run
+squeue -j $J -t all -o '%i %j %T %N'
