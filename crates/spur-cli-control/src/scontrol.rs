@@ -2452,8 +2452,11 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
     // a job held since submission, or requeued after it ended, has accrued nothing
     // (a job requeued after it ended accrues again once the scheduler has seen
     // it: its reason is then set, recorded/24.11/scontrol/194)
+    // an allocation (salloc, srun) that started at once never accrued
+    // (recorded/24.11/salloc/34)
     let no_accrue = (j.requeued_done && (j.reason == spur_core::model::Reason::None || j.held.is_some()))
-        || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0);
+        || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0)
+        || (j.batch_flag == 0 && j.start_time > 0 && j.start_time <= j.submit_time + 1);
     o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
     o.push_str(le);
     if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
@@ -2617,7 +2620,14 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         acc.and_then(|a| a.network.as_deref()).unwrap_or("(null)")
     ));
     o.push_str(le);
-    let mut command = if j.desc.wrapped { None } else { j.desc.command.clone() };
+    // an allocation's command (salloc's, srun's) shows in 24.11, not 22.05
+    let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
+    let mut command =
+        if j.desc.wrapped || (v22 && j.batch_flag == 0 && j.desc.script.is_empty() && j.desc.argv.is_empty()) {
+            None
+        } else {
+            j.desc.command.clone()
+        };
     if spur_core::compat::profile().show_job_command_with_args && j.desc.argv.len() > 1 {
         // 22.05 packs the whole command line: the script, then its arguments
         // joined by blanks (recorded/22.05/sbatch_options/075)

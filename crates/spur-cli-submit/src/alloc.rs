@@ -67,7 +67,8 @@ pub fn node_range(v: &str) -> Option<(u32, Option<u32>)> {
             "m" => 1024 * 1024,
             _ => return None,
         };
-        u32::try_from(n.value.checked_mul(mult)?).ok().filter(|&x| x > 0)
+        // 0 is for the controller to refuse (`Node count specification invalid`)
+        u32::try_from(n.value.checked_mul(mult)?).ok()
     };
     match v.split_once('-') {
         Some((a, b)) => {
@@ -95,6 +96,44 @@ pub fn mem_mb(v: &str) -> Option<u64> {
         "T" | "TB" => n0.checked_mul(1024 * 1024),
         _ => None,
     }
+}
+
+/// The `-v` block of srun and salloc: the options given, in Slurm's table
+/// order (`slurm_print_set_options`), as `PROG: name                : value`.
+pub fn defined_options(prog: &str, set: &[(String, String)]) -> String {
+    let mut out = format!("{p}: defined options\n{p}: -------------------- --------------------\n", p = prog);
+    for id in crate::sbatch::LISTED {
+        if let Some((_, v)) = set.iter().rev().find(|(k, _)| k == id) {
+            out.push_str(&format!("{}: {:<20}: {}\n", prog, id, v));
+        }
+    }
+    out.push_str(&format!("{p}: -------------------- --------------------\n{p}: end of defined options\n", p = prog));
+    out
+}
+
+/// `PROG: Nodes LIST are ready for job` (24.11; 22.05 has no such line).
+pub fn nodes_ready_line(prog: &str, job: &Job) -> String {
+    if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
+        return String::new();
+    }
+    format!("{}: Nodes {} are ready for job\n", prog, spur_grammar::hostlist::compress(&job.node_names()))
+}
+
+/// `command` as execvp would find it on `path` (salloc checks it before
+/// forking: `_fork_command: Unable to find command`).
+pub fn find_command(command: &str, path: Option<&str>) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let ok = |p: &std::path::Path| {
+        std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    };
+    if command.contains('/') {
+        return ok(std::path::Path::new(command)).then(|| command.to_string());
+    }
+    path.unwrap_or("/usr/local/bin:/usr/bin:/bin")
+        .split(':')
+        .map(|d| std::path::Path::new(if d.is_empty() { "." } else { d }).join(command))
+        .find(|p| ok(p))
+        .map(|p| p.to_string_lossy().into_owned())
 }
 
 /// The allocation's description, with what every submission carries.
@@ -125,9 +164,16 @@ pub fn job(c: &Client, id: u32) -> Option<Job> {
     c.query(&q).ok()?.jobs.into_iter().find(|j| j.job_id == id)
 }
 
-/// Wait until job `id` runs (or ends, or `immediate` runs out): the job as
-/// last seen. `on_wait` is called once, when it is found still pending.
-pub fn wait_running(c: &Client, id: u32, immediate: Option<Duration>, mut on_wait: impl FnMut()) -> Option<Job> {
+/// Wait until job `id` runs (or ends, or `immediate` runs out, or `abort`
+/// is set by a signal): the job as last seen. `on_wait` is called once, with
+/// the job, when it is found still pending.
+pub fn wait_running(
+    c: &Client,
+    id: u32,
+    immediate: Option<Duration>,
+    abort: &std::sync::atomic::AtomicBool,
+    mut on_wait: impl FnMut(&Job),
+) -> Option<Job> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(5);
     let mut told = false;
@@ -138,15 +184,33 @@ pub fn wait_running(c: &Client, id: u32, immediate: Option<Duration>, mut on_wai
             None if start.elapsed() > Duration::from_secs(30) => return None,
             _ => {}
         }
-        if immediate.is_some_and(|t| start.elapsed() >= t) {
+        if immediate.is_some_and(|t| start.elapsed() >= t) || abort.load(std::sync::atomic::Ordering::SeqCst) {
             return j;
         }
         if !told && start.elapsed() >= Duration::from_millis(50) {
-            told = true;
-            on_wait();
+            if let Some(j) = &j {
+                told = true;
+                on_wait(j);
+            }
         }
         std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(500));
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// 22.05 says why a job it accepted cannot start as things are
+/// (`Requested partition configuration not available now`, the allocation
+/// response's error); 24.11 refuses such a job at submission.
+pub fn partition_config_line(prog: &str, j: &Job) -> String {
+    use spur_core::model::Reason;
+    let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
+    let limit = matches!(j.reason, Reason::PartitionNodeLimit | Reason::PartitionTimeLimit)
+        || matches!(&j.reason, Reason::Other(r) if r == "PartitionConfig");
+    match &j.reason {
+        _ if v22 && limit => {
+            format!("{}: Requested partition configuration not available now\n", prog)
+        }
+        _ => String::new(),
     }
 }
 
@@ -162,7 +226,8 @@ mod tests {
         assert_eq!(counts(&[1]), "1");
         assert_eq!(node_range("2-3"), Some((2, Some(3))));
         assert_eq!(node_range("3-2"), None);
-        assert_eq!(node_range("0"), None);
+        assert_eq!(node_range("0"), Some((0, None)));
+        assert_eq!(node_range("x"), None);
         assert_eq!(mem_mb("2G"), Some(2048));
         assert_eq!(mem_mb("100"), Some(100));
         assert_eq!(mem_mb("1x"), None);

@@ -16,6 +16,7 @@ use spur_cli_base::Output;
 use spur_client::ClientError;
 use spur_core::model::{JobDesc, JobState};
 use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
 use std::time::Duration;
 
 pub const SPECS: &[OptSpec] = &[
@@ -54,13 +55,27 @@ pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "usage", None_, "usage"),
 ];
 
+/// The signals salloc takes itself (see `run`).
+fn salloc_signals() -> nix::sys::signal::SigSet {
+    use nix::sys::signal::Signal::*;
+    let mut s = nix::sys::signal::SigSet::empty();
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+        s.add(sig);
+    }
+    s
+}
+
 /// salloc's input variables (`man salloc`), below the command line.
 pub const ENV_VARS: &[(&str, &str)] = &[
     ("SALLOC_ACCOUNT", "account"),
     ("SALLOC_CONSTRAINT", "constraint"),
+    ("SALLOC_DEBUG", "verbose"),
     ("SALLOC_EXCLUSIVE", "exclusive"),
+    ("SALLOC_GPUS", "gpus"),
     ("SALLOC_GRES", "gres"),
     ("SALLOC_IMMEDIATE", "immediate"),
+    ("SALLOC_MEM_PER_CPU", "mem-per-cpu"),
+    ("SALLOC_MEM_PER_NODE", "mem"),
     ("SALLOC_NO_SHELL", "no-shell"),
     ("SALLOC_PARTITION", "partition"),
     ("SALLOC_QOS", "qos"),
@@ -76,6 +91,10 @@ pub struct SallocOpts {
     pub immediate: Option<u64>,
     pub quiet: bool,
     pub verbose: u32,
+    /// The options given, for `-v`'s block (name, value).
+    pub set: Vec<(String, String)>,
+    /// `--chdir`: where the command runs.
+    pub chdir: Option<String>,
 }
 
 fn error(msg: impl AsRef<str>, code: i32) -> Output {
@@ -85,7 +104,7 @@ fn error(msg: impl AsRef<str>, code: i32) -> Output {
 pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Result<SallocOpts, Output> {
     let p = opts::parse("salloc", SPECS, args, Mode::StopAtFirstOperand);
     if let Some(e) = p.error {
-        return Err(e.into_output("salloc", 1));
+        return Err(e.into_output("salloc", 255));
     }
     let mut o = SallocOpts { desc: alloc::base_desc(cwd), ..Default::default() };
     let mut all: Vec<(&'static str, Option<String>)> = Vec::new();
@@ -97,17 +116,28 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     all.extend(p.opts);
     for (id, v) in all {
         let val = v.as_deref().unwrap_or("");
+        if !matches!(id, "verbose" | "help" | "usage" | "version") {
+            o.set.push((id.to_string(), val.to_string()));
+        }
         match id {
-            "help" => return Err(Output::ok(HELP)),
-            "usage" => return Err(Output::ok(USAGE)),
-            "version" => return Err(Output::ok(format!("{}\n", version_line()))),
+            "help" => return Err(Output::ok(help())),
+            "usage" => return Err(Output::ok(usage())),
+            "version" => return Err(Output::ok(version_line())),
             "no-shell" => o.no_shell = true,
             "quiet" => o.quiet = true,
             "verbose" => o.verbose += 1,
             "immediate" => o.immediate = Some(v.as_deref().map(|s| s.parse::<u64>().unwrap_or(1).max(1)).unwrap_or(1)),
-            "exclusive" => o.desc.exclusive = true,
+            "exclusive" => {
+                // `--exclusive[=user|mcs|topo]`; SALLOC_EXCLUSIVE=1 is no such word
+                if v.as_deref().is_some_and(|w| !matches!(w, "user" | "mcs" | "topo" | "")) {
+                    return Err(error("Invalid --exclusive specification", 255));
+                }
+                o.desc.exclusive = true;
+            }
             "chdir" => {
-                o.desc.work_dir = if val.starts_with('/') { val.to_string() } else { format!("{}/{}", cwd, val) };
+                let d = if val.starts_with('/') { val.to_string() } else { format!("{}/{}", cwd, val) };
+                o.desc.work_dir = d.clone();
+                o.chdir = Some(d);
             }
             other => {
                 if let Err((m, code)) = alloc::apply_job_option(&mut o.desc, other, val) {
@@ -116,12 +146,12 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             }
         }
     }
+    if o.verbose > 0 {
+        o.set.push(("verbose".into(), o.verbose.to_string()));
+    }
     o.command = p.operands;
     if o.desc.name.is_empty() {
-        o.desc.name = match o.command.first() {
-            Some(c) => c.rsplit('/').next().unwrap_or(c).to_string(),
-            None => "interactive".to_string(),
-        };
+        o.desc.name = "interactive".to_string();
     }
     Ok(o)
 }
@@ -132,6 +162,33 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(o) => o,
         Err(out) => return emit(&out),
     };
+    if o.verbose > 0 {
+        eprint!("{}", alloc::defined_options("salloc", &o.set));
+        if spur_core::compat::profile().verbose_logs_select_plugins {
+            eprint!("{}", spur_cli_base::version::select_plugin_lines_22_05("salloc"));
+        }
+    }
+    // salloc's signals, from here on taken by a thread of its own (the
+    // command gets an empty mask): while waiting, SIGINT/TERM/HUP/QUIT give
+    // the allocation up; while the command runs, SIGTERM/HUP end it and
+    // SIGINT/QUIT are the terminal's, for the command
+    let signals = salloc_signals();
+    let _ = signals.thread_block();
+    let aborted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let child_pid = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    {
+        let aborted = aborted.clone();
+        let child_pid = child_pid.clone();
+        std::thread::spawn(move || loop {
+            let Ok(sig) = signals.wait() else { continue };
+            let pid = child_pid.load(std::sync::atomic::Ordering::SeqCst);
+            if pid == 0 {
+                aborted.store(true, std::sync::atomic::Ordering::SeqCst);
+            } else if matches!(sig, nix::sys::signal::Signal::SIGTERM | nix::sys::signal::Signal::SIGHUP) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig);
+            }
+        });
+    }
     let c = match spur_cli_base::process::client("salloc") {
         Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
         Err(out) => return emit(&out),
@@ -139,6 +196,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let cluster = c.conf().cluster_name.clone();
     let mut desc = o.desc.clone();
     desc.request_id = spur_auth::random_hex(12).ok();
+    desc.command = o.command.first().cloned();
     let id = match c.submit(&desc, false) {
         Ok(r) => r.job_id,
         Err(ClientError::Rejected { message, user_msg, .. }) => {
@@ -155,18 +213,25 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     };
     let quiet = o.quiet;
     let mut waited = false;
-    let job = alloc::wait_running(&c, id, o.immediate.map(Duration::from_secs), || {
+    let immediate = o.immediate.is_some();
+    let job = alloc::wait_running(&c, id, o.immediate.map(Duration::from_secs), &aborted, |j| {
         waited = true;
-        if !quiet {
+        if !quiet && !immediate {
+            eprint!("{}", alloc::partition_config_line("salloc", j));
             eprintln!("salloc: Pending job allocation {}", id);
             eprintln!("salloc: job {} queued and waiting for resources", id);
         }
     });
+    if aborted.load(std::sync::atomic::Ordering::SeqCst) && job.as_ref().is_some_and(|j| j.state == JobState::Pending) {
+        let _ = c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+        eprintln!("salloc: Job aborted due to signal");
+        return 1;
+    }
     let job = match job {
         Some(j) if j.state == JobState::Running => j,
         Some(j) if j.state == JobState::Pending => {
-            let _ =
-                c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+            // --immediate: the job fails, as slurmctld fails an allocation it cannot start at once
+            let _ = c.release_allocation(id, 1 << 8);
             eprintln!("salloc: error: Unable to allocate resources: Requested nodes are busy");
             return 1;
         }
@@ -180,6 +245,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     }
     if !quiet {
         eprintln!("salloc: Granted job allocation {}", id);
+        eprint!("{}", alloc::nodes_ready_line("salloc", &job));
     }
     if o.no_shell {
         return 0;
@@ -192,16 +258,34 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     } else {
         o.command.clone()
     };
-    let mut cmd = std::process::Command::new(&command[0]);
+    let Some(exe) = alloc::find_command(&command[0], env.get("PATH").map(String::as_str)) else {
+        eprintln!("salloc: error: _fork_command: Unable to find command \"{}\"", command[0]);
+        if !quiet {
+            eprintln!("salloc: Relinquishing job allocation {}", id);
+        }
+        let _ = c.release_allocation(id, 1 << 8);
+        return 1;
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0(&command[0]);
     cmd.args(&command[1..]);
+    if let Some(d) = &o.chdir {
+        cmd.current_dir(d);
+    }
     for (k, v) in alloc::allocation_env(&job, &cluster) {
         cmd.env(k, v);
     }
-    // salloc's own signals: ^C and ^\ are the command's
-    // SAFETY: SIG_IGN installs no handler.
+    // the command starts with no signal blocked
+    // SAFETY: sigprocmask is async-signal-safe and touches no memory of the parent.
     unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+        cmd.pre_exec(|| {
+            let _ = nix::sys::signal::sigprocmask(
+                nix::sys::signal::SigmaskHow::SIG_SETMASK,
+                Some(&nix::sys::signal::SigSet::empty()),
+                None,
+            );
+            Ok(())
+        });
     }
     let mut child = match cmd.spawn() {
         Ok(ch) => ch,
@@ -213,6 +297,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
     };
     let pid = child.id() as i32;
+    child_pid.store(pid, std::sync::atomic::Ordering::SeqCst);
     // an allocation ended from outside ends the command
     let revoked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
@@ -233,87 +318,43 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         });
     }
     let status = child.wait();
+    use std::os::unix::process::ExitStatusExt;
+    let raw = status.as_ref().map(|s| s.into_raw()).unwrap_or(1 << 8);
+    // the command's exit code; killed by HUP, INT, QUIT or KILL (most
+    // likely the user's doing) 0; by another signal 1 (salloc.c)
     let code = match status {
-        Ok(s) => {
-            use std::os::unix::process::ExitStatusExt;
-            match (s.code(), s.signal()) {
-                (Some(c), _) => c,
-                (None, Some(sig)) => 128 + sig,
-                _ => 1,
-            }
-        }
+        Ok(s) => match (s.code(), s.signal()) {
+            (Some(c), _) => c,
+            (None, Some(libc::SIGHUP | libc::SIGINT | libc::SIGQUIT | libc::SIGKILL)) => 0,
+            _ => 1,
+        },
         Err(_) => 1,
     };
     if !revoked.load(std::sync::atomic::Ordering::SeqCst) {
         if !quiet {
             eprintln!("salloc: Relinquishing job allocation {}", id);
         }
-        let _ = c.release_allocation(id, if code > 128 { code - 128 } else { code << 8 });
+        let _ = c.release_allocation(id, raw);
     }
     code
 }
 
-pub const USAGE: &str = "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]
-              [[-c cpus-per-node] [-r n] [-p partition] [--hold] [-t minutes]
-              [--immediate[=secs]] [--no-kill] [--overcommit] [-D path]
-              [--oversubscribe] [-J jobname]
-              [--verbose] [--gid=group] [--uid=user] [--licenses=names]
-              [--clusters=cluster_names]
-              [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]
-              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]
-              [--mail-type=type] [--mail-user=user] [--nice[=value]]
-              [--bell] [--no-bell] [--kill-command[=signal]] [--spread-job]
-              [--nodefile=file] [--nodelist=hosts] [--exclude=hosts]
-              [--network=type] [--mem-per-cpu=MB] [--qos=qos]
-              [--mem-bind=...] [--reservation=name] [--mcs-label=mcs]
-              [--time-min=minutes] [--gres=list] [--gres-flags=opts]
-              [--cpu-freq=min[-max[:gov]]] [--power=flags] [--profile=...]
-              [--switches=max-switches[@max-time-to-wait]]
-              [--core-spec=cores] [--thread-spec=threads] [--reboot]
-              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]
-              [--delay-boot=mins] [--use-min-nodes]
-              [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]
-              [--gpus-per-node=n] [--gpus-per-socket=n] [--gpus-per-task=n]
-              [--mem-per-gpu=MB] [--tres-bind=...] [--tres-per-task=list]
-              [command [args...]]
-";
+/// `salloc --usage` and `salloc --help`, as each release prints them.
+fn usage() -> &'static str {
+    if spur_core::compat::profile().usage_texts_22_05 {
+        include_str!("text/salloc-usage-22.05.txt")
+    } else {
+        include_str!("text/salloc-usage-24.11.txt")
+    }
+}
 
-pub const HELP: &str = "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]
-
-Parallel run options:
-  -A, --account=name          charge job to specified account
-  -c, --cpus-per-task=ncpus   number of cpus required per task
-  -C, --constraint=list       specify a list of constraints
-  -D, --chdir=path            change working directory
-  -I, --immediate[=secs]      exit if resources not available in \"secs\"
-  -J, --job-name=jobname      name of job
-  -n, --ntasks=N              number of processors required
-  -N, --nodes=N               number of nodes on which to run (N = min[-max])
-      --no-shell              immediately exit after allocating resources,
-                              without running a command
-  -p, --partition=partition   partition requested
-  -q, --qos=qos               quality of service
-  -Q, --quiet                 quiet mode (suppress informational messages)
-  -t, --time=minutes          time limit
-  -v, --verbose               verbose mode (multiple -v's increase verbosity)
-
-Constraint options:
-      --mem=MB                minimum amount of real memory
-      --mincpus=n             minimum number of logical processors per node
-      --mem-per-cpu=MB        maximum amount of real memory per allocated
-                              cpu required by the job.
-  -w, --nodelist=hosts...     request a specific list of hosts
-  -x, --exclude=hosts...      exclude a specific list of hosts
-      --ntasks-per-node=n     number of tasks to invoke on each node
-
-Help options:
-  -h, --help                  show this help message
-      --usage                 display brief usage message
-
-Other options:
-  -V, --version               output version information and exit
-
-";
+fn help() -> &'static str {
+    if spur_core::compat::profile().usage_texts_22_05 {
+        include_str!("text/salloc-help-22.05.txt")
+    } else {
+        include_str!("text/salloc-help-24.11.txt")
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -325,7 +366,7 @@ mod tests {
         let o = parse(&a, &HashMap::new(), "/tmp").unwrap();
         assert_eq!((o.desc.min_nodes, o.desc.time_limit), (Some(2), Some(5)));
         assert_eq!(o.command, vec!["sh", "-c", "exit 7"]);
-        assert_eq!(o.desc.name, "sh");
+        assert_eq!(o.desc.name, "interactive");
         let env: HashMap<String, String> = [("SALLOC_PARTITION".to_string(), "p2".to_string())].into_iter().collect();
         let o = parse(&[], &env, "/").unwrap();
         assert_eq!((o.desc.partition.as_deref(), o.desc.name.as_str()), (Some("p2"), "interactive"));

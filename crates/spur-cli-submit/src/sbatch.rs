@@ -852,7 +852,7 @@ impl crate::wrapper::Target for Xlate<'_> {
 
 /// The order `sbatch -v` lists the options it was given in (Slurm's option
 /// table, `slurm_print_set_options`; 22.05's `power` in its place).
-const LISTED: &[&str] = &[
+pub const LISTED: &[&str] = &[
     "account",
     "acctg-freq",
     "array",

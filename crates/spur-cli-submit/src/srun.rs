@@ -205,13 +205,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     for (id, v) in p.opts {
         if id == "help" {
-            return Err(Output::ok(HELP));
+            return Err(Output::ok(help()));
         }
         if id == "usage" {
-            return Err(Output::ok(USAGE));
+            return Err(Output::ok(usage()));
         }
         if id == "version" {
-            return Err(Output::ok(format!("{}\n", version_line())));
+            return Err(Output::ok(version_line()));
         }
         all.push((id, v, true));
     }
@@ -616,6 +616,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
     let mut desc = o.desc.clone();
     desc.request_id = spur_auth::random_hex(12).ok();
+    desc.command = o.io.argv.first().cloned();
     let id = match c.submit(&desc, false) {
         Ok(r) => r.job_id,
         Err(ClientError::Rejected { message, user_msg, .. }) => {
@@ -631,8 +632,11 @@ fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
         }
     };
     let quiet = o.quiet;
-    let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), || {
-        if !quiet {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let immediate = o.immediate.is_some();
+    let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), &never, |j| {
+        if !quiet && !immediate {
+            eprint!("{}", alloc::partition_config_line("srun", j));
             eprintln!("srun: job {} queued and waiting for resources", id);
         }
     });
@@ -644,8 +648,8 @@ fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
             Ok(j)
         }
         Some(j) if j.state == JobState::Pending => {
-            let _ =
-                c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+            // --immediate: the job fails, as slurmctld fails an allocation it cannot start at once
+            let _ = c.release_allocation(id, 1 << 8);
             eprintln!("srun: error: Unable to allocate resources: Requested nodes are busy");
             Err(1)
         }
@@ -912,99 +916,22 @@ fn running_tasks(step: &Step, exits: &BTreeMap<u32, i32>) -> String {
     spur_core::model::ranges(&running)
 }
 
-pub const USAGE: &str = "Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] [-e err]
-            [-c ncpus] [-r n] [-p partition] [--hold] [-t minutes]
-            [-D path] [--immediate[=secs]] [--overcommit] [--no-kill]
-            [--oversubscribe] [--label] [--unbuffered] [-m dist] [-J jobname]
-            [--jobid=id] [--verbose] [--slurmd_debug=#] [--gres=list]
-            [-T threads] [-W sec] [--gres-flags=opts]
-            [--licenses=names] [--clusters=cluster_names]
-            [--qos=qos] [--time-min=minutes]
-            [--contiguous] [--mincpus=n] [--mem=MB] [--tmp=MB] [-C list]
-            [--mpi=type] [--account=name] [--dependency=type:jobid[+time]]
-            [--kill-on-bad-exit] [--propagate[=rlimits] [--comment=name]
-            [--cpu-bind=...] [--mem-bind=...] [--network=type]
-            [--ntasks-per-node=n] [--ntasks-per-socket=n] [reservation=name]
-            [--ntasks-per-core=n] [--mem-per-cpu=MB] [--preserve-env]
-            [--profile=...] [--exact]
-            [--mail-type=type] [--mail-user=user] [--nice[=value]]
-            [--prolog=fname] [--epilog=fname]
-            [--task-prolog=fname] [--task-epilog=fname]
-            [--ctrl-comm-ifhn=addr] [--multi-prog] [--mcs-label=mcs]
-            [--cpu-freq=min[-max[:gov]]] [--power=flags] [--spread-job]
-            [--switches=max-switches{@max-time-to-wait}] [--reboot]
-            [--core-spec=cores] [--thread-spec=threads]
-            [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]
-            [--bcast=<dest_path>] [--send-libs[=y|n]] [--compress[=library]]
-            [--acctg-freq=<datatype>=<interval>] [--delay-boot=mins]
-            [-w hosts...] [-x hosts...] [--use-min-nodes]
-            [--mpi-combine=yes|no] [--het-group=value]
-            [--cpus-per-gpu=n] [--gpus=n] [--gpu-bind=...] [--gpu-freq=...]
-            [--gpus-per-node=n] [--gpus-per-socket=n]  [--gpus-per-task=n]
-            [--mem-per-gpu=MB] [--tres-bind=...] [--tres-per-task=list]
-            [--oom-kill-step[=0|1]]
-            executable [args...]
-";
+/// `srun --usage` and `srun --help`, as each release prints them.
+fn usage() -> &'static str {
+    if spur_core::compat::profile().usage_texts_22_05 {
+        include_str!("text/srun-usage-22.05.txt")
+    } else {
+        include_str!("text/srun-usage-24.11.txt")
+    }
+}
 
-pub const HELP: &str =
-    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]
-
-Parallel run options:
-  -A, --account=name          charge job to specified account
-  -c, --cpus-per-task=ncpus   number of cpus required per task
-  -C, --constraint=list       specify a list of constraints
-  -D, --chdir=path            change remote current working directory
-  -e, --error=err             location of stderr redirection
-      --exact                 use only the resources requested for the step
-      --export=env_vars|NONE  environment variables passed to launcher with
-                              optional values or NONE (pass no variables)
-  -i, --input=in              location of stdin redirection
-  -I, --immediate[=secs]      exit if resources not available in \"secs\"
-      --jobid=id              run under already allocated job
-  -J, --job-name=jobname      name of job
-  -k, --no-kill               do not kill job on node failure
-  -K, --kill-on-bad-exit      kill the job if any task terminates with a
-                              non-zero exit code
-  -l, --label                 prepend task number to lines of stdout/err
-  -m, --distribution=type     distribution method for processes to nodes
-                              (type = block|cyclic|arbitrary)
-      --mpi=type              type of MPI being used
-      --multi-prog            if set the program name specified is the
-                              configuration specification for multiple programs
-  -n, --ntasks=ntasks         number of tasks to run
-  -N, --nodes=N               number of nodes on which to run (N = min[-max])
-  -o, --output=out            location of stdout redirection
-  -O, --overcommit            overcommit resources
-      --overlap               Allow other steps to overlap this step
-  -p, --partition=partition   partition requested
-      --pty                   run task zero in pseudo terminal
-  -q, --qos=qos               quality of service
-  -Q, --quiet                 quiet mode (suppress informational messages)
-  -r, --relative=n            run job step relative to node n of allocation
-  -t, --time=minutes          time limit
-  -u, --unbuffered            do not line-buffer stdout/err
-  -v, --verbose               verbose mode (multiple -v's increase verbosity)
-  -W, --wait=sec              seconds to wait after first task exits
-                              before killing job
-  -X, --disable-status        Disable Ctrl-C status feature
-
-Constraint options:
-      --mem=MB                minimum amount of real memory
-      --mincpus=n             minimum number of logical processors per node
-      --mem-per-cpu=MB        maximum amount of real memory per allocated
-                              cpu required by the job.
-  -w, --nodelist=hosts...     request a specific list of hosts
-  -x, --exclude=hosts...      exclude a specific list of hosts
-      --ntasks-per-node=n     number of tasks to invoke on each node
-
-Help options:
-  -h, --help                  show this help message
-      --usage                 display brief usage message
-
-Other options:
-  -V, --version               output version information and exit
-
-";
+fn help() -> &'static str {
+    if spur_core::compat::profile().usage_texts_22_05 {
+        include_str!("text/srun-help-22.05.txt")
+    } else {
+        include_str!("text/srun-help-24.11.txt")
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -515,6 +515,10 @@ impl Service {
         // (node_name2bitmap: `Invalid node name specified`)
         if let Some(r) = desc.req_nodes.as_deref().filter(|r| !r.is_empty()) {
             let (names, list) = validate::job_node_list(r)?;
+            // a name that is no node at all (node_name2bitmap), then one outside the partition
+            if names.iter().any(|n| self.ctld.read().state.node(n).is_none()) {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
             let in_part: std::collections::HashSet<&str> = part.nodes.iter().map(|n| n.as_str()).collect();
             if names.iter().any(|n| !in_part.contains(n.as_str())) {
                 return Err(ESLURM_REQUESTED_NODES_NOT_IN_PARTITION);
@@ -524,7 +528,7 @@ impl Service {
         if let Some(r) = desc.exc_nodes.as_deref().filter(|r| !r.is_empty()) {
             let (names, list) = validate::job_node_list(r)?;
             let g = self.ctld.read();
-            if names.iter().any(|n| g.state.node(n).is_none()) {
+            if names.iter().any(|n| self.ctld.read().state.node(n).is_none()) {
                 return Err(ESLURM_INVALID_NODE_NAME);
             }
             drop(g);
@@ -974,10 +978,13 @@ impl Service {
         // (`--test-only` too: slurmctld's will-run test creates the record;
         // recorded/24.11/sbatch_options/141-143. An unknown reservation is
         // found after the id is set: recorded/24.11/sbatch_options/144-145.)
+        // An allocation (salloc, srun: no script) refused for its node count
+        // uses none (recorded/24.11/salloc/79-90 and 22.05's: `salloc -N0`).
+        let allocation = desc.script.is_empty();
         macro_rules! reject {
             ($code:expr, $msg:expr) => {{
                 let code: i32 = $code;
-                if matches!(
+                if !(allocation && code == ESLURM_INVALID_NODE_COUNT) && matches!(
                     code,
                     ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
                         | ESLURM_INVALID_NODE_COUNT

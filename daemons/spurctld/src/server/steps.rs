@@ -112,11 +112,10 @@ impl Service {
     ) -> R<StepCompleteReply> {
         let r = req.into_inner();
         let reply = |code: i32| Ok(Response::new(StepCompleteReply { status: st(code) }));
-        let found =
-            self.ctld.read().state.jobs().get(&r.job_id).map(|j| {
-                (j.user_id, j.desc.script.is_empty(), j.node_names(), j.state.is_active(), !j.steps.is_empty())
-            });
-        let Some((owner, alloc_only, nodes, active, has_steps)) = found else {
+        let found = self.ctld.read().state.jobs().get(&r.job_id).map(|j| {
+            (j.user_id, j.desc.script.is_empty(), j.node_names(), j.state.is_active(), !j.steps.is_empty(), j.state)
+        });
+        let Some((owner, alloc_only, nodes, active, has_steps, state)) = found else {
             return reply(ESLURM_INVALID_JOB_ID);
         };
         if let Err(code) = validate::authorize(&self.caller(&id), Action::CreateStep, Some(owner)) {
@@ -158,6 +157,18 @@ impl Service {
         if !alloc_only {
             // a batch job ends when its script does
             return reply(ESLURM_NOT_SUPPORTED);
+        }
+        if state == spur_core::model::JobState::Pending {
+            // an allocation given up before it started (`--immediate`): it
+            // fails, as slurmctld fails an immediate allocation it cannot start
+            let t = now();
+            self.ctld
+                .commit(vec![
+                    Command::Reasons { changes: vec![(r.job_id, spur_core::model::Reason::BadConstraints)] },
+                    Command::Kill { job_id: r.job_id, task: None, state: spur_core::model::JobState::Failed, now: t },
+                ])
+                .await?;
+            return reply(0);
         }
         if !active {
             return reply(0);
