@@ -173,6 +173,8 @@ pub struct SrunOpts {
     pub nodes_on_command_line: bool,
     pub ntasks_on_command_line: bool,
     pub export: Option<String>,
+    /// The options given, for `-v`'s block (name, value).
+    pub set: Vec<(String, String)>,
 }
 
 fn fatal(msg: impl AsRef<str>, code: i32) -> Output {
@@ -191,7 +193,7 @@ fn flag_on(v: Option<&str>) -> bool {
 pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Result<(SrunOpts, Vec<String>), Output> {
     let p = opts::parse("srun", SPECS, args, Mode::StopAtFirstOperand);
     if let Some(e) = p.error {
-        return Err(e.into_output("srun", 1));
+        return Err(e.into_output("srun", 255));
     }
     let mut o = SrunOpts { desc: alloc::base_desc(cwd), ..Default::default() };
     o.step.cpus_per_task = 1;
@@ -217,6 +219,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     for (id, v, cli) in all {
         let val = v.as_deref().unwrap_or("");
+        if !matches!(id, "verbose" | "jobid" | "accepted") {
+            o.set.push((id.to_string(), val.to_string()));
+        }
         match id {
             "nodes" => {
                 let (lo, hi) =
@@ -279,7 +284,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             }
             "time" => {
                 let m = spur_grammar::time::parse_job_time_limit(val)
-                    .map_err(|_| error("Invalid --time specification", 1))?;
+                    .map_err(|_| error("Invalid --time specification", 255))?;
                 o.desc.time_limit = Some(m.unwrap_or(u32::MAX));
                 o.step.time_limit = m;
             }
@@ -293,7 +298,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             "distribution" => {
                 let first = val.split([':', ',']).next().unwrap_or("");
                 if !matches!(first, "block" | "cyclic" | "arbitrary" | "*") && !first.starts_with("plane") {
-                    return Err(error(format!("Invalid --distribution specification: {}", val), 1));
+                    return Err(error("Invalid --distribution specification", 255));
                 }
                 o.step.distribution = if first == "*" { "block".into() } else { first.to_string() };
                 if let Some(n) = val.strip_prefix("plane=") {
@@ -335,11 +340,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
                 set_stream(val, &mut o.io.stdin_file, &mut t, Some(&mut o.io.stdin_task));
             }
             "jobid" => {
+                // 24.11 reads the id with atoi (`abc` is job 0); 22.05 refuses it
                 let n = strtol(val, 10);
-                if n.end == 0 || n.value <= 0 {
+                let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
+                if v22 && (n.end == 0 || n.value <= 0) {
                     return Err(error(format!("Invalid numeric value \"{}\" for --jobid.", val), 1));
                 }
-                o.jobid = Some(n.value as u32);
+                o.jobid = Some(n.value.clamp(0, u32::MAX as i64) as u32);
                 o.jobid_from_env = !cli;
             }
             "verbose" => o.verbose += 1,
@@ -348,7 +355,25 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             "wait" => o.wait = Some(strtol(val, 10).value.max(0) as u64),
             "no-allocate" => o.no_allocate = true,
             "quit-on-interrupt" => o.quit_on_interrupt = true,
-            "mpi" => o.step.mpi = val.to_string(),
+            "mpi" => {
+                if val == "list" {
+                    return Err(Output::ok(mpi_list()));
+                }
+                if !MPI_TYPES.contains(&val) {
+                    return Err(error(
+                        format!(
+                            "Couldn't find the specified plugin name for mpi/{v} looking at all files\n\
+                             srun: error: cannot find mpi plugin for mpi/{v}\n\
+                             srun: error: MPI: Cannot create context for mpi/{v}\n\
+                             srun: error: MPI: Unable to load any plugin\n\
+                             srun: error: Invalid MPI type '{v}', --mpi=list for acceptable types",
+                            v = val
+                        ),
+                        1,
+                    ));
+                }
+                o.step.mpi = val.to_string();
+            }
             "export" => o.export = Some(val.to_string()),
             "het-group" => {
                 return Err(error("Heterogeneous job steps are not supported (--het-group)", 1));
@@ -364,16 +389,25 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             }
         }
     }
+    if o.verbose > 0 {
+        o.set.push(("verbose".into(), o.verbose.to_string()));
+    }
     if p.operands.is_empty() {
         return Err(fatal("No command given to execute.", 1));
+    }
+    if o.no_allocate && o.step.node_list.is_none() {
+        return Err(error("must specify a node list with -Z, --no-allocate.", 1));
     }
     let mut argv = p.operands.clone();
     if o.io.multi_prog.is_some() {
         let path = &argv[0];
         let full = if path.starts_with('/') { path.clone() } else { format!("{}/{}", cwd, path) };
         match std::fs::read_to_string(&full) {
-            Ok(t) => o.io.multi_prog = Some(t),
-            Err(_) => return Err(fatal(format!("Configuration file {} invalid", path), 1)),
+            Ok(t) => {
+                check_multi_prog(&t, path, o.step.num_tasks.unwrap_or(1)).map_err(|m| error(m, 1))?;
+                o.io.multi_prog = Some(t);
+            }
+            Err(_) => return Err(error(format!("Could not open multi_prog config file {}", path), 1)),
         }
     }
     if o.desc.name.is_empty() {
@@ -385,14 +419,68 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     o.step.work_dir = o.io.cwd.clone();
     o.step.submit_line = std::iter::once("srun".to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
     o.io.argv = std::mem::take(&mut argv);
+    o.io.label = o.label;
     Ok((o, p.operands))
+}
+
+/// The MPI plugins srun knows (`--mpi`): `none` runs tasks without any.
+const MPI_TYPES: &[&str] = &["none", "pmix", "pmix_v4", "pmix_v5", "pmi2", "cray_shasta"];
+
+/// `srun --mpi=list`, as each release prints it.
+fn mpi_list() -> String {
+    if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
+        "MPI plugin types are...\n\tpmix\n\tnone\n\tcray_shasta\n\tpmi2\nspecific pmix plugin versions available: pmix_v4\n"
+            .into()
+    } else {
+        "MPI plugin types are...\n\tnone\n\tpmix\n\tcray_shasta\n\tpmi2\nspecific pmix plugin versions available: pmix_v5\n"
+            .into()
+    }
+}
+
+/// srun's checks of a `--multi-prog` configuration for `ntasks` tasks
+/// (`verify_multi_name`): every task id named is below the task count, and
+/// every task has a line.
+pub fn check_multi_prog(conf: &str, name: &str, ntasks: u32) -> Result<(), String> {
+    let mut covered = vec![false; ntasks.min(1 << 20) as usize];
+    for (i, line) in conf.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let ranks = line.split_whitespace().next().unwrap_or("");
+        let bad = || format!("Line {} of configuration file {} invalid", i + 1, name);
+        if ranks == "*" {
+            covered.iter_mut().for_each(|c| *c = true);
+            continue;
+        }
+        for r in ranks.split(',') {
+            let (lo, hi) = match r.split_once('-') {
+                Some((a, b)) => (a.parse::<u32>().map_err(|_| bad())?, b.parse::<u32>().map_err(|_| bad())?),
+                None => {
+                    let v = r.parse::<u32>().map_err(|_| bad())?;
+                    (v, v)
+                }
+            };
+            for t in lo..=hi {
+                match covered.get_mut(t as usize) {
+                    Some(c) => *c = true,
+                    None => return Err(format!("Invalid task id, {} >= ntasks\nsrun: error: {}", t, bad())),
+                }
+            }
+        }
+    }
+    match covered.iter().position(|c| !c) {
+        Some(t) => Err(format!("Configuration file {} invalid, no record for task id {}", name, t)),
+        None => Ok(()),
+    }
 }
 
 /// `--output`/`--error`/`--input`: `all`, `none`, a task number, or a file pattern.
 fn set_stream(v: &str, file: &mut Option<String>, task: &mut Option<u32>, stdin_task: Option<&mut Option<u32>>) {
     let numeric = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
     match v {
-        "all" | "a" | "A" => {}
+        // a name beginning with `all` is srun's `all` mode (recorded/24.11/srun_basic/067)
+        _ if v.starts_with("all") || v == "a" || v == "A" => {}
         "none" | "n" | "N" => match stdin_task {
             Some(t) => *t = Some(u32::MAX),
             None => *file = Some("/dev/null".into()),
@@ -563,6 +651,9 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(r) => r,
         Err(out) => return emit(&out),
     };
+    if o.verbose > 0 {
+        eprint!("{}", alloc::defined_options("srun", &o.set));
+    }
     // signals are srun's from the start: the threads started below inherit the mask
     let waited = srun_signals();
     let _ = waited.thread_block();
@@ -590,9 +681,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
                     id,
                     errors::strerror(errors::ESLURM_INVALID_JOB_ID)
                 );
-                if o.jobid_from_env {
-                    eprintln!("srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {}", id);
-                }
+                eprintln!("srun: Check SLURM_JOB_ID environment variable. Expired or invalid job {}", id);
                 return 1;
             }
         },
@@ -634,16 +723,21 @@ fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
     let quiet = o.quiet;
     let never = std::sync::atomic::AtomicBool::new(false);
     let immediate = o.immediate.is_some();
+    let mut waited = false;
     let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), &never, |j| {
         if !quiet && !immediate {
+            waited = true;
             eprint!("{}", alloc::partition_config_line("srun", j));
             eprintln!("srun: job {} queued and waiting for resources", id);
         }
     });
     match job {
         Some(j) if j.state == JobState::Running => {
-            if !quiet && j.start_time > 0 && o.verbose > 0 {
+            if waited {
                 eprintln!("srun: job {} has been allocated resources", id);
+            }
+            if o.verbose > 0 {
+                eprint!("{}", alloc::nodes_ready_line("srun", &j));
             }
             Ok(j)
         }
@@ -749,13 +843,35 @@ fn run_step(
         eprintln!("srun: Step created for StepId={}.{}", job.job_id, step.step_id);
     }
     if o.verbose > 0 {
-        eprintln!(
-            "srun: jobid {}: nodes({}):`{}', cpu counts: {}",
+        let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
+        let mut t = format!(
+            "srun: jobid {}: nodes({}):`{}', cpu counts: {}\n",
             job.job_id,
             step.allocs.len(),
             spur_grammar::hostlist::compress(&step.node_names()),
-            alloc::counts(&step.allocs.iter().map(|a| a.cpus).collect::<Vec<_>>())
+            cpu_counts(&step.allocs.iter().map(|a| a.cpus).collect::<Vec<_>>())
         );
+        t.push_str(if v22 {
+            "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n"
+        } else {
+            "srun: CpuBindType=(null type)\n"
+        });
+        for (a, ids) in step.allocs.iter().zip(&step.task_ids) {
+            t.push_str(&format!(
+                "srun: launching StepId={}.{} on host {}, {} tasks: {}\n",
+                job.job_id,
+                step.step_id,
+                a.node,
+                ids.len(),
+                spur_core::model::ranges(ids)
+            ));
+        }
+        t.push_str(if v22 {
+            "srun: route/default: init: route default plugin loaded\n"
+        } else {
+            "srun: topology/default: init: topology Default plugin loaded\n"
+        });
+        eprint!("{}", t);
     }
     stream(c, o, job, &step, io, events, waited)
 }
@@ -823,6 +939,8 @@ fn stream(
     let mut exits: BTreeMap<u32, i32> = BTreeMap::new();
     let mut done_nodes = 0u32;
     let mut last_int: Option<Instant> = None;
+    let mut aborted = false;
+    let mut terminating = false;
     let mut first_exit: Option<Instant> = None;
     let label = format!("{}.{}", job.job_id, step.step_id);
     let connect_deadline = Instant::now() + Duration::from_secs(60);
@@ -853,8 +971,42 @@ fn stream(
                 pr.flush(task);
                 exits.insert(task, exit.status);
                 first_exit.get_or_insert_with(Instant::now);
+                if o.verbose > 0 {
+                    let node = node_of(step, task);
+                    eprintln!(
+                        "srun: {}Received task exit notification for 1 task of StepId={} (status=0x{:04x}).",
+                        launch_prefix("_task_finish"),
+                        label,
+                        exit.status
+                    );
+                    if exit.status == 0 {
+                        eprintln!("srun: {}{}: task {}: Completed", launch_prefix("_task_finish"), node, task);
+                    }
+                }
+                if o.io.kill_on_bad_exit && exit.status != 0 && !terminating {
+                    // --kill-on-bad-exit: the whole step ends
+                    terminating = true;
+                    eprintln!("srun: {}Terminating StepId={}", launch_prefix("_step_signal"), label);
+                    io.cancel(libc::SIGTERM);
+                }
             }
             Msg::Io(Event::Message(m)) => out(true, &m),
+            Msg::Io(Event::Aborted) => {
+                if !aborted {
+                    aborted = true;
+                    eprintln!(
+                        "srun: Job step aborted: Waiting up to {} seconds for job step to finish.",
+                        c.conf().kill_wait + 2
+                    );
+                }
+            }
+            Msg::Io(Event::NodeStarted(n)) => {
+                if o.verbose > 0 {
+                    if let (Some(a), Some(ids)) = (step.allocs.get(n as usize), step.task_ids.get(n as usize)) {
+                        eprintln!("srun: {}Node {}, {} tasks started", launch_prefix("_task_start"), a.node, ids.len());
+                    }
+                }
+            }
             Msg::Io(Event::NodeDone(_)) => done_nodes += 1,
             Msg::Io(Event::NodeLost(n)) => {
                 done_nodes += 1;
@@ -873,6 +1025,14 @@ fn stream(
                     eprintln!("srun: StepId={} tasks {}: running", label, running_tasks(step, &exits));
                 }
             }
+            Msg::Signal(sig) if sig == libc::SIGTERM => {
+                eprintln!("srun: forcing job termination");
+                io.signal(sig);
+            }
+            Msg::Signal(sig) if sig == libc::SIGCONT => {
+                eprintln!("srun: got SIGCONT");
+                io.signal(sig);
+            }
             Msg::Signal(sig) => io.signal(sig),
         }
     }
@@ -881,7 +1041,45 @@ fn stream(
     }
     let _ = c.step_complete(job.job_id, step.step_id);
     eprint!("{}", exit_lines(step, &exits));
+    // tasks that died by a signal srun was not told of
+    if !aborted && exits.values().any(|&st| st & 0x7f != 0) {
+        eprintln!("srun: Force Terminated StepId={}", label);
+    }
     exit_code(&exits)
+}
+
+/// `srun -v`'s `cpu counts: 1(x1)`: every run with its count.
+fn cpu_counts(v: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[i] {
+            j += 1;
+        }
+        out.push(format!("{}(x{})", v[i], j - i + 1));
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// The node of the step that runs `task`.
+fn node_of(step: &Step, task: u32) -> String {
+    step.task_ids
+        .iter()
+        .position(|ids| ids.contains(&task))
+        .and_then(|k| step.allocs.get(k))
+        .map(|a| a.node.clone())
+        .unwrap_or_default()
+}
+
+/// 22.05 names the launch plugin's function in srun's messages.
+fn launch_prefix(func: &str) -> String {
+    if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
+        format!("launch/slurm: {}: ", func)
+    } else {
+        String::new()
+    }
 }
 
 /// The local terminal in raw mode (`--pty`), restored when dropped.

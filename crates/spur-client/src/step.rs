@@ -29,6 +29,10 @@ pub enum Event {
     NodeDone(u32),
     /// Node `node`'s connection ended before it was done.
     NodeLost(u32),
+    /// Node `node`'s step daemon connected (its tasks are starting).
+    NodeStarted(u32),
+    /// The step was cancelled from outside (scancel, its job's end).
+    Aborted,
 }
 
 /// srun's listener and the connections of the step's nodes.
@@ -103,6 +107,11 @@ impl StepIo {
         self.send(None, FrameKind::Signal, ALL_TASKS, &sig.to_le_bytes())
     }
 
+    /// End the step: its tasks get `sig` now, SIGKILL after KillWait.
+    pub fn cancel(&self, sig: i32) {
+        self.send(None, FrameKind::Cancel, ALL_TASKS, &sig.to_le_bytes())
+    }
+
     /// How many nodes are connected now.
     pub fn connected(&self) -> usize {
         self.writers.lock().unwrap_or_else(|e| e.into_inner()).len()
@@ -124,6 +133,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
     if let Ok(w) = r.try_clone() {
         writers.lock().unwrap_or_else(|e| e.into_inner()).insert(node, w);
     }
+    let _ = tx.send(Event::NodeStarted(node));
     loop {
         let ev = match stepio::read_frame(&mut r) {
             Ok(Some(f)) => match f.kind {
@@ -134,6 +144,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                     None => continue,
                 },
                 FrameKind::Message => Event::Message(f.data),
+                FrameKind::Aborted => Event::Aborted,
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

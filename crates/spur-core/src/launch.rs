@@ -63,6 +63,9 @@ pub struct StepIo {
     pub kill_on_bad_exit: bool,
     /// `--pty`: task 0 gets a pseudo-terminal.
     pub pty: bool,
+    /// `--label`: lines written to output files are labelled too.
+    #[serde(default)]
+    pub label: bool,
 }
 
 /// What srun sends the controller: the step and how to start it.

@@ -30,12 +30,18 @@ pub enum FrameKind {
     Message = 5,
     /// The step daemon is done: every task's exit was sent.
     Done = 6,
+    /// The step was cancelled from outside (scancel, its job's end): srun
+    /// says `Job step aborted`.
+    Aborted = 7,
     /// srun → step daemon: stdin for a task (or [`ALL_TASKS`]).
     Stdin = 10,
     /// srun's stdin ended.
     StdinEof = 11,
     /// A signal (i32 LE) for the tasks.
     Signal = 12,
+    /// End the step (srun's `--kill-on-bad-exit`, a second Ctrl-C): the
+    /// signal (i32 LE) now, SIGKILL after KillWait.
+    Cancel = 13,
 }
 
 impl FrameKind {
@@ -48,9 +54,11 @@ impl FrameKind {
             4 => Exit,
             5 => Message,
             6 => Done,
+            7 => Aborted,
             10 => Stdin,
             11 => StdinEof,
             12 => Signal,
+            13 => Cancel,
             _ => return None,
         })
     }

@@ -18,7 +18,7 @@
 //! | `step%05u.%u/` | agent | step daemon, agent, `cluster down` | one step's part on this node ([`step_dir`]) |
 //! | `step%05u.%u/spec.bin` | agent | step daemon | the `StepLaunch` in its `spur_format` envelope, written whole, then renamed |
 //! | `step%05u.%u/stepd.proc` | step daemon | agent, `cluster down` | `PID START` of the step daemon ([`stepd_pid`]: counted while its command line names the directory and its start time is this one) |
-//! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (its KillWait, decimal), rather than being a signal for its tasks |
+//! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (`KILLWAIT SIGNAL`, decimal: the signal the tasks get first), rather than being a signal for its tasks |
 //!
 //! Read but never written any more (a job started by an earlier spurd keeps
 //! running across an upgrade in place and must still be found, signalled and
@@ -959,14 +959,14 @@ pub fn stepd_pid(dir: &Path) -> Option<i32> {
 }
 
 /// Send `sig` to a step's daemon, which passes it to its tasks; `cancel`:
-/// the step ends (its tasks get SIGTERM, then SIGKILL after `kill_wait`).
+/// the step ends (its tasks get `sig`, then SIGKILL after `kill_wait`).
 pub fn signal_step(dir: &Path, sig: i32, cancel: bool, kill_wait: u32) -> io::Result<bool> {
     let Some(p) = stepd_proc(dir) else {
         return Ok(false);
     };
     let sig = if cancel {
         let tmp = dir.join(format!("{}.tmp", CANCEL_FILE));
-        create_private(&tmp)?.write_all(kill_wait.to_string().as_bytes())?;
+        create_private(&tmp)?.write_all(format!("{} {}", kill_wait, sig).as_bytes())?;
         fs::rename(&tmp, dir.join(CANCEL_FILE))?;
         Signal::SIGTERM
     } else {
@@ -975,9 +975,14 @@ pub fn signal_step(dir: &Path, sig: i32, cancel: bool, kill_wait: u32) -> io::Re
     signal_exact(p, sig)
 }
 
-/// The KillWait of a cancel the agent asked for (`None`: no cancel).
-pub fn cancel_requested(dir: &Path) -> Option<u32> {
-    fs::read_to_string(dir.join(CANCEL_FILE)).ok().map(|s| s.trim().parse().unwrap_or(0))
+/// The KillWait and first signal of a cancel the agent asked for (`None`:
+/// no cancel; a file of no signal: SIGKILL).
+pub fn cancel_requested(dir: &Path) -> Option<(u32, i32)> {
+    let text = fs::read_to_string(dir.join(CANCEL_FILE)).ok()?;
+    let mut w = text.split_whitespace();
+    let kill_wait = w.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    let sig = w.next().and_then(|x| x.parse().ok()).filter(|&s| s > 0).unwrap_or(nix::libc::SIGKILL);
+    Some((kill_wait, sig))
 }
 
 /// End every step daemon under `spool` and their tasks (`spur cluster
@@ -987,7 +992,7 @@ pub fn end_all_steps(spool: &Path) -> usize {
     let dirs: Vec<PathBuf> = step_dirs(spool).into_iter().map(|(_, _, d)| d).collect();
     let mut n = 0;
     for d in &dirs {
-        if signal_step(d, 0, true, 0).unwrap_or(false) {
+        if signal_step(d, nix::libc::SIGKILL, true, 0).unwrap_or(false) {
             n += 1;
         }
     }

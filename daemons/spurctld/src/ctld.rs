@@ -246,7 +246,7 @@ impl Ctld {
                 }
             };
             if steps || alloc_only {
-                self.signal_steps(job_id, u32::MAX, &nodes, libc::SIGKILL, true).await;
+                self.signal_steps(job_id, u32::MAX, &nodes, libc::SIGTERM, true).await;
             }
             if alloc_only {
                 let _ = self

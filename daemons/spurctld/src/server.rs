@@ -420,7 +420,9 @@ impl Service {
         let max_cpus = nodes.iter().map(|n| n.cpus).max().unwrap_or(0);
         let max_mem = nodes.iter().map(|n| n.real_memory).max().unwrap_or(0);
         let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
-        if cpt > max_cpus {
+        if cpt > max_cpus
+            || desc.ntasks_per_node.is_some_and(|n| n.saturating_mul(cpt) > max_cpus && !desc.overcommit())
+        {
             return Err((unavailable, "CPU count per node can not be satisfied".into()));
         }
         if let Some(m) = desc.mem_per_node {
@@ -618,7 +620,14 @@ impl Service {
         }
         validate::check_deadline(&desc, part.default_time, now())?;
         let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
-        let nodes = desc.min_nodes.unwrap_or(1).max(1);
+        // -n with --ntasks-per-node and no -N: as many nodes as that makes
+        let nodes = desc
+            .min_nodes
+            .unwrap_or(match (desc.num_tasks, desc.ntasks_per_node) {
+                (Some(n), Some(p)) if p > 0 => n.div_ceil(p),
+                _ => 1,
+            })
+            .max(1);
         let tasks = match (desc.num_tasks, desc.ntasks_per_node) {
             (Some(n), _) => n,
             (None, Some(per)) => per.saturating_mul(nodes),

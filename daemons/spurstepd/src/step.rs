@@ -24,7 +24,7 @@
 //! calls on data built before the fork.
 
 use crate::iopattern;
-use crate::supervisor::{c_array, cstr, fill_task_pid, log, open_output, parent_dirs, strerror, write_stderr};
+use crate::supervisor::{c_array, cstr, fill_task_pid, log, strerror, write_stderr};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
@@ -46,8 +46,8 @@ use std::time::Duration;
 enum Stream {
     /// A pipe to or from the step daemon: the child's end.
     Pipe(OwnedFd),
-    /// A file the child opens as the user (and the directories above it).
-    File(CString, Vec<CString>),
+    /// A file the step daemon's opener opened as the user (`--input FILE`).
+    Fd(OwnedFd),
     Null,
     /// `--pty`: the terminal's slave side (the task's controlling terminal).
     Pty(OwnedFd),
@@ -164,8 +164,8 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     hello.extend_from_slice(&spec.io.io_key);
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
 
-    let common = common(&spec)?;
-    let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks)?;
+    let common = common(&spec, node)?;
+    let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks, &common)?;
 
     // start the tasks
     let mut pids: HashMap<i32, u32> = HashMap::new();
@@ -192,11 +192,11 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                 pids.insert(child.as_raw(), p.global);
                 pgids.push(child.as_raw());
                 let mut hs = Vec::new();
-                if let Some(out) = par.stdout {
-                    hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global));
+                if let Some((out, sink)) = par.stdout {
+                    hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global, sink));
                 }
-                if let Some(err) = par.stderr {
-                    hs.push(pump(err, srun.clone(), FrameKind::Stderr, p.global));
+                if let Some((err, sink)) = par.stderr {
+                    hs.push(pump(err, srun.clone(), FrameKind::Stderr, p.global, sink));
                 }
                 readers.insert(p.global, hs);
                 if let Some(i) = par.stdin {
@@ -218,16 +218,22 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     }
     let pgids = Arc::new(pgids);
     let ending = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ender = Ender {
+        pgids: pgids.clone(),
+        srun: srun.clone(),
+        label: label.clone(),
+        node: node.to_string(),
+        first_task: tasks.first().copied().unwrap_or(0),
+        kill_wait: spec.kill_wait,
+        done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    };
 
     // srun's stdin and signals
     {
         let pgids = pgids.clone();
         let stdins = Arc::new(Mutex::new(stdins));
         let mut rd = stream;
-        let srun = srun.clone();
-        let label = label.clone();
-        let node = node.to_string();
-        let kill_wait = spec.kill_wait;
+        let ender = ender.clone();
         let ending = ending.clone();
         std::thread::spawn(move || loop {
             match stepio::read_frame(&mut rd) {
@@ -257,12 +263,17 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                             signal_tasks(&pgids, sig);
                         }
                     }
+                    FrameKind::Cancel => {
+                        if let Some(sig) = f.data.get(0..4).and_then(|b| b.try_into().ok()).map(i32::from_le_bytes) {
+                            ender.cancel(sig, None, false);
+                        }
+                    }
                     _ => {}
                 },
                 Ok(None) | Err(_) => {
                     // srun is gone: the step ends, as a cancel
                     if !ending.load(std::sync::atomic::Ordering::SeqCst) {
-                        cancel(&pgids, &srun, &label, &node, kill_wait, None);
+                        ender.cancel(libc::SIGKILL, None, false);
                     }
                     return;
                 }
@@ -272,15 +283,14 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     // the agent's signals
     {
         let pgids = pgids.clone();
-        let srun = srun.clone();
-        let label = label.clone();
-        let node = node.to_string();
+        let mut ender = ender.clone();
         let dir = dir.to_path_buf();
         std::thread::spawn(move || loop {
             let Ok(sig) = waited.wait() else { continue };
             if sig == Signal::SIGTERM {
-                if let Some(kw) = spur_spool::cancel_requested(&dir) {
-                    cancel(&pgids, &srun, &label, &node, kw, None);
+                if let Some((kw, first)) = spur_spool::cancel_requested(&dir) {
+                    ender.kill_wait = kw;
+                    ender.cancel(first, None, true);
                     continue;
                 }
             }
@@ -289,21 +299,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     }
     // the step's time limit
     if let Some(m) = spec.step.time_limit.filter(|&m| m != u32::MAX) {
-        let pgids = pgids.clone();
-        let srun = srun.clone();
-        let label = label.clone();
-        let node = node.to_string();
-        let kw = spec.kill_wait;
+        let ender = ender.clone();
         let secs = (m as u64 * 60).saturating_sub((now_secs() - spec.step.start_time).max(0) as u64);
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_secs(secs));
-            cancel(&pgids, &srun, &label, &node, kw, Some("TIME LIMIT"));
+            ender.cancel(libc::SIGTERM, Some("TIME LIMIT"), true);
         });
     }
 
     // wait for every task
     let mut left = pids.len();
-    let mut bad_exit_sent = false;
     while left > 0 {
         let mut status: libc::c_int = 0;
         // SAFETY: an all-zero rusage is valid; wait4 fills it in.
@@ -325,10 +330,6 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         let e = TaskExit { status, user_us: tv(ru.ru_utime), sys_us: tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss as u64 };
         srun.send(FrameKind::Exit, task, &e.encode());
-        if spec.io.kill_on_bad_exit && status != 0 && !bad_exit_sent {
-            bad_exit_sent = true;
-            signal_tasks(&pgids, libc::SIGKILL);
-        }
     }
     ending.store(true, std::sync::atomic::Ordering::SeqCst);
     // what the tasks left behind
@@ -357,17 +358,46 @@ fn connect(addr: &str) -> io::Result<TcpStream> {
     Err(last)
 }
 
-/// Send a task's output to srun as it comes.
-fn pump(fd: OwnedFd, srun: Srun, kind: FrameKind, task: u32) -> std::thread::JoinHandle<()> {
+/// Send a task's output where it goes as it comes (to srun, a file with or
+/// without labels, or nowhere).
+fn pump(fd: OwnedFd, srun: Srun, kind: FrameKind, task: u32, sink: Sink) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut f = fs::File::from(fd);
         let mut buf = vec![0u8; 64 * 1024];
+        let mut partial: Vec<u8> = Vec::new();
+        let write_file = |file: &Arc<Mutex<fs::File>>, data: &[u8]| {
+            use std::io::Write;
+            let _ = file.lock().unwrap_or_else(|e| e.into_inner()).write_all(data);
+        };
         loop {
-            match f.read(&mut buf) {
-                Ok(0) => return,
-                Ok(n) => srun.send(kind, task, &buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return,
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            match &sink {
+                Sink::Srun => srun.send(kind, task, &buf[..n]),
+                Sink::File(file, None) => write_file(file, &buf[..n]),
+                Sink::File(file, Some(label)) => {
+                    partial.extend_from_slice(&buf[..n]);
+                    let mut out = Vec::new();
+                    while let Some(i) = partial.iter().position(|&b| b == b'\n') {
+                        out.extend_from_slice(label.as_bytes());
+                        out.extend(partial.drain(..=i));
+                    }
+                    if !out.is_empty() {
+                        write_file(file, &out);
+                    }
+                }
+                Sink::Discard => {}
+            }
+        }
+        if let Sink::File(file, Some(label)) = &sink {
+            if !partial.is_empty() {
+                let mut out = label.as_bytes().to_vec();
+                out.extend_from_slice(&partial);
+                write_file(file, &out);
             }
         }
     })
@@ -380,25 +410,63 @@ fn signal_tasks(pgids: &[i32], sig: i32) {
     }
 }
 
-/// End the step: slurmstepd's line to srun, SIGCONT and SIGTERM to the
-/// tasks, SIGKILL after `kill_wait` seconds.
-fn cancel(pgids: &Arc<Vec<i32>>, srun: &Srun, label: &str, node: &str, kill_wait: u32, why: Option<&str>) {
-    let t = spur_spool::slurm_time(now_secs());
-    let line = match why {
-        Some(w) => format!("slurmstepd: error: *** STEP {} ON {} CANCELLED AT {} DUE TO {} ***\n", label, node, t, w),
-        None => format!("slurmstepd: error: *** STEP {} ON {} CANCELLED AT {} ***\n", label, node, t),
-    };
-    srun.send(FrameKind::Message, ALL_TASKS, line.as_bytes());
-    signal_tasks(pgids, libc::SIGCONT);
-    signal_tasks(pgids, libc::SIGTERM);
-    let pgids = pgids.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(kill_wait as u64));
-        signal_tasks(&pgids, libc::SIGKILL);
-    });
+/// What ending the step needs: its tasks, srun, its name and node, the
+/// task whose stderr carries slurmstepd's line, KillWait.
+#[derive(Clone)]
+struct Ender {
+    pgids: Arc<Vec<i32>>,
+    srun: Srun,
+    label: String,
+    node: String,
+    first_task: u32,
+    kill_wait: u32,
+    done: Arc<std::sync::atomic::AtomicBool>,
 }
 
-fn common(spec: &StepLaunch) -> io::Result<Common> {
+impl Ender {
+    /// End the step once: slurmstepd's `*** STEP J.S ON node CANCELLED AT
+    /// ... ***` line (on the stderr of the node's first task, as slurmstepd
+    /// writes it), `aborted`: srun is told the step was cancelled from
+    /// outside; the tasks get SIGCONT and `sig`, and SIGKILL after KillWait.
+    fn cancel(&self, sig: i32, why: Option<&str>, aborted: bool) {
+        if self.done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // a second request: only a harder signal
+            if sig == libc::SIGKILL {
+                signal_tasks(&self.pgids, libc::SIGKILL);
+            }
+            return;
+        }
+        let t = spur_spool::slurm_time(now_secs());
+        let line = match why {
+            Some(w) => format!(
+                "slurmstepd-{n}: error: *** STEP {} ON {n} CANCELLED AT {} DUE TO {} ***\n",
+                self.label,
+                t,
+                w,
+                n = self.node
+            ),
+            None => {
+                format!("slurmstepd-{n}: error: *** STEP {} ON {n} CANCELLED AT {} ***\n", self.label, t, n = self.node)
+            }
+        };
+        self.srun.send(FrameKind::Stderr, self.first_task, line.as_bytes());
+        if aborted {
+            self.srun.send(FrameKind::Aborted, ALL_TASKS, &[]);
+        }
+        signal_tasks(&self.pgids, libc::SIGCONT);
+        signal_tasks(&self.pgids, sig);
+        if sig != libc::SIGKILL {
+            let pgids = self.pgids.clone();
+            let kw = self.kill_wait;
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(kw as u64));
+                signal_tasks(&pgids, libc::SIGKILL);
+            });
+        }
+    }
+}
+
+fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
     let switch_user = unistd::geteuid().is_root() && spec.uid != 0 || unistd::geteuid().as_raw() != spec.uid;
     let groups = if unistd::geteuid().is_root() {
         let name = cstr(&spec.user_name);
@@ -420,18 +488,28 @@ fn common(spec: &StepLaunch) -> io::Result<Common> {
         groups,
         switch_user: switch_user && unistd::geteuid().is_root(),
         umask: Mode::from_bits_truncate(umask),
-        chdir_msg: format!("slurmstepd: error: couldn't chdir to `{}': ", cwd).into_bytes(),
+        chdir_msg: format!("slurmstepd-{}: error: couldn't chdir to `{}': ", node, cwd).into_bytes(),
         cwd: cstr(&cwd),
         append: spec.io.open_mode_append,
         errno_text: (0..134).map(strerror).collect(),
     })
 }
 
-/// The parent's ends of a task's pipes.
+/// The parent's ends of a task's pipes, and where each output goes.
 struct Parent {
     stdin: Option<OwnedFd>,
-    stdout: Option<OwnedFd>,
-    stderr: Option<OwnedFd>,
+    stdout: Option<(OwnedFd, Sink)>,
+    stderr: Option<(OwnedFd, Sink)>,
+}
+
+/// Where a task's output goes: srun's stream, a file (opened once per node
+/// for every task naming it, as the user), or nowhere.
+#[derive(Clone)]
+enum Sink {
+    Srun,
+    /// The file, and the task's `N: ` label when `--label` asks.
+    File(Arc<Mutex<fs::File>>, Option<String>),
+    Discard,
 }
 
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
@@ -477,13 +555,14 @@ pub fn multi_prog_line(conf: &str, t: u32) -> Option<Vec<String>> {
     None
 }
 
-/// `prog` as execvp finds it on `PATH` (from the task's environment).
+/// `prog` as slurmstepd finds it on the task's `PATH` (none: not found,
+/// unless it names a path).
 fn resolve(prog: &str, path: Option<&str>) -> String {
     if prog.contains('/') {
         return prog.to_string();
     }
-    for d in path.unwrap_or("/usr/local/bin:/usr/bin:/bin").split(':') {
-        let p = PathBuf::from(if d.is_empty() { "." } else { d }).join(prog);
+    for d in path.unwrap_or("").split(':').filter(|d| !d.is_empty()) {
+        let p = PathBuf::from(d).join(prog);
         if let Ok(m) = fs::metadata(&p) {
             use std::os::unix::fs::PermissionsExt;
             if m.is_file() && m.permissions().mode() & 0o111 != 0 {
@@ -494,10 +573,21 @@ fn resolve(prog: &str, path: Option<&str>) -> String {
     prog.to_string()
 }
 
-fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Result<(Vec<TaskPrep>, Vec<Parent>)> {
+fn prepare(
+    spec: &StepLaunch,
+    node: &str,
+    node_id: u32,
+    tasks: &[u32],
+    common: &Common,
+) -> io::Result<(Vec<TaskPrep>, Vec<Parent>)> {
     let job = &spec.job;
     let step = &spec.step;
     let cwd = if spec.io.cwd.is_empty() { job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
+    // `%N` in a step's file names is the machine's host name (slurmstepd's)
+    let host = unistd::gethostname().ok().and_then(|h| h.into_string().ok()).unwrap_or_else(|| node.to_string());
+    let mut targets: Vec<Option<(Target, Target, Target)>> = Vec::with_capacity(tasks.len());
+    let mut out_paths: Vec<String> = Vec::new();
+    let mut in_paths: Vec<String> = Vec::new();
     let gtids = tasks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",");
     let mut preps = Vec::with_capacity(tasks.len());
     let mut parents = Vec::with_capacity(tasks.len());
@@ -533,25 +623,10 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
         let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str());
         let first = argv.first().cloned().unwrap_or_default();
         let prog = resolve(&first, path);
-        let exec_prefix = format!("slurmstepd: error: execve(): {}: ", first).into_bytes();
+        let exec_prefix = format!("slurmstepd-{}: error: execve(): {}: ", node, first).into_bytes();
         let pid_idx = env.iter().position(|(k, _)| k == "SLURM_TASK_PID");
         let envp_s: Vec<CString> = env.iter().map(|(k, v)| cstr(&format!("{}={}", k, v))).collect();
         let argv_s: Vec<CString> = argv.iter().map(|a| cstr(a)).collect();
-        let file = |pat: &Option<String>, only: Option<u32>| -> Option<Stream> {
-            if only.is_some_and(|o| o != t) {
-                return Some(Stream::Null);
-            }
-            pat.as_ref().map(|p| {
-                let path = iopattern::expand_step(p, job, node, t, step.step_id, node_id, &cwd);
-                if path == "/dev/null" {
-                    Stream::Null
-                } else {
-                    let c = cstr(&path);
-                    let dirs = parent_dirs(&c);
-                    Stream::File(c, dirs)
-                }
-            })
-        };
         let mut par = Parent { stdin: None, stdout: None, stderr: None };
         if spec.io.pty && t == 0 {
             // task 0 on a terminal of its own: its input and output are the
@@ -561,7 +636,7 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
             let _ = fcntl::fcntl(master.as_raw_fd(), fcntl::FcntlArg::F_SETFD(fcntl::FdFlag::FD_CLOEXEC));
             let _ = fcntl::fcntl(pty.slave.as_raw_fd(), fcntl::FcntlArg::F_SETFD(fcntl::FdFlag::FD_CLOEXEC));
             par.stdin = Some(master.try_clone()?);
-            par.stdout = Some(master);
+            par.stdout = Some((master, Sink::Srun));
             let slave = pty.slave;
             let mut p = TaskPrep {
                 global: t,
@@ -580,47 +655,55 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
             p.argv = c_array(&p._argv_s);
             preps.push(p);
             parents.push(par);
+            targets.push(None);
             continue;
         }
+        // where each stream goes; files are opened below, all at once
+        let expand = |p: &str| iopattern::expand_step(p, job, &host, t, step.step_id, node_id, &cwd);
+        let out_target = |pat: &Option<String>, only: Option<u32>| -> Target {
+            if only.is_some_and(|o| o != t) {
+                return Target::Discard;
+            }
+            match pat {
+                None => Target::Srun,
+                Some(p) => match expand(p) {
+                    x if x == "/dev/null" => Target::Discard,
+                    x => Target::Path(x),
+                },
+            }
+        };
+        let stdout = out_target(&spec.io.stdout_file, spec.io.stdout_task);
+        // stderr goes where --output sends stdout unless --error says otherwise
+        let stderr = match (&spec.io.stderr_file, spec.io.stderr_task) {
+            (None, None) if spec.io.stdout_file.is_some() => stdout.clone(),
+            _ => out_target(&spec.io.stderr_file, spec.io.stderr_task),
+        };
         let stdin = match (&spec.io.stdin_file, spec.io.stdin_task) {
-            (Some(p), _) => {
-                let path = iopattern::expand_step(p, job, node, t, step.step_id, node_id, &cwd);
-                Stream::File(cstr(&path), vec![])
-            }
-            (None, Some(only)) if only != t => Stream::Null,
-            _ => {
-                let (r, w) = pipe()?;
-                par.stdin = Some(w);
-                Stream::Pipe(r)
-            }
+            (Some(p), _) => Target::Path(expand(p)),
+            (None, Some(only)) if only != t => Target::Discard,
+            _ => Target::Srun,
         };
-        let stdout = match file(&spec.io.stdout_file, spec.io.stdout_task) {
-            Some(s) => s,
-            None => {
-                let (r, w) = pipe()?;
-                par.stdout = Some(r);
-                Stream::Pipe(w)
+        for x in [&stdout, &stderr] {
+            if let Target::Path(p) = x {
+                if !out_paths.contains(p) {
+                    out_paths.push(p.clone());
+                }
             }
-        };
-        let stderr = match file(&spec.io.stderr_file, spec.io.stderr_task) {
-            Some(s) => s,
-            None => {
-                let (r, w) = pipe()?;
-                par.stderr = Some(r);
-                Stream::Pipe(w)
-            }
-        };
+        }
+        if let Target::Path(p) = &stdin {
+            in_paths.push(p.clone());
+        }
         let mut p = TaskPrep {
             global: t,
             prog: cstr(&prog),
-            argv: c_array(&argv_s),
+            argv: vec![],
             _argv_s: argv_s,
-            envp: c_array(&envp_s),
+            envp: vec![],
             _envp_s: envp_s,
             task_pid: pid_idx.map(|i| (i, [0u8; 32])),
-            stdin,
-            stdout,
-            stderr,
+            stdin: Stream::Null,
+            stdout: Stream::Null,
+            stderr: Stream::Null,
             exec_prefix,
         };
         // the environment's pointers stay valid: the strings do not move
@@ -628,21 +711,130 @@ fn prepare(spec: &StepLaunch, node: &str, node_id: u32, tasks: &[u32]) -> io::Re
         p.argv = c_array(&p._argv_s);
         preps.push(p);
         parents.push(par);
+        targets.push(Some((stdin, stdout, stderr)));
+    }
+    // the files, opened once each by a child that is the user (never by root)
+    let mut all_paths = out_paths.clone();
+    all_paths.extend(in_paths.iter().cloned());
+    let opened = open_as_user(&all_paths, out_paths.len(), common);
+    let files: HashMap<String, Arc<Mutex<fs::File>>> = out_paths
+        .iter()
+        .zip(opened.iter())
+        .filter_map(|(p, f)| {
+            f.as_ref().and_then(|f| f.try_clone().ok()).map(|f| (p.clone(), Arc::new(Mutex::new(fs::File::from(f)))))
+        })
+        .collect();
+    let mut inputs = opened.into_iter().skip(out_paths.len());
+    let width = spec.step.num_tasks.saturating_sub(1).to_string().len();
+    for ((prep, par), target) in preps.iter_mut().zip(parents.iter_mut()).zip(targets) {
+        let Some((stdin, stdout, stderr)) = target else { continue };
+        let t = prep.global;
+        let label = spec.io.label.then(|| format!("{:>w$}: ", t, w = width));
+        let sink = |x: &Target| match x {
+            Target::Srun => Sink::Srun,
+            Target::Discard => Sink::Discard,
+            // a file that could not be opened takes nothing (as Slurm's)
+            Target::Path(p) => files.get(p).map(|f| Sink::File(f.clone(), label.clone())).unwrap_or(Sink::Discard),
+        };
+        let (r, w) = pipe()?;
+        par.stdout = Some((r, sink(&stdout)));
+        prep.stdout = Stream::Pipe(w);
+        let (r, w) = pipe()?;
+        par.stderr = Some((r, sink(&stderr)));
+        prep.stderr = Stream::Pipe(w);
+        prep.stdin = match stdin {
+            Target::Srun => {
+                let (r, w) = pipe()?;
+                par.stdin = Some(w);
+                Stream::Pipe(r)
+            }
+            Target::Discard => Stream::Null,
+            Target::Path(_) => match inputs.next().flatten() {
+                Some(fd) => Stream::Fd(fd),
+                None => Stream::Null,
+            },
+        };
     }
     Ok((preps, parents))
 }
 
-/// Open a stream for the child: the fd to dup onto `target`.
-fn child_stream(s: &Stream, write: bool, append: bool) -> Result<RawFd, Errno> {
-    match s {
-        Stream::Pipe(fd) | Stream::Pty(fd) => Ok(fd.as_raw_fd()),
-        Stream::File(path, dirs) => {
-            if write {
-                open_output(path, dirs, append)
-            } else {
-                fcntl::open(path.as_c_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())
+/// Where a task's stream is meant to go (before files are opened).
+#[derive(Clone, PartialEq)]
+enum Target {
+    Srun,
+    Discard,
+    Path(String),
+}
+
+/// Open `paths` as the job's user, in a child that takes the user's
+/// identity (the first `outputs` for writing, created and truncated once,
+/// the rest for reading), its descriptors handed back over a socket; `None`
+/// for one that could not be opened. As everywhere here, the child only
+/// makes async-signal-safe calls on data built before the fork.
+fn open_as_user(paths: &[String], outputs: usize, c: &Common) -> Vec<Option<OwnedFd>> {
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    let cpaths: Vec<CString> = paths.iter().map(|p| cstr(p)).collect();
+    let Ok((parent_sock, child_sock)) = nix::sys::socket::socketpair(
+        nix::sys::socket::AddressFamily::Unix,
+        nix::sys::socket::SockType::SeqPacket,
+        None,
+        nix::sys::socket::SockFlag::SOCK_CLOEXEC,
+    ) else {
+        return paths.iter().map(|_| None).collect();
+    };
+    // SAFETY: the child makes only async-signal-safe calls (setgroups,
+    // setgid, setuid, umask, open, sendmsg, send, _exit) on data built
+    // before the fork.
+    match unsafe { unistd::fork() } {
+        Ok(ForkResult::Child) => {
+            if c.switch_user
+                && (unistd::setgroups(&c.groups).is_err()
+                    || unistd::setgid(Gid::from_raw(c.gid)).is_err()
+                    || unistd::setuid(Uid::from_raw(c.uid)).is_err())
+            {
+                // SAFETY: _exit(2) is async-signal-safe.
+                unsafe { libc::_exit(1) }
             }
+            nix::sys::stat::umask(c.umask);
+            for (i, path) in cpaths.iter().enumerate() {
+                let flags = if i < outputs {
+                    OFlag::O_CREAT
+                        | OFlag::O_WRONLY
+                        | OFlag::O_APPEND
+                        | OFlag::O_CLOEXEC
+                        | if c.append { OFlag::empty() } else { OFlag::O_TRUNC }
+                } else {
+                    OFlag::O_RDONLY | OFlag::O_CLOEXEC
+                };
+                match fcntl::open(path.as_c_str(), flags, Mode::from_bits_truncate(0o666)) {
+                    Ok(fd) => crate::supervisor::send_fd(child_sock.as_raw_fd(), fd),
+                    Err(_) => {
+                        let b = [1u8];
+                        // SAFETY: send(2) of a 1-byte buffer on our socket; async-signal-safe.
+                        unsafe {
+                            libc::send(child_sock.as_raw_fd(), b.as_ptr().cast(), 1, libc::MSG_NOSIGNAL);
+                        }
+                    }
+                }
+            }
+            // SAFETY: _exit(2) is async-signal-safe.
+            unsafe { libc::_exit(0) }
         }
+        Ok(ForkResult::Parent { child }) => {
+            drop(child_sock);
+            let _ = nix::sys::wait::waitpid(child, None);
+            paths.iter().map(|_| crate::supervisor::receive_fd(&parent_sock)).collect()
+        }
+        Err(_) => paths.iter().map(|_| None).collect(),
+    }
+}
+
+/// Open a stream for the child: the fd to dup onto `target`.
+fn child_stream(s: &Stream, write: bool) -> Result<RawFd, Errno> {
+    match s {
+        Stream::Pipe(fd) | Stream::Pty(fd) | Stream::Fd(fd) => Ok(fd.as_raw_fd()),
         Stream::Null => fcntl::open(
             c"/dev/null",
             if write { OFlag::O_WRONLY } else { OFlag::O_RDONLY } | OFlag::O_CLOEXEC,
@@ -687,7 +879,7 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     }
     let streams = [(&p.stdin, 0, false), (&p.stdout, 1, true), (&p.stderr, 2, true)];
     for (s, target, write) in streams {
-        let fd = match child_stream(s, write, c.append) {
+        let fd = match child_stream(s, write) {
             Ok(fd) => fd,
             Err(e) => {
                 write_stderr(b"slurmstepd: error: could not open a standard stream of the task: ");

@@ -434,7 +434,7 @@ impl CancelNote {
 }
 
 /// The descriptor the child sent before execve, if it got that far.
-fn receive_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
+pub(crate) fn receive_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
     use socket::{ControlMessageOwned, MsgFlags};
     use std::os::fd::FromRawFd;
     let mut byte = [0u8; 1];
@@ -465,7 +465,7 @@ fn receive_fd(sock: &std::os::fd::OwnedFd) -> Option<std::os::fd::OwnedFd> {
 
 /// In the child: send `fd` to the supervisor over `sock` (SCM_RIGHTS), with
 /// no allocation (the message is built on the stack).
-fn send_fd(sock: RawFd, fd: RawFd) {
+pub(crate) fn send_fd(sock: RawFd, fd: RawFd) {
     let mut byte = [0u8; 1];
     // room for CMSG_SPACE(sizeof(int)), aligned as cmsghdr
     let mut control = [0u64; 4];
