@@ -129,7 +129,9 @@ pub fn job(c: &Client, id: u32) -> Option<Job> {
 /// last seen. `on_wait` is called once, when it is found still pending.
 pub fn wait_running(c: &Client, id: u32, immediate: Option<Duration>, mut on_wait: impl FnMut()) -> Option<Job> {
     let start = Instant::now();
-    let mut pause = Duration::from_millis(5);
+    // the scheduler pass the submission woke usually starts the job within a
+    // few milliseconds (one commit): look again soon, then less and less often
+    let mut pause = Duration::from_millis(1);
     let mut told = false;
     loop {
         let j = job(c, id);
