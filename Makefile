@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup bench bench-failover bench-flood clean conformance coverage fuzz
+.PHONY: demo test lint build setup bench bench-failover bench-flood bench-srun clean conformance coverage fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -47,6 +47,10 @@ bench-failover: build
 
 bench-flood: build
 	bash bench/flood.sh
+
+# parallel launch: srun -N1, -N2 -n8, a step in an allocation, -N100 (bench/srun.sh)
+bench-srun: build
+	BENCH_NO_BUILD=1 bash bench/srun.sh
 
 clean:
 	$(CARGO) clean

@@ -175,7 +175,9 @@ pub fn wait_running(
     mut on_wait: impl FnMut(&Job),
 ) -> Option<Job> {
     let start = Instant::now();
-    let mut pause = Duration::from_millis(5);
+    // the scheduler pass the submission woke usually starts the job within a
+    // few milliseconds (one commit): look again soon, then less and less often
+    let mut pause = Duration::from_millis(1);
     let mut told = false;
     loop {
         let j = job(c, id);

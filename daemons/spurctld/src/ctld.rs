@@ -50,6 +50,10 @@ pub struct Ctld {
     pub conf: SlurmConf,
     pub key: Vec<u8>,
     pub sched_wake: Notify,
+    /// The next scheduler pass runs at once, without waiting to coalesce a
+    /// burst: set with the wake by an allocation's submission (srun, salloc),
+    /// whose command waits for the start in person.
+    pub sched_now: std::sync::atomic::AtomicBool,
     pub slurm_user_uid: u32,
     pub(crate) agents: Mutex<HashMap<String, Signed<Channel>>>,
     /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
@@ -103,6 +107,7 @@ impl Ctld {
             conf,
             key,
             sched_wake: Notify::new(),
+            sched_now: std::sync::atomic::AtomicBool::new(false),
             slurm_user_uid,
             agents: Mutex::new(HashMap::new()),
             host: spur_auth::users::short_hostname(),
@@ -590,9 +595,12 @@ impl Ctld {
                 continue;
             }
             self.schedule_once().await;
-            // Coalesce bursts of submissions into one pass.
+            // Coalesce bursts of submissions into one pass, unless an
+            // allocation waits for its start (`sched_now`).
             let _ = tokio::time::timeout(Duration::from_secs(1), self.sched_wake.notified()).await;
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            if !self.sched_now.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
         }
     }
 

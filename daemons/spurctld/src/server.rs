@@ -1057,8 +1057,14 @@ impl Service {
         if let Err(code) = self.ctld.room_for(&job) {
             return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
         }
+        // an allocation without a script (srun's own, salloc): its command
+        // waits for the start, so it is scheduled without the coalescing delay
+        let interactive = job.desc.script.is_empty();
         let res = self.ctld.commit(vec![Command::Submit { job: Box::new(job) }]).await?;
         self.ctld.submissions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if interactive {
+            self.ctld.sched_now.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         self.ctld.sched_wake.notify_one();
         match res.into_iter().next() {
             Some(Ok(Applied::Submitted(jid))) => {

@@ -568,7 +568,7 @@ fn kill_leftovers(pgid: Pid) {
 }
 
 /// Reap what has ended; true when the supervisor has no child at all.
-fn no_children_left() -> bool {
+pub(crate) fn no_children_left() -> bool {
     loop {
         match waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
             Ok(WaitStatus::StillAlive) => return false,
