@@ -118,10 +118,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     o.command = p.operands;
     if o.desc.name.is_empty() {
-        o.desc.name = match o.command.first() {
-            Some(c) => c.rsplit('/').next().unwrap_or(c).to_string(),
-            None => "interactive".to_string(),
-        };
+        // not the command's name (recorded/24.11/salloc/33, srun_env/37)
+        o.desc.name = "interactive".to_string();
     }
     Ok(o)
 }
@@ -194,7 +192,14 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     };
     let mut cmd = std::process::Command::new(&command[0]);
     cmd.args(&command[1..]);
-    for (k, v) in alloc::allocation_env(&job, &cluster) {
+    let mut vars = alloc::allocation_env(&job, &cluster);
+    if spur_core::compat::profile().env_24_11_variables {
+        // salloc's own MPI launcher variables, as the caller's allow
+        let mut own: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        spur_core::launch::add_mpi_launcher_vars(&mut own);
+        vars.extend(own.into_iter().filter(|(k, v)| env.get(k) != Some(v)));
+    }
+    for (k, v) in vars {
         cmd.env(k, v);
     }
     // salloc's own signals: ^C and ^\ are the command's
@@ -325,7 +330,7 @@ mod tests {
         let o = parse(&a, &HashMap::new(), "/tmp").unwrap();
         assert_eq!((o.desc.min_nodes, o.desc.time_limit), (Some(2), Some(5)));
         assert_eq!(o.command, vec!["sh", "-c", "exit 7"]);
-        assert_eq!(o.desc.name, "sh");
+        assert_eq!(o.desc.name, "interactive");
         let env: HashMap<String, String> = [("SALLOC_PARTITION".to_string(), "p2".to_string())].into_iter().collect();
         let o = parse(&[], &env, "/").unwrap();
         assert_eq!((o.desc.partition.as_deref(), o.desc.name.as_str()), (Some("p2"), "interactive"));
