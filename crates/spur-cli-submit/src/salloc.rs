@@ -61,6 +61,8 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("SALLOC_EXCLUSIVE", "exclusive"),
     ("SALLOC_GRES", "gres"),
     ("SALLOC_IMMEDIATE", "immediate"),
+    ("SALLOC_MEM_PER_CPU", "mem-per-cpu"),
+    ("SALLOC_MEM_PER_NODE", "mem"),
     ("SALLOC_NO_SHELL", "no-shell"),
     ("SALLOC_PARTITION", "partition"),
     ("SALLOC_QOS", "qos"),

@@ -498,6 +498,7 @@ fn srun_env_input(o: &SrunOpts, working_cluster: String) -> spur_core::launch::S
         mem_per_cpu: o.step.mem_per_cpu,
         verbose: o.verbose,
         quiet: o.quiet,
+        step_name: o.step.name.clone(),
         working_cluster,
     }
 }

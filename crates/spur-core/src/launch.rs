@@ -245,6 +245,9 @@ pub struct SrunEnv {
     /// `-v` count and `-Q`.
     pub verbose: u32,
     pub quiet: bool,
+    /// The step's name (`-J`, else the command's), 22.05's `SLURM_JOB_NAME`
+    /// when srun's environment has none.
+    pub step_name: String,
     /// 22.05: [`working_cluster`] of srun's slurm.conf.
     pub working_cluster: String,
 }
@@ -265,14 +268,18 @@ pub fn srun_env(env: &mut Vec<(String, String)>, s: &SrunEnv, job: &Job) {
 pub fn srun_env_for(p: &crate::compat::Profile, env: &mut Vec<(String, String)>, s: &SrunEnv, job: &Job) {
     let newer = p.env_24_11_variables;
     if s.own_allocation {
-        if s.mem_per_node.is_some() {
+        // (22.05 sets neither: recorded/22.05/srun_env/13, srun_basic/172)
+        if newer && s.mem_per_node.is_some() {
             env_set(env, "SLURM_MEM_PER_NODE", job.mem_per_node.to_string());
-        } else if s.mem_per_cpu.is_some() {
+        } else if newer && s.mem_per_cpu.is_some() {
             env_set(env, "SLURM_MEM_PER_CPU", job.mem_per_cpu.to_string());
         }
     } else if p.srun_pack_group_variable {
         let cpus: Vec<u32> = job.allocs.iter().map(|a| a.cpus).collect();
         env_set(env, "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", counts(&cpus));
+    }
+    if p.step_job_name_from_step && env_get(env, "SLURM_JOB_NAME").is_none() {
+        env_set(env, "SLURM_JOB_NAME", s.step_name.clone());
     }
     if p.env_working_cluster && !s.working_cluster.is_empty() {
         env_set(env, "SLURM_WORKING_CLUSTER", s.working_cluster.clone());
@@ -368,12 +375,10 @@ pub fn step_env_for(
     let cpus: Vec<u32> = job.allocs.iter().map(|a| a.cpus).collect();
     let nodes = spur_grammar::hostlist::compress(&step.node_names());
     let per = counts(&step.tasks_per_node);
-    let name = if p.step_job_name_from_step && !step.name.is_empty() { &step.name } else { &job.desc.name };
     let mut env: Vec<(String, String)> = vec![
         ("SLURM_CLUSTER_NAME".into(), cluster.into()),
         ("SLURM_JOB_ID".into(), job.job_id.to_string()),
         ("SLURM_JOBID".into(), job.job_id.to_string()),
-        ("SLURM_JOB_NAME".into(), name.clone()),
         ("SLURM_JOB_NODELIST".into(), job_nodes.clone()),
         ("SLURM_NODELIST".into(), job_nodes),
         ("SLURM_JOB_NUM_NODES".into(), job.allocs.len().to_string()),
@@ -399,6 +404,10 @@ pub fn step_env_for(
         ("SLURM_JOB_USER".into(), job.user_name.clone()),
         ("SLURM_JOB_GID".into(), job.group_id.to_string()),
     ];
+    if !p.step_job_name_from_step {
+        // (22.05: srun's, [`srun_env`])
+        env.push(("SLURM_JOB_NAME".into(), job.desc.name.clone()));
+    }
     if p.env_24_11_variables {
         if job.start_time > 0 {
             env.push(("SLURM_JOB_START_TIME".into(), job.start_time.to_string()));
@@ -479,7 +488,12 @@ mod tests {
         assert_eq!(get(&env, "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"), Some("--external-launcher"));
         assert_eq!(get(&env, "SLURM_WORKING_CLUSTER"), None);
         let mut env = vec![];
-        srun_env_for(&SLURM_22_05, &mut env, &SrunEnv { own_allocation: false, ..s }, &j);
+        let s = SrunEnv { own_allocation: false, step_name: "env".into(), ..s };
+        srun_env_for(&SLURM_22_05, &mut env, &s, &j);
+        assert_eq!(get(&env, "SLURM_JOB_NAME"), Some("env"));
+        let mut inherited = vec![("SLURM_JOB_NAME".to_string(), "wrap".to_string())];
+        srun_env_for(&SLURM_22_05, &mut inherited, &s, &j);
+        assert_eq!(get(&inherited, "SLURM_JOB_NAME"), Some("wrap"));
         assert_eq!(get(&env, "SLURM_WORKING_CLUSTER"), Some("spur:127.0.0.1:6817:9728:109"));
         assert_eq!(get(&env, "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0"), Some("2(x2)"));
         for k in ["SLURM_TRES_PER_TASK", "SLURM_JOB_GROUP", "SLURMD_DEBUG", "OMPI_MCA_plm_slurm_args"] {
@@ -509,7 +523,7 @@ mod tests {
         assert_eq!(get(&env, "SLURM_JOB_END_TIME"), Some("31537000"));
         assert_eq!(get(&env, "SLURM_DISTRIBUTION"), None);
         let env = step_env_for(&SLURM_22_05, &j, &step, "spur", 4000);
-        assert_eq!(get(&env, "SLURM_JOB_NAME"), Some("env"));
+        assert_eq!(get(&env, "SLURM_JOB_NAME"), None);
         assert_eq!(get(&env, "SLURM_JOB_START_TIME"), None);
     }
 

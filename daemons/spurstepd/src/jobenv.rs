@@ -236,7 +236,9 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
             }
         }
     }
-    env.set("SLURM_JOB_NAME", d.name.clone());
+    if !(spur_core::compat::profile().stdin_batch_job_name_unset && d.name == "sbatch") {
+        env.set("SLURM_JOB_NAME", d.name.clone());
+    }
     match d.open_mode_append {
         Some(true) => env.set("SLURM_OPEN_MODE", "a"),
         Some(false) => env.set("SLURM_OPEN_MODE", "t"),
