@@ -88,9 +88,35 @@ def _time_columns(text):
     return "\n".join(lines)
 
 
+# R1b: the command search path the harness gives each side, and where the side's commands
+# are (`_=` of bash, the path of the command it ran): real Slurm's in the chroot (and on the
+# 22.05 host) /usr/sbin:/usr/bin:/sbin:/bin and /usr/bin; Spur's is its cluster's bin/
+# directory first, then the replayer's BASE_PATH. meta.json's `path`/`bindir` win when set.
+SLURM_SIDE_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+SPUR_SIDE_BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SLURM_COMMANDS = "srun|salloc|sbatch|squeue|sinfo|scancel|scontrol|sacct|sstat"
+
+
+def _side_paths(ctx):
+    """(search path, commands' directory) of the side, or (None, None)."""
+    if ctx.get("path") and ctx.get("bindir"):
+        return ctx["path"], ctx["bindir"]
+    if ctx.get("side") == "spur" and ctx.get("cluster_dir"):
+        b = ctx["cluster_dir"].rstrip("/") + "/bin"
+        return b + ":" + SPUR_SIDE_BASE_PATH, b
+    if ctx.get("side") == "slurm":
+        return SLURM_SIDE_PATH, "/usr/bin"
+    return None, None
+
+
 def normalize(data, ctx):
     """bytes -> str, normalised with the producing side's ctx."""
     text = data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else data
+    # R1b (before R1: Spur's path contains its cluster directory)
+    path, bindir = _side_paths(ctx)
+    if path:
+        text = re.sub(r"(?m)(?<![\w])PATH=" + re.escape(path) + r"$", "PATH=<PATH>", text)
+        text = re.sub(r"(?m)(?<![\w])_=" + re.escape(bindir) + r"/(" + SLURM_COMMANDS + r")$", r"_=<BINDIR>/\1", text)
     # R1: harness-chosen paths (longest first), the kernel string of the machine
     subs = []
     for key, ph in (("slurm_conf", "<SLURM_CONF>"), ("cluster_dir", "<CLUSTER_DIR>"), ("workdir", "<WORKDIR>"),

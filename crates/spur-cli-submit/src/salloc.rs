@@ -151,6 +151,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     o.command = p.operands;
     if o.desc.name.is_empty() {
+        // not the command's name (recorded/24.11/salloc/33, srun_env/37)
         o.desc.name = "interactive".to_string();
     }
     Ok(o)
@@ -272,7 +273,14 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     if let Some(d) = &o.chdir {
         cmd.current_dir(d);
     }
-    for (k, v) in alloc::allocation_env(&job, &cluster) {
+    let mut vars = alloc::allocation_env(&job, &cluster);
+    if spur_core::compat::profile().env_24_11_variables {
+        // salloc's own MPI launcher variables, as the caller's allow
+        let mut own: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        spur_core::launch::add_mpi_launcher_vars(&mut own);
+        vars.extend(own.into_iter().filter(|(k, v)| env.get(k) != Some(v)));
+    }
+    for (k, v) in vars {
         cmd.env(k, v);
     }
     // the command starts with no signal blocked

@@ -573,6 +573,24 @@ fn base_env(o: &SrunOpts, env: &HashMap<String, String>) -> Vec<(String, String)
     }
 }
 
+/// What srun's environment additions depend on ([`spur_core::launch::srun_env`]).
+fn srun_env_input(o: &SrunOpts, working_cluster: String) -> spur_core::launch::SrunEnv {
+    spur_core::launch::SrunEnv {
+        own_allocation: o.jobid.is_none(),
+        distribution: o.step.distribution.clone(),
+        num_tasks: o.step.num_tasks,
+        min_nodes: o.step.min_nodes,
+        cpus_per_task: o.desc.cpus_per_task,
+        ntasks_per_node: o.step.ntasks_per_node,
+        mem_per_node: o.step.mem_per_node,
+        mem_per_cpu: o.step.mem_per_cpu,
+        verbose: o.verbose,
+        quiet: o.quiet,
+        step_name: o.step.name.clone(),
+        working_cluster,
+    }
+}
+
 /// Print a task's output as it comes: whole lines (labelled `N: ` with
 /// `--label`), or bytes as they come with `--unbuffered`.
 struct Printer {
@@ -762,14 +780,35 @@ fn run_step(
     waited: nix::sys::signal::SigSet,
 ) -> i32 {
     // inside an allocation, its task count applies unless -n says otherwise;
-    // -N from the allocation gives way to a smaller explicit -n
+    // -N (given or the allocation's) gives way to a smaller -n (srun's opt.c)
+    let old = spur_core::compat::profile().srun_warnings_22_05;
+    let warning = if old { "Warning" } else { "warning" };
     if let (Some(n), Some(nn)) = (o.step.num_tasks, o.step.min_nodes) {
         if n < nn {
-            if o.nodes_on_command_line {
-                eprintln!("srun: Warning: can't run {} processes on {} nodes, setting nnodes to {}", n, nn, n);
-            }
+            eprintln!("srun: {}: can't run {} processes on {} nodes, setting nnodes to {}", warning, n, nn, n);
             o.step.min_nodes = Some(n);
             o.step.max_nodes = None;
+        }
+    }
+    if let Some(npn) = o.step.ntasks_per_node {
+        let nodes_from_env = o.step.min_nodes.is_some() && !o.nodes_on_command_line;
+        if o.step.num_tasks.is_some() && !o.ntasks_on_command_line && !nodes_from_env {
+            // an inherited task count gives way to --ntasks-per-node
+            o.step.num_tasks = None;
+        } else if let (Some(n), Some(max)) = (o.step.num_tasks, o.step.max_nodes.or(o.step.min_nodes)) {
+            // only a step's (an allocation's request would be refused)
+            if n > max * npn && o.jobid.is_some() {
+                eprintln!(
+                    "srun: {}: can't honor --ntasks-per-node set to {} which doesn't match the requested tasks {} \
+                     with the {}number of requested nodes {}. Ignoring --ntasks-per-node.",
+                    warning,
+                    npn,
+                    n,
+                    if old { "" } else { "maximum " },
+                    max
+                );
+                o.step.ntasks_per_node = None;
+            }
         }
     }
     let (io, events) = match StepIo::listen() {
@@ -790,6 +829,8 @@ fn run_step(
     if o.label {
         base.push(("SLURM_LABELIO".into(), "1".into()));
     }
+    let working_cluster = spur_core::launch::working_cluster(c.conf());
+    spur_core::launch::srun_env(&mut base, &srun_env_input(o, working_cluster), job);
     // the step's variables depend on its layout: create it first with the
     // base environment, which the step daemons extend per node and task
     let mut told = false;

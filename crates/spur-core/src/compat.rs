@@ -160,6 +160,21 @@ pub struct Profile {
     pub env_node_aliases: bool,
     /// The job gets `SLURM_OOM_KILL_STEP` and 24.11's other newer variables.
     pub env_24_11_variables: bool,
+    /// A step's tasks get srun's `SLURM_JOB_NAME` (the allocation's, inherited),
+    /// else the step's name (srun's `-J` or command), where 24.11 always has
+    /// the job's (recorded/22.05/srun_env/19, 30, 39).
+    pub step_job_name_from_step: bool,
+    /// srun in an existing allocation adds `SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0`
+    /// (recorded/22.05/srun_env/19; not for its own allocation, 01).
+    pub srun_pack_group_variable: bool,
+    /// srun's step warnings as 22.05 words them: `srun: Warning: ...`, and
+    /// `with the number of requested nodes` where 24.11 says `maximum number`
+    /// (recorded/22.05/srun_env/17).
+    pub srun_warnings_22_05: bool,
+    /// A batch job whose script came on stdin (named `sbatch`) has no
+    /// `SLURM_JOB_NAME` (recorded/22.05/srun_env/18), so its sruns name
+    /// their tasks' after the step (19).
+    pub stdin_batch_job_name_unset: bool,
 
     // ---- controller (validation) and state machine -------------------------
     /// A job asking for more nodes than its partition has is accepted and
@@ -238,6 +253,10 @@ pub const SLURM_24_11: Profile = Profile {
     env_working_cluster: false,
     env_node_aliases: false,
     env_24_11_variables: true,
+    step_job_name_from_step: false,
+    srun_pack_group_variable: false,
+    srun_warnings_22_05: false,
+    stdin_batch_job_name_unset: false,
     oversized_jobs_pend: false,
     held_job_fixes_max_nodes: true,
     dependency_on_unknown_job_refused: true,
@@ -284,6 +303,10 @@ pub const SLURM_22_05: Profile = Profile {
     env_working_cluster: true,
     env_node_aliases: true,
     env_24_11_variables: false,
+    step_job_name_from_step: true,
+    srun_pack_group_variable: true,
+    srun_warnings_22_05: true,
+    stdin_batch_job_name_unset: true,
     oversized_jobs_pend: true,
     held_job_fixes_max_nodes: false,
     dependency_on_unknown_job_refused: false,

@@ -376,13 +376,7 @@ impl Ctld {
         if !spur_core::compat::profile().env_working_cluster {
             return String::new();
         }
-        let addr = self.conf.controllers.first().map(|c| c.addr.clone()).unwrap_or_default();
-        let select = match self.conf.get("SelectType").unwrap_or("select/cons_tres") {
-            "select/cons_res" => 101,
-            "select/linear" => 102,
-            _ => 109,
-        };
-        format!("{}:{}:{}:{}:{}", self.conf.cluster_name, addr, self.conf.slurmctld_port, 38 << 8, select)
+        spur_core::launch::working_cluster(&self.conf)
     }
 
     async fn launch(self: &Arc<Self>, job: Job) {

@@ -236,7 +236,9 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
             }
         }
     }
-    env.set("SLURM_JOB_NAME", d.name.clone());
+    if !(spur_core::compat::profile().stdin_batch_job_name_unset && d.name == "sbatch") {
+        env.set("SLURM_JOB_NAME", d.name.clone());
+    }
     match d.open_mode_append {
         Some(true) => env.set("SLURM_OPEN_MODE", "a"),
         Some(false) => env.set("SLURM_OPEN_MODE", "t"),
@@ -341,14 +343,9 @@ pub fn batch_env(spec: &LaunchSpec, ctx: &EnvContext) -> Vec<(String, String)> {
     if newer {
         env.set("SLURM_OOM_KILL_STEP", "0");
     }
-    if !newer {
-        // 22.05 has neither SLURM_JOB_END_TIME nor SLURM_JOB_START_TIME
-    } else if job.end_time > 0 {
-        env.set("SLURM_JOB_END_TIME", job.end_time.to_string());
-    } else if job.start_time > 0 && job.time_limit.is_none() {
-        // no time limit: slurmctld's end time is the start plus 365 days
-        // (recorded/24.11/batch_env/03, NOTES-for-implementers)
-        env.set("SLURM_JOB_END_TIME", (job.start_time + 365 * 86400).to_string());
+    // 22.05 has neither SLURM_JOB_END_TIME nor SLURM_JOB_START_TIME
+    if let Some(t) = spur_core::launch::job_end_time(job).filter(|_| newer) {
+        env.set("SLURM_JOB_END_TIME", t.to_string());
     }
     env.set("SLURM_JOB_ID", job.job_id.to_string());
     env.set("SLURM_JOBID", job.job_id.to_string());

@@ -620,6 +620,10 @@ fn prepare(
             set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
         }
         set("SLURM_TASK_PID", String::new());
+        // slurmstepd gives TMPDIR to a node's first task only (recorded/24.11/srun_env/03)
+        if local == 0 && !env.iter().any(|(k, _)| k == "TMPDIR") {
+            env.push(("TMPDIR".into(), "/tmp".into()));
+        }
         let argv: Vec<String> = match &spec.io.multi_prog {
             Some(conf) => multi_prog_line(conf, t).unwrap_or_default(),
             None => spec.io.argv.clone(),

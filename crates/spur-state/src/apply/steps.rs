@@ -170,13 +170,10 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
     }
     // could the job hold it at all (no other step running)?
     let whole: u64 = slots.iter().take(nnodes as usize).map(|s| cap(s.alloc.cpus) as u64).sum();
+    // (more tasks than the step's nodes have CPUs for, with -N or not:
+    // recorded/24.11/steps/28, srun_env/17 `srun -N1` in a `-N2 -n4` job)
     if (ntasks as u64) > whole {
-        let all: u64 = slots.iter().map(|s| cap(s.alloc.cpus) as u64).sum();
-        return Err(if (ntasks as u64) > all && req.min_nodes.is_none() {
-            ESLURM_TOO_MANY_REQUESTED_CPUS
-        } else {
-            ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
-        });
+        return Err(ESLURM_TOO_MANY_REQUESTED_CPUS);
     }
     // choose the nodes: required ones, then those with room, in order
     let mut chosen: Vec<usize> = Vec::new();
@@ -394,6 +391,7 @@ mod tests {
         assert_eq!(layout(&j, &req(Some(9), None), 1).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
         assert_eq!(layout(&j, &req(None, Some(3)), 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
         assert_eq!(layout(&j, &req(Some(1), Some(2)), 1).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
+        assert_eq!(layout(&j, &req(Some(4), Some(1)), 1).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
         let mut r = req(Some(8), None);
         r.overcommit = true;
         assert_eq!(layout(&j, &r, 1).map(|s| s.tasks_per_node), Ok(vec![8]));
