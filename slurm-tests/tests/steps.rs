@@ -121,12 +121,19 @@ fn exit_codes_and_messages(c: &Cluster) {
     );
     assert_eq!(c.state(&job_named(c, "codes")), "FAILED");
     let o = c.run_as(TEST_USER, "srun", &["-n2", "-N1", "sh", "-c", "kill -9 $$"]);
-    assert_eq!((o.code, o.stderr.as_str()), (137, "srun: error: node1: tasks 0-1: Killed\n"));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            137,
+            format!("srun: error: node1: tasks 0-1: Killed\nsrun: Force Terminated StepId={}.0\n", job_named(c, "sh"))
+                .as_str()
+        )
+    );
     let o = c.run_as(TEST_USER, "srun", &["-n1", "no-such-command-here"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert_eq!(
         o.stderr,
-        "slurmstepd: error: execve(): no-such-command-here: No such file or directory\nsrun: error: node1: task 0: Exited with exit code 2\n"
+        "slurmstepd-node1: error: execve(): no-such-command-here: No such file or directory\nsrun: error: node1: task 0: Exited with exit code 2\n"
     );
     // --kill-on-bad-exit: a failing task ends the others
     let o = c.run_as(TEST_USER, "srun", &["-n2", "-N1", "-K", "sh", "-c", "[ $SLURM_PROCID = 0 ] && exit 4; sleep 60"]);
@@ -228,16 +235,20 @@ fn steps_share_an_allocation(c: &Cluster) {
     assert_eq!(out[2], "   State=RUNNING Partition=debug NodeList=node1");
     assert_eq!(out[3], "   Nodes=1 CPUs=2 Tasks=1 Name=sleep Network=(null)");
     assert_eq!(&out[4..], ["overlapped", "after-the-first"], "{}", o.stdout);
+    // it waited for the first step's end (24.11 says it was busy only after a
+    // wait of a minute or more that timed out), then said it had its step
+    assert!(o.stderr.contains(&format!("srun: Step created for StepId={}.2\n", id)), "{}", o.stderr);
     assert!(
-        o.stderr.contains(&format!(
-            "srun: Job {} step creation temporarily disabled, retrying (Requested nodes are busy)\n",
-            id
-        )),
+        o.stderr.contains(&format!("slurmstepd-node1: error: *** STEP {}.0 ON node1 CANCELLED AT ", id)),
         "{}",
         o.stderr
     );
-    assert!(o.stderr.contains(&format!("slurmstepd: error: *** STEP {}.0 ON node1 CANCELLED AT ", id)), "{}", o.stderr);
-    assert!(o.stderr.contains("srun: error: node1: task 0: Terminated\n"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("srun: error: node1: task 0: Killed\n"), "{}", o.stderr);
     // nothing of the cancelled step is left
     wait_for("the cancelled step's processes to end", T, || processes_with("sleep 777").is_empty());
     assert_eq!(c.run("squeue", &["-h", "-s", "-j", &id]).stdout, "");

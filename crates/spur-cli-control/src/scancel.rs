@@ -738,10 +738,17 @@ impl KillResults for CancelResults {
     fn job_results(&self) -> Vec<JobResult> {
         let mut out: Vec<JobResult> = Vec::new();
         for r in &self.0 {
-            match out.iter_mut().find(|o| o.id == r.job_id) {
+            match out.iter_mut().find(|o| o.id == r.job_id && o.step.is_none()) {
                 Some(o) if o.code == 0 => o.code = r.code,
                 Some(_) => {}
-                None => out.push(JobResult { id: r.job_id.clone(), step: None, phase: Phase::Kill, code: r.code }),
+                None => {
+                    // `J.S`: the result of a step (its job's id and the step)
+                    let (id, step) = match r.job_id.split_once('.') {
+                        Some((j, st)) => (j.to_string(), st.parse::<u32>().ok()),
+                        None => (r.job_id.clone(), None),
+                    };
+                    out.push(JobResult { id, step, phase: Phase::Kill, code: r.code })
+                }
             }
         }
         out

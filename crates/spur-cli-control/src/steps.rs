@@ -5,13 +5,24 @@ use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Step, BATCH_STEP};
 
 pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Output {
-    let (want_job, want_step) = match id {
+    let (want_job, mut want_step) = match id {
         None => (None, None),
         Some(id) => match id.split_once('.') {
             Some((j, st)) => (Some(j.to_string()), Some(st.to_string())),
             None => (Some(id.to_string()), None),
         },
     };
+    // 22.05's scontrol reads a step name as a number (`1.batch` is step 0)
+    let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
+    let mut shown = id.map(String::from);
+    if v22 {
+        if let (Some(j), Some(st)) = (&want_job, &want_step) {
+            if st.parse::<u32>().is_err() {
+                shown = Some(format!("{}.0", j));
+                want_step = Some("0".into());
+            }
+        }
+    }
     let le = if one_liner { " " } else { "\n   " };
     let mut jobs: Vec<&Job> = view
         .jobs
@@ -24,16 +35,20 @@ pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Outp
     for j in jobs {
         let mut steps: Vec<Step> = j.steps.clone();
         steps.sort_by_key(|s| s.step_id);
+        // the batch step first (slurmctld's step list)
         if j.batch_flag > 0 {
             if let Some(a) = j.allocs.first() {
-                steps.push(Step {
-                    step_id: BATCH_STEP,
-                    name: "batch".into(),
-                    start_time: j.start_time,
-                    allocs: vec![a.clone()],
-                    num_tasks: 1,
-                    ..Default::default()
-                });
+                steps.insert(
+                    0,
+                    Step {
+                        step_id: BATCH_STEP,
+                        name: "batch".into(),
+                        start_time: j.start_time,
+                        allocs: vec![a.clone()],
+                        num_tasks: 1,
+                        ..Default::default()
+                    },
+                );
             }
         }
         for st in steps {
@@ -48,7 +63,7 @@ pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Outp
         }
     }
     if out.is_empty() {
-        return match id {
+        return match shown.as_deref() {
             None => Output::ok("No job steps in the system\n"),
             Some(id) => {
                 let shown = if id.contains('.') { id.to_string() } else { format!("{}.", id) };
@@ -61,13 +76,18 @@ pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Outp
 
 fn step_text(j: &Job, st: &Step, label: &str, le: &str) -> String {
     let nodes = spur_grammar::hostlist::compress_sorted(&st.node_names());
-    let cpus: u32 = st.allocs.iter().map(|a| a.cpus).sum();
+    let batch = st.step_id == BATCH_STEP;
+    // the batch step holds no CPUs of its own and has no TRES
+    let cpus: u32 = if batch { 0 } else { st.allocs.iter().map(|a| a.cpus).sum() };
     let mem: u64 = st.allocs.iter().map(|a| a.mem_mb).sum();
     let mut tres = format!("cpu={}", cpus);
     if mem > 0 {
         tres.push_str(&format!(",mem={}", spur_cli_base::format::convert_num_unit(mem as f64, 2)));
     }
     tres.push_str(&format!(",node={}", st.allocs.len()));
+    if batch {
+        tres = "(null)".into();
+    }
     let mut out = format!(
         "StepId={} UserId={} StartTime={} TimeLimit={}",
         label,

@@ -72,6 +72,8 @@ pub struct SqueueOpts {
     pub sort: Option<String>,
     pub start: bool,
     pub steps: bool,
+    /// `-s LIST`: the steps named (`job.step`, ...).
+    pub step_list: Option<String>,
     pub priority: bool,
     pub notme: bool,
     pub verbose: usize,
@@ -343,13 +345,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
                 o.bitstr_len = 0; // squeue -r sets SLURM_BITSTR_LEN=0
             }
             "s" => {
-                // a step list names `job.step` (no steps are listed: Spur
-                // has none yet); a bare job id is refused as squeue does
-                // (recorded/24.11/query_surface/053)
+                // a step list names `job.step`; a bare job id is refused as
+                // squeue does (recorded/24.11/query_surface/053)
                 if let Some(list) = val {
                     if let Some(bad) = list.split(',').find(|t| !t.is_empty() && !t.contains('.')) {
                         return Err(err1(&format!("Invalid job_step id: {}.??", bad)));
                     }
+                    o.step_list = Some(list.to_string());
                 }
                 o.steps = true;
                 override_format_env = true;
@@ -417,7 +419,13 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SqueueOpt
     if let Some(first) = operands.next() {
         if job_flag {
             o.job_list = build_job_list(first)?;
-        } else if !o.steps {
+        } else if o.steps {
+            // `squeue -s J.S`: the step list as an operand
+            // (recorded/24.11/steps/10)
+            if o.step_list.is_none() && first.contains('.') {
+                o.step_list = Some(first.clone());
+            }
+        } else {
             // the error goes to stderr, the usage text to stdout
             return Err(Output {
                 stdout: usage_text().to_string(),
@@ -1608,11 +1616,102 @@ pub fn settings_text(o: &SqueueOpts) -> String {
     t
 }
 
+/// The fields of `squeue -s` (squeue's `fmt_data_step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SF {
+    StepId,
+    Name,
+    Partition,
+    UserName,
+    UserId,
+    Nodes,
+    NumTasks,
+    NumCpus,
+    TimeLimit,
+    TimeUsed,
+    StartTime,
+    JobId,
+    ArrayJobId,
+    ArrayTaskId,
+    State,
+    Network,
+    ResvPorts,
+    Cluster,
+    TresPerNode,
+    Null,
+}
+
+macro_rules! sf {
+    ($name:expr, $letter:expr, $key:ident) => {
+        FieldDef { name: $name, letter: $letter, key: SF::$key }
+    };
+}
+
+pub const STEP_FIELDS: &[FieldDef<SF>] = &[
+    sf!(Some("ArrayJobId"), None, ArrayJobId),
+    sf!(Some("ArrayTaskId"), None, ArrayTaskId),
+    sf!(Some("Cluster"), None, Cluster),
+    sf!(Some("Container"), None, Null),
+    sf!(Some("ContainerId"), None, Null),
+    sf!(Some("CPUFreq"), None, Null),
+    sf!(Some("cpus-per-tres"), None, Null),
+    sf!(Some("JobId"), None, JobId),
+    sf!(Some("mem-per-tres"), None, Null),
+    sf!(Some("Network"), None, Network),
+    sf!(Some("Nodes"), Some('N'), Nodes),
+    sf!(Some("NumCPUs"), None, NumCpus),
+    sf!(Some("NumTasks"), Some('A'), NumTasks),
+    sf!(Some("Partition"), Some('P'), Partition),
+    sf!(Some("ResvPorts"), None, ResvPorts),
+    sf!(Some("StartTime"), Some('S'), StartTime),
+    sf!(Some("StepId"), Some('i'), StepId),
+    sf!(Some("StepName"), Some('j'), Name),
+    sf!(Some("StepState"), None, State),
+    sf!(Some("TimeLimit"), Some('l'), TimeLimit),
+    sf!(Some("TimeUsed"), Some('M'), TimeUsed),
+    sf!(Some("tres-bind"), None, Null),
+    sf!(Some("tres-freq"), None, Null),
+    sf!(Some("tres-per-job"), Some('b'), TresPerNode),
+    sf!(Some("tres-per-socket"), None, Null),
+    sf!(Some("tres-per-step"), None, Null),
+    sf!(Some("tres-per-task"), None, Null),
+    sf!(Some("UserId"), Some('U'), UserId),
+    sf!(Some("UserName"), Some('u'), UserName),
+];
+
+fn step_header(f: SF) -> &'static str {
+    match f {
+        SF::StepId => "STEPID",
+        SF::Name => "NAME",
+        SF::Partition => "PARTITION",
+        SF::UserName => "USER",
+        SF::UserId => "UID",
+        SF::Nodes => "NODELIST",
+        SF::NumTasks => "TASKS",
+        SF::NumCpus => "CPUS",
+        SF::TimeLimit => "TIME_LIMIT",
+        SF::TimeUsed => "TIME",
+        SF::StartTime => "START_TIME",
+        SF::JobId => "JOBID",
+        SF::ArrayJobId => "ARRAY_JOB_ID",
+        SF::ArrayTaskId => "ARRAY_TASK_ID",
+        SF::State => "STATE",
+        SF::Network => "NETWORK",
+        SF::ResvPorts => "RESV_PORTS",
+        SF::Cluster => "CLUSTER",
+        SF::TresPerNode => "TRES_PER_JOB",
+        SF::Null => "",
+    }
+}
+
 /// `squeue -s` rows: each running job's steps, its srun steps in number
 /// order and then its batch step (`1.batch`, named `batch`, on the batch
 /// host, as old as the job: recorded/24.11/query_surface/051), by partition
-/// and job id, for the jobs `-j`, `-u` and `-p` select.
-fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String {
+/// and job id, for the jobs `-j`, `-u` and `-p` select, or the steps a
+/// `-s J.S` list names.
+fn step_rows(o: &SqueueOpts, view: &ClusterView, items: &[Item<SF>]) -> String {
+    let wanted: Option<Vec<String>> =
+        o.step_list.as_ref().map(|l| l.split(',').filter(|x| !x.is_empty()).map(String::from).collect());
     let mut jobs: Vec<&Job> = view
         .jobs
         .iter()
@@ -1626,31 +1725,59 @@ fn batch_steps(o: &SqueueOpts, view: &ClusterView, items: &[Item<JF>]) -> String
     jobs.sort_by(|a, b| (&a.partition, a.job_id).cmp(&(&b.partition, b.job_id)));
     let mut out = String::new();
     for j in jobs {
-        let mut steps: Vec<&spur_core::model::Step> = j.steps.iter().collect();
+        let mut steps: Vec<spur_core::model::Step> = j.steps.clone();
         steps.sort_by_key(|s| s.step_id);
+        if j.batch_flag > 0 {
+            steps.push(spur_core::model::Step {
+                step_id: spur_core::model::BATCH_STEP,
+                name: "batch".into(),
+                start_time: j.start_time,
+                allocs: vec![j.allocs[0].clone()],
+                num_tasks: 1,
+                ..Default::default()
+            });
+        }
         for st in steps {
+            let label = spur_core::model::step_label(&j.display_id(), st.step_id);
+            if let Some(w) = &wanted {
+                if !w
+                    .iter()
+                    .any(|x| *x == label || *x == spur_core::model::step_label(&j.job_id.to_string(), st.step_id))
+                {
+                    continue;
+                }
+            }
+            let batch = st.step_id == spur_core::model::BATCH_STEP;
             out.push_str(&format::render_line(items, |k| match *k {
-                JF::JobArrayId | JF::JobId => Cell::s(spur_core::model::step_label(&j.display_id(), st.step_id)),
-                JF::Name => Cell::s(st.name.clone()),
-                JF::Partition => Cell::s(j.partition.clone()),
-                JF::UserName => Cell::s(j.user_name.clone()),
-                JF::TimeUsed => Cell { text: Some(format::secs_squeue((view.now - st.start_time).max(0))), cut: false },
-                JF::NodeList | JF::ReasonList => Cell::s(spur_grammar::hostlist::compress(&st.node_names())),
-                _ => Cell::s("N/A"),
+                SF::StepId => Cell::s(label.clone()),
+                SF::Name => Cell::s(st.name.clone()),
+                SF::Partition => Cell::s(j.partition.clone()),
+                SF::UserName => Cell::s(j.user_name.clone()),
+                SF::UserId => Cell::s(j.user_id.to_string()),
+                SF::Nodes => Cell::s(spur_grammar::hostlist::compress(&st.node_names())),
+                SF::NumTasks => Cell::s(st.num_tasks.to_string()),
+                SF::NumCpus => Cell::s(if batch { "0".to_string() } else { st.num_cpus().to_string() }),
+                SF::TimeLimit => Cell::s(spur_grammar::time::fmt_limit_squeue(st.time_limit)),
+                SF::TimeUsed => Cell {
+                    text: Some(format::secs_squeue(if batch {
+                        time_used(j, view.now)
+                    } else {
+                        (view.now - st.start_time).max(0)
+                    })),
+                    cut: false,
+                },
+                SF::StartTime => Cell::s(spur_cli_base::format::time_str(st.start_time)),
+                SF::JobId => Cell::s(j.job_id.to_string()),
+                SF::ArrayJobId => Cell::s(array_job_id(j).to_string()),
+                SF::ArrayTaskId => Cell::s(
+                    j.array.as_ref().and_then(|a| a.task_id).map(|t| t.to_string()).unwrap_or_else(|| "N/A".into()),
+                ),
+                SF::State => Cell::s("RUNNING"),
+                SF::Network | SF::ResvPorts | SF::TresPerNode => Cell::s("(null)"),
+                SF::Cluster => Cell::s(view.cluster_name.clone()),
+                SF::Null => Cell::s("(null)"),
             }));
         }
-        if j.batch_flag == 0 {
-            continue;
-        }
-        out.push_str(&format::render_line(items, |k| match *k {
-            JF::JobArrayId | JF::JobId => Cell::s(format!("{}.batch", j.display_id())),
-            JF::Name => Cell::s("batch"),
-            JF::Partition => Cell::s(j.partition.clone()),
-            JF::UserName => Cell::s(j.user_name.clone()),
-            JF::TimeUsed => Cell { text: Some(format::secs_squeue(time_used(j, view.now))), cut: false },
-            JF::NodeList | JF::ReasonList => Cell::s(j.allocs[0].node.clone()),
-            _ => Cell::s("N/A"),
-        }));
     }
     out
 }
@@ -1765,6 +1892,22 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         };
         (fmt_long, true)
     };
+    if o.steps {
+        // steps have a field table of their own (squeue's fmt_data_step)
+        let parsed = if long { format::parse_long(fmt, STEP_FIELDS) } else { format::parse_short(fmt, STEP_FIELDS) };
+        for bad in &parsed.invalid {
+            out.stderr.push_str(&format!("squeue: error: Invalid job step format specification: {}\n", bad));
+        }
+        if !o.no_header && (o.long || o.iterate > 0 || o.verbose > 0) {
+            out.stdout.push_str(&ctime_line(view.now));
+            out.stdout.push('\n');
+        }
+        if !o.no_header {
+            out.stdout.push_str(&format::render_line(&parsed.items, |k| Cell::s(step_header(*k))));
+        }
+        out.stdout.push_str(&step_rows(o, view, &parsed.items));
+        return out;
+    }
     let table_22_05: Vec<FieldDef<JF>>;
     let table: &[FieldDef<JF>] = if !spur_core::compat::profile().squeue_newer_fields {
         // fields 22.05's squeue does not know
@@ -1824,17 +1967,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
         out.stdout.push_str(&format!("last_update_time={} records={}\n", view.now, view.jobs.len()));
     }
     if !o.no_header {
-        out.stdout.push_str(&format::render_line(items, |k| {
-            if o.steps && *k == JF::JobArrayId {
-                Cell::s("STEPID")
-            } else {
-                header(*k)
-            }
-        }));
-    }
-    if o.steps {
-        out.stdout.push_str(&batch_steps(o, view, items));
-        return out;
+        out.stdout.push_str(&format::render_line(items, |k| header(*k)));
     }
 
     let mut recs: Vec<Rec> = Vec::new();

@@ -712,6 +712,12 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
     };
     o.step.job_id = job.job_id;
+    if !own {
+        if let Some(n) = o.step.min_nodes.filter(|&n| n as usize > job.allocs.len()) {
+            eprintln!("srun: error: Only allocated {} nodes asked for {}", job.allocs.len(), n);
+            return 1;
+        }
+    }
     let code = run_step(&c, &mut o, &job, env, waited);
     if own {
         let _ = c.release_allocation(job.job_id, if code > 128 { code - 128 } else { code << 8 });
@@ -821,6 +827,7 @@ fn run_step(
     o.io.io_addr = format!(":{}", io.port());
     o.io.io_key = io.key().to_vec();
     o.step.srun_pid = std::process::id();
+    o.step.srun_host = alloc::hostname();
     let mut base = base_env(o, env);
     // what srun adds for its tasks (the step's layout is added on each node)
     base.retain(|(k, _)| !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO"));
@@ -833,29 +840,55 @@ fn run_step(
     spur_core::launch::srun_env(&mut base, &srun_env_input(o, working_cluster), job);
     // the step's variables depend on its layout: create it first with the
     // base environment, which the step daemons extend per node and task
-    let mut told = false;
+    // srun's step creation loop (launch.c): a step the job's other steps
+    // leave no room for waits until one of them ends, or for
+    // (pid % 10) + SlurmctldTimeout (60 to 300) seconds, and tries again;
+    // 24.11 says so only after a wait that timed out, 22.05 at once
+    let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
     let started = Instant::now();
+    let mut tries = 0u32;
     let step = loop {
-        // the layout is not known before creation: step_env is applied to a
-        // provisional step (the controller lays it out) and fixed below
         let mut create = StepCreate { req: o.step.clone(), io: o.io.clone() };
         create.io.env = base.clone();
         match c.step_create(&create) {
-            Ok(s) => break s,
+            Ok(s) => {
+                if tries > 0 {
+                    if v22 {
+                        eprintln!("srun: Step created for job {}", job.job_id);
+                    } else {
+                        eprintln!("srun: Step created for StepId={}.{}", job.job_id, s.step_id);
+                    }
+                }
+                break s;
+            }
             Err(spur_client::StepError { error: e, .. }) if e.code() == errors::ESLURM_NODES_BUSY => {
-                if !told {
-                    eprintln!(
-                        "srun: Job {} step creation temporarily disabled, retrying ({})",
-                        job.job_id,
-                        errors::strerror(errors::ESLURM_NODES_BUSY)
-                    );
-                    told = true;
+                let reason = errors::strerror(errors::ESLURM_NODES_BUSY);
+                let say = |first: bool| {
+                    let how = if first { "temporarily" } else { "still" };
+                    eprintln!("srun: Job {} step creation {} disabled, retrying ({})", job.job_id, how, reason);
+                };
+                if let Some(t) = o.immediate {
+                    if t <= 1 || started.elapsed() >= Duration::from_secs(t) {
+                        eprintln!("srun: error: Unable to create step for job {}: {}", job.job_id, reason);
+                        return 1;
+                    }
                 }
-                if o.immediate.is_some_and(|t| started.elapsed() >= Duration::from_secs(t)) {
-                    eprintln!("srun: error: Unable to create step for job {}: {}", job.job_id, e);
-                    return 1;
+                if v22 && tries == 0 {
+                    say(true);
                 }
-                std::thread::sleep(Duration::from_millis(200));
+                let wait = match o.immediate {
+                    Some(t) => Duration::from_secs(t.saturating_sub(started.elapsed().as_secs()).max(1)),
+                    None => {
+                        let timeout =
+                            c.conf().get("SlurmctldTimeout").and_then(|v| v.parse::<u64>().ok()).unwrap_or(120);
+                        Duration::from_secs(std::process::id() as u64 % 10 + timeout.clamp(60, 300))
+                    }
+                };
+                let timed_out = wait_for_a_step_end(c, job.job_id, wait);
+                if v22 && tries > 0 || !v22 && timed_out {
+                    say(tries == 0);
+                }
+                tries += 1;
             }
             Err(spur_client::StepError { error: e, node, step_id }) => {
                 let msg = match e {
@@ -880,9 +913,6 @@ fn run_step(
             }
         }
     };
-    if told {
-        eprintln!("srun: Step created for StepId={}.{}", job.job_id, step.step_id);
-    }
     if o.verbose > 0 {
         let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
         let mut t = format!(
@@ -1102,6 +1132,31 @@ fn cpu_counts(v: &[u32]) -> String {
         i = j + 1;
     }
     out.join(",")
+}
+
+/// Wait until a step of job `job_id` ends (or the job does), for at most
+/// `timeout`: whether the time ran out (slurmctld tells a waiting srun when
+/// a step ends; here srun watches the job's steps).
+fn wait_for_a_step_end(c: &Client, job_id: u32, timeout: Duration) -> bool {
+    let ids = |j: &Job| j.steps.iter().map(|s| s.step_id).collect::<Vec<_>>();
+    let before = match alloc::job(c, job_id) {
+        Some(j) if j.state == JobState::Running => ids(&j),
+        _ => return false,
+    };
+    let end = Instant::now() + timeout;
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100).min(end.saturating_duration_since(Instant::now())));
+        match alloc::job(c, job_id) {
+            Some(j) if j.state == JobState::Running => {
+                let now = ids(&j);
+                if before.iter().any(|id| !now.contains(id)) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The node of the step that runs `task`.

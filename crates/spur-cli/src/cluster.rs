@@ -308,7 +308,8 @@ fn spawn_daemon(bin: &Path, args: &[String], log: &Path, pidfile: &Path, conf: &
 fn up(o: &UpOpts) -> Result<(), String> {
     let d = &o.dir;
     if let Some(r) = o.compat {
-        // inherited by every daemon started below (no other thread runs yet)
+        // inherited by every daemon started below (no other thread runs yet);
+        // the commands read the file beside slurm.conf (below)
         std::env::set_var(spur_core::compat::ENV, r.name());
     }
     for sub in ["bin", "run", "log", "state", "spool"] {
@@ -328,6 +329,17 @@ fn up(o: &UpOpts) -> Result<(), String> {
     let conf_path = d.join("slurm.conf");
     if !conf_path.exists() {
         write_conf(o)?;
+    }
+    // the release the cluster imitates, for every command that reads this
+    // slurm.conf (kept when the cluster is brought up again without --compat)
+    if let Some(r) = o.compat {
+        std::fs::write(d.join(spur_core::compat::FILE), format!("{}\n", r.name())).map_err(|e| e.to_string())?;
+    } else if let Some(r) = std::fs::read_to_string(d.join(spur_core::compat::FILE))
+        .ok()
+        .and_then(|v| spur_core::compat::Release::parse(v.trim()))
+    {
+        // a cluster made with --compat keeps its release for the daemons started again
+        std::env::set_var(spur_core::compat::ENV, r.name());
     }
     let key = spur_auth::key_path(&conf_path);
     if !key.exists() {
@@ -391,9 +403,6 @@ fn up(o: &UpOpts) -> Result<(), String> {
     }
     println!("export SLURM_CONF={}", conf_path.display());
     println!("export PATH={}/bin:$PATH", d.display());
-    if let Some(r) = o.compat {
-        println!("export {}={}", spur_core::compat::ENV, r.name());
-    }
     Ok(())
 }
 

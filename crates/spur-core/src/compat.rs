@@ -1,11 +1,13 @@
 //! Which Slurm release Spur imitates where releases differ.
 //!
 //! Spur behaves like Slurm 24.11 unless the environment variable
-//! `SPUR_SLURM_COMPAT` names an older release that Spur knows (`22.05`);
-//! then the commands, the controller and the agents follow that release where
-//! its behaviour is known to differ. The variable is read once per process;
-//! `spur cluster up --compat 22.05` sets it for the daemons it starts and
-//! prints it among the `export` lines, so every process of a cluster agrees.
+//! `SPUR_SLURM_COMPAT`, or else the file `spur-compat` beside slurm.conf
+//! (`SLURM_CONF`'s directory, or /etc/slurm), names an older release that
+//! Spur knows (`22.05`); then the commands, the controller and the agents
+//! follow that release where its behaviour is known to differ. It is read
+//! once per process; `spur cluster up --compat 22.05` writes the file, so
+//! every process of the cluster agrees, and no variable of Spur's own reaches
+//! the jobs' environments (srun and sbatch pass theirs on, as Slurm's do).
 //!
 //! Every difference is one named field of [`Profile`], and each release is
 //! one table of them ([`SLURM_24_11`], [`SLURM_22_05`]): code asks
@@ -327,8 +329,23 @@ static RELEASE: OnceLock<Release> = OnceLock::new();
 /// release, else 24.11 (an unknown value is ignored, not an error, so that a
 /// stray setting can never stop a command from running).
 pub fn release() -> Release {
-    *RELEASE.get_or_init(|| std::env::var(ENV).ok().and_then(|v| Release::parse(&v)).unwrap_or(Release::V24_11))
+    *RELEASE.get_or_init(|| {
+        let from_env = std::env::var(ENV).ok().and_then(|v| Release::parse(&v));
+        from_env
+            .or_else(|| std::fs::read_to_string(file()).ok().and_then(|v| Release::parse(v.trim())))
+            .unwrap_or(Release::V24_11)
+    })
 }
+
+/// The file beside slurm.conf that names the release (`spur cluster up --compat`).
+pub fn file() -> std::path::PathBuf {
+    let conf =
+        std::env::var_os("SLURM_CONF").map(std::path::PathBuf::from).unwrap_or_else(|| "/etc/slurm/slurm.conf".into());
+    conf.parent().unwrap_or(std::path::Path::new("/")).join(FILE)
+}
+
+/// The name of that file.
+pub const FILE: &str = "spur-compat";
 
 /// The behaviours of the release this process imitates.
 pub fn profile() -> &'static Profile {

@@ -399,9 +399,9 @@ pub fn step_env_for(
         ("SLURM_STEP_NUM_NODES".into(), step.allocs.len().to_string()),
         ("SLURM_STEP_NUM_TASKS".into(), step.num_tasks.to_string()),
         ("SLURM_STEP_TASKS_PER_NODE".into(), per),
-        ("SLURM_SRUN_COMM_HOST".into(), step.srun_host.clone()),
+        ("SLURM_SRUN_COMM_HOST".into(), step.srun_addr.clone()),
         ("SLURM_SRUN_COMM_PORT".into(), port.to_string()),
-        ("SLURM_LAUNCH_NODE_IPADDR".into(), step.srun_host.clone()),
+        ("SLURM_LAUNCH_NODE_IPADDR".into(), step.srun_addr.clone()),
         ("SLURM_STEP_LAUNCHER_PORT".into(), port.to_string()),
         ("SLURM_JOB_UID".into(), job.user_id.to_string()),
         ("SLURM_JOB_USER".into(), job.user_name.clone()),
@@ -515,6 +515,7 @@ mod tests {
             tasks_per_node: vec![1],
             num_tasks: 1,
             srun_host: "127.0.0.1".into(),
+            srun_addr: "127.0.0.1".into(),
             ..Default::default()
         };
         let env = step_env_for(&SLURM_24_11, &j, &step, "spur", 4000);

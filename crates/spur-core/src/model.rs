@@ -609,6 +609,11 @@ pub struct Step {
     pub work_dir: String,
     /// `--mpi` plugin name (`none` by default).
     pub mpi: String,
+    /// srun's address as the controller saw it (`SLURM_SRUN_COMM_HOST`,
+    /// `SLURM_LAUNCH_NODE_IPADDR`); `srun_host` is its host name
+    /// (`SrunHost:Pid=`).
+    #[serde(default)]
+    pub srun_addr: String,
 }
 
 impl Step {

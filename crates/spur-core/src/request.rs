@@ -710,4 +710,7 @@ pub struct StepRequest {
     pub submit_line: String,
     pub work_dir: String,
     pub mpi: String,
+    /// srun's address as the controller sees it (filled in by the controller).
+    #[serde(default)]
+    pub srun_addr: String,
 }

@@ -250,10 +250,15 @@ impl Ctld {
                     None => (vec![], false, false),
                 }
             };
-            if steps || alloc_only {
-                self.signal_steps(job_id, u32::MAX, &nodes, libc::SIGTERM, true).await;
+            if steps && !alloc_only {
+                // the batch script and what it started (its sruns) hear of
+                // the end with the steps, not after them
+                let me = self.clone();
+                let nodes = nodes.clone();
+                tokio::spawn(async move { me.signal_steps(job_id, u32::MAX, &nodes, libc::SIGTERM, true).await });
             }
             if alloc_only {
+                self.signal_steps(job_id, u32::MAX, &nodes, libc::SIGTERM, true).await;
                 let _ = self
                     .commit(vec![Command::Complete { job_id, exit_status: 0, launch_failed: false, now: now() }])
                     .await;

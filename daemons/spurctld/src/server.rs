@@ -1145,9 +1145,12 @@ impl Service {
                                 res.resolve(&whole).into_iter().next().and_then(|(jid, _)| g.state.jobs().get(&jid));
                             let step = job.and_then(|j| j.steps.iter().find(|x| x.step_id == step_id).map(|x| (j, x)));
                             match step {
+                                // another user's step: slurmctld's job_step_signal says
+                                // `Invalid user id` (recorded/24.11/steps/36)
                                 Some((j, x)) => match may(j) {
                                     Ok(()) => step_targets.push((s.clone(), j.job_id, step_id, x.node_names())),
-                                    Err(code) => results.push(CancelResult { job_id: s.clone(), status: st(code) }),
+                                    Err(_) => results
+                                        .push(CancelResult { job_id: s.clone(), status: st(ESLURM_USER_ID_MISSING) }),
                                 },
                                 None => {
                                     results.push(CancelResult { job_id: s.clone(), status: st(ESLURM_INVALID_JOB_ID) })

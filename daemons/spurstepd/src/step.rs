@@ -226,6 +226,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         first_task: tasks.first().copied().unwrap_or(0),
         kill_wait: spec.kill_wait,
         done: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        first_node: node_id == 0,
     };
 
     // srun's stdin and signals
@@ -425,6 +426,8 @@ struct Ender {
     first_task: u32,
     kill_wait: u32,
     done: Arc<std::sync::atomic::AtomicBool>,
+    /// Only the step's first node writes the cancel line (srun shows one).
+    first_node: bool,
 }
 
 impl Ender {
@@ -453,7 +456,9 @@ impl Ender {
                 format!("slurmstepd-{n}: error: *** STEP {} ON {n} CANCELLED AT {} ***\n", self.label, t, n = self.node)
             }
         };
-        self.srun.send(FrameKind::Stderr, self.first_task, line.as_bytes());
+        if self.first_node {
+            self.srun.send(FrameKind::Stderr, self.first_task, line.as_bytes());
+        }
         if aborted {
             self.srun.send(FrameKind::Aborted, ALL_TASKS, &[]);
         }

@@ -377,6 +377,16 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         log(&format!("job {}: the script could not start (code {})", job.job_id, c));
         status = c;
     }
+    if status & 0x7f != 0 && status & 0x7f != 0x7f {
+        // the script was killed (a cancel, a time limit): what it started
+        // got the same signals; give them a moment to end by themselves, as
+        // an srun does, saying so in the job's output (recorded/24.11/steps/65)
+        let until = Instant::now() + Duration::from_secs(2);
+        while !no_children_left() && Instant::now() < until {
+            let _ = waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     kill_leftovers(child);
     Ok((status, spec))
 }

@@ -256,6 +256,15 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
         let mem = match (req.mem_per_node, req.mem_per_cpu) {
             (Some(m), _) => m,
             (None, Some(m)) => m.saturating_mul(cpus as u64),
+            // --exact: the memory of its CPUs (the job's per CPU, or its
+            // share of the job's on the node)
+            (None, None) if req.exact || req.exclusive => {
+                if job.mem_per_cpu > 0 {
+                    job.mem_per_cpu.saturating_mul(cpus as u64).min(s.alloc.mem_mb)
+                } else {
+                    s.alloc.mem_mb.saturating_mul(cpus as u64) / u64::from(s.alloc.cpus.max(1))
+                }
+            }
             (None, None) => s.alloc.mem_mb,
         };
         if s.alloc.mem_mb > 0 && mem > s.alloc.mem_mb {
@@ -280,6 +289,7 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
         overlap: req.overlap,
         distribution: if req.distribution.is_empty() { "block".into() } else { req.distribution.clone() },
         srun_host: req.srun_host.clone(),
+        srun_addr: req.srun_addr.clone(),
         srun_pid: req.srun_pid,
         submit_line: req.submit_line.clone(),
         work_dir: req.work_dir.clone(),
@@ -379,10 +389,13 @@ mod tests {
         o.overlap = true;
         assert_eq!(layout(&j, &o, 1).map(|s| s.step_id), Ok(1));
         let mut j = job(&[2]);
+        j.allocs[0].mem_mb = 1000;
+        j.mem_per_cpu = 500;
         let mut e = req(Some(1), None);
         e.exact = true;
         j.steps.push(layout(&j, &e, 1).unwrap());
-        assert_eq!(layout(&j, &e, 1).map(|s| s.num_cpus()), Ok(1));
+        // the first holds one CPU and its 500 MB: the second fits beside it
+        assert_eq!(layout(&j, &e, 1).map(|s| (s.num_cpus(), s.allocs[0].mem_mb)), Ok((1, 500)));
     }
 
     #[test]

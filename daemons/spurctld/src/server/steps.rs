@@ -50,6 +50,7 @@ impl Service {
         }
         // srun's address as this controller sees it, when it did not say
         let peer = peer.map(|p| p.to_string()).unwrap_or_default();
+        c.req.srun_addr = peer.clone();
         if c.req.srun_host.is_empty() {
             c.req.srun_host = peer.clone();
         }
