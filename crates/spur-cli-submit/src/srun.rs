@@ -675,6 +675,24 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     // signals are srun's from the start: the threads started below inherit the mask
     let waited = srun_signals();
     let _ = waited.thread_block();
+    // one thread takes srun's signals for its whole life: while it waits
+    // for its allocation a terminating one gives the allocation up
+    let aborted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (sig_tx, sig_rx) = std::sync::mpsc::channel::<i32>();
+    {
+        let aborted = aborted.clone();
+        std::thread::spawn(move || loop {
+            if let Ok(sig) = waited.wait() {
+                use nix::sys::signal::Signal::*;
+                if matches!(sig, SIGINT | SIGTERM | SIGHUP | SIGQUIT) {
+                    aborted.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                if sig_tx.send(sig as i32).is_err() {
+                    return;
+                }
+            }
+        });
+    }
     let c = match spur_cli_base::process::client("srun") {
         Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
         Err(out) => return emit(&out),
@@ -705,7 +723,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         },
         None => {
             own = true;
-            match allocate(&c, &o) {
+            match allocate(&c, &o, &aborted) {
                 Ok(j) => j,
                 Err(code) => return code,
             }
@@ -718,7 +736,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             return 1;
         }
     }
-    let code = run_step(&c, &mut o, &job, env, waited);
+    let code = run_step(&c, &mut o, &job, env, sig_rx);
     if own {
         let _ = c.release_allocation(job.job_id, if code > 128 { code - 128 } else { code << 8 });
     }
@@ -726,7 +744,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 }
 
 /// srun's own allocation: submitted, then waited for.
-fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
+fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -> Result<Job, i32> {
     let mut desc = o.desc.clone();
     desc.request_id = spur_auth::random_hex(12).ok();
     desc.command = o.io.argv.first().cloned();
@@ -745,16 +763,20 @@ fn allocate(c: &Client, o: &SrunOpts) -> Result<Job, i32> {
         }
     };
     let quiet = o.quiet;
-    let never = std::sync::atomic::AtomicBool::new(false);
     let immediate = o.immediate.is_some();
     let mut waited = false;
-    let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), &never, |j| {
+    let job = alloc::wait_running(c, id, o.immediate.map(Duration::from_secs), aborted, |j| {
         if !quiet && !immediate {
             waited = true;
             eprint!("{}", alloc::partition_config_line("srun", j));
             eprintln!("srun: job {} queued and waiting for resources", id);
         }
     });
+    if aborted.load(std::sync::atomic::Ordering::SeqCst) && job.as_ref().is_some_and(|j| j.state == JobState::Pending) {
+        // a signal while waiting: the allocation is given up
+        let _ = c.cancel(&spur_core::request::CancelRequest { job_ids: vec![id.to_string()], ..Default::default() });
+        return Err(1);
+    }
     match job {
         Some(j) if j.state == JobState::Running => {
             if waited {
@@ -783,7 +805,7 @@ fn run_step(
     o: &mut SrunOpts,
     job: &Job,
     env: &HashMap<String, String>,
-    waited: nix::sys::signal::SigSet,
+    signals: std::sync::mpsc::Receiver<i32>,
 ) -> i32 {
     // inside an allocation, its task count applies unless -n says otherwise;
     // -N (given or the allocation's) gives way to a smaller -n (srun's opt.c)
@@ -944,7 +966,7 @@ fn run_step(
         });
         eprint!("{}", t);
     }
-    stream(c, o, job, &step, io, events, waited)
+    stream(c, o, job, &step, io, events, signals)
 }
 
 /// The step runs: output, stdin, signals, exits.
@@ -955,16 +977,16 @@ fn stream(
     step: &Step,
     io: StepIo,
     events: std::sync::mpsc::Receiver<Event>,
-    waited: nix::sys::signal::SigSet,
+    signals: std::sync::mpsc::Receiver<i32>,
 ) -> i32 {
     let nnodes = step.allocs.len() as u32;
     let (tx, rx) = std::sync::mpsc::channel::<Msg>();
     let io = std::sync::Arc::new(io);
     {
         let tx = tx.clone();
-        std::thread::spawn(move || loop {
-            if let Ok(sig) = waited.wait() {
-                if tx.send(Msg::Signal(sig as i32)).is_err() {
+        std::thread::spawn(move || {
+            while let Ok(sig) = signals.recv() {
+                if tx.send(Msg::Signal(sig)).is_err() {
                     return;
                 }
             }
