@@ -564,6 +564,10 @@ fn base_env(o: &SrunOpts, env: &HashMap<String, String>) -> Vec<(String, String)
             }
             for it in items {
                 if let Some((k, v)) = it.split_once('=') {
+                    // with ALL the caller's own value stays (recorded/24.11/srun_basic/129)
+                    if keep_all && out.iter().any(|(x, _)| x == k) {
+                        continue;
+                    }
                     out.retain(|(x, _)| x != k);
                     out.push((k.to_string(), v.to_string()));
                 }
@@ -577,6 +581,8 @@ fn base_env(o: &SrunOpts, env: &HashMap<String, String>) -> Vec<(String, String)
 fn srun_env_input(o: &SrunOpts, working_cluster: String) -> spur_core::launch::SrunEnv {
     spur_core::launch::SrunEnv {
         own_allocation: o.jobid.is_none(),
+        export_limited: !matches!(o.export.as_deref(), None | Some("ALL") | Some(""))
+            && !o.export.as_deref().is_some_and(|e| e.starts_with("ALL,")),
         distribution: o.step.distribution.clone(),
         num_tasks: o.step.num_tasks,
         min_nodes: o.step.min_nodes,
@@ -748,6 +754,8 @@ fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -
     let mut desc = o.desc.clone();
     desc.request_id = spur_auth::random_hex(12).ok();
     desc.command = o.io.argv.first().cloned();
+    // (22.05 shows an allocation's Command= for srun's, not salloc's)
+    desc.argv = o.io.argv.first().cloned().into_iter().collect();
     let id = match c.submit(&desc, false) {
         Ok(r) => r.job_id,
         Err(ClientError::Rejected { message, user_msg, .. }) => {

@@ -232,6 +232,8 @@ pub fn allocation_env_for(p: &crate::compat::Profile, job: &Job, cluster: &str) 
 pub struct SrunEnv {
     /// srun created the allocation itself (not in salloc's or a batch job's).
     pub own_allocation: bool,
+    /// `--export` names variables (or NONE) rather than passing all on.
+    pub export_limited: bool,
     /// `-m`/`SLURM_DISTRIBUTION` as given (first level), empty when not.
     pub distribution: String,
     /// The step's task and node counts as srun asks them (`None`: not given
@@ -317,7 +319,11 @@ pub fn srun_env_for(p: &crate::compat::Profile, env: &mut Vec<(String, String)>,
         env_set(env, "SLURMD_DEBUG", "2");
     }
     let level = if s.quiet { 2 } else { 3 + s.verbose };
-    env_set(env, "SRUN_DEBUG", level.to_string());
+    // 22.05 leaves it out when --export does not pass everything on
+    // (recorded/22.05/srun_basic/123, 127)
+    if newer || !s.export_limited {
+        env_set(env, "SRUN_DEBUG", level.to_string());
+    }
     if newer {
         if s.own_allocation && !job.group_name.is_empty() {
             env_set(env, "SLURM_JOB_GROUP", job.group_name.clone());
