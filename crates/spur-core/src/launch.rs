@@ -319,16 +319,18 @@ pub fn srun_env_for(p: &crate::compat::Profile, env: &mut Vec<(String, String)>,
         env_set(env, "SLURMD_DEBUG", "2");
     }
     let level = if s.quiet { 2 } else { 3 + s.verbose };
-    // 22.05 leaves it out when --export does not pass everything on
-    // (recorded/22.05/srun_basic/123, 127)
-    if newer || !s.export_limited {
+    // left out (with the MPI launcher variables) when --export does not
+    // pass everything on (recorded/24.11/srun_basic/123, 127)
+    if !s.export_limited {
         env_set(env, "SRUN_DEBUG", level.to_string());
     }
     if newer {
         if s.own_allocation && !job.group_name.is_empty() {
             env_set(env, "SLURM_JOB_GROUP", job.group_name.clone());
         }
-        add_mpi_launcher_vars(env);
+        if !s.export_limited {
+            add_mpi_launcher_vars(env);
+        }
     }
 }
 
