@@ -51,8 +51,9 @@ fn oversized_requests_are_refused_and_the_controller_goes_on() {
     sbatch_refused(&c, &["--exclude", &huge, "--wrap=true"], "Invalid node name specified");
     // a name that is no node: node_name2bitmap's refusal (job_mgr.c _job_create)
     sbatch_refused(&c, &["--exclude=node9", "--wrap=true"], "Invalid node name specified");
-    // --nodelist naming no node of the partition: as Spur answered before
-    sbatch_refused(&c, &["--nodelist=node9", "--wrap=true"], "Requested nodes not in this partition");
+    // a name that is no node at all, as for --exclude (slurmctld's
+    // node_name2bitmap; recorded/24.11/srun_basic/169, salloc/88)
+    sbatch_refused(&c, &["--nodelist=node9", "--wrap=true"], "Invalid node name specified");
     // kept without duplicates, sorted (_copy_nodelist_no_dup)
     let held = submit(&c, &["--hold", "--exclude=node2,node2", "--wrap=true"]);
     assert_eq!(show_job_field(&c, &held, "ExcNodeList"), "node2");
