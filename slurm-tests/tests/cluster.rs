@@ -517,7 +517,16 @@ fn compat_22_05_cluster_behaves_like_slurm_22_05() {
     assert!(job.contains("\n   TRES=cpu=1,") && !job.contains("ReqTRES="), "{}", job);
     assert!(job.contains("\n   Power=\n"), "{}", job);
     assert!(run("scontrol", &["show", "node", "node1"]).contains(" Version=22.05.8\n"));
-    // the 24.11 default everywhere else
-    assert!(c.run("scontrol", &["show", "job", &id]).stdout.contains("   ReqTRES=cpu=1,"));
+    // every command reading this slurm.conf follows the cluster's release (the
+    // file spur-compat beside it), with no variable set; the variable, when
+    // set, wins
+    assert!(c.run("scontrol", &["show", "job", &id]).stdout.contains("\n   TRES=cpu=1,"));
+    let o = std::process::Command::new(c.dir.join("bin").join("scontrol"))
+        .args(["show", "job", &id])
+        .env("SLURM_CONF", &c.conf)
+        .env("SPUR_SLURM_COMPAT", "24.11")
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("   ReqTRES=cpu=1,"));
     c.run("scancel", &[&id]);
 }
