@@ -1280,7 +1280,7 @@ mod tests {
         let (o, _) = parse(&a(&["-n1", "true"]), &env(&[("SLURM_JOB_ID", "7"), ("SLURM_NTASKS", "4")]), "/").unwrap();
         assert_eq!((o.jobid, o.jobid_from_env, o.step.num_tasks), (Some(7), true, Some(1)));
         let e = parse(&a(&["-N"]), &env(&[]), "/").unwrap_err();
-        assert_eq!(e.code, 1);
+        assert_eq!(e.code, 255);
         let e = parse(&a(&[]), &env(&[]), "/").unwrap_err();
         assert_eq!(e.stderr, "srun: fatal: No command given to execute.\n");
     }
