@@ -1,8 +1,9 @@
-//! `scontrol show step [JOB[.STEP]]`: the running jobs' steps (numbered
-//! steps, then the batch step), as `slurm_sprint_job_step_info` prints them.
+//! `scontrol show step [JOB[.STEP]]`: the running jobs' steps (the extern
+//! step, the batch step, then the others as they were created), as
+//! `slurm_sprint_job_step_info` prints them.
 
 use spur_cli_base::Output;
-use spur_core::model::{ClusterView, Job, JobState, Step, BATCH_STEP};
+use spur_core::model::{ClusterView, Job, JobState, Step, BATCH_STEP, EXTERN_STEP};
 
 pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Output {
     let (want_job, mut want_step) = match id {
@@ -33,24 +34,7 @@ pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Outp
     jobs.sort_by_key(|j| j.job_id);
     let mut out = String::new();
     for j in jobs {
-        let mut steps: Vec<Step> = j.steps.clone();
-        steps.sort_by_key(|s| s.step_id);
-        // the batch step first (slurmctld's step list)
-        if j.batch_flag > 0 {
-            if let Some(a) = j.allocs.first() {
-                steps.insert(
-                    0,
-                    Step {
-                        step_id: BATCH_STEP,
-                        name: "batch".into(),
-                        start_time: j.start_time,
-                        allocs: vec![a.clone()],
-                        num_tasks: 1,
-                        ..Default::default()
-                    },
-                );
-            }
-        }
+        let steps: Vec<Step> = j.steps_shown();
         for st in steps {
             let label = spur_core::model::step_label(&j.display_id(), st.step_id);
             if let Some(w) = &want_step {
@@ -76,8 +60,8 @@ pub fn steps_text(view: &ClusterView, id: Option<&str>, one_liner: bool) -> Outp
 
 fn step_text(j: &Job, st: &Step, label: &str, le: &str) -> String {
     let nodes = spur_grammar::hostlist::compress_sorted(&st.node_names());
-    let batch = st.step_id == BATCH_STEP;
-    // the batch step holds no CPUs of its own and has no TRES
+    // the batch and extern steps hold no CPUs of their own and have no TRES
+    let batch = st.step_id == BATCH_STEP || st.step_id == EXTERN_STEP;
     let cpus: u32 = if batch { 0 } else { st.allocs.iter().map(|a| a.cpus).sum() };
     let mem: u64 = st.allocs.iter().map(|a| a.mem_mb).sum();
     let mut tres = format!("cpu={}", cpus);
@@ -111,7 +95,7 @@ fn step_text(j: &Job, st: &Step, label: &str, le: &str) -> String {
     out.push_str("ResvPorts=(null)");
     out.push_str(le);
     out.push_str("CPUFreqReq=Default");
-    if st.step_id != BATCH_STEP {
+    if !batch {
         let d = match st.distribution.as_str() {
             "cyclic" => "Cyclic",
             "arbitrary" => "Arbitrary",

@@ -1725,25 +1725,20 @@ fn step_rows(o: &SqueueOpts, view: &ClusterView, items: &[Item<SF>]) -> String {
     jobs.sort_by(|a, b| (&a.partition, a.job_id).cmp(&(&b.partition, b.job_id)));
     let mut out = String::new();
     for j in jobs {
-        let mut steps: Vec<spur_core::model::Step> = j.steps.clone();
+        // in step id order: numbered, interactive, batch, extern
+        let mut steps: Vec<spur_core::model::Step> = j.steps_shown();
         steps.sort_by_key(|s| s.step_id);
-        if j.batch_flag > 0 {
-            steps.push(spur_core::model::Step {
-                step_id: spur_core::model::BATCH_STEP,
-                name: "batch".into(),
-                start_time: j.start_time,
-                allocs: vec![j.allocs[0].clone()],
-                num_tasks: 1,
-                ..Default::default()
-            });
-        }
         for st in steps {
             let label = spur_core::model::step_label(&j.display_id(), st.step_id);
             if let Some(w) = &wanted {
-                if !w
-                    .iter()
-                    .any(|x| *x == label || *x == spur_core::model::step_label(&j.job_id.to_string(), st.step_id))
-                {
+                // squeue reads the step part as strtol does: `J.extern` is step 0
+                let named = |x: &String| {
+                    let (job, step) = x.split_once('.').unwrap_or((x.as_str(), ""));
+                    let digits: String = step.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    (job == j.display_id() || job == j.job_id.to_string())
+                        && digits.parse::<u32>().unwrap_or(0) == st.step_id
+                };
+                if !w.iter().any(named) {
                     continue;
                 }
             }

@@ -111,12 +111,19 @@ pub fn defined_options(prog: &str, set: &[(String, String)]) -> String {
     out
 }
 
-/// `PROG: Nodes LIST are ready for job` (24.11; 22.05 has no such line).
-pub fn nodes_ready_line(prog: &str, job: &Job) -> String {
-    if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
-        return String::new();
+/// `PROG: Nodes LIST are ready for job` (24.11). 22.05 has the line only
+/// when nodes are set up at allocation (`PrologFlags=Alloc` or `Contain`,
+/// `prolog_alloc`), after `Waiting for resource configuration`: its first
+/// look always finds the job still configuring (recorded/22.05/extern_steps/15).
+pub fn nodes_ready_line(prog: &str, job: &Job, prolog_alloc: bool) -> String {
+    let line = format!("{}: Nodes {} are ready for job\n", prog, spur_grammar::hostlist::compress(&job.node_names()));
+    if spur_core::compat::profile().release != spur_core::compat::Release::V22_05 {
+        line
+    } else if prolog_alloc {
+        format!("{}: Waiting for resource configuration\n{}", prog, line)
+    } else {
+        String::new()
     }
-    format!("{}: Nodes {} are ready for job\n", prog, spur_grammar::hostlist::compress(&job.node_names()))
 }
 
 /// `command` as execvp would find it on `path` (salloc checks it before

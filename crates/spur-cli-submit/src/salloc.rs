@@ -246,15 +246,24 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     }
     if !quiet {
         eprintln!("salloc: Granted job allocation {}", id);
-        eprint!("{}", alloc::nodes_ready_line("salloc", &job));
+        eprint!("{}", alloc::nodes_ready_line("salloc", &job, c.conf().prolog_alloc()));
     }
     if o.no_shell {
         return 0;
     }
     let command: Vec<String> = if o.command.is_empty() {
-        match c.conf().get("SallocDefaultCommand") {
-            Some(cmd) => vec!["/bin/sh".into(), "-c".into(), cmd.to_string()],
-            None => vec![env.get("SHELL").cloned().unwrap_or_else(|| "/bin/sh".into())],
+        if c.conf().use_interactive_step() {
+            // the shell runs as the job's interactive step on its first node:
+            // `srun InteractiveStepOptions`, the srun beside this salloc
+            let dir =
+                std::env::args().next().and_then(|a| a.rfind('/').map(|i| a[..=i].to_string())).unwrap_or_default();
+            let cmd = format!("{}srun {}", dir, c.conf().interactive_step_options());
+            vec!["/bin/sh".into(), "-c".into(), cmd]
+        } else {
+            match c.conf().get("SallocDefaultCommand") {
+                Some(cmd) => vec!["/bin/sh".into(), "-c".into(), cmd.to_string()],
+                None => vec![env.get("SHELL").cloned().unwrap_or_else(|| "/bin/sh".into())],
+            }
         }
     } else {
         o.command.clone()

@@ -72,6 +72,7 @@ pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "export", Required, "export"),
     OptSpec::new(None, "gres", Required, "gres"),
     OptSpec::new(None, "het-group", Required, "het-group"),
+    OptSpec::new(None, "interactive", None_, "interactive"),
     OptSpec::new(None, "jobid", Required, "jobid"),
     OptSpec::new(None, "mem", Required, "mem"),
     OptSpec::new(None, "mem-per-cpu", Required, "mem-per-cpu"),
@@ -307,6 +308,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             }
             "overlap" => o.step.overlap = flag_on(v.as_deref()),
             "exact" => o.step.exact = true,
+            // salloc's `InteractiveStepOptions`: the job's interactive step
+            "interactive" => o.step.interactive = true,
             "exclusive" => {
                 o.step.exclusive = true;
                 o.desc.exclusive = true;
@@ -678,6 +681,17 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     if o.verbose > 0 {
         eprint!("{}", alloc::defined_options("srun", &o.set));
     }
+    if o.io.pty {
+        // --pty needs a terminal on srun's stdin; without one srun goes on
+        // without (salloc's interactive step with its input from a pipe)
+        let mut ws = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+        // SAFETY: TIOCGWINSZ writes one winsize into `ws`.
+        if unsafe { libc::ioctl(0, libc::TIOCGWINSZ, &mut ws) } != 0 {
+            eprintln!("srun: error: ioctl(TIOCGWINSZ): {}", errno_text(std::io::Error::last_os_error()));
+            eprintln!("srun: error: Not using a pseudo-terminal, disregarding --pty option");
+            o.io.pty = false;
+        }
+    }
     // signals are srun's from the start: the threads started below inherit the mask
     let waited = srun_signals();
     let _ = waited.thread_block();
@@ -791,7 +805,7 @@ fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -
                 eprintln!("srun: job {} has been allocated resources", id);
             }
             if o.verbose > 0 {
-                eprint!("{}", alloc::nodes_ready_line("srun", &j));
+                eprint!("{}", alloc::nodes_ready_line("srun", &j, false));
             }
             Ok(j)
         }
@@ -1205,6 +1219,15 @@ fn launch_prefix(func: &str) -> String {
         format!("launch/slurm: {}: ", func)
     } else {
         String::new()
+    }
+}
+
+/// An OS error's text as strerror(3) gives it (`Inappropriate ioctl for device`).
+fn errno_text(e: std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }
 

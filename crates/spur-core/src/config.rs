@@ -633,6 +633,38 @@ impl SlurmConf {
         }
     }
 
+    /// Whether `PrologFlags` (a comma list, any case) names `flag`.
+    fn prolog_flag(&self, flag: &str) -> bool {
+        self.get("PrologFlags").is_some_and(|v| v.split(',').any(|f| f.trim().eq_ignore_ascii_case(flag)))
+    }
+
+    /// `PrologFlags=Contain` (or `X11`, which needs it): every job gets an
+    /// `extern` step on each of its nodes.
+    pub fn prolog_contain(&self) -> bool {
+        self.prolog_flag("contain") || self.prolog_flag("x11")
+    }
+
+    /// `PrologFlags=Alloc` (implied by `Contain`): nodes are made ready when
+    /// a job is allocated, and salloc says when they are (`Nodes ... are
+    /// ready for job`).
+    pub fn prolog_alloc(&self) -> bool {
+        self.prolog_flag("alloc") || self.prolog_contain()
+    }
+
+    /// `LaunchParameters=use_interactive_step`: salloc without a command runs
+    /// the user's shell as the job's `interactive` step (`srun
+    /// InteractiveStepOptions`) on its first node.
+    pub fn use_interactive_step(&self) -> bool {
+        self.get("LaunchParameters").is_some_and(|v| v.contains("use_interactive_step"))
+    }
+
+    /// `InteractiveStepOptions`, Slurm's default when unset.
+    pub fn interactive_step_options(&self) -> String {
+        self.get("InteractiveStepOptions")
+            .map(String::from)
+            .unwrap_or_else(|| "--interactive --preserve-env --pty $SHELL".into())
+    }
+
     /// `SchedulerParameters=enable_user_top`: users may `scontrol top`
     /// their own jobs (job_mgr.c job_set_top: anywhere in the value, any case).
     pub fn enable_user_top(&self) -> bool {

@@ -626,6 +626,27 @@ impl Step {
 }
 
 impl Job {
+    /// The steps of a running job as slurmctld lists them (`scontrol show
+    /// step`): its `extern` step, the batch step (on the batch host, as old
+    /// as the job), then the others in the order they were created.
+    pub fn steps_shown(&self) -> Vec<Step> {
+        let mut out: Vec<Step> = self.steps.iter().filter(|s| s.step_id == EXTERN_STEP).cloned().collect();
+        if self.batch_flag > 0 {
+            if let Some(a) = self.allocs.first() {
+                out.push(Step {
+                    step_id: BATCH_STEP,
+                    name: "batch".into(),
+                    start_time: self.start_time,
+                    allocs: vec![a.clone()],
+                    num_tasks: 1,
+                    ..Default::default()
+                });
+            }
+        }
+        out.extend(self.steps.iter().filter(|s| s.step_id != EXTERN_STEP).cloned());
+        out
+    }
+
     pub fn node_names(&self) -> Vec<String> {
         self.allocs.iter().map(|a| a.node.clone()).collect()
     }

@@ -713,4 +713,9 @@ pub struct StepRequest {
     /// srun's address as the controller sees it (filled in by the controller).
     #[serde(default)]
     pub srun_addr: String,
+    /// `srun --interactive` (salloc's `LaunchParameters=use_interactive_step`):
+    /// the job's `interactive` step, one task on its first node, sharing
+    /// the job's CPUs with every other step (format version 5).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub interactive: bool,
 }

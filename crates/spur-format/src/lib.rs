@@ -110,7 +110,11 @@ pub type Version = u16;
 /// - 4: a job (`spur_core::model::Job`) ends with its running `steps` and
 ///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
 ///   written (`srun`'s steps); every other record is as in version 3.
-pub const FORMAT_VERSION: Version = 4;
+/// - 5: the command `Start` ends with `extern_step` (`PrologFlags=Contain`'s
+///   `extern` step) and a step request (`spur_core::request::StepRequest`)
+///   with `interactive` (salloc's `interactive` step); every other record is
+///   as in version 4.
+pub const FORMAT_VERSION: Version = 5;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

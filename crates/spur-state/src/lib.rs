@@ -51,6 +51,10 @@ pub enum Command {
         /// Milliseconds of the pass that decided the start (`Job::start_pass_ms`).
         #[serde(default)]
         pass_ms: i64,
+        /// The job gets an `extern` step on each of its nodes
+        /// (`PrologFlags=Contain`); format version 5.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+        extern_step: bool,
     },
     /// Pending reasons changed.
     Reasons {
@@ -207,6 +211,11 @@ pub enum Command {
 /// The format version from which steps (`Command::StepCreate`,
 /// `StepComplete`, `Job::steps`) are written.
 pub const STEPS_VERSION: u16 = 4;
+
+/// The format version from which a job's `extern` step (`Command::Start`'s
+/// `extern_step`) and `srun --interactive`'s step (`StepRequest::interactive`)
+/// are written.
+pub const SPECIAL_STEPS_VERSION: u16 = 5;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -1034,7 +1043,14 @@ mod order_tests {
         assert_eq!(order(&s), [1, 2, 3]);
         // a started task keeps the record's place, the meta-record moves to the end
         let start = |s: &mut State, t: u32| {
-            s.apply(&Command::Start { job_id: 2, task: Some(t), allocs: vec![], now: 5, pass_ms: 5000 })
+            s.apply(&Command::Start {
+                job_id: 2,
+                task: Some(t),
+                allocs: vec![],
+                now: 5,
+                pass_ms: 5000,
+                extern_step: false,
+            })
         };
         assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
         assert_eq!(order(&s), [1, 4, 3, 2]);
@@ -1076,7 +1092,8 @@ mod order_tests {
             other => panic!("{:?}", other),
         };
         let allocs = vec![NodeAlloc { node: "n1".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
-        s.apply(&Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 10_000 }).unwrap();
+        s.apply(&Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 10_000, extern_step: false })
+            .unwrap();
         id
     }
 
@@ -1133,7 +1150,15 @@ mod order_tests {
         assert_eq!(s.queue_ids(), vec![run, pending]);
         // an array task split off to run is queued under its own id
         let allocs = vec![NodeAlloc { node: "n2".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
-        s.apply(&Command::Start { job_id: pending, task: Some(1), allocs, now: 21, pass_ms: 21_000 }).unwrap();
+        s.apply(&Command::Start {
+            job_id: pending,
+            task: Some(1),
+            allocs,
+            now: 21,
+            pass_ms: 21_000,
+            extern_step: false,
+        })
+        .unwrap();
         let task = *s.jobs.keys().max().unwrap();
         assert_eq!(s.queue_ids(), vec![run, pending, task]);
         // a finished job requeued is back; ended ones leave

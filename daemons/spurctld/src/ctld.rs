@@ -10,7 +10,7 @@
 use spur_auth::grpc::{Signed, Signer};
 use spur_core::config::SlurmConf;
 use spur_core::errors::{strerror, ESLURM_INVALID_NODE_NAME, SLURM_COMMUNICATIONS_CONNECTION_ERROR};
-use spur_core::launch::LaunchSpec;
+use spur_core::launch::{LaunchSpec, StepLaunch};
 use spur_core::model::*;
 use spur_proto::agent_client::AgentClient;
 use spur_proto::{LaunchRequest, SignalRequest, StopReason};
@@ -45,6 +45,9 @@ pub struct Ctld {
     /// The nodes whose step daemon reported the end of a step (leader's
     /// soft state): the step ends once all its nodes did.
     pub step_ends: Mutex<HashMap<(u32, u32), HashSet<String>>>,
+    /// Jobs whose `extern` step this leader started, with its nodes: ended
+    /// by the monitor once the job no longer runs.
+    extern_steps: Mutex<HashMap<u32, Vec<String>>>,
     /// Launch calls in flight at most (a new leader re-sends every running job's).
     launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
@@ -55,6 +58,8 @@ pub struct Ctld {
     /// whose command waits for the start in person.
     pub sched_now: std::sync::atomic::AtomicBool,
     pub slurm_user_uid: u32,
+    /// `PrologFlags=Contain`: jobs get an `extern` step.
+    pub prolog_contain: bool,
     pub(crate) agents: Mutex<HashMap<String, Signed<Channel>>>,
     /// Version 1 credentials too (a rolling upgrade: `spur_auth::legacy_enabled`).
     pub legacy: bool,
@@ -88,6 +93,7 @@ pub fn now() -> i64 {
 impl Ctld {
     pub fn new(conf: SlurmConf, inner: Shared, raft: Raft, me: u64, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
+        let prolog_contain = conf.prolog_contain();
         let transport = spur_auth::tls::Transport::from_conf(
             conf.get("TLSType"),
             conf.get("TLSParameters"),
@@ -103,12 +109,14 @@ impl Ctld {
             me,
             launched: Mutex::new(HashSet::new()),
             step_ends: Mutex::new(HashMap::new()),
+            extern_steps: Mutex::new(HashMap::new()),
             launch_slots: tokio::sync::Semaphore::new(256),
             conf,
             key,
             sched_wake: Notify::new(),
             sched_now: std::sync::atomic::AtomicBool::new(false),
             slurm_user_uid,
+            prolog_contain,
             agents: Mutex::new(HashMap::new()),
             host: spur_auth::users::short_hostname(),
             released: Mutex::new(HashMap::new()),
@@ -384,7 +392,68 @@ impl Ctld {
         spur_core::launch::working_cluster(&self.conf)
     }
 
+    /// What a node's step daemon needs to run step `step` of `job`.
+    pub fn step_launch(&self, job: &Job, step: spur_core::model::Step, io: spur_core::launch::StepIo) -> StepLaunch {
+        let mut j = job.clone();
+        j.steps.clear();
+        StepLaunch {
+            uid: j.user_id,
+            gid: j.group_id,
+            user_name: j.user_name.clone(),
+            job: j,
+            step,
+            io,
+            cluster_name: self.conf.cluster_name.clone(),
+            ctld_host: self.conf.controllers.first().map(|c| c.name.clone()).unwrap_or_default(),
+            ctld_port: self.conf.slurmctld_port,
+            kill_wait: self.conf.kill_wait as u32,
+        }
+    }
+
+    /// Start a job's `extern` step on its nodes (`PrologFlags=Contain`); the
+    /// monitor ends it when the job stops running.
+    async fn launch_extern(self: &Arc<Self>, job: &Job) {
+        let Some(step) = job.steps.iter().find(|s| s.step_id == EXTERN_STEP).cloned() else { return };
+        let nodes = step.node_names();
+        let version = self.read().state.write_format_version();
+        let launch = self.step_launch(job, step, Default::default());
+        let Ok(spec) = spur_core::records::encode_step_launch(&launch, version) else { return };
+        self.extern_steps.lock().unwrap_or_else(|e| e.into_inner()).insert(job.job_id, nodes.clone());
+        if let Err((node, _, msg)) = self.launch_step(spec, &nodes).await {
+            tracing::warn!("the extern step of job {} did not start on {}: {}", job.job_id, node, msg);
+        }
+    }
+
+    /// End the `extern` steps of jobs that no longer run (finished,
+    /// completing, requeued): slurmctld's terminate-job message to their nodes.
+    async fn end_extern_steps(self: &Arc<Self>) {
+        let ended: Vec<(u32, Vec<String>)> = {
+            let g = self.read();
+            let mut ext = self.extern_steps.lock().unwrap_or_else(|e| e.into_inner());
+            let gone: Vec<u32> = ext
+                .keys()
+                .copied()
+                .filter(|id| {
+                    !g.state.jobs().get(id).is_some_and(|j| {
+                        matches!(j.state, JobState::Running | JobState::Suspended)
+                            && j.steps.iter().any(|s| s.step_id == EXTERN_STEP)
+                    })
+                })
+                .collect();
+            gone.into_iter().filter_map(|id| ext.remove(&id).map(|n| (id, n))).collect()
+        };
+        for (job_id, nodes) in ended {
+            let me = self.clone();
+            tokio::spawn(async move { me.signal_steps(job_id, EXTERN_STEP, &nodes, libc::SIGKILL, true).await });
+        }
+    }
+
     async fn launch(self: &Arc<Self>, job: Job) {
+        if job.steps.iter().any(|s| s.step_id == EXTERN_STEP) {
+            let me = self.clone();
+            let j = job.clone();
+            tokio::spawn(async move { me.launch_extern(&j).await });
+        }
         if job.desc.script.is_empty() {
             // an allocation (salloc, srun's own): nothing runs until its steps
             return;
@@ -520,6 +589,8 @@ impl Ctld {
             let mut reasons = vec![];
             let mut eligible = vec![];
             let mut cmds = vec![];
+            // every job gets an extern step (from the version that writes it)
+            let contain = self.prolog_contain && g.state.write_format_version() >= spur_state::SPECIAL_STEPS_VERSION;
             for d in decisions {
                 match d {
                     spur_sched::Decision::Reason { job_id, reason } => reasons.push((job_id, reason)),
@@ -528,7 +599,7 @@ impl Ctld {
                         cmds.push(Command::CancelNeverSatisfied { job_id, now: t })
                     }
                     spur_sched::Decision::Start { job_id, task, allocs } => {
-                        cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms })
+                        cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms, extern_step: contain })
                     }
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
                         "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
@@ -621,6 +692,7 @@ impl Ctld {
             if !leader {
                 continue;
             }
+            self.end_extern_steps().await;
             let t = now();
             let mut cmds = vec![];
             let mut kills: Vec<(u32, String, StopReason)> = vec![];

@@ -154,6 +154,9 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("node {} is not in the step", node)))?;
     let tasks: Vec<u32> = spec.step.task_ids.get(node_id).cloned().unwrap_or_default();
     let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
+    if spec.step.step_id == spur_core::model::EXTERN_STEP {
+        return run_extern(dir, waited);
+    }
 
     // srun's end of the connection
     let addr = spec.io.io_addr.clone();
@@ -347,6 +350,23 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         let mut rest = [0u8; 64];
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let _ = (&s).read(&mut rest);
+    }
+    Ok(())
+}
+
+/// The job's `extern` step on this node: it runs no task of its own and
+/// holds the job's container for as long as the job runs; the agent's
+/// cancel (the job ended) ends it and everything that joined it.
+fn run_extern(dir: &Path, waited: SigSet) -> io::Result<()> {
+    loop {
+        match waited.wait() {
+            Ok(Signal::SIGTERM) if spur_spool::cancel_requested(dir).is_some() => break,
+            Ok(Signal::SIGTERM) | Ok(Signal::SIGINT) | Ok(Signal::SIGHUP) | Ok(Signal::SIGQUIT) => break,
+            _ => {}
+        }
+    }
+    if !no_children_left() {
+        spur_spool::signal_descendants(std::process::id() as i32, Signal::SIGKILL);
     }
     Ok(())
 }

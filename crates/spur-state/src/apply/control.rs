@@ -497,8 +497,15 @@ mod tests {
         let mut j = job();
         j.time_limit = Some(1);
         let id = submit(&mut s, j);
-        s.apply(&Command::Start { job_id: id, task: None, allocs: vec![alloc("n1", 1, 0)], now: 10, pass_ms: 0 })
-            .unwrap();
+        s.apply(&Command::Start {
+            job_id: id,
+            task: None,
+            allocs: vec![alloc("n1", 1, 0)],
+            now: 10,
+            pass_ms: 0,
+            extern_step: false,
+        })
+        .unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: 20 }, ESLURM_JOB_NOT_SUSPENDED);
         s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: i64::MAX }, ESLURM_INVALID_TIME_VALUE);
@@ -517,6 +524,7 @@ mod tests {
             allocs: vec![alloc("n1", u32::MAX, 0)],
             now: 61,
             pass_ms: 0,
+            extern_step: false,
         })
         .unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: 62 }, ESLURM_INVALID_CPU_COUNT);
@@ -652,7 +660,15 @@ mod tests {
             ESLURM_INVALID_CPU_COUNT,
         );
         let late = submit(&mut s, job());
-        s.apply(&Command::Start { job_id: late, task: None, allocs: vec![], now: i64::MAX - 5, pass_ms: 0 }).unwrap();
+        s.apply(&Command::Start {
+            job_id: late,
+            task: None,
+            allocs: vec![],
+            now: i64::MAX - 5,
+            pass_ms: 0,
+            extern_step: false,
+        })
+        .unwrap();
         refused(
             &mut s,
             upd(late, JobUpdate { time_limit: Some(Some(1)), ..Default::default() }),

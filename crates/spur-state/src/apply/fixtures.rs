@@ -74,6 +74,7 @@ pub fn running(s: &mut State, node: &str) -> u32 {
         allocs: vec![alloc(node, 1, 500)],
         now: 10,
         pass_ms: 10_000,
+        extern_step: false,
     });
     assert_eq!(r, Ok(Applied::Started(id)));
     id

@@ -102,9 +102,10 @@ impl State {
         allocs: &[NodeAlloc],
         now: i64,
         pass_ms: i64,
+        extern_step: bool,
     ) -> ApplyResult {
         let before = self.records_of(job_id);
-        let r = self.start_record(job_id, task, allocs, now, pass_ms);
+        let r = self.start_record(job_id, task, allocs, now, pass_ms, extern_step);
         self.recount(job_id, before, &r);
         r
     }
@@ -116,6 +117,7 @@ impl State {
         allocs: &[NodeAlloc],
         now: i64,
         pass_ms: i64,
+        extern_step: bool,
     ) -> ApplyResult {
         let v = self.write_format_version();
         let meta = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
@@ -208,6 +210,9 @@ impl State {
             job.end_time = end_time;
             job.steps.clear();
             job.next_step_id = 0;
+            if extern_step && v >= crate::SPECIAL_STEPS_VERSION {
+                job.steps.push(super::steps::extern_step(allocs, now));
+            }
         }
         self.put_nodes(nodes);
         self.sync_queue(id);
@@ -535,7 +540,8 @@ mod tests {
         assert_eq!(s.apply(&Command::Submit { job: Box::new(jr) }), Ok(Applied::Submitted(j)));
         assert_eq!(s.job_count(), 4);
         // a split-off task moves one count from the meta-record to its own
-        s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 }).unwrap();
+        s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0, extern_step: false })
+            .unwrap();
         assert_eq!(s.job_count(), 4);
         // a finished job counts until it is purged
         s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
@@ -557,7 +563,8 @@ mod tests {
         // whatever a command holds (here a task listed twice, which no
         // submission makes), the count is the records' as they are
         let c = submit(&mut s, array(&[7, 7, 8]));
-        s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0 }).unwrap();
+        s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0, extern_step: false })
+            .unwrap();
         s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9 }).unwrap();
         let d = State::decode(&s.encode().unwrap()).unwrap();
         assert_eq!((s.job_count(), d.job_count()), (11, 11));
@@ -571,7 +578,14 @@ mod tests {
         let id = submit(&mut s, j);
         let mut a = alloc("n1", 2, 700);
         a.gres = vec![GresAlloc { name: "gpu".into(), gtype: None, count: 1, indexes: vec![0] }];
-        let r = s.apply(&Command::Start { job_id: id, task: None, allocs: vec![a], now: 100, pass_ms: 100_000 });
+        let r = s.apply(&Command::Start {
+            job_id: id,
+            task: None,
+            allocs: vec![a],
+            now: 100,
+            pass_ms: 100_000,
+            extern_step: false,
+        });
         assert_eq!(r, Ok(Applied::Started(id)));
         let j = s.job(id).unwrap();
         assert_eq!(
@@ -590,7 +604,8 @@ mod tests {
     fn start_splits_array_tasks_off_the_meta_record() {
         let mut s = cluster();
         let a = submit(&mut s, array(&[1, 2]));
-        let start = |t| Command::Start { job_id: a, task: Some(t), allocs: vec![], now: 5, pass_ms: 0 };
+        let start =
+            |t| Command::Start { job_id: a, task: Some(t), allocs: vec![], now: 5, pass_ms: 0, extern_step: false };
         refused(&mut s, start(3), ESLURM_INVALID_ARRAY);
         assert_eq!(s.apply(&start(1)), Ok(Applied::Started(2)));
         assert_eq!(s.job(2).and_then(|j| j.array.as_ref()).and_then(|a| a.task_id), Some(1));
@@ -601,7 +616,7 @@ mod tests {
         let plain = submit(&mut s, job());
         refused(
             &mut s,
-            Command::Start { job_id: plain, task: Some(1), allocs: vec![], now: 5, pass_ms: 0 },
+            Command::Start { job_id: plain, task: Some(1), allocs: vec![], now: 5, pass_ms: 0, extern_step: false },
             ESLURM_INVALID_ARRAY,
         );
     }
@@ -610,8 +625,14 @@ mod tests {
     fn start_refuses_what_cannot_apply_and_changes_nothing() {
         let mut s = cluster();
         let id = submit(&mut s, job());
-        let start =
-            |job_id, allocs: Vec<NodeAlloc>, now| Command::Start { job_id, task: None, allocs, now, pass_ms: 0 };
+        let start = |job_id, allocs: Vec<NodeAlloc>, now| Command::Start {
+            job_id,
+            task: None,
+            allocs,
+            now,
+            pass_ms: 0,
+            extern_step: false,
+        };
         refused(&mut s, start(99, vec![], 1), ESLURM_INVALID_JOB_ID);
         refused(&mut s, start(id, vec![alloc("nx", 1, 1)], 1), ESLURM_INVALID_NODE_NAME);
         refused(&mut s, start(id, vec![alloc("n1", u32::MAX, 1), alloc("n2", 1, 1)], 1), ESLURM_INVALID_CPU_COUNT);

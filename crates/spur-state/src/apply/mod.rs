@@ -44,7 +44,9 @@ impl State {
     pub fn apply(&mut self, cmd: &Command) -> ApplyResult {
         match cmd {
             Command::Submit { job } => self.submit(job),
-            Command::Start { job_id, task, allocs, now, pass_ms } => self.start(*job_id, *task, allocs, *now, *pass_ms),
+            Command::Start { job_id, task, allocs, now, pass_ms, extern_step } => {
+                self.start(*job_id, *task, allocs, *now, *pass_ms, *extern_step)
+            }
             Command::Reasons { changes } => self.reasons(changes),
             Command::Complete { job_id, exit_status, launch_failed, now } => {
                 self.complete(*job_id, *exit_status, *launch_failed, *now)

@@ -49,6 +49,20 @@ impl State {
             JobState::Suspended => return Err(ESLURM_DISABLED),
             _ => return Err(ESLURM_ALREADY_DONE),
         }
+        if req.interactive {
+            if self.write_format_version() < crate::SPECIAL_STEPS_VERSION {
+                return Err(ESLURM_NOT_SUPPORTED);
+            }
+            if job.steps.iter().any(|s| s.step_id == INTERACTIVE_STEP) {
+                // slurmctld makes one per job and refuses a second
+                return Err(ESLURM_DISABLED);
+            }
+            let step = interactive_step(job, req, now)?;
+            if let Some(j) = self.jobs.get_mut(&req.job_id) {
+                j.steps.push(step);
+            }
+            return Ok(crate::Applied::StepCreated(INTERACTIVE_STEP));
+        }
         let step = layout(job, req, now)?;
         let id = step.step_id;
         if let Some(j) = self.jobs.get_mut(&req.job_id) {
@@ -67,6 +81,54 @@ impl State {
         }
         Ok(crate::Applied::Ok)
     }
+}
+
+/// A job's `extern` step (`PrologFlags=Contain`): on every node of the job,
+/// holding none of its CPUs or memory (`CPUs=0`, `TRES=(null)`), one task a
+/// node, from the job's start to its end, for what joins the job from
+/// outside (slurmstepd's job container).
+pub fn extern_step(allocs: &[NodeAlloc], now: i64) -> Step {
+    let n = allocs.len() as u32;
+    Step {
+        step_id: EXTERN_STEP,
+        name: "extern".into(),
+        start_time: now,
+        allocs: allocs.iter().map(|a| NodeAlloc { node: a.node.clone(), ..Default::default() }).collect(),
+        tasks_per_node: vec![1; allocs.len()],
+        task_ids: (0..n).map(|i| vec![i]).collect(),
+        num_tasks: n,
+        cpus_per_task: 1,
+        overlap: true,
+        distribution: String::new(),
+        mpi: "none".into(),
+        ..Default::default()
+    }
+}
+
+/// `srun --interactive`'s step: one task on the job's first node (its batch
+/// host), with the job's CPUs there shared with every other step (it holds
+/// none for itself), as slurmctld builds it whatever srun asked.
+fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
+    let a = job.allocs.first().ok_or(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE)?;
+    Ok(Step {
+        step_id: INTERACTIVE_STEP,
+        name: "interactive".into(),
+        start_time: now,
+        time_limit: req.time_limit,
+        allocs: vec![NodeAlloc { node: a.node.clone(), cpus: a.cpus, ..Default::default() }],
+        tasks_per_node: vec![1],
+        task_ids: vec![vec![0]],
+        num_tasks: 1,
+        cpus_per_task: a.cpus.max(1),
+        overlap: true,
+        distribution: "block".into(),
+        srun_host: req.srun_host.clone(),
+        srun_pid: req.srun_pid,
+        submit_line: req.submit_line.clone(),
+        work_dir: req.work_dir.clone(),
+        mpi: if req.mpi.is_empty() { "none".into() } else { req.mpi.clone() },
+        srun_addr: req.srun_addr.clone(),
+    })
 }
 
 /// The step `req` asks for in `job`, or why it cannot be created.
@@ -350,6 +412,65 @@ mod tests {
 
     fn req(n: Option<u32>, nn: Option<u32>) -> StepRequest {
         StepRequest { job_id: 5, num_tasks: n, min_nodes: nn, cpus_per_task: 1, ..Default::default() }
+    }
+
+    /// `PrologFlags=Contain`'s extern step comes with the start, on every
+    /// node, holding nothing; salloc's interactive step is one task on the
+    /// first node sharing everything; neither takes a step number, a second
+    /// interactive step is refused, and a cluster still at version 4 writes
+    /// neither.
+    #[test]
+    fn extern_and_interactive_steps() {
+        use crate::apply::fixtures::*;
+        use crate::{Applied, Command};
+        let mut s = cluster();
+        s.apply(&Command::SetFormatVersion { version: crate::SPECIAL_STEPS_VERSION }).unwrap();
+        let mut batch = job();
+        batch.desc.script = "#!/bin/sh\n".into();
+        let id = submit(&mut s, batch);
+        let allocs = vec![alloc("n1", 2, 500), alloc("n2", 2, 500)];
+        let start = Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 0, extern_step: true };
+        assert_eq!(s.apply(&start), Ok(Applied::Started(id)));
+        let j = s.jobs().get(&id).unwrap();
+        assert_eq!(j.steps.len(), 1);
+        let e = &j.steps[0];
+        assert_eq!((e.step_id, e.name.as_str(), e.num_tasks, e.num_cpus()), (EXTERN_STEP, "extern", 2, 0));
+        assert_eq!(
+            (e.node_names(), e.task_ids.clone(), e.start_time),
+            (vec!["n1".into(), "n2".into()], vec![vec![0], vec![1]], 10)
+        );
+        // a whole-allocation step still gets every CPU
+        let create = |r: StepRequest| Command::StepCreate { req: Box::new(r), now: 11 };
+        assert_eq!(s.apply(&create(StepRequest { job_id: id, ..Default::default() })), Ok(Applied::StepCreated(0)));
+        let inter = StepRequest { job_id: id, interactive: true, num_tasks: Some(8), ..Default::default() };
+        assert_eq!(s.apply(&create(inter.clone())), Ok(Applied::StepCreated(INTERACTIVE_STEP)));
+        let j = s.jobs().get(&id).unwrap();
+        let i = j.steps.iter().find(|x| x.step_id == INTERACTIVE_STEP).unwrap();
+        assert_eq!(
+            (i.name.as_str(), i.num_tasks, i.node_names(), i.overlap),
+            ("interactive", 1, vec!["n1".to_string()], true)
+        );
+        assert_eq!(j.next_step_id, 1);
+        assert_eq!(s.apply(&create(inter)), Err(ESLURM_DISABLED));
+        // shown as slurmctld lists them: extern, batch, then as created
+        let shown: Vec<u32> = s.jobs().get(&id).unwrap().steps_shown().iter().map(|x| x.step_id).collect();
+        assert_eq!(shown, vec![EXTERN_STEP, BATCH_STEP, 0, INTERACTIVE_STEP]);
+
+        let mut old = cluster();
+        old.apply(&Command::SetFormatVersion { version: 4 }).unwrap();
+        let id = submit(&mut old, job());
+        let start = Command::Start {
+            job_id: id,
+            task: None,
+            allocs: vec![alloc("n1", 1, 0)],
+            now: 10,
+            pass_ms: 0,
+            extern_step: true,
+        };
+        assert_eq!(old.apply(&start), Ok(Applied::Started(id)));
+        assert!(old.jobs().get(&id).unwrap().steps.is_empty());
+        let inter = StepRequest { job_id: id, interactive: true, ..Default::default() };
+        assert_eq!(old.apply(&create(inter)), Err(ESLURM_NOT_SUPPORTED));
     }
 
     #[test]

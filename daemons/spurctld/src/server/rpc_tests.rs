@@ -910,7 +910,14 @@ async fn steps_belong_to_their_jobs_owner() {
     for id in [jid, batch] {
         let r = s
             .ctld
-            .commit(vec![Command::Start { job_id: id, task: None, allocs: allocs.clone(), now: now(), pass_ms: 0 }])
+            .commit(vec![Command::Start {
+                job_id: id,
+                task: None,
+                allocs: allocs.clone(),
+                now: now(),
+                pass_ms: 0,
+                extern_step: false,
+            }])
             .await
             .unwrap();
         assert!(r[0].is_ok(), "{:?}", r);
@@ -962,7 +969,14 @@ async fn steps_belong_to_their_jobs_owner() {
     };
     let later = submit(&f, user(sub)).await;
     s.ctld
-        .commit(vec![Command::Start { job_id: later, task: None, allocs: allocs.clone(), now: now(), pass_ms: 0 }])
+        .commit(vec![Command::Start {
+            job_id: later,
+            task: None,
+            allocs: allocs.clone(),
+            now: now(),
+            pass_ms: 0,
+            extern_step: false,
+        }])
         .await
         .unwrap();
     assert_eq!(s.ctld.read().state.jobs()[&later].batch_flag, 0);

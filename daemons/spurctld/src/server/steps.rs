@@ -8,7 +8,6 @@ use crate::ctld::now;
 use crate::validate::{self, Action};
 use spur_auth::Identity;
 use spur_core::errors::*;
-use spur_core::launch::StepLaunch;
 use spur_proto::*;
 use spur_state::{Applied, Command};
 use tonic::{Request, Response};
@@ -72,20 +71,7 @@ impl Service {
             let Some(step) = job.steps.iter().find(|s| s.step_id == step_id).cloned() else {
                 return reply(ESLURM_ALREADY_DONE, vec![], String::new());
             };
-            let mut j = job.clone();
-            j.steps.clear();
-            let launch = StepLaunch {
-                uid: j.user_id,
-                gid: j.group_id,
-                user_name: j.user_name.clone(),
-                job: j,
-                step,
-                io: c.io,
-                cluster_name: self.ctld.conf.cluster_name.clone(),
-                ctld_host: self.ctld.conf.controllers.first().map(|c| c.name.clone()).unwrap_or_default(),
-                ctld_port: self.ctld.conf.slurmctld_port,
-                kill_wait: self.ctld.conf.kill_wait as u32,
-            };
+            let launch = self.ctld.step_launch(job, step, c.io);
             (launch, g.state.write_format_version())
         };
         let step_bytes = spur_core::records::encode_step(&launch.step, version).unwrap_or_default();

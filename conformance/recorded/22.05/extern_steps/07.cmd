@@ -1,0 +1,2 @@
+run
+scontrol show step $J.extern

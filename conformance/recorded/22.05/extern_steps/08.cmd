@@ -1,0 +1,2 @@
+run
+scontrol -o show steps $J

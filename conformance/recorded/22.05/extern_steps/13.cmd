@@ -1,0 +1,2 @@
+file
+ext-$J.out

@@ -1,0 +1,2 @@
+run
+squeue -s -o '%i|%j|%P|%u|%N|%A|%l'

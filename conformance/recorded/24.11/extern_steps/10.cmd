@@ -1,0 +1,2 @@
+run
+squeue -s -h -j $J -o '%i %j %N'

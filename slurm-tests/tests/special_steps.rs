@@ -1,0 +1,133 @@
+//! Issue 11: the steps a job has besides its batch script and its sruns, end
+//! to end on a two-node cluster with `PrologFlags=Contain` and
+//! `LaunchParameters=use_interactive_step`, as the unprivileged test user:
+//! the `extern` step every job gets on each of its nodes (a step daemon per
+//! node for as long as the job runs, shown by squeue and scontrol, holding
+//! none of the job's CPUs), and salloc's shell run as the job's
+//! `interactive` step on its first node, under a terminal and from a pipe.
+
+use slurm_tests::*;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+#[test]
+fn extern_and_interactive_steps() {
+    let extra = std::env::temp_dir().join(format!("spur-special-steps-{}.conf", std::process::id()));
+    std::fs::write(&extra, "PrologFlags=Contain\nLaunchParameters=use_interactive_step\n").unwrap();
+    let c = Cluster::up("special", 2, &["--cpus", "2", "--memory", "2000", "--extra-conf", &extra.to_string_lossy()]);
+    let _ = std::fs::remove_file(extra);
+    extern_step(&c);
+    interactive_step_from_a_pipe(&c);
+    interactive_step_under_a_terminal(&c);
+    let log = c.ctld_log();
+    assert!(!log.contains("panicked"), "{}", log);
+}
+
+/// The step daemons of a job's extern step (`step%05u.4294967292` in their
+/// command line, one per node).
+fn extern_daemons(id: &str) -> Vec<i32> {
+    processes_with(&format!("step{:0>5}.4294967292", id))
+}
+
+fn extern_step(c: &Cluster) {
+    let started = c.work.join("extern-started");
+    let release = c.work.join("extern-release");
+    let script = format!("touch {}; until [ -e {} ]; do sleep 0.1; done", started.display(), release.display());
+    let id = c.sbatch_as(TEST_USER, &["-N2", "-o", "/dev/null", "--wrap", &script]);
+    wait_for("the job to start", T, || started.exists());
+    let o = c.run_as(TEST_USER, "squeue", &["-h", "-s", "-j", &id, "-o", "%i %j %N %A %u"]);
+    assert_eq!(
+        o.stdout,
+        format!("{id}.batch batch node1 1 {u}\n{id}.extern extern node[1-2] 2 {u}\n", id = id, u = TEST_USER),
+        "{}",
+        o.stderr
+    );
+    let o = c.run_as(TEST_USER, "scontrol", &["show", "step", &format!("{}.extern", id)]);
+    assert!(o.stdout.contains("State=RUNNING Partition=debug NodeList=node[1-2]\n"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("   Nodes=2 CPUs=0 Tasks=2 Name=extern Network=(null)\n   TRES=(null)\n"),
+        "{}",
+        o.stdout
+    );
+    // slurmctld's list order: the extern step first
+    let o = c.run("scontrol", &["-o", "show", "steps", &id]);
+    let ids: Vec<&str> = o.stdout.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(ids, [format!("StepId={}.extern", id), format!("StepId={}.batch", id)], "{}", o.stdout);
+    // one step daemon on each node, for as long as the job runs
+    wait_for("an extern step daemon on each node", T, || extern_daemons(&id).len() == 2);
+    // it holds none of the job's CPUs: a step of the whole allocation runs at once
+    let o = c.run_as(TEST_USER, "srun", &["--jobid", &id, "-N2", "-l", "hostname"]);
+    assert_eq!((o.code, o.stdout.lines().count()), (0, 2), "{}", o.stderr);
+    // it is no step scancel takes (squeue -s reads `J.extern` as step 0)
+    let o = c.run_as(TEST_USER, "scancel", &[&format!("{}.extern", id)]);
+    assert_eq!((o.stderr.as_str(), o.code), (format!("scancel: error: Invalid job id {}.extern\n", id).as_str(), 1));
+    assert_eq!(c.run("squeue", &["-h", "-s", &format!("{}.extern", id)]).stdout, "");
+    // the job's end ends it on both nodes
+    std::fs::write(&release, "").unwrap();
+    c.wait_state(&id, "COMPLETED", T);
+    wait_for("the extern step daemons to end", T, || extern_daemons(&id).is_empty());
+    assert_eq!(c.run("squeue", &["-h", "-s", "-j", &id]).stdout, "");
+    // srun's own allocation has one too
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n2", "-l", "squeue", "-h", "-s", "-o", "%i %j %N"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let job = o.stdout.lines().next().and_then(|l| l.split(['.', ' ']).nth(1)).unwrap_or_default().to_string();
+    let mut lines: Vec<&str> = o.stdout.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            format!("0: {}.0 squeue node[1-2]", job),
+            format!("0: {}.extern extern node[1-2]", job),
+            format!("1: {}.0 squeue node[1-2]", job),
+            format!("1: {}.extern extern node[1-2]", job),
+        ],
+        "{}",
+        o.stdout
+    );
+}
+
+/// salloc without a command and its shell's input from a pipe: srun says
+/// it has no terminal and runs the shell as the interactive step anyway.
+fn interactive_step_from_a_pipe(c: &Cluster) {
+    let input =
+        "squeue -h -s -o '%i %j %N %A'\necho step=$SLURM_STEP_ID nodes=$SLURM_JOB_NUM_NODES host=$SLURMD_NODENAME\n";
+    // (the shell is $SHELL, which runuser sets to the user's)
+    let o = c.run_full(Some(TEST_USER), "salloc", &["-N2", "-J", "piped"], Some(input));
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let id = o.stderr.lines().find_map(|l| l.strip_prefix("salloc: Granted job allocation ")).unwrap_or_default();
+    assert_eq!(
+        o.stdout,
+        format!(
+            "{id}.interactive interactive node1 1\n{id}.extern extern node[1-2] 2\nstep=4294967290 nodes=2 host=node1\n",
+            id = id
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains(
+            "srun: error: ioctl(TIOCGWINSZ): Inappropriate ioctl for device\n\
+             srun: error: Not using a pseudo-terminal, disregarding --pty option\n"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("salloc: Nodes node[1-2] are ready for job\n"), "{}", o.stderr);
+    c.wait_state(id, "COMPLETED", T);
+}
+
+/// Under a terminal: the shell is the interactive step's task, on node1,
+/// with job control, and a step from it runs on both nodes.
+fn interactive_step_under_a_terminal(c: &Cluster) {
+    let steps = r#"[["expect", "Granted job allocation", 20], ["sleep", 0.5],
+        ["send", "echo step=$SLURM_STEP_ID on=$SLURMD_NODENAME\n"], ["expect", "on=node1", 20],
+        ["send", "sleep 445 &\n"], ["send", "jobs\n"], ["expect", "Running", 10], ["send", "kill %1\n"],
+        ["send", "srun -l -N2 -n2 --overlap echo from-srun\n"], ["expect", "1: from-srun", 20],
+        ["sleep", 0.5], ["send", "exit\n"], ["expect", "Relinquishing job allocation", 20]]"#;
+    let out = c.pty(TEST_USER, steps, "salloc", &["-N2", "-J", "term"]);
+    assert!(!out.contains("EXPECT-FAILED"), "{}", out);
+    assert!(out.contains("step=4294967290 on=node1"), "{}", out);
+    assert!(out.contains("EXIT 0"), "{}", out);
+    assert!(!out.contains("disregarding --pty"), "{}", out);
+}
