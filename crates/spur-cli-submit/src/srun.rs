@@ -871,6 +871,8 @@ fn run_step(
     o.io.io_addr = format!(":{}", io.port());
     o.io.io_key = io.key().to_vec();
     o.step.srun_pid = std::process::id();
+    // a retry after a lost reply gets the same step
+    o.step.request_id = spur_auth::random_hex(12).ok();
     o.step.srun_host = alloc::hostname();
     let mut base = base_env(o, env);
     // what srun adds for its tasks (the step's layout is added on each node)

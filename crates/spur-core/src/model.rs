@@ -614,6 +614,9 @@ pub struct Step {
     /// (`SrunHost:Pid=`).
     #[serde(default)]
     pub srun_addr: String,
+    /// The request that made it (`StepRequest::request_id`; format version 5).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub request_id: Option<String>,
 }
 
 impl Step {

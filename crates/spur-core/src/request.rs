@@ -718,4 +718,9 @@ pub struct StepRequest {
     /// the job's CPUs with every other step (format version 5).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub interactive: bool,
+    /// The caller's id for this request (random): a retry of a request whose
+    /// reply was lost (a leader change) gets the step the first one made
+    /// (format version 5).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub request_id: Option<String>,
 }

@@ -396,12 +396,14 @@ fn step_request() -> impl Strategy<Value = spur_core::request::StepRequest> {
         (small(), small(), small(), prop_oneof![0u32..4, Just(u32::MAX)], small(), names(), names(), small()),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), opt(count64()), opt(count64())),
         prop::sample::select(vec!["block", "cyclic", "plane=2", "plane=0", "arbitrary", ""]),
+        (any::<bool>(), opt(prop::sample::select(vec!["r1", "r2"]).prop_map(String::from))),
     )
         .prop_map(
             |(
                 (min_nodes, max_nodes, num_tasks, cpus_per_task, ntasks_per_node, node_list, exclude, relative),
                 (overlap, exact, exclusive, overcommit, mem_per_node, mem_per_cpu),
                 dist,
+                (interactive, request_id),
             )| {
                 spur_core::request::StepRequest {
                     min_nodes,
@@ -419,6 +421,8 @@ fn step_request() -> impl Strategy<Value = spur_core::request::StepRequest> {
                     mem_per_node,
                     mem_per_cpu,
                     distribution: dist.to_string(),
+                    interactive,
+                    request_id,
                     ..Default::default()
                 }
             },

@@ -655,11 +655,9 @@ impl Agent for Svc {
         let mut res: Result<(), (String, i32, String)> =
             match spur_core::records::decode_step_launch(&r.spec, &"step launch") {
                 Err(e) => Err((self.st.node.clone(), SLURM_UNEXPECTED_MSG_ERROR, e.to_string())),
-                Ok(spec)
-                    if spec.step.step_id == spur_core::model::EXTERN_STEP
-                        && spur_spool::step_dir(&self.st.spool, spec.job.job_id, spec.step.step_id).exists() =>
-                {
-                    // a new leader re-sends the job's launch: its extern step runs here
+                Ok(spec) if spur_spool::step_dir(&self.st.spool, spec.job.job_id, spec.step.step_id).exists() => {
+                    // a repeated launch (a retried step creation, a new
+                    // leader's re-send of a job's extern step): it runs here
                     Ok(())
                 }
                 Ok(spec) => {

@@ -49,6 +49,15 @@ impl State {
             JobState::Suspended => return Err(ESLURM_DISABLED),
             _ => return Err(ESLURM_ALREADY_DONE),
         }
+        // (request ids are written from version 5: before, every member
+        // must see none, whatever the leader was given)
+        let request_id = req.request_id.clone().filter(|_| self.write_format_version() >= crate::SPECIAL_STEPS_VERSION);
+        if let Some(r) = request_id.as_ref() {
+            // a retry (the first reply was lost): the step the first made
+            if let Some(s) = job.steps.iter().find(|s| s.request_id.as_ref() == Some(r)) {
+                return Ok(crate::Applied::StepCreated(s.step_id));
+            }
+        }
         if req.interactive {
             if self.write_format_version() < crate::SPECIAL_STEPS_VERSION {
                 return Err(ESLURM_NOT_SUPPORTED);
@@ -57,13 +66,15 @@ impl State {
                 // slurmctld makes one per job and refuses a second
                 return Err(ESLURM_DISABLED);
             }
-            let step = interactive_step(job, req, now)?;
+            let mut step = interactive_step(job, req, now)?;
+            step.request_id = request_id;
             if let Some(j) = self.jobs.get_mut(&req.job_id) {
                 j.steps.push(step);
             }
             return Ok(crate::Applied::StepCreated(INTERACTIVE_STEP));
         }
-        let step = layout(job, req, now)?;
+        let mut step = layout(job, req, now)?;
+        step.request_id = request_id;
         let id = step.step_id;
         if let Some(j) = self.jobs.get_mut(&req.job_id) {
             j.next_step_id = j.next_step_id.saturating_add(1);
@@ -128,6 +139,7 @@ fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32>
         work_dir: req.work_dir.clone(),
         mpi: if req.mpi.is_empty() { "none".into() } else { req.mpi.clone() },
         srun_addr: req.srun_addr.clone(),
+        request_id: None,
     })
 }
 
@@ -356,6 +368,7 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
         submit_line: req.submit_line.clone(),
         work_dir: req.work_dir.clone(),
         mpi: req.mpi.clone(),
+        request_id: None,
     })
 }
 
@@ -471,6 +484,24 @@ mod tests {
         assert!(old.jobs().get(&id).unwrap().steps.is_empty());
         let inter = StepRequest { job_id: id, interactive: true, ..Default::default() };
         assert_eq!(old.apply(&create(inter)), Err(ESLURM_NOT_SUPPORTED));
+    }
+
+    /// A retried request (its reply lost to a leader change) gets the step
+    /// the first one made, from version 5; before, each makes its own.
+    #[test]
+    fn a_retried_request_gets_the_same_step() {
+        use crate::apply::fixtures::*;
+        use crate::{Applied, Command};
+        for (version, second) in [(crate::SPECIAL_STEPS_VERSION, 0), (crate::STEPS_VERSION, 1)] {
+            let mut s = cluster();
+            s.apply(&Command::SetFormatVersion { version }).unwrap();
+            let id = running(&mut s, "n1");
+            let req = StepRequest { job_id: id, overlap: true, request_id: Some("r1".into()), ..Default::default() };
+            let create = Command::StepCreate { req: Box::new(req), now: 11 };
+            assert_eq!(s.apply(&create), Ok(Applied::StepCreated(0)));
+            assert_eq!(s.apply(&create), Ok(Applied::StepCreated(second)), "version {}", version);
+            assert_eq!(s.jobs().get(&id).unwrap().steps.len(), 1 + second as usize);
+        }
     }
 
     #[test]
