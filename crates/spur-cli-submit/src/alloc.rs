@@ -20,7 +20,7 @@ pub fn apply_job_option(d: &mut JobDesc, id: &str, v: &str) -> Result<bool, (Str
     };
     match id {
         "nodes" => {
-            let (lo, hi) = node_range(v).ok_or_else(|| (format!("\"{}\" is not a valid node count", v), 1))?;
+            let (lo, hi) = node_range(v)?;
             d.min_nodes = Some(lo);
             d.max_nodes = hi;
         }
@@ -57,45 +57,15 @@ pub fn apply_job_option(d: &mut JobDesc, id: &str, v: &str) -> Result<bool, (Str
     Ok(true)
 }
 
-/// `-N min[-max]`.
-pub fn node_range(v: &str) -> Option<(u32, Option<u32>)> {
-    let one = |s: &str| -> Option<u32> {
-        let n = strtol(s, 10);
-        let mult = match s[n.end..].to_ascii_lowercase().as_str() {
-            "" => 1,
-            "k" => 1024,
-            "m" => 1024 * 1024,
-            _ => return None,
-        };
-        // 0 is for the controller to refuse (`Node count specification invalid`)
-        u32::try_from(n.value.checked_mul(mult)?).ok()
-    };
-    match v.split_once('-') {
-        Some((a, b)) => {
-            let (lo, hi) = (one(a)?, one(b)?);
-            (lo <= hi).then_some((lo, Some(hi)))
-        }
-        None => one(v).map(|n| (n, None)),
-    }
+/// `-N` as srun and salloc keep it: (min, max when a range was given).
+pub fn node_range(v: &str) -> Result<(u32, Option<u32>), (String, i32)> {
+    let (lo, hi) = spur_grammar::num::node_count(v).map_err(|e| (e.to_string(), 255))?;
+    Ok((lo, (hi != lo && hi != 0).then_some(hi)))
 }
 
-/// `--mem` and friends in MB (`K`, `M`, `G`, `T` suffixes; MB by default).
+/// `--mem` and friends in MB (Slurm's `str_to_mbytes`).
 pub fn mem_mb(v: &str) -> Option<u64> {
-    let n = strtol(v, 10);
-    if n.value < 0 {
-        return None;
-    }
-    let n0 = n.value as u64;
-    if n.end == 0 {
-        return None;
-    }
-    match v[n.end..].to_ascii_uppercase().as_str() {
-        "" | "M" | "MB" => Some(n0),
-        "K" | "KB" => Some(n0.div_ceil(1024)),
-        "G" | "GB" => n0.checked_mul(1024),
-        "T" | "TB" => n0.checked_mul(1024 * 1024),
-        _ => None,
-    }
+    spur_grammar::size::parse_mem_mb(v).ok()
 }
 
 /// The `-v` block of srun and salloc: the options given, in Slurm's table
@@ -233,10 +203,11 @@ mod tests {
     fn counts_and_ranges() {
         assert_eq!(counts(&[2, 2, 2, 1]), "2(x3),1");
         assert_eq!(counts(&[1]), "1");
-        assert_eq!(node_range("2-3"), Some((2, Some(3))));
-        assert_eq!(node_range("3-2"), None);
-        assert_eq!(node_range("0"), Some((0, None)));
-        assert_eq!(node_range("x"), None);
+        assert_eq!(node_range("2-3"), Ok((2, Some(3))));
+        assert_eq!(node_range("3"), Ok((3, None)));
+        assert_eq!(node_range("3-2"), Err(("Maximum node count 2 is less than minimum node count 3".into(), 255)));
+        assert_eq!(node_range("0"), Ok((0, None)));
+        assert_eq!(node_range("x"), Err(("\"x\" is not a valid node count".into(), 255)));
         assert_eq!(mem_mb("2G"), Some(2048));
         assert_eq!(mem_mb("100"), Some(100));
         assert_eq!(mem_mb("1x"), None);

@@ -330,65 +330,9 @@ fn parse_int(name: &str, val: &str, positive: bool) -> Result<i32, Output> {
     Ok(r as i32)
 }
 
-/// Slurm's `str_to_nodes`: number with optional k/m multiplier.
-fn str_to_nodes(s: &str) -> Result<i64, ()> {
-    let c = strtol(s, 10);
-    if !c.converted() {
-        return Err(());
-    }
-    let (mut n, mut rest) = (c.value, c.rest(s));
-    if let Some(r) = rest.strip_prefix(['k', 'K']) {
-        n = n.saturating_mul(1024);
-        rest = r;
-    } else if let Some(r) = rest.strip_prefix(['m', 'M']) {
-        n = n.saturating_mul(1024 * 1024);
-        rest = r;
-    }
-    if !rest.trim().is_empty() {
-        return Err(());
-    }
-    Ok(n)
-}
-
-/// Slurm's `verify_node_count`: (min, max).
+/// Slurm's `verify_node_count` (spur_grammar::num::node_count): (min, max).
 fn node_count(arg: &str) -> Result<(u32, u32), Output> {
-    let bad = |s: &str| e255(format!("\"{}\" is not a valid node count", s));
-    let (min, max): (i64, i64);
-    if arg.contains(',') || arg.contains(':') {
-        let mut vals = Vec::new();
-        for part in arg.split([',', ':']) {
-            let mut it = part.splitn(2, '-');
-            let a = it.next().unwrap_or("");
-            let lo = a.parse::<i64>().map_err(|_| bad(if a.is_empty() { arg } else { a }))?;
-            let hi = match it.next() {
-                Some(h) => h.parse::<i64>().map_err(|_| bad(h))?,
-                None => lo,
-            };
-            if lo < 0 || hi < lo || hi >= 1_000_000 {
-                return Err(bad(arg));
-            }
-            vals.push((lo, hi));
-        }
-        min = vals.iter().map(|v| v.0).min().unwrap_or(0);
-        max = vals.iter().map(|v| v.1).max().unwrap_or(0);
-    } else if let Some(p) = arg.find('-') {
-        let (a, b) = (&arg[..p], &arg[p + 1..]);
-        let lo = str_to_nodes(a).map_err(|_| bad(a))?;
-        min = if lo < 0 { 1 } else { lo };
-        max = str_to_nodes(b).map_err(|_| bad(b))?;
-    } else {
-        let n = str_to_nodes(arg).map_err(|_| bad(arg))?;
-        if n < 0 {
-            return Err(bad(arg));
-        }
-        min = n;
-        max = n;
-    }
-    if max != 0 && max < min {
-        return Err(e255(format!("Maximum node count {} is less than minimum node count {}", max, min)));
-    }
-    let c = |v: i64| v.clamp(0, u32::MAX as i64) as u32;
-    Ok((c(min), c(max)))
+    spur_grammar::num::node_count(arg).map_err(|e| e255(e.to_string()))
 }
 
 fn full_path(cwd: &str, p: &str) -> String {

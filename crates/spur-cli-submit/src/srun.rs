@@ -225,8 +225,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
         }
         match id {
             "nodes" => {
-                let (lo, hi) =
-                    alloc::node_range(val).ok_or_else(|| error(format!("\"{}\" is not a valid node count", val), 1))?;
+                let (lo, hi) = alloc::node_range(val).map_err(|(m, code)| error(m, code))?;
                 o.desc.min_nodes = Some(lo);
                 o.desc.max_nodes = hi;
                 o.step.min_nodes = Some(lo);

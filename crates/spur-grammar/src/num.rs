@@ -179,3 +179,104 @@ mod tests {
         assert_eq!(strtol("1é", 10).rest("1é"), "é");
     }
 }
+
+/// Why `-N`/`--nodes` is refused (Slurm's `verify_node_count`); each command
+/// prints it after its own prefix and exits 255.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeCountError {
+    /// `"PART" is not a valid node count` (the part that failed).
+    Invalid(String),
+    /// `Maximum node count MAX is less than minimum node count MIN`.
+    MaxBelowMin { max: i64, min: i64 },
+}
+
+impl std::fmt::Display for NodeCountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeCountError::Invalid(s) => write!(f, "\"{}\" is not a valid node count", s),
+            NodeCountError::MaxBelowMin { max, min } => {
+                write!(f, "Maximum node count {} is less than minimum node count {}", max, min)
+            }
+        }
+    }
+}
+
+/// Slurm's `str_to_nodes`: a number with an optional `k`/`m` multiplier.
+fn str_to_nodes(s: &str) -> Option<i64> {
+    let c = strtol(s, 10);
+    if !c.converted() {
+        return None;
+    }
+    let (mut n, mut rest) = (c.value, c.rest(s));
+    if let Some(r) = rest.strip_prefix(['k', 'K']) {
+        n = n.saturating_mul(1024);
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix(['m', 'M']) {
+        n = n.saturating_mul(1024 * 1024);
+        rest = r;
+    }
+    rest.trim().is_empty().then_some(n)
+}
+
+/// `-N`/`--nodes` as sbatch, salloc and srun read it (Slurm's
+/// `verify_node_count`): `N`, `MIN-MAX` (`k`/`m` multipliers; a negative
+/// minimum is 1), or a list of sizes and ranges (`2,4-6`, `:` also
+/// separates) whose smallest and largest bound the count. (min, max);
+/// max 0 when no maximum was given (`N-` ... is not accepted: both sides
+/// must be numbers).
+pub fn node_count(arg: &str) -> Result<(u32, u32), NodeCountError> {
+    let bad = |s: &str| NodeCountError::Invalid(s.to_string());
+    let (min, max): (i64, i64);
+    if arg.contains(',') || arg.contains(':') {
+        let mut vals = Vec::new();
+        for part in arg.split([',', ':']) {
+            let mut it = part.splitn(2, '-');
+            let a = it.next().unwrap_or("");
+            let lo = a.parse::<i64>().map_err(|_| bad(if a.is_empty() { arg } else { a }))?;
+            let hi = match it.next() {
+                Some(h) => h.parse::<i64>().map_err(|_| bad(h))?,
+                None => lo,
+            };
+            if lo < 0 || hi < lo || hi >= 1_000_000 {
+                return Err(bad(arg));
+            }
+            vals.push((lo, hi));
+        }
+        min = vals.iter().map(|v| v.0).min().unwrap_or(0);
+        max = vals.iter().map(|v| v.1).max().unwrap_or(0);
+    } else if let Some(p) = arg.find('-') {
+        let (a, b) = (&arg[..p], &arg[p + 1..]);
+        let lo = str_to_nodes(a).ok_or_else(|| bad(a))?;
+        min = if lo < 0 { 1 } else { lo };
+        max = str_to_nodes(b).ok_or_else(|| bad(b))?;
+    } else {
+        let n = str_to_nodes(arg).filter(|&n| n >= 0).ok_or_else(|| bad(arg))?;
+        min = n;
+        max = n;
+    }
+    if max != 0 && max < min {
+        return Err(NodeCountError::MaxBelowMin { max, min });
+    }
+    let c = |v: i64| v.clamp(0, u32::MAX as i64) as u32;
+    Ok((c(min), c(max)))
+}
+
+#[cfg(test)]
+mod node_count_tests {
+    use super::*;
+
+    #[test]
+    fn node_counts_as_verify_node_count() {
+        assert_eq!(node_count("3"), Ok((3, 3)));
+        assert_eq!(node_count("2-3"), Ok((2, 3)));
+        assert_eq!(node_count("1k"), Ok((1024, 1024)));
+        assert_eq!(node_count("2,4-6"), Ok((2, 6)));
+        assert_eq!(node_count("0"), Ok((0, 0)));
+        assert_eq!(node_count("x").unwrap_err().to_string(), "\"x\" is not a valid node count");
+        assert_eq!(node_count("3-x").unwrap_err().to_string(), "\"x\" is not a valid node count");
+        assert_eq!(
+            node_count("3-2").unwrap_err().to_string(),
+            "Maximum node count 2 is less than minimum node count 3"
+        );
+    }
+}
