@@ -8,6 +8,20 @@ pub use v1::*;
 
 pub mod convert;
 
+impl LaunchStepReply {
+    /// The reply of a launch sent to `node`: `Err` names the node that
+    /// failed (`node` itself when the reply does not say), the code and the
+    /// message.
+    pub fn into_result(self, node: String) -> Result<(), (String, i32, String)> {
+        match self.status {
+            Some(s) if s.code != 0 => {
+                Err((if self.failed_node.is_empty() { node } else { self.failed_node }, s.code, s.message))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The launch tree (Slurm's `TreeWidth`): `nodes` split into at most
 /// `width` consecutive groups of near-equal size; each group's first node is
 /// called, with the rest of its group to forward to in the same way. So no

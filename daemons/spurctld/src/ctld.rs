@@ -351,15 +351,7 @@ impl Ctld {
                 });
                 req.set_timeout(Duration::from_secs(20));
                 match a.launch_step(req).await {
-                    Ok(r) => {
-                        let r = r.into_inner();
-                        match r.status {
-                            Some(s) if s.code != 0 => {
-                                Err((if r.failed_node.is_empty() { node } else { r.failed_node }, s.code, s.message))
-                            }
-                            _ => Ok(()),
-                        }
-                    }
+                    Ok(r) => r.into_inner().into_result(node),
                     Err(e) => Err((node, SLURM_COMMUNICATIONS_CONNECTION_ERROR, e.message().to_string())),
                 }
             });

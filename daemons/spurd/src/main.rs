@@ -757,15 +757,7 @@ impl Svc {
         let mut req = Request::new(LaunchStepRequest { spec, forward, tree_width: width, node: head.node.clone() });
         req.set_timeout(Duration::from_secs(20));
         match a.launch_step(req).await {
-            Ok(r) => {
-                let r = r.into_inner();
-                match r.status {
-                    Some(s) if s.code != 0 => {
-                        Err((if r.failed_node.is_empty() { head.node } else { r.failed_node }, s.code, s.message))
-                    }
-                    _ => Ok(()),
-                }
-            }
+            Ok(r) => r.into_inner().into_result(head.node),
             Err(e) => fail(&head.node, e.message().to_string()),
         }
     }
