@@ -43,6 +43,7 @@ fn srun_salloc_and_steps() {
     srun_alone(&c);
     exit_codes_and_messages(&c);
     io_and_files(&c);
+    task_prologs_and_epilogs(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -108,6 +109,115 @@ fn srun_alone(c: &Cluster) {
         o.stderr.starts_with("srun: error: Unable to confirm allocation for job 999999: Invalid job id specified\n"),
         "{}",
         o.stderr
+    );
+}
+
+/// An executable script in the work dir.
+fn script(c: &Cluster, name: &str, text: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = c.work.join(name);
+    std::fs::write(&p, text).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.display().to_string()
+}
+
+/// A shell command line as the test user, in the work dir.
+fn sh_as(c: &Cluster, cmd: &str) -> Out {
+    c.run_as(TEST_USER, "/bin/sh", &["-c", cmd])
+}
+
+/// --task-prolog and --task-epilog, run as the user around each task
+/// (recorded/24.11/srun_stepopts/02-11).
+fn task_prologs_and_epilogs(c: &Cluster) {
+    let tp = script(
+        c,
+        "tp.sh",
+        "#!/bin/sh\necho \"export TP_VAR=p$SLURM_PROCID\"\necho 'export  SPACED =a b'\necho 'unset UNSET_ME'\n\
+         echo \"print hello $SLURM_PROCID $(id -un) ctx=$SLURM_SCRIPT_CONTEXT\"\necho 'junk'\necho 'to stderr' >&2\n",
+    );
+    let o = sh_as(
+        c,
+        &format!(
+            "UNSET_ME=x srun -n2 -l --task-prolog={} sh -c 'echo \"$TP_VAR [$SPACED] ${{UNSET_ME-unset}} $SLURM_SCRIPT_CONTEXT\"'",
+            tp
+        ),
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    let want = [
+        "0: hello 0 spurtest ctx=prolog_task",
+        "1: hello 1 spurtest ctx=prolog_task",
+        "0: p0 [a b] unset prolog_task",
+        "1: p1 [a b] unset prolog_task",
+    ];
+    assert_eq!(lines(&o.stdout), set(&want));
+    // a failing prolog: its status is the task's, after its `print` lines
+    let fail = script(c, "tpfail.sh", "#!/bin/sh\necho 'print before failing'\nexit 3\n");
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", &format!("--task-prolog={}", fail), "echo", "not"]);
+    assert_eq!((o.code, o.stdout.as_str()), (3, "before failing\n"));
+    assert_eq!(
+        lines(&o.stderr),
+        set(&[
+            "slurmstepd-node1: error: --task-prolog failed status=3",
+            "srun: error: node1: task 0: Exited with exit code 3"
+        ])
+    );
+    // a prolog is run only by its full path
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", "-l", "--task-prolog=tp.sh", "true"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains(
+            "0: slurmstepd-node1: error: run_command: user task_prolog is not a fully qualified pathname (tp.sh)\n\
+             0: slurmstepd-node1: error: user task_prolog did not exit normally. reason: Run command failed - \
+             configuration error\n0: slurmstepd-node1: error: --task-prolog failed status=1\n"
+        ),
+        "{}",
+        o.stderr
+    );
+    // the epilog: the task's environment without the prolog's changes; its
+    // stderr and slurmstepd's line on the node's first task's stream
+    script(
+        c,
+        "te.sh",
+        "#!/bin/sh\necho \"$SLURM_SCRIPT_CONTEXT $SLURM_PROCID ${TP_VAR-none} $SLURMD_NODENAME $(id -un)\" > epi.$SLURM_PROCID\n\
+         echo 'epilog stdout'\necho 'epilog stderr' >&2\nexit 4\n",
+    );
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-n3",
+            "-w",
+            "node[1-2]",
+            "-m",
+            "block",
+            "-l",
+            &format!("--task-prolog={}", tp),
+            "--task-epilog=./te.sh",
+            "true",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        lines(&o.stdout),
+        set(&want[..2]).into_iter().chain(["2: hello 2 spurtest ctx=prolog_task".to_string()]).collect()
+    );
+    let n1 = "0: epilog stderr\n0: slurmstepd-node1: error: TaskEpilog failed status=4\n";
+    assert_eq!(o.stderr.matches(n1).count(), 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("2: epilog stderr\n2: slurmstepd-node2: error: TaskEpilog failed status=4\n"),
+        "{}",
+        o.stderr
+    );
+    for (t, node) in [(0, "node1"), (1, "node1"), (2, "node2")] {
+        let e = c.read_work(&format!("epi.{}", t));
+        assert_eq!(e, format!("epilog_task {} none {} spurtest\n", t, node));
+    }
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", "--task-epilog=./nonexistent.sh", "echo", "ran"]);
+    assert_eq!((o.code, o.stdout.as_str()), (0, "ran\n"));
+    assert_eq!(
+        o.stderr,
+        "slurmstepd-node1: error: execve(./nonexistent.sh): No such file or directory\n\
+         slurmstepd-node1: error: TaskEpilog failed status=127\n"
     );
 }
 

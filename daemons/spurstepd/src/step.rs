@@ -25,6 +25,7 @@
 
 use crate::iopattern;
 use crate::supervisor::{c_array, cstr, fill_task_pid, log, no_children_left, strerror, write_stderr};
+use crate::taskscript::{self, Origin};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
@@ -67,22 +68,44 @@ struct TaskPrep {
     stderr: Stream,
     /// `slurmstepd: error: execve(): PROG: `
     exec_prefix: Vec<u8>,
+    /// What the task prologs print to the task's stdout.
+    print: Vec<u8>,
+    /// A failed task prolog: slurmstepd's lines for the task's stderr, and
+    /// the status the task ends with instead of running.
+    prolog_failed: Option<(Vec<u8>, i32)>,
+    /// The task's environment for its epilogs (without the prologs' changes).
+    epilog_env: Vec<(String, String)>,
 }
 
 /// What every task shares.
-struct Common {
-    uid: u32,
-    gid: u32,
-    groups: Vec<Gid>,
-    switch_user: bool,
-    umask: Mode,
-    cwd: CString,
+pub(crate) struct Common {
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) groups: Vec<Gid>,
+    pub(crate) switch_user: bool,
+    pub(crate) umask: Mode,
+    pub(crate) cwd: CString,
     chdir_msg: Vec<u8>,
     append: bool,
     errno_text: Vec<String>,
+    /// srun's `SLURM_RLIMIT_*` (`--propagate`, PropagateResourceLimits), set
+    /// in each task just before its exec.
+    rlimits: Vec<(nix::sys::resource::Resource, u64, bool)>,
+    /// The task prologs and epilogs, in the order they run.
+    prologs: Vec<(Origin, String)>,
+    epilogs: Vec<(Origin, String)>,
 }
 
 impl Common {
+    /// Take the user's groups, gid and uid when the daemon is root and the
+    /// user another; false when one of them failed. Async-signal-safe.
+    pub(crate) fn become_user(&self) -> bool {
+        !self.switch_user
+            || unistd::setgroups(&self.groups).is_ok()
+                && unistd::setgid(Gid::from_raw(self.gid)).is_ok()
+                && unistd::setuid(Uid::from_raw(self.uid)).is_ok()
+    }
+
     fn errno_text(&self, e: Errno) -> &[u8] {
         self.errno_text.get(e as usize).map(|s| s.as_bytes()).unwrap_or(b"Unknown error")
     }
@@ -173,8 +196,19 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     let mut readers: HashMap<u32, Vec<std::thread::JoinHandle<()>>> = HashMap::new();
     let mut stdins: HashMap<u32, OwnedFd> = HashMap::new();
     let mut early: Vec<(u32, TaskExit)> = Vec::new();
+    let mut err_sinks: HashMap<u32, Sink> = HashMap::new();
+    let mut epilog_envs: HashMap<u32, Vec<(String, String)>> = HashMap::new();
     let mut preps = preps;
     for (p, par) in preps.iter_mut().zip(parents) {
+        // the prologs' `print` lines come first on the task's stdout: the
+        // pipe is new and empty, so what fits in it is written at once
+        if !p.print.is_empty() {
+            if let Stream::Pipe(fd) | Stream::Pty(fd) = &p.stdout {
+                let n = p.print.len().min(PIPE_ROOM);
+                let _ = write_all(fd, &p.print[..n]);
+            }
+        }
+        epilog_envs.insert(p.global, std::mem::take(&mut p.epilog_env));
         // SAFETY: the child makes only async-signal-safe calls on data built
         // before the fork (`child_exec`) and ends in execve or _exit.
         match unsafe { unistd::fork() } {
@@ -196,6 +230,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                     hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global, sink));
                 }
                 if let Some((err, sink)) = par.stderr {
+                    err_sinks.insert(p.global, sink.clone());
                     hs.push(pump(err, srun.clone(), FrameKind::Stderr, p.global, sink));
                 }
                 readers.insert(p.global, hs);
@@ -328,6 +363,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         for h in readers.remove(&task).unwrap_or_default() {
             let _ = h.join();
         }
+        // the task epilogs, before srun hears of the end
+        if !common.epilogs.is_empty() {
+            let env = epilog_envs.remove(&task).unwrap_or_default();
+            let err = taskscript::run_epilogs(&common.epilogs, &env, &common, &format!("slurmstepd-{}: error: ", node));
+            // slurmstepd's own stderr is its node's first task's
+            // (recorded/24.11/srun_stepopts/09)
+            let first = tasks.first().copied().unwrap_or(task);
+            let sink = err_sinks.get(&first).cloned().unwrap_or(Sink::Srun);
+            sink_write(&sink, &srun, FrameKind::Stderr, first, &err);
+        }
         let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         let e = TaskExit { status, user_us: tv(ru.ru_utime), sys_us: tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss as u64 };
         srun.send(FrameKind::Exit, task, &e.encode());
@@ -406,6 +451,33 @@ fn pump(fd: OwnedFd, srun: Srun, kind: FrameKind, task: u32, sink: Sink) -> std:
             }
         }
     })
+}
+
+/// What a task's new stdout pipe takes without a reader (Linux's smallest
+/// pipe is 4 KiB; the default 64 KiB).
+const PIPE_ROOM: usize = 4096;
+
+/// Write whole lines of the step daemon's own (an epilog's stderr) where a
+/// task's stream goes.
+fn sink_write(sink: &Sink, srun: &Srun, kind: FrameKind, task: u32, data: &[u8]) {
+    if data.is_empty() {
+        return;
+    }
+    match sink {
+        Sink::Srun => srun.send(kind, task, data),
+        Sink::File(file, label) => {
+            use std::io::Write;
+            let mut out = Vec::new();
+            for line in data.split_inclusive(|&b| b == b'\n') {
+                if let Some(l) = label {
+                    out.extend_from_slice(l.as_bytes());
+                }
+                out.extend_from_slice(line);
+            }
+            let _ = file.lock().unwrap_or_else(|e| e.into_inner()).write_all(&out);
+        }
+        Sink::Discard => {}
+    }
 }
 
 fn signal_tasks(pgids: &[i32], sig: i32) {
@@ -491,6 +563,18 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         .and_then(|(_, v)| u32::from_str_radix(v, 8).ok())
         .unwrap_or(0o022);
     let cwd = if spec.io.cwd.is_empty() { spec.job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
+    // the node's slurm.conf TaskProlog/TaskEpilog (the agent's SLURM_CONF)
+    let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
+    let conf_script = |k: &str| conf.as_ref().and_then(|c| c.get(k)).filter(|v| !v.is_empty()).map(String::from);
+    let user_script = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+    let prologs = [
+        conf_script("TaskProlog").map(|p| (Origin::Conf, p)),
+        user_script(&spec.io.task_prolog).map(|p| (Origin::User, p)),
+    ];
+    let epilogs = [
+        user_script(&spec.io.task_epilog).map(|p| (Origin::User, p)),
+        conf_script("TaskEpilog").map(|p| (Origin::Conf, p)),
+    ];
     Ok(Common {
         uid: spec.uid,
         gid: spec.gid,
@@ -501,6 +585,9 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         cwd: cstr(&cwd),
         append: spec.io.open_mode_append,
         errno_text: (0..134).map(strerror).collect(),
+        rlimits: crate::supervisor::rlimits(&crate::jobenv::rlimits_in(&spec.io.env)),
+        prologs: prologs.into_iter().flatten().collect(),
+        epilogs: epilogs.into_iter().flatten().collect(),
     })
 }
 
@@ -625,7 +712,23 @@ fn prepare(
             set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
         }
         set("SLURM_TASK_PID", String::new());
-        // slurmstepd gives TMPDIR to a node's first task only (recorded/24.11/srun_env/03)
+        // users do not see the propagated limits (slurmstepd's `_set_limit`;
+        // recorded/24.11/srun_stepopts/21); the umask stays
+        env.retain(|(k, _)| !k.starts_with("SLURM_RLIMIT_"));
+        let epilog_env = if common.epilogs.is_empty() {
+            vec![]
+        } else {
+            let mut e = env.clone();
+            spur_core::launch::env_set(&mut e, "SLURMD_NODENAME", node);
+            e
+        };
+        let prolog = taskscript::run_prologs(&common.prologs, &mut env, common);
+        let prolog_failed = prolog.failed.map(|(lines, rc)| {
+            let text: String = lines.iter().map(|l| format!("slurmstepd-{}: error: {}\n", node, l)).collect();
+            (text.into_bytes(), rc)
+        });
+        // slurmstepd gives TMPDIR to a node's first task only, after the
+        // prologs (recorded/24.11/srun_env/03)
         if local == 0 && !env.iter().any(|(k, _)| k == "TMPDIR") {
             env.push(("TMPDIR".into(), "/tmp".into()));
         }
@@ -663,6 +766,9 @@ fn prepare(
                 stdout: Stream::Pty(slave.try_clone()?),
                 stderr: Stream::Pty(slave),
                 exec_prefix,
+                print: prolog.print,
+                prolog_failed,
+                epilog_env,
             };
             p.envp = c_array(&p._envp_s);
             p.argv = c_array(&p._argv_s);
@@ -718,6 +824,9 @@ fn prepare(
             stdout: Stream::Null,
             stderr: Stream::Null,
             exec_prefix,
+            print: prolog.print,
+            prolog_failed,
+            epilog_env,
         };
         // the environment's pointers stay valid: the strings do not move
         p.envp = c_array(&p._envp_s);
@@ -802,11 +911,7 @@ fn open_as_user(paths: &[String], outputs: usize, c: &Common) -> Vec<Option<Owne
     // before the fork.
     match unsafe { unistd::fork() } {
         Ok(ForkResult::Child) => {
-            if c.switch_user
-                && (unistd::setgroups(&c.groups).is_err()
-                    || unistd::setgid(Gid::from_raw(c.gid)).is_err()
-                    || unistd::setuid(Uid::from_raw(c.uid)).is_err())
-            {
+            if !c.become_user() {
                 // SAFETY: _exit(2) is async-signal-safe.
                 unsafe { libc::_exit(1) }
             }
@@ -875,11 +980,7 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     } else {
         let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     }
-    if c.switch_user
-        && (unistd::setgroups(&c.groups).is_err()
-            || unistd::setgid(Gid::from_raw(c.gid)).is_err()
-            || unistd::setuid(Uid::from_raw(c.uid)).is_err())
-    {
+    if !c.become_user() {
         write_stderr(b"slurmstepd: error: unable to set the user's identity\n");
         return 1;
     }
@@ -912,6 +1013,11 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
             libc::ioctl(0, libc::TIOCSCTTY, 0);
         }
     }
+    if let Some((msg, rc)) = &p.prolog_failed {
+        write_stderr(msg);
+        return *rc;
+    }
+    crate::supervisor::set_rlimits(&c.rlimits);
     if let Some((i, buf)) = &mut p.task_pid {
         fill_task_pid(buf, unistd::getpid().as_raw() as u32);
         p.envp[*i] = buf.as_ptr().cast();
