@@ -44,6 +44,7 @@ fn srun_salloc_and_steps() {
     exit_codes_and_messages(&c);
     io_and_files(&c);
     task_prologs_and_epilogs(&c);
+    propagated_limits_and_umask(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -219,6 +220,33 @@ fn task_prologs_and_epilogs(c: &Cluster) {
         "slurmstepd-node1: error: execve(./nonexistent.sh): No such file or directory\n\
          slurmstepd-node1: error: TaskEpilog failed status=127\n"
     );
+}
+
+/// srun's soft limits and umask in its tasks (PropagateResourceLimits=ALL,
+/// `--propagate`), the variables not (recorded/24.11/srun_stepopts/12-24).
+fn propagated_limits_and_umask(c: &Cluster) {
+    let o = sh_as(
+        c,
+        "ulimit -S -n 123; ulimit -S -c 0; umask 027; \
+         srun -n1 sh -c 'ulimit -n; ulimit -c; umask; printenv SLURM_UMASK; printenv SLURM_RLIMIT_NOFILE || echo none'",
+    );
+    assert_eq!((o.stdout.as_str(), o.stderr.as_str()), ("123\n0\n0027\n0027\nnone\n", ""));
+    // --propagate names what goes: the others keep the node's limits
+    let o = sh_as(c, "ulimit -S -n 123; srun -n1 --propagate=NONE sh -c 'ulimit -n'");
+    assert!(o.code == 0 && o.stdout != "123\n", "{:?}", o);
+    let o = sh_as(c, "ulimit -S -n 123; ulimit -S -s 4096; srun -n1 --propagate=STACK sh -c 'ulimit -n; ulimit -s'");
+    assert!(o.code == 0 && !o.stdout.starts_with("123\n") && o.stdout.ends_with("\n4096\n"), "{:?}", o);
+    let o = sh_as(c, "ulimit -S -n 123; srun -n1 --propagate=RLIMIT_NOFILE sh -c 'ulimit -n'");
+    assert_eq!(o.stdout, "123\n", "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "--propagate=BOGUS", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: Bad rlimit name: BOGUS\nsrun: error: --propagate=BOGUS is not valid.\n")
+    );
+    // -vv shows what srun propagates
+    let o = sh_as(c, "ulimit -S -c 0; umask 022; srun -vv -n1 true");
+    assert!(o.stderr.contains("srun: debug:  propagating RLIMIT_CORE=0\n"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: debug:  propagating UMASK=0022\n"), "{}", o.stderr);
 }
 
 /// srun's status: the highest exit code, 128+signal; Slurm's lines.

@@ -111,6 +111,57 @@ pub fn defined_options(prog: &str, set: &[(String, String)]) -> String {
     out
 }
 
+/// The resource limits sbatch and srun propagate as `SLURM_RLIMIT_<NAME>`,
+/// in Slurm's order (`slurm_rlimits_info.c`).
+pub const RLIMITS: [(&str, nix::sys::resource::Resource); 10] = {
+    use nix::sys::resource::Resource::*;
+    [
+        ("CPU", RLIMIT_CPU),
+        ("FSIZE", RLIMIT_FSIZE),
+        ("DATA", RLIMIT_DATA),
+        ("STACK", RLIMIT_STACK),
+        ("CORE", RLIMIT_CORE),
+        ("RSS", RLIMIT_RSS),
+        ("NPROC", RLIMIT_NPROC),
+        ("NOFILE", RLIMIT_NOFILE),
+        ("MEMLOCK", RLIMIT_MEMLOCK),
+        ("AS", RLIMIT_AS),
+    ]
+};
+
+/// This process's soft limits of [`RLIMITS`] (those it can read).
+pub fn current_rlimits() -> Vec<(&'static str, u64)> {
+    RLIMITS
+        .iter()
+        .filter_map(|&(name, res)| nix::sys::resource::getrlimit(res).ok().map(|(cur, _)| (name, cur)))
+        .collect()
+}
+
+/// Slurm's `parse_rlimits`: a list of limit names (`CORE` or `RLIMIT_CORE`,
+/// case matters, separated by commas or blanks), `ALL` or `NONE`, setting
+/// `flag` for those named and the opposite for the others; the error is
+/// `Bad rlimit name: NAME`.
+pub fn parse_rlimits(s: &str, flag: bool, flags: &mut [bool; 10]) -> Result<(), String> {
+    match s {
+        "NONE" => *flags = [!flag; 10],
+        "ALL" => *flags = [flag; 10],
+        _ => {
+            let mut named = [false; 10];
+            for tok in s.split([',', ' ', '\t', '\n']).filter(|t| !t.is_empty()) {
+                let name = tok.strip_prefix("RLIMIT_").unwrap_or(tok);
+                match RLIMITS.iter().position(|(n, _)| *n == name) {
+                    Some(i) => named[i] = true,
+                    None => return Err(format!("Bad rlimit name: {}", name)),
+                }
+            }
+            for (f, n) in flags.iter_mut().zip(named) {
+                *f = if n { flag } else { !flag };
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `PROG: Nodes LIST are ready for job` (24.11; 22.05 has no such line).
 pub fn nodes_ready_line(prog: &str, job: &Job) -> String {
     if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {

@@ -173,6 +173,10 @@ pub struct SrunOpts {
     pub nodes_on_command_line: bool,
     pub ntasks_on_command_line: bool,
     pub export: Option<String>,
+    /// `--propagate[=rlimits]` (`ALL` without a value).
+    pub propagate: Option<String>,
+    /// The `SLURM_RLIMIT_*` variables srun sends ([`rlimit_env`]).
+    pub rlimits: Vec<(String, String)>,
     /// The options given, for `-v`'s block (name, value).
     pub set: Vec<(String, String)>,
 }
@@ -378,7 +382,11 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             "het-group" => {
                 return Err(error("Heterogeneous job steps are not supported (--het-group)", 1));
             }
-            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "propagate" | "signal" | "ntasks-per-core"
+            "propagate" => {
+                o.propagate = Some(v.clone().unwrap_or_else(|| "ALL".into()));
+                let _ = alloc::apply_job_option(&mut o.desc, id, val);
+            }
+            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "signal" | "ntasks-per-core"
             | "oversubscribe" | "dependency" | "hold" | "nice" => {
                 let _ = alloc::apply_job_option(&mut o.desc, id, val);
             }
@@ -397,6 +405,12 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     if o.no_allocate && o.step.node_list.is_none() {
         return Err(error("must specify a node list with -Z, --no-allocate.", 1));
+    }
+    if let Some(p) = &o.propagate {
+        // (srun's _set_rlimit_env; recorded/24.11/srun_stepopts/17-19)
+        if let Err(m) = alloc::parse_rlimits(p, true, &mut [false; 10]) {
+            return Err(Output::err(format!("srun: error: {}\nsrun: error: --propagate={} is not valid.\n", m, p), 1));
+        }
     }
     let mut argv = p.operands.clone();
     if o.io.multi_prog.is_some() {
@@ -421,6 +435,37 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     o.io.argv = std::mem::take(&mut argv);
     o.io.label = o.label;
     Ok((o, p.operands))
+}
+
+/// srun's `SLURM_RLIMIT_<NAME>` variables (`_set_rlimit_env`): the limits
+/// slurm.conf's `PropagateResourceLimitsExcept` does not name, or
+/// `PropagateResourceLimits` names (default `ALL`), unless `--propagate`
+/// names others; a limit `--propagate` asked for is marked `U` (the task
+/// sets it even above the node's hard limit, or fails). `limits` are srun's
+/// own soft limits.
+pub fn rlimit_env(
+    conf_propagate: Option<&str>,
+    conf_except: Option<&str>,
+    opt: Option<&str>,
+    limits: &[(&'static str, u64)],
+) -> Vec<(String, String)> {
+    let mut flags = [true; 10];
+    // (a bad configured list: slurmctld would not start; srun keeps ALL)
+    let _ = match conf_except.filter(|e| !e.is_empty()) {
+        Some(e) => alloc::parse_rlimits(e, false, &mut flags),
+        None => alloc::parse_rlimits(conf_propagate.unwrap_or("ALL"), true, &mut flags),
+    };
+    if let Some(p) = opt {
+        let _ = alloc::parse_rlimits(p, true, &mut flags);
+    }
+    let mut out = Vec::new();
+    for ((name, _), on) in alloc::RLIMITS.iter().zip(flags) {
+        if let Some((_, v)) = limits.iter().find(|(n, _)| n == name).filter(|_| on) {
+            let u = if opt.is_some() { "U" } else { "" };
+            out.push((format!("SLURM_RLIMIT_{}", name), format!("{}{}", u, v)));
+        }
+    }
+    out
 }
 
 /// The MPI plugins srun knows (`--mpi`): `none` runs tasks without any.
@@ -703,6 +748,26 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
         Err(out) => return emit(&out),
     };
+    o.rlimits = rlimit_env(
+        c.conf().get("PropagateResourceLimits"),
+        c.conf().get("PropagateResourceLimitsExcept"),
+        o.propagate.as_deref(),
+        &alloc::current_rlimits(),
+    );
+    if o.verbose > 1 {
+        // (srun's debug lines: recorded/24.11/srun_stepopts/37)
+        let mut t = String::new();
+        for (k, v) in &o.rlimits {
+            t.push_str(&format!("srun: debug:  propagating {}={}\n", &k["SLURM_".len()..], v.trim_start_matches('U')));
+        }
+        t.push_str(&format!("srun: debug:  propagating SLURM_PRIO_PROCESS={}\n", nix_priority()));
+        t.push_str(&format!("srun: debug:  propagating UMASK={:04o}\n", o.desc.umask));
+        eprint!("{}", t);
+    }
+    // srun itself may open as many files as it can (rlimits_use_max_nofile)
+    if let Ok((_, max)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE) {
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, max, max);
+    }
 
     // the allocation: the one srun runs in, or its own
     let mut own = false;
@@ -860,7 +925,10 @@ fn run_step(
     o.step.srun_host = alloc::hostname();
     let mut base = base_env(o, env);
     // what srun adds for its tasks (the step's layout is added on each node)
-    base.retain(|(k, _)| !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO"));
+    base.retain(|(k, _)| {
+        !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO") && !k.starts_with("SLURM_RLIMIT_")
+    });
+    base.extend(o.rlimits.iter().cloned());
     base.push(("SLURM_UMASK".into(), format!("{:04o}", o.desc.umask)));
     base.push(("SLURM_PRIO_PROCESS".into(), nix_priority().to_string()));
     if o.label {
@@ -1267,6 +1335,37 @@ mod tests {
 
     fn a(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    // recorded/24.11/srun_stepopts/10-20
+    #[test]
+    fn propagated_limits() {
+        let limits: Vec<(&'static str, u64)> = alloc::RLIMITS.iter().map(|(n, _)| (*n, 7)).collect();
+        let names = |v: Vec<(String, String)>| v.into_iter().map(|(k, v)| format!("{}={}", k, v)).collect::<Vec<_>>();
+        assert_eq!(names(rlimit_env(None, None, None, &limits)).len(), 10);
+        assert_eq!(
+            names(rlimit_env(None, None, Some("RLIMIT_NOFILE,CORE"), &limits)),
+            ["SLURM_RLIMIT_CORE=U7", "SLURM_RLIMIT_NOFILE=U7"]
+        );
+        assert!(rlimit_env(None, None, Some("NONE"), &limits).is_empty());
+        assert_eq!(names(rlimit_env(Some("NONE"), None, None, &limits)), Vec::<String>::new());
+        let except = names(rlimit_env(None, Some("CPU AS"), None, &limits));
+        assert_eq!((except.len(), except[0].as_str()), (8, "SLURM_RLIMIT_FSIZE=7"));
+        assert_eq!(names(rlimit_env(Some("STACK"), None, None, &limits)), ["SLURM_RLIMIT_STACK=7"]);
+        let bad = |p: &str| {
+            parse(&a(&[&format!("--propagate={}", p), "true"]), &env(&[]), "/w").err().map(|o| (o.stderr, o.code))
+        };
+        assert_eq!(
+            bad("core"),
+            Some(("srun: error: Bad rlimit name: core\nsrun: error: --propagate=core is not valid.\n".into(), 1))
+        );
+        assert_eq!(
+            bad("ALL,CORE").map(|e| e.0),
+            Some("srun: error: Bad rlimit name: ALL\nsrun: error: --propagate=ALL,CORE is not valid.\n".into())
+        );
+        assert_eq!(bad("RLIMIT_CORE,AS"), None);
+        let (o, _) = parse(&a(&["--propagate", "true"]), &env(&[]), "/w").unwrap();
+        assert_eq!(o.propagate.as_deref(), Some("ALL"));
     }
 
     #[test]
