@@ -45,6 +45,7 @@ fn srun_salloc_and_steps() {
     io_and_files(&c);
     task_prologs_and_epilogs(&c);
     propagated_limits_and_umask(&c);
+    warning_signal_before_the_time_limit(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -247,6 +248,40 @@ fn propagated_limits_and_umask(c: &Cluster) {
     let o = sh_as(c, "ulimit -S -c 0; umask 022; srun -vv -n1 true");
     assert!(o.stderr.contains("srun: debug:  propagating RLIMIT_CORE=0\n"), "{}", o.stderr);
     assert!(o.stderr.contains("srun: debug:  propagating UMASK=0022\n"), "{}", o.stderr);
+}
+
+/// `srun --signal`: a job option of srun's own allocation, sent to the
+/// step's tasks before the time limit (recorded/24.11/srun_stepopts/25-29).
+fn warning_signal_before_the_time_limit(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-n2",
+            "-N2",
+            "-t",
+            "1",
+            "--signal=USR1@58",
+            "-l",
+            "bash",
+            "-c",
+            "trap 'echo got USR1; exit 0' USR1; sleep 200 & wait",
+        ],
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    assert_eq!(lines(&o.stdout), set(&["0: got USR1", "1: got USR1"]));
+    for (arg, code, err) in [
+        ("--signal=B:USR1", 255, "srun: error: Invalid --signal specification\n"),
+        ("--signal=USR1@100000", 255, "srun: error: Invalid --signal specification\n"),
+        (
+            "--signal=R:USR2@58",
+            1,
+            "srun: error: Unable to allocate resources: Preemption is required but is disabled on this system\n",
+        ),
+    ] {
+        let o = c.run_as(TEST_USER, "srun", &["-n1", arg, "true"]);
+        assert_eq!((o.code, o.stderr.as_str()), (code, err), "{}", arg);
+    }
 }
 
 /// srun's status: the highest exit code, 128+signal; Slurm's lines.

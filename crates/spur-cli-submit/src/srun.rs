@@ -386,8 +386,16 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
                 o.propagate = Some(v.clone().unwrap_or_else(|| "ALL".into()));
                 let _ = alloc::apply_job_option(&mut o.desc, id, val);
             }
-            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "signal" | "ntasks-per-core"
-            | "oversubscribe" | "dependency" | "hold" | "nice" => {
+            "signal" => {
+                // a job option: it acts on srun's own allocation only (B: is sbatch's)
+                let names = spur_core::compat::profile().signal_names;
+                if spur_grammar::signal::parse_signal_opts(val, false, names).is_err() {
+                    return Err(error("Invalid --signal specification", 255));
+                }
+                o.desc.signal = Some(val.to_string());
+            }
+            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "ntasks-per-core" | "oversubscribe"
+            | "dependency" | "hold" | "nice" => {
                 let _ = alloc::apply_job_option(&mut o.desc, id, val);
             }
             other => {

@@ -342,6 +342,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
             ender.cancel(libc::SIGTERM, Some("TIME LIMIT"), true);
         });
     }
+    // the job's `--signal=SIG@TIME` (srun's or sbatch's, not `B:`)
+    if let Some((sig, at)) = warn_signal(&spec.job, spec.step.start_time) {
+        let pgids = pgids.clone();
+        let wait = (at - now_secs()).max(0) as u64;
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(wait));
+            signal_tasks(&pgids, libc::SIGCONT);
+            signal_tasks(&pgids, sig);
+        });
+    }
 
     // wait for every task
     let mut left = pids.len();
@@ -1034,6 +1044,27 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     e as i32
 }
 
+/// When and what the job's `--signal=[R:]SIG[@TIME]` sends this step's
+/// tasks (slurmctld's `send_job_warn_signal`): SIGCONT and SIG, TIME
+/// seconds (default 60) before the job's end, to its steps only unless `B:`
+/// keeps it for the batch shell; not for a job without a time limit, nor
+/// for a step started after the warning went out (slurmctld sends it once,
+/// to the steps running then: it looks every 30 s, so it may come up to
+/// 30 s earlier there).
+fn warn_signal(job: &spur_core::model::Job, step_start: i64) -> Option<(i32, i64)> {
+    let names = spur_core::compat::profile().signal_names;
+    let o = spur_grammar::signal::parse_signal_opts(job.desc.signal.as_deref()?, true, names).ok()?;
+    if o.batch || job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
+        return None;
+    }
+    let at = (job.end_time - o.time as i64).max(job.start_time);
+    // (a step of srun's own allocation starts a moment after its job)
+    if step_start > at + 2 {
+        return None;
+    }
+    Some((o.signal as i32, at))
+}
+
 fn now_secs() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
@@ -1054,6 +1085,25 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warning_signal_before_the_end() {
+        let mut j =
+            spur_core::model::Job { start_time: 1000, end_time: 1060, time_limit: Some(1), ..Default::default() };
+        assert_eq!(warn_signal(&j, 1000), None);
+        j.desc.signal = Some("USR1@55".into());
+        assert_eq!(warn_signal(&j, 1001), Some((libc::SIGUSR1, 1005)));
+        j.desc.signal = Some("R:USR2".into());
+        // (TIME beyond the limit: at once)
+        assert_eq!(warn_signal(&j, 1000), Some((libc::SIGUSR2, 1000)));
+        j.desc.signal = Some("10@30".into());
+        assert_eq!(warn_signal(&j, 1040), None);
+        j.desc.signal = Some("B:USR1@30".into());
+        assert_eq!(warn_signal(&j, 1000), None);
+        j.desc.signal = Some("USR1".into());
+        j.time_limit = Some(u32::MAX);
+        assert_eq!(warn_signal(&j, 1000), None);
+    }
 
     #[test]
     fn multi_prog_lines_by_rank() {
