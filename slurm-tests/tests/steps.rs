@@ -245,9 +245,21 @@ fn propagated_limits_and_umask(c: &Cluster) {
         (1, "srun: error: Bad rlimit name: BOGUS\nsrun: error: --propagate=BOGUS is not valid.\n")
     );
     // -vv shows what srun propagates
-    let o = sh_as(c, "ulimit -S -c 0; umask 022; srun -vv -n1 true");
+    let o = sh_as(c, "ulimit -S -c 0; umask 022; srun -vv -n1 -w node1 true");
     assert!(o.stderr.contains("srun: debug:  propagating RLIMIT_CORE=0\n"), "{}", o.stderr);
     assert!(o.stderr.contains("srun: debug:  propagating UMASK=0022\n"), "{}", o.stderr);
+    // and how it goes (recorded/24.11/srun_stepopts/39)
+    for l in [
+        "srun: debug:  Entering _msg_thr_internal\n",
+        ", user 99, nodes 1 including (node1)\n",
+        "srun: debug:  cpus 1, tasks 1, name true, relative 65534\n",
+        "srun: debug:  Entering _launch_tasks\n",
+        "srun: debug:  launch returned msg_rc=0 err=0 type=8001\n",
+        "srun: node1: task 0: Completed\nsrun: debug:  task 0 done\n",
+        "srun: debug:  IO thread exiting\nsrun: debug:  Leaving _msg_thr_internal\n",
+    ] {
+        assert!(o.stderr.contains(l), "{}\n{}", l, o.stderr);
+    }
 }
 
 /// `srun --signal`: a job option of srun's own allocation, sent to the

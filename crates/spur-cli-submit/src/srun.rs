@@ -843,6 +843,10 @@ fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -
             return Err(1);
         }
     };
+    if o.verbose > 1 {
+        // (srun's allocation message thread; its port line is left out: Spur has no such listener)
+        eprintln!("srun: debug:  Entering slurm_allocation_msg_thr_create()\nsrun: debug:  Entering _msg_thr_internal");
+    }
     let quiet = o.quiet;
     let immediate = o.immediate.is_some();
     let mut waited = false;
@@ -1028,11 +1032,35 @@ fn run_step(
             spur_grammar::hostlist::compress(&step.node_names()),
             cpu_counts(&step.allocs.iter().map(|a| a.cpus).collect::<Vec<_>>())
         );
+        let debug = o.verbose > 1;
+        if debug {
+            // (srun's opt.uid is SLURM_AUTH_NOBODY, 99; `relative` NO_VAL16
+            // when not asked: recorded/24.11/srun_stepopts/39)
+            t.push_str(&format!(
+                "srun: debug:  requesting job {}, user 99, nodes {} including ({})\n\
+                 srun: debug:  cpus {}, tasks {}, name {}, relative {}\n",
+                job.job_id,
+                step.allocs.len(),
+                o.step.node_list.as_deref().unwrap_or("(null)"),
+                step.num_tasks.saturating_mul(step.cpus_per_task.max(1)),
+                step.num_tasks,
+                step.name,
+                o.step.relative.unwrap_or(65534)
+            ));
+        }
         t.push_str(if v22 {
             "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n"
         } else {
             "srun: CpuBindType=(null type)\n"
         });
+        if debug {
+            t.push_str(&format!(
+                "srun: debug:  Entering slurm_step_launch\nsrun: debug:  Entering _msg_thr_create()\n\
+                 srun: debug:  initialized stdio listening socket, port {}\nsrun: debug:  Started IO server thread\n\
+                 srun: debug:  Entering _launch_tasks\n",
+                io.port()
+            ));
+        }
         for (a, ids) in step.allocs.iter().zip(&step.task_ids) {
             t.push_str(&format!(
                 "srun: launching StepId={}.{} on host {}, {} tasks: {}\n",
@@ -1048,6 +1076,11 @@ fn run_step(
         } else {
             "srun: topology/default: init: topology Default plugin loaded\n"
         });
+        if debug {
+            for _ in &step.allocs {
+                t.push_str("srun: debug:  launch returned msg_rc=0 err=0 type=8001\n");
+            }
+        }
         eprint!("{}", t);
     }
     stream(c, o, job, &step, io, events, signals)
@@ -1159,6 +1192,9 @@ fn stream(
                     if exit.status == 0 {
                         eprintln!("srun: {}{}: task {}: Completed", launch_prefix("_task_finish"), node, task);
                     }
+                    if o.verbose > 1 {
+                        eprintln!("srun: debug:  task {} done", task);
+                    }
                 }
                 if o.io.kill_on_bad_exit && exit.status != 0 && !terminating {
                     // --kill-on-bad-exit: the whole step ends
@@ -1215,6 +1251,12 @@ fn stream(
     }
     for t in 0..step.num_tasks {
         pr.flush(t);
+    }
+    if o.verbose > 1 {
+        eprintln!("srun: debug:  IO thread exiting");
+        if o.jobid.is_none() {
+            eprintln!("srun: debug:  Leaving _msg_thr_internal");
+        }
     }
     let _ = c.step_complete(job.job_id, step.step_id);
     eprint!("{}", exit_lines(step, &exits));
