@@ -46,6 +46,7 @@ fn srun_salloc_and_steps() {
     task_prologs_and_epilogs(&c);
     propagated_limits_and_umask(&c);
     warning_signal_before_the_time_limit(&c);
+    node_list_from_a_file(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -220,6 +221,20 @@ fn task_prologs_and_epilogs(c: &Cluster) {
         o.stderr,
         "slurmstepd-node1: error: execve(./nonexistent.sh): No such file or directory\n\
          slurmstepd-node1: error: TaskEpilog failed status=127\n"
+    );
+}
+
+/// `srun -w FILE` (a `/` in the list): the file's hosts are the node list,
+/// laid out as any node list is (recorded/24.11/srun_stepopts/35).
+fn node_list_from_a_file(c: &Cluster) {
+    std::fs::write(c.work.join("hosts"), "node3\nnode1\n# a comment\nnode3,node2\n").unwrap();
+    let o = c.run_as(TEST_USER, "srun", &["-w", "./hosts", "-n4", "-l", "printenv", "SLURMD_NODENAME"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines(&o.stdout), set(&["0: node1", "1: node1", "2: node2", "3: node3"]));
+    let o = c.run_as(TEST_USER, "srun", &["-w", "./nohosts", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n")
     );
 }
 

@@ -414,6 +414,24 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     if o.no_allocate && o.step.node_list.is_none() {
         return Err(error("must specify a node list with -Z, --no-allocate.", 1));
     }
+    // a node list naming a file (a `/` in it) is the file's hosts
+    // (verify_node_list; recorded/24.11/srun_stepopts/35)
+    if let Some(list) = o.step.node_list.clone().filter(|l| l.contains('/')) {
+        let full = if list.starts_with('/') { list.clone() } else { format!("{}/{}", cwd, list) };
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            let e = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EIO)).desc();
+            error(format!("slurm_allocate_resources error opening file {}, {}", list, e), 1)
+        })?;
+        let hosts = alloc::read_hostfile(&list, &text, None).map_err(|m| error(m, 1))?;
+        let mut unique: Vec<String> = Vec::new();
+        for h in hosts {
+            if !unique.contains(&h) {
+                unique.push(h);
+            }
+        }
+        o.step.node_list = Some(unique.join(","));
+        o.desc.req_nodes = o.step.node_list.clone();
+    }
     if let Some(p) = &o.propagate {
         // (srun's _set_rlimit_env; recorded/24.11/srun_stepopts/17-19)
         if let Err(m) = alloc::parse_rlimits(p, true, &mut [false; 10]) {
@@ -1385,6 +1403,30 @@ mod tests {
 
     fn a(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    // recorded/24.11/srun_stepopts/35
+    #[test]
+    fn node_list_from_a_file() {
+        let text = "node3\n# a comment\n\nnode1,node3 # more\nnode2*2\n";
+        let hosts = alloc::read_hostfile("h", text, None).unwrap();
+        assert_eq!(hosts, ["node3", "node1", "node3", "node2", "node2"]);
+        assert_eq!(alloc::read_hostfile("h", text, Some(2)).unwrap(), ["node3", "node1"]);
+        assert_eq!(alloc::read_hostfile("h", text, Some(9)), Err("Too few NodeNames in Slurm Hostfile".into()));
+        assert_eq!(alloc::read_hostfile("h", "# none\n", None), Err("Hostlist is empty!".into()));
+        assert_eq!(alloc::read_hostfile("h", "n1\n-x\n", None), Err("Invalid hostfile h contents on line 2".into()));
+        let dir = std::env::temp_dir().join(format!("srun-hostfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hosts"), "node3\nnode1\nnode3\n").unwrap();
+        let cwd = dir.to_string_lossy();
+        let (o, _) = parse(&a(&["-w", "./hosts", "true"]), &env(&[]), &cwd).unwrap();
+        assert_eq!(o.step.node_list.as_deref(), Some("node3,node1"));
+        let e = parse(&a(&["-w", "./nohosts", "true"]), &env(&[]), &cwd).err().unwrap();
+        assert_eq!(
+            (e.stderr.as_str(), e.code),
+            ("srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n", 1)
+        );
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     // recorded/24.11/srun_stepopts/10-20
