@@ -47,6 +47,7 @@ fn srun_salloc_and_steps() {
     propagated_limits_and_umask(&c);
     warning_signal_before_the_time_limit(&c);
     node_list_from_a_file(&c);
+    tasks_laid_out_by_a_host_file(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -236,6 +237,51 @@ fn node_list_from_a_file(c: &Cluster) {
         (o.code, o.stderr.as_str()),
         (1, "srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n")
     );
+}
+
+/// `SLURM_HOSTFILE` / `-m arbitrary`: task i on the file's i-th node, in
+/// srun's own allocation and in a batch job's (recorded/24.11/srun_stepopts/31-38).
+fn tasks_laid_out_by_a_host_file(c: &Cluster) {
+    std::fs::write(c.work.join("hosts.arb"), "node3\nnode1\nnode3\nnode2\n").unwrap();
+    let run = |args: &[&str], hostfile: &str| {
+        let mut cmd = format!("SLURM_HOSTFILE={} srun -l", hostfile);
+        for a in args {
+            cmd.push(' ');
+            cmd.push_str(a);
+        }
+        sh_as(c, &cmd)
+    };
+    let o = run(&["printenv", "SLURMD_NODENAME"], "hosts.arb");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines(&o.stdout), set(&["0: node3", "1: node1", "2: node3", "3: node2"]));
+    let o = run(
+        &["-n3", "-m", "arbitrary", "sh", "-c", "'echo $SLURMD_NODENAME $SLURM_NODEID $SLURM_LOCALID'"],
+        "hosts.arb",
+    );
+    assert_eq!(lines(&o.stdout), set(&["0: node3 1 0", "1: node1 0 0", "2: node3 1 1"]), "{}", o.stderr);
+    let o = run(&["-n2", "true"], "nohosts");
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            1,
+            "srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n\
+             srun: error: Failure getting NodeNames from hostfile\n"
+        )
+    );
+    // in a batch job: the steps' layout follows the file
+    let id = c.sbatch_as(
+        TEST_USER,
+        &[
+            "-N3",
+            "-n6",
+            "-o",
+            "arb-%j.out",
+            "--wrap",
+            "SLURM_HOSTFILE=hosts.arb srun -l printenv SLURMD_NODENAME | sort",
+        ],
+    );
+    c.wait_state(&id, "COMPLETED", T);
+    assert_eq!(c.read_work(&format!("arb-{}.out", id)), "0: node3\n1: node1\n2: node3\n3: node2\n");
 }
 
 /// srun's soft limits and umask in its tasks (PropagateResourceLimits=ALL,

@@ -414,24 +414,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     if o.no_allocate && o.step.node_list.is_none() {
         return Err(error("must specify a node list with -Z, --no-allocate.", 1));
     }
-    // a node list naming a file (a `/` in it) is the file's hosts
-    // (verify_node_list; recorded/24.11/srun_stepopts/35)
-    if let Some(list) = o.step.node_list.clone().filter(|l| l.contains('/')) {
-        let full = if list.starts_with('/') { list.clone() } else { format!("{}/{}", cwd, list) };
-        let text = std::fs::read_to_string(&full).map_err(|e| {
-            let e = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EIO)).desc();
-            error(format!("slurm_allocate_resources error opening file {}, {}", list, e), 1)
-        })?;
-        let hosts = alloc::read_hostfile(&list, &text, None).map_err(|m| error(m, 1))?;
-        let mut unique: Vec<String> = Vec::new();
-        for h in hosts {
-            if !unique.contains(&h) {
-                unique.push(h);
-            }
-        }
-        o.step.node_list = Some(unique.join(","));
-        o.desc.req_nodes = o.step.node_list.clone();
-    }
+    node_list_and_hostfile(&mut o, env, cwd)?;
     if let Some(p) = &o.propagate {
         // (srun's _set_rlimit_env; recorded/24.11/srun_stepopts/17-19)
         if let Err(m) = alloc::parse_rlimits(p, true, &mut [false; 10]) {
@@ -461,6 +444,72 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     o.io.argv = std::mem::take(&mut argv);
     o.io.label = o.label;
     Ok((o, p.operands))
+}
+
+/// The node list as srun reads it: `SLURM_HOSTFILE` when no `-w` is given
+/// (a file, `./NAME` when it has no `/`, and the `arbitrary` distribution);
+/// a list naming a file (a `/` in it) is the file's hosts
+/// (`verify_node_list`, `slurm_read_hostfile`). With `arbitrary` the list
+/// names each task's node in task order (read up to `-n` names), and the
+/// task count is its length (recorded/24.11/srun_stepopts/31-38).
+fn node_list_and_hostfile(o: &mut SrunOpts, env: &HashMap<String, String>, cwd: &str) -> Result<(), Output> {
+    let mut from_env = false;
+    if o.step.node_list.is_none() {
+        if let Some(h) = env.get("SLURM_HOSTFILE").filter(|h| !h.is_empty()) {
+            o.step.node_list = Some(if h.contains('/') { h.clone() } else { format!("./{}", h) });
+            o.step.distribution = "arbitrary".into();
+            from_env = true;
+        }
+    }
+    let arbitrary = o.step.distribution == "arbitrary";
+    if arbitrary && o.nodes_on_command_line {
+        return Err(error("--nodes is incompatible with --distribution=arbitrary", 1));
+    }
+    let Some(list) = o.step.node_list.clone() else { return Ok(()) };
+    let fail = |m: String| {
+        let more = if from_env { "\nsrun: error: Failure getting NodeNames from hostfile" } else { "" };
+        error(format!("{}{}", m, more), 1)
+    };
+    let hosts: Vec<String> = if list.contains('/') {
+        let full = if list.starts_with('/') { list.clone() } else { format!("{}/{}", cwd, list) };
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            let e = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EIO)).desc();
+            fail(format!("slurm_allocate_resources error opening file {}, {}", list, e))
+        })?;
+        let count = if arbitrary && o.ntasks_on_command_line { o.step.num_tasks.map(|n| n as usize) } else { None };
+        alloc::read_hostfile(&list, &text, count).map_err(fail)?
+    } else if arbitrary {
+        spur_grammar::hostlist::expand_bounded(&list, 1 << 20).map_err(|_| error("Invalid node list specified", 1))?
+    } else {
+        return Ok(());
+    };
+    let mut unique: Vec<String> = Vec::new();
+    for h in &hosts {
+        if !unique.contains(h) {
+            unique.push(h.clone());
+        }
+    }
+    o.desc.req_nodes = Some(unique.join(","));
+    if arbitrary {
+        // each task's node, in order: the step's layout follows it
+        o.step.node_list = Some(hosts.join(","));
+        if !o.ntasks_on_command_line {
+            o.step.num_tasks = Some(hosts.len() as u32);
+        }
+        o.step.min_nodes = None;
+        o.step.max_nodes = None;
+        // srun's own allocation holds each node's tasks: the scheduler
+        // spreads a job's tasks evenly, so it asks for the most any node
+        // runs on every node (slurmctld lays the job out by the list itself)
+        let most = unique.iter().map(|u| hosts.iter().filter(|h| *h == u).count()).max().unwrap_or(1) as u32;
+        o.desc.min_nodes = Some(unique.len() as u32);
+        o.desc.max_nodes = None;
+        o.desc.ntasks_per_node = Some(most);
+        o.desc.num_tasks = Some(most.saturating_mul(unique.len() as u32));
+    } else {
+        o.step.node_list = o.desc.req_nodes.clone();
+    }
+    Ok(())
 }
 
 /// srun's `SLURM_RLIMIT_<NAME>` variables (`_set_rlimit_env`): the limits

@@ -110,7 +110,11 @@ pub type Version = u16;
 /// - 4: a job (`spur_core::model::Job`) ends with its running `steps` and
 ///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
 ///   written (`srun`'s steps); every other record is as in version 3.
-pub const FORMAT_VERSION: Version = 4;
+/// - 5: no record changes shape; a `StepCreate` whose distribution is
+///   `arbitrary` (`SLURM_HOSTFILE`, `srun -m arbitrary`) lays its tasks out
+///   in its node list's order (`spur_state::ARBITRARY_VERSION`), where a
+///   cluster at version 4 lays it out by block.
+pub const FORMAT_VERSION: Version = 5;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -208,6 +208,11 @@ pub enum Command {
 /// `StepComplete`, `Job::steps`) are written.
 pub const STEPS_VERSION: u16 = 4;
 
+/// The format version from which a `StepCreate` with the `arbitrary`
+/// distribution lays its tasks out in its node list's order
+/// (`apply::steps::layout`); before it, such a step is laid out by block.
+pub const ARBITRARY_VERSION: u16 = 5;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
     /// `Some(None)` = UNLIMITED.
