@@ -48,6 +48,7 @@ fn srun_salloc_and_steps() {
     warning_signal_before_the_time_limit(&c);
     node_list_from_a_file(&c);
     tasks_laid_out_by_a_host_file(&c);
+    a_step_without_an_allocation(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -282,6 +283,37 @@ fn tasks_laid_out_by_a_host_file(c: &Cluster) {
     );
     c.wait_state(&id, "COMPLETED", T);
     assert_eq!(c.read_work(&format!("arb-{}.out", id)), "0: node3\n1: node1\n2: node3\n3: node2\n");
+}
+
+/// `srun --no-allocate` (root and SlurmUser): a step on the nodes named,
+/// without a job; anyone else is refused.
+fn a_step_without_an_allocation(c: &Cluster) {
+    let o = c.run("srun", &["-Z", "-w", "node[2-3]", "-n2", "-l", "sh", "-c", "echo $SLURMD_NODENAME $SLURM_JOB_ID"]);
+    assert_eq!((o.code, o.stderr.as_str()), (0, "srun: do not allocate resources\n"));
+    let mut got: Vec<(String, String, u64)> = o
+        .stdout
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[0].to_string(), w[1].to_string(), w[2].parse().unwrap())
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got.iter().map(|g| (g.0.as_str(), g.1.as_str())).collect::<Vec<_>>(),
+        [("0:", "node2"), ("1:", "node3")]
+    );
+    assert!(got[0].2 >= 0xffff_0000 && got[0].2 == got[1].2, "{:?}", got);
+    // no job holds it
+    assert!(!c.run("squeue", &["-h", "-t", "all", "-o", "%i"]).stdout.contains(&got[0].2.to_string()));
+    let o = c.run_as(TEST_USER, "srun", &["-Z", "-w", "node1", "true"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("failed on node node1: Access/permission denied"), "{}", o.stderr);
+    let o = c.run("srun", &["-Z", "-w", "node1", "-x", "node2", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: can not specify --exclude list with -Z, --no-allocate.\n")
+    );
 }
 
 /// srun's soft limits and umask in its tasks (PropagateResourceLimits=ALL,

@@ -414,6 +414,12 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     if o.no_allocate && o.step.node_list.is_none() {
         return Err(error("must specify a node list with -Z, --no-allocate.", 1));
     }
+    if o.no_allocate && o.step.exclude.is_some() {
+        return Err(error("can not specify --exclude list with -Z, --no-allocate.", 1));
+    }
+    if o.no_allocate && o.step.relative.is_some() {
+        return Err(error("do not specify -r,--relative with -Z,--no-allocate.", 1));
+    }
     node_list_and_hostfile(&mut o, env, cwd)?;
     if let Some(p) = &o.propagate {
         // (srun's _set_rlimit_env; recorded/24.11/srun_stepopts/17-19)
@@ -844,8 +850,17 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, max, max);
     }
 
-    // the allocation: the one srun runs in, or its own
+    // the allocation: none (--no-allocate), the one srun runs in, or its own
     let mut own = false;
+    if o.no_allocate {
+        if !o.quiet {
+            eprintln!("srun: do not allocate resources");
+        }
+        let job = noalloc_job(&o);
+        o.step.job_id = job.job_id;
+        o.jobid = Some(job.job_id);
+        return run_step(&c, &mut o, &job, env, sig_rx);
+    }
     let job = match o.jobid {
         Some(id) => match alloc::job(&c, id) {
             Some(j) if j.state == JobState::Running => j,
@@ -887,6 +902,39 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         let _ = c.release_allocation(job.job_id, if code > 128 { code - 128 } else { code << 8 });
     }
     code
+}
+
+/// The job `--no-allocate` runs its step as (srun's `job_create_noalloc`):
+/// a random id of Slurm's no-allocation range, the nodes named, each with
+/// the tasks' share of CPUs, the caller's identity. The controller lays the
+/// step out on the same terms.
+fn noalloc_job(o: &SrunOpts) -> Job {
+    let nodes = o
+        .step
+        .node_list
+        .as_deref()
+        .and_then(|l| spur_grammar::hostlist::expand_bounded(l, 1 << 20).ok())
+        .unwrap_or_default();
+    let nn = nodes.len().max(1) as u32;
+    let ntasks = o.step.num_tasks.unwrap_or(nn).max(1);
+    let cpn = ntasks.div_ceil(nn).saturating_mul(o.step.cpus_per_task.max(1));
+    let seed =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
+            ^ std::process::id().wrapping_mul(2_654_435_761);
+    const MIN: u32 = 0xffff_0000;
+    const MAX: u32 = 0xffff_fffd;
+    Job {
+        job_id: MIN + seed % (MAX - MIN + 1),
+        user_id: nix::unistd::getuid().as_raw(),
+        group_id: nix::unistd::getgid().as_raw(),
+        state: JobState::Running,
+        allocs: nodes
+            .into_iter()
+            .map(|node| spur_core::model::NodeAlloc { node, cpus: cpn, ..Default::default() })
+            .collect(),
+        desc: o.desc.clone(),
+        ..Default::default()
+    }
 }
 
 /// srun's own allocation: submitted, then waited for.

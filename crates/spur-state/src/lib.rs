@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use spur_core::model::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub use apply::REQUEUE_DELAY;
+pub use apply::{step_layout, REQUEUE_DELAY};
 
 /// One change to the cluster.
 #[derive(Clone, Debug, Serialize, Deserialize)]
