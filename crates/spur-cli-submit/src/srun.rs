@@ -921,10 +921,9 @@ fn noalloc_job(o: &SrunOpts) -> Job {
     let seed =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
             ^ std::process::id().wrapping_mul(2_654_435_761);
-    const MIN: u32 = 0xffff_0000;
-    const MAX: u32 = 0xffff_fffd;
+    let ids = spur_core::launch::NOALLOC_JOB_IDS;
     Job {
-        job_id: MIN + seed % (MAX - MIN + 1),
+        job_id: ids.start() + seed % (ids.end() - ids.start() + 1),
         user_id: nix::unistd::getuid().as_raw(),
         group_id: nix::unistd::getgid().as_raw(),
         state: JobState::Running,
@@ -1063,6 +1062,12 @@ fn run_step(
     }
     let working_cluster = spur_core::launch::working_cluster(c.conf());
     spur_core::launch::srun_env(&mut base, &srun_env_input(o, working_cluster), job);
+    if o.no_allocate && spur_core::compat::profile().env_24_11_variables {
+        // (as srun's own allocation's: recorded/24.11/srun_stepopts/42)
+        if let Some(g) = spur_auth::users::group_name(job.group_id) {
+            spur_core::launch::env_set(&mut base, "SLURM_JOB_GROUP", g);
+        }
+    }
     // the step's variables depend on its layout: create it first with the
     // base environment, which the step daemons extend per node and task
     // srun's step creation loop (launch.c): a step the job's other steps

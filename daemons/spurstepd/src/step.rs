@@ -719,7 +719,10 @@ fn prepare(
         set("SLURM_TOPOLOGY_ADDR", node.to_string());
         set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
         if let Some(a) = job.allocs.iter().find(|a| a.node == node) {
-            set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
+            // (none without an allocation: recorded/24.11/srun_stepopts/42)
+            if !spur_core::launch::NOALLOC_JOB_IDS.contains(&job.job_id) {
+                set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
+            }
         }
         set("SLURM_TASK_PID", String::new());
         // users do not see the propagated limits (slurmstepd's `_set_limit`;

@@ -18,10 +18,6 @@ type R<T> = Result<Response<T>, tonic::Status>;
 /// A request names at most this many nodes (`--nodelist`, `--exclude`).
 const MAX_STEP_NODES: u64 = 100_000;
 
-/// `srun --no-allocate`'s job ids (Slurm's MIN_NOALLOC_JOBID..MAX_NOALLOC_JOBID):
-/// no job has one, and no state holds such a step.
-pub const NOALLOC_JOBS: std::ops::RangeInclusive<u32> = 0xffff_0000..=0xffff_fffd;
-
 /// srun's address as this controller sees it, when it did not say.
 fn srun_address(c: &mut spur_core::launch::StepCreate, peer: Option<std::net::IpAddr>) {
     let peer = peer.map(|p| p.to_string()).unwrap_or_default();
@@ -49,7 +45,7 @@ impl Service {
                 return reply(SLURM_UNEXPECTED_MSG_ERROR, vec![], String::new());
             }
         };
-        if NOALLOC_JOBS.contains(&c.req.job_id) {
+        if spur_core::launch::NOALLOC_JOB_IDS.contains(&c.req.job_id) {
             return self.step_launch_noalloc(id, c, peer, version).await;
         }
         let owner = self.ctld.read().state.jobs().get(&c.req.job_id).map(|j| j.user_id);
@@ -98,7 +94,7 @@ impl Service {
     }
 
     /// `srun --no-allocate` (root and SlurmUser only): the step runs on the
-    /// nodes srun names, as srun's job of its own id (`NOALLOC_JOBS`), each
+    /// nodes srun names, as srun's job of its own id (`NOALLOC_JOB_IDS`), each
     /// node holding the tasks' share of CPUs (srun's `job_create_noalloc`);
     /// nothing is committed, so no job or step record shows it.
     async fn step_launch_noalloc(
