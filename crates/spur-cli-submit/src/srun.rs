@@ -960,6 +960,13 @@ fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -
     if o.verbose > 1 {
         // (srun's allocation message thread; its port line is left out: Spur has no such listener)
         eprintln!("srun: debug:  Entering slurm_allocation_msg_thr_create()\nsrun: debug:  Entering _msg_thr_internal");
+        if spur_core::compat::release() == spur_core::compat::Release::V22_05 {
+            // (recorded/22.05/srun_stepopts/39)
+            eprintln!(
+                "srun: debug:  auth/munge: init: Munge authentication plugin loaded\n\
+                 srun: debug:  hash/k12: init: init: KangarooTwelve hash plugin loaded"
+            );
+        }
     }
     let quiet = o.quiet;
     let immediate = o.immediate.is_some();
@@ -1062,10 +1069,13 @@ fn run_step(
     }
     let working_cluster = spur_core::launch::working_cluster(c.conf());
     spur_core::launch::srun_env(&mut base, &srun_env_input(o, working_cluster), job);
-    if o.no_allocate && spur_core::compat::profile().env_24_11_variables {
-        // (as srun's own allocation's: recorded/24.11/srun_stepopts/42)
-        if let Some(g) = spur_auth::users::group_name(job.group_id) {
-            spur_core::launch::env_set(&mut base, "SLURM_JOB_GROUP", g);
+    if o.no_allocate {
+        // as srun's own allocation's (recorded/24.11/srun_stepopts/42, 22.05/42)
+        base.retain(|(k, _)| k != "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0");
+        if spur_core::compat::profile().env_24_11_variables {
+            if let Some(g) = spur_auth::users::group_name(job.group_id) {
+                spur_core::launch::env_set(&mut base, "SLURM_JOB_GROUP", g);
+            }
         }
     }
     // the step's variables depend on its layout: create it first with the
@@ -1154,12 +1164,14 @@ fn run_step(
         );
         let debug = o.verbose > 1;
         if debug {
-            // (srun's opt.uid is SLURM_AUTH_NOBODY, 99; `relative` NO_VAL16
-            // when not asked: recorded/24.11/srun_stepopts/39)
+            // (24.11's opt.uid is SLURM_AUTH_NOBODY, 99, 22.05's the caller's;
+            // `relative` NO_VAL16 when not asked: recorded/24.11/srun_stepopts/39)
+            let uid = if v22 { nix::unistd::getuid().as_raw() } else { 99 };
             t.push_str(&format!(
-                "srun: debug:  requesting job {}, user 99, nodes {} including ({})\n\
+                "srun: debug:  requesting job {}, user {}, nodes {} including ({})\n\
                  srun: debug:  cpus {}, tasks {}, name {}, relative {}\n",
                 job.job_id,
+                uid,
                 step.allocs.len(),
                 o.step.node_list.as_deref().unwrap_or("(null)"),
                 step.num_tasks.saturating_mul(step.cpus_per_task.max(1)),
@@ -1174,8 +1186,12 @@ fn run_step(
             "srun: CpuBindType=(null type)\n"
         });
         if debug {
+            t.push_str("srun: debug:  Entering slurm_step_launch\n");
+            if v22 {
+                t.push_str("srun: debug:  mpi/none: mpi_p_client_prelaunch: Using mpi/none\n");
+            }
             t.push_str(&format!(
-                "srun: debug:  Entering slurm_step_launch\nsrun: debug:  Entering _msg_thr_create()\n\
+                "srun: debug:  Entering _msg_thr_create()\n\
                  srun: debug:  initialized stdio listening socket, port {}\nsrun: debug:  Started IO server thread\n\
                  srun: debug:  Entering _launch_tasks\n",
                 io.port()

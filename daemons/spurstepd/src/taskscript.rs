@@ -98,7 +98,9 @@ pub fn run_prologs(scripts: &[(Origin, String)], env: &mut Vec<(String, String)>
         let mut lines = Vec::new();
         // run_command's own checks: a configuration error is "not exited normally"
         let status = if !path.starts_with('/') {
-            lines.push(format!("run_command: {} is not a fully qualified pathname ({})", kind, path));
+            // (22.05 without the article: recorded/22.05/srun_stepopts/04)
+            let a = if v22() { "" } else { "a " };
+            lines.push(format!("run_command: {} is not {}fully qualified pathname ({})", kind, a, path));
             Err("Run command failed - configuration error".to_string())
         } else {
             let ran = run(path, env, c, Output::Both, None, true);
@@ -136,10 +138,18 @@ pub fn run_epilogs(scripts: &[(Origin, String)], env: &[(String, String)], c: &C
     spur_core::launch::env_set(&mut env, "SLURM_SCRIPT_CONTEXT", "epilog_task");
     let mut err = Vec::new();
     for (origin, path) in scripts {
-        let (limit, failed) = match origin {
-            Origin::User => (Some(Duration::from_secs(5)), "TaskEpilog failed"),
-            Origin::Conf => (None, "--task-epilog failed"),
+        let (limit, failed, kind) = match origin {
+            Origin::User => (Some(Duration::from_secs(5)), "TaskEpilog failed", "user task_epilog"),
+            Origin::Conf => (None, "--task-epilog failed", "slurm task_epilog"),
         };
+        // 22.05 checks the path in the step daemon's own directory first and
+        // reports the wait status whole (recorded/22.05/srun_stepopts/08-10)
+        let v22 = v22();
+        if v22 && unistd::access(path.as_str(), unistd::AccessFlags::R_OK | unistd::AccessFlags::X_OK).is_err() {
+            err.extend_from_slice(format!("{}Could not run {} [{}]: access denied\n", prefix, kind, path).as_bytes());
+            err.extend_from_slice(format!("{}{} status=-1\n", prefix, failed).as_bytes());
+            continue;
+        }
         let ran = run(path, &env, c, Output::Stderr, limit, false);
         err.extend_from_slice(&ran.output);
         let rc = match ran.exec {
@@ -147,7 +157,7 @@ pub fn run_epilogs(scripts: &[(Origin, String)], env: &[(String, String)], c: &C
                 err.extend_from_slice(format!("{}execve({}): {}\n", prefix, path, e.desc()).as_bytes());
                 127
             }
-            None if libc::WIFEXITED(ran.status) => libc::WEXITSTATUS(ran.status),
+            None if libc::WIFEXITED(ran.status) && !v22 => libc::WEXITSTATUS(ran.status),
             None => ran.status,
         };
         if rc != 0 {
@@ -155,6 +165,10 @@ pub fn run_epilogs(scripts: &[(Origin, String)], env: &[(String, String)], c: &C
         }
     }
     err
+}
+
+fn v22() -> bool {
+    spur_core::compat::release() == spur_core::compat::Release::V22_05
 }
 
 /// Which of the script's outputs are kept.
