@@ -1089,6 +1089,68 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// The task scripts run through the real child (the test allocator ends
+    /// a child that allocates): a prolog's lines, a failing one, an epilog's
+    /// stderr and status, one that cannot be executed.
+    #[test]
+    fn task_scripts_run_and_report() {
+        let dir = std::env::temp_dir().join(format!("spurstepd-taskscript-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let script = |name: &str, text: &str| {
+            use std::os::unix::fs::PermissionsExt;
+            let p = dir.join(name);
+            fs::write(&p, text).unwrap();
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+            p.display().to_string()
+        };
+        let tp = script("tp", "#!/bin/sh\necho \"export GOT=$IN\"\necho 'print hi'\necho ignored >&2\n");
+        let bad = script("bad", "#!/bin/sh\necho 'print before'\nexit 3\n");
+        let te = script("te", "#!/bin/sh\necho out\necho \"err $SLURM_SCRIPT_CONTEXT\" >&2\nexit 4\n");
+        let c = Common {
+            uid: unistd::getuid().as_raw(),
+            gid: unistd::getgid().as_raw(),
+            groups: vec![],
+            switch_user: false,
+            umask: Mode::from_bits_truncate(0o022),
+            cwd: cstr(&dir.display().to_string()),
+            chdir_msg: vec![],
+            append: false,
+            errno_text: vec![],
+            rlimits: vec![],
+            prologs: vec![],
+            epilogs: vec![],
+        };
+        let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);
+        assert_eq!((r.print.as_slice(), r.failed), (b"hi\nhi\n".as_slice(), None));
+        assert!(
+            env.contains(&("GOT".into(), "x".into()))
+                && env.contains(&("SLURM_SCRIPT_CONTEXT".into(), "prolog_task".into()))
+        );
+        let r = taskscript::run_prologs(&[(Origin::User, bad)], &mut env, &c);
+        assert_eq!(
+            (r.print, r.failed),
+            (b"before\n".to_vec(), Some((vec!["--task-prolog failed status=3".to_string()], 3)))
+        );
+        let missing = dir.join("missing").display().to_string();
+        let r = taskscript::run_prologs(&[(Origin::Conf, missing.clone())], &mut env, &c);
+        let (lines, rc) = r.failed.unwrap();
+        assert_eq!(
+            (lines[0].as_str(), rc),
+            (
+                format!("run_command: slurm task_prolog can not be executed ({}) No such file or directory", missing)
+                    .as_str(),
+                1
+            )
+        );
+        let err = taskscript::run_epilogs(&[(Origin::User, te), (Origin::Conf, missing.clone())], &env, &c, "P: ");
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            format!("err epilog_task\nP: TaskEpilog failed status=4\nP: execve({}): No such file or directory\nP: --task-epilog failed status=127\n", missing)
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn warning_signal_before_the_end() {
         let mut j =

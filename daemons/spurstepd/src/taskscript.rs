@@ -212,6 +212,8 @@ fn run(path: &str, env: &[(String, String)], c: &Common, out: Output, limit: Opt
     // dup2, execve, write, _exit) on data built before the fork.
     let child = match unsafe { unistd::fork() } {
         Ok(ForkResult::Child) => {
+            #[cfg(test)]
+            crate::alloc_guard::forked();
             let report = |tag: u8, e: Errno| {
                 let mut b = [tag, 0, 0, 0, 0];
                 b[1..].copy_from_slice(&(e as i32).to_le_bytes());
