@@ -24,6 +24,8 @@ SID = re.compile(r"\b(AllocNode:Sid=\S+?):\d+")
 PID_KEYS = re.compile(r"\b(SLURM_TASK_PID|SLURM_PRIO_PROCESS_PID)=\d+")
 # R5b: the ports srun listens on for its step (chosen by the kernel), in the task environment
 SRUN_PORT_KEYS = re.compile(r"\b(SLURM_SRUN_COMM_PORT|SLURM_STEP_LAUNCHER_PORT)=\d+")
+# and in srun -vv's lines
+SRUN_PORT_LINES = re.compile(r"(srun: debug:  (?:initialized stdio listening socket, port|port from net_stream_listen is)) \d+\b")
 # the pid of the srun that launched a step (scontrol show step); a batch step's (null):0 stays
 SRUN_PID = re.compile(r"\b(SrunHost:Pid=\S+?):[1-9]\d*\b")
 # R6: live node measurements and harness-chosen slurmd ports
@@ -141,6 +143,7 @@ def normalize(data, ctx):
     text = SID.sub(r"\1:<SID>", text)
     text = PID_KEYS.sub(r"\1=<PID>", text)
     text = SRUN_PORT_KEYS.sub(r"\1=<PORT>", text)
+    text = SRUN_PORT_LINES.sub(r"\1 <PORT>", text)
     text = SRUN_PID.sub(r"\1:<PID>", text)
     # R6
     text = CPULOAD.sub("CPULoad=<LOAD>", text)

@@ -43,6 +43,12 @@ fn srun_salloc_and_steps() {
     srun_alone(&c);
     exit_codes_and_messages(&c);
     io_and_files(&c);
+    task_prologs_and_epilogs(&c);
+    propagated_limits_and_umask(&c);
+    warning_signal_before_the_time_limit(&c);
+    node_list_from_a_file(&c);
+    tasks_laid_out_by_a_host_file(&c);
+    a_step_without_an_allocation(&c);
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
@@ -109,6 +115,269 @@ fn srun_alone(c: &Cluster) {
         "{}",
         o.stderr
     );
+}
+
+/// An executable script in the work dir.
+fn script(c: &Cluster, name: &str, text: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = c.work.join(name);
+    std::fs::write(&p, text).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.display().to_string()
+}
+
+/// A shell command line as the test user, in the work dir.
+fn sh_as(c: &Cluster, cmd: &str) -> Out {
+    c.run_as(TEST_USER, "/bin/sh", &["-c", cmd])
+}
+
+/// --task-prolog and --task-epilog, run as the user around each task
+/// (recorded/24.11/srun_stepopts/02-11).
+fn task_prologs_and_epilogs(c: &Cluster) {
+    let tp = script(
+        c,
+        "tp.sh",
+        "#!/bin/sh\necho \"export TP_VAR=p$SLURM_PROCID\"\necho 'export  SPACED =a b'\necho 'unset UNSET_ME'\n\
+         echo \"print hello $SLURM_PROCID $(id -un) ctx=$SLURM_SCRIPT_CONTEXT\"\necho 'junk'\necho 'to stderr' >&2\n",
+    );
+    let o = sh_as(
+        c,
+        &format!(
+            "UNSET_ME=x srun -n2 -l --task-prolog={} sh -c 'echo \"$TP_VAR [$SPACED] ${{UNSET_ME-unset}} $SLURM_SCRIPT_CONTEXT\"'",
+            tp
+        ),
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    let want = [
+        "0: hello 0 spurtest ctx=prolog_task",
+        "1: hello 1 spurtest ctx=prolog_task",
+        "0: p0 [a b] unset prolog_task",
+        "1: p1 [a b] unset prolog_task",
+    ];
+    assert_eq!(lines(&o.stdout), set(&want));
+    // a failing prolog: its status is the task's, after its `print` lines
+    let fail = script(c, "tpfail.sh", "#!/bin/sh\necho 'print before failing'\nexit 3\n");
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", &format!("--task-prolog={}", fail), "echo", "not"]);
+    assert_eq!((o.code, o.stdout.as_str()), (3, "before failing\n"));
+    assert_eq!(
+        lines(&o.stderr),
+        set(&[
+            "slurmstepd-node1: error: --task-prolog failed status=3",
+            "srun: error: node1: task 0: Exited with exit code 3"
+        ])
+    );
+    // a prolog is run only by its full path
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", "-l", "--task-prolog=tp.sh", "true"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains(
+            "0: slurmstepd-node1: error: run_command: user task_prolog is not a fully qualified pathname (tp.sh)\n\
+             0: slurmstepd-node1: error: user task_prolog did not exit normally. reason: Run command failed - \
+             configuration error\n0: slurmstepd-node1: error: --task-prolog failed status=1\n"
+        ),
+        "{}",
+        o.stderr
+    );
+    // the epilog: the task's environment without the prolog's changes; its
+    // stderr and slurmstepd's line on the node's first task's stream
+    script(
+        c,
+        "te.sh",
+        "#!/bin/sh\necho \"$SLURM_SCRIPT_CONTEXT $SLURM_PROCID ${TP_VAR-none} $SLURMD_NODENAME $(id -un)\" > epi.$SLURM_PROCID\n\
+         echo 'epilog stdout'\necho 'epilog stderr' >&2\nexit 4\n",
+    );
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-n3",
+            "-w",
+            "node[1-2]",
+            "-m",
+            "block",
+            "-l",
+            &format!("--task-prolog={}", tp),
+            "--task-epilog=./te.sh",
+            "true",
+        ],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        lines(&o.stdout),
+        set(&want[..2]).into_iter().chain(["2: hello 2 spurtest ctx=prolog_task".to_string()]).collect()
+    );
+    let n1 = "0: epilog stderr\n0: slurmstepd-node1: error: TaskEpilog failed status=4\n";
+    assert_eq!(o.stderr.matches(n1).count(), 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("2: epilog stderr\n2: slurmstepd-node2: error: TaskEpilog failed status=4\n"),
+        "{}",
+        o.stderr
+    );
+    for (t, node) in [(0, "node1"), (1, "node1"), (2, "node2")] {
+        let e = c.read_work(&format!("epi.{}", t));
+        assert_eq!(e, format!("epilog_task {} none {} spurtest\n", t, node));
+    }
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "-w", "node1", "--task-epilog=./nonexistent.sh", "echo", "ran"]);
+    assert_eq!((o.code, o.stdout.as_str()), (0, "ran\n"));
+    assert_eq!(
+        o.stderr,
+        "slurmstepd-node1: error: execve(./nonexistent.sh): No such file or directory\n\
+         slurmstepd-node1: error: TaskEpilog failed status=127\n"
+    );
+}
+
+/// `srun -w FILE` (a `/` in the list): the file's hosts are the node list,
+/// laid out as any node list is (recorded/24.11/srun_stepopts/35).
+fn node_list_from_a_file(c: &Cluster) {
+    std::fs::write(c.work.join("hosts"), "node3\nnode1\n# a comment\nnode3,node2\n").unwrap();
+    let o = c.run_as(TEST_USER, "srun", &["-w", "./hosts", "-n4", "-l", "printenv", "SLURMD_NODENAME"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines(&o.stdout), set(&["0: node1", "1: node1", "2: node2", "3: node3"]));
+    let o = c.run_as(TEST_USER, "srun", &["-w", "./nohosts", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n")
+    );
+}
+
+/// `SLURM_HOSTFILE` / `-m arbitrary`: task i on the file's i-th node, in
+/// srun's own allocation and in a batch job's (recorded/24.11/srun_stepopts/31-38).
+fn tasks_laid_out_by_a_host_file(c: &Cluster) {
+    std::fs::write(c.work.join("hosts.arb"), "node3\nnode1\nnode3\nnode2\n").unwrap();
+    let run = |args: &[&str], hostfile: &str| {
+        let mut cmd = format!("SLURM_HOSTFILE={} srun -l", hostfile);
+        for a in args {
+            cmd.push(' ');
+            cmd.push_str(a);
+        }
+        sh_as(c, &cmd)
+    };
+    let o = run(&["printenv", "SLURMD_NODENAME"], "hosts.arb");
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines(&o.stdout), set(&["0: node3", "1: node1", "2: node3", "3: node2"]));
+    let o = run(
+        &["-n3", "-m", "arbitrary", "sh", "-c", "'echo $SLURMD_NODENAME $SLURM_NODEID $SLURM_LOCALID'"],
+        "hosts.arb",
+    );
+    assert_eq!(lines(&o.stdout), set(&["0: node3 1 0", "1: node1 0 0", "2: node3 1 1"]), "{}", o.stderr);
+    let o = run(&["-n2", "true"], "nohosts");
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            1,
+            "srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n\
+             srun: error: Failure getting NodeNames from hostfile\n"
+        )
+    );
+    // in a batch job: the steps' layout follows the file
+    let id = c.sbatch_as(
+        TEST_USER,
+        &[
+            "-N3",
+            "-n6",
+            "-o",
+            "arb-%j.out",
+            "--wrap",
+            "SLURM_HOSTFILE=hosts.arb srun -l printenv SLURMD_NODENAME | sort",
+        ],
+    );
+    c.wait_state(&id, "COMPLETED", T);
+    assert_eq!(c.read_work(&format!("arb-{}.out", id)), "0: node3\n1: node1\n2: node3\n3: node2\n");
+}
+
+/// `srun --no-allocate` (root and SlurmUser): a step on the nodes named,
+/// without a job; anyone else is refused.
+fn a_step_without_an_allocation(c: &Cluster) {
+    let before = c.run("squeue", &["-h", "-t", "all", "-o", "%i"]).stdout;
+    let o = c.run(
+        "srun",
+        &["-Z", "-w", "node[2-3]", "-n2", "-l", "sh", "-c", "echo $SLURMD_NODENAME ${SLURM_JOB_ID-nojob} $(id -un)"],
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, "srun: do not allocate resources\n"));
+    assert_eq!(lines(&o.stdout), set(&["0: node2 nojob root", "1: node3 nojob root"]));
+    // no job holds it (recorded/24.11/srun_stepopts/41-44)
+    assert_eq!(c.run("squeue", &["-h", "-t", "all", "-o", "%i"]).stdout, before);
+    let o = c.run_as(TEST_USER, "srun", &["-Z", "-w", "node1", "true"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("failed on node node1: Access/permission denied"), "{}", o.stderr);
+    let o = c.run("srun", &["-Z", "-w", "node1", "-x", "node2", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: can not specify --exclude list with -Z, --no-allocate.\n")
+    );
+}
+
+/// srun's soft limits and umask in its tasks (PropagateResourceLimits=ALL,
+/// `--propagate`), the variables not (recorded/24.11/srun_stepopts/12-24).
+fn propagated_limits_and_umask(c: &Cluster) {
+    let o = sh_as(
+        c,
+        "ulimit -S -n 123; ulimit -S -c 0; umask 027; \
+         srun -n1 sh -c 'ulimit -n; ulimit -c; umask; printenv SLURM_UMASK; printenv SLURM_RLIMIT_NOFILE || echo none'",
+    );
+    assert_eq!((o.stdout.as_str(), o.stderr.as_str()), ("123\n0\n0027\n0027\nnone\n", ""));
+    // --propagate names what goes: the others keep the node's limits
+    let o = sh_as(c, "ulimit -S -n 123; srun -n1 --propagate=NONE sh -c 'ulimit -n'");
+    assert!(o.code == 0 && o.stdout != "123\n", "{:?}", o);
+    let o = sh_as(c, "ulimit -S -n 123; ulimit -S -s 4096; srun -n1 --propagate=STACK sh -c 'ulimit -n; ulimit -s'");
+    assert!(o.code == 0 && !o.stdout.starts_with("123\n") && o.stdout.ends_with("\n4096\n"), "{:?}", o);
+    let o = sh_as(c, "ulimit -S -n 123; srun -n1 --propagate=RLIMIT_NOFILE sh -c 'ulimit -n'");
+    assert_eq!(o.stdout, "123\n", "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "srun", &["-n1", "--propagate=BOGUS", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "srun: error: Bad rlimit name: BOGUS\nsrun: error: --propagate=BOGUS is not valid.\n")
+    );
+    // -vv shows what srun propagates
+    let o = sh_as(c, "ulimit -S -c 0; umask 022; srun -vv -n1 -w node1 true");
+    assert!(o.stderr.contains("srun: debug:  propagating RLIMIT_CORE=0\n"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: debug:  propagating UMASK=0022\n"), "{}", o.stderr);
+    // and how it goes (recorded/24.11/srun_stepopts/39)
+    for l in [
+        "srun: debug:  Entering _msg_thr_internal\n",
+        ", user 99, nodes 1 including (node1)\n",
+        "srun: debug:  cpus 1, tasks 1, name true, relative 65534\n",
+        "srun: debug:  Entering _launch_tasks\n",
+        "srun: debug:  launch returned msg_rc=0 err=0 type=8001\n",
+        "srun: node1: task 0: Completed\nsrun: debug:  task 0 done\n",
+        "srun: debug:  IO thread exiting\nsrun: debug:  Leaving _msg_thr_internal\n",
+    ] {
+        assert!(o.stderr.contains(l), "{}\n{}", l, o.stderr);
+    }
+}
+
+/// `srun --signal`: a job option of srun's own allocation, sent to the
+/// step's tasks before the time limit (recorded/24.11/srun_stepopts/25-29).
+fn warning_signal_before_the_time_limit(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-n2",
+            "-N2",
+            "-t",
+            "1",
+            "--signal=USR1@58",
+            "-l",
+            "bash",
+            "-c",
+            "trap 'echo got USR1; exit 0' USR1; sleep 200 & wait",
+        ],
+    );
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""));
+    assert_eq!(lines(&o.stdout), set(&["0: got USR1", "1: got USR1"]));
+    for (arg, code, err) in [
+        ("--signal=B:USR1", 255, "srun: error: Invalid --signal specification\n"),
+        ("--signal=USR1@100000", 255, "srun: error: Invalid --signal specification\n"),
+        (
+            "--signal=R:USR2@58",
+            1,
+            "srun: error: Unable to allocate resources: Preemption is required but is disabled on this system\n",
+        ),
+    ] {
+        let o = c.run_as(TEST_USER, "srun", &["-n1", arg, "true"]);
+        assert_eq!((o.code, o.stderr.as_str()), (code, err), "{}", arg);
+    }
 }
 
 /// srun's status: the highest exit code, 128+signal; Slurm's lines.

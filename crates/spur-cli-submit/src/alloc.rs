@@ -81,6 +81,107 @@ pub fn defined_options(prog: &str, set: &[(String, String)]) -> String {
     out
 }
 
+/// The resource limits sbatch and srun propagate as `SLURM_RLIMIT_<NAME>`,
+/// in Slurm's order (`slurm_rlimits_info.c`).
+pub const RLIMITS: [(&str, nix::sys::resource::Resource); 10] = {
+    use nix::sys::resource::Resource::*;
+    [
+        ("CPU", RLIMIT_CPU),
+        ("FSIZE", RLIMIT_FSIZE),
+        ("DATA", RLIMIT_DATA),
+        ("STACK", RLIMIT_STACK),
+        ("CORE", RLIMIT_CORE),
+        ("RSS", RLIMIT_RSS),
+        ("NPROC", RLIMIT_NPROC),
+        ("NOFILE", RLIMIT_NOFILE),
+        ("MEMLOCK", RLIMIT_MEMLOCK),
+        ("AS", RLIMIT_AS),
+    ]
+};
+
+/// This process's soft limits of [`RLIMITS`] (those it can read).
+pub fn current_rlimits() -> Vec<(&'static str, u64)> {
+    RLIMITS
+        .iter()
+        .filter_map(|&(name, res)| nix::sys::resource::getrlimit(res).ok().map(|(cur, _)| (name, cur)))
+        .collect()
+}
+
+/// Slurm's `parse_rlimits`: a list of limit names (`CORE` or `RLIMIT_CORE`,
+/// case matters, separated by commas or blanks), `ALL` or `NONE`, setting
+/// `flag` for those named and the opposite for the others; the error is
+/// `Bad rlimit name: NAME`.
+pub fn parse_rlimits(s: &str, flag: bool, flags: &mut [bool; 10]) -> Result<(), String> {
+    match s {
+        "NONE" => *flags = [!flag; 10],
+        "ALL" => *flags = [flag; 10],
+        _ => {
+            let mut named = [false; 10];
+            for tok in s.split([',', ' ', '\t', '\n']).filter(|t| !t.is_empty()) {
+                let name = tok.strip_prefix("RLIMIT_").unwrap_or(tok);
+                match RLIMITS.iter().position(|(n, _)| *n == name) {
+                    Some(i) => named[i] = true,
+                    None => return Err(format!("Bad rlimit name: {}", name)),
+                }
+            }
+            for (f, n) in flags.iter_mut().zip(named) {
+                *f = if n { flag } else { !flag };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A Slurm host file (`slurm_read_hostfile`): node names one per line or
+/// separated by commas, `NAME*N` for N times, `#` starting a comment
+/// (`\\#` a literal one), blank lines skipped; at most `n` names. The names
+/// in the file's order, repeats kept; the error is Slurm's line.
+pub fn read_hostfile(path: &str, text: &str, n: Option<usize>) -> Result<Vec<String>, String> {
+    let mut hosts: Vec<String> = Vec::new();
+    'lines: for (i, raw) in text.lines().enumerate() {
+        let mut line = String::new();
+        let mut prev = '\0';
+        for ch in raw.chars() {
+            if ch == '#' {
+                if prev == '\\' {
+                    line.pop();
+                } else {
+                    break;
+                }
+            }
+            line.push(ch);
+            prev = ch;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if !line.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            return Err(format!("Invalid hostfile {} contents on line {}", path, i + 1));
+        }
+        for name in line.split(',').map(str::trim).filter(|h| !h.is_empty()) {
+            let (name, times) = match name.split_once('*') {
+                Some((h, k)) => match spur_grammar::num::strtol(k, 10).value {
+                    0 => (name, 1),
+                    k => (h, k.clamp(1, 1 << 20) as usize),
+                },
+                None => (name, 1),
+            };
+            let times = n.map_or(times, |n| times.min(n.saturating_sub(hosts.len())));
+            hosts.extend(std::iter::repeat_n(name.to_string(), times));
+            if n.is_some_and(|n| hosts.len() >= n) {
+                break 'lines;
+            }
+        }
+    }
+    if hosts.is_empty() {
+        return Err("Hostlist is empty!".into());
+    }
+    if n.is_some_and(|n| hosts.len() < n) {
+        return Err("Too few NodeNames in Slurm Hostfile".into());
+    }
+    Ok(hosts)
+}
+
 /// `PROG: Nodes LIST are ready for job` (24.11). 22.05 has the line only
 /// when nodes are set up at allocation (`PrologFlags=Alloc` or `Contain`,
 /// `prolog_alloc`), after `Waiting for resource configuration`: its first

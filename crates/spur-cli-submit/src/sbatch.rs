@@ -1292,26 +1292,7 @@ fn current_umask() -> u32 {
 
 /// `SLURM_RLIMIT_*` as sbatch propagates them (PropagateResourceLimits=ALL).
 fn rlimit_env() -> Vec<(String, String)> {
-    use nix::sys::resource::Resource;
-    let list = [
-        ("CPU", Resource::RLIMIT_CPU),
-        ("FSIZE", Resource::RLIMIT_FSIZE),
-        ("DATA", Resource::RLIMIT_DATA),
-        ("STACK", Resource::RLIMIT_STACK),
-        ("CORE", Resource::RLIMIT_CORE),
-        ("RSS", Resource::RLIMIT_RSS),
-        ("NPROC", Resource::RLIMIT_NPROC),
-        ("NOFILE", Resource::RLIMIT_NOFILE),
-        ("MEMLOCK", Resource::RLIMIT_MEMLOCK),
-        ("AS", Resource::RLIMIT_AS),
-    ];
-    let mut out = Vec::new();
-    for (name, res) in list {
-        if let Ok((cur, _)) = nix::sys::resource::getrlimit(res) {
-            out.push((format!("SLURM_RLIMIT_{}", name), cur.to_string()));
-        }
-    }
-    out
+    crate::alloc::current_rlimits().into_iter().map(|(n, v)| (format!("SLURM_RLIMIT_{}", n), v.to_string())).collect()
 }
 
 fn split_export(s: &str) -> Vec<String> {

@@ -174,6 +174,10 @@ pub struct SrunOpts {
     pub nodes_on_command_line: bool,
     pub ntasks_on_command_line: bool,
     pub export: Option<String>,
+    /// `--propagate[=rlimits]` (`ALL` without a value).
+    pub propagate: Option<String>,
+    /// The `SLURM_RLIMIT_*` variables srun sends ([`rlimit_env`]).
+    pub rlimits: Vec<(String, String)>,
     /// The options given, for `-v`'s block (name, value).
     pub set: Vec<(String, String)>,
 }
@@ -380,8 +384,20 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
             "het-group" => {
                 return Err(error("Heterogeneous job steps are not supported (--het-group)", 1));
             }
-            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "propagate" | "signal" | "ntasks-per-core"
-            | "oversubscribe" | "dependency" | "hold" | "nice" => {
+            "propagate" => {
+                o.propagate = Some(v.clone().unwrap_or_else(|| "ALL".into()));
+                let _ = alloc::apply_job_option(&mut o.desc, id, val);
+            }
+            "signal" => {
+                // a job option: it acts on srun's own allocation only (B: is sbatch's)
+                let names = spur_core::compat::profile().signal_names;
+                if spur_grammar::signal::parse_signal_opts(val, false, names).is_err() {
+                    return Err(error("Invalid --signal specification", 255));
+                }
+                o.desc.signal = Some(val.to_string());
+            }
+            "accepted" | "preserve-env" | "disable-status" | "no-kill" | "ntasks-per-core" | "oversubscribe"
+            | "dependency" | "hold" | "nice" => {
                 let _ = alloc::apply_job_option(&mut o.desc, id, val);
             }
             other => {
@@ -399,6 +415,19 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     if o.no_allocate && o.step.node_list.is_none() {
         return Err(error("must specify a node list with -Z, --no-allocate.", 1));
+    }
+    if o.no_allocate && o.step.exclude.is_some() {
+        return Err(error("can not specify --exclude list with -Z, --no-allocate.", 1));
+    }
+    if o.no_allocate && o.step.relative.is_some() {
+        return Err(error("do not specify -r,--relative with -Z,--no-allocate.", 1));
+    }
+    node_list_and_hostfile(&mut o, env, cwd)?;
+    if let Some(p) = &o.propagate {
+        // (srun's _set_rlimit_env; recorded/24.11/srun_stepopts/17-19)
+        if let Err(m) = alloc::parse_rlimits(p, true, &mut [false; 10]) {
+            return Err(Output::err(format!("srun: error: {}\nsrun: error: --propagate={} is not valid.\n", m, p), 1));
+        }
     }
     let mut argv = p.operands.clone();
     if o.io.multi_prog.is_some() {
@@ -423,6 +452,103 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     o.io.argv = std::mem::take(&mut argv);
     o.io.label = o.label;
     Ok((o, p.operands))
+}
+
+/// The node list as srun reads it: `SLURM_HOSTFILE` when no `-w` is given
+/// (a file, `./NAME` when it has no `/`, and the `arbitrary` distribution);
+/// a list naming a file (a `/` in it) is the file's hosts
+/// (`verify_node_list`, `slurm_read_hostfile`). With `arbitrary` the list
+/// names each task's node in task order (read up to `-n` names), and the
+/// task count is its length (recorded/24.11/srun_stepopts/31-38).
+fn node_list_and_hostfile(o: &mut SrunOpts, env: &HashMap<String, String>, cwd: &str) -> Result<(), Output> {
+    let mut from_env = false;
+    if o.step.node_list.is_none() {
+        if let Some(h) = env.get("SLURM_HOSTFILE").filter(|h| !h.is_empty()) {
+            o.step.node_list = Some(if h.contains('/') { h.clone() } else { format!("./{}", h) });
+            o.step.distribution = "arbitrary".into();
+            from_env = true;
+        }
+    }
+    let arbitrary = o.step.distribution == "arbitrary";
+    if arbitrary && o.nodes_on_command_line {
+        return Err(error("--nodes is incompatible with --distribution=arbitrary", 1));
+    }
+    let Some(list) = o.step.node_list.clone() else { return Ok(()) };
+    let fail = |m: String| {
+        let more = if from_env { "\nsrun: error: Failure getting NodeNames from hostfile" } else { "" };
+        error(format!("{}{}", m, more), 1)
+    };
+    let hosts: Vec<String> = if list.contains('/') {
+        let full = if list.starts_with('/') { list.clone() } else { format!("{}/{}", cwd, list) };
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            let e = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(libc::EIO)).desc();
+            fail(format!("slurm_allocate_resources error opening file {}, {}", list, e))
+        })?;
+        let count = if arbitrary && o.ntasks_on_command_line { o.step.num_tasks.map(|n| n as usize) } else { None };
+        alloc::read_hostfile(&list, &text, count).map_err(fail)?
+    } else if arbitrary {
+        spur_grammar::hostlist::expand_bounded(&list, 1 << 20).map_err(|_| error("Invalid node list specified", 1))?
+    } else {
+        return Ok(());
+    };
+    let mut unique: Vec<String> = Vec::new();
+    for h in &hosts {
+        if !unique.contains(h) {
+            unique.push(h.clone());
+        }
+    }
+    o.desc.req_nodes = Some(unique.join(","));
+    if arbitrary {
+        // each task's node, in order: the step's layout follows it
+        o.step.node_list = Some(hosts.join(","));
+        if !o.ntasks_on_command_line {
+            o.step.num_tasks = Some(hosts.len() as u32);
+        }
+        o.step.min_nodes = None;
+        o.step.max_nodes = None;
+        // srun's own allocation holds each node's tasks: the scheduler
+        // spreads a job's tasks evenly, so it asks for the most any node
+        // runs on every node (slurmctld lays the job out by the list itself)
+        let most = unique.iter().map(|u| hosts.iter().filter(|h| *h == u).count()).max().unwrap_or(1) as u32;
+        o.desc.min_nodes = Some(unique.len() as u32);
+        o.desc.max_nodes = None;
+        o.desc.ntasks_per_node = Some(most);
+        o.desc.num_tasks = Some(most.saturating_mul(unique.len() as u32));
+    } else {
+        o.step.node_list = o.desc.req_nodes.clone();
+    }
+    Ok(())
+}
+
+/// srun's `SLURM_RLIMIT_<NAME>` variables (`_set_rlimit_env`): the limits
+/// slurm.conf's `PropagateResourceLimitsExcept` does not name, or
+/// `PropagateResourceLimits` names (default `ALL`), unless `--propagate`
+/// names others; a limit `--propagate` asked for is marked `U` (the task
+/// sets it even above the node's hard limit, or fails). `limits` are srun's
+/// own soft limits.
+pub fn rlimit_env(
+    conf_propagate: Option<&str>,
+    conf_except: Option<&str>,
+    opt: Option<&str>,
+    limits: &[(&'static str, u64)],
+) -> Vec<(String, String)> {
+    let mut flags = [true; 10];
+    // (a bad configured list: slurmctld would not start; srun keeps ALL)
+    let _ = match conf_except.filter(|e| !e.is_empty()) {
+        Some(e) => alloc::parse_rlimits(e, false, &mut flags),
+        None => alloc::parse_rlimits(conf_propagate.unwrap_or("ALL"), true, &mut flags),
+    };
+    if let Some(p) = opt {
+        let _ = alloc::parse_rlimits(p, true, &mut flags);
+    }
+    let mut out = Vec::new();
+    for ((name, _), on) in alloc::RLIMITS.iter().zip(flags) {
+        if let Some((_, v)) = limits.iter().find(|(n, _)| n == name).filter(|_| on) {
+            let u = if opt.is_some() { "U" } else { "" };
+            out.push((format!("SLURM_RLIMIT_{}", name), format!("{}{}", u, v)));
+        }
+    }
+    out
 }
 
 /// The MPI plugins srun knows (`--mpi`): `none` runs tasks without any.
@@ -716,9 +842,38 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
         Err(out) => return emit(&out),
     };
+    o.rlimits = rlimit_env(
+        c.conf().get("PropagateResourceLimits"),
+        c.conf().get("PropagateResourceLimitsExcept"),
+        o.propagate.as_deref(),
+        &alloc::current_rlimits(),
+    );
+    if o.verbose > 1 {
+        // (srun's debug lines: recorded/24.11/srun_stepopts/37)
+        let mut t = String::new();
+        for (k, v) in &o.rlimits {
+            t.push_str(&format!("srun: debug:  propagating {}={}\n", &k["SLURM_".len()..], v.trim_start_matches('U')));
+        }
+        t.push_str(&format!("srun: debug:  propagating SLURM_PRIO_PROCESS={}\n", nix_priority()));
+        t.push_str(&format!("srun: debug:  propagating UMASK={:04o}\n", o.desc.umask));
+        eprint!("{}", t);
+    }
+    // srun itself may open as many files as it can (rlimits_use_max_nofile)
+    if let Ok((_, max)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE) {
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, max, max);
+    }
 
-    // the allocation: the one srun runs in, or its own
+    // the allocation: none (--no-allocate), the one srun runs in, or its own
     let mut own = false;
+    if o.no_allocate {
+        if !o.quiet {
+            eprintln!("srun: do not allocate resources");
+        }
+        let job = noalloc_job(&o);
+        o.step.job_id = job.job_id;
+        o.jobid = Some(job.job_id);
+        return run_step(&c, &mut o, &job, env, sig_rx);
+    }
     let job = match o.jobid {
         Some(id) => match alloc::job(&c, id) {
             Some(j) if j.state == JobState::Running => j,
@@ -762,6 +917,38 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     code
 }
 
+/// The job `--no-allocate` runs its step as (srun's `job_create_noalloc`):
+/// a random id of Slurm's no-allocation range, the nodes named, each with
+/// the tasks' share of CPUs, the caller's identity. The controller lays the
+/// step out on the same terms.
+fn noalloc_job(o: &SrunOpts) -> Job {
+    let nodes = o
+        .step
+        .node_list
+        .as_deref()
+        .and_then(|l| spur_grammar::hostlist::expand_bounded(l, 1 << 20).ok())
+        .unwrap_or_default();
+    let nn = nodes.len().max(1) as u32;
+    let ntasks = o.step.num_tasks.unwrap_or(nn).max(1);
+    let cpn = ntasks.div_ceil(nn).saturating_mul(o.step.cpus_per_task.max(1));
+    let seed =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
+            ^ std::process::id().wrapping_mul(2_654_435_761);
+    let ids = spur_core::launch::NOALLOC_JOB_IDS;
+    Job {
+        job_id: ids.start() + seed % (ids.end() - ids.start() + 1),
+        user_id: nix::unistd::getuid().as_raw(),
+        group_id: nix::unistd::getgid().as_raw(),
+        state: JobState::Running,
+        allocs: nodes
+            .into_iter()
+            .map(|node| spur_core::model::NodeAlloc { node, cpus: cpn, ..Default::default() })
+            .collect(),
+        desc: o.desc.clone(),
+        ..Default::default()
+    }
+}
+
 /// srun's own allocation: submitted, then waited for.
 fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -> Result<Job, i32> {
     let mut desc = o.desc.clone();
@@ -783,6 +970,17 @@ fn allocate(c: &Client, o: &SrunOpts, aborted: &std::sync::atomic::AtomicBool) -
             return Err(1);
         }
     };
+    if o.verbose > 1 {
+        // (srun's allocation message thread; its port line is left out: Spur has no such listener)
+        eprintln!("srun: debug:  Entering slurm_allocation_msg_thr_create()\nsrun: debug:  Entering _msg_thr_internal");
+        if spur_core::compat::release() == spur_core::compat::Release::V22_05 {
+            // (recorded/22.05/srun_stepopts/39)
+            eprintln!(
+                "srun: debug:  auth/munge: init: Munge authentication plugin loaded\n\
+                 srun: debug:  hash/k12: init: init: KangarooTwelve hash plugin loaded"
+            );
+        }
+    }
     let quiet = o.quiet;
     let immediate = o.immediate.is_some();
     let mut waited = false;
@@ -875,7 +1073,10 @@ fn run_step(
     o.step.srun_host = alloc::hostname();
     let mut base = base_env(o, env);
     // what srun adds for its tasks (the step's layout is added on each node)
-    base.retain(|(k, _)| !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO"));
+    base.retain(|(k, _)| {
+        !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO") && !k.starts_with("SLURM_RLIMIT_")
+    });
+    base.extend(o.rlimits.iter().cloned());
     base.push(("SLURM_UMASK".into(), format!("{:04o}", o.desc.umask)));
     base.push(("SLURM_PRIO_PROCESS".into(), nix_priority().to_string()));
     if o.label {
@@ -883,6 +1084,15 @@ fn run_step(
     }
     let working_cluster = spur_core::launch::working_cluster(c.conf());
     spur_core::launch::srun_env(&mut base, &srun_env_input(o, working_cluster), job);
+    if o.no_allocate {
+        // as srun's own allocation's (recorded/24.11/srun_stepopts/42, 22.05/42)
+        base.retain(|(k, _)| k != "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0");
+        if spur_core::compat::profile().env_24_11_variables {
+            if let Some(g) = spur_auth::users::group_name(job.group_id) {
+                spur_core::launch::env_set(&mut base, "SLURM_JOB_GROUP", g);
+            }
+        }
+    }
     // the step's variables depend on its layout: create it first with the
     // base environment, which the step daemons extend per node and task
     // srun's step creation loop (launch.c): a step the job's other steps
@@ -967,11 +1177,41 @@ fn run_step(
             spur_grammar::hostlist::compress(&step.node_names()),
             cpu_counts(&step.allocs.iter().map(|a| a.cpus).collect::<Vec<_>>())
         );
+        let debug = o.verbose > 1;
+        if debug {
+            // (24.11's opt.uid is SLURM_AUTH_NOBODY, 99, 22.05's the caller's;
+            // `relative` NO_VAL16 when not asked: recorded/24.11/srun_stepopts/39)
+            let uid = if v22 { nix::unistd::getuid().as_raw() } else { 99 };
+            t.push_str(&format!(
+                "srun: debug:  requesting job {}, user {}, nodes {} including ({})\n\
+                 srun: debug:  cpus {}, tasks {}, name {}, relative {}\n",
+                job.job_id,
+                uid,
+                step.allocs.len(),
+                o.step.node_list.as_deref().unwrap_or("(null)"),
+                step.num_tasks.saturating_mul(step.cpus_per_task.max(1)),
+                step.num_tasks,
+                step.name,
+                o.step.relative.unwrap_or(65534)
+            ));
+        }
         t.push_str(if v22 {
             "srun: launch/slurm: launch_p_step_launch: CpuBindType=(null type)\n"
         } else {
             "srun: CpuBindType=(null type)\n"
         });
+        if debug {
+            t.push_str("srun: debug:  Entering slurm_step_launch\n");
+            if v22 {
+                t.push_str("srun: debug:  mpi/none: mpi_p_client_prelaunch: Using mpi/none\n");
+            }
+            t.push_str(&format!(
+                "srun: debug:  Entering _msg_thr_create()\n\
+                 srun: debug:  initialized stdio listening socket, port {}\nsrun: debug:  Started IO server thread\n\
+                 srun: debug:  Entering _launch_tasks\n",
+                io.port()
+            ));
+        }
         for (a, ids) in step.allocs.iter().zip(&step.task_ids) {
             t.push_str(&format!(
                 "srun: launching StepId={}.{} on host {}, {} tasks: {}\n",
@@ -987,6 +1227,11 @@ fn run_step(
         } else {
             "srun: topology/default: init: topology Default plugin loaded\n"
         });
+        if debug {
+            for _ in &step.allocs {
+                t.push_str("srun: debug:  launch returned msg_rc=0 err=0 type=8001\n");
+            }
+        }
         eprint!("{}", t);
     }
     stream(c, o, job, &step, io, events, signals)
@@ -1098,6 +1343,9 @@ fn stream(
                     if exit.status == 0 {
                         eprintln!("srun: {}{}: task {}: Completed", launch_prefix("_task_finish"), node, task);
                     }
+                    if o.verbose > 1 {
+                        eprintln!("srun: debug:  task {} done", task);
+                    }
                 }
                 if o.io.kill_on_bad_exit && exit.status != 0 && !terminating {
                     // --kill-on-bad-exit: the whole step ends
@@ -1154,6 +1402,12 @@ fn stream(
     }
     for t in 0..step.num_tasks {
         pr.flush(t);
+    }
+    if o.verbose > 1 {
+        eprintln!("srun: debug:  IO thread exiting");
+        if o.jobid.is_none() {
+            eprintln!("srun: debug:  Leaving _msg_thr_internal");
+        }
     }
     let _ = c.step_complete(job.job_id, step.step_id);
     eprint!("{}", exit_lines(step, &exits));
@@ -1291,6 +1545,61 @@ mod tests {
 
     fn a(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    // recorded/24.11/srun_stepopts/35
+    #[test]
+    fn node_list_from_a_file() {
+        let text = "node3\n# a comment\n\nnode1,node3 # more\nnode2*2\n";
+        let hosts = alloc::read_hostfile("h", text, None).unwrap();
+        assert_eq!(hosts, ["node3", "node1", "node3", "node2", "node2"]);
+        assert_eq!(alloc::read_hostfile("h", text, Some(2)).unwrap(), ["node3", "node1"]);
+        assert_eq!(alloc::read_hostfile("h", text, Some(9)), Err("Too few NodeNames in Slurm Hostfile".into()));
+        assert_eq!(alloc::read_hostfile("h", "# none\n", None), Err("Hostlist is empty!".into()));
+        assert_eq!(alloc::read_hostfile("h", "n1\n-x\n", None), Err("Invalid hostfile h contents on line 2".into()));
+        let dir = std::env::temp_dir().join(format!("srun-hostfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hosts"), "node3\nnode1\nnode3\n").unwrap();
+        let cwd = dir.to_string_lossy();
+        let (o, _) = parse(&a(&["-w", "./hosts", "true"]), &env(&[]), &cwd).unwrap();
+        assert_eq!(o.step.node_list.as_deref(), Some("node3,node1"));
+        let e = parse(&a(&["-w", "./nohosts", "true"]), &env(&[]), &cwd).err().unwrap();
+        assert_eq!(
+            (e.stderr.as_str(), e.code),
+            ("srun: error: slurm_allocate_resources error opening file ./nohosts, No such file or directory\n", 1)
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    // recorded/24.11/srun_stepopts/10-20
+    #[test]
+    fn propagated_limits() {
+        let limits: Vec<(&'static str, u64)> = alloc::RLIMITS.iter().map(|(n, _)| (*n, 7)).collect();
+        let names = |v: Vec<(String, String)>| v.into_iter().map(|(k, v)| format!("{}={}", k, v)).collect::<Vec<_>>();
+        assert_eq!(names(rlimit_env(None, None, None, &limits)).len(), 10);
+        assert_eq!(
+            names(rlimit_env(None, None, Some("RLIMIT_NOFILE,CORE"), &limits)),
+            ["SLURM_RLIMIT_CORE=U7", "SLURM_RLIMIT_NOFILE=U7"]
+        );
+        assert!(rlimit_env(None, None, Some("NONE"), &limits).is_empty());
+        assert_eq!(names(rlimit_env(Some("NONE"), None, None, &limits)), Vec::<String>::new());
+        let except = names(rlimit_env(None, Some("CPU AS"), None, &limits));
+        assert_eq!((except.len(), except[0].as_str()), (8, "SLURM_RLIMIT_FSIZE=7"));
+        assert_eq!(names(rlimit_env(Some("STACK"), None, None, &limits)), ["SLURM_RLIMIT_STACK=7"]);
+        let bad = |p: &str| {
+            parse(&a(&[&format!("--propagate={}", p), "true"]), &env(&[]), "/w").err().map(|o| (o.stderr, o.code))
+        };
+        assert_eq!(
+            bad("core"),
+            Some(("srun: error: Bad rlimit name: core\nsrun: error: --propagate=core is not valid.\n".into(), 1))
+        );
+        assert_eq!(
+            bad("ALL,CORE").map(|e| e.0),
+            Some("srun: error: Bad rlimit name: ALL\nsrun: error: --propagate=ALL,CORE is not valid.\n".into())
+        );
+        assert_eq!(bad("RLIMIT_CORE,AS"), None);
+        let (o, _) = parse(&a(&["--propagate", "true"]), &env(&[]), "/w").unwrap();
+        assert_eq!(o.propagate.as_deref(), Some("ALL"));
     }
 
     #[test]

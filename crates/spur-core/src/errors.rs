@@ -157,6 +157,7 @@ pub const ESLURM_IN_STANDBY_USE_BACKUP: i32 = 2131;
 pub const ESLURM_BAD_THREAD_PER_CORE: i32 = 2132;
 pub const ESLURM_INVALID_PREFER: i32 = 2133;
 pub const ESLURM_INSUFFICIENT_GRES: i32 = 2134;
+pub const ESLURM_PREEMPTION_REQUIRED: i32 = 2179;
 pub const ESPANK_ERROR: i32 = 3000;
 pub const ESPANK_BAD_ARG: i32 = 3001;
 pub const ESPANK_NOT_TASK: i32 = 3002;
@@ -411,6 +412,7 @@ pub static ERRORS: &[(i32, &str)] = &[
     (2132, "Cannot request more threads per core than the job allocation"),
     (2133, "Invalid preferred feature specification"),
     (2134, "Insufficient GRES available in allocation"),
+    (2179, "Preemption is required but is disabled on this system"),
     (3000, "Generic error"),
     (3001, "Bad argument"),
     (3002, "Not in task context"),

@@ -93,6 +93,10 @@ pub struct StepLaunch {
     pub user_name: String,
 }
 
+/// The job ids of `srun --no-allocate`'s steps (Slurm's MIN_NOALLOC_JOBID
+/// to MAX_NOALLOC_JOBID): no job has one, no state holds such a step.
+pub const NOALLOC_JOB_IDS: std::ops::RangeInclusive<u32> = 0xffff_0000..=0xffff_fffd;
+
 /// `SLURM_JOB_CPUS_PER_NODE` / `SLURM_TASKS_PER_NODE` grammar: `2(x3),1`.
 pub fn counts(v: &[u32]) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -431,6 +435,22 @@ pub fn step_env_for(
     if !step.mpi.is_empty() {
         env.push(("SLURM_MPI_TYPE".into(), step.mpi.clone()));
     }
+    if NOALLOC_JOB_IDS.contains(&job.job_id) {
+        // a step without an allocation has no job to describe
+        // (recorded/24.11/srun_stepopts/42)
+        env.retain(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "SLURM_JOB_ID"
+                    | "SLURM_JOBID"
+                    | "SLURM_JOB_NUM_NODES"
+                    | "SLURM_JOB_CPUS_PER_NODE"
+                    | "SLURM_JOB_PARTITION"
+                    | "SLURM_JOB_START_TIME"
+                    | "SLURM_JOB_END_TIME"
+            )
+        });
+    }
     env
 }
 
@@ -537,6 +557,12 @@ mod tests {
         let env = step_env_for(&SLURM_22_05, &j, &step, "spur", 4000);
         assert_eq!(get(&env, "SLURM_JOB_NAME"), None);
         assert_eq!(get(&env, "SLURM_JOB_START_TIME"), None);
+        // without an allocation (srun --no-allocate): no job variables
+        let mut nj = j.clone();
+        nj.job_id = 0xffff_0001;
+        let env = step_env_for(&SLURM_24_11, &nj, &step, "spur", 4000);
+        assert_eq!((get(&env, "SLURM_JOB_ID"), get(&env, "SLURM_JOB_END_TIME")), (None, None));
+        assert_eq!((get(&env, "SLURM_OOM_KILL_STEP"), get(&env, "SLURM_STEP_ID")), (Some("0"), Some("1")));
     }
 
     // recorded/24.11/srun_env/37, 47; salloc/25, 49

@@ -305,9 +305,19 @@ fn version_3_spool_files_read() {
 #[test]
 fn version_4_spool_files_read() {
     spool_files_read("v4");
-    // and a step's part on a node, as its agent wrote it
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4");
-    let t = Tmp::new("fixture-v4-step");
+    step_spec_reads("v4");
+}
+
+#[test]
+fn version_5_spool_files_read() {
+    spool_files_read("v5");
+    step_spec_reads("v5");
+}
+
+/// A step's part on a node, as its agent wrote it.
+fn step_spec_reads(version: &str) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(version);
+    let t = Tmp::new(&format!("fixture-{}-step", version));
     let dir = step_dir(&t.0, 11, 0);
     fs::create_dir_all(&dir).unwrap();
     fs::copy(fx.join("step-spec.bin"), dir.join(SPEC_FILE)).unwrap();

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use spur_core::model::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub use apply::REQUEUE_DELAY;
+pub use apply::{step_layout, REQUEUE_DELAY};
 
 /// One change to the cluster.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -216,6 +216,11 @@ pub const STEPS_VERSION: u16 = 4;
 /// `extern_step`) and `srun --interactive`'s step (`StepRequest::interactive`)
 /// are written.
 pub const SPECIAL_STEPS_VERSION: u16 = 5;
+
+/// The format version from which a `StepCreate` with the `arbitrary`
+/// distribution lays its tasks out in its node list's order
+/// (`apply::steps::layout`); before it, such a step is laid out by block.
+pub const ARBITRARY_VERSION: u16 = 5;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {

@@ -395,6 +395,16 @@ impl Service {
     }
 
     fn validate_shape(&self, desc: &JobDesc, test_only: bool) -> Result<(), (i32, String)> {
+        // `--signal=R:...` needs preemption (slurmctld's _validate_job_desc;
+        // recorded/24.11/srun_stepopts/27)
+        let names = spur_core::compat::profile().signal_names;
+        let resv = |s: &String| spur_grammar::signal::parse_signal_opts(s, true, names).is_ok_and(|o| o.resv);
+        // (22.05 accepts it: recorded/22.05/srun_stepopts/29)
+        let preempt_off = self.ctld.conf.get("PreemptMode").is_none_or(|m| m.eq_ignore_ascii_case("OFF"))
+            && spur_core::compat::release() != spur_core::compat::Release::V22_05;
+        if desc.signal.as_ref().is_some_and(resv) && preempt_off {
+            return Err((ESLURM_PREEMPTION_REQUIRED, String::new()));
+        }
         let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {

@@ -398,10 +398,16 @@ pub fn job_umask(job: &Job) -> u32 {
 /// Propagated resource limits from the submission environment:
 /// `(name, value, user_requested)` (`U` prefix = `--propagate` asked).
 pub fn propagated_rlimits(job: &Job) -> Vec<(&'static str, u64, bool)> {
+    rlimits_in(&job.desc.env)
+}
+
+/// The `SLURM_RLIMIT_<NAME>` values of an environment (sbatch's or srun's):
+/// `(name, value, user_requested)`, a `U` prefix meaning `--propagate` asked.
+pub fn rlimits_in(env: &[(String, String)]) -> Vec<(&'static str, u64, bool)> {
     let mut out = Vec::new();
     for n in RLIMIT_NAMES {
         let key = format!("SLURM_RLIMIT_{}", n);
-        if let Some((_, v)) = job.desc.env.iter().find(|(k, _)| *k == key) {
+        if let Some((_, v)) = env.iter().find(|(k, _)| *k == key) {
             let (user, num) = match v.strip_prefix('U') {
                 Some(rest) => (true, rest),
                 None => (false, v.as_str()),

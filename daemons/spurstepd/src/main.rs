@@ -16,6 +16,7 @@ mod iopattern;
 mod jobenv;
 mod step;
 mod supervisor;
+mod taskscript;
 
 use std::path::PathBuf;
 

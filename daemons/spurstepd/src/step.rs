@@ -25,6 +25,7 @@
 
 use crate::iopattern;
 use crate::supervisor::{c_array, cstr, fill_task_pid, log, no_children_left, strerror, write_stderr};
+use crate::taskscript::{self, Origin};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
@@ -67,22 +68,44 @@ struct TaskPrep {
     stderr: Stream,
     /// `slurmstepd: error: execve(): PROG: `
     exec_prefix: Vec<u8>,
+    /// What the task prologs print to the task's stdout.
+    print: Vec<u8>,
+    /// A failed task prolog: slurmstepd's lines for the task's stderr, and
+    /// the status the task ends with instead of running.
+    prolog_failed: Option<(Vec<u8>, i32)>,
+    /// The task's environment for its epilogs (without the prologs' changes).
+    epilog_env: Vec<(String, String)>,
 }
 
 /// What every task shares.
-struct Common {
-    uid: u32,
-    gid: u32,
-    groups: Vec<Gid>,
-    switch_user: bool,
-    umask: Mode,
-    cwd: CString,
+pub(crate) struct Common {
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) groups: Vec<Gid>,
+    pub(crate) switch_user: bool,
+    pub(crate) umask: Mode,
+    pub(crate) cwd: CString,
     chdir_msg: Vec<u8>,
     append: bool,
     errno_text: Vec<String>,
+    /// srun's `SLURM_RLIMIT_*` (`--propagate`, PropagateResourceLimits), set
+    /// in each task just before its exec.
+    rlimits: Vec<(nix::sys::resource::Resource, u64, bool)>,
+    /// The task prologs and epilogs, in the order they run.
+    prologs: Vec<(Origin, String)>,
+    epilogs: Vec<(Origin, String)>,
 }
 
 impl Common {
+    /// Take the user's groups, gid and uid when the daemon is root and the
+    /// user another; false when one of them failed. Async-signal-safe.
+    pub(crate) fn become_user(&self) -> bool {
+        !self.switch_user
+            || unistd::setgroups(&self.groups).is_ok()
+                && unistd::setgid(Gid::from_raw(self.gid)).is_ok()
+                && unistd::setuid(Uid::from_raw(self.uid)).is_ok()
+    }
+
     fn errno_text(&self, e: Errno) -> &[u8] {
         self.errno_text.get(e as usize).map(|s| s.as_bytes()).unwrap_or(b"Unknown error")
     }
@@ -176,8 +199,19 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     let mut readers: HashMap<u32, Vec<std::thread::JoinHandle<()>>> = HashMap::new();
     let mut stdins: HashMap<u32, OwnedFd> = HashMap::new();
     let mut early: Vec<(u32, TaskExit)> = Vec::new();
+    let mut err_sinks: HashMap<u32, Sink> = HashMap::new();
+    let mut epilog_envs: HashMap<u32, Vec<(String, String)>> = HashMap::new();
     let mut preps = preps;
     for (p, par) in preps.iter_mut().zip(parents) {
+        // the prologs' `print` lines come first on the task's stdout: the
+        // pipe is new and empty, so what fits in it is written at once
+        if !p.print.is_empty() {
+            if let Stream::Pipe(fd) | Stream::Pty(fd) = &p.stdout {
+                let n = p.print.len().min(PIPE_ROOM);
+                let _ = write_all(fd, &p.print[..n]);
+            }
+        }
+        epilog_envs.insert(p.global, std::mem::take(&mut p.epilog_env));
         // SAFETY: the child makes only async-signal-safe calls on data built
         // before the fork (`child_exec`) and ends in execve or _exit.
         match unsafe { unistd::fork() } {
@@ -199,6 +233,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                     hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global, sink));
                 }
                 if let Some((err, sink)) = par.stderr {
+                    err_sinks.insert(p.global, sink.clone());
                     hs.push(pump(err, srun.clone(), FrameKind::Stderr, p.global, sink));
                 }
                 readers.insert(p.global, hs);
@@ -310,6 +345,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
             ender.cancel(libc::SIGTERM, Some("TIME LIMIT"), true);
         });
     }
+    // the job's `--signal=SIG@TIME` (srun's or sbatch's, not `B:`)
+    if let Some((sig, at)) = warn_signal(&spec.job, spec.step.start_time) {
+        let pgids = pgids.clone();
+        let wait = (at - now_secs()).max(0) as u64;
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(wait));
+            signal_tasks(&pgids, libc::SIGCONT);
+            signal_tasks(&pgids, sig);
+        });
+    }
 
     // wait for every task
     let mut left = pids.len();
@@ -330,6 +375,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         // every byte the task wrote goes before its exit
         for h in readers.remove(&task).unwrap_or_default() {
             let _ = h.join();
+        }
+        // the task epilogs, before srun hears of the end
+        if !common.epilogs.is_empty() {
+            let env = epilog_envs.remove(&task).unwrap_or_default();
+            let err = taskscript::run_epilogs(&common.epilogs, &env, &common, &format!("slurmstepd-{}: error: ", node));
+            // slurmstepd's own stderr is its node's first task's
+            // (recorded/24.11/srun_stepopts/09)
+            let first = tasks.first().copied().unwrap_or(task);
+            let sink = err_sinks.get(&first).cloned().unwrap_or(Sink::Srun);
+            sink_write(&sink, &srun, FrameKind::Stderr, first, &err);
         }
         let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         let e = TaskExit { status, user_us: tv(ru.ru_utime), sys_us: tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss as u64 };
@@ -428,6 +483,33 @@ fn pump(fd: OwnedFd, srun: Srun, kind: FrameKind, task: u32, sink: Sink) -> std:
     })
 }
 
+/// What a task's new stdout pipe takes without a reader (Linux's smallest
+/// pipe is 4 KiB; the default 64 KiB).
+const PIPE_ROOM: usize = 4096;
+
+/// Write whole lines of the step daemon's own (an epilog's stderr) where a
+/// task's stream goes.
+fn sink_write(sink: &Sink, srun: &Srun, kind: FrameKind, task: u32, data: &[u8]) {
+    if data.is_empty() {
+        return;
+    }
+    match sink {
+        Sink::Srun => srun.send(kind, task, data),
+        Sink::File(file, label) => {
+            use std::io::Write;
+            let mut out = Vec::new();
+            for line in data.split_inclusive(|&b| b == b'\n') {
+                if let Some(l) = label {
+                    out.extend_from_slice(l.as_bytes());
+                }
+                out.extend_from_slice(line);
+            }
+            let _ = file.lock().unwrap_or_else(|e| e.into_inner()).write_all(&out);
+        }
+        Sink::Discard => {}
+    }
+}
+
 fn signal_tasks(pgids: &[i32], sig: i32) {
     let Ok(sig) = Signal::try_from(sig) else { return };
     for &g in pgids {
@@ -511,6 +593,18 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         .and_then(|(_, v)| u32::from_str_radix(v, 8).ok())
         .unwrap_or(0o022);
     let cwd = if spec.io.cwd.is_empty() { spec.job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
+    // the node's slurm.conf TaskProlog/TaskEpilog (the agent's SLURM_CONF)
+    let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
+    let conf_script = |k: &str| conf.as_ref().and_then(|c| c.get(k)).filter(|v| !v.is_empty()).map(String::from);
+    let user_script = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+    let prologs = [
+        conf_script("TaskProlog").map(|p| (Origin::Conf, p)),
+        user_script(&spec.io.task_prolog).map(|p| (Origin::User, p)),
+    ];
+    let epilogs = [
+        user_script(&spec.io.task_epilog).map(|p| (Origin::User, p)),
+        conf_script("TaskEpilog").map(|p| (Origin::Conf, p)),
+    ];
     Ok(Common {
         uid: spec.uid,
         gid: spec.gid,
@@ -521,6 +615,9 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         cwd: cstr(&cwd),
         append: spec.io.open_mode_append,
         errno_text: (0..134).map(strerror).collect(),
+        rlimits: crate::supervisor::rlimits(&crate::jobenv::rlimits_in(&spec.io.env)),
+        prologs: prologs.into_iter().flatten().collect(),
+        epilogs: epilogs.into_iter().flatten().collect(),
     })
 }
 
@@ -642,10 +739,29 @@ fn prepare(
         set("SLURM_TOPOLOGY_ADDR", node.to_string());
         set("SLURM_TOPOLOGY_ADDR_PATTERN", "node".to_string());
         if let Some(a) = job.allocs.iter().find(|a| a.node == node) {
-            set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
+            // (none without an allocation: recorded/24.11/srun_stepopts/42)
+            if !spur_core::launch::NOALLOC_JOB_IDS.contains(&job.job_id) {
+                set("SLURM_CPUS_ON_NODE", a.cpus.to_string());
+            }
         }
         set("SLURM_TASK_PID", String::new());
-        // slurmstepd gives TMPDIR to a node's first task only (recorded/24.11/srun_env/03)
+        // users do not see the propagated limits (slurmstepd's `_set_limit`;
+        // recorded/24.11/srun_stepopts/21); the umask stays
+        env.retain(|(k, _)| !k.starts_with("SLURM_RLIMIT_"));
+        let epilog_env = if common.epilogs.is_empty() {
+            vec![]
+        } else {
+            let mut e = env.clone();
+            spur_core::launch::env_set(&mut e, "SLURMD_NODENAME", node);
+            e
+        };
+        let prolog = taskscript::run_prologs(&common.prologs, &mut env, common);
+        let prolog_failed = prolog.failed.map(|(lines, rc)| {
+            let text: String = lines.iter().map(|l| format!("slurmstepd-{}: error: {}\n", node, l)).collect();
+            (text.into_bytes(), rc)
+        });
+        // slurmstepd gives TMPDIR to a node's first task only, after the
+        // prologs (recorded/24.11/srun_env/03)
         if local == 0 && !env.iter().any(|(k, _)| k == "TMPDIR") {
             env.push(("TMPDIR".into(), "/tmp".into()));
         }
@@ -683,6 +799,9 @@ fn prepare(
                 stdout: Stream::Pty(slave.try_clone()?),
                 stderr: Stream::Pty(slave),
                 exec_prefix,
+                print: prolog.print,
+                prolog_failed,
+                epilog_env,
             };
             p.envp = c_array(&p._envp_s);
             p.argv = c_array(&p._argv_s);
@@ -738,6 +857,9 @@ fn prepare(
             stdout: Stream::Null,
             stderr: Stream::Null,
             exec_prefix,
+            print: prolog.print,
+            prolog_failed,
+            epilog_env,
         };
         // the environment's pointers stay valid: the strings do not move
         p.envp = c_array(&p._envp_s);
@@ -822,11 +944,7 @@ fn open_as_user(paths: &[String], outputs: usize, c: &Common) -> Vec<Option<Owne
     // before the fork.
     match unsafe { unistd::fork() } {
         Ok(ForkResult::Child) => {
-            if c.switch_user
-                && (unistd::setgroups(&c.groups).is_err()
-                    || unistd::setgid(Gid::from_raw(c.gid)).is_err()
-                    || unistd::setuid(Uid::from_raw(c.uid)).is_err())
-            {
+            if !c.become_user() {
                 // SAFETY: _exit(2) is async-signal-safe.
                 unsafe { libc::_exit(1) }
             }
@@ -895,11 +1013,7 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     } else {
         let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     }
-    if c.switch_user
-        && (unistd::setgroups(&c.groups).is_err()
-            || unistd::setgid(Gid::from_raw(c.gid)).is_err()
-            || unistd::setuid(Uid::from_raw(c.uid)).is_err())
-    {
+    if !c.become_user() {
         write_stderr(b"slurmstepd: error: unable to set the user's identity\n");
         return 1;
     }
@@ -932,6 +1046,11 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
             libc::ioctl(0, libc::TIOCSCTTY, 0);
         }
     }
+    if let Some((msg, rc)) = &p.prolog_failed {
+        write_stderr(msg);
+        return *rc;
+    }
+    crate::supervisor::set_rlimits(&c.rlimits);
     if let Some((i, buf)) = &mut p.task_pid {
         fill_task_pid(buf, unistd::getpid().as_raw() as u32);
         p.envp[*i] = buf.as_ptr().cast();
@@ -946,6 +1065,27 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     write_stderr(c.errno_text(e));
     write_stderr(b"\n");
     e as i32
+}
+
+/// When and what the job's `--signal=[R:]SIG[@TIME]` sends this step's
+/// tasks (slurmctld's `send_job_warn_signal`): SIGCONT and SIG, TIME
+/// seconds (default 60) before the job's end, to its steps only unless `B:`
+/// keeps it for the batch shell; not for a job without a time limit, nor
+/// for a step started after the warning went out (slurmctld sends it once,
+/// to the steps running then: it looks every 30 s, so it may come up to
+/// 30 s earlier there).
+fn warn_signal(job: &spur_core::model::Job, step_start: i64) -> Option<(i32, i64)> {
+    let names = spur_core::compat::profile().signal_names;
+    let o = spur_grammar::signal::parse_signal_opts(job.desc.signal.as_deref()?, true, names).ok()?;
+    if o.batch || job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
+        return None;
+    }
+    let at = (job.end_time - o.time as i64).max(job.start_time);
+    // (a step of srun's own allocation starts a moment after its job)
+    if step_start > at + 2 {
+        return None;
+    }
+    Some((o.signal as i32, at))
 }
 
 fn now_secs() -> i64 {
@@ -968,6 +1108,87 @@ fn write_all(fd: &OwnedFd, mut data: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The task scripts run through the real child (the test allocator ends
+    /// a child that allocates): a prolog's lines, a failing one, an epilog's
+    /// stderr and status, one that cannot be executed.
+    #[test]
+    fn task_scripts_run_and_report() {
+        let dir = std::env::temp_dir().join(format!("spurstepd-taskscript-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let script = |name: &str, text: &str| {
+            use std::os::unix::fs::PermissionsExt;
+            let p = dir.join(name);
+            fs::write(&p, text).unwrap();
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+            p.display().to_string()
+        };
+        let tp = script("tp", "#!/bin/sh\necho \"export GOT=$IN\"\necho 'print hi'\necho ignored >&2\n");
+        let bad = script("bad", "#!/bin/sh\necho 'print before'\nexit 3\n");
+        let te = script("te", "#!/bin/sh\necho out\necho \"err $SLURM_SCRIPT_CONTEXT\" >&2\nexit 4\n");
+        let c = Common {
+            uid: unistd::getuid().as_raw(),
+            gid: unistd::getgid().as_raw(),
+            groups: vec![],
+            switch_user: false,
+            umask: Mode::from_bits_truncate(0o022),
+            cwd: cstr(&dir.display().to_string()),
+            chdir_msg: vec![],
+            append: false,
+            errno_text: vec![],
+            rlimits: vec![],
+            prologs: vec![],
+            epilogs: vec![],
+        };
+        let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);
+        assert_eq!((r.print.as_slice(), r.failed), (b"hi\nhi\n".as_slice(), None));
+        assert!(
+            env.contains(&("GOT".into(), "x".into()))
+                && env.contains(&("SLURM_SCRIPT_CONTEXT".into(), "prolog_task".into()))
+        );
+        let r = taskscript::run_prologs(&[(Origin::User, bad)], &mut env, &c);
+        assert_eq!(
+            (r.print, r.failed),
+            (b"before\n".to_vec(), Some((vec!["--task-prolog failed status=3".to_string()], 3)))
+        );
+        let missing = dir.join("missing").display().to_string();
+        let r = taskscript::run_prologs(&[(Origin::Conf, missing.clone())], &mut env, &c);
+        let (lines, rc) = r.failed.unwrap();
+        assert_eq!(
+            (lines[0].as_str(), rc),
+            (
+                format!("run_command: slurm task_prolog can not be executed ({}) No such file or directory", missing)
+                    .as_str(),
+                1
+            )
+        );
+        let err = taskscript::run_epilogs(&[(Origin::User, te), (Origin::Conf, missing.clone())], &env, &c, "P: ");
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            format!("err epilog_task\nP: TaskEpilog failed status=4\nP: execve({}): No such file or directory\nP: --task-epilog failed status=127\n", missing)
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn warning_signal_before_the_end() {
+        let mut j =
+            spur_core::model::Job { start_time: 1000, end_time: 1060, time_limit: Some(1), ..Default::default() };
+        assert_eq!(warn_signal(&j, 1000), None);
+        j.desc.signal = Some("USR1@55".into());
+        assert_eq!(warn_signal(&j, 1001), Some((libc::SIGUSR1, 1005)));
+        j.desc.signal = Some("R:USR2".into());
+        // (TIME beyond the limit: at once)
+        assert_eq!(warn_signal(&j, 1000), Some((libc::SIGUSR2, 1000)));
+        j.desc.signal = Some("10@30".into());
+        assert_eq!(warn_signal(&j, 1040), None);
+        j.desc.signal = Some("B:USR1@30".into());
+        assert_eq!(warn_signal(&j, 1000), None);
+        j.desc.signal = Some("USR1".into());
+        j.time_limit = Some(u32::MAX);
+        assert_eq!(warn_signal(&j, 1000), None);
+    }
 
     #[test]
     fn multi_prog_lines_by_rank() {

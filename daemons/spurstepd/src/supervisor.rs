@@ -303,10 +303,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         groups,
         switch_user,
         umask: Mode::from_bits_truncate(jobenv::job_umask(job) as libc::mode_t),
-        rlimits: jobenv::propagated_rlimits(job)
-            .into_iter()
-            .filter_map(|(n, v, u)| rlimit_resource(n).map(|r| (r, v, u)))
-            .collect(),
+        rlimits: rlimits(&jobenv::propagated_rlimits(job)),
         stdin: cstr(&inp),
         stdout_dirs: parent_dirs(&stdout),
         stderr_dirs: parent_dirs(&stderr),
@@ -589,6 +586,29 @@ pub(crate) fn no_children_left() -> bool {
     }
 }
 
+/// The limits of [`jobenv::rlimits_in`] as resources.
+pub(crate) fn rlimits(named: &[(&'static str, u64, bool)]) -> Vec<(Resource, u64, bool)> {
+    named.iter().filter_map(|&(n, v, u)| rlimit_resource(n).map(|r| (r, v, u))).collect()
+}
+
+/// Set propagated soft limits, as slurmstepd's `_set_limit` does just before
+/// the exec (as the user): unchanged ones are left alone, a value from the
+/// configuration's propagation is capped at the hard limit, one `--propagate`
+/// asked for is not (and fails if it is above). Async-signal-safe.
+pub(crate) fn set_rlimits(limits: &[(Resource, u64, bool)]) {
+    for &(res, v, user) in limits {
+        let Ok((cur, max)) = resource::getrlimit(res) else { continue };
+        if cur == v as libc::rlim_t {
+            continue;
+        }
+        let mut want = v as libc::rlim_t;
+        if !user && want > max {
+            want = max;
+        }
+        let _ = resource::setrlimit(res, want, max);
+    }
+}
+
 fn rlimit_resource(name: &str) -> Option<Resource> {
     Some(match name {
         "CPU" => Resource::RLIMIT_CPU,
@@ -699,17 +719,7 @@ fn child_exec(p: &mut Prepared, fd_tx: RawFd) -> i32 {
             return EXIT_1;
         }
     }
-    for &(res, v, user) in &p.rlimits {
-        let Ok((cur, max)) = resource::getrlimit(res) else { continue };
-        if cur == v as libc::rlim_t {
-            continue;
-        }
-        let mut want = v as libc::rlim_t;
-        if !user && want > max {
-            want = max;
-        }
-        let _ = resource::setrlimit(res, want, max);
-    }
+    set_rlimits(&p.rlimits);
     if let Some((i, buf)) = &mut p.task_pid {
         fill_task_pid(buf, unistd::getpid().as_raw() as u32);
         p.envp[*i] = buf.as_ptr().cast();

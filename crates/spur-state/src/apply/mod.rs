@@ -31,6 +31,7 @@ mod reservations;
 mod steps;
 
 pub use control::REQUEUE_DELAY;
+pub use steps::layout as step_layout;
 
 use crate::{ApplyError, ApplyResult, Command, State};
 use spur_core::errors::*;

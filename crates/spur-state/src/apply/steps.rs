@@ -15,13 +15,18 @@
 //!   (the first nodes take the remainder), no node above its free CPUs /
 //!   `-c` unless `--overcommit`; the global task ids by `--distribution`
 //!   (block, cyclic, plane=N).
+//! - `--distribution=arbitrary` (`SLURM_HOSTFILE`; from format version 5,
+//!   [`ARBITRARY_VERSION`]): the node list names each task's node in task
+//!   order (task i on the list's i-th name, a node as often as it has tasks);
+//!   the step's nodes are those named, in allocation order. Before version 5
+//!   it is laid out as block, as the builds before it did.
 //!
 //! A request that the job could never hold, even with no other step running,
 //! is refused for good (`ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE`,
 //! `ESLURM_TOO_MANY_REQUESTED_CPUS`, `ESLURM_INVALID_NODE_COUNT`); one that
 //! only other steps are in the way of is `ESLURM_NODES_BUSY`.
 
-use crate::{ApplyResult, State, STEPS_VERSION};
+use crate::{ApplyResult, State, ARBITRARY_VERSION, STEPS_VERSION};
 use spur_core::errors::*;
 use spur_core::model::*;
 use spur_core::request::StepRequest;
@@ -73,7 +78,7 @@ impl State {
             }
             return Ok(crate::Applied::StepCreated(INTERACTIVE_STEP));
         }
-        let mut step = layout(job, req, now)?;
+        let mut step = layout(job, req, now, self.write_format_version())?;
         step.request_id = request_id;
         let id = step.step_id;
         if let Some(j) = self.jobs.get_mut(&req.job_id) {
@@ -143,8 +148,9 @@ fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32>
     })
 }
 
-/// The step `req` asks for in `job`, or why it cannot be created.
-pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
+/// The step `req` asks for in `job`, or why it cannot be created, as the
+/// cluster's format `version` lays it out.
+pub fn layout(job: &Job, req: &StepRequest, now: i64, version: u16) -> Result<Step, i32> {
     let cpt = req.cpus_per_task.max(1);
     // what every other step holds on each node
     let held = |node: &str| -> (u32, u64) {
@@ -175,6 +181,9 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
     let excluded = names(&req.exclude);
     slots.retain(|s| !excluded.contains(&s.alloc.node));
     let required = names(&req.node_list);
+    if req.distribution == "arbitrary" && version >= ARBITRARY_VERSION {
+        return arbitrary(job, req, now, &slots, &required, cpt);
+    }
     for n in &required {
         if !slots.iter().any(|s| &s.alloc.node == n) {
             return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
@@ -318,6 +327,54 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
     if per.iter().any(|&n| n > MAX_TASKS_PER_NODE) {
         return Err(ESLURM_BAD_TASK_COUNT);
     }
+    let task_ids = task_ids(&per, &req.distribution);
+    finish(job, req, now, &slots, &chosen, per, task_ids, cpt)
+}
+
+/// `--distribution=arbitrary`: `hosts` names each task's node, in order.
+fn arbitrary(job: &Job, req: &StepRequest, now: i64, slots: &[Slot], hosts: &[String], cpt: u32) -> Result<Step, i32> {
+    if hosts.is_empty() || hosts.iter().any(|h| !slots.iter().any(|s| &s.alloc.node == h)) {
+        return Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE);
+    }
+    if req.num_tasks.is_some_and(|n| n as usize != hosts.len()) {
+        return Err(ESLURM_BAD_TASK_COUNT);
+    }
+    let chosen: Vec<usize> = (0..slots.len()).filter(|&i| hosts.contains(&slots[i].alloc.node)).collect();
+    let mut task_ids: Vec<Vec<u32>> = vec![Vec::new(); chosen.len()];
+    for (t, h) in hosts.iter().enumerate() {
+        if let Some(k) = chosen.iter().position(|&i| &slots[i].alloc.node == h) {
+            task_ids[k].push(t as u32);
+        }
+    }
+    let per: Vec<u32> = task_ids.iter().map(|v| v.len() as u32).collect();
+    if per.iter().any(|&n| n > MAX_TASKS_PER_NODE) {
+        return Err(ESLURM_BAD_TASK_COUNT);
+    }
+    for (k, &i) in chosen.iter().enumerate() {
+        let need = per[k].saturating_mul(cpt);
+        if !req.overcommit && need > slots[i].alloc.cpus {
+            return Err(ESLURM_TOO_MANY_REQUESTED_CPUS);
+        }
+        if !req.overcommit && !req.overlap && need > slots[i].free_cpus {
+            return Err(ESLURM_NODES_BUSY);
+        }
+    }
+    finish(job, req, now, slots, &chosen, per, task_ids, cpt)
+}
+
+/// The step on the `chosen` slots with `per` tasks each: the CPUs and
+/// memory it holds there.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    job: &Job,
+    req: &StepRequest,
+    now: i64,
+    slots: &[Slot],
+    chosen: &[usize],
+    per: Vec<u32>,
+    task_ids: Vec<Vec<u32>>,
+    cpt: u32,
+) -> Result<Step, i32> {
     // the CPUs and memory held on each node
     let mut allocs = Vec::with_capacity(chosen.len());
     for (k, &i) in chosen.iter().enumerate() {
@@ -349,7 +406,7 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
         }
         allocs.push(NodeAlloc { node: s.alloc.node.clone(), cpus, mem_mb: mem, gres: Vec::new() });
     }
-    let task_ids = task_ids(&per, &req.distribution);
+    let num_tasks = per.iter().sum();
     Ok(Step {
         step_id: job.next_step_id,
         name: req.name.clone(),
@@ -358,7 +415,7 @@ pub fn layout(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32> {
         allocs,
         tasks_per_node: per,
         task_ids,
-        num_tasks: ntasks,
+        num_tasks,
         cpus_per_task: cpt,
         overlap: req.overlap,
         distribution: if req.distribution.is_empty() { "block".into() } else { req.distribution.clone() },
@@ -504,66 +561,98 @@ mod tests {
         }
     }
 
+    const V: u16 = spur_format::FORMAT_VERSION;
+
+    // recorded/24.11/srun_stepopts/31-34: task i on the list's i-th node
+    #[test]
+    fn arbitrary_lays_tasks_out_in_the_lists_order() {
+        let j = job(&[2, 2, 2]);
+        let r = |list: &str| StepRequest {
+            node_list: Some(list.into()),
+            distribution: "arbitrary".into(),
+            ..req(None, None)
+        };
+        let s = layout(&j, &r("n3,n1,n3,n2"), 1, V).unwrap();
+        assert_eq!(s.node_names(), ["n1", "n2", "n3"]);
+        assert_eq!((s.tasks_per_node.clone(), s.task_ids.clone()), (vec![1, 1, 2], vec![vec![1], vec![3], vec![0, 2]]));
+        assert_eq!((s.num_tasks, s.distribution.as_str()), (4, "arbitrary"));
+        let s = layout(&j, &r("n2,n2"), 1, V).unwrap();
+        assert_eq!((s.node_names(), s.task_ids), (vec!["n2".to_string()], vec![vec![0, 1]]));
+        // before version 5: block over the named nodes, as the builds before
+        let s = layout(&j, &r("n3,n1,n3,n2"), 1, 4).unwrap();
+        assert_eq!(s.task_ids, vec![vec![0], vec![1], vec![2]]);
+        // more tasks on a node than its CPUs, a node not in the job, a count that disagrees
+        assert_eq!(layout(&j, &r("n1,n1,n1"), 1, V).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
+        assert_eq!(layout(&j, &r("n1,n9"), 1, V).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+        let mut three = r("n1,n2");
+        three.num_tasks = Some(3);
+        assert_eq!(layout(&j, &three, 1, V).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
+        // the CPUs other steps hold
+        let mut busy = j.clone();
+        busy.steps.push(layout(&j, &r("n1,n1"), 1, V).unwrap());
+        assert_eq!(layout(&busy, &r("n1"), 1, V).map(|_| ()), Err(ESLURM_NODES_BUSY));
+    }
+
     #[test]
     fn whole_allocation_one_task_per_node() {
-        let s = layout(&job(&[2, 2]), &req(None, None), 1).unwrap();
+        let s = layout(&job(&[2, 2]), &req(None, None), 1, V).unwrap();
         assert_eq!((s.num_tasks, s.tasks_per_node.clone(), s.num_cpus()), (2, vec![1, 1], 4));
     }
 
     #[test]
     fn tasks_spread_evenly_and_by_distribution() {
-        let s = layout(&job(&[4, 4]), &req(Some(5), Some(2)), 1).unwrap();
+        let s = layout(&job(&[4, 4]), &req(Some(5), Some(2)), 1, V).unwrap();
         assert_eq!(s.tasks_per_node, vec![3, 2]);
         assert_eq!(s.task_ids, vec![vec![0, 1, 2], vec![3, 4]]);
         let mut r = req(Some(4), Some(2));
         r.distribution = "cyclic".into();
-        let s = layout(&job(&[2, 2]), &r, 1).unwrap();
+        let s = layout(&job(&[2, 2]), &r, 1, V).unwrap();
         assert_eq!(s.task_ids, vec![vec![0, 2], vec![1, 3]]);
         assert_eq!(task_ids(&[3, 3], "plane=2"), vec![vec![0, 1, 4], vec![2, 3, 5]]);
     }
 
     #[test]
     fn fewest_nodes_for_the_tasks() {
-        let s = layout(&job(&[2, 2]), &req(Some(1), None), 1).unwrap();
+        let s = layout(&job(&[2, 2]), &req(Some(1), None), 1, V).unwrap();
         assert_eq!(s.node_names(), vec!["n1"]);
-        let s = layout(&job(&[2, 2]), &req(Some(3), None), 1).unwrap();
+        let s = layout(&job(&[2, 2]), &req(Some(3), None), 1, V).unwrap();
         assert_eq!(s.tasks_per_node, vec![2, 1]);
     }
 
     #[test]
     fn a_second_step_waits_unless_it_overlaps_or_both_are_exact() {
         let mut j = job(&[2]);
-        let first = layout(&j, &req(Some(1), None), 1).unwrap();
+        let first = layout(&j, &req(Some(1), None), 1, V).unwrap();
         j.steps.push(first);
         j.next_step_id = 1;
-        assert_eq!(layout(&j, &req(Some(1), None), 1).map(|_| ()), Err(ESLURM_NODES_BUSY));
+        assert_eq!(layout(&j, &req(Some(1), None), 1, V).map(|_| ()), Err(ESLURM_NODES_BUSY));
         let mut o = req(Some(1), None);
         o.overlap = true;
-        assert_eq!(layout(&j, &o, 1).map(|s| s.step_id), Ok(1));
+        assert_eq!(layout(&j, &o, 1, V).map(|s| s.step_id), Ok(1));
         let mut j = job(&[2]);
         j.allocs[0].mem_mb = 1000;
         j.mem_per_cpu = 500;
         let mut e = req(Some(1), None);
         e.exact = true;
-        j.steps.push(layout(&j, &e, 1).unwrap());
+        j.steps.push(layout(&j, &e, 1, V).unwrap());
         // the first holds one CPU and its 500 MB: the second fits beside it
-        assert_eq!(layout(&j, &e, 1).map(|s| (s.num_cpus(), s.allocs[0].mem_mb)), Ok((1, 500)));
+        assert_eq!(layout(&j, &e, 1, V).map(|s| (s.num_cpus(), s.allocs[0].mem_mb)), Ok((1, 500)));
     }
 
     #[test]
     fn impossible_requests_are_refused_for_good() {
         let j = job(&[2, 2]);
-        assert_eq!(layout(&j, &req(Some(9), None), 1).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
-        assert_eq!(layout(&j, &req(None, Some(3)), 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
-        assert_eq!(layout(&j, &req(Some(1), Some(2)), 1).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
-        assert_eq!(layout(&j, &req(Some(4), Some(1)), 1).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
+        assert_eq!(layout(&j, &req(Some(9), None), 1, V).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
+        assert_eq!(layout(&j, &req(None, Some(3)), 1, V).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+        assert_eq!(layout(&j, &req(Some(1), Some(2)), 1, V).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
+        assert_eq!(layout(&j, &req(Some(4), Some(1)), 1, V).map(|_| ()), Err(ESLURM_TOO_MANY_REQUESTED_CPUS));
         let mut r = req(Some(8), None);
         r.overcommit = true;
-        assert_eq!(layout(&j, &r, 1).map(|s| s.tasks_per_node), Ok(vec![8]));
+        assert_eq!(layout(&j, &r, 1, V).map(|s| s.tasks_per_node), Ok(vec![8]));
         r.num_tasks = Some(u32::MAX);
-        assert_eq!(layout(&j, &r, 1).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
+        assert_eq!(layout(&j, &r, 1, V).map(|_| ()), Err(ESLURM_BAD_TASK_COUNT));
         let mut r = req(None, None);
         r.node_list = Some("n9".into());
-        assert_eq!(layout(&j, &r, 1).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+        assert_eq!(layout(&j, &r, 1, V).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
     }
 }

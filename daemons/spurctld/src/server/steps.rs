@@ -17,6 +17,18 @@ type R<T> = Result<Response<T>, tonic::Status>;
 /// A request names at most this many nodes (`--nodelist`, `--exclude`).
 const MAX_STEP_NODES: u64 = 100_000;
 
+/// srun's address as this controller sees it, when it did not say.
+fn srun_address(c: &mut spur_core::launch::StepCreate, peer: Option<std::net::IpAddr>) {
+    let peer = peer.map(|p| p.to_string()).unwrap_or_default();
+    c.req.srun_addr = peer.clone();
+    if c.req.srun_host.is_empty() {
+        c.req.srun_host = peer.clone();
+    }
+    if let Some(port) = c.io.io_addr.strip_prefix(':') {
+        c.io.io_addr = format!("{}:{}", peer, port);
+    }
+}
+
 impl Service {
     pub(super) async fn step_create_as(&self, id: Identity, req: Request<StepCreateRequest>) -> R<StepCreateReply> {
         let peer = req.remote_addr().map(|a| a.ip());
@@ -32,6 +44,9 @@ impl Service {
                 return reply(SLURM_UNEXPECTED_MSG_ERROR, vec![], String::new());
             }
         };
+        if spur_core::launch::NOALLOC_JOB_IDS.contains(&c.req.job_id) {
+            return self.step_launch_noalloc(id, c, peer, version).await;
+        }
         let owner = self.ctld.read().state.jobs().get(&c.req.job_id).map(|j| j.user_id);
         let Some(owner) = owner else {
             return reply(ESLURM_INVALID_JOB_ID, vec![], String::new());
@@ -47,15 +62,7 @@ impl Service {
                 }
             }
         }
-        // srun's address as this controller sees it, when it did not say
-        let peer = peer.map(|p| p.to_string()).unwrap_or_default();
-        c.req.srun_addr = peer.clone();
-        if c.req.srun_host.is_empty() {
-            c.req.srun_host = peer.clone();
-        }
-        if let Some(port) = c.io.io_addr.strip_prefix(':') {
-            c.io.io_addr = format!("{}:{}", peer, port);
-        }
+        srun_address(&mut c, peer);
         let t = now();
         let res = self.ctld.commit(vec![Command::StepCreate { req: Box::new(c.req.clone()), now: t }]).await?;
         let step_id = match res.into_iter().next() {
@@ -74,20 +81,113 @@ impl Service {
             let launch = self.ctld.step_launch(job, step, c.io);
             (launch, g.state.write_format_version())
         };
-        let step_bytes = spur_core::records::encode_step(&launch.step, version).unwrap_or_default();
-        let spec = match spur_core::records::encode_step_launch(&launch, write_version) {
-            Ok(b) => b,
-            Err(_) => return reply(SLURM_ERROR_ANY, vec![], String::new()),
-        };
-        let nodes = launch.step.node_names();
-        match self.ctld.launch_step(spec, &nodes).await {
-            Ok(()) => reply(0, step_bytes, String::new()),
-            Err((node, code, msg)) => {
-                tracing::warn!("step {}.{} did not start on {}: {}", launch.job.job_id, step_id, node, msg);
-                // what did start ends, and the step's resources are free again
-                self.ctld.signal_steps(launch.job.job_id, step_id, &nodes, libc::SIGKILL, true).await;
+        match self.start(&launch, write_version, version).await {
+            Ok(step_bytes) => reply(0, step_bytes, String::new()),
+            Err((code, step_bytes, node)) => {
+                // the step's resources are free again
                 let _ = self.ctld.commit(vec![Command::StepComplete { job_id: launch.job.job_id, step_id }]).await;
                 reply(code, step_bytes, node)
+            }
+        }
+    }
+
+    /// `srun --no-allocate` (root and SlurmUser only): the step runs on the
+    /// nodes srun names, as srun's job of its own id (`NOALLOC_JOB_IDS`), each
+    /// node holding the tasks' share of CPUs (srun's `job_create_noalloc`);
+    /// nothing is committed, so no job or step record shows it.
+    async fn step_launch_noalloc(
+        &self,
+        id: Identity,
+        mut c: spur_core::launch::StepCreate,
+        peer: Option<std::net::IpAddr>,
+        version: u16,
+    ) -> R<StepCreateReply> {
+        let reply = |code: i32, step: Vec<u8>, node: String| {
+            Ok(Response::new(StepCreateReply { status: st(code), step, failed_node: node }))
+        };
+        let nodes: Vec<String> =
+            match c.req.node_list.as_deref().map(|l| spur_grammar::hostlist::expand_bounded(l, MAX_STEP_NODES)) {
+                Some(Ok(v)) if !v.is_empty() => v,
+                _ => return reply(ESLURM_INVALID_NODE_NAME, vec![], String::new()),
+            };
+        let known = {
+            let g = self.ctld.read();
+            nodes.iter().all(|n| g.state.node(n).is_some())
+        };
+        if !known {
+            return reply(ESLURM_INVALID_NODE_NAME, vec![], String::new());
+        }
+        // slurmd refuses a launch without an allocation from any other user
+        if !self.caller(&id).slurm_user {
+            return reply(ESLURM_ACCESS_DENIED, vec![], nodes[0].clone());
+        }
+        srun_address(&mut c, peer);
+        let t = now();
+        let ntasks = c.req.num_tasks.unwrap_or(nodes.len() as u32).max(1);
+        let cpn = ntasks.div_ceil(nodes.len() as u32).saturating_mul(c.req.cpus_per_task.max(1));
+        let user_name = spur_auth::users::user_name(id.uid).unwrap_or_else(|| id.uid.to_string());
+        let job = spur_core::model::Job {
+            job_id: c.req.job_id,
+            user_id: id.uid,
+            group_id: id.gid,
+            user_name,
+            state: spur_core::model::JobState::Running,
+            start_time: t,
+            // srun's random step id (lrand48 there)
+            next_step_id: (t as u32 ^ c.req.srun_pid.wrapping_mul(2_654_435_761)) & 0x7fff_ffff,
+            allocs: nodes
+                .iter()
+                .map(|n| spur_core::model::NodeAlloc { node: n.clone(), cpus: cpn, mem_mb: 0, gres: vec![] })
+                .collect(),
+            desc: spur_core::model::JobDesc {
+                name: c.req.name.clone(),
+                work_dir: c.req.work_dir.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut req = c.req.clone();
+        // the tasks go where srun says, on CPUs nobody accounts for
+        req.node_list = Some(nodes.join(","));
+        req.overcommit = true;
+        req.overlap = true;
+        let (write_version, step) = {
+            let g = self.ctld.read();
+            let v = g.state.write_format_version();
+            (v, spur_state::step_layout(&job, &req, t, v))
+        };
+        let step = match step {
+            Ok(s) => s,
+            Err(code) => return reply(code, vec![], String::new()),
+        };
+        let launch = self.ctld.step_launch(&job, step, c.io);
+        match self.start(&launch, write_version, version).await {
+            Ok(step_bytes) => reply(0, step_bytes, String::new()),
+            Err((code, step_bytes, node)) => reply(code, step_bytes, node),
+        }
+    }
+
+    /// Start the step on its nodes: its record for srun (at srun's
+    /// `version`), or the error, that record and the node that failed (what
+    /// did start is killed).
+    async fn start(
+        &self,
+        launch: &spur_core::launch::StepLaunch,
+        write_version: u16,
+        version: u16,
+    ) -> Result<Vec<u8>, (i32, Vec<u8>, String)> {
+        let step_bytes = spur_core::records::encode_step(&launch.step, version).unwrap_or_default();
+        let Ok(spec) = spur_core::records::encode_step_launch(launch, write_version) else {
+            return Err((SLURM_ERROR_ANY, vec![], String::new()));
+        };
+        let (job_id, step_id) = (launch.job.job_id, launch.step.step_id);
+        let nodes = launch.step.node_names();
+        match self.ctld.launch_step(spec, &nodes).await {
+            Ok(()) => Ok(step_bytes),
+            Err((node, code, msg)) => {
+                tracing::warn!("step {}.{} did not start on {}: {}", job_id, step_id, node, msg);
+                self.ctld.signal_steps(job_id, step_id, &nodes, libc::SIGKILL, true).await;
+                Err((code, step_bytes, node))
             }
         }
     }

@@ -1,0 +1,2 @@
+run
+srun -n1 --task-prolog=tp.sh -l true

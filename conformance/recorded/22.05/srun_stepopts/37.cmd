@@ -1,0 +1,2 @@
+run
+SLURM_HOSTFILE=hosts srun -m arbitrary -l printenv SLURMD_NODENAME | sort

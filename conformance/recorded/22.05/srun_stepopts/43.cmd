@@ -1,0 +1,2 @@
+run as=spurtest
+srun -Z -w node1 true

@@ -1,0 +1,2 @@
+run
+printf '%s\n' '#!/bin/sh' 'echo "export TP_VAR=from_prolog_$SLURM_PROCID"' 'echo "export  SPACED =a b"' 'echo "unset UNSET_ME"' 'echo "print hello from prolog $SLURM_PROCID ctx=$SLURM_SCRIPT_CONTEXT"' 'echo "junk line"' 'echo "to stderr" >&2' > tp.sh; printf '%s\n' '#!/bin/sh' 'echo "$SLURM_SCRIPT_CONTEXT task=$SLURM_PROCID tp=${TP_VAR-none} node=$SLURMD_NODENAME" > epi.$SLURM_PROCID' 'echo "epilog stdout"' 'echo "epilog stderr" >&2' 'exit 4' > te.sh; printf '%s\n' '#!/bin/sh' 'echo "print before failing"' 'exit 3' > tpfail.sh; chmod +x tp.sh te.sh tpfail.sh

@@ -1,0 +1,2 @@
+run
+srun -n2 -l --task-epilog=$PWD/te.sh true

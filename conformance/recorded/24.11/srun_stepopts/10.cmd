@@ -1,0 +1,2 @@
+run
+srun -n1 --task-epilog=./nonexistent.sh echo epilog missing

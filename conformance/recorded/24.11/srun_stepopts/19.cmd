@@ -1,0 +1,2 @@
+run
+srun -n1 --propagate=BOGUS true

@@ -1,0 +1,2 @@
+run
+srun -n1 printenv SLURM_RLIMIT_CORE SLURM_RLIMIT_NOFILE

@@ -1,0 +1,2 @@
+run
+srun -n1 --signal=BOGUS true

@@ -1,0 +1,2 @@
+run
+srun -vv -n1 true

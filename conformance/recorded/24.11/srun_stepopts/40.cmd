@@ -1,0 +1,2 @@
+run
+srun -vvv -n2 -N2 true

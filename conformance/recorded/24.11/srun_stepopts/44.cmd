@@ -1,0 +1,2 @@
+run
+srun -Z -w node1 -x node2 true
