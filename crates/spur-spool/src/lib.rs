@@ -19,6 +19,8 @@
 //! | `step%05u.%u/spec.bin` | agent | step daemon | the `StepLaunch` in its `spur_format` envelope, written whole, then renamed |
 //! | `step%05u.%u/stepd.proc` | step daemon | agent, `cluster down` | `PID START` of the step daemon ([`stepd_pid`]: counted while its command line names the directory and its start time is this one) |
 //! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (`KILLWAIT SIGNAL`, decimal: the signal the tasks get first), rather than being a signal for its tasks |
+//! | `step%05u.%u/tasks` | step daemon | `scontrol listpids` | once the tasks started: `cgroup PATH` when the step has a cgroup (v2), then `task PID LOCALID GLOBALID` per task ([`read_step_tasks`]); written whole, then renamed |
+//! | `step%05u.%u/usage` | step daemon | agent, `sstat` (coming) | the step's use on this node so far, one line of `key=value` words (`spur_core::usage::NodeUsage::to_line`), replaced whole at each sample ([`step_usage`]) |
 //!
 //! Read but never written any more (a job started by an earlier spurd keeps
 //! running across an upgrade in place and must still be found, signalled and
@@ -1014,4 +1016,92 @@ pub fn end_all_steps(spool: &Path) -> usize {
         std::thread::sleep(Duration::from_millis(20));
     }
     n
+}
+
+pub const STEP_TASKS_FILE: &str = "tasks";
+pub const STEP_USAGE_FILE: &str = "usage";
+
+/// Write `name` in `dir` whole: a private temporary file, then renamed.
+fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    let tmp = dir.join(format!("{}.tmp", name));
+    create_private(&tmp)?.write_all(bytes)?;
+    fs::rename(&tmp, dir.join(name))
+}
+
+/// The step's use on this node so far (the step daemon's last sample).
+pub fn write_step_usage(dir: &Path, usage: &spur_core::usage::NodeUsage) -> io::Result<()> {
+    replace_file(dir, STEP_USAGE_FILE, format!("{}\n", usage.to_line()).as_bytes())
+}
+
+/// The live use of step `job_id.step_id` on the node of `spool`: the step
+/// daemon's last sample, while the step runs there (`None`: no such step
+/// running on this node, or no sample yet).
+pub fn step_usage(spool: &Path, job_id: u32, step_id: u32) -> Option<spur_core::usage::NodeUsage> {
+    let dir = step_dir(spool, job_id, step_id);
+    stepd_proc(&dir)?;
+    read_step_usage(&dir)
+}
+
+/// The `usage` file of a step directory.
+pub fn read_step_usage(dir: &Path) -> Option<spur_core::usage::NodeUsage> {
+    let text = fs::read_to_string(dir.join(STEP_USAGE_FILE)).ok()?;
+    Some(spur_core::usage::NodeUsage::from_words(text.split_whitespace()))
+}
+
+/// A step's tasks on this node, as its step daemon started them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepTasks {
+    /// The step's cgroup (v2) directory, when it has one.
+    pub cgroup: Option<PathBuf>,
+    /// `(pid, local id, global id)` per task.
+    pub tasks: Vec<(i32, u32, u32)>,
+}
+
+/// The step daemon records its tasks once they started.
+pub fn write_step_tasks(dir: &Path, t: &StepTasks) -> io::Result<()> {
+    let mut s = String::new();
+    if let Some(c) = &t.cgroup {
+        s.push_str(&format!("cgroup {}\n", c.display()));
+    }
+    for (pid, local, global) in &t.tasks {
+        s.push_str(&format!("task {} {} {}\n", pid, local, global));
+    }
+    replace_file(dir, STEP_TASKS_FILE, s.as_bytes())
+}
+
+/// The `tasks` file of a step directory (lines it does not know are skipped).
+pub fn read_step_tasks(dir: &Path) -> Option<StepTasks> {
+    let text = fs::read_to_string(dir.join(STEP_TASKS_FILE)).ok()?;
+    let mut out = StepTasks::default();
+    for line in text.lines() {
+        if let Some(p) = line.strip_prefix("cgroup ") {
+            out.cgroup = Some(PathBuf::from(p));
+            continue;
+        }
+        let mut w = line.strip_prefix("task ").unwrap_or("").split_whitespace().map(|x| x.parse::<u64>().ok());
+        if let (Some(Some(p)), Some(Some(l)), Some(Some(g))) = (w.next(), w.next(), w.next()) {
+            if let (Ok(p), Ok(l), Ok(g)) = (i32::try_from(p), u32::try_from(l), u32::try_from(g)) {
+                out.tasks.push((p, l, g));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Every process of a running step on this node: its cgroup's members when
+/// it has one, else the step daemon's descendants (it is a subreaper, so
+/// what the tasks leave behind stays among them); empty when the step does
+/// not run here. Sorted.
+pub fn step_processes(dir: &Path) -> Vec<i32> {
+    let Some(stepd) = stepd_proc(dir) else {
+        return Vec::new();
+    };
+    let cg = read_step_tasks(dir).and_then(|t| t.cgroup);
+    let mut pids: Vec<i32> = match cg.and_then(|c| fs::read_to_string(c.join("cgroup.procs")).ok()) {
+        Some(text) => text.lines().filter_map(|l| l.trim().parse().ok()).collect(),
+        None => descendants(stepd.pid),
+    };
+    pids.sort_unstable();
+    pids.dedup();
+    pids
 }

@@ -16,6 +16,7 @@ mod iopattern;
 mod jobenv;
 mod step;
 mod supervisor;
+mod track;
 
 use std::path::PathBuf;
 
