@@ -110,7 +110,11 @@ pub type Version = u16;
 /// - 4: a job (`spur_core::model::Job`) ends with its running `steps` and
 ///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
 ///   written (`srun`'s steps); every other record is as in version 3.
-pub const FORMAT_VERSION: Version = 4;
+/// - 5: a step (`spur_core::model::Step`) ends with `usage` (what its tasks
+///   used, per node), a job with `done_steps` (its ended steps, kept for
+///   accounting); the command `StepUsage` is written, and `StepComplete`
+///   keeps the step in `done_steps`; every other record is as in version 4.
+pub const FORMAT_VERSION: Version = 5;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

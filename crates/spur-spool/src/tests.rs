@@ -320,6 +320,41 @@ fn version_4_spool_files_read() {
     assert_eq!(step_dirs(&t.0), vec![(11, 0, dir)]);
 }
 
+#[test]
+fn version_5_spool_files_read() {
+    spool_files_read("v5");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v5");
+    let t = Tmp::new("fixture-v5-step");
+    let dir = step_dir(&t.0, 11, 0);
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(fx.join("step-spec.bin"), dir.join(SPEC_FILE)).unwrap();
+    let s = read_step_spec(&dir).unwrap();
+    assert_eq!((s.job.job_id, s.step.step_id, s.step.usage.len()), (11, 0, 0));
+}
+
+/// A step's tasks and usage files read back; a line of another shape is
+/// skipped, a missing file is none.
+#[test]
+fn step_tasks_and_usage_files() {
+    let t = Tmp::new("step-files");
+    let dir = step_dir(&t.0, 3, 1);
+    fs::create_dir_all(&dir).unwrap();
+    assert_eq!(read_step_tasks(&dir), None);
+    assert_eq!(read_step_usage(&dir), None);
+    let tasks =
+        StepTasks { cgroup: Some(PathBuf::from("/cg/spur/n1/job_3/step_1")), tasks: vec![(10, 0, 4), (11, 1, 5)] };
+    write_step_tasks(&dir, &tasks).unwrap();
+    assert_eq!(read_step_tasks(&dir), Some(tasks));
+    fs::write(dir.join(STEP_TASKS_FILE), "task 1 2\ntask -1 0 0\nnext 9\ntask 7 0 1\n").unwrap();
+    assert_eq!(read_step_tasks(&dir), Some(StepTasks { cgroup: None, tasks: vec![(7, 0, 1)] }));
+    let u = spur_core::usage::NodeUsage { node: "n1".into(), ntasks: 2, max_rss_kb: 9, ..Default::default() };
+    write_step_usage(&dir, &u).unwrap();
+    assert_eq!(read_step_usage(&dir), Some(u));
+    // no step daemon runs there: no live usage, no processes
+    assert_eq!(step_usage(&t.0, 3, 1), None);
+    assert!(step_processes(&dir).is_empty());
+}
+
 /// A spec.bin written by a newer build: the error names the file and both versions.
 #[test]
 fn a_newer_spec_file_is_refused_naming_it() {

@@ -201,6 +201,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
                 unsafe { libc::_exit(code) }
             }
             Ok(ForkResult::Parent { child }) => {
+                tracker.adopt(child.as_raw());
                 if !matches!(p.stdin, Stream::Pty(_)) {
                     // (a --pty task makes a session of its own: a process
                     // group leader could not)

@@ -9,7 +9,8 @@
 //! cgroup2 mount (`/sys/fs/cgroup` on a pure v2 machine, `/sys/fs/cgroup/
 //! unified` on a hybrid one, whatever `/proc/self/mountinfo` names). Every
 //! task joins it in its child between fork and execve (it writes `0` to the
-//! `cgroup.procs` descriptor opened before the fork, still as root), so
+//! `cgroup.procs` descriptor opened before the fork, still as root; the step
+//! daemon moves it too, so that it is in before the daemon goes on), so
 //! nothing the task starts, a daemon that leaves the task's process group
 //! and session included, is outside it. Ending the step kills the whole
 //! cgroup (`cgroup.kill`) and removes it, with its job's and node's
@@ -117,6 +118,16 @@ impl Tracker {
     /// step's cgroup), or -1.
     pub fn join_fd(&self) -> RawFd {
         self.procs.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
+    }
+
+    /// Put a task just forked into the step's cgroup from the parent's side
+    /// too (as setpgid is made on both sides): whichever runs first, the task
+    /// is in it before the step daemon goes on, so a signal or kill of the
+    /// step that follows at once reaches it.
+    pub fn adopt(&self, pid: i32) {
+        if let Some(c) = &self.cgroup {
+            let _ = fs::write(c.join("cgroup.procs"), pid.to_string());
+        }
     }
 
     /// Every process of the step: the cgroup's members, or the step daemon's

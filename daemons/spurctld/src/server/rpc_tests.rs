@@ -947,8 +947,7 @@ async fn steps_belong_to_their_jobs_owner() {
     assert!(s.ctld.read().state.jobs()[&jid].steps.is_empty());
     assert_eq!(s.ctld.read().state.jobs()[&jid].next_step_id, 1);
     // ends: the owner's only; a batch job is not an allocation to release
-    let end =
-        |job_id, release| StepCompleteRequest { job_id, step_id: 0, release, exit_status: 0, node: String::new() };
+    let end = |job_id, release| StepCompleteRequest { job_id, step_id: 0, release, ..Default::default() };
     let st = |r: Result<Response<StepCompleteReply>, tonic::Status>| code(&r.unwrap().into_inner().status);
     assert_eq!(st(s.step_complete(other(end(jid, true))).await), ESLURM_ACCESS_DENIED);
     assert_eq!(st(s.step_complete(user(end(batch, true))).await), ESLURM_NOT_SUPPORTED);
