@@ -407,6 +407,32 @@ fn a_cancelled_step_takes_its_escaped_daemons(c: &Cluster) {
             assert!(procs.lines().any(|l| l == p.to_string()), "{} not in {}", p, procs);
         }
     }
+    // scontrol listpids on node2: the task (sh, now sleep 999), then the
+    // step daemon and the daemon the task left, without ids
+    let task = processes_with("sleep\u{0}999")[0];
+    let daemon = processes_with("sleep\u{0}888")[0];
+    let o = c.run("scontrol", &["listpids", &id, "node2"]);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines.first(), Some(&"PID      JOBID    STEPID   LOCALID GLOBALID"), "{}", o.stdout);
+    assert_eq!(
+        lines.get(1).copied(),
+        Some(format!("{:<8} {:<8} 0        0       0        ", task, id).as_str()),
+        "{}",
+        o.stdout
+    );
+    let stepd = lines.get(2).and_then(|l| l.split_whitespace().next()).unwrap_or("");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", stepd)).unwrap_or_default();
+    assert!(String::from_utf8_lossy(&cmdline).contains("spurstepd"), "{}", o.stdout);
+    assert!(lines.contains(&format!("{:<8} {:<8} 0        -       -        ", daemon, id).as_str()), "{}", o.stdout);
+    assert_eq!(c.run("scontrol", &["listpids", &format!("{}.0", id), "node2"]).stdout, o.stdout);
+    // not on another node, and not for another user
+    let o = c.run("scontrol", &["listpids", &format!("{}.0", id), "node1"]);
+    assert_eq!((o.code, o.stdout.as_str()), (1, ""));
+    assert!(o.stderr.ends_with(&format!("StepId={}.0 does not exist on node node1.\n", id)), "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "scontrol", &["listpids", &id, "node2"]);
+    assert_eq!((o.code, o.stdout.as_str()), (1, ""));
+    assert!(o.stderr.ends_with(&format!("JobId={} does not exist on node node2.\n", id)), "{}", o.stderr);
     assert_eq!(c.run("scancel", &[&format!("{}.0", id)]).code, 0);
     let o = rx.recv_timeout(T).expect("srun ended");
     assert!(String::from_utf8_lossy(&o.stderr).contains("CANCELLED"), "{}", String::from_utf8_lossy(&o.stderr));

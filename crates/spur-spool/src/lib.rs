@@ -19,7 +19,7 @@
 //! | `step%05u.%u/spec.bin` | agent | step daemon | the `StepLaunch` in its `spur_format` envelope, written whole, then renamed |
 //! | `step%05u.%u/stepd.proc` | step daemon | agent, `cluster down` | `PID START` of the step daemon ([`stepd_pid`]: counted while its command line names the directory and its start time is this one) |
 //! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (`KILLWAIT SIGNAL`, decimal: the signal the tasks get first), rather than being a signal for its tasks |
-//! | `step%05u.%u/tasks` | step daemon | `scontrol listpids` | once the tasks started: `cgroup PATH` when the step has a cgroup (v2), then `task PID LOCALID GLOBALID` per task ([`read_step_tasks`]); written whole, then renamed |
+//! | `step%05u.%u/tasks` | step daemon | `scontrol listpids` | once the tasks started: `stepd PID START` (the step daemon), `cgroup PATH` when the step has a cgroup (v2), then `task PID LOCALID GLOBALID` per task ([`read_step_tasks`]); written whole, then renamed; the job owner's, 0600 (the step daemon makes the step directory 0711 so that the owner reaches it, and nothing else there) |
 //! | `step%05u.%u/usage` | step daemon | agent, `sstat` (coming) | the step's use on this node so far, one line of `key=value` words (`spur_core::usage::NodeUsage::to_line`), replaced whole at each sample ([`step_usage`]) |
 //!
 //! Read but never written any more (a job started by an earlier spurd keeps
@@ -1051,22 +1051,34 @@ pub fn read_step_usage(dir: &Path) -> Option<spur_core::usage::NodeUsage> {
 /// A step's tasks on this node, as its step daemon started them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepTasks {
+    /// The step daemon's pid and start time ([`start_time`]).
+    pub stepd: Option<(i32, u64)>,
     /// The step's cgroup (v2) directory, when it has one.
     pub cgroup: Option<PathBuf>,
     /// `(pid, local id, global id)` per task.
     pub tasks: Vec<(i32, u32, u32)>,
 }
 
-/// The step daemon records its tasks once they started.
-pub fn write_step_tasks(dir: &Path, t: &StepTasks) -> io::Result<()> {
+/// The step daemon records its tasks once they started; the file is given
+/// to `owner` (the job's user), who alone may read it.
+pub fn write_step_tasks(dir: &Path, t: &StepTasks, owner: Option<u32>) -> io::Result<()> {
     let mut s = String::new();
+    if let Some((pid, start)) = t.stepd {
+        s.push_str(&format!("stepd {} {}\n", pid, start));
+    }
     if let Some(c) = &t.cgroup {
         s.push_str(&format!("cgroup {}\n", c.display()));
     }
     for (pid, local, global) in &t.tasks {
         s.push_str(&format!("task {} {} {}\n", pid, local, global));
     }
-    replace_file(dir, STEP_TASKS_FILE, s.as_bytes())
+    let tmp = dir.join(format!("{}.tmp", STEP_TASKS_FILE));
+    let mut f = create_private(&tmp)?;
+    f.write_all(s.as_bytes())?;
+    if let Some(uid) = owner {
+        std::os::unix::fs::fchown(&f, Some(uid), None)?;
+    }
+    fs::rename(&tmp, dir.join(STEP_TASKS_FILE))
 }
 
 /// The `tasks` file of a step directory (lines it does not know are skipped).
@@ -1076,6 +1088,13 @@ pub fn read_step_tasks(dir: &Path) -> Option<StepTasks> {
     for line in text.lines() {
         if let Some(p) = line.strip_prefix("cgroup ") {
             out.cgroup = Some(PathBuf::from(p));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("stepd ") {
+            let mut w = rest.split_whitespace();
+            if let (Some(Ok(p)), Some(Ok(st))) = (w.next().map(str::parse), w.next().map(str::parse)) {
+                out.stepd = Some((p, st));
+            }
             continue;
         }
         let mut w = line.strip_prefix("task ").unwrap_or("").split_whitespace().map(|x| x.parse::<u64>().ok());
@@ -1088,20 +1107,35 @@ pub fn read_step_tasks(dir: &Path) -> Option<StepTasks> {
     Some(out)
 }
 
-/// Every process of a running step on this node: its cgroup's members when
-/// it has one, else the step daemon's descendants (it is a subreaper, so
-/// what the tasks leave behind stays among them); empty when the step does
-/// not run here. Sorted.
-pub fn step_processes(dir: &Path) -> Vec<i32> {
-    let Some(stepd) = stepd_proc(dir) else {
-        return Vec::new();
-    };
-    let cg = read_step_tasks(dir).and_then(|t| t.cgroup);
-    let mut pids: Vec<i32> = match cg.and_then(|c| fs::read_to_string(c.join("cgroup.procs")).ok()) {
+/// A running step's processes on this node, as `scontrol listpids` shows
+/// them (slurmstepd's task list, then its proctrack container).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepPids {
+    /// `(pid, local id, global id)` of each task still running.
+    pub tasks: Vec<(i32, u32, u32)>,
+    /// The step daemon, then every other process of the step (its cgroup's
+    /// members, or the step daemon's descendants: it is a subreaper, so
+    /// what the tasks leave behind stays among them), by pid.
+    pub others: Vec<i32>,
+}
+
+/// The processes of the step of `dir` while its step daemon runs; `None`
+/// when it does not, or when the caller may not read its `tasks` file (only
+/// the job's owner and root may).
+pub fn step_pids(dir: &Path) -> Option<StepPids> {
+    let t = read_step_tasks(dir)?;
+    let (pid, start) = t.stepd?;
+    if start_time(pid) != Some(start) {
+        return None;
+    }
+    let mut all: Vec<i32> = match t.cgroup.as_ref().and_then(|c| fs::read_to_string(c.join("cgroup.procs")).ok()) {
         Some(text) => text.lines().filter_map(|l| l.trim().parse().ok()).collect(),
-        None => descendants(stepd.pid),
+        None => descendants(pid),
     };
-    pids.sort_unstable();
-    pids.dedup();
-    pids
+    all.sort_unstable();
+    all.dedup();
+    let tasks: Vec<(i32, u32, u32)> = t.tasks.iter().copied().filter(|(p, _, _)| pid_alive(*p)).collect();
+    let mut others = vec![pid];
+    others.extend(all.into_iter().filter(|p| *p != pid && !t.tasks.iter().any(|(tp, _, _)| tp == p)));
+    Some(StepPids { tasks, others })
 }

@@ -341,18 +341,37 @@ fn step_tasks_and_usage_files() {
     fs::create_dir_all(&dir).unwrap();
     assert_eq!(read_step_tasks(&dir), None);
     assert_eq!(read_step_usage(&dir), None);
-    let tasks =
-        StepTasks { cgroup: Some(PathBuf::from("/cg/spur/n1/job_3/step_1")), tasks: vec![(10, 0, 4), (11, 1, 5)] };
-    write_step_tasks(&dir, &tasks).unwrap();
+    let tasks = StepTasks {
+        stepd: Some((1, 2)),
+        cgroup: Some(PathBuf::from("/cg/spur/n1/job_3/step_1")),
+        tasks: vec![(10, 0, 4), (11, 1, 5)],
+    };
+    write_step_tasks(&dir, &tasks, Some(1500)).unwrap();
     assert_eq!(read_step_tasks(&dir), Some(tasks));
-    fs::write(dir.join(STEP_TASKS_FILE), "task 1 2\ntask -1 0 0\nnext 9\ntask 7 0 1\n").unwrap();
-    assert_eq!(read_step_tasks(&dir), Some(StepTasks { cgroup: None, tasks: vec![(7, 0, 1)] }));
+    use std::os::unix::fs::MetadataExt;
+    let m = fs::metadata(dir.join(STEP_TASKS_FILE)).unwrap();
+    assert_eq!((m.uid(), m.mode() & 0o777), (1500, 0o600));
+    // a step daemon that is not running (pid 1 did not start at tick 2): no pids
+    assert_eq!(step_pids(&dir), None);
+    fs::write(dir.join(STEP_TASKS_FILE), "task 1 2\ntask -1 0 0\nnext 9\nstepd x 1\ntask 7 0 1\n").unwrap();
+    assert_eq!(read_step_tasks(&dir), Some(StepTasks { stepd: None, cgroup: None, tasks: vec![(7, 0, 1)] }));
+    // this process as the step daemon: its children are the step's
+    let me = std::process::id() as i32;
+    let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+    let t2 =
+        StepTasks { stepd: Some((me, start_time(me).unwrap())), cgroup: None, tasks: vec![(child.id() as i32, 0, 3)] };
+    write_step_tasks(&dir, &t2, None).unwrap();
+    let p = step_pids(&dir).unwrap();
+    assert_eq!(p.tasks, vec![(child.id() as i32, 0, 3)]);
+    assert_eq!(p.others.first(), Some(&me));
+    assert!(!p.others.contains(&(child.id() as i32)));
+    let _ = child.kill();
+    let _ = child.wait();
     let u = spur_core::usage::NodeUsage { node: "n1".into(), ntasks: 2, max_rss_kb: 9, ..Default::default() };
     write_step_usage(&dir, &u).unwrap();
     assert_eq!(read_step_usage(&dir), Some(u));
-    // no step daemon runs there: no live usage, no processes
+    // no step daemon runs there: no live usage
     assert_eq!(step_usage(&t.0, 3, 1), None);
-    assert!(step_processes(&dir).is_empty());
 }
 
 /// A spec.bin written by a newer build: the error names the file and both versions.

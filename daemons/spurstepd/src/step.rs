@@ -235,7 +235,9 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     for (t, e) in &early {
         srun.send(FrameKind::Exit, *t, &e.encode());
     }
+    let me = std::process::id() as i32;
     let started = spur_spool::StepTasks {
+        stepd: spur_spool::start_time(me).map(|t| (me, t)),
         cgroup: tracker.cgroup().map(Path::to_path_buf),
         tasks: pids
             .iter()
@@ -244,7 +246,13 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
             .into_iter()
             .collect(),
     };
-    let _ = spur_spool::write_step_tasks(dir, &started);
+    // the job's owner reads its tasks file (`scontrol listpids`), and
+    // nothing else of the directory
+    let _ = spur_spool::write_step_tasks(dir, &started, Some(spec.uid));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o711));
+    }
     let pgids = Arc::new(TaskSet { pgids, tracker });
     // the tasks' use, sampled while they run
     {
