@@ -53,6 +53,7 @@ fn srun_salloc_and_steps() {
     salloc_drives_an_interactive_shell(&c);
     a_cancelled_step_takes_its_escaped_daemons(&c);
     a_steps_usage_is_in_its_record(&c);
+    the_owner_lists_its_steps_pids(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -482,4 +483,25 @@ fn a_steps_usage_is_in_its_record(c: &Cluster) {
     assert!(u.max_rss_task < 2 && u.ave_rss_kb() >= 100 * 1024, "{:?}", u);
     assert!(u.max_vmsize_kb >= u.max_rss_kb || u.max_vmsize_kb == 0, "{:?}", u);
     assert!(u.total_cpu_us() > 0, "{:?}", u);
+}
+
+/// A task of the unprivileged user lists its own step's processes on its
+/// node: itself as task 0, then the step daemon, and scontrol itself.
+fn the_owner_lists_its_steps_pids(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &["-N1", "-w", "node4", "sh", "-c", "echo $$; scontrol listpids $SLURM_JOB_ID.$SLURM_STEP_ID $SLURMD_NODENAME"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.get(1), Some(&"PID      JOBID    STEPID   LOCALID GLOBALID"), "{}", o.stdout);
+    let me: Vec<&str> = lines.get(2).map(|l| l.split_whitespace().collect()).unwrap_or_default();
+    assert_eq!(
+        (me.first(), me.get(2), me.get(3), me.get(4)),
+        (lines.first(), Some(&"0"), Some(&"0"), Some(&"0")),
+        "{}",
+        o.stdout
+    );
+    assert!(lines.len() >= 5 && lines[3..].iter().all(|l| l.ends_with(" -        ")), "{}", o.stdout);
 }
