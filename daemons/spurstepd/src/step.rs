@@ -154,7 +154,8 @@ pub fn run(dir: &Path, node: &str) -> i32 {
     code
 }
 
-/// How often the tasks' use is sampled after the first second.
+/// How often the tasks' use is sampled after the first second (Slurm's
+/// JobAcctGatherFrequency is 30 s by default).
 const SAMPLE_EVERY: Duration = Duration::from_secs(10);
 
 fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
@@ -178,7 +179,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     hello.extend_from_slice(&spec.io.io_key);
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
 
-    let tracker = Tracker::new(node, spec.job.job_id, label.rsplit('.').next().unwrap_or(""), log);
+    let tracker = Tracker::new(node, spec.job.job_id, label.rsplit('.').next().unwrap_or(""), crate::track::debug);
     let mut common = common(&spec, node)?;
     common.cgroup_fd = tracker.join_fd();
     let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
@@ -260,10 +261,11 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         let sampler = sampler.clone();
         let dir = dir.to_path_buf();
         std::thread::spawn(move || {
-            let mut wait = Duration::from_secs(1);
+            // early samples catch short steps (the final rusage has no
+            // virtual size or I/O), then every SAMPLE_EVERY
+            let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
             loop {
-                std::thread::sleep(wait);
-                wait = SAMPLE_EVERY;
+                std::thread::sleep(early.next().unwrap_or(SAMPLE_EVERY));
                 let pids = pgids.tracker.pids();
                 let mut s = sampler.lock().unwrap_or_else(|e| e.into_inner());
                 s.sample(&pids);

@@ -18,10 +18,12 @@
 //! writable (not root, a read-only `/sys`), tracking falls back to what the
 //! step daemon had before: each task's process group, and the step daemon
 //! being a child subreaper, so what leaves the group is still its
-//! descendant (found by a `/proc` walk). The fallback is logged once, as a
-//! debug line, and never fails the step.
+//! descendant (found by a `/proc` walk). The fallback is logged once per
+//! step as a debug line ([`debug`]: with `SPUR_STEPD_DEBUG` set), and never
+//! fails the step.
 //!
-//! **Usage.** [`Sampler`] reads, for every process of the step, its
+//! **Usage.** [`Sampler`] reads (after 250 ms, after 1 s, then every 10 s),
+//! for every process of the step, its
 //! `/proc/PID/stat` (CPU times of it and its waited-for children, major
 //! page faults, virtual size, resident set) and `/proc/PID/io` (`rchar`,
 //! `wchar`), attributes it to the task whose process group or ancestor it
@@ -41,6 +43,15 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// A debug line to the agent's log (the step daemon's stderr), written only
+/// when `SPUR_STEPD_DEBUG` is set in the agent's environment: a node without
+/// usable cgroups says so once per step, which is noise otherwise.
+pub fn debug(msg: &str) {
+    if std::env::var_os("SPUR_STEPD_DEBUG").is_some() {
+        crate::supervisor::log(msg);
+    }
+}
 
 /// The cgroup2 mount point, from a `/proc/self/mountinfo` text: the one at
 /// `/sys/fs/cgroup` when that is cgroup2, else the first cgroup2 mount.
@@ -393,6 +404,27 @@ mod tests {
         assert_eq!(cgroup2_root(pure), Some(PathBuf::from("/sys/fs/cgroup")));
         assert_eq!(cgroup2_root("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\ngarbage\n"), None);
         assert_eq!(step_cgroup_path(Path::new("/cg"), "n1", 7, "0"), PathBuf::from("/cg/spur/n1/job_7/step_0"));
+    }
+
+    /// Where no cgroup can be made, the step falls back to its process
+    /// groups: the tracker has no cgroup, lists the step daemon's
+    /// descendants, and leaves signals to the process groups.
+    #[test]
+    fn no_cgroup_falls_back() {
+        assert!(Tracker::under(Path::new("/proc/no-such-dir"), "n", 1, "0").is_err());
+        let t = Tracker::without_cgroup();
+        assert_eq!((t.cgroup(), t.join_fd()), (None, -1));
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        assert!(t.pids().contains(&(child.id() as i32)));
+        t.adopt(child.id() as i32);
+        t.signal_all(Signal::SIGTERM);
+        t.kill_all();
+        assert!(spur_spool::pid_alive(child.id() as i32), "signals go to the process groups, not here");
+        // (finish would kill every descendant of the test process, other
+        // tests' children too)
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!t.pids().contains(&(child.id() as i32)));
     }
 
     #[test]
