@@ -1119,6 +1119,10 @@ pub struct StepPids {
     pub others: Vec<i32>,
 }
 
+/// The `tasks` file is its job owner's, who may rewrite it: what it names
+/// is only read (a cgroup's member list, `/proc`), never written to or
+/// signalled, so a forged file can only mislead a listing of its step.
+///
 /// The processes of the step of `dir` while its step daemon runs; `None`
 /// when it does not, or when the caller may not read its `tasks` file (only
 /// the job's owner and root may).

@@ -249,7 +249,8 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     };
     // the job's owner reads its tasks file (`scontrol listpids`), and
     // nothing else of the directory
-    let _ = spur_spool::write_step_tasks(dir, &started, Some(spec.uid));
+    let owner = Some(spec.uid).filter(|_| unistd::geteuid().is_root());
+    let _ = spur_spool::write_step_tasks(dir, &started, owner);
     {
         use std::os::unix::fs::PermissionsExt;
         let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o711));
