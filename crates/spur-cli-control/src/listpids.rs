@@ -10,8 +10,9 @@
 //! What Slurm prints:
 //! - the header `PID      JOBID    STEPID   LOCALID GLOBALID`, then per step
 //!   its running tasks (`%-8d %-8d %-8s %-7d %-8d ` with a space at the end
-//!   of each line), then the rest of the step's processes (the step daemon
-//!   first, `-` for both ids);
+//!   of each line), then the rest of the step's processes, `-` for both ids
+//!   (with a cgroup the step daemon first, as proctrack/cgroup lists it;
+//!   without, what descends from it, as proctrack/linuxproc);
 //! - a spool directory that does not exist: `scontrol: error: Domain socket
 //!   directory DIR: No such file or directory`, and then as without steps;
 //! - no step at all: `No job steps exist on this node.` (no job named), or
@@ -22,6 +23,12 @@
 //! - `"X" does not look like a jobid` (X the part before the dot) exits 1;
 //!   `"X.Y" does not look like a stepid` exits 0 and prints the header alone
 //!   (scontrol's parse of the step fails without setting its exit code).
+//!
+//! Checked against Slurm 24.11.5 (proctrack/linuxproc, one node `cn01`):
+//! `listpids`, `listpids 1`, `listpids 1.0 cn01` print the same four lines
+//! (two tasks, two daemons they started with setsid) after the header;
+//! `listpids 1.5 cn01`, `99`, `99 cn01`, `1.x`, `1.batch` and `abc.1` give
+//! the messages and codes above.
 //!
 //! Only the job's owner and root see a job's steps: the step's `tasks` file
 //! is the owner's, mode 0600; another user's steps are left out, as if they

@@ -1113,9 +1113,10 @@ pub fn read_step_tasks(dir: &Path) -> Option<StepTasks> {
 pub struct StepPids {
     /// `(pid, local id, global id)` of each task still running.
     pub tasks: Vec<(i32, u32, u32)>,
-    /// The step daemon, then every other process of the step (its cgroup's
-    /// members, or the step daemon's descendants: it is a subreaper, so
-    /// what the tasks leave behind stays among them), by pid.
+    /// Every other process of the step, by pid: with a cgroup the step
+    /// daemon first, then the cgroup's members; without, the step daemon's
+    /// descendants (it is a subreaper, so what the tasks leave behind stays
+    /// among them).
     pub others: Vec<i32>,
 }
 
@@ -1139,7 +1140,9 @@ pub fn step_pids(dir: &Path) -> Option<StepPids> {
     all.sort_unstable();
     all.dedup();
     let tasks: Vec<(i32, u32, u32)> = t.tasks.iter().copied().filter(|(p, _, _)| pid_alive(*p)).collect();
-    let mut others = vec![pid];
+    // proctrack/cgroup's container holds the step daemon too (cgroup/v2's
+    // step_get_pids), proctrack/linuxproc's only what descends from it
+    let mut others = if t.cgroup.is_some() { vec![pid] } else { Vec::new() };
     others.extend(all.into_iter().filter(|p| *p != pid && !t.tasks.iter().any(|(tp, _, _)| tp == p)));
     Some(StepPids { tasks, others })
 }
