@@ -57,6 +57,9 @@ fn srun_salloc_and_steps() {
     interrupts_under_a_terminal(&c);
     srun_pty_gives_task_0_a_terminal(&c);
     salloc_drives_an_interactive_shell(&c);
+    a_cancelled_step_takes_its_escaped_daemons(&c);
+    a_steps_usage_is_in_its_record(&c);
+    the_owner_lists_its_steps_pids(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -536,22 +539,7 @@ fn steps_share_an_allocation(c: &Cluster) {
 fn a_step_survives_an_agent_restart(c: &Cluster) {
     let marker = c.work.join("restart-started");
     let cmd = format!("touch {}; sleep 3; echo survived", marker.display());
-    let (tx, rx) = std::sync::mpsc::channel();
-    {
-        let conf = c.conf.clone();
-        let bin = c.dir.join("bin");
-        let work = c.work.clone();
-        std::thread::spawn(move || {
-            let o = std::process::Command::new(bin.join("srun"))
-                .args(["-N1", "-w", "node3", "sh", "-c", &cmd])
-                .env("SLURM_CONF", conf)
-                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-                .current_dir(work)
-                .output()
-                .unwrap();
-            let _ = tx.send(o);
-        });
-    }
+    let rx = srun_in_background(c, &["-N1", "-w", "node3", "sh", "-c", &cmd]);
     wait_for("the step to start", T, || marker.exists());
     c.kill9("spurd-node3");
     assert_eq!(c.restart_missing().code, 0);
@@ -562,6 +550,26 @@ fn a_step_survives_an_agent_restart(c: &Cluster) {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// srun as root with `args`, in a thread: its output once it ends.
+fn srun_in_background(c: &Cluster, args: &[&str]) -> std::sync::mpsc::Receiver<std::process::Output> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let conf = c.conf.clone();
+    let bin = c.dir.join("bin");
+    let work = c.work.clone();
+    std::thread::spawn(move || {
+        let o = std::process::Command::new(bin.join("srun"))
+            .args(&args)
+            .env("SLURM_CONF", conf)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .current_dir(work)
+            .output()
+            .unwrap();
+        let _ = tx.send(o);
+    });
+    rx
 }
 
 /// srun killed outright: its step daemons lose the connection, end the
@@ -620,4 +628,151 @@ fn salloc_drives_an_interactive_shell(c: &Cluster) {
     assert!(out.contains(&format!("job={} nodes=2", id)), "{}", out);
     assert!(out.contains("EXIT 0"), "{}", out);
     c.wait_state(&id, "COMPLETED", T);
+}
+
+/// Where this machine's cgroup2 is mounted, when the test (root) can make
+/// cgroups there: then every step's tasks are in one of their own.
+fn cgroup2_writable() -> Option<std::path::PathBuf> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut roots: Vec<std::path::PathBuf> = info
+        .lines()
+        .filter_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            (post.split_whitespace().next() == Some("cgroup2"))
+                .then(|| pre.split_whitespace().nth(4).map(Into::into))?
+        })
+        .collect();
+    roots.sort_by_key(|r: &std::path::PathBuf| r != std::path::Path::new("/sys/fs/cgroup"));
+    let root = roots.into_iter().next()?;
+    let probe = root.join(format!("spur-probe-{}", std::process::id()));
+    std::fs::create_dir(&probe).ok()?;
+    let _ = std::fs::remove_dir(&probe);
+    Some(root)
+}
+
+/// A task that starts a daemon (its own session, so out of the task's
+/// process group) and lingers: scancel of the step ends the daemon too, and
+/// where cgroups can be made the task runs in the step's own, which is
+/// removed afterwards.
+fn a_cancelled_step_takes_its_escaped_daemons(c: &Cluster) {
+    let marker = c.work.join("escape-started");
+    let _ = std::fs::remove_file(&marker);
+    // (the sleeps' arguments are built by the shell: srun's own command
+    // line does not hold them)
+    let cmd = format!(
+        "n=8; setsid sh -c \"exec sleep 88$n\" </dev/null >/dev/null 2>&1 & grep '^0::' /proc/self/cgroup > {}.tmp; mv {m}.tmp {m}; n=9; exec sleep 99$n",
+        marker.display(),
+        m = marker.display()
+    );
+    let rx = srun_in_background(c, &["-N1", "-w", "node2", "-J", "escape", "sh", "-c", &cmd]);
+    wait_for("the step to start", T, || marker.exists());
+    wait_for("the daemon to start", T, || !processes_with("sleep\u{0}888").is_empty());
+    let id = job_named(c, "escape");
+    let cgroup = std::fs::read_to_string(&marker).unwrap();
+    let root = cgroup2_writable();
+    if let Some(root) = &root {
+        assert_eq!(cgroup.trim(), format!("0::/spur/node2/job_{}/step_0", id), "cgroup2 at {}", root.display());
+        let procs = std::fs::read_to_string(root.join(format!("spur/node2/job_{}/step_0/cgroup.procs", id))).unwrap();
+        for p in processes_with("sleep\u{0}888").into_iter().chain(processes_with("sleep\u{0}999")) {
+            assert!(procs.lines().any(|l| l == p.to_string()), "{} not in {}", p, procs);
+        }
+    }
+    // scontrol listpids on node2: the task (sh, now sleep 999), then the
+    // step daemon and the daemon the task left, without ids
+    let task = processes_with("sleep\u{0}999")[0];
+    let daemon = processes_with("sleep\u{0}888")[0];
+    let o = c.run("scontrol", &["listpids", &id, "node2"]);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(lines.first(), Some(&"PID      JOBID    STEPID   LOCALID GLOBALID"), "{}", o.stdout);
+    assert_eq!(
+        lines.get(1).copied(),
+        Some(format!("{:<8} {:<8} 0        0       0        ", task, id).as_str()),
+        "{}",
+        o.stdout
+    );
+    let stepd = lines.get(2).and_then(|l| l.split_whitespace().next()).unwrap_or("");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", stepd)).unwrap_or_default();
+    assert!(String::from_utf8_lossy(&cmdline).contains("spurstepd"), "{}", o.stdout);
+    assert!(lines.contains(&format!("{:<8} {:<8} 0        -       -        ", daemon, id).as_str()), "{}", o.stdout);
+    assert_eq!(c.run("scontrol", &["listpids", &format!("{}.0", id), "node2"]).stdout, o.stdout);
+    // not on another node, and not for another user
+    let o = c.run("scontrol", &["listpids", &format!("{}.0", id), "node1"]);
+    assert_eq!((o.code, o.stdout.as_str()), (1, ""));
+    assert!(o.stderr.ends_with(&format!("StepId={}.0 does not exist on node node1.\n", id)), "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "scontrol", &["listpids", &id, "node2"]);
+    assert_eq!((o.code, o.stdout.as_str()), (1, ""));
+    assert!(o.stderr.ends_with(&format!("JobId={} does not exist on node node2.\n", id)), "{}", o.stderr);
+    assert_eq!(c.run("scancel", &[&format!("{}.0", id)]).code, 0);
+    let o = rx.recv_timeout(T).expect("srun ended");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("CANCELLED"), "{}", String::from_utf8_lossy(&o.stderr));
+    wait_for("the escaped daemon to end", T, || processes_with("sleep\u{0}888").is_empty());
+    assert!(processes_with("sleep\u{0}999").is_empty());
+    if let Some(root) = &root {
+        wait_for("the step's cgroup to go", T, || !root.join(format!("spur/node2/job_{}", id)).exists());
+    }
+    let _ = c.run("scancel", &[&id]);
+}
+
+/// A step of two tasks that each hold 100 MiB: its node's report (MaxRSS
+/// with its task, the average, CPU time) reaches the step's record in the
+/// controller's state, where it stays once the step has ended.
+fn a_steps_usage_is_in_its_record(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &[
+            "-N1",
+            "-n2",
+            "-w",
+            "node3",
+            "-J",
+            "usage",
+            "perl",
+            "-e",
+            "$x = \"a\" x (100 * 1024 * 1024); print \"held\\n\";",
+        ],
+    );
+    assert_eq!((o.code, o.stdout.as_str()), (0, "held\nheld\n"), "{}", o.stderr);
+    let id = job_named(c, "usage");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = spur_client::Client::from_conf_path(&c.conf).unwrap();
+    let q = spur_core::request::Query { jobs: true, job_ids: vec![id.clone()], ..Default::default() };
+    let mut usage = Vec::new();
+    wait_for("the node's usage in the step's record", T, || {
+        let v = rt.block_on(client.query(&q)).unwrap();
+        usage = v.jobs.iter().flat_map(|j| j.done_steps.iter()).flat_map(|s| s.usage.clone()).collect();
+        !usage.is_empty()
+    });
+    assert_eq!(usage.len(), 1, "{:?}", usage);
+    let u = &usage[0];
+    assert_eq!((u.node.as_str(), u.ntasks), ("node3", 2), "{:?}", u);
+    // each task held 100 MiB (perl copies the string once more on the way)
+    assert!(u.max_rss_kb >= 100 * 1024 && u.max_rss_kb < 1024 * 1024, "{:?}", u);
+    assert!(u.max_rss_task < 2 && u.ave_rss_kb() >= 100 * 1024, "{:?}", u);
+    assert!(u.max_vmsize_kb >= u.max_rss_kb || u.max_vmsize_kb == 0, "{:?}", u);
+    assert!(u.total_cpu_us() > 0, "{:?}", u);
+}
+
+/// A task of the unprivileged user lists its own step's processes on its
+/// node: itself as task 0, then scontrol (and the step daemon where the
+/// step has a cgroup).
+fn the_owner_lists_its_steps_pids(c: &Cluster) {
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &["-N1", "-w", "node4", "sh", "-c", "echo $$; scontrol listpids $SLURM_JOB_ID.$SLURM_STEP_ID $SLURMD_NODENAME"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.get(1), Some(&"PID      JOBID    STEPID   LOCALID GLOBALID"), "{}", o.stdout);
+    let me: Vec<&str> = lines.get(2).map(|l| l.split_whitespace().collect()).unwrap_or_default();
+    assert_eq!(
+        (me.first(), me.get(2), me.get(3), me.get(4)),
+        (lines.first(), Some(&"0"), Some(&"0"), Some(&"0")),
+        "{}",
+        o.stdout
+    );
+    // then (its step daemon when the step has a cgroup, and) scontrol itself
+    assert!(lines.len() >= 4 && lines[3..].iter().all(|l| l.ends_with(" -        ")), "{}", o.stdout);
 }

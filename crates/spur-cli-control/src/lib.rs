@@ -16,6 +16,7 @@
 //! is read here and nowhere else (the controller validates typed values),
 //! and the controller is reached only through spur-client.
 
+mod listpids;
 mod ping;
 mod resv;
 pub mod scancel;

@@ -83,6 +83,8 @@ pub enum ScontrolCmd {
     ListLocal {
         id: Option<String>,
         which: &'static str,
+        /// `listpids`' NODENAME.
+        node: Option<String>,
     },
     /// `cancel_reboot NODES`.
     CancelReboot {
@@ -414,21 +416,28 @@ pub fn parse_words(flags: Flags, words: &[String], env: &HashMap<String, String>
         }));
     }
     if kw(tag, "listpids", 1) {
-        if argv.len() > 2 {
+        if argv.len() > if v22 { 2 } else { 3 } {
             return Err(many());
         }
         if let Some(id) = argv.get(1) {
-            if !id.starts_with(|c: char| c.is_ascii_digit()) {
-                return Err(err_out(format!("\"{}\" does not look like a jobid\n", id)));
+            if !id.starts_with(|c: char| c.is_ascii_digit() || c == '*') {
+                return Err(err_out(format!(
+                    "\"{}\" does not look like a jobid\n",
+                    id.split('.').next().unwrap_or(id)
+                )));
             }
         }
-        return Ok(ScontrolCmd::ListLocal { id: argv.get(1).map(|s| s.to_string()), which: "listpids" });
+        return Ok(ScontrolCmd::ListLocal {
+            id: argv.get(1).map(|s| s.to_string()),
+            which: "listpids",
+            node: argv.get(2).map(|s| s.to_string()),
+        });
     }
     if !v22 && (kw(tag, "listjobs", 1) || kw(tag, "liststeps", 1)) {
         if argv.len() > 1 {
             return Err(many());
         }
-        return Ok(ScontrolCmd::ListLocal { id: None, which: "liststeps" });
+        return Ok(ScontrolCmd::ListLocal { id: None, which: "liststeps", node: None });
     }
     if kw(tag, "notify", 1) {
         if argv.len() < 3 {
@@ -1802,7 +1811,13 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             "scontrol: error: slurm_slurmd_info: Connection refused\nslurm_load_slurmd_status: Connection refused\n",
             1,
         ),
-        ScontrolCmd::ListLocal { id, which } => {
+        ScontrolCmd::ListLocal { id, which: "listpids", node } if !spur_core::compat::profile().usage_texts_22_05 => {
+            match crate::listpids::parse(id.as_deref()) {
+                Ok(want) => crate::listpids::listpids(c.conf(), want, node.as_deref(), &short_hostname()),
+                Err(o) => o,
+            }
+        }
+        ScontrolCmd::ListLocal { id, which, .. } => {
             // no slurmstepd of this host: Slurm looks for their sockets in
             // SlurmdSpoolDir (24.11) or for this host's node name (22.05)
             let v22 = spur_core::compat::profile().usage_texts_22_05;

@@ -576,16 +576,30 @@ impl Client {
 
     /// A step's tasks all ended: its resources are free for the next.
     pub async fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
-        self.step_node_complete(job_id, step_id, "").await
+        self.step_node_complete(job_id, step_id, "", None).await
     }
 
     /// An agent's report that its node's part of a step ended (`node`; empty:
-    /// srun's report that the whole step did).
-    pub async fn step_node_complete(&self, job_id: u32, step_id: u32, node: &str) -> Result<(), ClientError> {
+    /// srun's report that the whole step did), with what the step used there
+    /// when its step daemon said.
+    pub async fn step_node_complete(
+        &self,
+        job_id: u32,
+        step_id: u32,
+        node: &str,
+        usage: Option<&spur_core::usage::NodeUsage>,
+    ) -> Result<(), ClientError> {
         let r = call!(
             self,
             step_complete,
-            pb::StepCompleteRequest { job_id, step_id, release: false, exit_status: 0, node: node.to_string() }
+            pb::StepCompleteRequest {
+                job_id,
+                step_id,
+                release: false,
+                exit_status: 0,
+                node: node.to_string(),
+                usage: usage.map(spur_proto::convert::step_node_usage),
+            }
         )?;
         check(&r.status)
     }
@@ -596,7 +610,7 @@ impl Client {
         let r = call!(
             self,
             step_complete,
-            pb::StepCompleteRequest { job_id, step_id: 0, release: true, exit_status, node: String::new() }
+            pb::StepCompleteRequest { job_id, step_id: 0, release: true, exit_status, ..Default::default() }
         )?;
         check(&r.status)
     }

@@ -467,6 +467,7 @@ impl From<Job> for model::Job {
             submitted_cpus_per_task: None,
             steps: Vec::new(),
             next_step_id: 0,
+            done_steps: Vec::new(),
         }
     }
 }

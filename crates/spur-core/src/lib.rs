@@ -11,3 +11,4 @@ pub mod model;
 pub mod records;
 pub mod request;
 pub mod stepio;
+pub mod usage;

@@ -560,6 +560,11 @@ pub struct Job {
     /// version 4.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<4, _>")]
     pub next_step_id: u32,
+    /// The job's steps that ended, in the order they ended, with the use
+    /// their nodes reported (`Step::usage`), for accounting: kept with the
+    /// job until it is purged. From format version 5.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub done_steps: Vec<Step>,
 }
 
 /// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.
@@ -614,6 +619,11 @@ pub struct Step {
     /// (`SrunHost:Pid=`).
     #[serde(default)]
     pub srun_addr: String,
+    /// What the step's tasks used, one entry per node whose step daemon
+    /// reported it when its part ended (in the order they reported). From
+    /// format version 5.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub usage: Vec<crate::usage::NodeUsage>,
     /// The request that made it (`StepRequest::request_id`; format version 5).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub request_id: Option<String>,

@@ -110,14 +110,17 @@ pub type Version = u16;
 /// - 4: a job (`spur_core::model::Job`) ends with its running `steps` and
 ///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
 ///   written (`srun`'s steps); every other record is as in version 3.
-/// - 5: the command `Start` ends with `extern_step` (`PrologFlags=Contain`'s
-///   `extern` step), a step request (`spur_core::request::StepRequest`) with
-///   `interactive` (salloc's `interactive` step) and `request_id`, a step
-///   (`spur_core::model::Step`) with `request_id`; a `StepCreate` whose
-///   distribution is `arbitrary` (`SLURM_HOSTFILE`, `srun -m arbitrary`)
-///   lays its tasks out in its node list's order
-///   (`spur_state::ARBITRARY_VERSION`), where a cluster at version 4 lays it
-///   out by block; every other record is as in version 4.
+/// - 5: a step (`spur_core::model::Step`) ends with `usage` (what its tasks
+///   used, per node) and `request_id`, a job with `done_steps` (its ended
+///   steps, kept for accounting); the command `Start` ends with
+///   `extern_step` (`PrologFlags=Contain`'s `extern` step) and a step
+///   request (`spur_core::request::StepRequest`) with `interactive`
+///   (salloc's `interactive` step) and `request_id`; the command `StepUsage`
+///   is written, and `StepComplete` keeps the step in `done_steps`; a
+///   `StepCreate` whose distribution is `arbitrary` (`SLURM_HOSTFILE`,
+///   `srun -m arbitrary`) lays its tasks out in its node list's order
+///   (`spur_state::ARBITRARY_VERSION`), where a cluster at version 4 lays
+///   it out by block; every other record is as in version 4.
 pub const FORMAT_VERSION: Version = 5;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.

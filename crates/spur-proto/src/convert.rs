@@ -541,6 +541,47 @@ impl From<&rq::JobCompletion> for pb::JobCompleteRequest {
     }
 }
 
+/// Copy every measure of a step's node usage between the model and the
+/// message (their fields have the same names and types).
+macro_rules! copy_usage {
+    ($from:expr, $to:expr) => {
+        $to.ntasks = $from.ntasks;
+        $to.user_us = $from.user_us;
+        $to.sys_us = $from.sys_us;
+        $to.min_cpu_us = $from.min_cpu_us;
+        $to.min_cpu_task = $from.min_cpu_task;
+        $to.max_rss_kb = $from.max_rss_kb;
+        $to.max_rss_task = $from.max_rss_task;
+        $to.tot_rss_kb = $from.tot_rss_kb;
+        $to.max_vmsize_kb = $from.max_vmsize_kb;
+        $to.max_vmsize_task = $from.max_vmsize_task;
+        $to.tot_vmsize_kb = $from.tot_vmsize_kb;
+        $to.max_pages = $from.max_pages;
+        $to.max_pages_task = $from.max_pages_task;
+        $to.tot_pages = $from.tot_pages;
+        $to.max_read_bytes = $from.max_read_bytes;
+        $to.max_read_task = $from.max_read_task;
+        $to.tot_read_bytes = $from.tot_read_bytes;
+        $to.max_write_bytes = $from.max_write_bytes;
+        $to.max_write_task = $from.max_write_task;
+        $to.tot_write_bytes = $from.tot_write_bytes;
+    };
+}
+
+/// A step daemon's summary of its node, for `StepCompleteRequest.usage`.
+pub fn step_node_usage(u: &spur_core::usage::NodeUsage) -> pb::StepNodeUsage {
+    let mut m = pb::StepNodeUsage::default();
+    copy_usage!(u, m);
+    m
+}
+
+/// The model of `StepCompleteRequest.usage`, reported by `node`'s agent.
+pub fn node_usage(node: &str, m: &pb::StepNodeUsage) -> spur_core::usage::NodeUsage {
+    let mut u = spur_core::usage::NodeUsage { node: node.to_string(), ..Default::default() };
+    copy_usage!(m, u);
+    u
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -622,5 +663,19 @@ mod tests {
             op: Some(pb::node_control_request::Op::Node(pb::NodeUpdate { state: Some(0), ..Default::default() })),
         };
         assert!(node_control(n).is_err());
+    }
+
+    #[test]
+    fn step_node_usage_round_trips() {
+        let u = spur_core::usage::NodeUsage {
+            node: "n3".into(),
+            ntasks: 2,
+            user_us: 1,
+            max_rss_kb: 77,
+            max_rss_task: 1,
+            tot_write_bytes: u64::MAX,
+            ..Default::default()
+        };
+        assert_eq!(node_usage("n3", &step_node_usage(&u)), u);
     }
 }

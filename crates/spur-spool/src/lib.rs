@@ -19,6 +19,8 @@
 //! | `step%05u.%u/spec.bin` | agent | step daemon | the `StepLaunch` in its `spur_format` envelope, written whole, then renamed |
 //! | `step%05u.%u/stepd.proc` | step daemon | agent, `cluster down` | `PID START` of the step daemon ([`stepd_pid`]: counted while its command line names the directory and its start time is this one) |
 //! | `step%05u.%u/cancel` | agent | step daemon | present when the agent's SIGTERM ends the step (`KILLWAIT SIGNAL`, decimal: the signal the tasks get first), rather than being a signal for its tasks |
+//! | `step%05u.%u/tasks` | step daemon | `scontrol listpids` | once the tasks started: `stepd PID START` (the step daemon), `cgroup PATH` when the step has a cgroup (v2), then `task PID LOCALID GLOBALID` per task ([`read_step_tasks`]); written whole, then renamed; the job owner's, 0600 (the step daemon makes the step directory 0711 so that the owner reaches it, and nothing else there) |
+//! | `step%05u.%u/usage` | step daemon | agent, `sstat` (coming) | the step's use on this node so far, one line of `key=value` words (`spur_core::usage::NodeUsage::to_line`), replaced whole at each sample ([`step_usage`]) |
 //!
 //! Read but never written any more (a job started by an earlier spurd keeps
 //! running across an upgrade in place and must still be found, signalled and
@@ -1014,4 +1016,133 @@ pub fn end_all_steps(spool: &Path) -> usize {
         std::thread::sleep(Duration::from_millis(20));
     }
     n
+}
+
+pub const STEP_TASKS_FILE: &str = "tasks";
+pub const STEP_USAGE_FILE: &str = "usage";
+
+/// Write `name` in `dir` whole: a private temporary file, then renamed.
+fn replace_file(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
+    let tmp = dir.join(format!("{}.tmp", name));
+    create_private(&tmp)?.write_all(bytes)?;
+    fs::rename(&tmp, dir.join(name))
+}
+
+/// The step's use on this node so far (the step daemon's last sample).
+pub fn write_step_usage(dir: &Path, usage: &spur_core::usage::NodeUsage) -> io::Result<()> {
+    replace_file(dir, STEP_USAGE_FILE, format!("{}\n", usage.to_line()).as_bytes())
+}
+
+/// The live use of step `job_id.step_id` on the node of `spool`: the step
+/// daemon's last sample, while the step runs there (`None`: no such step
+/// running on this node, or no sample yet).
+pub fn step_usage(spool: &Path, job_id: u32, step_id: u32) -> Option<spur_core::usage::NodeUsage> {
+    let dir = step_dir(spool, job_id, step_id);
+    stepd_proc(&dir)?;
+    read_step_usage(&dir)
+}
+
+/// The `usage` file of a step directory.
+pub fn read_step_usage(dir: &Path) -> Option<spur_core::usage::NodeUsage> {
+    let text = fs::read_to_string(dir.join(STEP_USAGE_FILE)).ok()?;
+    Some(spur_core::usage::NodeUsage::from_words(text.split_whitespace()))
+}
+
+/// A step's tasks on this node, as its step daemon started them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepTasks {
+    /// The step daemon's pid and start time ([`start_time`]).
+    pub stepd: Option<(i32, u64)>,
+    /// The step's cgroup (v2) directory, when it has one.
+    pub cgroup: Option<PathBuf>,
+    /// `(pid, local id, global id)` per task.
+    pub tasks: Vec<(i32, u32, u32)>,
+}
+
+/// The step daemon records its tasks once they started; the file is given
+/// to `owner` (the job's user), who alone may read it.
+pub fn write_step_tasks(dir: &Path, t: &StepTasks, owner: Option<u32>) -> io::Result<()> {
+    let mut s = String::new();
+    if let Some((pid, start)) = t.stepd {
+        s.push_str(&format!("stepd {} {}\n", pid, start));
+    }
+    if let Some(c) = &t.cgroup {
+        s.push_str(&format!("cgroup {}\n", c.display()));
+    }
+    for (pid, local, global) in &t.tasks {
+        s.push_str(&format!("task {} {} {}\n", pid, local, global));
+    }
+    let tmp = dir.join(format!("{}.tmp", STEP_TASKS_FILE));
+    let mut f = create_private(&tmp)?;
+    f.write_all(s.as_bytes())?;
+    if let Some(uid) = owner {
+        std::os::unix::fs::fchown(&f, Some(uid), None)?;
+    }
+    fs::rename(&tmp, dir.join(STEP_TASKS_FILE))
+}
+
+/// The `tasks` file of a step directory (lines it does not know are skipped).
+pub fn read_step_tasks(dir: &Path) -> Option<StepTasks> {
+    let text = fs::read_to_string(dir.join(STEP_TASKS_FILE)).ok()?;
+    let mut out = StepTasks::default();
+    for line in text.lines() {
+        if let Some(p) = line.strip_prefix("cgroup ") {
+            out.cgroup = Some(PathBuf::from(p));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("stepd ") {
+            let mut w = rest.split_whitespace();
+            if let (Some(Ok(p)), Some(Ok(st))) = (w.next().map(str::parse), w.next().map(str::parse)) {
+                out.stepd = Some((p, st));
+            }
+            continue;
+        }
+        let mut w = line.strip_prefix("task ").unwrap_or("").split_whitespace().map(|x| x.parse::<u64>().ok());
+        if let (Some(Some(p)), Some(Some(l)), Some(Some(g))) = (w.next(), w.next(), w.next()) {
+            if let (Ok(p), Ok(l), Ok(g)) = (i32::try_from(p), u32::try_from(l), u32::try_from(g)) {
+                out.tasks.push((p, l, g));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A running step's processes on this node, as `scontrol listpids` shows
+/// them (slurmstepd's task list, then its proctrack container).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepPids {
+    /// `(pid, local id, global id)` of each task still running.
+    pub tasks: Vec<(i32, u32, u32)>,
+    /// Every other process of the step, by pid: with a cgroup the step
+    /// daemon first, then the cgroup's members; without, the step daemon's
+    /// descendants (it is a subreaper, so what the tasks leave behind stays
+    /// among them).
+    pub others: Vec<i32>,
+}
+
+/// The `tasks` file is its job owner's, who may rewrite it: what it names
+/// is only read (a cgroup's member list, `/proc`), never written to or
+/// signalled, so a forged file can only mislead a listing of its step.
+///
+/// The processes of the step of `dir` while its step daemon runs; `None`
+/// when it does not, or when the caller may not read its `tasks` file (only
+/// the job's owner and root may).
+pub fn step_pids(dir: &Path) -> Option<StepPids> {
+    let t = read_step_tasks(dir)?;
+    let (pid, start) = t.stepd?;
+    if start_time(pid) != Some(start) {
+        return None;
+    }
+    let mut all: Vec<i32> = match t.cgroup.as_ref().and_then(|c| fs::read_to_string(c.join("cgroup.procs")).ok()) {
+        Some(text) => text.lines().filter_map(|l| l.trim().parse().ok()).collect(),
+        None => descendants(pid),
+    };
+    all.sort_unstable();
+    all.dedup();
+    let tasks: Vec<(i32, u32, u32)> = t.tasks.iter().copied().filter(|(p, _, _)| pid_alive(*p)).collect();
+    // proctrack/cgroup's container holds the step daemon too (cgroup/v2's
+    // step_get_pids), proctrack/linuxproc's only what descends from it
+    let mut others = if t.cgroup.is_some() { vec![pid] } else { Vec::new() };
+    others.extend(all.into_iter().filter(|p| *p != pid && !t.tasks.iter().any(|(tp, _, _)| tp == p)));
+    Some(StepPids { tasks, others })
 }

@@ -308,12 +308,6 @@ fn version_4_spool_files_read() {
     step_spec_reads("v4");
 }
 
-#[test]
-fn version_5_spool_files_read() {
-    spool_files_read("v5");
-    step_spec_reads("v5");
-}
-
 /// A step's part on a node, as its agent wrote it.
 fn step_spec_reads(version: &str) {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(version);
@@ -328,6 +322,61 @@ fn step_spec_reads(version: &str) {
     );
     assert_eq!((s.job.desc.name.as_str(), s.user_name.as_str(), s.io.io_key.len()), ("alloc", "root", 32));
     assert_eq!(step_dirs(&t.0), vec![(11, 0, dir)]);
+}
+
+#[test]
+fn version_5_spool_files_read() {
+    spool_files_read("v5");
+    step_spec_reads("v5");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v5");
+    let t = Tmp::new("fixture-v5-step");
+    let dir = step_dir(&t.0, 11, 0);
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(fx.join("step-spec.bin"), dir.join(SPEC_FILE)).unwrap();
+    let s = read_step_spec(&dir).unwrap();
+    assert_eq!((s.job.job_id, s.step.step_id, s.step.usage.len()), (11, 0, 0));
+}
+
+/// A step's tasks and usage files read back; a line of another shape is
+/// skipped, a missing file is none.
+#[test]
+fn step_tasks_and_usage_files() {
+    let t = Tmp::new("step-files");
+    let dir = step_dir(&t.0, 3, 1);
+    fs::create_dir_all(&dir).unwrap();
+    assert_eq!(read_step_tasks(&dir), None);
+    assert_eq!(read_step_usage(&dir), None);
+    let tasks = StepTasks {
+        stepd: Some((1, 2)),
+        cgroup: Some(PathBuf::from("/cg/spur/n1/job_3/step_1")),
+        tasks: vec![(10, 0, 4), (11, 1, 5)],
+    };
+    write_step_tasks(&dir, &tasks, Some(1500)).unwrap();
+    assert_eq!(read_step_tasks(&dir), Some(tasks));
+    use std::os::unix::fs::MetadataExt;
+    let m = fs::metadata(dir.join(STEP_TASKS_FILE)).unwrap();
+    assert_eq!((m.uid(), m.mode() & 0o777), (1500, 0o600));
+    // a step daemon that is not running (pid 1 did not start at tick 2): no pids
+    assert_eq!(step_pids(&dir), None);
+    fs::write(dir.join(STEP_TASKS_FILE), "task 1 2\ntask -1 0 0\nnext 9\nstepd x 1\ntask 7 0 1\n").unwrap();
+    assert_eq!(read_step_tasks(&dir), Some(StepTasks { stepd: None, cgroup: None, tasks: vec![(7, 0, 1)] }));
+    // this process as the step daemon: its children are the step's
+    let me = std::process::id() as i32;
+    let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+    let t2 =
+        StepTasks { stepd: Some((me, start_time(me).unwrap())), cgroup: None, tasks: vec![(child.id() as i32, 0, 3)] };
+    write_step_tasks(&dir, &t2, None).unwrap();
+    let p = step_pids(&dir).unwrap();
+    assert_eq!(p.tasks, vec![(child.id() as i32, 0, 3)]);
+    // without a cgroup, as proctrack/linuxproc: descendants only
+    assert!(!p.others.contains(&me) && !p.others.contains(&(child.id() as i32)), "{:?}", p);
+    let _ = child.kill();
+    let _ = child.wait();
+    let u = spur_core::usage::NodeUsage { node: "n1".into(), ntasks: 2, max_rss_kb: 9, ..Default::default() };
+    write_step_usage(&dir, &u).unwrap();
+    assert_eq!(read_step_usage(&dir), Some(u));
+    // no step daemon runs there: no live usage
+    assert_eq!(step_usage(&t.0, 3, 1), None);
 }
 
 /// A spec.bin written by a newer build: the error names the file and both versions.

@@ -206,6 +206,14 @@ pub enum Command {
         job_id: u32,
         step_id: u32,
     },
+    /// What a step's tasks used on one node (its step daemon's report when
+    /// its part ended), kept in the step's record, running or ended. Since
+    /// format version 5.
+    StepUsage {
+        job_id: u32,
+        step_id: u32,
+        usage: Box<spur_core::usage::NodeUsage>,
+    },
 }
 
 /// The format version from which steps (`Command::StepCreate`,
@@ -221,6 +229,10 @@ pub const SPECIAL_STEPS_VERSION: u16 = 5;
 /// distribution lays its tasks out in its node list's order
 /// (`apply::steps::layout`); before it, such a step is laid out by block.
 pub const ARBITRARY_VERSION: u16 = 5;
+
+/// The format version from which a step's usage (`Command::StepUsage`,
+/// `Step::usage`, `Job::done_steps`) is written.
+pub const STEP_USAGE_VERSION: u16 = 5;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {

@@ -200,14 +200,6 @@ fn version_4_state_directory_reads() {
     check_steps("v4");
 }
 
-/// Version 5: the same records as version 4 (a step's layout changed, not
-/// its shape).
-#[test]
-fn version_5_state_directory_reads() {
-    check_version("v5", 5);
-    check_steps("v5");
-}
-
 /// The fixture's allocation without a script and its running step.
 fn check_steps(version: &str) {
     let d = copy(version, "steps");
@@ -225,6 +217,27 @@ fn check_steps(version: &str) {
         (0, "step", 1, vec!["node2".to_string()], vec![1], vec![vec![0]])
     );
     assert!(s.start_time >= a.start_time && s.srun_pid > 0 && !s.srun_host.is_empty());
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Version 5: the allocation's ended step (11.1) kept with its node's use,
+/// beside its running one.
+#[test]
+fn version_5_state_directory_reads() {
+    check_version("v5", 5);
+    let d = copy("v5", "usage");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let a = &g.state.jobs()[&11];
+    assert_eq!((a.steps.len(), a.done_steps.len(), a.next_step_id), (1, 1, 2));
+    assert_eq!((a.steps[0].step_id, a.steps[0].usage.len()), (0, 0));
+    let s = &a.done_steps[0];
+    assert_eq!((s.step_id, s.name.as_str(), s.overlap), (1, "ended", true));
+    assert_eq!(s.usage.len(), 1, "{:?}", s.usage);
+    let u = &s.usage[0];
+    assert_eq!((u.node.as_str(), u.ntasks, u.max_rss_task), ("node2", 1, 0));
+    assert!(u.max_rss_kb > 0 && u.tot_rss_kb == u.max_rss_kb, "{:?}", u);
     drop(g);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -385,6 +385,11 @@ fn command() -> impl Strategy<Value = Command> {
             Command::StepCreate { req: Box::new(req), now }
         }),
         2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)]).prop_map(|(job_id, step_id)| Command::StepComplete { job_id, step_id }),
+        2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)], prop::sample::select(vec!["n1", "n2", "zz", ""]), any::<u64>())
+            .prop_map(|(job_id, step_id, node, rss)| {
+                let usage = spur_core::usage::NodeUsage { node: node.into(), ntasks: 1, max_rss_kb: rss, tot_rss_kb: rss, ..Default::default() };
+                Command::StepUsage { job_id, step_id, usage: Box::new(usage) }
+            }),
     ]
 }
 

@@ -713,6 +713,7 @@ impl Service {
             submitted_cpus_per_task: None,
             steps: Vec::new(),
             next_step_id: 0,
+            done_steps: Vec::new(),
             desc,
         })
     }

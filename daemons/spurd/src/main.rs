@@ -222,12 +222,19 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
                                     let _ = tx.send(id);
                                 }
                                 // a step daemon ended: its step's resources are free
-                                // (srun says so too, unless it is gone)
+                                // (srun says so too, unless it is gone); what the
+                                // step used here follows (`key=value` words)
                                 let mut w = line.strip_prefix("step ").unwrap_or("").split_whitespace();
                                 if let (Some(Ok(j)), Some(Ok(st))) =
                                     (w.next().map(str::parse), w.next().map(str::parse))
                                 {
-                                    let _ = client.step_node_complete(j, st, &node).await;
+                                    let mut w = w.peekable();
+                                    let usage = w.peek().is_some().then(|| {
+                                        let mut u = spur_core::usage::NodeUsage::from_words(w);
+                                        u.node = node.clone();
+                                        u
+                                    });
+                                    let _ = client.step_node_complete(j, st, &node, usage.as_ref()).await;
                                 }
                             }
                         });

@@ -17,6 +17,7 @@ mod jobenv;
 mod step;
 mod supervisor;
 mod taskscript;
+mod track;
 
 use std::path::PathBuf;
 

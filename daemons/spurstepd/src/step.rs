@@ -16,8 +16,14 @@
 //! srun, SIGTERM to the tasks, SIGKILL after KillWait); any other signal the
 //! agent sends (scancel -s) is passed to every task's process group, as are
 //! the signals srun forwards. A lost connection to srun ends the step as a
-//! cancel does. The step daemon is a child subreaper: what the tasks leave
-//! behind is killed when the last task ends.
+//! cancel does. The tasks are tracked (`track`): in a cgroup of the step's
+//! own where the node allows it (signals go to every process in it, and
+//! `cgroup.kill` ends it), else by their process groups, the step daemon
+//! being a child subreaper; either way what the tasks leave behind is killed
+//! when the last task ends. Their use (`track::Sampler`) is sampled into the
+//! step's `usage` file while they run, and the node's summary goes to the
+//! agent with the step's end (`step J S key=value...`), which passes it to
+//! the controller.
 //!
 //! Tasks are started with fork and execve as the batch script is (see
 //! `supervisor`): between the two the child only makes async-signal-safe
@@ -26,6 +32,7 @@
 use crate::iopattern;
 use crate::supervisor::{c_array, cstr, fill_task_pid, log, no_children_left, strerror, write_stderr};
 use crate::taskscript::{self, Origin};
+use crate::track::{Sampler, Tracker};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
@@ -94,6 +101,8 @@ pub(crate) struct Common {
     /// The task prologs and epilogs, in the order they run.
     prologs: Vec<(Origin, String)>,
     epilogs: Vec<(Origin, String)>,
+    /// The step cgroup's `cgroup.procs`, for each task to join (-1: none).
+    cgroup_fd: RawFd,
 }
 
 impl Common {
@@ -151,22 +160,28 @@ pub fn run(dir: &Path, node: &str) -> i32 {
     }
     let _ = nix::sys::prctl::set_child_subreaper(true);
     let ids = spur_spool::read_step_spec(dir).ok().map(|s| (s.job.job_id, s.step.step_id));
-    let code = match run_step(dir, node, waited) {
-        Ok(()) => 0,
+    let (code, usage) = match run_step(dir, node, waited) {
+        Ok(u) => (0, Some(u)),
         Err(e) => {
             log(&format!("step {}: {}", dir.display(), e));
-            1
+            (1, None)
         }
     };
     let _ = fs::remove_dir_all(dir);
-    // the agent tells the controller, whether or not srun did (srun may be gone)
+    // the agent tells the controller, whether or not srun did (srun may be
+    // gone), with the node's usage
     if let Some((j, s)) = ids {
-        crate::supervisor::tell_agent(dir, &format!("step {} {}\n", j, s));
+        let usage = usage.map(|u| format!(" {}", u.to_line())).unwrap_or_default();
+        crate::supervisor::tell_agent(dir, &format!("step {} {}{}\n", j, s, usage));
     }
     code
 }
 
-fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
+/// How often the tasks' use is sampled after the first second (Slurm's
+/// JobAcctGatherFrequency is 30 s by default).
+const SAMPLE_EVERY: Duration = Duration::from_secs(10);
+
+fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
     spur_spool::write_stepd_proc(dir)?;
     let spec = spur_spool::read_step_spec(dir)?;
     let node_id = spec
@@ -178,7 +193,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     let tasks: Vec<u32> = spec.step.task_ids.get(node_id).cloned().unwrap_or_default();
     let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
     if spec.step.step_id == spur_core::model::EXTERN_STEP {
-        return run_extern(dir, waited);
+        return run_extern(dir, node, spec.job.job_id, waited);
     }
 
     // srun's end of the connection
@@ -190,7 +205,10 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     hello.extend_from_slice(&spec.io.io_key);
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
 
-    let common = common(&spec, node)?;
+    let tracker = Tracker::new(node, spec.job.job_id, label.rsplit('.').next().unwrap_or(""), crate::track::debug);
+    let mut common = common(&spec, node)?;
+    common.cgroup_fd = tracker.join_fd();
+    let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
     let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks, &common)?;
 
     // start the tasks
@@ -221,6 +239,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                 unsafe { libc::_exit(code) }
             }
             Ok(ForkResult::Parent { child }) => {
+                tracker.adopt(child.as_raw());
                 if !matches!(p.stdin, Stream::Pty(_)) {
                     // (a --pty task makes a session of its own: a process
                     // group leader could not)
@@ -228,6 +247,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
                 }
                 pids.insert(child.as_raw(), p.global);
                 pgids.push(child.as_raw());
+                sampler.lock().unwrap_or_else(|e| e.into_inner()).started(child.as_raw(), p.global);
                 let mut hs = Vec::new();
                 if let Some((out, sink)) = par.stdout {
                     hs.push(pump(out, srun.clone(), FrameKind::Stdout, p.global, sink));
@@ -254,7 +274,44 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
     for (t, e) in &early {
         srun.send(FrameKind::Exit, *t, &e.encode());
     }
-    let pgids = Arc::new(pgids);
+    let me = std::process::id() as i32;
+    let started = spur_spool::StepTasks {
+        stepd: spur_spool::start_time(me).map(|t| (me, t)),
+        cgroup: tracker.cgroup().map(Path::to_path_buf),
+        tasks: pids
+            .iter()
+            .map(|(&pid, &g)| (pid, tasks.iter().position(|&t| t == g).unwrap_or(0) as u32, g))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+    };
+    // the job's owner reads its tasks file (`scontrol listpids`), and
+    // nothing else of the directory
+    let owner = Some(spec.uid).filter(|_| unistd::geteuid().is_root());
+    let _ = spur_spool::write_step_tasks(dir, &started, owner);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o711));
+    }
+    let pgids = Arc::new(TaskSet { pgids, tracker });
+    // the tasks' use, sampled while they run
+    {
+        let pgids = pgids.clone();
+        let sampler = sampler.clone();
+        let dir = dir.to_path_buf();
+        std::thread::spawn(move || {
+            // early samples catch short steps (the final rusage has no
+            // virtual size or I/O), then every SAMPLE_EVERY
+            let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
+            loop {
+                std::thread::sleep(early.next().unwrap_or(SAMPLE_EVERY));
+                let pids = pgids.tracker.pids();
+                let mut s = sampler.lock().unwrap_or_else(|e| e.into_inner());
+                s.sample(&pids);
+                let _ = spur_spool::write_step_usage(&dir, &s.summary());
+            }
+        });
+    }
     let ending = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let ender = Ender {
         pgids: pgids.clone(),
@@ -388,16 +445,23 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         }
         let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         let e = TaskExit { status, user_us: tv(ru.ru_utime), sys_us: tv(ru.ru_stime), max_rss_kb: ru.ru_maxrss as u64 };
+        let fin = spur_core::usage::TaskUsage {
+            task,
+            max_rss_kb: e.max_rss_kb,
+            user_us: e.user_us,
+            sys_us: e.sys_us,
+            pages: ru.ru_majflt as u64,
+            ..Default::default()
+        };
+        sampler.lock().unwrap_or_else(|e| e.into_inner()).ended(pid, &fin);
         srun.send(FrameKind::Exit, task, &e.encode());
     }
     ending.store(true, std::sync::atomic::Ordering::SeqCst);
-    // what the tasks left behind: the step daemon is a subreaper, so with no
-    // child left there is no descendant either, and the process table is
-    // read only when something is left (every step daemon of a 100-node step
-    // on one host reading it cost more CPU than the step itself)
-    if !no_children_left() {
-        spur_spool::signal_descendants(std::process::id() as i32, Signal::SIGKILL);
-    }
+    // what the tasks left behind: the step's cgroup, or the step daemon's
+    // descendants (a subreaper: with no child left there is no descendant)
+    pgids.tracker.finish(no_children_left);
+    let usage = sampler.lock().unwrap_or_else(|e| e.into_inner()).summary();
+    let _ = spur_spool::write_step_usage(dir, &usage);
     srun.send(FrameKind::Done, ALL_TASKS, &[]);
     if let Some(s) = srun.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = s.shutdown(std::net::Shutdown::Write);
@@ -406,13 +470,15 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<()> {
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let _ = (&s).read(&mut rest);
     }
-    Ok(())
+    Ok(usage)
 }
 
 /// The job's `extern` step on this node: it runs no task of its own and
-/// holds the job's container for as long as the job runs; the agent's
-/// cancel (the job ended) ends it and everything that joined it.
-fn run_extern(dir: &Path, waited: SigSet) -> io::Result<()> {
+/// holds the job's container (a cgroup where the node has them, which a
+/// process joining the job from outside is moved into) for as long as the
+/// job runs; the agent's cancel (the job ended) ends it and everything in it.
+fn run_extern(dir: &Path, node: &str, job_id: u32, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
+    let tracker = Tracker::new(node, job_id, "extern", crate::track::debug);
     loop {
         match waited.wait() {
             Ok(Signal::SIGTERM) if spur_spool::cancel_requested(dir).is_some() => break,
@@ -420,10 +486,8 @@ fn run_extern(dir: &Path, waited: SigSet) -> io::Result<()> {
             _ => {}
         }
     }
-    if !no_children_left() {
-        spur_spool::signal_descendants(std::process::id() as i32, Signal::SIGKILL);
-    }
-    Ok(())
+    tracker.finish(no_children_left);
+    Ok(Sampler::new(node, &[]).summary())
 }
 
 fn connect(addr: &str) -> io::Result<TcpStream> {
@@ -510,9 +574,21 @@ fn sink_write(sink: &Sink, srun: &Srun, kind: FrameKind, task: u32, data: &[u8])
     }
 }
 
-fn signal_tasks(pgids: &[i32], sig: i32) {
+/// The step's tasks: their process groups, and their cgroup when they have one.
+struct TaskSet {
+    pgids: Vec<i32>,
+    tracker: Tracker,
+}
+
+/// Send `sig` to every process of the step (its cgroup's, as Slurm's
+/// proctrack/cgroup does), or to each task's process group without one.
+fn signal_tasks(t: &TaskSet, sig: i32) {
     let Ok(sig) = Signal::try_from(sig) else { return };
-    for &g in pgids {
+    if t.tracker.cgroup().is_some() {
+        t.tracker.signal_all(sig);
+        return;
+    }
+    for &g in &t.pgids {
         let _ = signal::killpg(Pid::from_raw(g), sig);
     }
 }
@@ -521,7 +597,7 @@ fn signal_tasks(pgids: &[i32], sig: i32) {
 /// task whose stderr carries slurmstepd's line, KillWait.
 #[derive(Clone)]
 struct Ender {
-    pgids: Arc<Vec<i32>>,
+    pgids: Arc<TaskSet>,
     srun: Srun,
     label: String,
     node: String,
@@ -618,6 +694,7 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         rlimits: crate::supervisor::rlimits(&crate::jobenv::rlimits_in(&spec.io.env)),
         prologs: prologs.into_iter().flatten().collect(),
         epilogs: epilogs.into_iter().flatten().collect(),
+        cgroup_fd: -1,
     })
 }
 
@@ -1006,6 +1083,13 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         }
     }
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+    if c.cgroup_fd >= 0 {
+        // join the step's cgroup, still as root, before anything else runs
+        // SAFETY: write(2) of a 1-byte buffer to our descriptor; async-signal-safe.
+        unsafe {
+            libc::write(c.cgroup_fd, b"0".as_ptr().cast(), 1);
+        }
+    }
     let pty = matches!(p.stdin, Stream::Pty(_));
     if pty {
         // a session of its own, with the terminal as its controlling one
@@ -1139,6 +1223,7 @@ mod tests {
             rlimits: vec![],
             prologs: vec![],
             epilogs: vec![],
+            cgroup_fd: -1,
         };
         let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);

@@ -80,6 +80,7 @@ impl State {
             Command::SplitPendingTask { job_id, task } => self.split_pending_task(*job_id, *task),
             Command::StepCreate { req, now } => self.step_create(req, *now),
             Command::StepComplete { job_id, step_id } => self.step_complete(*job_id, *step_id),
+            Command::StepUsage { job_id, step_id, usage } => self.step_usage(*job_id, *step_id, usage),
         }
     }
 

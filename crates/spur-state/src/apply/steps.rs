@@ -26,10 +26,11 @@
 //! `ESLURM_TOO_MANY_REQUESTED_CPUS`, `ESLURM_INVALID_NODE_COUNT`); one that
 //! only other steps are in the way of is `ESLURM_NODES_BUSY`.
 
-use crate::{ApplyResult, State, ARBITRARY_VERSION, STEPS_VERSION};
+use crate::{ApplyResult, State, ARBITRARY_VERSION, STEPS_VERSION, STEP_USAGE_VERSION};
 use spur_core::errors::*;
 use spur_core::model::*;
 use spur_core::request::StepRequest;
+use spur_core::usage::NodeUsage;
 
 /// At most this many tasks of a step on one node (Slurm's
 /// `MaxTasksPerNode` default): `--overcommit` asks for any number.
@@ -88,12 +89,40 @@ impl State {
         Ok(crate::Applied::StepCreated(id))
     }
 
+    /// The step ends: its CPUs and memory are free. From format version 5
+    /// its record moves to the job's `done_steps` (with the use reported so
+    /// far; later reports still find it there).
     pub(crate) fn step_complete(&mut self, job_id: u32, step_id: u32) -> ApplyResult {
+        let keep = self.write_format_version() >= STEP_USAGE_VERSION;
         let job = self.jobs.get_mut(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
-        let before = job.steps.len();
-        job.steps.retain(|s| s.step_id != step_id);
-        if job.steps.len() == before {
-            return Err(ESLURM_ALREADY_DONE);
+        let i = job.steps.iter().position(|s| s.step_id == step_id).ok_or(ESLURM_ALREADY_DONE)?;
+        let step = job.steps.remove(i);
+        if keep {
+            job.done_steps.push(step);
+        }
+        Ok(crate::Applied::Ok)
+    }
+
+    /// One node's report of what a step used there: kept in the step's
+    /// record, running or ended (a second report of a node replaces its
+    /// first). A node that is not the step's is refused.
+    pub(crate) fn step_usage(&mut self, job_id: u32, step_id: u32, usage: &NodeUsage) -> ApplyResult {
+        if self.write_format_version() < STEP_USAGE_VERSION {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        let job = self.jobs.get_mut(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        let step = job
+            .steps
+            .iter_mut()
+            .chain(job.done_steps.iter_mut())
+            .find(|s| s.step_id == step_id)
+            .ok_or(ESLURM_INVALID_JOB_ID)?;
+        if !step.allocs.iter().any(|a| a.node == usage.node) {
+            return Err(ESLURM_INVALID_NODE_NAME);
+        }
+        match step.usage.iter_mut().find(|u| u.node == usage.node) {
+            Some(u) => *u = usage.clone(),
+            None => step.usage.push(usage.clone()),
         }
         Ok(crate::Applied::Ok)
     }
@@ -144,6 +173,7 @@ fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32>
         work_dir: req.work_dir.clone(),
         mpi: if req.mpi.is_empty() { "none".into() } else { req.mpi.clone() },
         srun_addr: req.srun_addr.clone(),
+        usage: Vec::new(),
         request_id: None,
     })
 }
@@ -425,6 +455,7 @@ fn finish(
         submit_line: req.submit_line.clone(),
         work_dir: req.work_dir.clone(),
         mpi: req.mpi.clone(),
+        usage: Vec::new(),
         request_id: None,
     })
 }
@@ -654,5 +685,55 @@ mod tests {
         let mut r = req(None, None);
         r.node_list = Some("n9".into());
         assert_eq!(layout(&j, &r, 1, V).map(|_| ()), Err(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE));
+    }
+
+    /// An ended step keeps its record, and each node's use reaches it
+    /// whether it comes before or after the end; a node not the step's, an
+    /// unknown step or job, are refused without a change.
+    #[test]
+    fn usage_reaches_the_step_before_and_after_its_end() {
+        use crate::apply::fixtures::{cluster, refused, running};
+        use crate::{Applied, Command};
+        let mut s = cluster();
+        s.apply(&Command::SetFormatVersion { version: STEP_USAGE_VERSION }).unwrap();
+        let id = running(&mut s, "n1");
+        let req = StepRequest { job_id: id, cpus_per_task: 1, ..Default::default() };
+        assert_eq!(s.apply(&Command::StepCreate { req: Box::new(req), now: 20 }), Ok(Applied::StepCreated(0)));
+        let u =
+            |node: &str, rss: u64| NodeUsage { node: node.into(), ntasks: 1, max_rss_kb: rss, ..Default::default() };
+        let report =
+            |node: &str, rss: u64| Command::StepUsage { job_id: id, step_id: 0, usage: Box::new(u(node, rss)) };
+        assert_eq!(s.apply(&report("n1", 100)), Ok(Applied::Ok));
+        assert_eq!(s.jobs()[&id].steps[0].usage, vec![u("n1", 100)]);
+        assert_eq!(s.apply(&Command::StepComplete { job_id: id, step_id: 0 }), Ok(Applied::Ok));
+        assert!(s.jobs()[&id].steps.is_empty());
+        // a later report (the node's step daemon after srun's end) replaces the first
+        assert_eq!(s.apply(&report("n1", 5000)), Ok(Applied::Ok));
+        assert_eq!(s.jobs()[&id].done_steps[0].usage, vec![u("n1", 5000)]);
+        refused(&mut s, report("n2", 1), ESLURM_INVALID_NODE_NAME);
+        refused(
+            &mut s,
+            Command::StepUsage { job_id: id, step_id: 7, usage: Box::new(u("n1", 1)) },
+            ESLURM_INVALID_JOB_ID,
+        );
+        refused(
+            &mut s,
+            Command::StepUsage { job_id: 999, step_id: 0, usage: Box::new(u("n1", 1)) },
+            ESLURM_INVALID_JOB_ID,
+        );
+        refused(&mut s, Command::StepComplete { job_id: id, step_id: 0 }, ESLURM_ALREADY_DONE);
+        // a cluster still at version 4 writes neither
+        let mut old = cluster();
+        let id = running(&mut old, "n1");
+        old.apply(&Command::SetFormatVersion { version: 4 }).unwrap();
+        let req = StepRequest { job_id: id, cpus_per_task: 1, ..Default::default() };
+        old.apply(&Command::StepCreate { req: Box::new(req), now: 20 }).unwrap();
+        refused(
+            &mut old,
+            Command::StepUsage { job_id: id, step_id: 0, usage: Box::new(u("n1", 1)) },
+            ESLURM_NOT_SUPPORTED,
+        );
+        assert_eq!(old.apply(&Command::StepComplete { job_id: id, step_id: 0 }), Ok(Applied::Ok));
+        assert!(old.jobs()[&id].done_steps.is_empty());
     }
 }

@@ -953,9 +953,29 @@ async fn steps_belong_to_their_jobs_owner() {
     assert_eq!(status(s.step_create(user(create(jid))).await), (SLURM_COMMUNICATIONS_CONNECTION_ERROR, "n1".into()));
     assert!(s.ctld.read().state.jobs()[&jid].steps.is_empty());
     assert_eq!(s.ctld.read().state.jobs()[&jid].next_step_id, 1);
+    // from version 5 the ended step is kept, and an agent's report of what
+    // it used on its node reaches it; a user's own report does not
+    s.ctld.commit(vec![Command::SetFormatVersion { version: spur_state::STEP_USAGE_VERSION }]).await.unwrap();
+    assert_eq!(status(s.step_create(user(create(jid))).await).0, SLURM_COMMUNICATIONS_CONNECTION_ERROR);
+    let usage = |rss| spur_proto::v1::StepNodeUsage { ntasks: 1, max_rss_kb: rss, ..Default::default() };
+    let report = |rss| StepCompleteRequest {
+        job_id: jid,
+        step_id: 1,
+        node: "n1".into(),
+        usage: Some(usage(rss)),
+        ..Default::default()
+    };
+    let mut agent = Request::new(report(7));
+    agent.extensions_mut().insert(spur_auth::Identity::daemon(spur_auth::Kind::Agent));
+    let _ = s.step_complete(user(report(99))).await.unwrap();
+    let done = |s: &Service| {
+        s.ctld.read().state.jobs()[&jid].done_steps.iter().map(|d| (d.step_id, d.usage.clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(done(s), vec![(1, vec![])]);
+    let _ = s.step_complete(agent).await.unwrap();
+    assert_eq!(done(s), vec![(1, vec![convert::node_usage("n1", &usage(7))])]);
     // ends: the owner's only; a batch job is not an allocation to release
-    let end =
-        |job_id, release| StepCompleteRequest { job_id, step_id: 0, release, exit_status: 0, node: String::new() };
+    let end = |job_id, release| StepCompleteRequest { job_id, step_id: 0, release, ..Default::default() };
     let st = |r: Result<Response<StepCompleteReply>, tonic::Status>| code(&r.unwrap().into_inner().status);
     assert_eq!(st(s.step_complete(other(end(jid, true))).await), ESLURM_ACCESS_DENIED);
     assert_eq!(st(s.step_complete(user(end(batch, true))).await), ESLURM_NOT_SUPPORTED);

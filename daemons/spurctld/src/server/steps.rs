@@ -209,6 +209,18 @@ impl Service {
             return reply(code);
         }
         if !r.release && !r.node.is_empty() {
+            // what the step used there goes into its record (running or
+            // ended), once the cluster writes it; only an agent reports it
+            // (a user's own numbers are not accounting)
+            if let Some(u) = r.usage.as_ref().filter(|_| id.kind == spur_auth::Kind::Agent) {
+                if self.ctld.read().state.write_format_version() >= spur_state::STEP_USAGE_VERSION {
+                    let usage = Box::new(spur_proto::convert::node_usage(&r.node, u));
+                    let _ = self
+                        .ctld
+                        .commit(vec![Command::StepUsage { job_id: r.job_id, step_id: r.step_id, usage }])
+                        .await;
+                }
+            }
             // one node's step daemon is done: wait for the step's others
             let nodes: Vec<String> = self
                 .ctld
