@@ -1385,8 +1385,15 @@ fn stream(
                     io.signal(libc::SIGKILL);
                 } else {
                     last_int = Some(Instant::now());
-                    eprintln!("srun: interrupt (one more within 1 sec to abort)");
-                    eprintln!("srun: StepId={} tasks {}: running", label, running_tasks(step, &exits));
+                    // both lines in one write: a second Ctrl-C makes the
+                    // terminal drop what it has not yet shown, and a line
+                    // written in pieces (stderr is unbuffered) lost its end
+                    let text = format!(
+                        "srun: interrupt (one more within 1 sec to abort)\nsrun: StepId={} tasks {}: running\n",
+                        label,
+                        running_tasks(step, &exits)
+                    );
+                    eprint!("{}", text);
                 }
             }
             Msg::Signal(sig) if sig == libc::SIGTERM => {
