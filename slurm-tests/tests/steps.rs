@@ -586,7 +586,8 @@ fn a_step_whose_srun_is_killed_ends(c: &Cluster) {
 
 /// Ctrl-C under a terminal: the status line, then a second one aborts.
 fn interrupts_under_a_terminal(c: &Cluster) {
-    let steps = r#"[["expect", "started", 20], ["send", "\u0003"], ["expect", "tasks 0-1: running", 10], ["send", "\u0003"]]"#;
+    let steps =
+        r#"[["expect", "started", 20], ["send", "\u0003"], ["expect", "tasks 0-1: running", 10], ["send", "\u0003"]]"#;
     let out = c.pty(
         TEST_USER,
         steps,
