@@ -335,6 +335,13 @@ impl Cluster {
         std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {}", p.display(), e))
     }
 
+    /// The directory under `CGROUP2_ROOT/spur/` of `node`'s agent's cgroups
+    /// (`spur_spool::cgroup_agent_dir` of its spool directory).
+    pub fn cgroup_dir(&self, node: &str) -> String {
+        let conf = spur_core::config::load(&self.conf).expect("the cluster's slurm.conf");
+        spur_spool::cgroup_agent_dir(node, Path::new(&conf.spool_dir_for(node)))
+    }
+
     /// The (first) controller's log.
     pub fn ctld_log(&self) -> String {
         self.log(&format!("{}.out", self.ctld_name()))
@@ -632,4 +639,24 @@ impl Drop for Proxies {
             let _ = s.shutdown(std::net::Shutdown::Both);
         }
     }
+}
+
+/// Where this machine's cgroup2 is mounted, when the test (root) can make
+/// cgroups there: then every step's tasks are in one of their own.
+pub fn cgroup2_writable() -> Option<std::path::PathBuf> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut roots: Vec<std::path::PathBuf> = info
+        .lines()
+        .filter_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            (post.split_whitespace().next() == Some("cgroup2"))
+                .then(|| pre.split_whitespace().nth(4).map(Into::into))?
+        })
+        .collect();
+    roots.sort_by_key(|r: &std::path::PathBuf| r != std::path::Path::new("/sys/fs/cgroup"));
+    let root = roots.into_iter().next()?;
+    let probe = root.join(format!("spur-probe-{}", std::process::id()));
+    std::fs::create_dir(&probe).ok()?;
+    let _ = std::fs::remove_dir(&probe);
+    Some(root)
 }

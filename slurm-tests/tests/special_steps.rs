@@ -5,6 +5,8 @@
 //! node for as long as the job runs, shown by squeue and scontrol, holding
 //! none of the job's CPUs), and salloc's shell run as the job's
 //! `interactive` step on its first node, under a terminal and from a pipe.
+//! Where the machine lets root make cgroup v2 groups, the batch script and
+//! the extern step each hold one of their own, removed with the job.
 
 use slurm_tests::*;
 use std::time::Duration;
@@ -33,7 +35,13 @@ fn extern_daemons(id: &str) -> Vec<i32> {
 fn extern_step(c: &Cluster) {
     let started = c.work.join("extern-started");
     let release = c.work.join("extern-release");
-    let script = format!("touch {}; until [ -e {} ]; do sleep 0.1; done", started.display(), release.display());
+    let cgroup_line = c.work.join("batch-cgroup");
+    let script = format!(
+        "grep '^0::' /proc/self/cgroup > {}; touch {}; until [ -e {} ]; do sleep 0.1; done",
+        cgroup_line.display(),
+        started.display(),
+        release.display()
+    );
     let id = c.sbatch_as(TEST_USER, &["-N2", "-o", "/dev/null", "--wrap", &script]);
     wait_for("the job to start", T, || started.exists());
     let o = c.run_as(TEST_USER, "squeue", &["-h", "-s", "-j", &id, "-o", "%i %j %N %A %u"]);
@@ -56,6 +64,22 @@ fn extern_step(c: &Cluster) {
     assert_eq!(ids, [format!("StepId={}.extern", id), format!("StepId={}.batch", id)], "{}", o.stdout);
     // one step daemon on each node, for as long as the job runs
     wait_for("an extern step daemon on each node", T, || extern_daemons(&id).len() == 2);
+    // where cgroups can be made, the batch script runs in the batch step's
+    // cgroup and each node holds the extern step's
+    let root = cgroup2_writable();
+    if let Some(root) = &root {
+        let line = std::fs::read_to_string(&cgroup_line).unwrap();
+        assert_eq!(
+            line.trim(),
+            format!("0::/spur/{}/job_{}/step_batch", c.cgroup_dir("node1"), id),
+            "cgroup2 at {}",
+            root.display()
+        );
+        for n in ["node1", "node2"] {
+            let d = root.join(format!("spur/{}/job_{}/step_extern", c.cgroup_dir(n), id));
+            wait_for("the extern step's cgroup", T, || d.join("cgroup.procs").exists());
+        }
+    }
     // it holds none of the job's CPUs: a step of the whole allocation runs at once
     let o = c.run_as(TEST_USER, "srun", &["--jobid", &id, "-N2", "-l", "hostname"]);
     assert_eq!((o.code, o.stdout.lines().count()), (0, 2), "{}", o.stderr);
@@ -67,6 +91,13 @@ fn extern_step(c: &Cluster) {
     std::fs::write(&release, "").unwrap();
     c.wait_state(&id, "COMPLETED", T);
     wait_for("the extern step daemons to end", T, || extern_daemons(&id).is_empty());
+    if let Some(root) = &root {
+        // every cgroup of the job is gone with it
+        for n in ["node1", "node2"] {
+            let d = root.join(format!("spur/{}/job_{}", c.cgroup_dir(n), id));
+            wait_for("the job's cgroups to be removed", T, || !d.exists());
+        }
+    }
     assert_eq!(c.run("squeue", &["-h", "-s", "-j", &id]).stdout, "");
     // srun's own allocation has one too
     let o = c.run_as(TEST_USER, "srun", &["-N2", "-n2", "-l", "squeue", "-h", "-s", "-o", "%i %j %N"]);

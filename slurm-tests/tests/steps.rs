@@ -631,26 +631,6 @@ fn salloc_drives_an_interactive_shell(c: &Cluster) {
     c.wait_state(&id, "COMPLETED", T);
 }
 
-/// Where this machine's cgroup2 is mounted, when the test (root) can make
-/// cgroups there: then every step's tasks are in one of their own.
-fn cgroup2_writable() -> Option<std::path::PathBuf> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    let mut roots: Vec<std::path::PathBuf> = info
-        .lines()
-        .filter_map(|l| {
-            let (pre, post) = l.split_once(" - ")?;
-            (post.split_whitespace().next() == Some("cgroup2"))
-                .then(|| pre.split_whitespace().nth(4).map(Into::into))?
-        })
-        .collect();
-    roots.sort_by_key(|r: &std::path::PathBuf| r != std::path::Path::new("/sys/fs/cgroup"));
-    let root = roots.into_iter().next()?;
-    let probe = root.join(format!("spur-probe-{}", std::process::id()));
-    std::fs::create_dir(&probe).ok()?;
-    let _ = std::fs::remove_dir(&probe);
-    Some(root)
-}
-
 /// A task that starts a daemon (its own session, so out of the task's
 /// process group) and lingers: scancel of the step ends the daemon too, and
 /// where cgroups can be made the task runs in the step's own, which is
@@ -672,8 +652,18 @@ fn a_cancelled_step_takes_its_escaped_daemons(c: &Cluster) {
     let cgroup = std::fs::read_to_string(&marker).unwrap();
     let root = cgroup2_writable();
     if let Some(root) = &root {
-        assert_eq!(cgroup.trim(), format!("0::/spur/node2/job_{}/step_0", id), "cgroup2 at {}", root.display());
-        let procs = std::fs::read_to_string(root.join(format!("spur/node2/job_{}/step_0/cgroup.procs", id))).unwrap();
+        assert_eq!(
+            cgroup.trim(),
+            format!("0::/spur/{}/job_{}/step_0", c.cgroup_dir("node2"), id),
+            "cgroup2 at {}",
+            root.display()
+        );
+        let procs = std::fs::read_to_string(root.join(format!(
+            "spur/{}/job_{}/step_0/cgroup.procs",
+            c.cgroup_dir("node2"),
+            id
+        )))
+        .unwrap();
         for p in processes_with("sleep\u{0}888").into_iter().chain(processes_with("sleep\u{0}999")) {
             assert!(procs.lines().any(|l| l == p.to_string()), "{} not in {}", p, procs);
         }
@@ -710,7 +700,9 @@ fn a_cancelled_step_takes_its_escaped_daemons(c: &Cluster) {
     wait_for("the escaped daemon to end", T, || processes_with("sleep\u{0}888").is_empty());
     assert!(processes_with("sleep\u{0}999").is_empty());
     if let Some(root) = &root {
-        wait_for("the step's cgroup to go", T, || !root.join(format!("spur/node2/job_{}", id)).exists());
+        wait_for("the step's cgroup to go", T, || {
+            !root.join(format!("spur/{}/job_{}", c.cgroup_dir("node2"), id)).exists()
+        });
     }
     let _ = c.run("scancel", &[&id]);
 }

@@ -895,6 +895,19 @@ pub const STEPD_PROC_FILE: &str = "stepd.proc";
 pub const CANCEL_FILE: &str = "cancel";
 
 /// `step%05u.%u`: one step's part on this node.
+/// The directory under `CGROUP2_ROOT/spur/` that holds an agent's job
+/// cgroups (`NAME/job_J/step_S`): its node name and a hash (FNV-1a) of its
+/// spool directory, so that two agents on one host (a local cluster, tests
+/// running side by side) never share, or empty, each other's.
+pub fn cgroup_agent_dir(node: &str, spool: &Path) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in spool.as_os_str().as_bytes() {
+        h ^= *b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("{}-{:08x}", node, h)
+}
+
 pub fn step_dir(spool: &Path, job_id: u32, step_id: u32) -> PathBuf {
     spool.join(format!("step{:05}.{}", job_id, step_id))
 }

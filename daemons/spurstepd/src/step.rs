@@ -205,7 +205,12 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     hello.extend_from_slice(&spec.io.io_key);
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
 
-    let tracker = Tracker::new(node, spec.job.job_id, label.rsplit('.').next().unwrap_or(""), crate::track::debug);
+    let tracker = Tracker::new(
+        &cgroup_dir(dir, node),
+        spec.job.job_id,
+        label.rsplit('.').next().unwrap_or(""),
+        crate::track::debug,
+    );
     let mut common = common(&spec, node)?;
     common.cgroup_fd = tracker.join_fd();
     let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
@@ -473,12 +478,18 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     Ok(usage)
 }
 
+/// The agent's cgroup directory for a job or step directory `dir` in its
+/// spool (`spur_spool::cgroup_agent_dir`).
+pub(crate) fn cgroup_dir(dir: &Path, node: &str) -> String {
+    spur_spool::cgroup_agent_dir(node, dir.parent().unwrap_or(Path::new("/")))
+}
+
 /// The job's `extern` step on this node: it runs no task of its own and
 /// holds the job's container (a cgroup where the node has them, which a
 /// process joining the job from outside is moved into) for as long as the
 /// job runs; the agent's cancel (the job ended) ends it and everything in it.
 fn run_extern(dir: &Path, node: &str, job_id: u32, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
-    let tracker = Tracker::new(node, job_id, "extern", crate::track::debug);
+    let tracker = Tracker::new(&cgroup_dir(dir, node), job_id, "extern", crate::track::debug);
     loop {
         match waited.wait() {
             Ok(Signal::SIGTERM) if spur_spool::cancel_requested(dir).is_some() => break,
@@ -1083,13 +1094,7 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         }
     }
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
-    if c.cgroup_fd >= 0 {
-        // join the step's cgroup, still as root, before anything else runs
-        // SAFETY: write(2) of a 1-byte buffer to our descriptor; async-signal-safe.
-        unsafe {
-            libc::write(c.cgroup_fd, b"0".as_ptr().cast(), 1);
-        }
-    }
+    Tracker::join_in_child(c.cgroup_fd);
     let pty = matches!(p.stdin, Stream::Pty(_));
     if pty {
         // a session of its own, with the terminal as its controlling one

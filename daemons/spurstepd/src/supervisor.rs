@@ -170,6 +170,8 @@ struct Prepared {
     /// strerror's text of every errno value (the index); the C library's
     /// strerror may allocate (it translates), so it is not called in the child.
     errno_text: Vec<String>,
+    /// The batch step's `cgroup.procs` for the script to join (-1: none).
+    cgroup_fd: RawFd,
 }
 
 impl Prepared {
@@ -316,7 +318,18 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         exec_prefix: format!("{}: error: execve(): ", stepd).into_bytes(),
         // Linux's errno values end at 133 (EHWPOISON)
         errno_text: (0..134).map(strerror).collect(),
+        cgroup_fd: -1,
     };
+    // the batch step's processes in a cgroup of their own where the node
+    // has cgroup v2 (as a step's tasks: `track`), else the subreaper's
+    // descendants as before
+    let tracker = crate::track::Tracker::new(
+        &crate::step::cgroup_dir(jobdir, &spec.node_name),
+        job.job_id,
+        "batch",
+        crate::track::debug,
+    );
+    prep.cgroup_fd = tracker.join_fd();
 
     // The supervisor outlives stray signals (a `pkill spurd`, a closed
     // terminal); the script gets default dispositions back.
@@ -353,6 +366,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         }
         Ok(ForkResult::Parent { child }) => child,
     };
+    tracker.adopt(child.as_raw());
     drop(wr);
     drop(fd_tx);
     let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
@@ -385,6 +399,8 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         }
     }
     kill_leftovers(child);
+    // what left the supervisor's tree but not the cgroup, and the cgroup
+    tracker.finish(no_children_left);
     Ok((status, spec))
 }
 
@@ -681,6 +697,7 @@ fn child_exec(p: &mut Prepared, fd_tx: RawFd) -> i32 {
         }
     }
     let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+    crate::track::Tracker::join_in_child(p.cgroup_fd);
     let _ = unistd::setsid();
     if p.switch_user
         && (unistd::setgroups(&p.groups).is_err()

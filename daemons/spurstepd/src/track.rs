@@ -4,8 +4,11 @@
 //! script runs as a step, by the supervisor.
 //!
 //! **Tracking.** Where the node allows it, each step's tasks are in a
-//! cgroup (v2) of their own, `ROOT/spur/NODE/job_J/step_S` (the node name
-//! in the path because several agents may share one host), `ROOT` the
+//! cgroup (v2) of their own, `ROOT/spur/AGENT/job_J/step_S` (AGENT is the
+//! node name and a hash of the agent's spool directory,
+//! `spur_spool::cgroup_agent_dir`, because several agents, even of the same
+//! node name in clusters side by side, may share one host; the batch script
+//! is `step_batch`, the extern step `step_extern`), `ROOT` the
 //! cgroup2 mount (`/sys/fs/cgroup` on a pure v2 machine, `/sys/fs/cgroup/
 //! unified` on a hybrid one, whatever `/proc/self/mountinfo` names). Every
 //! task joins it in its child between fork and execve (it writes `0` to the
@@ -129,6 +132,18 @@ impl Tracker {
     /// step's cgroup), or -1.
     pub fn join_fd(&self) -> RawFd {
         self.procs.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1)
+    }
+
+    /// In a task's forked child, still as root, before anything else runs:
+    /// join the cgroup `fd` ([`Tracker::join_fd`]) names (nothing for -1).
+    /// Async-signal-safe: one write(2) of a static byte.
+    pub fn join_in_child(fd: RawFd) {
+        if fd >= 0 {
+            // SAFETY: write(2) of a 1-byte static buffer to a descriptor of ours.
+            unsafe {
+                libc::write(fd, b"0".as_ptr().cast(), 1);
+            }
+        }
     }
 
     /// Put a task just forked into the step's cgroup from the parent's side
