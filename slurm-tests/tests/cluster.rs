@@ -125,8 +125,13 @@ fn scancel_with_a_signal_or_filter_names_ids_not_in_the_queue() {
     );
     assert_eq!(o.code, 2020 & 0xff);
     // a good id beside a bad one: the bad one is named, the good one signalled
-    let run = c.sbatch(&["--wrap", "sleep 60"]).to_string();
+    // (signalled once its script runs: RUNNING is the controller's word, and
+    // a signal that reaches the node before the script starts is lost, a
+    // known gap)
+    let started = c.work.join("scverify-started");
+    let run = c.sbatch(&["--wrap", &format!("touch {}; sleep 60", started.display())]).to_string();
     c.wait_state(&run, "RUNNING", T);
+    wait_for("the script to start", T, || started.exists());
     unknown(&["-s", "KILL", &run, "999998"], "999998");
     c.wait_state(&run, "CANCELLED", T);
     assert_eq!(c.state(&held), "PENDING", "a filter path never widens to all jobs");
