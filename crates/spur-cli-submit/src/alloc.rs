@@ -197,6 +197,15 @@ pub fn nodes_ready_line(prog: &str, job: &Job, prolog_alloc: bool) -> String {
     }
 }
 
+/// A text as the imitated release prints it (`--usage`, `--help`).
+pub fn by_release(v22_05: &'static str, v24_11: &'static str) -> &'static str {
+    if spur_core::compat::profile().usage_texts_22_05 {
+        v22_05
+    } else {
+        v24_11
+    }
+}
+
 /// `command` as execvp would find it on `path` (salloc checks it before
 /// forking: `_fork_command: Unable to find command`).
 pub fn find_command(command: &str, path: Option<&str>) -> Option<String> {

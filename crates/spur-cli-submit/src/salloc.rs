@@ -358,19 +358,11 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 
 /// `salloc --usage` and `salloc --help`, as each release prints them.
 fn usage() -> &'static str {
-    if spur_core::compat::profile().usage_texts_22_05 {
-        include_str!("text/salloc-usage-22.05.txt")
-    } else {
-        include_str!("text/salloc-usage-24.11.txt")
-    }
+    alloc::by_release(include_str!("text/salloc-usage-22.05.txt"), include_str!("text/salloc-usage-24.11.txt"))
 }
 
 fn help() -> &'static str {
-    if spur_core::compat::profile().usage_texts_22_05 {
-        include_str!("text/salloc-help-22.05.txt")
-    } else {
-        include_str!("text/salloc-help-24.11.txt")
-    }
+    alloc::by_release(include_str!("text/salloc-help-22.05.txt"), include_str!("text/salloc-help-24.11.txt"))
 }
 
 #[cfg(test)]

@@ -1427,17 +1427,8 @@ fn stream(
 
 /// `srun -v`'s `cpu counts: 1(x1)`: every run with its count.
 fn cpu_counts(v: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[i] {
-            j += 1;
-        }
-        out.push(format!("{}(x{})", v[i], j - i + 1));
-        i = j + 1;
-    }
-    out.join(",")
+    let parts: Vec<String> = spur_core::launch::runs(v).into_iter().map(|(x, n)| format!("{}(x{})", x, n)).collect();
+    parts.join(",")
 }
 
 /// Wait until a step of job `job_id` ends (or the job does), for at most
@@ -1527,19 +1518,11 @@ fn running_tasks(step: &Step, exits: &BTreeMap<u32, i32>) -> String {
 
 /// `srun --usage` and `srun --help`, as each release prints them.
 fn usage() -> &'static str {
-    if spur_core::compat::profile().usage_texts_22_05 {
-        include_str!("text/srun-usage-22.05.txt")
-    } else {
-        include_str!("text/srun-usage-24.11.txt")
-    }
+    alloc::by_release(include_str!("text/srun-usage-22.05.txt"), include_str!("text/srun-usage-24.11.txt"))
 }
 
 fn help() -> &'static str {
-    if spur_core::compat::profile().usage_texts_22_05 {
-        include_str!("text/srun-help-22.05.txt")
-    } else {
-        include_str!("text/srun-help-24.11.txt")
-    }
+    alloc::by_release(include_str!("text/srun-help-22.05.txt"), include_str!("text/srun-help-24.11.txt"))
 }
 
 #[cfg(test)]

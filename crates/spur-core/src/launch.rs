@@ -97,20 +97,23 @@ pub struct StepLaunch {
 /// to MAX_NOALLOC_JOBID): no job has one, no state holds such a step.
 pub const NOALLOC_JOB_IDS: std::ops::RangeInclusive<u32> = 0xffff_0000..=0xffff_fffd;
 
+/// `v` as runs of equal values: (value, how many), in order.
+pub fn runs(v: &[u32]) -> Vec<(u32, usize)> {
+    let mut out: Vec<(u32, usize)> = Vec::new();
+    for &x in v {
+        match out.last_mut() {
+            Some((y, n)) if *y == x => *n += 1,
+            _ => out.push((x, 1)),
+        }
+    }
+    out
+}
+
 /// `SLURM_JOB_CPUS_PER_NODE` / `SLURM_TASKS_PER_NODE` grammar: `2(x3),1`.
 pub fn counts(v: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[i] {
-            j += 1;
-        }
-        let n = j - i + 1;
-        out.push(if n > 1 { format!("{}(x{})", v[i], n) } else { v[i].to_string() });
-        i = j + 1;
-    }
-    out.join(",")
+    let parts: Vec<String> =
+        runs(v).into_iter().map(|(x, n)| if n > 1 { format!("{}(x{})", x, n) } else { x.to_string() }).collect();
+    parts.join(",")
 }
 
 /// Set `k` in an ordered environment: in place when present, else appended.
