@@ -220,6 +220,9 @@ impl Cluster {
                 c.args(["-u", u, "--", "env"]);
                 c.arg(format!("SLURM_CONF={}", self.conf.display()));
                 c.arg(format!("PATH={}", path));
+                // as the user's login would: the test process's own SHELL
+                // (absent under CI) must not decide what salloc runs
+                c.arg("SHELL=/bin/bash");
                 c.arg(exe);
                 c
             }

@@ -123,7 +123,7 @@ fn extern_step(c: &Cluster) {
 fn interactive_step_from_a_pipe(c: &Cluster) {
     let input =
         "squeue -h -s -o '%i %j %N %A'\necho step=$SLURM_STEP_ID nodes=$SLURM_JOB_NUM_NODES host=$SLURMD_NODENAME\n";
-    // (the shell is $SHELL, which runuser sets to the user's)
+    // (the shell is $SHELL, which run_full sets to the user's login shell)
     let o = c.run_full(Some(TEST_USER), "salloc", &["-N2", "-J", "piped"], Some(input));
     assert_eq!(o.code, 0, "{}", o.stderr);
     let id = o.stderr.lines().find_map(|l| l.strip_prefix("salloc: Granted job allocation ")).unwrap_or_default();
