@@ -12,6 +12,7 @@
 //! | `job%05u/spec.bin` | agent | supervisor, agent | the `LaunchSpec` in its `spur_format` envelope, as the controller sent it ([`encode_spec`]; bincode from a build before versioned formats), written whole, then renamed into place |
 //! | `job%05u/supervisor.proc` | supervisor | agent, `cluster down` | appended as the facts become known: the version line `spur-proc 1`, then the supervisor's pid, the script's pid (= its process group), then the job's stderr path, a NUL and the start times of the supervisor and of the script ([`start_time`]) to the end of the file (a build before the start times reads the path up to the end, the pids the same); a line counts once the newline after it is there ([`read_proc`]; a file without the version line is one of a build before versioned formats, read the same) |
 //! | `job%05u/slurm_script` | supervisor | the job | the script, owned by the user, 0700 |
+//! | `job%05u/pending.TIME.PID.N` | agent | supervisor, agent | a signal or cancel for the job's processes ([`Pending`]: `signal SIG BATCHONLY` or `terminate KILLWAIT NOTE`), posted before the agent looks for them; whoever unlinks it carries it out: the agent when the script runs, else the supervisor once it has started it ([`take_pending`]) |
 //! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
 //! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
 //! | `done.log` | agent | agent | `ID RESTART EPOCH` per run that ended and was reported ([`DoneLog`]) |
@@ -630,12 +631,131 @@ fn signal_exact(p: Proc, sig: Signal) -> io::Result<bool> {
     Ok(true)
 }
 
+// ------------------------------------------------------------------ pending requests
+
+/// A request of the agent's for a job's processes, posted in the job
+/// directory (`pending.*`) before the agent looks for them, so that one
+/// arriving before the script runs is not lost: the supervisor takes what
+/// is posted once the script has started ([`take_pending`]), the agent what
+/// it finds the script running for; each request is claimed by unlinking
+/// its file, so exactly one of the two carries it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// A signal to the job's processes, or to the script alone.
+    Signal { sig: i32, batch_only: bool },
+    /// A cancel or time-limit kill ([`deliver_terminate`]), with
+    /// slurmstepd's cancel line first when `note` says which one
+    /// (`Some(true)`: the time limit).
+    Terminate { kill_wait: u32, note: Option<bool> },
+}
+
+const PENDING_PREFIX: &str = "pending.";
+
+impl Pending {
+    fn to_line(self) -> String {
+        match self {
+            Pending::Signal { sig, batch_only } => format!("signal {} {}\n", sig, batch_only as u8),
+            Pending::Terminate { kill_wait, note } => {
+                let n = match note {
+                    None => "-",
+                    Some(false) => "c",
+                    Some(true) => "t",
+                };
+                format!("terminate {} {}\n", kill_wait, n)
+            }
+        }
+    }
+
+    fn parse(line: &str) -> Option<Pending> {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.as_slice() {
+            ["signal", sig, b] => Some(Pending::Signal { sig: sig.parse().ok()?, batch_only: *b == "1" }),
+            ["terminate", kw, n] => Some(Pending::Terminate {
+                kill_wait: kw.parse().ok()?,
+                note: match *n {
+                    "c" => Some(false),
+                    "t" => Some(true),
+                    _ => None,
+                },
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Post `req` in the job directory: written whole under a temporary name,
+/// then renamed to `pending.TIME.PID.N` (names sort in posting order).
+fn post_pending(jobdir: &Path, req: Pending) -> io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let me = std::process::id();
+    let tmp = jobdir.join(format!(".pending.tmp.{}.{}", me, n));
+    let path = jobdir.join(format!("{}{:020}.{}.{}", PENDING_PREFIX, now, me, n));
+    create_private(&tmp)?.write_all(req.to_line().as_bytes())?;
+    fs::rename(&tmp, &path)?;
+    Ok(path)
+}
+
+/// Whether this caller is the one to carry out the request posted at `path`.
+fn claim(path: &Path) -> bool {
+    fs::remove_file(path).is_ok()
+}
+
+/// The supervisor's side: every request posted so far, claimed, oldest
+/// first. Called once the script runs and its pid is in `supervisor.proc`,
+/// after which the agent carries out what it posts itself.
+pub fn take_pending(jobdir: &Path) -> Vec<Pending> {
+    let mut names: Vec<PathBuf> = fs::read_dir(jobdir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(PENDING_PREFIX)))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|p| {
+            let text = fs::read_to_string(&p).ok()?;
+            claim(&p).then(|| Pending::parse(&text)).flatten()
+        })
+        .collect()
+}
+
+/// Post `req`, then decide who carries it out: `true` when the caller must
+/// (it claimed it), `false` when the supervisor will (the script has not
+/// started yet and the supervisor, or one about to start, is there to take
+/// it) or already has.
+fn post_and_claim(jobdir: &Path, req: Pending) -> bool {
+    let Ok(path) = post_pending(jobdir, req) else { return true };
+    let info = read_proc(jobdir);
+    let supervisor_to_come = info.supervisor.is_none() || supervisor_of(jobdir, &info).is_some();
+    if info.script.is_none() && supervisor_to_come && !has_status(jobdir) {
+        return false;
+    }
+    claim(&path)
+}
+
 /// Send `sig` to the job: its whole process tree, or only the script process
-/// when `batch_only`. Nothing left to signal is not an error. Every process
-/// is signalled only while it is the one found (pid and start time,
+/// when `batch_only`. Nothing left to signal is not an error. A signal that
+/// arrives before the script runs is left for the supervisor to send once it
+/// does ([`Pending`]).
+pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
+    Signal::try_from(sig).map_err(io::Error::from)?;
+    if has_status(jobdir) || !post_and_claim(jobdir, Pending::Signal { sig, batch_only }) {
+        return Ok(());
+    }
+    deliver_signal(jobdir, sig, batch_only)
+}
+
+/// [`signal_job`]'s delivery, to the processes there now. Every process is
+/// signalled only while it is the one found (pid and start time,
 /// [`signal_exact`]); the script's process group only while its leader is
 /// the job's script.
-pub fn signal_job(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
+pub fn deliver_signal(jobdir: &Path, sig: i32, batch_only: bool) -> io::Result<()> {
     let signal = Signal::try_from(sig).map_err(io::Error::from)?;
     if has_status(jobdir) {
         return Ok(());
@@ -671,9 +791,26 @@ fn ignore_esrch(r: nix::Result<()>) -> io::Result<()> {
 /// Cancel or time-limit kill: SIGCONT and SIGTERM to everything, up to
 /// `kill_wait_secs` for it to end, then SIGKILL. Blocking; returns once no
 /// process of the job is left (or after 5 s of SIGKILL).
-pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
-    let _ = signal_job(jobdir, Signal::SIGCONT as i32, false);
-    let _ = signal_job(jobdir, Signal::SIGTERM as i32, false);
+/// `note`: slurmstepd's cancel line first ([`request_cancel_note`];
+/// `Some(true)` for the time limit's). One that arrives before the script
+/// runs is left for the supervisor to carry out once it does ([`Pending`]).
+pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32, note: Option<bool>) {
+    if has_status(jobdir) && job_procs(jobdir).1.is_empty() {
+        return;
+    }
+    if !post_and_claim(jobdir, Pending::Terminate { kill_wait: kill_wait_secs, note }) {
+        return;
+    }
+    if let Some(time_limit) = note {
+        let _ = request_cancel_note(jobdir, time_limit);
+    }
+    deliver_terminate(jobdir, kill_wait_secs)
+}
+
+/// [`terminate_job`]'s delivery, to the processes there now.
+pub fn deliver_terminate(jobdir: &Path, kill_wait_secs: u32) {
+    let _ = deliver_signal(jobdir, Signal::SIGCONT as i32, false);
+    let _ = deliver_signal(jobdir, Signal::SIGTERM as i32, false);
     let deadline = Instant::now() + Duration::from_secs(kill_wait_secs as u64);
     loop {
         if job_processes(jobdir).1.is_empty() {
@@ -688,7 +825,7 @@ pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32) {
         if job_procs(jobdir).1.is_empty() {
             return;
         }
-        let _ = signal_job(jobdir, Signal::SIGKILL as i32, false);
+        let _ = deliver_signal(jobdir, Signal::SIGKILL as i32, false);
         // Also what is no longer in the table walk (e.g. status written).
         for p in job_procs(jobdir).1 {
             let _ = signal_exact(p, Signal::SIGKILL);
@@ -708,7 +845,7 @@ pub fn end_all_jobs(spool: &Path) -> usize {
     // without a status is ended, all at once
     let unfinished: Vec<PathBuf> = dirs.iter().filter(|d| !has_status(d)).cloned().collect();
     let threads: Vec<_> =
-        unfinished.iter().cloned().map(|d| std::thread::spawn(move || terminate_job(&d, 0))).collect();
+        unfinished.iter().cloned().map(|d| std::thread::spawn(move || terminate_job(&d, 0, None))).collect();
     for t in threads {
         let _ = t.join();
     }

@@ -232,7 +232,7 @@ fn the_supervisor_is_known_by_its_command_line() {
     fs::write(other.join(PROC_FILE), format!("{}\n", child.id())).unwrap();
     assert_eq!(supervisor_pid(&other), None);
     assert_eq!(job_processes(&other).1, Vec::<i32>::new());
-    terminate_job(&dir, 0);
+    terminate_job(&dir, 0, None);
     assert_eq!(count(&marker), 0);
     child.wait().unwrap();
     assert_eq!(supervisor_pid(&dir), None);
@@ -521,7 +521,7 @@ fn a_reused_pid_is_never_signalled() {
     assert_eq!(job_processes(&dir), (Some(pid), vec![]), "a later process at the script's pid is not the job's");
     signal_job(&dir, libc_sig(Signal::SIGKILL), true).unwrap();
     signal_job(&dir, libc_sig(Signal::SIGKILL), false).unwrap();
-    terminate_job(&dir, 0);
+    terminate_job(&dir, 0, None);
     assert_eq!(end_all_jobs(&t.0), 1);
     assert!(other.try_wait().unwrap().is_none(), "the other user's process was signalled");
     assert_eq!(count(&marker), 1);

@@ -492,7 +492,7 @@ async fn registrar(
                 registered = true;
                 for id in kill_jobs {
                     let dir = spur_spool::job_dir(&spool, id);
-                    tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, 0));
+                    tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, 0, None));
                 }
             }
             Err(e) => {
@@ -577,7 +577,7 @@ impl Agent for Svc {
             let kill_wait = spec.kill_wait;
             tokio::spawn(async move {
                 let d = dir.clone();
-                let _ = tokio::task::spawn_blocking(move || spur_spool::terminate_job(&d, kill_wait)).await;
+                let _ = tokio::task::spawn_blocking(move || spur_spool::terminate_job(&d, kill_wait, None)).await;
                 for _ in 0..(kill_wait as u64 * 2 + 600) {
                     if !dir.exists() {
                         break;
@@ -632,15 +632,11 @@ impl Agent for Svc {
         if r.terminate {
             let kw = r.kill_wait;
             let why = StopReason::try_from(r.reason).unwrap_or(StopReason::Unspecified);
-            tokio::task::spawn_blocking(move || {
-                if why != StopReason::Unspecified {
-                    // written by the job's supervisor through its own
-                    // descriptor of the job's stderr: the agent never opens
-                    // a path the user chose
-                    let _ = spur_spool::request_cancel_note(&dir, why == StopReason::Timeout);
-                }
-                spur_spool::terminate_job(&dir, kw)
-            });
+            // the cancel line is written by the job's supervisor through its
+            // own descriptor of the job's stderr: the agent never opens a
+            // path the user chose
+            let note = (why != StopReason::Unspecified).then_some(why == StopReason::Timeout);
+            tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, kw, note));
         } else {
             let _ = tokio::task::spawn_blocking(move || spur_spool::signal_job(&dir, r.signal, r.batch_only)).await;
         }

@@ -369,9 +369,9 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     tracker.adopt(child.as_raw());
     drop(wr);
     drop(fd_tx);
-    let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     let mut setup_code = None;
     {
+        // the pipe closes at execve (or the child's end)
         let mut f = fs::File::from(rd);
         let mut buf = Vec::new();
         let _ = f.read_to_end(&mut buf);
@@ -379,6 +379,11 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
             setup_code = Some(i32::from_ne_bytes([buf[0], buf[1], buf[2], buf[3]]));
         }
     }
+    // The script's pid goes on record once it is the script (a signal to
+    // the child before its execve would find the supervisor's dispositions);
+    // what the agent asked for before then is carried out here.
+    let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
+    carry_out_pending(jobdir);
     // sent before execve, so there by the time the pipe closed
     let mut note =
         CancelNote { stderr: receive_fd(&fd_rx), job_id: job.job_id, node: spec.node_name.clone(), written: false };
@@ -402,6 +407,28 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // what left the supervisor's tree but not the cgroup, and the cgroup
     tracker.finish(no_children_left);
     Ok((status, spec))
+}
+
+/// The agent's requests posted before the script ran
+/// (`spur_spool::Pending`), in order: signals sent now, a cancel's line
+/// asked of this process as the agent would (taken by `wait_for`), its
+/// SIGTERM-then-SIGKILL sequence run by a thread of its own.
+fn carry_out_pending(jobdir: &Path) {
+    for req in spur_spool::take_pending(jobdir) {
+        match req {
+            spur_spool::Pending::Signal { sig, batch_only } => {
+                let _ = spur_spool::deliver_signal(jobdir, sig, batch_only);
+            }
+            spur_spool::Pending::Terminate { kill_wait, note } => {
+                if let Some(time_limit) = note {
+                    let sig = if time_limit { spur_spool::NOTE_TIME_LIMIT } else { spur_spool::NOTE_CANCELLED };
+                    let _ = signal::kill(unistd::getpid(), sig);
+                }
+                let dir = jobdir.to_path_buf();
+                std::thread::spawn(move || spur_spool::deliver_terminate(&dir, kill_wait));
+            }
+        }
+    }
 }
 
 /// slurmstepd's cancel line, written at most once, when the agent asks

@@ -362,7 +362,7 @@ fn terminate_kills_a_script_ignoring_sigterm_after_kill_wait() {
     assert!(st[0].running && st[0].status.is_none());
 
     let t0 = Instant::now();
-    terminate_job(&dir, 2);
+    terminate_job(&dir, 2, None);
     let took = t0.elapsed();
     assert!(took >= Duration::from_millis(1900), "waited KillWait: {:?}", took);
     let status = status_of(&dir);
@@ -405,7 +405,7 @@ fn terminate_a_cooperative_job_returns_early() {
     assert!(wait_contains(&work.join("slurm-209.out"), "started", 30));
     assert!(spur_spool::request_cancel_note(&dir, true).unwrap());
     let t0 = Instant::now();
-    terminate_job(&dir, 30);
+    terminate_job(&dir, 30, None);
     assert!(t0.elapsed() < Duration::from_secs(20));
     let st = status_of(&dir);
     assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGTERM, "status {}", st);
@@ -416,6 +416,59 @@ fn terminate_a_cooperative_job_returns_early() {
         "{:?}",
         out
     );
+}
+
+/// A signal or a cancel that reaches the node after the job directory is
+/// there but before the script runs (the agent's request raced the launch)
+/// is carried out by the supervisor once the script has started: not lost,
+/// and not carried out twice.
+#[test]
+fn requests_before_the_script_runs_are_not_lost() {
+    if !root_and_user() {
+        return;
+    }
+    let (spool, work) = setup("early");
+    // a signal: the script's default action for SIGUSR1 ends it
+    let spec = spec_for(211, &work, "#!/bin/sh\necho started\nsleep 1000\n");
+    let dir = spool.join("job211");
+    write_spec(&dir, &spec).unwrap();
+    signal_job(&dir, libc::SIGUSR1, false).unwrap();
+    let pending = |dir: &Path| {
+        fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with("pending.")).count()
+    };
+    assert_eq!(pending(&dir), 1, "posted for the supervisor");
+    start(&spool, &spec);
+    let st = status_of(&dir);
+    assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGUSR1, "status {}", st);
+    assert_eq!(pending(&dir), 0);
+
+    // a time-limit kill, with its line: SIGTERM first, SIGKILL after KillWait
+    let spec =
+        spec_for(212, &work, "#!/bin/bash\ntrap 'echo got TERM' TERM\necho started\nwhile :; do sleep 0.1; done\n");
+    let dir = spool.join("job212");
+    write_spec(&dir, &spec).unwrap();
+    terminate_job(&dir, 1, Some(true));
+    start(&spool, &spec);
+    let st = status_of(&dir);
+    // (SIGKILL after KillWait, or SIGTERM itself if it came before the
+    // script's trap was set)
+    assert!(libc::WIFSIGNALED(st) && [libc::SIGTERM, libc::SIGKILL].contains(&libc::WTERMSIG(st)), "status {}", st);
+    let out = fs::read_to_string(work.join("slurm-212.out")).unwrap();
+    assert!(
+        out.contains("slurmstepd-n1: error: *** JOB 212 ON n1 CANCELLED AT ")
+            && out.contains(" DUE TO TIME LIMIT ***\n"),
+        "{:?}",
+        out
+    );
+
+    // once the script runs, the agent carries out what it asks itself
+    let spec = spec_for(213, &work, "#!/bin/sh\necho started\nsleep 1000\n");
+    let dir = start(&spool, &spec);
+    assert!(wait_contains(&work.join("slurm-213.out"), "started", 30));
+    signal_job(&dir, libc::SIGKILL, false).unwrap();
+    let st = status_of(&dir);
+    assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGKILL, "status {}", st);
+    assert_eq!(pending(&dir), 0);
 }
 
 /// The cancel line goes through the supervisor's descriptor of the job's
@@ -440,7 +493,7 @@ fn cancel_line_goes_to_the_file_the_job_started_with() {
     assert!(spur_spool::request_cancel_note(&dir, false).unwrap());
     // a second request writes nothing more
     assert!(spur_spool::request_cancel_note(&dir, true).unwrap());
-    terminate_job(&dir, 30);
+    terminate_job(&dir, 30, None);
     let st = status_of(&dir);
     assert!(libc::WIFSIGNALED(st), "status {}", st);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "root's\n");
