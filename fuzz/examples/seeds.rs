@@ -373,6 +373,7 @@ fn main() {
             kill_wait: 30,
             submit_host: "login".into(),
             working_cluster: String::new(),
+            mem_check_secs: 0,
         };
         let spec = spur_core::records::encode_launch(&spec, spur_format::FORMAT_VERSION).unwrap();
         c.add("grpc_agent", with_rpc(0, &pb::LaunchRequest { spec }));

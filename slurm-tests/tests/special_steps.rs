@@ -7,6 +7,8 @@
 //! `interactive` step on its first node, under a terminal and from a pipe.
 //! Where the machine lets root make cgroup v2 groups, the batch script and
 //! the extern step each hold one of their own, removed with the job.
+//! `JobAcctGatherParams=OverMemoryKill` (checked every second here) kills a
+//! step, or a batch script, whose processes hold more memory than it has.
 
 use slurm_tests::*;
 use std::time::Duration;
@@ -16,12 +18,18 @@ const T: Duration = Duration::from_secs(30);
 #[test]
 fn extern_and_interactive_steps() {
     let extra = std::env::temp_dir().join(format!("spur-special-steps-{}.conf", std::process::id()));
-    std::fs::write(&extra, "PrologFlags=Contain\nLaunchParameters=use_interactive_step\n").unwrap();
+    std::fs::write(
+        &extra,
+        "PrologFlags=Contain\nLaunchParameters=use_interactive_step\n\
+         JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=task=1\n",
+    )
+    .unwrap();
     let c = Cluster::up("special", 2, &["--cpus", "2", "--memory", "2000", "--extra-conf", &extra.to_string_lossy()]);
     let _ = std::fs::remove_file(extra);
     extern_step(&c);
     interactive_step_from_a_pipe(&c);
     interactive_step_under_a_terminal(&c);
+    over_memory_kill(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -161,4 +169,53 @@ fn interactive_step_under_a_terminal(c: &Cluster) {
     assert!(out.contains("step=4294967290 on=node1"), "{}", out);
     assert!(out.contains("EXIT 0"), "{}", out);
     assert!(!out.contains("disregarding --pty"), "{}", out);
+}
+
+/// A program that holds `mb` MiB (written, so resident) for 60 s.
+fn hog(mb: u32) -> String {
+    format!("python3 -c 'import time; x = b\"1\" * ({} << 20); time.sleep(60)'", mb)
+}
+
+/// Over its memory: a step is killed on every node with slurmstepd's line
+/// and srun's, a batch script with its own line and the cancel line.
+fn over_memory_kill(c: &Cluster) {
+    let t0 = std::time::Instant::now();
+    let o = c.run_as(TEST_USER, "srun", &["-N1", "--mem=50", "bash", "-c", &hog(200)]);
+    assert_eq!(o.code, 137, "{}", o.stderr);
+    let line = o.stderr.lines().find(|l| l.contains("exceeded memory limit")).unwrap_or_default().to_string();
+    assert!(
+        line.starts_with("slurmstepd-node1: error: StepId=") && line.ends_with(" > 52428800), being killed"),
+        "{}",
+        o.stderr
+    );
+    // (srun made the allocation: it is the one told)
+    for want in [
+        "srun: Exceeded job memory limit\n",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n",
+        "srun: error: node1: task 0: Killed\n",
+    ] {
+        assert!(o.stderr.contains(want), "{}", o.stderr);
+    }
+    assert!(t0.elapsed() < Duration::from_secs(50), "killed, not ended: {:?}", t0.elapsed());
+
+    // one node over: the step ends on both
+    let script = format!("if [ $SLURM_NODEID = 1 ]; then {}; else sleep 60; fi", hog(200));
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n2", "--mem=50", "-l", "bash", "-c", &script]);
+    assert_eq!(o.code, 137, "{}", o.stderr);
+    assert!(o.stderr.contains("slurmstepd-node2: error: StepId="), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: error: node1: task 0: Killed\n"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: error: node2: task 1: Killed\n"), "{}", o.stderr);
+
+    // the batch script
+    let out = c.work.join("oom-batch.out");
+    let id = c.sbatch_as(TEST_USER, &["--mem=50", "-o", &out.to_string_lossy(), "--wrap", &hog(200)]);
+    c.wait_state(&id, "FAILED", Duration::from_secs(50));
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let want = format!("slurmstepd-node1: error: StepId={}.batch exceeded memory limit (", id);
+    assert!(text.starts_with(&want) && text.contains(" > 52428800), being killed\n"), "{}", text);
+    assert!(text.contains("slurmstepd-node1: error: Exceeded job memory limit\n"), "{}", text);
+    assert!(text.contains(&format!("slurmstepd-node1: error: *** JOB {} ON node1 CANCELLED AT ", id)), "{}", text);
+    let o = c.run_as(TEST_USER, "scontrol", &["show", "job", &id]);
+    assert!(o.stdout.contains("JobState=FAILED Reason=RaisedSignal:9(Killed)"), "{}", o.stdout);
+    assert!(o.stdout.contains("ExitCode=0:9"), "{}", o.stdout);
 }

@@ -1355,13 +1355,25 @@ fn stream(
                 }
             }
             Msg::Io(Event::Message(m)) => out(true, &m),
-            Msg::Io(Event::Aborted) => {
+            Msg::Io(Event::Aborted { end_step }) => {
+                if end_step && o.jobid.is_none() {
+                    // over its memory (`OverMemoryKill`): the allocation's
+                    // owner, srun here, is told (in a batch job, the step's
+                    // stderr says it; in salloc's, salloc would)
+                    eprintln!("srun: Exceeded job memory limit");
+                }
                 if !aborted {
                     aborted = true;
                     eprintln!(
                         "srun: Job step aborted: Waiting up to {} seconds for job step to finish.",
                         c.conf().kill_wait + 2
                     );
+                }
+                if end_step && !terminating {
+                    // a node ended the step (over its memory limit): as the
+                    // controller's step cancel would, on every node
+                    terminating = true;
+                    io.cancel(libc::SIGKILL);
                 }
             }
             Msg::Io(Event::NodeStarted(n)) => {

@@ -31,8 +31,10 @@ pub enum Event {
     NodeLost(u32),
     /// Node `node`'s step daemon connected (its tasks are starting).
     NodeStarted(u32),
-    /// The step was cancelled from outside (scancel, its job's end).
-    Aborted,
+    /// The step was cancelled from outside (scancel, its job's end), or
+    /// (`end_step`) a node ended it itself (over its memory limit) and asks
+    /// srun to end it on the others.
+    Aborted { end_step: bool },
 }
 
 /// srun's listener and the connections of the step's nodes.
@@ -144,7 +146,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                     None => continue,
                 },
                 FrameKind::Message => Event::Message(f.data),
-                FrameKind::Aborted => Event::Aborted,
+                FrameKind::Aborted => Event::Aborted { end_step: f.data.first() == Some(&1) },
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

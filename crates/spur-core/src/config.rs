@@ -651,6 +651,31 @@ impl SlurmConf {
         self.prolog_flag("alloc") || self.prolog_contain()
     }
 
+    /// `JobAcctGatherParams=OverMemoryKill`: the seconds between the
+    /// memory checks of a running step (the task value of
+    /// `JobAcctGatherFrequency`, `task=N` or a bare `N`; 30 by default, as
+    /// Slurm's), or 0 when memory is not enforced (no OverMemoryKill, or a
+    /// frequency of 0, which turns the sampling off).
+    pub fn mem_check_secs(&self) -> u32 {
+        let kill = self
+            .get("JobAcctGatherParams")
+            .is_some_and(|v| v.split(',').any(|p| p.trim().eq_ignore_ascii_case("OverMemoryKill")));
+        if !kill {
+            return 0;
+        }
+        let freq = self.get("JobAcctGatherFrequency").unwrap_or("30");
+        freq.split(',')
+            .find_map(|p| {
+                let p = p.trim();
+                match p.split_once('=') {
+                    Some((k, v)) if k.trim().eq_ignore_ascii_case("task") => v.trim().parse().ok(),
+                    Some(_) => None,
+                    None => p.parse().ok(),
+                }
+            })
+            .unwrap_or(30)
+    }
+
     /// `LaunchParameters=use_interactive_step`: salloc without a command runs
     /// the user's shell as the job's `interactive` step (`srun
     /// InteractiveStepOptions`) on its first node.
@@ -1888,6 +1913,20 @@ mod tests {
     }
     fn msg(extra: &str) -> String {
         parse(extra).unwrap_err().message
+    }
+
+    /// `JobAcctGatherParams=OverMemoryKill` and the task value of
+    /// `JobAcctGatherFrequency` (`task=N` among others, or a bare `N`).
+    #[test]
+    fn memory_check_period() {
+        let secs = |extra: &str| parse(extra).unwrap().mem_check_secs();
+        assert_eq!(secs(""), 0);
+        assert_eq!(secs("JobAcctGatherFrequency=5\n"), 0);
+        assert_eq!(secs("JobAcctGatherParams=UsePss,OverMemoryKill\n"), 30);
+        assert_eq!(secs("JobAcctGatherParams=overmemorykill\nJobAcctGatherFrequency=energy=5,task=2\n"), 2);
+        assert_eq!(secs("JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=7\n"), 7);
+        assert_eq!(secs("JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=task=0\n"), 0);
+        assert_eq!(secs("JobAcctGatherParams=NoShared\nJobAcctGatherFrequency=task=1\n"), 0);
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub struct LaunchSpec {
     /// controller imitates 22.05 (spur_core::compat).
     #[serde(default)]
     pub working_cluster: String,
+    /// `JobAcctGatherParams=OverMemoryKill`: how often, in seconds (the task
+    /// value of `JobAcctGatherFrequency`), the node compares the resident
+    /// memory of the step's processes with its memory limit there, and kills
+    /// the step over it; 0: never (format version 5).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub mem_check_secs: u32,
 }
 
 /// How a step's tasks start, as srun asks (the part of its request that the
@@ -91,6 +97,12 @@ pub struct StepLaunch {
     pub uid: u32,
     pub gid: u32,
     pub user_name: String,
+    /// `JobAcctGatherParams=OverMemoryKill`: how often, in seconds (the task
+    /// value of `JobAcctGatherFrequency`), the node compares the resident
+    /// memory of the step's processes with its memory limit there, and kills
+    /// the step over it; 0: never (format version 5).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub mem_check_secs: u32,
 }
 
 /// The job ids of `srun --no-allocate`'s steps (Slurm's MIN_NOALLOC_JOBID

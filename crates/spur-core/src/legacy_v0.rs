@@ -606,6 +606,7 @@ impl From<LaunchSpec> for crate::launch::LaunchSpec {
             kill_wait: v.kill_wait,
             submit_host: v.submit_host,
             working_cluster: v.working_cluster,
+            mem_check_secs: 0,
         }
     }
 }

@@ -31,7 +31,8 @@ pub enum FrameKind {
     /// The step daemon is done: every task's exit was sent.
     Done = 6,
     /// The step was cancelled from outside (scancel, its job's end): srun
-    /// says `Job step aborted`.
+    /// says `Job step aborted`. A data byte 1: the step daemon ended the
+    /// step itself (over its memory limit) and srun ends it on every node.
     Aborted = 7,
     /// srun → step daemon: stdin for a task (or [`ALL_TASKS`]).
     Stdin = 10,

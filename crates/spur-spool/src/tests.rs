@@ -30,6 +30,7 @@ fn spec(id: u32, restarts: u32) -> LaunchSpec {
         kill_wait: 30,
         submit_host: "login".into(),
         working_cluster: String::new(),
+        mem_check_secs: 0,
     }
 }
 

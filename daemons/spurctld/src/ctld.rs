@@ -399,6 +399,7 @@ impl Ctld {
             ctld_host: self.conf.controllers.first().map(|c| c.name.clone()).unwrap_or_default(),
             ctld_port: self.conf.slurmctld_port,
             kill_wait: self.conf.kill_wait as u32,
+            mem_check_secs: self.conf.mem_check_secs(),
         }
     }
 
@@ -467,6 +468,7 @@ impl Ctld {
                 job.desc.submit_host.clone()
             },
             working_cluster: self.working_cluster(),
+            mem_check_secs: self.conf.mem_check_secs(),
             job: job.clone(),
         };
         // at the newest format version the agent reads

@@ -436,6 +436,7 @@ mod tests {
             kill_wait: 30,
             submit_host: "login1".into(),
             working_cluster: String::new(),
+            mem_check_secs: 0,
         }
     }
 
@@ -701,6 +702,7 @@ mod tests {
             kill_wait: 30,
             submit_host: "vm".into(),
             working_cluster: String::new(),
+            mem_check_secs: 0,
         }
     }
 

@@ -299,24 +299,6 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o711));
     }
     let pgids = Arc::new(TaskSet { pgids, tracker });
-    // the tasks' use, sampled while they run
-    {
-        let pgids = pgids.clone();
-        let sampler = sampler.clone();
-        let dir = dir.to_path_buf();
-        std::thread::spawn(move || {
-            // early samples catch short steps (the final rusage has no
-            // virtual size or I/O), then every SAMPLE_EVERY
-            let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
-            loop {
-                std::thread::sleep(early.next().unwrap_or(SAMPLE_EVERY));
-                let pids = pgids.tracker.pids();
-                let mut s = sampler.lock().unwrap_or_else(|e| e.into_inner());
-                s.sample(&pids);
-                let _ = spur_spool::write_step_usage(&dir, &s.summary());
-            }
-        });
-    }
     let ending = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let ender = Ender {
         pgids: pgids.clone(),
@@ -329,6 +311,58 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         first_node: node_id == 0,
     };
 
+    let over = {
+        let first = tasks.first().copied().unwrap_or(0);
+        Arc::new(OverMemory {
+            sink: err_sinks.get(&first).cloned().unwrap_or(Sink::Srun),
+            first,
+            batch_job: !spec.job.desc.script.is_empty(),
+            prefix: format!("slurmstepd-{}: error: ", node),
+            line: Mutex::new(None),
+        })
+    };
+    // the tasks' use, sampled while they run, and compared with the step's
+    // memory limit on this node where `OverMemoryKill` asks
+    {
+        let pgids = pgids.clone();
+        let sampler = sampler.clone();
+        let dir = dir.to_path_buf();
+        let limit_mb = spec
+            .step
+            .allocs
+            .get(node_id)
+            .map(|a| a.mem_mb)
+            .filter(|&m| m > 0)
+            .or_else(|| spec.job.allocs.iter().find(|a| a.node == node).map(|a| a.mem_mb))
+            .unwrap_or(0);
+        let check = (spec.mem_check_secs > 0 && limit_mb > 0).then(|| Duration::from_secs(spec.mem_check_secs as u64));
+        let (ender, srun, label, prefix) =
+            (ender.clone(), srun.clone(), label.clone(), format!("slurmstepd-{}: error: ", node));
+        let over = over.clone();
+        std::thread::spawn(move || {
+            // early samples catch short steps (the final rusage has no
+            // virtual size or I/O), then every SAMPLE_EVERY (or the memory
+            // check's period)
+            let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
+            loop {
+                std::thread::sleep(early.next().unwrap_or(check.unwrap_or(SAMPLE_EVERY)));
+                let pids = pgids.tracker.pids();
+                let mut s = sampler.lock().unwrap_or_else(|e| e.into_inner());
+                let rss = s.sample(&pids);
+                let _ = spur_spool::write_step_usage(&dir, &s.summary());
+                drop(s);
+                if check.is_none() {
+                    continue;
+                }
+                if let Some(line) = crate::track::over_memory_line(&prefix, &label, rss, limit_mb) {
+                    over.tell(&srun, &line);
+                    ender.cancel(libc::SIGKILL, None, false);
+                    *over.line.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
+                    return;
+                }
+            }
+        });
+    }
     // srun's stdin and signals
     {
         let pgids = pgids.clone();
@@ -459,6 +493,11 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
             ..Default::default()
         };
         sampler.lock().unwrap_or_else(|e| e.into_inner()).ended(pid, &fin);
+        // a step killed over its memory: its line again with the first task
+        // to end here, as slurmstepd's last accounting of the task repeats it
+        if let Some(line) = over.line.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            over.tell(&srun, &line);
+        }
         srun.send(FrameKind::Exit, task, &e.encode());
     }
     ending.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -601,6 +640,32 @@ fn signal_tasks(t: &TaskSet, sig: i32) {
     }
     for &g in &t.pgids {
         let _ = signal::killpg(Pid::from_raw(g), sig);
+    }
+}
+
+/// `OverMemoryKill` on this node: where slurmstepd's lines go (the node's
+/// first task's stderr) and, once the step was killed, its line to repeat.
+struct OverMemory {
+    sink: Sink,
+    first: u32,
+    /// The job has a batch script: its owner is told in the step's stderr
+    /// (`Exceeded job memory limit`), else by srun (its allocation's).
+    batch_job: bool,
+    prefix: String,
+    line: Mutex<Option<String>>,
+}
+
+impl OverMemory {
+    /// The step's line, the job owner told, and srun asked to end the step
+    /// on every node (`FrameKind::Aborted` with 1), as the controller's step
+    /// cancel does.
+    fn tell(&self, srun: &Srun, line: &str) {
+        sink_write(&self.sink, srun, FrameKind::Stderr, self.first, line.as_bytes());
+        if self.batch_job {
+            let notify = format!("{}Exceeded job memory limit\n", self.prefix);
+            sink_write(&self.sink, srun, FrameKind::Stderr, self.first, notify.as_bytes());
+        }
+        srun.send(FrameKind::Aborted, ALL_TASKS, &[1]);
     }
 }
 

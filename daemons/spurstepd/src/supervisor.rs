@@ -36,6 +36,7 @@
 
 use crate::iopattern;
 use crate::jobenv::{self, EnvContext};
+use crate::track::{Sampler, Tracker};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::resource::{self, Resource};
@@ -48,7 +49,7 @@ use spur_core::launch::LaunchSpec;
 use std::ffi::{CStr, CString};
 use std::fs;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -323,12 +324,8 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // the batch step's processes in a cgroup of their own where the node
     // has cgroup v2 (as a step's tasks: `track`), else the subreaper's
     // descendants as before
-    let tracker = crate::track::Tracker::new(
-        &crate::step::cgroup_dir(jobdir, &spec.node_name),
-        job.job_id,
-        "batch",
-        crate::track::debug,
-    );
+    let tracker =
+        Tracker::new(&crate::step::cgroup_dir(jobdir, &spec.node_name), job.job_id, "batch", crate::track::debug);
     prep.cgroup_fd = tracker.join_fd();
 
     // The supervisor outlives stray signals (a `pkill spurd`, a closed
@@ -388,7 +385,16 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     let mut note =
         CancelNote { stderr: receive_fd(&fd_rx), job_id: job.job_id, node: spec.node_name.clone(), written: false };
     drop(fd_rx);
+    let tracker = std::sync::Arc::new(tracker);
+    let stderr_copy = || note.stderr.as_ref().and_then(|f| f.try_clone().ok());
+    let over = setup_code.is_none().then(|| watch_memory(&spec, jobdir, tracker.clone(), stderr_copy())).flatten();
+    let over_fd = over.as_ref().and_then(|_| stderr_copy());
     let mut status = wait_for(child, &mut note);
+    // killed over its memory: the line again, as slurmstepd's last
+    // accounting of the script repeats it (after the cancel line)
+    if let (Some(line), Some(fd)) = (over.and_then(|o| o.lock().unwrap_or_else(|e| e.into_inner()).take()), over_fd) {
+        let _ = unistd::write(&fd, line.as_bytes());
+    }
     if let Some(c) = setup_code {
         log(&format!("job {}: the script could not start (code {})", job.job_id, c));
         status = c;
@@ -429,6 +435,52 @@ fn carry_out_pending(jobdir: &Path) {
             }
         }
     }
+}
+
+/// `JobAcctGatherParams=OverMemoryKill` for the batch step: the script's
+/// processes sampled every `mem_check_secs` and their resident memory
+/// compared with the job's memory on this node; over it, slurmstepd's line
+/// goes to the job's stderr (the supervisor's own descriptor of it), then
+/// and the job's owner is told there (`Exceeded job memory limit`), then the
+/// step ends as a cancel does: its `CANCELLED` line, SIGKILL to every
+/// process of the job. Returns where the line is left, once written, for
+/// the supervisor to repeat when the script has ended; `None` when memory
+/// is not checked.
+fn watch_memory(
+    spec: &LaunchSpec,
+    jobdir: &Path,
+    tracker: std::sync::Arc<Tracker>,
+    stderr: Option<OwnedFd>,
+) -> Option<std::sync::Arc<std::sync::Mutex<Option<String>>>> {
+    let limit_mb = spec.job.allocs.iter().find(|a| a.node == spec.node_name).map(|a| a.mem_mb).unwrap_or(0);
+    if spec.mem_check_secs == 0 || limit_mb == 0 {
+        return None;
+    }
+    let over = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let again = over.clone();
+    let every = Duration::from_secs(spec.mem_check_secs as u64);
+    let prefix = format!("{}: error: ", spur_spool::stepd_name(&spec.node_name));
+    let label = format!("{}.batch", spec.job.job_id);
+    let node = spec.node_name.clone();
+    let dir = jobdir.to_path_buf();
+    std::thread::spawn(move || {
+        let mut sampler = Sampler::new(&node, &[0]);
+        loop {
+            std::thread::sleep(every);
+            let rss = sampler.sample(&tracker.pids());
+            if let Some(line) = crate::track::over_memory_line(&prefix, &label, rss, limit_mb) {
+                if let Some(fd) = &stderr {
+                    let _ = unistd::write(fd, line.as_bytes());
+                    let _ = unistd::write(fd, format!("{}Exceeded job memory limit\n", prefix).as_bytes());
+                }
+                *again.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
+                let _ = signal::kill(unistd::getpid(), spur_spool::NOTE_CANCELLED);
+                let _ = spur_spool::deliver_signal(&dir, libc::SIGKILL, false);
+                return;
+            }
+        }
+    });
+    Some(over)
 }
 
 /// slurmstepd's cancel line, written at most once, when the agent asks

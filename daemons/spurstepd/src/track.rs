@@ -381,8 +381,10 @@ impl Sampler {
         }
     }
 
-    /// Read every process in `pids` and fold the sample in.
-    pub fn sample(&mut self, pids: &[i32]) {
+    /// Read every process in `pids` and fold the sample in. Returns their
+    /// resident memory together, in bytes (what `OverMemoryKill` compares
+    /// with the step's limit).
+    pub fn sample(&mut self, pids: &[i32]) -> u64 {
         let procs: Vec<(ProcSample, (u64, u64))> = pids
             .iter()
             .filter_map(|&p| {
@@ -393,11 +395,14 @@ impl Sampler {
             })
             .collect();
         let fallback = self.usage.first().map(|u| u.task).unwrap_or(0);
+        let mut rss = 0u64;
         for (t, s) in task_usage(&procs, &self.tasks, fallback, self.hz, self.page_kb) {
+            rss = rss.saturating_add(s.max_rss_kb.saturating_mul(1024));
             if let Some(u) = self.usage.iter_mut().find(|u| u.task == t) {
                 u.merge_max(&s);
             }
         }
+        rss
     }
 
     pub fn summary(&self) -> NodeUsage {
@@ -405,9 +410,32 @@ impl Sampler {
     }
 }
 
+/// `JobAcctGatherParams=OverMemoryKill`'s check: the line slurmstepd
+/// writes (to the step's first task's stderr, or the batch script's) when
+/// the step's processes on a node hold more than its limit there, then kills
+/// the step. `None` while within the limit, or without one (`limit_mb` 0).
+/// `prefix`: `slurmstepd-NODE: error: `; `label`: `J.S` or `J.batch`.
+pub fn over_memory_line(prefix: &str, label: &str, rss_bytes: u64, limit_mb: u64) -> Option<String> {
+    let limit = limit_mb.saturating_mul(1024 * 1024);
+    (limit > 0 && rss_bytes > limit).then(|| {
+        format!("{}StepId={} exceeded memory limit ({} > {}), being killed\n", prefix, label, rss_bytes, limit)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn over_memory_line_is_slurmstepds() {
+        let p = "slurmstepd-node1: error: ";
+        assert_eq!(over_memory_line(p, "7.0", 52_428_800, 50), None, "at the limit is within it");
+        assert_eq!(
+            over_memory_line(p, "7.batch", 52_428_801, 50).as_deref(),
+            Some("slurmstepd-node1: error: StepId=7.batch exceeded memory limit (52428801 > 52428800), being killed\n")
+        );
+        assert_eq!(over_memory_line(p, "7.0", u64::MAX, 0), None, "no limit");
+    }
 
     #[test]
     fn finds_the_cgroup2_mount() {

@@ -109,6 +109,7 @@ fn spec_for(id: u32, work: &Path, script: &str) -> LaunchSpec {
         kill_wait: 2,
         submit_host: "login1".into(),
         working_cluster: String::new(),
+        mem_check_secs: 0,
     }
 }
 

@@ -1,0 +1,2 @@
+run
+scontrol show job $J | grep -E 'JobState|ExitCode'

@@ -1,0 +1,2 @@
+run
+sed -E 's/limit \([0-9]+ > /limit (N > /' mem-$J.out | sort -u

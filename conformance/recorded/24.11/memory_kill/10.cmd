@@ -1,0 +1,2 @@
+run
+squeue -h -t all -j $J -o '%i %T %r'

@@ -1,0 +1,2 @@
+run
+scontrol show job $K | grep -E 'JobState|ExitCode'
