@@ -19,7 +19,12 @@ fuzz_target!(|data: &[u8]| {
     // skips them, so `n\f1` and `n1` share a prefix) has no printed form
     // that reads back: Slurm's printer is the same)
     if hl.count() > 2_000 {
-        let _ = hl.ranged_string();
+        // (not the millions of one-host ranges a suffix after an inner
+        // bracket makes, `a[90-2020]b[90-2020]c`, as Slurm's do: printing
+        // them is linear, but takes seconds under the sanitizer)
+        if hl.count() <= 200_000 {
+            let _ = hl.ranged_string();
+        }
         return;
     }
     let hosts = hl.hosts();
