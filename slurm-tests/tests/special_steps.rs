@@ -30,6 +30,7 @@ fn extern_and_interactive_steps() {
     interactive_step_from_a_pipe(&c);
     interactive_step_under_a_terminal(&c);
     over_memory_kill(&c);
+    a_batch_scripts_usage_is_in_its_record(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -218,4 +219,28 @@ fn over_memory_kill(c: &Cluster) {
     let o = c.run_as(TEST_USER, "scontrol", &["show", "job", &id]);
     assert!(o.stdout.contains("JobState=FAILED Reason=RaisedSignal:9(Killed)"), "{}", o.stdout);
     assert!(o.stdout.contains("ExitCode=0:9"), "{}", o.stdout);
+}
+
+/// The batch script's use (its processes sampled as a step's, its own
+/// rusage at its end) goes into the job's record with the job's end, and is
+/// the `.batch` step's.
+fn a_batch_scripts_usage_is_in_its_record(c: &Cluster) {
+    let script = "perl -e '$x = \"a\" x (100 * 1024 * 1024); while ((times)[0] < 1) {}'";
+    let id = c.sbatch_as(TEST_USER, &["-o", "/dev/null", "--wrap", script]);
+    c.wait_state(&id, "COMPLETED", T);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = spur_client::Client::from_conf_path(&c.conf).unwrap();
+    let q = spur_core::request::Query { jobs: true, job_ids: vec![id.clone()], ..Default::default() };
+    let v = rt.block_on(client.query(&q)).unwrap();
+    let job = v.jobs.iter().find(|j| j.job_id.to_string() == id).expect("the job");
+    let u = job.batch_usage.clone().expect("the batch script's usage");
+    assert_eq!((u.node.as_str(), u.ntasks), ("node1", 1), "{:?}", u);
+    // 100 MiB held (perl copies the string once more on the way), a second
+    // of user CPU time
+    assert!(u.max_rss_kb >= 100 * 1024 && u.max_rss_kb < 1024 * 1024, "{:?}", u);
+    assert!(u.max_vmsize_kb >= 100 * 1024, "sampled while it ran: {:?}", u);
+    assert!(u.user_us >= 1_000_000, "{:?}", u);
+    let shown = job.steps_shown();
+    let batch = shown.iter().find(|s| s.step_id == spur_core::model::BATCH_STEP);
+    assert_eq!(batch.map(|s| s.usage.clone()), Some(vec![u.clone()]), "the batch step's");
 }

@@ -468,6 +468,7 @@ impl From<Job> for model::Job {
             steps: Vec::new(),
             next_step_id: 0,
             done_steps: Vec::new(),
+            batch_usage: None,
         }
     }
 }

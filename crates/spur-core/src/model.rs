@@ -565,6 +565,11 @@ pub struct Job {
     /// job until it is purged. From format version 5.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub done_steps: Vec<Step>,
+    /// What the batch script's processes used on the batch host, as its
+    /// node reported it with the job's end (the batch step's usage). From
+    /// format version 5.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub batch_usage: Option<crate::usage::NodeUsage>,
 }
 
 /// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.
@@ -652,6 +657,7 @@ impl Job {
                     start_time: self.start_time,
                     allocs: vec![a.clone()],
                     num_tasks: 1,
+                    usage: self.batch_usage.iter().cloned().collect(),
                     ..Default::default()
                 });
             }

@@ -496,6 +496,8 @@ pub struct JobCompletion {
     pub message: String,
     /// Which run ended (its restart count at launch).
     pub restarts: Option<u32>,
+    /// What the batch script's processes used on the node.
+    pub usage: Option<crate::usage::NodeUsage>,
 }
 
 /// An enum whose variants travel as their wire numbers ([`wire_codes!`]).

@@ -537,6 +537,7 @@ impl From<&rq::JobCompletion> for pb::JobCompleteRequest {
             launch_failed: r.launch_failed,
             message: r.message.clone(),
             restarts: r.restarts,
+            usage: r.usage.as_ref().map(step_node_usage),
         }
     }
 }

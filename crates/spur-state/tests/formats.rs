@@ -222,7 +222,7 @@ fn check_steps(version: &str) {
 }
 
 /// Version 5: the allocation's ended step (11.1) kept with its node's use,
-/// beside its running one.
+/// beside its running one, and a batch script's use in its job's record.
 #[test]
 fn version_5_state_directory_reads() {
     check_version("v5", 5);
@@ -238,6 +238,10 @@ fn version_5_state_directory_reads() {
     let u = &s.usage[0];
     assert_eq!((u.node.as_str(), u.ntasks, u.max_rss_task), ("node2", 1, 0));
     assert!(u.max_rss_kb > 0 && u.tot_rss_kb == u.max_rss_kb, "{:?}", u);
+    // a finished batch job's script use, its batch step's
+    let done = &g.state.jobs()[&1];
+    let b = done.batch_usage.as_ref().expect("job 1's batch usage");
+    assert_eq!((b.node.as_str(), b.ntasks), ("node1", 1), "{:?}", b);
     drop(g);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -714,6 +714,7 @@ impl Service {
             steps: Vec::new(),
             next_step_id: 0,
             done_steps: Vec::new(),
+            batch_usage: None,
             desc,
         })
     }
@@ -1742,17 +1743,24 @@ impl Service {
                 return Ok(Response::new(JobCompleteReply { status: st(0) }));
             }
         }
-        let res = self
-            .ctld
-            .commit(vec![Command::Complete {
-                job_id: r.job_id,
-                exit_status: r.exit_status,
-                launch_failed: r.launch_failed,
-                now: now(),
-            }])
-            .await?;
+        let mut cmds = Vec::with_capacity(2);
+        // what the script used goes into the job's record (its batch step),
+        // once the cluster writes it; only an agent reports it
+        if let Some(u) = r.usage.as_ref().filter(|_| id.kind == spur_auth::Kind::Agent) {
+            if self.ctld.read().state.write_format_version() >= spur_state::STEP_USAGE_VERSION {
+                let usage = Box::new(spur_proto::convert::node_usage(&r.node, u));
+                cmds.push(Command::StepUsage { job_id: r.job_id, step_id: spur_core::model::BATCH_STEP, usage });
+            }
+        }
+        cmds.push(Command::Complete {
+            job_id: r.job_id,
+            exit_status: r.exit_status,
+            launch_failed: r.launch_failed,
+            now: now(),
+        });
+        let res = self.ctld.commit(cmds).await?;
         self.ctld.sched_wake.notify_one();
-        let code = match res.into_iter().next() {
+        let code = match res.into_iter().last() {
             Some(Err(c)) if c != ESLURM_INVALID_JOB_ID => c,
             _ => 0,
         };

@@ -363,6 +363,11 @@ async fn reporter(
             launch_failed: false,
             message: String::new(),
             restarts,
+            // the supervisor's last sample, with the script's own rusage
+            usage: spur_spool::read_step_usage(&dir).map(|mut u| {
+                u.node = node.clone();
+                u
+            }),
         };
         let client = client.clone();
         let tx = tx.clone();

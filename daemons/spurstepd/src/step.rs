@@ -179,7 +179,7 @@ pub fn run(dir: &Path, node: &str) -> i32 {
 
 /// How often the tasks' use is sampled after the first second (Slurm's
 /// JobAcctGatherFrequency is 30 s by default).
-const SAMPLE_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const SAMPLE_EVERY: Duration = Duration::from_secs(10);
 
 fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
     spur_spool::write_stepd_proc(dir)?;

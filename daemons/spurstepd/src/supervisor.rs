@@ -387,13 +387,11 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     drop(fd_rx);
     let tracker = std::sync::Arc::new(tracker);
     let stderr_copy = || note.stderr.as_ref().and_then(|f| f.try_clone().ok());
-    let over = setup_code.is_none().then(|| watch_memory(&spec, jobdir, tracker.clone(), stderr_copy())).flatten();
-    let over_fd = over.as_ref().and_then(|_| stderr_copy());
-    let mut status = wait_for(child, &mut note);
-    // killed over its memory: the line again, as slurmstepd's last
-    // accounting of the script repeats it (after the cancel line)
-    if let (Some(line), Some(fd)) = (over.and_then(|o| o.lock().unwrap_or_else(|e| e.into_inner()).take()), over_fd) {
-        let _ = unistd::write(&fd, line.as_bytes());
+    let watch = setup_code.is_none().then(|| watch_script(&spec, jobdir, child, tracker.clone(), stderr_copy()));
+    let again_fd = stderr_copy();
+    let (mut status, ru) = wait_for(child, &mut note);
+    if let Some(w) = watch {
+        w.ended(jobdir, child, &ru, again_fd.as_ref());
     }
     if let Some(c) = setup_code {
         log(&format!("job {}: the script could not start (code {})", job.job_id, c));
@@ -437,50 +435,97 @@ fn carry_out_pending(jobdir: &Path) {
     }
 }
 
-/// `JobAcctGatherParams=OverMemoryKill` for the batch step: the script's
-/// processes sampled every `mem_check_secs` and their resident memory
-/// compared with the job's memory on this node; over it, slurmstepd's line
-/// goes to the job's stderr (the supervisor's own descriptor of it), then
-/// and the job's owner is told there (`Exceeded job memory limit`), then the
-/// step ends as a cancel does: its `CANCELLED` line, SIGKILL to every
-/// process of the job. Returns where the line is left, once written, for
-/// the supervisor to repeat when the script has ended; `None` when memory
-/// is not checked.
-fn watch_memory(
+/// The batch script's use while it runs, as a step's (`step.rs`): its
+/// processes sampled after 250 ms, 1 s, then every 10 s into the job
+/// directory's `usage` file, which the agent sends with the job's end (the
+/// batch step's record). With `JobAcctGatherParams=OverMemoryKill` the
+/// period is `mem_check_secs` and each sample's resident memory is compared
+/// with the job's memory on this node; over it, slurmstepd's line goes to
+/// the job's stderr (the supervisor's own descriptor of it) and the job's
+/// owner is told there (`Exceeded job memory limit`), then the step ends as
+/// a cancel does: its `CANCELLED` line, SIGKILL to every process of the job.
+struct ScriptWatch {
+    /// The sampler, and whether the script has ended (no more samples).
+    state: std::sync::Arc<std::sync::Mutex<(Sampler, bool)>>,
+    /// The memory line once the script was killed for it, to repeat.
+    over: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+}
+
+fn watch_script(
     spec: &LaunchSpec,
     jobdir: &Path,
+    child: Pid,
     tracker: std::sync::Arc<Tracker>,
     stderr: Option<OwnedFd>,
-) -> Option<std::sync::Arc<std::sync::Mutex<Option<String>>>> {
+) -> ScriptWatch {
+    let mut sampler = Sampler::new(&spec.node_name, &[0]);
+    sampler.started(child.as_raw(), 0);
+    let w = ScriptWatch {
+        state: std::sync::Arc::new(std::sync::Mutex::new((sampler, false))),
+        over: std::sync::Arc::new(std::sync::Mutex::new(None)),
+    };
     let limit_mb = spec.job.allocs.iter().find(|a| a.node == spec.node_name).map(|a| a.mem_mb).unwrap_or(0);
-    if spec.mem_check_secs == 0 || limit_mb == 0 {
-        return None;
-    }
-    let over = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let again = over.clone();
-    let every = Duration::from_secs(spec.mem_check_secs as u64);
+    let check = (spec.mem_check_secs > 0 && limit_mb > 0).then(|| Duration::from_secs(spec.mem_check_secs as u64));
     let prefix = format!("{}: error: ", spur_spool::stepd_name(&spec.node_name));
     let label = format!("{}.batch", spec.job.job_id);
-    let node = spec.node_name.clone();
     let dir = jobdir.to_path_buf();
+    let (state, over) = (w.state.clone(), w.over.clone());
     std::thread::spawn(move || {
-        let mut sampler = Sampler::new(&node, &[0]);
+        let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
         loop {
-            std::thread::sleep(every);
-            let rss = sampler.sample(&tracker.pids());
+            std::thread::sleep(early.next().unwrap_or(check.unwrap_or(crate::step::SAMPLE_EVERY)));
+            let pids = tracker.pids();
+            let rss = {
+                let mut g = state.lock().unwrap_or_else(|e| e.into_inner());
+                if g.1 {
+                    return;
+                }
+                let rss = g.0.sample(&pids);
+                let _ = spur_spool::write_step_usage(&dir, &g.0.summary());
+                rss
+            };
+            if check.is_none() {
+                continue;
+            }
             if let Some(line) = crate::track::over_memory_line(&prefix, &label, rss, limit_mb) {
                 if let Some(fd) = &stderr {
                     let _ = unistd::write(fd, line.as_bytes());
                     let _ = unistd::write(fd, format!("{}Exceeded job memory limit\n", prefix).as_bytes());
                 }
-                *again.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
+                *over.lock().unwrap_or_else(|e| e.into_inner()) = Some(line);
                 let _ = signal::kill(unistd::getpid(), spur_spool::NOTE_CANCELLED);
                 let _ = spur_spool::deliver_signal(&dir, libc::SIGKILL, false);
                 return;
             }
         }
     });
-    Some(over)
+    w
+}
+
+impl ScriptWatch {
+    /// The script ended (reaped, with its rusage `ru`): its use merged and
+    /// written for the agent, and a memory kill's line repeated (after the
+    /// cancel line), as slurmstepd's last accounting of the script does.
+    fn ended(self, jobdir: &Path, child: Pid, ru: &libc::rusage, stderr: Option<&OwnedFd>) {
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        let fin = spur_core::usage::TaskUsage {
+            task: 0,
+            max_rss_kb: ru.ru_maxrss as u64,
+            user_us: tv(ru.ru_utime),
+            sys_us: tv(ru.ru_stime),
+            pages: ru.ru_majflt as u64,
+            ..Default::default()
+        };
+        {
+            let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            g.0.ended(child.as_raw(), &fin);
+            g.1 = true;
+            let _ = spur_spool::write_step_usage(jobdir, &g.0.summary());
+        }
+        if let (Some(line), Some(fd)) = (self.over.lock().unwrap_or_else(|e| e.into_inner()).take(), stderr) {
+            let _ = unistd::write(fd, line.as_bytes());
+        }
+    }
 }
 
 /// slurmstepd's cancel line, written at most once, when the agent asks
@@ -600,14 +645,17 @@ pub(crate) fn send_fd(sock: RawFd, fd: RawFd) {
 
 /// Reap children until `child` ends; its raw wait status. Between reaps it
 /// waits for a signal (SIGCHLD or the agent's request for the cancel line,
-/// all blocked since `run`), and writes the line when asked.
-fn wait_for(child: Pid, note: &mut CancelNote) -> i32 {
+/// all blocked since `run`), and writes the line when asked. With the
+/// status, the script's resource use (its own and its reaped descendants').
+fn wait_for(child: Pid, note: &mut CancelNote) -> (i32, libc::rusage) {
     let waited = waited_signals();
+    // SAFETY: an all-zero rusage is valid; wait4 fills it in.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let st = loop {
         let mut st: libc::c_int = 0;
-        // SAFETY: `st` is a valid place for the status. libc's waitpid, not
-        // nix's: the raw status is what `status` holds.
-        let r = unsafe { libc::waitpid(-1, &mut st, libc::WNOHANG) };
+        // SAFETY: `st` and `ru` are valid places for the status and the
+        // use. libc's wait4, not nix's: the raw status is what `status` holds.
+        let r = unsafe { libc::wait4(-1, &mut st, libc::WNOHANG, &mut ru) };
         if r == child.as_raw() {
             break st;
         }
@@ -629,7 +677,7 @@ fn wait_for(child: Pid, note: &mut CancelNote) -> i32 {
     };
     // a request sent before the kill that ended the script
     note.take_pending();
-    st
+    (st, ru)
 }
 
 /// After the script ended (and was reaped): kill and reap everything it

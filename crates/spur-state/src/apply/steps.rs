@@ -111,6 +111,14 @@ impl State {
             return Err(ESLURM_NOT_SUPPORTED);
         }
         let job = self.jobs.get_mut(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
+        if step_id == BATCH_STEP {
+            // the batch script's, reported with the job's end by its host
+            if job.batch_flag == 0 || job.allocs.first().map(|a| a.node.as_str()) != Some(usage.node.as_str()) {
+                return Err(ESLURM_INVALID_NODE_NAME);
+            }
+            job.batch_usage = Some(usage.clone());
+            return Ok(crate::Applied::Ok);
+        }
         let step = job
             .steps
             .iter_mut()
@@ -735,5 +743,27 @@ mod tests {
         );
         assert_eq!(old.apply(&Command::StepComplete { job_id: id, step_id: 0 }), Ok(Applied::Ok));
         assert!(old.jobs()[&id].done_steps.is_empty());
+    }
+
+    /// The batch script's use, which its host reports with the job's end,
+    /// is the job's (its `.batch` step's, as steps are shown); a report from
+    /// another node, or for a job without a script, is refused unchanged.
+    #[test]
+    fn batch_usage_is_the_jobs() {
+        use crate::apply::fixtures::{cluster, refused, running};
+        use crate::{Applied, Command};
+        let mut s = cluster();
+        s.apply(&Command::SetFormatVersion { version: STEP_USAGE_VERSION }).unwrap();
+        let id = running(&mut s, "n1");
+        s.jobs.get_mut(&id).unwrap().batch_flag = 1; // (the fixture's job has no script)
+        let u = |node: &str| NodeUsage { node: node.into(), ntasks: 1, max_rss_kb: 7, ..Default::default() };
+        let report = |node: &str| Command::StepUsage { job_id: id, step_id: BATCH_STEP, usage: Box::new(u(node)) };
+        refused(&mut s, report("n2"), ESLURM_INVALID_NODE_NAME);
+        assert_eq!(s.apply(&report("n1")), Ok(Applied::Ok));
+        assert_eq!(s.jobs()[&id].batch_usage, Some(u("n1")));
+        let shown = s.jobs()[&id].steps_shown();
+        assert_eq!(shown.iter().find(|x| x.step_id == BATCH_STEP).map(|x| x.usage.clone()), Some(vec![u("n1")]));
+        s.jobs.get_mut(&id).unwrap().batch_flag = 0;
+        refused(&mut s, report("n1"), ESLURM_INVALID_NODE_NAME);
     }
 }
