@@ -24,13 +24,19 @@ fn extern_and_interactive_steps() {
          JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=task=1\n",
     )
     .unwrap();
-    let c = Cluster::up("special", 2, &["--cpus", "2", "--memory", "2000", "--extra-conf", &extra.to_string_lossy()]);
+    // (heartbeats every 5 s: an orphaned step is ended at the next one)
+    let c = Cluster::up(
+        "special",
+        2,
+        &["--cpus", "2", "--memory", "2000", "--slurmd-timeout", "15", "--extra-conf", &extra.to_string_lossy()],
+    );
     let _ = std::fs::remove_file(extra);
     extern_step(&c);
     interactive_step_from_a_pipe(&c);
     interactive_step_under_a_terminal(&c);
     over_memory_kill(&c);
     a_batch_scripts_usage_is_in_its_record(&c);
+    an_orphaned_step_is_ended(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -243,4 +249,49 @@ fn a_batch_scripts_usage_is_in_its_record(c: &Cluster) {
     let shown = job.steps_shown();
     let batch = shown.iter().find(|s| s.step_id == spur_core::model::BATCH_STEP);
     assert_eq!(batch.map(|s| s.usage.clone()), Some(vec![u.clone()]), "the batch step's");
+}
+
+/// A step daemon of a job the controller does not know as running (here
+/// one left behind under an id that is no job's, as a step is left when the
+/// controller's leader changes before it ends a job's extern steps, or when
+/// the job is purged meanwhile) is ended by its agent once the controller,
+/// told of it with the node's heartbeat, names its job as over.
+fn an_orphaned_step_is_ended(c: &Cluster) {
+    let started = c.work.join("orphan-started");
+    let id = c.sbatch_as(
+        TEST_USER,
+        &["-w", "node1", "-o", "/dev/null", "--wrap", &format!("touch {}; sleep 300", started.display())],
+    );
+    wait_for("the job to start", T, || started.exists());
+    let spool = c.dir.join("spool/slurmd.node1");
+    let real = spur_spool::step_dir(&spool, id.parse().unwrap(), spur_core::model::EXTERN_STEP);
+    let mut spec = Vec::new();
+    wait_for("the extern step's spec", T, || {
+        spec = std::fs::read(real.join(spur_spool::SPEC_FILE)).unwrap_or_default();
+        !spec.is_empty()
+    });
+    // the job's extern step daemon, once more, as job 99999's
+    let orphan = "99999";
+    let mut launch = spur_core::records::decode_step_launch(&spec, &"spec.bin").unwrap();
+    launch.job.job_id = orphan.parse().unwrap();
+    let dir = spur_spool::step_dir(&spool, launch.job.job_id, spur_core::model::EXTERN_STEP);
+    spur_spool::write_step_spec(&dir, &launch).unwrap();
+    let mut d = std::process::Command::new(bin_dir().join("spurstepd"))
+        .arg("--step")
+        .arg(&dir)
+        .arg("node1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the orphan to start", T, || extern_daemons(orphan).len() == 1);
+    wait_for("the orphan to be ended", T, || extern_daemons(orphan).is_empty());
+    let _ = d.wait();
+    let log = c.log("spurd-node1.out");
+    assert!(log.contains("ending the steps of job 99999, which has ended"), "{}", log);
+    // the job itself runs on
+    assert_eq!(c.state(&id), "RUNNING");
+    assert_eq!(extern_daemons(&id).len(), 1);
+    assert_eq!(c.run("scancel", &[&id]).code, 0);
+    c.wait_state(&id, "CANCELLED", T);
 }

@@ -466,7 +466,21 @@ async fn registrar(
             tombs.prune(86_400);
             pruned = std::time::Instant::now();
         }
-        let running: Vec<u32> = spur_spool::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
+        let mut running: Vec<u32> =
+            spur_spool::scan(&spool).into_iter().filter(|j| j.running).map(|j| j.job_id).collect();
+        // and the jobs of the step daemons running here (an extern step, any
+        // step): the controller names those whose job has ended, as slurmctld
+        // kills a node's orphaned steps, which is how a step it could not end
+        // (its leader changed first, srun gone) is ended; `srun -Z`'s steps
+        // have no job to end with
+        for (j, _, d) in spur_spool::step_dirs(&spool) {
+            if !running.contains(&j)
+                && !spur_core::launch::NOALLOC_JOB_IDS.contains(&j)
+                && spur_spool::stepd_pid(&d).is_some()
+            {
+                running.push(j);
+            }
+        }
         let (load, free) = sysinfo();
         let req = spur_core::request::NodeRegistration {
             node: node.clone(),
@@ -497,7 +511,22 @@ async fn registrar(
                 registered = true;
                 for id in kill_jobs {
                     let dir = spur_spool::job_dir(&spool, id);
-                    tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, 0, None));
+                    let steps: Vec<PathBuf> = spur_spool::step_dirs(&spool)
+                        .into_iter()
+                        .filter(|(j, _, _)| *j == id)
+                        .map(|(_, _, d)| d)
+                        .collect();
+                    if !steps.is_empty() {
+                        tracing::info!("ending the steps of job {}, which has ended", id);
+                    }
+                    tokio::task::spawn_blocking(move || {
+                        for d in steps {
+                            let _ = spur_spool::signal_step(&d, nix::sys::signal::Signal::SIGKILL as i32, true, 0);
+                        }
+                        if dir.exists() {
+                            spur_spool::terminate_job(&dir, 0, None)
+                        }
+                    });
                 }
             }
             Err(e) => {
