@@ -949,6 +949,12 @@ async fn steps_belong_to_their_jobs_owner() {
     assert_eq!(status(s.step_create(user(create(999))).await).0, ESLURM_INVALID_JOB_ID);
     let garbage = StepCreateRequest { create: vec![1, 2, 3], max_format_version: 4 };
     assert_eq!(status(s.step_create(user(garbage)).await).0, SLURM_UNEXPECTED_MSG_ERROR);
+    // a request of a newer build (its envelope's version past this one's):
+    // Slurm's protocol version error, as for a submission
+    let mut newer = create(jid);
+    let v = (spur_format::FORMAT_VERSION + 1).to_le_bytes();
+    newer.create[5..7].copy_from_slice(&v);
+    assert_eq!(status(s.step_create(user(newer)).await).0, SLURM_PROTOCOL_VERSION_ERROR);
     // no agent answers for n1: the step is created, does not start, and ends
     assert_eq!(status(s.step_create(user(create(jid))).await), (SLURM_COMMUNICATIONS_CONNECTION_ERROR, "n1".into()));
     assert!(s.ctld.read().state.jobs()[&jid].steps.is_empty());

@@ -39,6 +39,13 @@ impl Service {
         };
         let mut c = match spur_core::records::decode_step_create(&r.create, &"step request") {
             Ok(c) => c,
+            // a newer srun than this controller, as for a submission: say so
+            // (controllers are upgraded first)
+            Err(e @ spur_format::FormatError::TooNew { .. }) => {
+                tracing::warn!("{}", e);
+                let status = Some(Status { code: SLURM_PROTOCOL_VERSION_ERROR, message: e.to_string() });
+                return Ok(Response::new(StepCreateReply { status, step: vec![], failed_node: String::new() }));
+            }
             Err(e) => {
                 tracing::warn!("step request refused: {}", e);
                 return reply(SLURM_UNEXPECTED_MSG_ERROR, vec![], String::new());
