@@ -37,6 +37,7 @@ fn extern_and_interactive_steps() {
     over_memory_kill(&c);
     a_batch_scripts_usage_is_in_its_record(&c);
     an_orphaned_step_is_ended(&c);
+    the_batch_shell_alone_gets_its_warning(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -294,4 +295,25 @@ fn an_orphaned_step_is_ended(c: &Cluster) {
     assert_eq!(extern_daemons(&id).len(), 1);
     assert_eq!(c.run("scancel", &[&id]).code, 0);
     c.wait_state(&id, "CANCELLED", T);
+}
+
+/// `sbatch --signal=B:USR1@58` with a one-minute limit: two seconds in, the
+/// batch shell gets USR1, and its step does not.
+fn the_batch_shell_alone_gets_its_warning(c: &Cluster) {
+    let got = c.work.join("bsig-got");
+    let out = c.work.join("bsig.out");
+    let script = format!(
+        "#!/bin/bash\ntrap 'echo shell got USR1; touch {got}' USR1\n\
+         srun -n1 bash -c 'trap \"echo step got USR1\" USR1; until [ -e {got} ]; do sleep 0.1; done; echo step done' &\n\
+         wait; wait\necho done\n",
+        got = got.display()
+    );
+    let path = c.work.join("bsig.sh");
+    std::fs::write(&path, script).unwrap();
+    let id = c.sbatch_as(
+        TEST_USER,
+        &["--signal=B:USR1@58", "-t", "1", "-o", &out.to_string_lossy(), &path.to_string_lossy()],
+    );
+    c.wait_state(&id, "COMPLETED", T);
+    assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "shell got USR1\nstep done\ndone\n");
 }

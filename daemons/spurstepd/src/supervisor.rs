@@ -381,6 +381,7 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // what the agent asked for before then is carried out here.
     let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     carry_out_pending(jobdir);
+    warn_batch_shell(&spec.job, jobdir);
     // sent before execve, so there by the time the pipe closed
     let mut note =
         CancelNote { stderr: receive_fd(&fd_rx), job_id: job.job_id, node: spec.node_name.clone(), written: false };
@@ -411,6 +412,28 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     // what left the supervisor's tree but not the cgroup, and the cgroup
     tracker.finish(no_children_left);
     Ok((status, spec))
+}
+
+/// sbatch's `--signal=B:SIG@TIME`: SIG to the batch shell alone, TIME
+/// seconds before the job's end (as the job stood at its start; without
+/// `B:` the job's steps get it, from their step daemons).
+fn warn_batch_shell(job: &spur_core::model::Job, jobdir: &Path) {
+    let names = spur_core::compat::profile().signal_names;
+    let Some(o) = job.desc.signal.as_deref().and_then(|s| spur_grammar::signal::parse_signal_opts(s, true, names).ok())
+    else {
+        return;
+    };
+    if !o.batch || job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
+        return;
+    }
+    let at = (job.end_time - o.time as i64).max(job.start_time);
+    let wait = (at - spur_auth::now()).max(0) as u64;
+    let dir = jobdir.to_path_buf();
+    let sig = o.signal as i32;
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(wait));
+        let _ = spur_spool::deliver_signal(&dir, sig, true);
+    });
 }
 
 /// The agent's requests posted before the script ran
