@@ -38,6 +38,7 @@ fn extern_and_interactive_steps() {
     a_batch_scripts_usage_is_in_its_record(&c);
     an_orphaned_step_is_ended(&c);
     the_batch_shell_alone_gets_its_warning(&c);
+    an_ended_steps_record(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -316,4 +317,20 @@ fn the_batch_shell_alone_gets_its_warning(c: &Cluster) {
     );
     c.wait_state(&id, "COMPLETED", T);
     assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "shell got USR1\nstep done\ndone\n");
+}
+
+/// An ended step keeps its end time and exit status (its tasks' highest)
+/// in the job's record, for accounting.
+fn an_ended_steps_record(c: &Cluster) {
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n2", "-J", "ended", "bash", "-c", "exit $((SLURM_PROCID + 2))"]);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = spur_client::Client::from_conf_path(&c.conf).unwrap();
+    let id = c.run("squeue", &["-h", "-t", "all", "-n", "ended", "-o", "%i"]).stdout.trim().to_string();
+    let q = spur_core::request::Query { jobs: true, job_ids: vec![id.clone()], ..Default::default() };
+    let v = rt.block_on(client.query(&q)).unwrap();
+    let job = v.jobs.iter().find(|j| j.job_id.to_string() == id).expect("the job");
+    let step = job.done_steps.iter().find(|s| s.step_id == 0).expect("its step 0");
+    assert_eq!(step.exit_status, Some(3 << 8), "{:?}", step);
+    assert!(step.end_time >= step.start_time && step.start_time > 0, "{:?}", step);
 }

@@ -1428,7 +1428,8 @@ fn stream(
             eprintln!("srun: debug:  Leaving _msg_thr_internal");
         }
     }
-    let _ = c.step_complete(job.job_id, step.step_id);
+    // (the step's exit status: its tasks' highest raw wait status)
+    let _ = c.step_complete(job.job_id, step.step_id, exits.values().copied().max().unwrap_or(0));
     eprint!("{}", exit_lines(step, &exits));
     // tasks that died by a signal srun was not told of
     if !aborted && exits.values().any(|&st| st & 0x7f != 0) {

@@ -140,8 +140,8 @@ impl Client {
         }
     }
 
-    pub fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
-        block(self.inner.step_complete(job_id, step_id))
+    pub fn step_complete(&self, job_id: u32, step_id: u32, exit_status: i32) -> Result<(), ClientError> {
+        block(self.inner.step_complete(job_id, step_id, exit_status))
     }
 
     pub fn release_allocation(&self, job_id: u32, exit_status: i32) -> Result<(), ClientError> {

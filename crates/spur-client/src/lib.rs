@@ -574,9 +574,10 @@ impl Client {
         step.map_err(|e| plain(ClientError::Slurm(errors::SLURM_UNEXPECTED_MSG_ERROR, e.to_string())))
     }
 
-    /// A step's tasks all ended: its resources are free for the next.
-    pub async fn step_complete(&self, job_id: u32, step_id: u32) -> Result<(), ClientError> {
-        self.step_node_complete(job_id, step_id, "", None).await
+    /// A step's tasks all ended, the highest of their raw wait statuses
+    /// `exit_status`: its resources are free for the next.
+    pub async fn step_complete(&self, job_id: u32, step_id: u32, exit_status: i32) -> Result<(), ClientError> {
+        self.step_node_complete(job_id, step_id, "", exit_status, None).await
     }
 
     /// An agent's report that its node's part of a step ended (`node`; empty:
@@ -587,6 +588,7 @@ impl Client {
         job_id: u32,
         step_id: u32,
         node: &str,
+        exit_status: i32,
         usage: Option<&spur_core::usage::NodeUsage>,
     ) -> Result<(), ClientError> {
         let r = call!(
@@ -596,7 +598,7 @@ impl Client {
                 job_id,
                 step_id,
                 release: false,
-                exit_status: 0,
+                exit_status,
                 node: node.to_string(),
                 usage: usage.map(spur_proto::convert::step_node_usage),
             }

@@ -632,6 +632,12 @@ pub struct Step {
     /// The request that made it (`StepRequest::request_id`; format version 5).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub request_id: Option<String>,
+    /// Once ended: when (0 while it runs), and its exit status, the highest
+    /// raw wait status of its tasks (`None`: not known). Format version 5.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub end_time: i64,
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+    pub exit_status: Option<i32>,
 }
 
 impl Step {

@@ -111,12 +111,16 @@ pub type Version = u16;
 ///   `next_step_id`; the commands `StepCreate` and `StepComplete` are
 ///   written (`srun`'s steps); every other record is as in version 3.
 /// - 5: a step (`spur_core::model::Step`) ends with `usage` (what its tasks
-///   used, per node) and `request_id`, a job with `done_steps` (its ended
-///   steps, kept for accounting); the command `Start` ends with
+///   used, per node), `request_id`, `end_time` and `exit_status`, a job with
+///   `done_steps` (its ended steps, kept for accounting) and `batch_usage`
+///   (its batch script's use); the command `Start` ends with
 ///   `extern_step` (`PrologFlags=Contain`'s `extern` step) and a step
 ///   request (`spur_core::request::StepRequest`) with `interactive`
 ///   (salloc's `interactive` step) and `request_id`; the command `StepUsage`
-///   is written, and `StepComplete` keeps the step in `done_steps`; a
+///   is written, and `StepComplete` ends with `exit_status` and `now` and
+///   keeps the step in `done_steps`; the launch specs
+///   (`spur_core::launch::{LaunchSpec, StepLaunch}`) end with
+///   `mem_check_secs` (`OverMemoryKill`); a
 ///   `StepCreate` whose distribution is `arbitrary` (`SLURM_HOSTFILE`,
 ///   `srun -m arbitrary`) lays its tasks out in its node list's order
 ///   (`spur_state::ARBITRARY_VERSION`), where a cluster at version 4 lays

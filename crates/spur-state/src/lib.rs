@@ -205,6 +205,13 @@ pub enum Command {
     StepComplete {
         job_id: u32,
         step_id: u32,
+        /// The step's exit status, the highest raw wait status of its tasks
+        /// (`None`: not known, the step never started); format version 5.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+        exit_status: Option<i32>,
+        /// When it ended; format version 5.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
+        now: i64,
     },
     /// What a step's tasks used on one node (its step daemon's report when
     /// its part ended), kept in the step's record, running or ended. Since

@@ -234,6 +234,8 @@ fn version_5_state_directory_reads() {
     assert_eq!((a.steps[0].step_id, a.steps[0].usage.len()), (0, 0));
     let s = &a.done_steps[0];
     assert_eq!((s.step_id, s.name.as_str(), s.overlap), (1, "ended", true));
+    assert_eq!(s.exit_status, Some(0));
+    assert!(s.end_time >= s.start_time && s.start_time > 0, "{:?}", s);
     assert_eq!(s.usage.len(), 1, "{:?}", s.usage);
     let u = &s.usage[0];
     assert_eq!((u.node.as_str(), u.ntasks, u.max_rss_task), ("node2", 1, 0));

@@ -384,7 +384,8 @@ fn command() -> impl Strategy<Value = Command> {
             req.job_id = job_id;
             Command::StepCreate { req: Box::new(req), now }
         }),
-        2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)]).prop_map(|(job_id, step_id)| Command::StepComplete { job_id, step_id }),
+        2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)], proptest::option::of(0i32..0x10000), 0i64..100)
+            .prop_map(|(job_id, step_id, exit_status, now)| Command::StepComplete { job_id, step_id, exit_status, now }),
         2 => (job_id(), prop_oneof![0u32..4, Just(u32::MAX)], prop::sample::select(vec!["n1", "n2", "zz", ""]), any::<u64>())
             .prop_map(|(job_id, step_id, node, rss)| {
                 let usage = spur_core::usage::NodeUsage { node: node.into(), ntasks: 1, max_rss_kb: rss, tot_rss_kb: rss, ..Default::default() };

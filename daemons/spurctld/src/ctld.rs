@@ -35,6 +35,10 @@ pub type Inner = spur_state::raft::SmInner;
 /// The gRPC metadata key of a "not leader" answer naming the leader's address.
 pub const LEADER_ADDR_KEY: &str = "x-spur-leader";
 
+/// The nodes of a step whose step daemon reported its end, and the highest
+/// exit status they reported.
+pub type StepEnds = (HashSet<String>, i32);
+
 pub struct Ctld {
     pub inner: Shared,
     pub raft: Raft,
@@ -42,9 +46,10 @@ pub struct Ctld {
     pub me: u64,
     /// Jobs this controller launched (or re-sent) while leader.
     launched: Mutex<HashSet<u32>>,
-    /// The nodes whose step daemon reported the end of a step (leader's
-    /// soft state): the step ends once all its nodes did.
-    pub step_ends: Mutex<HashMap<(u32, u32), HashSet<String>>>,
+    /// The nodes whose step daemon reported the end of a step, and the
+    /// highest exit status they reported (leader's soft state): the step
+    /// ends once all its nodes did.
+    pub step_ends: Mutex<HashMap<(u32, u32), StepEnds>>,
     /// Jobs whose `extern` step this leader started, with its nodes: ended
     /// by the monitor once the job no longer runs.
     extern_steps: Mutex<HashMap<u32, Vec<String>>>,

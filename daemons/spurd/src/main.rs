@@ -222,19 +222,25 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
                                     let _ = tx.send(id);
                                 }
                                 // a step daemon ended: its step's resources are free
-                                // (srun says so too, unless it is gone); what the
-                                // step used here follows (`key=value` words)
+                                // (srun says so too, unless it is gone); its tasks'
+                                // highest exit status and what the step used here
+                                // follow (`key=value` words)
                                 let mut w = line.strip_prefix("step ").unwrap_or("").split_whitespace();
                                 if let (Some(Ok(j)), Some(Ok(st))) =
                                     (w.next().map(str::parse), w.next().map(str::parse))
                                 {
-                                    let mut w = w.peekable();
-                                    let usage = w.peek().is_some().then(|| {
-                                        let mut u = spur_core::usage::NodeUsage::from_words(w);
+                                    let words: Vec<&str> = w.collect();
+                                    let status = words
+                                        .iter()
+                                        .find_map(|x| x.strip_prefix("status="))
+                                        .and_then(|x| x.parse().ok())
+                                        .unwrap_or(0);
+                                    let usage = words.iter().any(|x| !x.starts_with("status=")).then(|| {
+                                        let mut u = spur_core::usage::NodeUsage::from_words(words.iter().copied());
                                         u.node = node.clone();
                                         u
                                     });
-                                    let _ = client.step_node_complete(j, st, &node, usage.as_ref()).await;
+                                    let _ = client.step_node_complete(j, st, &node, status, usage.as_ref()).await;
                                 }
                             }
                         });

@@ -167,12 +167,13 @@ pub fn run(dir: &Path, node: &str) -> i32 {
             (1, None)
         }
     };
+    // the highest raw wait status of this node's tasks, before the usage
+    let usage = usage.map(|(u, status)| format!(" status={} {}", status, u.to_line()));
     let _ = fs::remove_dir_all(dir);
     // the agent tells the controller, whether or not srun did (srun may be
     // gone), with the node's usage
     if let Some((j, s)) = ids {
-        let usage = usage.map(|u| format!(" {}", u.to_line())).unwrap_or_default();
-        crate::supervisor::tell_agent(dir, &format!("step {} {}{}\n", j, s, usage));
+        crate::supervisor::tell_agent(dir, &format!("step {} {}{}\n", j, s, usage.unwrap_or_default()));
     }
     code
 }
@@ -181,7 +182,8 @@ pub fn run(dir: &Path, node: &str) -> i32 {
 /// JobAcctGatherFrequency is 30 s by default).
 pub(crate) const SAMPLE_EVERY: Duration = Duration::from_secs(10);
 
-fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usage::NodeUsage> {
+/// The node's usage and the highest raw wait status of its tasks.
+fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::usage::NodeUsage, i32)> {
     spur_spool::write_stepd_proc(dir)?;
     let spec = spur_spool::read_step_spec(dir)?;
     let node_id = spec
@@ -193,7 +195,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
     let tasks: Vec<u32> = spec.step.task_ids.get(node_id).cloned().unwrap_or_default();
     let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
     if spec.step.step_id == spur_core::model::EXTERN_STEP {
-        return run_extern(dir, node, spec.job.job_id, waited);
+        return run_extern(dir, node, spec.job.job_id, waited).map(|u| (u, 0));
     }
 
     // srun's end of the connection
@@ -276,7 +278,9 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         p.stdout = Stream::Null;
         p.stderr = Stream::Null;
     }
+    let mut worst = 0;
     for (t, e) in &early {
+        worst = worst.max(e.status);
         srun.send(FrameKind::Exit, *t, &e.encode());
     }
     let me = std::process::id() as i32;
@@ -498,6 +502,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         if let Some(line) = over.line.lock().unwrap_or_else(|e| e.into_inner()).take() {
             over.tell(&srun, &line);
         }
+        worst = worst.max(e.status);
         srun.send(FrameKind::Exit, task, &e.encode());
     }
     ending.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -514,7 +519,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<spur_core::usa
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let _ = (&s).read(&mut rest);
     }
-    Ok(usage)
+    Ok((usage, worst))
 }
 
 /// The agent's cgroup directory for a job or step directory `dir` in its

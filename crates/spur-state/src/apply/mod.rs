@@ -79,7 +79,9 @@ impl State {
             Command::CancelPendingTasks { job_id, tasks, now } => self.cancel_pending_tasks(*job_id, tasks, *now),
             Command::SplitPendingTask { job_id, task } => self.split_pending_task(*job_id, *task),
             Command::StepCreate { req, now } => self.step_create(req, *now),
-            Command::StepComplete { job_id, step_id } => self.step_complete(*job_id, *step_id),
+            Command::StepComplete { job_id, step_id, exit_status, now } => {
+                self.step_complete(*job_id, *step_id, *exit_status, *now)
+            }
             Command::StepUsage { job_id, step_id, usage } => self.step_usage(*job_id, *step_id, usage),
         }
     }

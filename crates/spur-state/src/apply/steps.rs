@@ -91,13 +91,16 @@ impl State {
 
     /// The step ends: its CPUs and memory are free. From format version 5
     /// its record moves to the job's `done_steps` (with the use reported so
-    /// far; later reports still find it there).
-    pub(crate) fn step_complete(&mut self, job_id: u32, step_id: u32) -> ApplyResult {
+    /// far, later reports still finding it there), with its end time and
+    /// exit status.
+    pub(crate) fn step_complete(&mut self, job_id: u32, step_id: u32, exit: Option<i32>, now: i64) -> ApplyResult {
         let keep = self.write_format_version() >= STEP_USAGE_VERSION;
         let job = self.jobs.get_mut(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         let i = job.steps.iter().position(|s| s.step_id == step_id).ok_or(ESLURM_ALREADY_DONE)?;
-        let step = job.steps.remove(i);
+        let mut step = job.steps.remove(i);
         if keep {
+            step.end_time = now;
+            step.exit_status = exit;
             job.done_steps.push(step);
         }
         Ok(crate::Applied::Ok)
@@ -183,6 +186,8 @@ fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32>
         srun_addr: req.srun_addr.clone(),
         usage: Vec::new(),
         request_id: None,
+        end_time: 0,
+        exit_status: None,
     })
 }
 
@@ -465,6 +470,8 @@ fn finish(
         mpi: req.mpi.clone(),
         usage: Vec::new(),
         request_id: None,
+        end_time: 0,
+        exit_status: None,
     })
 }
 
@@ -713,11 +720,17 @@ mod tests {
             |node: &str, rss: u64| Command::StepUsage { job_id: id, step_id: 0, usage: Box::new(u(node, rss)) };
         assert_eq!(s.apply(&report("n1", 100)), Ok(Applied::Ok));
         assert_eq!(s.jobs()[&id].steps[0].usage, vec![u("n1", 100)]);
-        assert_eq!(s.apply(&Command::StepComplete { job_id: id, step_id: 0 }), Ok(Applied::Ok));
+        assert_eq!(
+            s.apply(&Command::StepComplete { job_id: id, step_id: 0, exit_status: Some(3 << 8), now: 30 }),
+            Ok(Applied::Ok)
+        );
         assert!(s.jobs()[&id].steps.is_empty());
         // a later report (the node's step daemon after srun's end) replaces the first
         assert_eq!(s.apply(&report("n1", 5000)), Ok(Applied::Ok));
         assert_eq!(s.jobs()[&id].done_steps[0].usage, vec![u("n1", 5000)]);
+        // with its end time and exit status
+        let done = &s.jobs()[&id].done_steps[0];
+        assert_eq!((done.end_time, done.exit_status), (30, Some(3 << 8)));
         refused(&mut s, report("n2", 1), ESLURM_INVALID_NODE_NAME);
         refused(
             &mut s,
@@ -729,7 +742,11 @@ mod tests {
             Command::StepUsage { job_id: 999, step_id: 0, usage: Box::new(u("n1", 1)) },
             ESLURM_INVALID_JOB_ID,
         );
-        refused(&mut s, Command::StepComplete { job_id: id, step_id: 0 }, ESLURM_ALREADY_DONE);
+        refused(
+            &mut s,
+            Command::StepComplete { job_id: id, step_id: 0, exit_status: Some(3 << 8), now: 30 },
+            ESLURM_ALREADY_DONE,
+        );
         // a cluster still at version 4 writes neither
         let mut old = cluster();
         let id = running(&mut old, "n1");
@@ -741,7 +758,10 @@ mod tests {
             Command::StepUsage { job_id: id, step_id: 0, usage: Box::new(u("n1", 1)) },
             ESLURM_NOT_SUPPORTED,
         );
-        assert_eq!(old.apply(&Command::StepComplete { job_id: id, step_id: 0 }), Ok(Applied::Ok));
+        assert_eq!(
+            old.apply(&Command::StepComplete { job_id: id, step_id: 0, exit_status: Some(3 << 8), now: 30 }),
+            Ok(Applied::Ok)
+        );
         assert!(old.jobs()[&id].done_steps.is_empty());
     }
 

@@ -92,7 +92,8 @@ impl Service {
             Ok(step_bytes) => reply(0, step_bytes, String::new()),
             Err((code, step_bytes, node)) => {
                 // the step's resources are free again
-                let _ = self.ctld.commit(vec![Command::StepComplete { job_id: launch.job.job_id, step_id }]).await;
+                let done = Command::StepComplete { job_id: launch.job.job_id, step_id, exit_status: None, now: now() };
+                let _ = self.ctld.commit(vec![done]).await;
                 reply(code, step_bytes, node)
             }
         }
@@ -238,23 +239,40 @@ impl Service {
                 .and_then(|j| j.steps.iter().find(|s| s.step_id == r.step_id))
                 .map(|s| s.node_names())
                 .unwrap_or_default();
+            // (with the highest exit status of the nodes' tasks so far)
             let all = {
                 let mut ends = self.ctld.step_ends.lock().unwrap_or_else(|e| e.into_inner());
                 let done = ends.entry((r.job_id, r.step_id)).or_default();
-                done.insert(r.node.clone());
-                let all = nodes.iter().all(|n| done.contains(n));
+                done.0.insert(r.node.clone());
+                done.1 = done.1.max(r.exit_status);
+                let all = nodes.iter().all(|n| done.0.contains(n));
                 if all {
-                    ends.remove(&(r.job_id, r.step_id));
+                    ends.remove(&(r.job_id, r.step_id)).map(|d| d.1)
+                } else {
+                    None
                 }
-                all
             };
-            if !all {
+            let Some(exit) = all else {
                 return reply(0);
-            }
+            };
+            let done =
+                Command::StepComplete { job_id: r.job_id, step_id: r.step_id, exit_status: Some(exit), now: now() };
+            let res = self.ctld.commit(vec![done]).await?;
+            return reply(match res.into_iter().next() {
+                Some(Err(c)) if c != ESLURM_ALREADY_DONE => c,
+                _ => 0,
+            });
         }
         if !r.release {
+            // srun's report: its tasks' highest exit status
             self.ctld.step_ends.lock().unwrap_or_else(|e| e.into_inner()).remove(&(r.job_id, r.step_id));
-            let res = self.ctld.commit(vec![Command::StepComplete { job_id: r.job_id, step_id: r.step_id }]).await?;
+            let done = Command::StepComplete {
+                job_id: r.job_id,
+                step_id: r.step_id,
+                exit_status: Some(r.exit_status),
+                now: now(),
+            };
+            let res = self.ctld.commit(vec![done]).await?;
             return reply(match res.into_iter().next() {
                 Some(Err(c)) if c != ESLURM_ALREADY_DONE => c,
                 _ => 0,
