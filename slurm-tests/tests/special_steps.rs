@@ -39,6 +39,7 @@ fn extern_and_interactive_steps() {
     an_orphaned_step_is_ended(&c);
     the_batch_shell_alone_gets_its_warning(&c);
     an_ended_steps_record(&c);
+    the_owner_lists_its_batch_steps_pids(&c);
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -333,4 +334,31 @@ fn an_ended_steps_record(c: &Cluster) {
     let step = job.done_steps.iter().find(|s| s.step_id == 0).expect("its step 0");
     assert_eq!(step.exit_status, Some(3 << 8), "{:?}", step);
     assert!(step.end_time >= step.start_time && step.start_time > 0, "{:?}", step);
+}
+
+/// `scontrol listpids` lists the batch step as a step: the script as its
+/// task 0, then what it started.
+fn the_owner_lists_its_batch_steps_pids(c: &Cluster) {
+    let pidfile = c.work.join("listpids-batch.pid");
+    let id = c.sbatch_as(
+        TEST_USER,
+        &["-w", "node2", "-o", "/dev/null", "--wrap", &format!("echo $$ > {}; sleep 300", pidfile.display())],
+    );
+    let mut script = String::new();
+    wait_for("the script's pid", T, || {
+        script = std::fs::read_to_string(&pidfile).unwrap_or_default().trim().to_string();
+        !script.is_empty()
+    });
+    let o = c.run_as(TEST_USER, "scontrol", &["listpids", &id, "node2"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines[0], "PID      JOBID    STEPID   LOCALID GLOBALID", "{}", o.stdout);
+    assert!(lines.contains(&format!("{:<8} {:<8} batch    0       0        ", script, id).as_str()), "{}", o.stdout);
+    // the sleep it started, as the step's other process
+    assert!(lines.iter().any(|l| l.ends_with(" batch    -       -        ")), "{}", o.stdout);
+    // another user sees none of it
+    let o = c.run_as("nobody", "scontrol", &["listpids", &id, "node2"]);
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert_eq!(c.run("scancel", &[&id]).code, 0);
+    c.wait_state(&id, "CANCELLED", T);
 }

@@ -32,11 +32,13 @@
 //!
 //! Only the job's owner and root see a job's steps: the step's `tasks` file
 //! is the owner's, mode 0600; another user's steps are left out, as if they
-//! did not run there.
+//! did not run there. A batch job's `batch` step (its script, task 0, and
+//! what it started: its sruns, their children) is listed from the job
+//! directory's `tasks` file, which the batch supervisor writes the same way.
 
 use spur_cli_base::output::Output;
 use spur_core::config::SlurmConf;
-use spur_core::model::step_label;
+use spur_core::model::{step_label, BATCH_STEP};
 use std::path::Path;
 
 /// The job, and the step when one is named.
@@ -107,11 +109,13 @@ pub fn listpids(conf: &SlurmConf, want: Option<Want>, node: Option<&str>, host: 
     if !Path::new(&spool).is_dir() {
         o.stderr = format!("scontrol: error: Domain socket directory {}: No such file or directory\n", spool);
     }
-    // every step of this node the caller may see
-    let steps: Vec<(u32, u32, spur_spool::StepPids)> = spur_spool::step_dirs(Path::new(&spool))
-        .into_iter()
-        .filter_map(|(j, s, dir)| spur_spool::step_pids(&dir).map(|p| (j, s, p)))
-        .collect();
+    // every step of this node the caller may see: the steps' directories
+    // and the batch steps' (the job directories), in step id order
+    let mut dirs = spur_spool::step_dirs(Path::new(&spool));
+    dirs.extend(spur_spool::job_dirs(Path::new(&spool)).into_iter().map(|(j, d)| (j, BATCH_STEP, d)));
+    dirs.sort();
+    let steps: Vec<(u32, u32, spur_spool::StepPids)> =
+        dirs.into_iter().filter_map(|(j, s, dir)| spur_spool::step_pids(&dir).map(|p| (j, s, p))).collect();
     let label = |w: &Want| match w.step {
         Some(s) => format!("StepId={}", step_label(&w.job.to_string(), s)),
         None => format!("JobId={}", w.job),

@@ -14,6 +14,7 @@
 //! | `job%05u/slurm_script` | supervisor | the job | the script, owned by the user, 0700 |
 //! | `job%05u/pending.TIME.PID.N` | agent | supervisor, agent | a signal or cancel for the job's processes ([`Pending`]: `signal SIG BATCHONLY` or `terminate KILLWAIT NOTE`), posted before the agent looks for them; whoever unlinks it carries it out: the agent when the script runs, else the supervisor once it has started it ([`take_pending`]) |
 //! | `job%05u/usage` | supervisor | agent | the batch script's use so far, as a step's `usage` file (one line of `key=value` words), replaced whole at each sample and last once the script is reaped (its rusage merged); the agent sends it with the job's end ([`read_step_usage`]) |
+//! | `job%05u/tasks` | supervisor | `scontrol listpids` | the batch step's processes, as a step's `tasks` file: the supervisor, its cgroup, and the script as task 0; the job owner's, 0600 |
 //! | `job%05u/status` | supervisor | agent | the script's `wait(2)` status, decimal; written last, whole, then renamed |
 //! | `spurd.sock` | agent | supervisor | Unix socket; the supervisor writes `done ID\n` once `status` is there |
 //! | `done.log` | agent | agent | `ID RESTART EPOCH` per run that ended and was reported ([`DoneLog`]) |

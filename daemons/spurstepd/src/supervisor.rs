@@ -382,6 +382,18 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
     let _ = proc_file.script_started(child.as_raw(), prep.stderr.as_bytes());
     carry_out_pending(jobdir);
     warn_batch_shell(&spec.job, jobdir);
+    if setup_code.is_none() {
+        // the batch step's processes, as a step's (`scontrol listpids`): the
+        // script is its task 0; the owner's file, in the job directory the
+        // owner's group may enter
+        let me = std::process::id() as i32;
+        let started = spur_spool::StepTasks {
+            stepd: spur_spool::start_time(me).map(|t| (me, t)),
+            cgroup: tracker.cgroup().map(Path::to_path_buf),
+            tasks: vec![(child.as_raw(), 0, 0)],
+        };
+        let _ = spur_spool::write_step_tasks(jobdir, &started, Some(job.user_id).filter(|_| root));
+    }
     // sent before execve, so there by the time the pipe closed
     let mut note =
         CancelNote { stderr: receive_fd(&fd_rx), job_id: job.job_id, node: spec.node_name.clone(), written: false };
