@@ -723,7 +723,7 @@ fn a_steps_usage_is_in_its_record(c: &Cluster) {
             "usage",
             "perl",
             "-e",
-            "$x = \"a\" x (100 * 1024 * 1024); print \"held\\n\";",
+            "$x = \"a\" x (100 * 1024 * 1024); print \"held\\n\"; select(undef, undef, undef, 1.5);",
         ],
     );
     assert_eq!((o.code, o.stdout.as_str()), (0, "held\nheld\n"), "{}", o.stderr);
@@ -743,7 +743,10 @@ fn a_steps_usage_is_in_its_record(c: &Cluster) {
     // each task held 100 MiB (perl copies the string once more on the way)
     assert!(u.max_rss_kb >= 100 * 1024 && u.max_rss_kb < 1024 * 1024, "{:?}", u);
     assert!(u.max_rss_task < 2 && u.ave_rss_kb() >= 100 * 1024, "{:?}", u);
-    assert!(u.max_vmsize_kb >= u.max_rss_kb || u.max_vmsize_kb == 0, "{:?}", u);
+    // (sampled while the tasks held it; the largest resident set is the
+    // rusage's peak, which no sample need have seen, so the two are not
+    // compared: a loaded machine made that flaky)
+    assert!(u.max_vmsize_kb >= 100 * 1024, "{:?}", u);
     assert!(u.total_cpu_us() > 0, "{:?}", u);
 }
 

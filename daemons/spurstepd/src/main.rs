@@ -12,6 +12,7 @@
 
 #[cfg(test)]
 mod alloc_guard;
+mod exec;
 mod iopattern;
 mod jobenv;
 mod step;

@@ -30,14 +30,14 @@
 //! calls on data built before the fork.
 
 use crate::iopattern;
-use crate::supervisor::{c_array, cstr, fill_task_pid, log, no_children_left, strerror, write_stderr};
+use crate::supervisor::{c_array, cstr, log, no_children_left, strerror, write_stderr};
 use crate::taskscript::{self, Origin};
 use crate::track::{Sampler, Tracker};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
-use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
+use nix::sys::signal::{self, SigSet, Signal};
 use nix::sys::stat::Mode;
-use nix::unistd::{self, ForkResult, Gid, Pid, Uid};
+use nix::unistd::{self, ForkResult, Gid, Pid};
 use spur_core::launch::StepLaunch;
 use spur_core::stepio::{self, FrameKind, TaskExit, ALL_TASKS};
 use std::collections::HashMap;
@@ -86,35 +86,20 @@ struct TaskPrep {
 
 /// What every task shares.
 pub(crate) struct Common {
-    pub(crate) uid: u32,
-    pub(crate) gid: u32,
-    pub(crate) groups: Vec<Gid>,
-    pub(crate) switch_user: bool,
-    pub(crate) umask: Mode,
+    /// The user, umask, srun's `SLURM_RLIMIT_*` (`--propagate`,
+    /// PropagateResourceLimits) and the step's cgroup (`exec`, as the batch
+    /// script's).
+    pub(crate) id: crate::exec::Identity,
     pub(crate) cwd: CString,
     chdir_msg: Vec<u8>,
     append: bool,
     errno_text: Vec<String>,
-    /// srun's `SLURM_RLIMIT_*` (`--propagate`, PropagateResourceLimits), set
-    /// in each task just before its exec.
-    rlimits: Vec<(nix::sys::resource::Resource, u64, bool)>,
     /// The task prologs and epilogs, in the order they run.
     prologs: Vec<(Origin, String)>,
     epilogs: Vec<(Origin, String)>,
-    /// The step cgroup's `cgroup.procs`, for each task to join (-1: none).
-    cgroup_fd: RawFd,
 }
 
 impl Common {
-    /// Take the user's groups, gid and uid when the daemon is root and the
-    /// user another; false when one of them failed. Async-signal-safe.
-    pub(crate) fn become_user(&self) -> bool {
-        !self.switch_user
-            || unistd::setgroups(&self.groups).is_ok()
-                && unistd::setgid(Gid::from_raw(self.gid)).is_ok()
-                && unistd::setuid(Uid::from_raw(self.uid)).is_ok()
-    }
-
     fn errno_text(&self, e: Errno) -> &[u8] {
         self.errno_text.get(e as usize).map(|s| s.as_bytes()).unwrap_or(b"Unknown error")
     }
@@ -214,7 +199,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         crate::track::debug,
     );
     let mut common = common(&spec, node)?;
-    common.cgroup_fd = tracker.join_fd();
+    common.id.cgroup_fd = tracker.join_fd();
     let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
     let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks, &common)?;
 
@@ -763,19 +748,21 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         conf_script("TaskEpilog").map(|p| (Origin::Conf, p)),
     ];
     Ok(Common {
-        uid: spec.uid,
-        gid: spec.gid,
-        groups,
-        switch_user: switch_user && unistd::geteuid().is_root(),
-        umask: Mode::from_bits_truncate(umask),
+        id: crate::exec::Identity {
+            uid: spec.uid,
+            gid: spec.gid,
+            groups,
+            switch_user: switch_user && unistd::geteuid().is_root(),
+            umask: Mode::from_bits_truncate(umask),
+            rlimits: crate::supervisor::rlimits(&crate::jobenv::rlimits_in(&spec.io.env)),
+            cgroup_fd: -1,
+        },
         chdir_msg: format!("slurmstepd-{}: error: couldn't chdir to `{}': ", node, cwd).into_bytes(),
         cwd: cstr(&cwd),
         append: spec.io.open_mode_append,
         errno_text: (0..134).map(strerror).collect(),
-        rlimits: crate::supervisor::rlimits(&crate::jobenv::rlimits_in(&spec.io.env)),
         prologs: prologs.into_iter().flatten().collect(),
         epilogs: epilogs.into_iter().flatten().collect(),
-        cgroup_fd: -1,
     })
 }
 
@@ -1102,11 +1089,10 @@ fn open_as_user(paths: &[String], outputs: usize, c: &Common) -> Vec<Option<Owne
     // before the fork.
     match unsafe { unistd::fork() } {
         Ok(ForkResult::Child) => {
-            if !c.become_user() {
+            if !c.id.become_user() {
                 // SAFETY: _exit(2) is async-signal-safe.
                 unsafe { libc::_exit(1) }
             }
-            nix::sys::stat::umask(c.umask);
             for (i, path) in cpaths.iter().enumerate() {
                 let flags = if i < outputs {
                     OFlag::O_CREAT
@@ -1155,16 +1141,7 @@ fn child_stream(s: &Stream, write: bool) -> Result<RawFd, Errno> {
 /// In the forked child: become the user, set up stdio, exec the task.
 /// Async-signal-safe calls on data built before the fork only.
 fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
-    for s in 1..32 {
-        if s != libc::SIGKILL && s != libc::SIGSTOP {
-            // SAFETY: SIG_DFL installs no handler; signal(2) is async-signal-safe.
-            unsafe {
-                libc::signal(s, libc::SIG_DFL);
-            }
-        }
-    }
-    let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
-    Tracker::join_in_child(c.cgroup_fd);
+    c.id.reset();
     let pty = matches!(p.stdin, Stream::Pty(_));
     if pty {
         // a session of its own, with the terminal as its controlling one
@@ -1172,11 +1149,10 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
     } else {
         let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     }
-    if !c.become_user() {
+    if !c.id.become_user() {
         write_stderr(b"slurmstepd: error: unable to set the user's identity\n");
         return 1;
     }
-    nix::sys::stat::umask(c.umask);
     if let Err(e) = unistd::chdir(c.cwd.as_c_str()) {
         write_stderr(&c.chdir_msg);
         write_stderr(c.errno_text(e));
@@ -1209,17 +1185,7 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         write_stderr(msg);
         return *rc;
     }
-    crate::supervisor::set_rlimits(&c.rlimits);
-    if let Some((i, buf)) = &mut p.task_pid {
-        fill_task_pid(buf, unistd::getpid().as_raw() as u32);
-        p.envp[*i] = buf.as_ptr().cast();
-    }
-    // SAFETY: `prog` is a C string; `argv` and `envp` are NULL-terminated
-    // arrays of pointers to C strings owned by `p`, alive until execve.
-    unsafe {
-        libc::execve(p.prog.as_ptr(), p.argv.as_ptr(), p.envp.as_ptr());
-    }
-    let e = Errno::last();
+    let e = c.id.exec(&p.prog, &p.argv, &mut p.envp, &mut p.task_pid);
     write_stderr(&p.exec_prefix);
     write_stderr(c.errno_text(e));
     write_stderr(b"\n");
@@ -1286,19 +1252,21 @@ mod tests {
         let bad = script("bad", "#!/bin/sh\necho 'print before'\nexit 3\n");
         let te = script("te", "#!/bin/sh\necho out\necho \"err $SLURM_SCRIPT_CONTEXT\" >&2\nexit 4\n");
         let c = Common {
-            uid: unistd::getuid().as_raw(),
-            gid: unistd::getgid().as_raw(),
-            groups: vec![],
-            switch_user: false,
-            umask: Mode::from_bits_truncate(0o022),
+            id: crate::exec::Identity {
+                uid: unistd::getuid().as_raw(),
+                gid: unistd::getgid().as_raw(),
+                groups: vec![],
+                switch_user: false,
+                umask: Mode::from_bits_truncate(0o022),
+                rlimits: vec![],
+                cgroup_fd: -1,
+            },
             cwd: cstr(&dir.display().to_string()),
             chdir_msg: vec![],
             append: false,
             errno_text: vec![],
-            rlimits: vec![],
             prologs: vec![],
             epilogs: vec![],
-            cgroup_fd: -1,
         };
         let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);

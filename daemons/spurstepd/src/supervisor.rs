@@ -40,7 +40,7 @@ use crate::track::{Sampler, Tracker};
 use nix::errno::Errno;
 use nix::fcntl::{self, OFlag};
 use nix::sys::resource::{self, Resource};
-use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal};
+use nix::sys::signal::{self, SigHandler, SigSet, Signal};
 use nix::sys::socket;
 use nix::sys::stat::Mode;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
@@ -149,12 +149,8 @@ struct Prepared {
     /// The index of `SLURM_TASK_PID=...` in `envp` and a buffer for it with
     /// room for any pid; the child fills it in and points `envp` at it.
     task_pid: Option<(usize, [u8; 32])>,
-    uid: u32,
-    gid: u32,
-    groups: Vec<Gid>,
-    switch_user: bool,
-    umask: Mode,
-    rlimits: Vec<(Resource, u64, bool)>,
+    /// The user, umask, limits and cgroup (`exec`, as a step's tasks).
+    id: crate::exec::Identity,
     stdin: CString,
     stdout: CString,
     stderr: CString,
@@ -171,8 +167,6 @@ struct Prepared {
     /// strerror's text of every errno value (the index); the C library's
     /// strerror may allocate (it translates), so it is not called in the child.
     errno_text: Vec<String>,
-    /// The batch step's `cgroup.procs` for the script to join (-1: none).
-    cgroup_fd: RawFd,
 }
 
 impl Prepared {
@@ -301,12 +295,15 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         _argv: argv,
         _env: env,
         task_pid: task_pid_idx.map(|i| (i, [0u8; 32])),
-        uid: job.user_id,
-        gid: job.group_id,
-        groups,
-        switch_user,
-        umask: Mode::from_bits_truncate(jobenv::job_umask(job) as libc::mode_t),
-        rlimits: rlimits(&jobenv::propagated_rlimits(job)),
+        id: crate::exec::Identity {
+            uid: job.user_id,
+            gid: job.group_id,
+            groups,
+            switch_user,
+            umask: Mode::from_bits_truncate(jobenv::job_umask(job) as libc::mode_t),
+            rlimits: rlimits(&jobenv::propagated_rlimits(job)),
+            cgroup_fd: -1,
+        },
         stdin: cstr(&inp),
         stdout_dirs: parent_dirs(&stdout),
         stderr_dirs: parent_dirs(&stderr),
@@ -319,14 +316,13 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
         exec_prefix: format!("{}: error: execve(): ", stepd).into_bytes(),
         // Linux's errno values end at 133 (EHWPOISON)
         errno_text: (0..134).map(strerror).collect(),
-        cgroup_fd: -1,
     };
     // the batch step's processes in a cgroup of their own where the node
     // has cgroup v2 (as a step's tasks: `track`), else the subreaper's
     // descendants as before
     let tracker =
         Tracker::new(&crate::step::cgroup_dir(jobdir, &spec.node_name), job.job_id, "batch", crate::track::debug);
-    prep.cgroup_fd = tracker.join_fd();
+    prep.id.cgroup_fd = tracker.join_fd();
 
     // The supervisor outlives stray signals (a `pkill spurd`, a closed
     // terminal); the script gets default dispositions back.
@@ -849,26 +845,11 @@ fn interpreter<'a>(script: &CStr, buf: &'a mut [u8; 255]) -> Option<&'a [u8]> {
 /// Returns only on a setup failure, with the code to report. Async-signal-
 /// safe system calls on `p` only: no allocation, no lock, no panic path.
 fn child_exec(p: &mut Prepared, fd_tx: RawFd) -> i32 {
-    for s in 1..32 {
-        if s != libc::SIGKILL && s != libc::SIGSTOP {
-            // SAFETY: SIG_DFL installs no handler; signal(2) is
-            // async-signal-safe.
-            unsafe {
-                libc::signal(s, libc::SIG_DFL);
-            }
-        }
-    }
-    let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
-    crate::track::Tracker::join_in_child(p.cgroup_fd);
+    p.id.reset();
     let _ = unistd::setsid();
-    if p.switch_user
-        && (unistd::setgroups(&p.groups).is_err()
-            || unistd::setgid(Gid::from_raw(p.gid)).is_err()
-            || unistd::setuid(Uid::from_raw(p.uid)).is_err())
-    {
+    if !p.id.become_user() {
         return ESLURMD_SET_UID_OR_GID_ERROR;
     }
-    nix::sys::stat::umask(p.umask);
 
     let Ok(fin) = fcntl::open(p.stdin.as_c_str(), OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty()) else {
         return ESLURMD_IO_ERROR;
@@ -898,19 +879,7 @@ fn child_exec(p: &mut Prepared, fd_tx: RawFd) -> i32 {
             return EXIT_1;
         }
     }
-    set_rlimits(&p.rlimits);
-    if let Some((i, buf)) = &mut p.task_pid {
-        fill_task_pid(buf, unistd::getpid().as_raw() as u32);
-        p.envp[*i] = buf.as_ptr().cast();
-    }
-
-    // SAFETY: `script` is a C string; `argv` and `envp` are NULL-terminated
-    // arrays of pointers to C strings owned by `p` (the task pid's buffer
-    // included), alive until execve replaces the process.
-    unsafe {
-        libc::execve(p.script.as_ptr(), p.argv.as_ptr(), p.envp.as_ptr());
-    }
-    let e = Errno::last();
+    let e = p.id.exec(&p.script, &p.argv, &mut p.envp, &mut p.task_pid);
     // As slurmstepd: the message goes to the job's stderr, the task exits
     // with errno.
     write_stderr(&p.exec_prefix);

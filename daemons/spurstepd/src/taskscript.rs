@@ -18,7 +18,7 @@
 use crate::step::Common;
 use crate::supervisor::{c_array, cstr};
 use nix::errno::Errno;
-use nix::sys::signal::{self, SigSet, SigmaskHow, Signal};
+use nix::sys::signal::{self, Signal};
 use nix::unistd::{self, ForkResult, Pid};
 use std::ffi::CString;
 use std::io::Read;
@@ -219,21 +219,13 @@ fn run(path: &str, env: &[(String, String)], c: &Common, out: Output, limit: Opt
                 b[1..].copy_from_slice(&(e as i32).to_le_bytes());
                 let _ = unistd::write(&rep_w, &b);
             };
-            for s in 1..32 {
-                if s != libc::SIGKILL && s != libc::SIGSTOP {
-                    // SAFETY: SIG_DFL installs no handler; signal(2) is async-signal-safe.
-                    unsafe {
-                        libc::signal(s, libc::SIG_DFL);
-                    }
-                }
-            }
-            let _ = signal::sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None);
+            // (as the task itself: in the step's cgroup, as the user)
+            c.id.reset();
             let _ = unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
-            if !c.become_user() {
+            if !c.id.become_user() {
                 // SAFETY: _exit(2) is async-signal-safe.
                 unsafe { libc::_exit(127) }
             }
-            nix::sys::stat::umask(c.umask);
             if unistd::chdir(c.cwd.as_c_str()).is_err() {
                 let _ = unistd::chdir(c"/tmp");
             }
