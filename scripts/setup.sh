@@ -12,6 +12,8 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v pgrep >/dev/null || need+=(procps)
 command -v runuser >/dev/null || need+=(util-linux)
 command -v openssl >/dev/null || need+=(openssl)  # the TLS test makes its certificates
+# the MPI tests (slurm-tests/tests/mpi.rs): MPICH, run with srun --mpi=pmi2
+command -v mpicc.mpich >/dev/null || need+=(mpich libmpich-dev)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"

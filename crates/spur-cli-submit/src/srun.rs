@@ -1303,6 +1303,7 @@ fn stream(
     let mut aborted = false;
     let mut terminating = false;
     let mut first_exit: Option<Instant> = None;
+    let mut fences: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let label = format!("{}.{}", job.job_id, step.step_id);
     let connect_deadline = Instant::now() + Duration::from_secs(60);
     while done_nodes < nnodes {
@@ -1374,6 +1375,15 @@ fn stream(
                     // controller's step cancel would, on every node
                     terminating = true;
                     io.cancel(libc::SIGKILL);
+                }
+            }
+            Msg::Io(Event::PmiFence { node, data }) => {
+                // `--mpi=pmi2`: once every node's tasks fenced, every node
+                // gets all nodes' puts (srun is the root of Slurm's tree)
+                fences.insert(node, data);
+                if fences.len() as u32 == nnodes {
+                    let all: Vec<u8> = std::mem::take(&mut fences).into_values().flatten().collect();
+                    io.pmi_fence_done(&all);
                 }
             }
             Msg::Io(Event::NodeStarted(n)) => {

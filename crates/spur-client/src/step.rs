@@ -35,6 +35,8 @@ pub enum Event {
     /// (`end_step`) a node ended it itself (over its memory limit) and asks
     /// srun to end it on the others.
     Aborted { end_step: bool },
+    /// Node `node`'s tasks fenced (`--mpi=pmi2`), with what they put.
+    PmiFence { node: u32, data: Vec<u8> },
 }
 
 /// srun's listener and the connections of the step's nodes.
@@ -114,6 +116,11 @@ impl StepIo {
         self.send(None, FrameKind::Cancel, ALL_TASKS, &sig.to_le_bytes())
     }
 
+    /// Every node's fence records (`--mpi=pmi2`), to every node.
+    pub fn pmi_fence_done(&self, data: &[u8]) {
+        self.send(None, FrameKind::PmiFenceResp, ALL_TASKS, data)
+    }
+
     /// How many nodes are connected now.
     pub fn connected(&self) -> usize {
         self.writers.lock().unwrap_or_else(|e| e.into_inner()).len()
@@ -147,6 +154,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                 },
                 FrameKind::Message => Event::Message(f.data),
                 FrameKind::Aborted => Event::Aborted { end_step: f.data.first() == Some(&1) },
+                FrameKind::PmiFence => Event::PmiFence { node, data: f.data },
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

@@ -34,6 +34,10 @@ pub enum FrameKind {
     /// says `Job step aborted`. A data byte 1: the step daemon ended the
     /// step itself (over its memory limit) and srun ends it on every node.
     Aborted = 7,
+    /// `--mpi=pmi2`: what the node's tasks put since the last fence, once
+    /// they have all fenced (`pmi` records: u32 LE key length, key, u32 LE
+    /// value length, value, ...).
+    PmiFence = 8,
     /// srun → step daemon: stdin for a task (or [`ALL_TASKS`]).
     Stdin = 10,
     /// srun's stdin ended.
@@ -43,6 +47,8 @@ pub enum FrameKind {
     /// End the step (srun's `--kill-on-bad-exit`, a second Ctrl-C): the
     /// signal (i32 LE) now, SIGKILL after KillWait.
     Cancel = 13,
+    /// srun → step daemon: every node's fence records, once all fenced.
+    PmiFenceResp = 14,
 }
 
 impl FrameKind {
@@ -56,10 +62,12 @@ impl FrameKind {
             5 => Message,
             6 => Done,
             7 => Aborted,
+            8 => PmiFence,
             10 => Stdin,
             11 => StdinEof,
             12 => Signal,
             13 => Cancel,
+            14 => PmiFenceResp,
             _ => return None,
         })
     }

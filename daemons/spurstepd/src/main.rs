@@ -15,6 +15,7 @@ mod alloc_guard;
 mod exec;
 mod iopattern;
 mod jobenv;
+mod pmi;
 mod step;
 mod supervisor;
 mod taskscript;

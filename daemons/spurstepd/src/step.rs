@@ -82,6 +82,9 @@ struct TaskPrep {
     prolog_failed: Option<(Vec<u8>, i32)>,
     /// The task's environment for its epilogs (without the prologs' changes).
     epilog_env: Vec<(String, String)>,
+    /// `--mpi=pmi2`: the task's end of its PMI socket (`PMI_FD`), kept open
+    /// across its exec (-1: none).
+    pmi_fd: RawFd,
 }
 
 /// What every task shares.
@@ -97,6 +100,8 @@ pub(crate) struct Common {
     /// The task prologs and epilogs, in the order they run.
     prologs: Vec<(Origin, String)>,
     epilogs: Vec<(Origin, String)>,
+    /// `--mpi=pmi2`: each local task's end of its PMI socket, by global id.
+    pmi_fds: HashMap<u32, RawFd>,
 }
 
 impl Common {
@@ -200,6 +205,15 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     );
     let mut common = common(&spec, node)?;
     common.id.cgroup_fd = tracker.join_fd();
+    // `--mpi=pmi2`: a socket pair per local task, the task's end its PMI_FD
+    let mut pmi_socks: Vec<(u32, std::os::unix::net::UnixStream, std::os::unix::net::UnixStream)> = Vec::new();
+    if spec.step.mpi == "pmi2" {
+        for &t in &tasks {
+            let (task_end, stepd_end) = std::os::unix::net::UnixStream::pair()?;
+            common.pmi_fds.insert(t, task_end.as_raw_fd());
+            pmi_socks.push((t, task_end, stepd_end));
+        }
+    }
     let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
     let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks, &common)?;
 
@@ -263,6 +277,9 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         p.stdout = Stream::Null;
         p.stderr = Stream::Null;
     }
+    // the tasks have their ends of the PMI sockets
+    let pmi_socks: Vec<(u32, std::os::unix::net::UnixStream)> =
+        pmi_socks.into_iter().map(|(t, _task, s)| (t, s)).collect();
     let mut worst = 0;
     for (t, e) in &early {
         worst = worst.max(e.status);
@@ -352,6 +369,39 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             }
         });
     }
+    // `--mpi=pmi2`: each task's PMI conversation; fences meet at srun
+    let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    if !pmi_socks.is_empty() {
+        let node_of: Vec<u32> = {
+            let mut v = vec![0u32; spec.step.num_tasks as usize];
+            for (n, ids) in spec.step.task_ids.iter().enumerate() {
+                for &t in ids {
+                    if let Some(x) = v.get_mut(t as usize) {
+                        *x = n as u32;
+                    }
+                }
+            }
+            v
+        };
+        let info = crate::pmi::StepInfo {
+            jobid: format!("{}.{}", spec.job.job_id, spec.step.step_id),
+            size: spec.step.num_tasks,
+            local_tasks: pmi_socks.len() as u32,
+            mapping: crate::pmi::process_mapping(&node_of),
+        };
+        let server =
+            crate::pmi::Server::new(info, Box::new(SrunExchange { srun: srun.clone(), rx: Mutex::new(pmi_rx) }));
+        for (t, s) in pmi_socks {
+            let server = server.clone();
+            let ender = ender.clone();
+            std::thread::spawn(move || {
+                if let Ok(crate::pmi::End::Abort) = server.serve(t, s) {
+                    // a task's PMI abort ends the step
+                    ender.cancel(libc::SIGKILL, None, true);
+                }
+            });
+        }
+    }
     // srun's stdin and signals
     {
         let pgids = pgids.clone();
@@ -391,6 +441,9 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
                         if let Some(sig) = f.data.get(0..4).and_then(|b| b.try_into().ok()).map(i32::from_le_bytes) {
                             ender.cancel(sig, None, false);
                         }
+                    }
+                    FrameKind::PmiFenceResp => {
+                        let _ = pmi_tx.send(f.data);
                     }
                     _ => {}
                 },
@@ -633,6 +686,21 @@ fn signal_tasks(t: &TaskSet, sig: i32) {
     }
 }
 
+/// `--mpi=pmi2`'s fences between nodes: this node's puts to srun, and back
+/// every node's once all have fenced.
+struct SrunExchange {
+    srun: Srun,
+    rx: Mutex<std::sync::mpsc::Receiver<Vec<u8>>>,
+}
+
+impl crate::pmi::Exchange for SrunExchange {
+    fn fence(&self, puts: Vec<(String, String)>) -> io::Result<Vec<(String, String)>> {
+        self.srun.send(FrameKind::PmiFence, ALL_TASKS, &crate::pmi::encode_puts(&puts));
+        let all = self.rx.lock().unwrap_or_else(|e| e.into_inner()).recv().map_err(|_| io::ErrorKind::BrokenPipe)?;
+        crate::pmi::decode_puts(&all).ok_or_else(|| io::ErrorKind::InvalidData.into())
+    }
+}
+
 /// `OverMemoryKill` on this node: where slurmstepd's lines go (the node's
 /// first task's stderr) and, once the step was killed, its line to repeat.
 struct OverMemory {
@@ -763,6 +831,7 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         errno_text: (0..134).map(strerror).collect(),
         prologs: prologs.into_iter().flatten().collect(),
         epilogs: epilogs.into_iter().flatten().collect(),
+        pmi_fds: HashMap::new(),
     })
 }
 
@@ -890,6 +959,13 @@ fn prepare(
             }
         }
         set("SLURM_TASK_PID", String::new());
+        if let Some(fd) = common.pmi_fds.get(&t) {
+            // mpi/pmi2's (slurmstepd's `mpi_p_slurmstepd_task`)
+            set("PMI_FD", fd.to_string());
+            set("PMI_JOBID", format!("{}.{}", job.job_id, step.step_id));
+            set("PMI_RANK", t.to_string());
+            set("PMI_SIZE", step.num_tasks.to_string());
+        }
         // users do not see the propagated limits (slurmstepd's `_set_limit`;
         // recorded/24.11/srun_stepopts/21); the umask stays
         env.retain(|(k, _)| !k.starts_with("SLURM_RLIMIT_"));
@@ -947,6 +1023,7 @@ fn prepare(
                 print: prolog.print,
                 prolog_failed,
                 epilog_env,
+                pmi_fd: common.pmi_fds.get(&t).copied().unwrap_or(-1),
             };
             p.envp = c_array(&p._envp_s);
             p.argv = c_array(&p._argv_s);
@@ -1005,6 +1082,7 @@ fn prepare(
             print: prolog.print,
             prolog_failed,
             epilog_env,
+            pmi_fd: common.pmi_fds.get(&t).copied().unwrap_or(-1),
         };
         // the environment's pointers stay valid: the strings do not move
         p.envp = c_array(&p._envp_s);
@@ -1185,6 +1263,12 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
         write_stderr(msg);
         return *rc;
     }
+    if p.pmi_fd >= 0 {
+        // SAFETY: fcntl(2) on a descriptor of this process; no memory passed.
+        unsafe {
+            libc::fcntl(p.pmi_fd, libc::F_SETFD, 0);
+        }
+    }
     let e = c.id.exec(&p.prog, &p.argv, &mut p.envp, &mut p.task_pid);
     write_stderr(&p.exec_prefix);
     write_stderr(c.errno_text(e));
@@ -1267,6 +1351,7 @@ mod tests {
             errno_text: vec![],
             prologs: vec![],
             epilogs: vec![],
+            pmi_fds: HashMap::new(),
         };
         let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);
