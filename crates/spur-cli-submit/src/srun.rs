@@ -554,6 +554,18 @@ pub fn rlimit_env(
 /// The MPI plugins srun knows (`--mpi`): `none` runs tasks without any.
 const MPI_TYPES: &[&str] = &["none", "pmix", "pmix_v4", "pmix_v5", "pmi2", "cray_shasta"];
 
+/// The step's MPI type: `--mpi` (or `SLURM_MPI_TYPE`), else slurm.conf's
+/// `MpiDefault`; `none` is no type at all (the tasks get no
+/// `SLURM_MPI_TYPE`: recorded/24.11/mpi_pmi2/03).
+fn mpi_type(given: &str, default: Option<&str>) -> String {
+    let t = if given.is_empty() { default.unwrap_or("") } else { given };
+    if t.eq_ignore_ascii_case("none") {
+        String::new()
+    } else {
+        t.to_string()
+    }
+}
+
 /// `srun --mpi=list`, as each release prints it.
 fn mpi_list() -> String {
     if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
@@ -842,6 +854,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(c) => spur_client::blocking::Client::new(c.conf().clone(), &spur_client::conf_path()),
         Err(out) => return emit(&out),
     };
+    o.step.mpi = mpi_type(&o.step.mpi, c.conf().get("MpiDefault"));
     o.rlimits = rlimit_env(
         c.conf().get("PropagateResourceLimits"),
         c.conf().get("PropagateResourceLimitsExcept"),
@@ -1073,8 +1086,11 @@ fn run_step(
     o.step.srun_host = alloc::hostname();
     let mut base = base_env(o, env);
     // what srun adds for its tasks (the step's layout is added on each node)
+    // (an MPI type of `none` leaves no SLURM_MPI_TYPE, even one srun was
+    // given: recorded/24.11/mpi_pmi2/04; the step's own is added on each node)
     base.retain(|(k, _)| {
-        !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO") && !k.starts_with("SLURM_RLIMIT_")
+        !matches!(k.as_str(), "SLURM_UMASK" | "SLURM_PRIO_PROCESS" | "SLURM_LABELIO" | "SLURM_MPI_TYPE")
+            && !k.starts_with("SLURM_RLIMIT_")
     });
     base.extend(o.rlimits.iter().cloned());
     base.push(("SLURM_UMASK".into(), format!("{:04o}", o.desc.umask)));
@@ -1629,6 +1645,15 @@ mod tests {
         assert_eq!(e.code, 255);
         let e = parse(&a(&[]), &env(&[]), "/").unwrap_err();
         assert_eq!(e.stderr, "srun: fatal: No command given to execute.\n");
+    }
+
+    #[test]
+    fn mpi_type_from_option_or_mpi_default() {
+        assert_eq!(mpi_type("", Some("pmi2")), "pmi2");
+        assert_eq!(mpi_type("none", Some("pmi2")), "");
+        assert_eq!(mpi_type("pmix", Some("pmi2")), "pmix");
+        assert_eq!(mpi_type("", Some("none")), "");
+        assert_eq!(mpi_type("", None), "");
     }
 
     #[test]
