@@ -1284,17 +1284,24 @@ fn child_exec(p: &mut TaskPrep, c: &Common) -> i32 {
 /// to the steps running then: it looks every 30 s, so it may come up to
 /// 30 s earlier there).
 fn warn_signal(job: &spur_core::model::Job, step_start: i64) -> Option<(i32, i64)> {
+    let (sig, at, batch) = job_warning(job)?;
+    // (a step of srun's own allocation starts a moment after its job)
+    if batch || step_start > at + 2 {
+        return None;
+    }
+    Some((sig, at))
+}
+
+/// The job's `--signal=[B:][R:]SIG[@TIME]`: the signal, when it is due (TIME
+/// seconds before the job's end, as the job stood at its start), and whether
+/// it is the batch shell's alone (`B:`); none for a job without a time limit.
+pub(crate) fn job_warning(job: &spur_core::model::Job) -> Option<(i32, i64, bool)> {
     let names = spur_core::compat::profile().signal_names;
     let o = spur_grammar::signal::parse_signal_opts(job.desc.signal.as_deref()?, true, names).ok()?;
-    if o.batch || job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
+    if job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
         return None;
     }
-    let at = (job.end_time - o.time as i64).max(job.start_time);
-    // (a step of srun's own allocation starts a moment after its job)
-    if step_start > at + 2 {
-        return None;
-    }
-    Some((o.signal as i32, at))
+    Some((o.signal as i32, (job.end_time - o.time as i64).max(job.start_time), o.batch))
 }
 
 fn now_secs() -> i64 {

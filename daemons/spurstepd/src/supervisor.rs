@@ -426,18 +426,9 @@ fn supervise(jobdir: &Path) -> io::Result<(i32, LaunchSpec)> {
 /// seconds before the job's end (as the job stood at its start; without
 /// `B:` the job's steps get it, from their step daemons).
 fn warn_batch_shell(job: &spur_core::model::Job, jobdir: &Path) {
-    let names = spur_core::compat::profile().signal_names;
-    let Some(o) = job.desc.signal.as_deref().and_then(|s| spur_grammar::signal::parse_signal_opts(s, true, names).ok())
-    else {
-        return;
-    };
-    if !o.batch || job.end_time <= 0 || job.time_limit.is_none_or(|t| t == u32::MAX) {
-        return;
-    }
-    let at = (job.end_time - o.time as i64).max(job.start_time);
+    let Some((sig, at, true)) = crate::step::job_warning(job) else { return };
     let wait = (at - spur_auth::now()).max(0) as u64;
     let dir = jobdir.to_path_buf();
-    let sig = o.signal as i32;
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(wait));
         let _ = spur_spool::deliver_signal(&dir, sig, true);
