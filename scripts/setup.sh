@@ -12,8 +12,14 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v pgrep >/dev/null || need+=(procps)
 command -v runuser >/dev/null || need+=(util-linux)
 command -v openssl >/dev/null || need+=(openssl)  # the TLS test makes its certificates
-# the MPI tests (slurm-tests/tests/mpi.rs): MPICH, run with srun --mpi=pmi2
+# the MPI tests (slurm-tests/tests/mpi.rs): MPICH, run with srun --mpi=pmi2;
+# Open MPI, run with srun --mpi=pmix and mpirun; Slurm's own libpmi2 client
 command -v mpicc.mpich >/dev/null || need+=(mpich libmpich-dev)
+command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
+[ -e /usr/include/slurm/pmi2.h ] || need+=(libpmi2-0-dev)
+# the step daemon hosts a PMIx server through libpmix, bound by bindgen (libclang)
+[ -e /usr/lib/x86_64-linux-gnu/pmix2/include/pmix_server.h ] || [ -e /usr/include/pmix_server.h ] || need+=(libpmix-dev)
+[ -n "$(ls /usr/lib/llvm-*/lib/libclang.so* 2>/dev/null)" ] || need+=(libclang-dev)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"

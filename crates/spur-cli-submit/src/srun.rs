@@ -72,6 +72,7 @@ pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "export", Required, "export"),
     OptSpec::new(None, "gres", Required, "gres"),
     OptSpec::new(None, "het-group", Required, "het-group"),
+    OptSpec::new(None, "external-launcher", None_, "external-launcher"),
     OptSpec::new(None, "interactive", None_, "interactive"),
     OptSpec::new(None, "jobid", Required, "jobid"),
     OptSpec::new(None, "mem", Required, "mem"),
@@ -310,6 +311,20 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
                 }
             }
             "overlap" => o.step.overlap = flag_on(v.as_deref()),
+            // 24.11's: an MPI launcher's own daemons (Open MPI's mpirun
+            // starts its orted with it, from OMPI_MCA_plm_slurm_args), a
+            // step that shares the allocation's resources as --overlap does
+            "external-launcher" => {
+                if spur_core::compat::profile().release == spur_core::compat::Release::V22_05 {
+                    return Err(Output {
+                        stdout: String::new(),
+                        stderr: "srun: unrecognized option '--external-launcher'\nTry \"srun --help\" for more information\n"
+                            .into(),
+                        code: 1,
+                    });
+                }
+                o.step.overlap = true;
+            }
             "exact" => o.step.exact = true,
             // salloc's `InteractiveStepOptions`: the job's interactive step
             "interactive" => o.step.interactive = true,
@@ -1400,6 +1415,17 @@ fn stream(
                 if fences.len() as u32 == nnodes {
                     let all: Vec<u8> = std::mem::take(&mut fences).into_values().flatten().collect();
                     io.pmi_fence_done(&all);
+                }
+            }
+            Msg::Io(Event::PmixDmodex { rank, data }) => {
+                // `--mpi=pmix`: to the node holding the rank
+                if let Some(n) = step.task_ids.iter().position(|ids| ids.contains(&rank)) {
+                    io.pmix_dmodex(n as u32, rank, &data);
+                }
+            }
+            Msg::Io(Event::PmixDmodexResp { data }) => {
+                if let Some(n) = data.get(0..4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes) {
+                    io.pmix_dmodex_answer(n, &data);
                 }
             }
             Msg::Io(Event::NodeStarted(n)) => {

@@ -20,9 +20,16 @@ use std::time::Duration;
 #[derive(Debug)]
 pub enum Event {
     /// Bytes a task wrote to its stdout (`stderr: false`) or stderr.
-    Output { task: u32, stderr: bool, data: Vec<u8> },
+    Output {
+        task: u32,
+        stderr: bool,
+        data: Vec<u8>,
+    },
     /// A task ended.
-    Exit { task: u32, exit: TaskExit },
+    Exit {
+        task: u32,
+        exit: TaskExit,
+    },
     /// A line of a step daemon's own (`slurmstepd: error: ...`).
     Message(Vec<u8>),
     /// Node `node` (its index in the step) sent every exit.
@@ -34,9 +41,24 @@ pub enum Event {
     /// The step was cancelled from outside (scancel, its job's end), or
     /// (`end_step`) a node ended it itself (over its memory limit) and asks
     /// srun to end it on the others.
-    Aborted { end_step: bool },
+    Aborted {
+        end_step: bool,
+    },
     /// Node `node`'s tasks fenced (`--mpi=pmi2`), with what they put.
-    PmiFence { node: u32, data: Vec<u8> },
+    PmiFence {
+        node: u32,
+        data: Vec<u8>,
+    },
+    /// `--mpi=pmix`: a node asks for the data of `rank` (to pass on to the
+    /// node holding it), or answers such a request (to pass on to the node
+    /// that asked: the payload's first four bytes).
+    PmixDmodex {
+        rank: u32,
+        data: Vec<u8>,
+    },
+    PmixDmodexResp {
+        data: Vec<u8>,
+    },
 }
 
 /// srun's listener and the connections of the step's nodes.
@@ -121,6 +143,16 @@ impl StepIo {
         self.send(None, FrameKind::PmiFenceResp, ALL_TASKS, data)
     }
 
+    /// A direct modex request for `rank`, to the node holding it.
+    pub fn pmix_dmodex(&self, node: u32, rank: u32, data: &[u8]) {
+        self.send(Some(node), FrameKind::PmixDmodex, rank, data)
+    }
+
+    /// A direct modex answer, to the node that asked.
+    pub fn pmix_dmodex_answer(&self, node: u32, data: &[u8]) {
+        self.send(Some(node), FrameKind::PmixDmodexResp, ALL_TASKS, data)
+    }
+
     /// How many nodes are connected now.
     pub fn connected(&self) -> usize {
         self.writers.lock().unwrap_or_else(|e| e.into_inner()).len()
@@ -155,6 +187,8 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                 FrameKind::Message => Event::Message(f.data),
                 FrameKind::Aborted => Event::Aborted { end_step: f.data.first() == Some(&1) },
                 FrameKind::PmiFence => Event::PmiFence { node, data: f.data },
+                FrameKind::PmixDmodex => Event::PmixDmodex { rank: f.task, data: f.data },
+                FrameKind::PmixDmodexResp => Event::PmixDmodexResp { data: f.data },
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

@@ -38,6 +38,10 @@ pub enum FrameKind {
     /// they have all fenced (`pmi` records: u32 LE key length, key, u32 LE
     /// value length, value, ...).
     PmiFence = 8,
+    /// `--mpi=pmix`, both ways: a direct modex request for the data of the
+    /// rank in `task` (the asking node, u32 LE, and its request number, u64
+    /// LE); srun passes it to the node holding the rank.
+    PmixDmodex = 9,
     /// srun → step daemon: stdin for a task (or [`ALL_TASKS`]).
     Stdin = 10,
     /// srun's stdin ended.
@@ -49,6 +53,10 @@ pub enum FrameKind {
     Cancel = 13,
     /// srun → step daemon: every node's fence records, once all fenced.
     PmiFenceResp = 14,
+    /// `--mpi=pmix`, both ways: the answer to a [`FrameKind::PmixDmodex`]
+    /// (its asking node and number, the PMIx status as i32 LE, the data);
+    /// srun passes it to the asking node.
+    PmixDmodexResp = 15,
 }
 
 impl FrameKind {
@@ -63,11 +71,13 @@ impl FrameKind {
             6 => Done,
             7 => Aborted,
             8 => PmiFence,
+            9 => PmixDmodex,
             10 => Stdin,
             11 => StdinEof,
             12 => Signal,
             13 => Cancel,
             14 => PmiFenceResp,
+            15 => PmixDmodexResp,
             _ => return None,
         })
     }

@@ -16,6 +16,7 @@ mod exec;
 mod iopattern;
 mod jobenv;
 mod pmi;
+mod pmix;
 mod step;
 mod supervisor;
 mod taskscript;

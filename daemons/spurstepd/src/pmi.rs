@@ -126,6 +126,19 @@ pub fn line_v1(pairs: &[(&str, &str)]) -> String {
     s
 }
 
+/// The node index of each task, by task id (`task_ids`: each node's tasks).
+pub fn task_nodes(task_ids: &[Vec<u32>], num_tasks: u32) -> Vec<u32> {
+    let mut v = vec![0u32; num_tasks as usize];
+    for (n, ids) in task_ids.iter().enumerate() {
+        for &t in ids {
+            if let Some(x) = v.get_mut(t as usize) {
+                *x = n as u32;
+            }
+        }
+    }
+    v
+}
+
 /// Slurm's `PMI_process_mapping` for the global ranks' nodes (`node_of[r]`,
 /// node indexes in step order): `(vector,(first node,node count,ranks per
 /// node),...)`, consecutive nodes holding the same number of consecutive

@@ -102,6 +102,8 @@ pub(crate) struct Common {
     epilogs: Vec<(Origin, String)>,
     /// `--mpi=pmi2`: each local task's end of its PMI socket, by global id.
     pmi_fds: HashMap<u32, RawFd>,
+    /// `--mpi=pmix`: each local task's variables from the PMIx server.
+    pmix_env: HashMap<u32, Vec<(String, String)>>,
 }
 
 impl Common {
@@ -214,6 +216,28 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             pmi_socks.push((t, task_end, stepd_end));
         }
     }
+    // `--mpi=pmix`: this node's PMIx server, its collectives through srun
+    let (pmix_abort, pmix_aborted) = std::sync::mpsc::channel::<()>();
+    let pmix = if spec.step.mpi.starts_with("pmix") {
+        let to_srun = srun.clone();
+        let link = crate::pmix::SrunLink {
+            send: move |k: FrameKind, t: u32, d: &[u8]| to_srun.send(k, t, d),
+            abort: Mutex::new(pmix_abort),
+        };
+        match crate::pmix::start(&spec, dir, node, node_id as u32, Box::new(link)) {
+            Ok(s) => {
+                common.pmix_env = s.env.clone();
+                Some(s)
+            }
+            Err(e) => {
+                let line = format!("slurmstepd-{}: error: mpi/pmix: {}\n", node, e);
+                srun.send(FrameKind::Message, ALL_TASKS, line.as_bytes());
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
     let sampler = Arc::new(Mutex::new(Sampler::new(node, &tasks)));
     let (preps, parents) = prepare(&spec, node, node_id as u32, &tasks, &common)?;
 
@@ -372,17 +396,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     // `--mpi=pmi2`: each task's PMI conversation; fences meet at srun
     let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     if !pmi_socks.is_empty() {
-        let node_of: Vec<u32> = {
-            let mut v = vec![0u32; spec.step.num_tasks as usize];
-            for (n, ids) in spec.step.task_ids.iter().enumerate() {
-                for &t in ids {
-                    if let Some(x) = v.get_mut(t as usize) {
-                        *x = n as u32;
-                    }
-                }
-            }
-            v
-        };
+        let node_of = crate::pmi::task_nodes(&spec.step.task_ids, spec.step.num_tasks);
         let info = crate::pmi::StepInfo {
             jobid: format!("{}.{}", spec.job.job_id, spec.step.step_id),
             size: spec.step.num_tasks,
@@ -402,8 +416,20 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             });
         }
     }
+    // a PMIx client's abort ends the step
+    if pmix.is_some() {
+        let ender = ender.clone();
+        std::thread::spawn(move || {
+            if pmix_aborted.recv().is_ok() {
+                ender.cancel(libc::SIGKILL, None, true);
+            }
+        });
+    }
     // srun's stdin and signals
     {
+        let pmix_on = pmix.is_some();
+        let nspace = crate::pmix::namespace(spec.job.job_id, spec.step.step_id);
+        let to_srun = srun.clone();
         let pgids = pgids.clone();
         let stdins = Arc::new(Mutex::new(stdins));
         let mut rd = stream;
@@ -442,9 +468,17 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
                             ender.cancel(sig, None, false);
                         }
                     }
+                    FrameKind::PmiFenceResp if pmix_on => crate::pmix::fence_done(f.data),
                     FrameKind::PmiFenceResp => {
                         let _ = pmi_tx.send(f.data);
                     }
+                    FrameKind::PmixDmodex if pmix_on => {
+                        let to_srun = to_srun.clone();
+                        crate::pmix::dmodex_asked(&nspace, f.task, &f.data, move |answer| {
+                            to_srun.send(FrameKind::PmixDmodexResp, ALL_TASKS, &answer)
+                        });
+                    }
+                    FrameKind::PmixDmodexResp if pmix_on => crate::pmix::dmodex_answered(&f.data),
                     _ => {}
                 },
                 Ok(None) | Err(_) => {
@@ -557,6 +591,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let _ = (&s).read(&mut rest);
     }
+    drop(pmix);
     Ok((usage, worst))
 }
 
@@ -832,6 +867,7 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         prologs: prologs.into_iter().flatten().collect(),
         epilogs: epilogs.into_iter().flatten().collect(),
         pmi_fds: HashMap::new(),
+        pmix_env: HashMap::new(),
     })
 }
 
@@ -965,6 +1001,9 @@ fn prepare(
             set("PMI_JOBID", format!("{}.{}", job.job_id, step.step_id));
             set("PMI_RANK", t.to_string());
             set("PMI_SIZE", step.num_tasks.to_string());
+        }
+        for (k, v) in common.pmix_env.get(&t).into_iter().flatten() {
+            set(k, v.clone());
         }
         // users do not see the propagated limits (slurmstepd's `_set_limit`;
         // recorded/24.11/srun_stepopts/21); the umask stays
@@ -1359,6 +1398,7 @@ mod tests {
             prologs: vec![],
             epilogs: vec![],
             pmi_fds: HashMap::new(),
+            pmix_env: HashMap::new(),
         };
         let mut env = vec![("IN".to_string(), "x".to_string()), ("PATH".to_string(), "/usr/bin:/bin".to_string())];
         let r = taskscript::run_prologs(&[(Origin::Conf, tp.clone()), (Origin::User, tp)], &mut env, &c);
