@@ -212,6 +212,18 @@ impl Cluster {
     }
 
     pub fn run_full(&self, user: Option<&str>, prog: &str, args: &[&str], stdin: Option<&str>) -> Out {
+        self.run_env(user, &[], prog, args, stdin)
+    }
+
+    /// The same with variables added to the command's environment.
+    pub fn run_env(
+        &self,
+        user: Option<&str>,
+        env: &[(&str, &str)],
+        prog: &str,
+        args: &[&str],
+        stdin: Option<&str>,
+    ) -> Out {
         let exe = self.dir.join("bin").join(prog);
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", self.dir.join("bin").display());
         let mut c = match user {
@@ -223,12 +235,14 @@ impl Cluster {
                 // as the user's login would: the test process's own SHELL
                 // (absent under CI) must not decide what salloc runs
                 c.arg("SHELL=/bin/bash");
+                c.args(env.iter().map(|(k, v)| format!("{}={}", k, v)));
                 c.arg(exe);
                 c
             }
             None => {
                 let mut c = Command::new(exe);
                 c.env("SLURM_CONF", &self.conf).env("PATH", &path);
+                c.envs(env.iter().copied());
                 c
             }
         };

@@ -1,19 +1,52 @@
-//! Issue 12 (MPI), as far as it is built: `srun --mpi=pmi2` serves the PMI
-//! wire protocol on each task's `PMI_FD`, PMI-2 and PMI-1, its fences meeting
-//! at srun across nodes. On a two-node cluster, as the unprivileged test
-//! user: raw PMI-2 and PMI-1 clients (`scripts/pmi_client.py`: a value with
-//! `;` comes back whole, the process mapping is Slurm's) and an unmodified
-//! MPICH program (`scripts/mpi_hello.c`, built with `mpicc.mpich`: MPI_Init,
-//! an Allreduce of the ranks) over both nodes.
+//! Issue 12 (MPI): unmodified MPI programs under srun, on one cluster of
+//! eight agents, as the unprivileged test user.
+//!
+//! - `--mpi=pmi2`: raw PMI-2 and PMI-1 clients (`scripts/pmi_client.py`: a
+//!   value with `;` comes back whole, the process mapping is Slurm's), a
+//!   client of Slurm's own libpmi2 (Debian's libpmi2-0), and MPICH
+//!   (`scripts/mpi_hello.c` built with `mpicc.mpich`: MPI_Init, an Allreduce
+//!   of the ranks, each rank's node).
+//! - `--mpi=pmix`: Open MPI (`mpicc.openmpi`) direct-launched, its modex in
+//!   the fence and then asked for directly (direct modex across nodes); each
+//!   agent's PMIx server in a directory of its own.
+//! - Open MPI's `mpirun` inside `salloc -N2` and `sbatch -N2`, its daemons
+//!   started through srun (`--external-launcher`), ranks on both nodes.
+//! - A rank that fails: srun reports it and `--kill-on-bad-exit` ends the
+//!   others, which wait in a barrier it never reaches.
+//! - A torchrun-style rendezvous (`scripts/rendezvous.py`) from `SLURM_*`.
+//! - 16 ranks over 4 agents, 64 ranks over 8 (PMI-2 and PMIx).
+//!
+//! Every "node" is on this one host, so Open MPI is told to use TCP on the
+//! loopback (`OMPI_ENV`): its shared-memory transport names its segments
+//! after the host name, which the agents here share.
 
 use slurm_tests::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Open MPI on agents sharing one host: TCP over the loopback only.
+const OMPI_ENV: &[(&str, &str)] =
+    &[("OMPI_MCA_btl", "self,tcp"), ("OMPI_MCA_btl_tcp_if_include", "lo"), ("OMPI_MCA_oob_tcp_if_include", "lo")];
 
 #[test]
-fn pmi2_and_mpich() {
-    let c = Cluster::up("mpi", 2, &["--cpus", "4", "--memory", "2000"]);
+fn mpi() {
+    let c = Cluster::up("mpi", 8, &["--cpus", "8", "--memory", "4000"]);
     pmi_clients(&c);
-    mpich_hello(&c);
+    libpmi2_client(&c);
+    let mpich = build(&c, "mpicc.mpich", "mpi_hello.c", "hello_mpich", &[]);
+    let ompi = build(&c, "mpicc.openmpi", "mpi_hello.c", "hello_ompi", &[]);
+    if let Some(p) = &mpich {
+        mpich_hello(&c, p);
+    }
+    if let Some(p) = &ompi {
+        ompi_direct(&c, p);
+        mpirun_in_allocations(&c, p);
+    }
+    failing_rank(&c);
+    rendezvous(&c);
+    if let (Some(m), Some(o)) = (&mpich, &ompi) {
+        scale(&c, m, o);
+    }
     let log = c.ctld_log();
     assert!(!log.contains("panicked"), "{}", log);
 }
@@ -24,6 +57,40 @@ fn script(name: &str) -> String {
 
 fn sorted(s: &str) -> Vec<String> {
     let mut v: Vec<String> = s.lines().map(String::from).collect();
+    v.sort();
+    v
+}
+
+/// Build a test program into the work directory. Without the compiler
+/// (scripts/setup.sh installs them all) the parts that need it are skipped
+/// where `CI` is not set, and fail where it is.
+fn build(c: &Cluster, cc: &str, src: &str, out: &str, libs: &[&str]) -> Option<PathBuf> {
+    let built = c.work.join(out);
+    let o = std::process::Command::new(cc).arg("-o").arg(&built).arg(script(src)).args(libs).output();
+    match o {
+        Ok(o) if o.status.success() => Some(built),
+        other => {
+            assert!(std::env::var_os("CI").is_none(), "{} is needed (scripts/setup.sh): {:?}", cc, other);
+            eprintln!("skipped: no {}", cc);
+            None
+        }
+    }
+}
+
+/// `rank R of N sum S on NODE` for ranks `0..n` placed in blocks of `per`
+/// tasks on node1, node2, ...
+fn hello_lines(n: u32, per: u32, label: bool) -> Vec<String> {
+    let sum = n * (n - 1) / 2;
+    let mut v: Vec<String> = (0..n)
+        .map(|r| {
+            let l = format!("rank {} of {} sum {} on node{}", r, n, sum, r / per + 1);
+            if label {
+                format!("{}: {}", r, l)
+            } else {
+                l
+            }
+        })
+        .collect();
     v.sort();
     v
 }
@@ -60,25 +127,127 @@ fn pmi_clients(c: &Cluster) {
     );
 }
 
-/// MPICH (Debian's, which scripts/setup.sh installs): without it the test
-/// is skipped where `CI` is not set, and fails where it is.
-fn mpich_hello(c: &Cluster) {
-    let built = c.work.join("mpi_hello");
-    let cc = std::process::Command::new("mpicc.mpich").arg("-o").arg(&built).arg(script("mpi_hello.c")).output();
-    match cc {
-        Ok(o) if o.status.success() => {}
-        other => {
-            assert!(std::env::var_os("CI").is_none(), "mpicc.mpich is needed (scripts/setup.sh): {:?}", other);
-            eprintln!("skipped: no mpicc.mpich");
-            return;
-        }
-    }
-    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n4", "--mpi=pmi2", "-l", &built.display().to_string()]);
+/// Slurm's own PMI-2 client library: a value with `;` put by each rank and
+/// read by its neighbour comes back whole.
+fn libpmi2_client(c: &Cluster) {
+    let Some(prog) = build(c, "cc", "libpmi2_client.c", "libpmi2_client", &["-lpmi2"]) else { return };
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n3", "--mpi=pmi2", &prog.display().to_string()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    let mapping = "(vector,(0,1,2),(1,1,1))";
     assert_eq!(
         sorted(&o.stdout),
-        ["0: rank 0 of 4 sum 6", "1: rank 1 of 4 sum 6", "2: rank 2 of 4 sum 6", "3: rank 3 of 4 sum 6"],
+        [
+            format!("rank 0 of 3: k1=v1;with;semicolons {}", mapping),
+            format!("rank 1 of 3: k2=v2;with;semicolons {}", mapping),
+            format!("rank 2 of 3: k0=v0;with;semicolons {}", mapping),
+        ],
         "{}",
         o.stderr
     );
+}
+
+fn mpich_hello(c: &Cluster, prog: &Path) {
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n4", "--mpi=pmi2", "-l", &prog.display().to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(4, 2, true), "{}", o.stderr);
+}
+
+/// Open MPI direct-launched by srun --mpi=pmix: with its modex in the fence
+/// (the default), and with none there (`async_modex`), each rank's data
+/// asked of the node holding it when first needed.
+fn ompi_direct(c: &Cluster, prog: &Path) {
+    let p = prog.display().to_string();
+    let o = c.run_env(Some(TEST_USER), OMPI_ENV, "srun", &["-N2", "-n4", "--mpi=pmix", "-l", &p], None);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(4, 2, true), "{}", o.stderr);
+    let mut env = OMPI_ENV.to_vec();
+    env.extend([("OMPI_MCA_pmix_base_async_modex", "1"), ("OMPI_MCA_pmix_base_collect_data", "0")]);
+    let o = c.run_env(Some(TEST_USER), &env, "srun", &["-N2", "-n4", "--mpi=pmix", &p], None);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(4, 2, false), "{}", o.stderr);
+    // each agent's server has its own directory (Slurm 22.05's two step
+    // daemons on one host share one and fail), gone with the step
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &["-N2", "-n2", "--mpi=pmix", "-l", "printenv", "PMIX_SERVER_TMPDIR", "PMIX_NAMESPACE"],
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines = sorted(&o.stdout);
+    assert_eq!(lines.len(), 4, "{}", o.stdout);
+    let dir = |l: &str| PathBuf::from(l.split_once(": ").map(|x| x.1).unwrap_or(""));
+    let (d0, d1) = (dir(&lines[0]), dir(&lines[2]));
+    assert_ne!(d0, d1, "{}", o.stdout);
+    assert!(d0.starts_with(c.dir.join("spool")) && d1.starts_with(c.dir.join("spool")), "{}", o.stdout);
+    assert!(!d0.exists() && !d1.exists(), "the server directories outlive the step: {}", o.stdout);
+    assert!(lines[1].starts_with("0: slurm.pmix.") && lines[1][3..] == lines[3][3..], "{}", o.stdout);
+}
+
+/// Open MPI's mpirun inside an allocation: its daemons start through srun
+/// on the allocated nodes, two ranks on each.
+fn mpirun_in_allocations(c: &Cluster, prog: &Path) {
+    let p = prog.display().to_string();
+    let o = c.run_env(Some(TEST_USER), OMPI_ENV, "salloc", &["-N2", "-n4", "mpirun.openmpi", "-n", "4", &p], None);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(4, 2, false), "{}", o.stderr);
+    let batch = c.work.join("mpirun.sh");
+    std::fs::write(&batch, format!("#!/bin/bash\nmpirun.openmpi -n 4 {}\n", p)).unwrap();
+    let out = c.work.join("mpirun.out");
+    let o = c.run_env(
+        Some(TEST_USER),
+        OMPI_ENV,
+        "sbatch",
+        &["--parsable", "-N2", "-n4", "-o", &out.display().to_string(), &batch.display().to_string()],
+        None,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let id = o.stdout.trim().to_string();
+    c.wait_state(&id, "COMPLETED", Duration::from_secs(60));
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    assert_eq!(sorted(&text), hello_lines(4, 2, false), "{}", text);
+}
+
+/// A rank that exits early while the others wait for it in a barrier:
+/// srun says which task failed and --kill-on-bad-exit ends the rest.
+fn failing_rank(c: &Cluster) {
+    let Some(prog) = build(c, "mpicc.mpich", "mpi_fail.c", "mpi_fail", &[]) else { return };
+    let o =
+        c.run_as(TEST_USER, "srun", &["-N2", "-n4", "--mpi=pmi2", "--kill-on-bad-exit", &prog.display().to_string()]);
+    assert_ne!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("rank 1 fails"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: error: node1: task 1: Exited with exit code 3"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: error: node2: tasks 2-3: Terminated"), "{}", o.stderr);
+    assert!(!o.stdout.contains("passed the barrier"), "{}", o.stdout);
+}
+
+/// A launcher of the torchrun kind finds its world, its rank and its master
+/// from SLURM_* and meets over TCP.
+fn rendezvous(c: &Cluster) {
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n4", "python3", &script("rendezvous.py")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        sorted(&o.stdout),
+        [
+            "rank 0/4 local 0 node 0 master node1 sum 6",
+            "rank 1/4 local 1 node 0 master node1 sum 6",
+            "rank 2/4 local 0 node 1 master node1 sum 6",
+            "rank 3/4 local 1 node 1 master node1 sum 6",
+        ],
+        "{}",
+        o.stderr
+    );
+}
+
+/// 16 ranks over 4 agents, 64 over 8.
+fn scale(c: &Cluster, mpich: &Path, ompi: &Path) {
+    let o = c.run_as(TEST_USER, "srun", &["-N4", "-n16", "--mpi=pmi2", &mpich.display().to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(16, 4, false), "{}", o.stderr);
+    let o = c.run_as(TEST_USER, "srun", &["-N8", "-n64", "--mpi=pmi2", &mpich.display().to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(64, 8, false), "{}", o.stderr);
+    let o =
+        c.run_env(Some(TEST_USER), OMPI_ENV, "srun", &["-N8", "-n64", "--mpi=pmix", &ompi.display().to_string()], None);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(sorted(&o.stdout), hello_lines(64, 8, false), "{}", o.stderr);
 }
