@@ -11,6 +11,11 @@
 #   srun_n2n8      `srun -N2 -n8 true`                  (its own allocation, 8 tasks on 2 nodes)
 #   step_in_alloc  `srun --jobid=J -N1 -n1 true`        (a step in a `salloc -N2 --no-shell`)
 #   srun_nall      `srun -N<BENCH_SRUN_NODES> true`     (every node of the cluster)
+#   mpi_pmi2       `srun -N2 -n8 --mpi=pmi2 hello`      (MPICH, slurm-tests/scripts/mpi_hello.c)
+#   mpi_pmix_n1    `srun -N1 -n4 --mpi=pmix hello`      (Open MPI direct launch, one node)
+#   mpi_pmix       `srun -N2 -n8 --mpi=pmix hello`      (Open MPI over two nodes: Slurm 22.05's
+#                  two slurmd on one host share a PMIx directory and fail, so Spur's alone)
+# (the MPI measures launch-to-finish of the whole program; BENCH_SRUN_MPI=0 skips them)
 # alternating Spur/Slurm run by run (and which goes first). Before each run of a measure
 # that makes its own allocation the system's queue is empty (not timed). Prints a table, then
 # one machine-readable line per measure and statistic:
@@ -342,12 +347,54 @@ for ((i = 0; i < RUNS; i++)); do
   done
 done
 
+# ------------------------------------------------------------------ MPI
+SLURM_PMIX_N2=skipped
+if [ "${BENCH_SRUN_MPI:-1}" != 0 ]; then
+  for c in mpicc.mpich mpicc.openmpi; do command -v $c > /dev/null || die "$c missing (scripts/setup.sh installs it)"; done
+  mpicc.mpich -o "$OUT/work/hello_mpich" "$ROOT/slurm-tests/scripts/mpi_hello.c" || die "mpicc.mpich failed"
+  mpicc.openmpi -o "$OUT/work/hello_ompi" "$ROOT/slurm-tests/scripts/mpi_hello.c" || die "mpicc.openmpi failed"
+  # every node is on this host: Open MPI over TCP on the loopback (README.md, MPI)
+  export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+  # mpi_check N CMD...: N ranks each print the sum of 0..N-1
+  mpi_check() {
+    local n=$1 got; shift
+    got=$("$@" 2> "$OUT/$CUR-mpi.err" | grep -c "of $n sum $((n * (n - 1) / 2)) on ")
+    [ "$got" = "$n" ]
+  }
+  log "checking the MPI programs on each system"
+  for s in spur slurm; do
+    use "$s"
+    mpi_check 8 $BIN/srun -N2 -n8 --mpi=pmi2 ./hello_mpich || die "$CUR: srun --mpi=pmi2 hello_mpich failed ($(head -3 "$OUT/$CUR-mpi.err"))"
+    mpi_check 4 $BIN/srun -N1 -n4 --mpi=pmix ./hello_ompi || die "$CUR: srun -N1 --mpi=pmix hello_ompi failed ($(head -3 "$OUT/$CUR-mpi.err"))"
+    wait_empty
+  done
+  use spur
+  mpi_check 8 $BIN/srun -N2 -n8 --mpi=pmix ./hello_ompi || die "spur: srun -N2 --mpi=pmix hello_ompi failed ($(head -3 "$OUT/spur-mpi.err"))"
+  use slurm
+  if mpi_check 8 timeout 60 $BIN/srun -N2 -n8 --mpi=pmix ./hello_ompi; then SLURM_PMIX_N2=works; else
+    SLURM_PMIX_N2="fails: $(grep -m1 -i error "$OUT/slurm-mpi.err" | cut -c1-120)"; fi
+  $BIN/scancel -u root 2>/dev/null; wait_empty
+  log "Slurm's srun -N2 --mpi=pmix here: $SLURM_PMIX_N2"
+  log "srun -N2 -n8 --mpi=pmi2 hello_mpich ($RUNS runs each, alternating)"
+  runs mpi_pmi2 1 -N2 -n8 --mpi=pmi2 ./hello_mpich
+  log "srun -N1 -n4 --mpi=pmix hello_ompi ($RUNS runs each, alternating)"
+  runs mpi_pmix_n1 1 -N1 -n4 --mpi=pmix ./hello_ompi
+  log "srun -N2 -n8 --mpi=pmix hello_ompi ($RUNS runs$([ "$SLURM_PMIX_N2" = works ] && echo " each, alternating" || echo ", Spur only"))"
+  for ((i = 0; i < RUNS; i++)); do
+    for s in spur slurm; do
+      [ $s = slurm ] && [ "$SLURM_PMIX_N2" != works ] && continue
+      use "$s"; wait_empty
+      timed mpi_pmix $BIN/srun -N2 -n8 --mpi=pmix ./hello_ompi
+    done
+  done
+fi
+
 # ------------------------------------------------------------------ report
 log "done; raw samples in $SAMPLES"
 python3 - "$SAMPLES" "$RUNS" "$PROFILE" "$SLURM_VERSION" "$SPUR_UP_S" "$SLURM_UP_S" "$(nproc)" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$NODES" "$SNODES" <<'EOF'
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$NODES" "$SNODES" "$SLURM_PMIX_N2" <<'EOF'
 import sys, statistics, collections
-path, runs, profile, slurmv, spur_up, slurm_up, ncpu, load, nodes, snodes = sys.argv[1:]
+path, runs, profile, slurmv, spur_up, slurm_up, ncpu, load, nodes, snodes, slurm_pmix = sys.argv[1:]
 d = collections.defaultdict(list)
 for line in open(path):
     s, m, t0, t1 = line.rstrip('\n').split('\t')
@@ -363,6 +410,9 @@ rows = [
     ("srun_n2n8", "srun -N2 -n8 true (own allocation)"),
     ("step_in_alloc", "srun --jobid=J -N1 -n1 true (in salloc -N2)"),
     ("srun_nall", all_n),
+    ("mpi_pmi2", "srun -N2 -n8 --mpi=pmi2 MPICH hello"),
+    ("mpi_pmix_n1", "srun -N1 -n4 --mpi=pmix Open MPI hello"),
+    ("mpi_pmix", "srun -N2 -n8 --mpi=pmix Open MPI hello"),
 ]
 print()
 print(f"Spur ({profile} build) vs {slurmv} on {ncpu} cores (load avg at the end: {load})")
@@ -378,6 +428,11 @@ machine = []
 def word(r): return f"{r:.2f}x faster" if r >= 1 else f"{1/r:.2f}x slower"
 for key, label in rows:
     a, b = d.get(("spur", key)), d.get(("slurm", key))
+    if a and not b and key == "mpi_pmix":
+        ma, pa = med(a), pct(a, 0.99)
+        print(f"| {label:<44} | {f'{ma:.1f} ({pa:.1f}, {max(a):.1f}) ms':>26} | {'fails (see below)':>26} | {'-':>14} | {'-':>14} |")
+        machine.append(f"spur_{key}_median_ms={ma:.4g} slurm_{key}=fails")
+        continue
     if not a or not b: continue
     ma, mb, pa, pb = med(a), med(b), pct(a, 0.99), pct(b, 0.99)
     rm, rp = mb / ma, pb / pa
@@ -386,6 +441,8 @@ for key, label in rows:
     machine.append(f"spur_{key}_median_ms={ma:.4g} slurm_{key}_median_ms={mb:.4g} ratio={rm:.3f}")
     machine.append(f"spur_{key}_p99_ms={pa:.4g} slurm_{key}_p99_ms={pb:.4g} ratio={rp:.3f}")
 print()
+if slurm_pmix != "skipped":
+    print(f"Slurm's srun -N2 -n8 --mpi=pmix on this host: {slurm_pmix}")
 print("# ratio = how many times faster Spur is (slurm/spur)")
 for l in machine: print(l)
 EOF

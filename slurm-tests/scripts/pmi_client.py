@@ -2,7 +2,9 @@
 `pmi_client.py 2` speaks PMI-2 (libpmi2's length-prefixed `cmd=...;`
 messages, a `;` in a value written `;;`), `pmi_client.py 1` PMI-1 (MPICH's
 simple PMI lines). Each rank puts a value, fences, reads its right-hand
-neighbour's and prints it with the job's process mapping."""
+neighbour's and prints it with the job's process mapping. Rank 0 publishes
+a name before the fence and the last rank (on another node) looks it up
+after it: the step's name service, which srun keeps."""
 import os
 import socket
 import sys
@@ -55,7 +57,12 @@ if version == "2":
     r = pmi2([("cmd", "fullinit"), ("pmijobid", os.environ["PMI_JOBID"]), ("pmirank", str(rank))])
     assert (r["rank"], r["size"]) == (str(rank), str(size)), r
     pmi2([("cmd", "kvs-put"), ("key", "k%d" % rank), ("value", "v%d;with;semicolons" % rank)])
+    if rank == 0:
+        assert pmi2([("cmd", "name-publish"), ("name", "svc"), ("port", "port-of-0")])["rc"] == "0"
     assert pmi2([("cmd", "kvs-fence")])["rc"] == "0"
+    if rank == size - 1:
+        r = pmi2([("cmd", "name-lookup"), ("name", "svc")])
+        assert (r["rc"], r.get("value")) == ("0", "port-of-0"), r
     got = pmi2([("cmd", "kvs-get"), ("jobid", os.environ["PMI_JOBID"]), ("srcid", "-1"), ("key", "k%d" % neighbour)])
     mapping = pmi2([("cmd", "info-getjobattr"), ("key", "PMI_process_mapping")])["value"]
     assert pmi2([("cmd", "finalize")])["rc"] == "0"
@@ -64,7 +71,11 @@ else:
     assert line() == "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1\n"
     kvs = pmi1("cmd=get_my_kvsname")["kvsname"]
     pmi1("cmd=put kvsname=%s key=k%d value=v%d" % (kvs, rank, rank))
+    if rank == 0:
+        assert pmi1("cmd=publish_name service=svc1 port=p0")["info"] == "ok"
     assert pmi1("cmd=barrier_in")["rc"] == "0"
+    if rank == size - 1:
+        assert pmi1("cmd=lookup_name service=svc1") == {"cmd": "lookup_result", "info": "ok", "port": "p0"}
     got = pmi1("cmd=get kvsname=%s key=k%d" % (kvs, neighbour))
     mapping = kvs
     assert pmi1("cmd=finalize")["rc"] == "0"

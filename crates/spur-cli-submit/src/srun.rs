@@ -1335,6 +1335,7 @@ fn stream(
     let mut terminating = false;
     let mut first_exit: Option<Instant> = None;
     let mut fences: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    let mut names: HashMap<String, String> = HashMap::new();
     let label = format!("{}.{}", job.job_id, step.step_id);
     let connect_deadline = Instant::now() + Duration::from_secs(60);
     while done_nodes < nnodes {
@@ -1422,6 +1423,20 @@ fn stream(
                 if let Some(n) = step.task_ids.iter().position(|ids| ids.contains(&rank)) {
                     io.pmix_dmodex(n as u32, rank, &data);
                 }
+            }
+            Msg::Io(Event::PmiName { node, data }) => {
+                // `--mpi=pmi2`'s name service: srun keeps the step's names
+                let r = spur_core::stepio::decode_puts(&data).unwrap_or_default();
+                let get = |k: &str| r.iter().find(|(x, _)| x == k).map(|(_, v)| v.as_str()).unwrap_or("");
+                let (name, port) = (get("name"), get("port"));
+                let op = spur_core::stepio::NameOp::parse(get("op")).unwrap_or(spur_core::stepio::NameOp::Lookup);
+                let found = spur_core::stepio::name_service(&mut names, op, name, port);
+                let answer = [
+                    ("id".to_string(), get("id").to_string()),
+                    ("found".to_string(), if found.is_some() { "1" } else { "0" }.to_string()),
+                    ("port".to_string(), found.unwrap_or_default()),
+                ];
+                io.pmi_name_answer(node, &spur_core::stepio::encode_puts(&answer));
             }
             Msg::Io(Event::PmixDmodexResp { data }) => {
                 if let Some(n) = data.get(0..4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes) {

@@ -59,6 +59,11 @@ pub enum Event {
     PmixDmodexResp {
         data: Vec<u8>,
     },
+    /// A task's name service request (`--mpi=pmi2`), from node `node`.
+    PmiName {
+        node: u32,
+        data: Vec<u8>,
+    },
 }
 
 /// srun's listener and the connections of the step's nodes.
@@ -153,6 +158,11 @@ impl StepIo {
         self.send(Some(node), FrameKind::PmixDmodexResp, ALL_TASKS, data)
     }
 
+    /// The answer to a name service request, to the node that asked.
+    pub fn pmi_name_answer(&self, node: u32, data: &[u8]) {
+        self.send(Some(node), FrameKind::PmiNameResp, ALL_TASKS, data)
+    }
+
     /// How many nodes are connected now.
     pub fn connected(&self) -> usize {
         self.writers.lock().unwrap_or_else(|e| e.into_inner()).len()
@@ -189,6 +199,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                 FrameKind::PmiFence => Event::PmiFence { node, data: f.data },
                 FrameKind::PmixDmodex => Event::PmixDmodex { rank: f.task, data: f.data },
                 FrameKind::PmixDmodexResp => Event::PmixDmodexResp { data: f.data },
+                FrameKind::PmiName => Event::PmiName { node, data: f.data },
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

@@ -8,6 +8,7 @@
 //! u32 LE) and the payload. A payload is at most [`MAX_PAYLOAD`] bytes; a
 //! reader refuses a longer one (a peer that is not a step daemon).
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 
 /// The largest payload of one frame.
@@ -57,6 +58,11 @@ pub enum FrameKind {
     /// (its asking node and number, the PMIx status as i32 LE, the data);
     /// srun passes it to the asking node.
     PmixDmodexResp = 15,
+    /// step daemon → srun: a name service request of a task (`pmi` records
+    /// `id`, `op` publish/unpublish/lookup, `name`, `port`).
+    PmiName = 16,
+    /// srun → step daemon: its answer (`id`, `found` 1 or 0, `port`).
+    PmiNameResp = 17,
 }
 
 impl FrameKind {
@@ -78,6 +84,8 @@ impl FrameKind {
             13 => Cancel,
             14 => PmiFenceResp,
             15 => PmixDmodexResp,
+            16 => PmiName,
+            17 => PmiNameResp,
             _ => return None,
         })
     }
@@ -119,6 +127,75 @@ impl TaskExit {
     }
 }
 
+/// A fence's puts as they travel between a node and srun: per pair, the
+/// key's length (u32 LE), the key, the value's length, the value. A
+/// concatenation of such records is one too (srun merges by concatenating).
+pub fn encode_puts(puts: &[(String, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (k, v) in puts {
+        for s in [k, v] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    out
+}
+
+/// [`encode_puts`]' records back; `None` when they are cut short.
+pub fn decode_puts(mut b: &[u8]) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let take = |b: &mut &[u8]| -> Option<String> {
+        let n = u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize;
+        let s = String::from_utf8_lossy(b.get(4..4 + n)?).into_owned();
+        *b = &b[4 + n..];
+        Some(s)
+    };
+    while !b.is_empty() {
+        let k = take(&mut b)?;
+        let v = take(&mut b)?;
+        out.push((k, v));
+    }
+    Some(out)
+}
+
+/// What a name service request asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameOp {
+    Publish,
+    Unpublish,
+    Lookup,
+}
+
+impl NameOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NameOp::Publish => "publish",
+            NameOp::Unpublish => "unpublish",
+            NameOp::Lookup => "lookup",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<NameOp> {
+        [NameOp::Publish, NameOp::Unpublish, NameOp::Lookup].into_iter().find(|o| o.as_str() == s)
+    }
+}
+
+/// A step's name service (`--mpi=pmi2`'s MPI_Publish_name and friends),
+/// kept in one place (srun): the answer to one request.
+pub fn name_service(names: &mut HashMap<String, String>, op: NameOp, name: &str, port: &str) -> Option<String> {
+    match op {
+        NameOp::Publish => {
+            names.insert(name.to_string(), port.to_string());
+            Some(String::new())
+        }
+        NameOp::Unpublish => {
+            names.remove(name);
+            Some(String::new())
+        }
+        NameOp::Lookup => names.get(name).cloned(),
+    }
+}
+
 pub fn write_frame<W: Write>(w: &mut W, kind: FrameKind, task: u32, data: &[u8]) -> io::Result<()> {
     let mut buf = Vec::with_capacity(9 + data.len());
     buf.push(kind as u8);
@@ -155,6 +232,16 @@ pub fn read_frame<R: Read>(r: &mut R) -> io::Result<Option<Frame>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn put_records_round_trip() {
+        let a = vec![("k".to_string(), "v;1".to_string()), (String::new(), String::new())];
+        let b = vec![("x".to_string(), "y".to_string())];
+        let mut both = encode_puts(&a);
+        both.extend(encode_puts(&b));
+        assert_eq!(decode_puts(&both), Some([a.clone(), b].concat()));
+        assert_eq!(decode_puts(&both[..both.len() - 1]), None);
+    }
 
     #[test]
     fn frames_round_trip_and_bad_ones_are_refused() {

@@ -171,36 +171,7 @@ pub fn process_mapping(node_of: &[u32]) -> String {
     s
 }
 
-/// A fence's puts as they travel between a node and srun: per pair, the
-/// key's length (u32 LE), the key, the value's length, the value. A
-/// concatenation of such records is one too (srun merges by concatenating).
-pub fn encode_puts(puts: &[(String, String)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (k, v) in puts {
-        for s in [k, v] {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-    }
-    out
-}
-
-/// [`encode_puts`]' records back; `None` when they are cut short.
-pub fn decode_puts(mut b: &[u8]) -> Option<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    let take = |b: &mut &[u8]| -> Option<String> {
-        let n = u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize;
-        let s = String::from_utf8_lossy(b.get(4..4 + n)?).into_owned();
-        *b = &b[4 + n..];
-        Some(s)
-    };
-    while !b.is_empty() {
-        let k = take(&mut b)?;
-        let v = take(&mut b)?;
-        out.push((k, v));
-    }
-    Some(out)
-}
+pub use spur_core::stepio::NameOp;
 
 /// What the step's tasks on this node need to know of the step.
 #[derive(Clone, Debug)]
@@ -220,6 +191,10 @@ pub struct StepInfo {
 /// (this node's included), once every node has fenced.
 pub trait Exchange: Send + Sync {
     fn fence(&self, puts: Vec<(String, String)>) -> io::Result<Vec<(String, String)>>;
+    /// The step's name service (MPI_Publish_name and friends), which srun
+    /// keeps for the whole step as Slurm's does: `publish` (a name already
+    /// there takes the new port), `unpublish`, `lookup` (the port, if any).
+    fn name(&self, op: NameOp, name: &str, port: &str) -> io::Result<Option<String>>;
 }
 
 #[derive(Default)]
@@ -234,12 +209,18 @@ struct Kvs {
     node_attrs: HashMap<String, String>,
 }
 
+/// The number Slurm's PMI-2 server answers a malformed spawn with
+/// (`PMI2_ERR_INVALID_ARGS`, pmi2.h).
+const PMI2_ERR_INVALID_ARGS: &str = "10";
+
 /// The PMI server of a step on one node, shared by its tasks' threads.
 pub struct Server {
     info: StepInfo,
     exchange: Box<dyn Exchange>,
     kvs: Mutex<Kvs>,
     fenced: Condvar,
+    /// A node attribute was put (`info-getnodeattr` with `wait=TRUE`).
+    attr_put: Condvar,
 }
 
 /// How a task's conversation ended.
@@ -253,7 +234,13 @@ pub enum End {
 
 impl Server {
     pub fn new(info: StepInfo, exchange: Box<dyn Exchange>) -> Arc<Server> {
-        Arc::new(Server { info, exchange, kvs: Mutex::new(Kvs::default()), fenced: Condvar::new() })
+        Arc::new(Server {
+            info,
+            exchange,
+            kvs: Mutex::new(Kvs::default()),
+            fenced: Condvar::new(),
+            attr_put: Condvar::new(),
+        })
     }
 
     /// Serve task `rank` on `fd` (its end of the socketpair) until it
@@ -330,6 +317,21 @@ impl Server {
         !k.failed
     }
 
+    /// A node attribute; with `wait`, once some task of the node puts it
+    /// (Slurm defers the answer until then).
+    fn node_attr(&self, key: &str, wait: bool) -> Option<String> {
+        let mut k = self.lock();
+        loop {
+            if let Some(v) = k.node_attrs.get(key) {
+                return Some(v.clone());
+            }
+            if !wait {
+                return None;
+            }
+            k = self.attr_put.wait(k).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
     fn serve_v1<S: Read + Write>(&self, _rank: u32, mut rd: BufReader<S>) -> io::Result<End> {
         let size = self.info.size.to_string();
         let mut line = String::new();
@@ -337,6 +339,28 @@ impl Server {
             line.clear();
             if rd.read_line(&mut line)? == 0 {
                 return Ok(End::Done);
+            }
+            if line.starts_with("mcmd=") {
+                // a spawn: a block of lines up to `endcmd`, one block per
+                // command; not served, and answered once the last block is
+                // in with what Slurm sends when srun's spawn fails (pmi1.c
+                // `_handle_mcmd`: PMI-2's form, to which a newline is added
+                // so that a line-reading client does not wait forever)
+                let mut block = line.clone();
+                while line.trim_end() != "endcmd" {
+                    line.clear();
+                    if rd.read_line(&mut line)? == 0 {
+                        return Ok(End::Done);
+                    }
+                    block.push_str(&line);
+                }
+                let field = |k: &str| {
+                    block.lines().find_map(|l| l.strip_prefix(k).and_then(|v| v.strip_prefix('='))).map(str::to_string)
+                };
+                if field("spawnssofar") == field("totspawns") {
+                    rd.get_mut().write_all(b"cmd=spawn-response;rc=-1;errmsg=spawn failed;\n")?;
+                }
+                continue;
             }
             let r = parse_v1(&line);
             let answer = match r.cmd.as_str() {
@@ -367,11 +391,24 @@ impl Server {
                     return Ok(End::Done);
                 }
                 "abort" => return Ok(End::Abort),
-                "lookup_name" => line_v1(&[("cmd", "lookup_result"), ("info", "fail")]),
-                "publish_name" => line_v1(&[("cmd", "publish_result"), ("info", "fail")]),
-                "unpublish_name" => line_v1(&[("cmd", "unpublish_result"), ("info", "fail")]),
-                // not served (create_kvs, destroy_kvs, getbyidx, spawn):
-                // an answer the client reads as a failure
+                "publish_name" | "unpublish_name" | "lookup_name" => {
+                    let op = match r.cmd.as_str() {
+                        "publish_name" => NameOp::Publish,
+                        "unpublish_name" => NameOp::Unpublish,
+                        _ => NameOp::Lookup,
+                    };
+                    let cmd = format!("{}_result", op.as_str());
+                    let service = r.get("service").unwrap_or("");
+                    match self.exchange.name(op, service, r.get("port").unwrap_or("")) {
+                        Ok(Some(port)) if op == NameOp::Lookup => {
+                            line_v1(&[("cmd", &cmd), ("info", "ok"), ("port", &port)])
+                        }
+                        Ok(Some(_)) => line_v1(&[("cmd", &cmd), ("info", "ok")]),
+                        _ => line_v1(&[("cmd", &cmd), ("info", "fail")]),
+                    }
+                }
+                // not served (create_kvs, destroy_kvs, getbyidx): an answer
+                // the client reads as a failure
                 other => line_v1(&[("cmd", other), ("rc", "-1")]),
             };
             rd.get_mut().write_all(answer.as_bytes())?;
@@ -439,9 +476,10 @@ impl Server {
                 "info-putnodeattr" => {
                     let (k, v) = (r.get("key").unwrap_or(""), r.get("value").unwrap_or(""));
                     self.lock().node_attrs.insert(k.to_string(), v.to_string());
+                    self.attr_put.notify_all();
                     frame_v2(&[("cmd", "info-putnodeattr-response"), ("rc", "0")])
                 }
-                "info-getnodeattr" => match self.lock().node_attrs.get(r.get("key").unwrap_or("")).cloned() {
+                "info-getnodeattr" => match self.node_attr(r.get("key").unwrap_or(""), r.get("wait") == Some("TRUE")) {
                     Some(v) => {
                         frame_v2(&[("cmd", "info-getnodeattr-response"), ("rc", "0"), ("found", "TRUE"), ("value", &v)])
                     }
@@ -452,6 +490,27 @@ impl Server {
                     return Ok(End::Done);
                 }
                 "abort" => return Ok(End::Abort),
+                "name-publish" | "name-unpublish" | "name-lookup" => {
+                    let op = match r.cmd.as_str() {
+                        "name-publish" => NameOp::Publish,
+                        "name-unpublish" => NameOp::Unpublish,
+                        _ => NameOp::Lookup,
+                    };
+                    let cmd = format!("{}-response", r.cmd);
+                    match self.exchange.name(op, r.get("name").unwrap_or(""), r.get("port").unwrap_or("")) {
+                        Ok(Some(port)) if op == NameOp::Lookup => {
+                            frame_v2(&[("cmd", &cmd), ("rc", "0"), ("value", &port)])
+                        }
+                        Ok(Some(_)) => frame_v2(&[("cmd", &cmd), ("rc", "0")]),
+                        _ => frame_v2(&[("cmd", &cmd), ("rc", "1")]),
+                    }
+                }
+                // spawning is not served: Slurm's answers when the request
+                // does not parse, and when srun's spawn fails (pmi2.c)
+                "spawn" if r.get("ncmds").and_then(|n| n.parse::<u32>().ok()).is_none() => {
+                    frame_v2(&[("cmd", "spawn-response"), ("rc", PMI2_ERR_INVALID_ARGS), ("errmsg", "invalid command")])
+                }
+                "spawn" => frame_v2(&[("cmd", "spawn-response"), ("rc", "-1"), ("errmsg", "spawn failed")]),
                 other => {
                     let name = format!("{}-response", other);
                     frame_v2(&[("cmd", &name), ("rc", "-1"), ("errmsg", "not supported")])
@@ -474,6 +533,11 @@ mod tests {
         fn fence(&self, puts: Vec<(String, String)>) -> io::Result<Vec<(String, String)>> {
             Ok(puts)
         }
+        fn name(&self, op: NameOp, name: &str, port: &str) -> io::Result<Option<String>> {
+            static NAMES: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+            let mut g = NAMES.lock().unwrap();
+            Ok(spur_core::stepio::name_service(g.get_or_insert_with(HashMap::new), op, name, port))
+        }
     }
 
     #[test]
@@ -488,16 +552,6 @@ mod tests {
         // a value ending in `;`, and an empty one
         let r = parse_v2("cmd=x;a=b;;;c=;");
         assert_eq!(r.attrs, vec![("a".into(), "b;".into()), ("c".into(), "".into())]);
-    }
-
-    #[test]
-    fn put_records_round_trip() {
-        let a = vec![("k".to_string(), "v;1".to_string()), (String::new(), String::new())];
-        let b = vec![("x".to_string(), "y".to_string())];
-        let mut both = encode_puts(&a);
-        both.extend(encode_puts(&b));
-        assert_eq!(decode_puts(&both), Some([a.clone(), b].concat()));
-        assert_eq!(decode_puts(&both[..both.len() - 1]), None);
     }
 
     #[test]
@@ -530,21 +584,8 @@ mod tests {
             let s = srv.clone();
             servers.push(std::thread::spawn(move || s.serve(rank, stepd).unwrap()));
             clients.push(std::thread::spawn(move || {
-                let mut t = task;
-                let mut rd = BufReader::new(t.try_clone().unwrap());
-                t.write_all(b"cmd=init pmi_version=2 pmi_subversion=0\n").unwrap();
-                let mut l = String::new();
-                rd.read_line(&mut l).unwrap();
-                assert_eq!(l, "cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
-                let mut ask = |pairs: &[(&str, &str)]| {
-                    t.write_all(&frame_v2(pairs)).unwrap();
-                    let mut len = [0u8; 6];
-                    rd.read_exact(&mut len).unwrap();
-                    let n: usize = std::str::from_utf8(&len).unwrap().trim().parse().unwrap();
-                    let mut p = vec![0u8; n];
-                    rd.read_exact(&mut p).unwrap();
-                    parse_v2(&String::from_utf8(p).unwrap())
-                };
+                let mut c = V2Client::new(task);
+                let mut ask = |pairs: &[(&str, &str)]| c.ask(pairs);
                 let r = ask(&[("cmd", "fullinit"), ("pmijobid", "7.0"), ("pmirank", &rank.to_string())]);
                 assert_eq!((r.get("rank"), r.get("size")), (Some(rank.to_string().as_str()), Some("2")));
                 let value = format!("v{};x", rank);
@@ -574,6 +615,77 @@ mod tests {
         }
     }
 
+    /// A PMI-2 task's end: the handshake done, then one request at a time.
+    struct V2Client {
+        t: UnixStream,
+        rd: BufReader<UnixStream>,
+    }
+
+    impl V2Client {
+        fn new(mut t: UnixStream) -> V2Client {
+            let mut rd = BufReader::new(t.try_clone().unwrap());
+            t.write_all(b"cmd=init pmi_version=2 pmi_subversion=0\n").unwrap();
+            let mut l = String::new();
+            rd.read_line(&mut l).unwrap();
+            assert_eq!(l, "cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
+            V2Client { t, rd }
+        }
+
+        fn ask(&mut self, pairs: &[(&str, &str)]) -> Request {
+            self.t.write_all(&frame_v2(pairs)).unwrap();
+            let mut len = [0u8; 6];
+            self.rd.read_exact(&mut len).unwrap();
+            let n: usize = std::str::from_utf8(&len).unwrap().trim().parse().unwrap();
+            let mut p = vec![0u8; n];
+            self.rd.read_exact(&mut p).unwrap();
+            parse_v2(&String::from_utf8(p).unwrap())
+        }
+    }
+
+    /// The name service (kept by srun for the step), spawn refused with
+    /// Slurm's answers, and a node attribute waited for until another task
+    /// puts it.
+    #[test]
+    fn v2_names_spawn_and_waited_node_attributes() {
+        let info = StepInfo { jobid: "9.0".into(), size: 2, local_tasks: 2, mapping: process_mapping(&[0, 0]) };
+        let srv = Server::new(info, Box::new(OneNode));
+        let mut tasks = Vec::new();
+        for rank in 0..2u32 {
+            let (task, stepd) = UnixStream::pair().unwrap();
+            let s = srv.clone();
+            std::thread::spawn(move || s.serve(rank, stepd).unwrap());
+            tasks.push(task);
+        }
+        let putter = tasks.pop().unwrap();
+        let mut c = V2Client::new(tasks.pop().unwrap());
+        let late = std::thread::spawn(move || {
+            let mut p = V2Client::new(putter);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert_eq!(p.ask(&[("cmd", "info-putnodeattr"), ("key", "ready"), ("value", "yes")]).get("rc"), Some("0"));
+        });
+        let r = c.ask(&[("cmd", "info-getnodeattr"), ("key", "ready"), ("wait", "TRUE")]);
+        assert_eq!((r.get("found"), r.get("value")), (Some("TRUE"), Some("yes")));
+        late.join().unwrap();
+        let r = c.ask(&[("cmd", "info-getnodeattr"), ("key", "never"), ("wait", "FALSE")]);
+        assert_eq!(r.get("found"), Some("FALSE"));
+
+        let r = c.ask(&[("cmd", "name-publish"), ("name", "svc2"), ("port", "tag#0$")]);
+        assert_eq!((r.cmd.as_str(), r.get("rc")), ("name-publish-response", Some("0")));
+        let r = c.ask(&[("cmd", "name-lookup"), ("name", "svc2")]);
+        assert_eq!((r.get("rc"), r.get("value")), (Some("0"), Some("tag#0$")));
+        assert_eq!(c.ask(&[("cmd", "name-unpublish"), ("name", "svc2")]).get("rc"), Some("0"));
+        let r = c.ask(&[("cmd", "name-lookup"), ("name", "svc2")]);
+        assert_eq!((r.cmd.as_str(), r.get("rc"), r.get("value")), ("name-lookup-response", Some("1"), None));
+
+        let r = c.ask(&[("cmd", "spawn"), ("ncmds", "1"), ("subcmd", "a.out"), ("maxprocs", "2"), ("argc", "0")]);
+        assert_eq!(
+            (r.cmd.as_str(), r.get("rc"), r.get("errmsg")),
+            ("spawn-response", Some("-1"), Some("spawn failed"))
+        );
+        let r = c.ask(&[("cmd", "spawn")]);
+        assert_eq!((r.get("rc"), r.get("errmsg")), (Some("10"), Some("invalid command")));
+    }
+
     /// MPICH's simple PMI (PMI-1 lines): barrier as the fence.
     #[test]
     fn pmi1_client() {
@@ -600,6 +712,13 @@ mod tests {
         assert_eq!(ask("cmd=barrier_in\n"), "cmd=barrier_out rc=0\n");
         assert_eq!(ask("cmd=get kvsname=8.1 key=a\n"), "cmd=get_result rc=0 value=1\n");
         assert_eq!(ask("cmd=get kvsname=8.1 key=b\n"), "cmd=get_result rc=1\n");
+        assert_eq!(ask("cmd=publish_name service=svc1 port=p1\n"), "cmd=publish_result info=ok\n");
+        assert_eq!(ask("cmd=lookup_name service=svc1\n"), "cmd=lookup_result info=ok port=p1\n");
+        assert_eq!(ask("cmd=unpublish_name service=svc1\n"), "cmd=unpublish_result info=ok\n");
+        assert_eq!(ask("cmd=lookup_name service=svc1\n"), "cmd=lookup_result info=fail\n");
+        // a spawn is a block of lines; refused once its last command is in
+        let spawn = "mcmd=spawn\nnprocs=1\nexecname=a.out\ntotspawns=1\nspawnssofar=1\nargcnt=0\npreput_num=0\ninfo_num=0\nendcmd\n";
+        assert_eq!(ask(spawn), "cmd=spawn-response;rc=-1;errmsg=spawn failed;\n");
         assert_eq!(ask("cmd=finalize\n"), "cmd=finalize_ack rc=0\n");
         assert_eq!(server.join().unwrap(), End::Done);
     }

@@ -395,6 +395,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     }
     // `--mpi=pmi2`: each task's PMI conversation; fences meet at srun
     let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let name_waits = NameWaits::default();
     if !pmi_socks.is_empty() {
         let node_of = crate::pmi::task_nodes(&spec.step.task_ids, spec.step.num_tasks);
         let info = crate::pmi::StepInfo {
@@ -403,8 +404,10 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             local_tasks: pmi_socks.len() as u32,
             mapping: crate::pmi::process_mapping(&node_of),
         };
-        let server =
-            crate::pmi::Server::new(info, Box::new(SrunExchange { srun: srun.clone(), rx: Mutex::new(pmi_rx) }));
+        let server = crate::pmi::Server::new(
+            info,
+            Box::new(SrunExchange { srun: srun.clone(), rx: Mutex::new(pmi_rx), names: name_waits.clone() }),
+        );
         for (t, s) in pmi_socks {
             let server = server.clone();
             let ender = ender.clone();
@@ -479,6 +482,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
                         });
                     }
                     FrameKind::PmixDmodexResp if pmix_on => crate::pmix::dmodex_answered(&f.data),
+                    FrameKind::PmiNameResp => name_waits.answered(&f.data),
                     _ => {}
                 },
                 Ok(None) | Err(_) => {
@@ -726,13 +730,50 @@ fn signal_tasks(t: &TaskSet, sig: i32) {
 struct SrunExchange {
     srun: Srun,
     rx: Mutex<std::sync::mpsc::Receiver<Vec<u8>>>,
+    names: NameWaits,
+}
+
+/// The name service requests waiting for srun's answer, by number.
+#[derive(Clone, Default)]
+struct NameWaits(Arc<Mutex<(u64, HashMap<u64, NameWaiter>)>>);
+
+/// Where the answer to one name service request goes.
+type NameWaiter = std::sync::mpsc::Sender<Option<String>>;
+
+impl NameWaits {
+    /// srun's answer (`PmiNameResp`) to the request it names.
+    fn answered(&self, data: &[u8]) {
+        let r = stepio::decode_puts(data).unwrap_or_default();
+        let get = |k: &str| r.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone()).unwrap_or_default();
+        let Ok(id) = get("id").parse::<u64>() else { return };
+        let waiter = self.0.lock().unwrap_or_else(|e| e.into_inner()).1.remove(&id);
+        if let Some(w) = waiter {
+            let _ = w.send((get("found") == "1").then(|| get("port")));
+        }
+    }
 }
 
 impl crate::pmi::Exchange for SrunExchange {
     fn fence(&self, puts: Vec<(String, String)>) -> io::Result<Vec<(String, String)>> {
-        self.srun.send(FrameKind::PmiFence, ALL_TASKS, &crate::pmi::encode_puts(&puts));
+        self.srun.send(FrameKind::PmiFence, ALL_TASKS, &stepio::encode_puts(&puts));
         let all = self.rx.lock().unwrap_or_else(|e| e.into_inner()).recv().map_err(|_| io::ErrorKind::BrokenPipe)?;
-        crate::pmi::decode_puts(&all).ok_or_else(|| io::ErrorKind::InvalidData.into())
+        stepio::decode_puts(&all).ok_or_else(|| io::ErrorKind::InvalidData.into())
+    }
+
+    fn name(&self, op: crate::pmi::NameOp, name: &str, port: &str) -> io::Result<Option<String>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let id = {
+            let mut g = self.names.0.lock().unwrap_or_else(|e| e.into_inner());
+            g.0 += 1;
+            let id = g.0;
+            g.1.insert(id, tx);
+            id
+        };
+        let req =
+            [("id", id.to_string()), ("op", op.as_str().to_string()), ("name", name.into()), ("port", port.into())]
+                .map(|(k, v)| (k.to_string(), v));
+        self.srun.send(FrameKind::PmiName, ALL_TASKS, &stepio::encode_puts(&req));
+        rx.recv().map_err(|_| io::ErrorKind::BrokenPipe.into())
     }
 }
 
