@@ -368,6 +368,12 @@ if [ "${BENCH_SRUN_MPI:-1}" != 0 ]; then
     mpi_check 4 $BIN/srun -N1 -n4 --mpi=pmix ./hello_ompi || die "$CUR: srun -N1 --mpi=pmix hello_ompi failed ($(head -3 "$OUT/$CUR-mpi.err"))"
     wait_empty
   done
+  # what each system gives a PMIx task (compared by hand: $OUT/<system>-pmix-env.txt)
+  for s in spur slurm; do
+    use "$s"
+    $BIN/srun -N1 -n1 --mpi=pmix env 2> /dev/null | grep -E '^(PMIX|OMPI|SLURM_PMIX|SLURM_MPI)' | sed 's/=.*//' | sort > "$OUT/$s-pmix-env.txt"
+    wait_empty
+  done
   use spur
   mpi_check 8 $BIN/srun -N2 -n8 --mpi=pmix ./hello_ompi || die "spur: srun -N2 --mpi=pmix hello_ompi failed ($(head -3 "$OUT/spur-mpi.err"))"
   use slurm

@@ -12,7 +12,8 @@
 //! - Open MPI's `mpirun` inside `salloc -N2` and `sbatch -N2`, its daemons
 //!   started through srun (`--external-launcher`), ranks on both nodes.
 //! - A rank that fails: srun reports it and `--kill-on-bad-exit` ends the
-//!   others, which wait in a barrier it never reaches.
+//!   others, which wait in a barrier it never reaches; a rank's MPI_Abort
+//!   ends the step on every node (PMI-2 and PMIx).
 //! - A torchrun-style rendezvous (`scripts/rendezvous.py`) from `SLURM_*`.
 //! - 16 ranks over 4 agents, 64 ranks over 8 (PMI-2 and PMIx).
 //!
@@ -218,6 +219,23 @@ fn failing_rank(c: &Cluster) {
     assert!(o.stderr.contains("srun: error: node1: task 1: Exited with exit code 3"), "{}", o.stderr);
     assert!(o.stderr.contains("srun: error: node2: tasks 2-3: Terminated"), "{}", o.stderr);
     assert!(!o.stdout.contains("passed the barrier"), "{}", o.stdout);
+    // MPI_Abort: the whole step ends, on both nodes, under either plugin
+    let ompi = build(c, "mpicc.openmpi", "mpi_fail.c", "mpi_fail_ompi", &[]);
+    for (mpi, prog) in [("--mpi=pmi2", Some(prog)), ("--mpi=pmix", ompi)] {
+        let Some(prog) = prog else { continue };
+        let o = c.run_env(
+            Some(TEST_USER),
+            OMPI_ENV,
+            "srun",
+            &["-N2", "-n4", mpi, &prog.display().to_string(), "abort"],
+            None,
+        );
+        assert_ne!(o.code, 0, "{}", o.stderr);
+        assert!(o.stderr.contains("srun: Job step aborted"), "{}: {}", mpi, o.stderr);
+        assert!(o.stderr.contains("srun: error: node2: tasks 2-3: Killed"), "{}: {}", mpi, o.stderr);
+        assert!(!o.stderr.contains("memory"), "{}: {}", mpi, o.stderr);
+        assert!(!o.stdout.contains("passed the barrier"), "{}", o.stdout);
+    }
 }
 
 /// A launcher of the torchrun kind finds its world, its rank and its master

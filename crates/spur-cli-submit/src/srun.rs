@@ -1388,8 +1388,8 @@ fn stream(
                 }
             }
             Msg::Io(Event::Message(m)) => out(true, &m),
-            Msg::Io(Event::Aborted { end_step }) => {
-                if end_step && o.jobid.is_none() {
+            Msg::Io(Event::Aborted { end_step, memory }) => {
+                if memory && o.jobid.is_none() {
                     // over its memory (`OverMemoryKill`): the allocation's
                     // owner, srun here, is told (in a batch job, the step's
                     // stderr says it; in salloc's, salloc would)
@@ -1403,8 +1403,9 @@ fn stream(
                     );
                 }
                 if end_step && !terminating {
-                    // a node ended the step (over its memory limit): as the
-                    // controller's step cancel would, on every node
+                    // a node ended the step (over its memory limit, a PMI
+                    // abort): as the controller's step cancel would, on every
+                    // node
                     terminating = true;
                     io.cancel(libc::SIGKILL);
                 }

@@ -39,10 +39,11 @@ pub enum Event {
     /// Node `node`'s step daemon connected (its tasks are starting).
     NodeStarted(u32),
     /// The step was cancelled from outside (scancel, its job's end), or
-    /// (`end_step`) a node ended it itself (over its memory limit) and asks
-    /// srun to end it on the others.
+    /// (`end_step`) a node ended it itself and asks srun to end it on the
+    /// others: over its memory limit (`memory`), or a task's PMI abort.
     Aborted {
         end_step: bool,
+        memory: bool,
     },
     /// Node `node`'s tasks fenced (`--mpi=pmi2`), with what they put.
     PmiFence {
@@ -195,7 +196,10 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                     None => continue,
                 },
                 FrameKind::Message => Event::Message(f.data),
-                FrameKind::Aborted => Event::Aborted { end_step: f.data.first() == Some(&1) },
+                FrameKind::Aborted => Event::Aborted {
+                    end_step: matches!(f.data.first(), Some(1 | 2)),
+                    memory: f.data.first() == Some(&1),
+                },
                 FrameKind::PmiFence => Event::PmiFence { node, data: f.data },
                 FrameKind::PmixDmodex => Event::PmixDmodex { rank: f.task, data: f.data },
                 FrameKind::PmixDmodexResp => Event::PmixDmodexResp { data: f.data },

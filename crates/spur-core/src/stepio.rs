@@ -33,7 +33,8 @@ pub enum FrameKind {
     Done = 6,
     /// The step was cancelled from outside (scancel, its job's end): srun
     /// says `Job step aborted`. A data byte 1: the step daemon ended the
-    /// step itself (over its memory limit) and srun ends it on every node.
+    /// step itself (over its memory limit) and srun ends it on every node;
+    /// 2: the same for a task's PMI abort.
     Aborted = 7,
     /// `--mpi=pmi2`: what the node's tasks put since the last fence, once
     /// they have all fenced (`pmi` records: u32 LE key length, key, u32 LE

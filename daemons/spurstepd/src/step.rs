@@ -414,7 +414,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             std::thread::spawn(move || {
                 if let Ok(crate::pmi::End::Abort) = server.serve(t, s) {
                     // a task's PMI abort ends the step
-                    ender.cancel(libc::SIGKILL, None, true);
+                    ender.abort_step();
                 }
             });
         }
@@ -424,7 +424,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         let ender = ender.clone();
         std::thread::spawn(move || {
             if pmix_aborted.recv().is_ok() {
-                ender.cancel(libc::SIGKILL, None, true);
+                ender.abort_step();
             }
         });
     }
@@ -819,6 +819,14 @@ struct Ender {
 }
 
 impl Ender {
+    /// A task asked (PMI abort) that the whole step end: here now, and on
+    /// every other node through srun (`Aborted` with 1), as slurmstepd
+    /// kills the step through the controller.
+    fn abort_step(&self) {
+        self.cancel(libc::SIGKILL, None, false);
+        self.srun.send(FrameKind::Aborted, ALL_TASKS, &[2]);
+    }
+
     /// End the step once: slurmstepd's `*** STEP J.S ON node CANCELLED AT
     /// ... ***` line (on the stderr of the node's first task, as slurmstepd
     /// writes it), `aborted`: srun is told the step was cancelled from
