@@ -5,7 +5,8 @@
 //! signals back on the same connection.
 //!
 //! A frame is a 9-byte header (kind, task id as u32 LE, payload length as
-//! u32 LE) and the payload. A payload is at most [`MAX_PAYLOAD`] bytes; a
+//! u32 LE) and the payload. A payload is at most [`MAX_PAYLOAD`] bytes
+//! ([`MAX_COLLECTIVE_PAYLOAD`] for an MPI collective's data); a
 //! reader refuses a longer one (a peer that is not a step daemon).
 
 use std::collections::HashMap;
@@ -13,6 +14,10 @@ use std::io::{self, Read, Write};
 
 /// The largest payload of one frame.
 pub const MAX_PAYLOAD: u32 = 1 << 20;
+/// The largest payload of an MPI collective's frame (a fence's data, which
+/// grows with the step's ranks: Open MPI's modex is some hundreds of bytes a
+/// rank, so 8 ranks on each of 10,000 nodes need about 25 MB).
+pub const MAX_COLLECTIVE_PAYLOAD: u32 = 256 << 20;
 /// `task` of a frame about no task or every task.
 pub const ALL_TASKS: u32 = u32::MAX;
 
@@ -67,6 +72,14 @@ pub enum FrameKind {
 }
 
 impl FrameKind {
+    /// The longest payload a reader takes in a frame of this kind.
+    pub fn max_payload(self) -> u32 {
+        match self {
+            FrameKind::PmiFence | FrameKind::PmiFenceResp | FrameKind::PmixDmodexResp => MAX_COLLECTIVE_PAYLOAD,
+            _ => MAX_PAYLOAD,
+        }
+    }
+
     fn from_u8(b: u8) -> Option<FrameKind> {
         use FrameKind::*;
         Some(match b {
@@ -222,11 +235,15 @@ pub fn read_frame<R: Read>(r: &mut R) -> io::Result<Option<Frame>> {
     let kind = FrameKind::from_u8(h[0]).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad frame kind"))?;
     let task = u32::from_le_bytes([h[1], h[2], h[3], h[4]]);
     let len = u32::from_le_bytes([h[5], h[6], h[7], h[8]]);
-    if len > MAX_PAYLOAD {
+    if len > kind.max_payload() {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "frame too long"));
     }
-    let mut data = vec![0u8; len as usize];
-    r.read_exact(&mut data)?;
+    // (memory as the bytes arrive, not as a header claims)
+    let mut data = Vec::with_capacity((len as usize).min(MAX_PAYLOAD as usize));
+    r.take(len as u64).read_to_end(&mut data)?;
+    if data.len() != len as usize {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
     Ok(Some(Frame { kind, task, data }))
 }
 
@@ -261,6 +278,19 @@ mod tests {
         let mut long = vec![2u8, 0, 0, 0, 0];
         long.extend_from_slice(&(MAX_PAYLOAD + 1).to_le_bytes());
         assert!(read_frame(&mut &long[..]).is_err());
+        // a fence's data may be longer, up to its own limit
+        let big = vec![7u8; MAX_PAYLOAD as usize + 10];
+        let mut buf = Vec::new();
+        write_frame(&mut buf, FrameKind::PmiFenceResp, ALL_TASKS, &big).unwrap();
+        assert_eq!(read_frame(&mut &buf[..]).unwrap().unwrap().data, big);
+        let mut huge = vec![FrameKind::PmiFence as u8, 0, 0, 0, 0];
+        huge.extend_from_slice(&(MAX_COLLECTIVE_PAYLOAD + 1).to_le_bytes());
+        assert!(read_frame(&mut &huge[..]).is_err());
+        // a header claiming more than arrives
+        let mut short = vec![FrameKind::PmiFence as u8, 0, 0, 0, 0];
+        short.extend_from_slice(&100u32.to_le_bytes());
+        short.extend_from_slice(b"abc");
+        assert!(read_frame(&mut &short[..]).is_err());
         assert!(TaskExit::decode(&[1, 2]).is_none());
     }
 }
