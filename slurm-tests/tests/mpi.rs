@@ -15,7 +15,8 @@
 //!   others, which wait in a barrier it never reaches; a rank's MPI_Abort
 //!   ends the step on every node (PMI-2 and PMIx).
 //! - A torchrun-style rendezvous (`scripts/rendezvous.py`) from `SLURM_*`.
-//! - 16 ranks over 4 agents, 64 ranks over 8 (PMI-2 and PMIx).
+//! - 16 ranks over 4 agents, 64 ranks over 8 (PMI-2 and PMIx), the fences
+//!   up a tree of step daemons three levels deep.
 //!
 //! Every "node" is on this one host, so Open MPI is told to use TCP on the
 //! loopback (`OMPI_ENV`): its shared-memory transport names its segments
@@ -256,16 +257,21 @@ fn rendezvous(c: &Cluster) {
     );
 }
 
-/// 16 ranks over 4 agents, 64 over 8.
+/// 16 ranks over 4 agents, 64 over 8; the fences of the 64 go up a tree of
+/// width 2 (`SLURM_PMI2_TREE_WIDTH`: srun above node1 and node2, node1 above
+/// node3 and node4, ...), step daemons three levels deep.
 fn scale(c: &Cluster, mpich: &Path, ompi: &Path) {
     let o = c.run_as(TEST_USER, "srun", &["-N4", "-n16", "--mpi=pmi2", &mpich.display().to_string()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(sorted(&o.stdout), hello_lines(16, 4, false), "{}", o.stderr);
-    let o = c.run_as(TEST_USER, "srun", &["-N8", "-n64", "--mpi=pmi2", &mpich.display().to_string()]);
+    let tree = [("SLURM_PMI2_TREE_WIDTH", "2")];
+    let o =
+        c.run_env(Some(TEST_USER), &tree, "srun", &["-N8", "-n64", "--mpi=pmi2", &mpich.display().to_string()], None);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(sorted(&o.stdout), hello_lines(64, 8, false), "{}", o.stderr);
-    let o =
-        c.run_env(Some(TEST_USER), OMPI_ENV, "srun", &["-N8", "-n64", "--mpi=pmix", &ompi.display().to_string()], None);
+    let mut env = OMPI_ENV.to_vec();
+    env.extend(tree);
+    let o = c.run_env(Some(TEST_USER), &env, "srun", &["-N8", "-n64", "--mpi=pmix", &ompi.display().to_string()], None);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(sorted(&o.stdout), hello_lines(64, 8, false), "{}", o.stderr);
 }

@@ -1336,6 +1336,15 @@ fn stream(
     let mut first_exit: Option<Instant> = None;
     let mut fences: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut names: HashMap<String, String> = HashMap::new();
+    // an MPI step's tree
+    let mpi_step = step.mpi == "pmi2" || step.mpi.starts_with("pmix");
+    let tree_width = spur_core::stepio::tree_width(
+        std::env::var("SLURM_PMI2_TREE_WIDTH").ok().as_deref(),
+        c.conf().get("TreeWidth"),
+    );
+    let roots = spur_core::stepio::tree_roots(nnodes, tree_width);
+    let mut tree_addrs: HashMap<u32, String> = HashMap::new();
+    let mut started: std::collections::HashSet<u32> = std::collections::HashSet::new();
     let label = format!("{}.{}", job.job_id, step.step_id);
     let connect_deadline = Instant::now() + Duration::from_secs(60);
     while done_nodes < nnodes {
@@ -1411,13 +1420,25 @@ fn stream(
                 }
             }
             Msg::Io(Event::PmiFence { node, data }) => {
-                // `--mpi=pmi2`: once every node's tasks fenced, every node
-                // gets all nodes' puts (srun is the root of Slurm's tree)
+                // an MPI step's fence: srun is the root of the tree, its
+                // nodes below it each bring their subtree's data; once all
+                // have, the answer goes back down through them
                 fences.insert(node, data);
-                if fences.len() as u32 == nnodes {
+                if fences.len() == roots.len() {
                     let all: Vec<u8> = std::mem::take(&mut fences).into_values().flatten().collect();
-                    io.pmi_fence_done(&all);
+                    for n in roots.clone() {
+                        io.pmi_fence_done_to(n, &all);
+                    }
                 }
+            }
+            Msg::Io(Event::TreeAddr { node, addr }) => {
+                // where a node's children in the tree reach it
+                for c in spur_core::stepio::tree_children(node, nnodes, tree_width) {
+                    if started.contains(&c) {
+                        io.tree_parent(c, &addr);
+                    }
+                }
+                tree_addrs.insert(node, addr);
             }
             Msg::Io(Event::PmixDmodex { rank, data }) => {
                 // `--mpi=pmix`: to the node holding the rank
@@ -1445,6 +1466,13 @@ fn stream(
                 }
             }
             Msg::Io(Event::NodeStarted(n)) => {
+                if mpi_step {
+                    let above = spur_core::stepio::tree_parent(n, tree_width).and_then(|p| tree_addrs.get(&p));
+                    if let Some(addr) = above {
+                        io.tree_parent(n, addr);
+                    }
+                    started.insert(n);
+                }
                 if o.verbose > 0 {
                     if let (Some(a), Some(ids)) = (step.allocs.get(n as usize), step.task_ids.get(n as usize)) {
                         eprintln!("srun: {}Node {}, {} tasks started", launch_prefix("_task_start"), a.node, ids.len());

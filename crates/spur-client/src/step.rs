@@ -60,6 +60,11 @@ pub enum Event {
     PmixDmodexResp {
         data: Vec<u8>,
     },
+    /// Node `node`'s tree listener (an MPI step's collectives).
+    TreeAddr {
+        node: u32,
+        addr: String,
+    },
     /// A task's name service request (`--mpi=pmi2`), from node `node`.
     PmiName {
         node: u32,
@@ -144,11 +149,6 @@ impl StepIo {
         self.send(None, FrameKind::Cancel, ALL_TASKS, &sig.to_le_bytes())
     }
 
-    /// Every node's fence records (`--mpi=pmi2`), to every node.
-    pub fn pmi_fence_done(&self, data: &[u8]) {
-        self.send(None, FrameKind::PmiFenceResp, ALL_TASKS, data)
-    }
-
     /// A direct modex request for `rank`, to the node holding it.
     pub fn pmix_dmodex(&self, node: u32, rank: u32, data: &[u8]) {
         self.send(Some(node), FrameKind::PmixDmodex, rank, data)
@@ -157,6 +157,16 @@ impl StepIo {
     /// A direct modex answer, to the node that asked.
     pub fn pmix_dmodex_answer(&self, node: u32, data: &[u8]) {
         self.send(Some(node), FrameKind::PmixDmodexResp, ALL_TASKS, data)
+    }
+
+    /// Where node `node`'s tree parent listens.
+    pub fn tree_parent(&self, node: u32, addr: &str) {
+        self.send(Some(node), FrameKind::TreeParent, ALL_TASKS, addr.as_bytes())
+    }
+
+    /// The fence's answer to node `node` (one of the tree's roots).
+    pub fn pmi_fence_done_to(&self, node: u32, data: &[u8]) {
+        self.send(Some(node), FrameKind::PmiFenceResp, ALL_TASKS, data)
     }
 
     /// The answer to a name service request, to the node that asked.
@@ -204,6 +214,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                 FrameKind::PmixDmodex => Event::PmixDmodex { rank: f.task, data: f.data },
                 FrameKind::PmixDmodexResp => Event::PmixDmodexResp { data: f.data },
                 FrameKind::PmiName => Event::PmiName { node, data: f.data },
+                FrameKind::TreeAddr => Event::TreeAddr { node, addr: String::from_utf8_lossy(&f.data).into_owned() },
                 FrameKind::Done => {
                     let _ = tx.send(Event::NodeDone(node));
                     writers.lock().unwrap_or_else(|e| e.into_inner()).remove(&node);

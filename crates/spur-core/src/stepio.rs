@@ -69,6 +69,11 @@ pub enum FrameKind {
     PmiName = 16,
     /// srun → step daemon: its answer (`id`, `found` 1 or 0, `port`).
     PmiNameResp = 17,
+    /// step daemon → srun, from a node with children in an MPI step's tree
+    /// ([`tree_parent`]): where its tree listener is (`host:port`).
+    TreeAddr = 18,
+    /// srun → step daemon: where its tree parent's listener is.
+    TreeParent = 19,
 }
 
 impl FrameKind {
@@ -100,6 +105,8 @@ impl FrameKind {
             15 => PmixDmodexResp,
             16 => PmiName,
             17 => PmiNameResp,
+            18 => TreeAddr,
+            19 => TreeParent,
             _ => return None,
         })
     }
@@ -170,6 +177,39 @@ pub fn decode_puts(mut b: &[u8]) -> Option<Vec<(String, String)>> {
         out.push((k, v));
     }
     Some(out)
+}
+
+/// The tree an MPI step's collectives climb (Slurm's PMI tree): srun is the
+/// root, with nodes `0..width` below it; node `i` has the nodes
+/// `width*(i+1) ..` below it, at most `width` of them. Each node sends up
+/// its own tasks' data with its children's, and passes the answer down.
+/// The tree's width, as Slurm's srun and slurmstepd both take it: the
+/// step's `SLURM_PMI2_TREE_WIDTH` (2 or more), else slurm.conf's
+/// `TreeWidth`, else 50.
+pub fn tree_width(env: Option<&str>, conf: Option<&str>) -> u32 {
+    env.and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&w| w >= 2)
+        .or_else(|| conf.and_then(|v| v.trim().parse::<u32>().ok()).filter(|&w| w > 0))
+        .unwrap_or(50)
+}
+
+/// The node above node `node` (`None`: srun).
+pub fn tree_parent(node: u32, width: u32) -> Option<u32> {
+    let w = width.max(1);
+    (node >= w).then(|| node / w - 1)
+}
+
+/// The nodes below node `node` in a step of `nnodes`.
+pub fn tree_children(node: u32, nnodes: u32, width: u32) -> std::ops::Range<u32> {
+    let w = width.max(1) as u64;
+    let first = (w * (node as u64 + 1)).min(nnodes as u64) as u32;
+    let end = (w * (node as u64 + 1) + w).min(nnodes as u64) as u32;
+    first..end
+}
+
+/// The nodes right below srun.
+pub fn tree_roots(nnodes: u32, width: u32) -> std::ops::Range<u32> {
+    0..nnodes.min(width.max(1))
 }
 
 /// What a name service request asks.
@@ -250,6 +290,28 @@ pub fn read_frame<R: Read>(r: &mut R) -> io::Result<Option<Frame>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tree_covers_every_node_once() {
+        for (n, w) in [(1, 2), (8, 2), (8, 3), (64, 16), (100, 1), (10_000, 50)] {
+            let mut seen = vec![0u32; n as usize];
+            let mut stack: Vec<u32> = tree_roots(n, w).collect();
+            while let Some(i) = stack.pop() {
+                seen[i as usize] += 1;
+                for c in tree_children(i, n, w) {
+                    assert_eq!(tree_parent(c, w), Some(i));
+                    stack.push(c);
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "n={} w={}", n, w);
+            assert!(tree_roots(n, w).all(|r| tree_parent(r, w).is_none()));
+        }
+        assert_eq!(tree_children(0, 8, 2), 2..4);
+        assert_eq!(tree_children(3, 8, 2), 8..8);
+        assert_eq!(tree_width(Some("4"), Some("16")), 4);
+        assert_eq!(tree_width(Some("1"), Some("16")), 16);
+        assert_eq!(tree_width(None, None), 50);
+    }
 
     #[test]
     fn put_records_round_trip() {

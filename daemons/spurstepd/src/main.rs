@@ -13,6 +13,7 @@
 #[cfg(test)]
 mod alloc_guard;
 mod exec;
+mod fence;
 mod iopattern;
 mod jobenv;
 mod pmi;

@@ -256,16 +256,19 @@ pub fn start(spec: &StepLaunch, dir: &Path, node: &str, node_id: u32, link: Box<
     Ok(server)
 }
 
-/// The step daemon's [`Link`]: frames to srun, and the abort through a
-/// channel to the thread that can end the step.
+/// The step daemon's [`Link`]: fences up the step's tree, direct modex
+/// frames to srun, and the abort through a channel to the thread that can
+/// end the step.
 pub struct SrunLink<S: Fn(spur_core::stepio::FrameKind, u32, &[u8]) + Send + Sync + 'static> {
     pub send: S,
+    /// The step's fence tree (`fence`).
+    pub tree: std::sync::Arc<crate::fence::Tree>,
     pub abort: Mutex<mpsc::Sender<()>>,
 }
 
 impl<S: Fn(spur_core::stepio::FrameKind, u32, &[u8]) + Send + Sync + 'static> Link for SrunLink<S> {
     fn fence(&self, data: &[u8]) {
-        (self.send)(spur_core::stepio::FrameKind::PmiFence, spur_core::stepio::ALL_TASKS, data);
+        self.tree.contribute(data.to_vec());
     }
     fn dmodex(&self, rank: u32, payload: &[u8]) {
         (self.send)(spur_core::stepio::FrameKind::PmixDmodex, rank, payload);

@@ -198,6 +198,40 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     let mut hello = (node_id as u32).to_le_bytes().to_vec();
     hello.extend_from_slice(&spec.io.io_key);
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
+    // an MPI step's fences go up a tree whose root is srun, of the width
+    // srun takes too (the step's SLURM_PMI2_TREE_WIDTH, else TreeWidth)
+    let mpi_step = spec.step.mpi == "pmi2" || spec.step.mpi.starts_with("pmix");
+    let tree_width = mpi_step.then(|| {
+        let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
+        let env = spec.io.env.iter().find(|(k, _)| k == "SLURM_PMI2_TREE_WIDTH").map(|(_, v)| v.as_str());
+        stepio::tree_width(env, conf.as_ref().and_then(|c| c.get("TreeWidth")))
+    });
+    let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let tree = {
+        let to_srun = srun.clone();
+        let pmix_step = spec.step.mpi.starts_with("pmix");
+        let pmi_tx = Mutex::new(pmi_tx);
+        crate::fence::Tree::new(
+            node_id as u32,
+            spec.step.allocs.len() as u32,
+            tree_width,
+            spec.io.io_key.clone(),
+            Box::new(move |k, t, d| to_srun.send(k, t, d)),
+            Box::new(move |all| {
+                if pmix_step {
+                    crate::pmix::fence_done(all)
+                } else {
+                    let _ = pmi_tx.lock().unwrap_or_else(|e| e.into_inner()).send(all);
+                }
+            }),
+        )
+    };
+    if let Some(w) = tree_width {
+        if !stepio::tree_children(node_id as u32, spec.step.allocs.len() as u32, w).is_empty() {
+            let addr = tree.listen(stream.local_addr()?.ip())?;
+            srun.send(FrameKind::TreeAddr, ALL_TASKS, addr.as_bytes());
+        }
+    }
 
     let tracker = Tracker::new(
         &cgroup_dir(dir, node),
@@ -222,6 +256,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         let to_srun = srun.clone();
         let link = crate::pmix::SrunLink {
             send: move |k: FrameKind, t: u32, d: &[u8]| to_srun.send(k, t, d),
+            tree: tree.clone(),
             abort: Mutex::new(pmix_abort),
         };
         match crate::pmix::start(&spec, dir, node, node_id as u32, Box::new(link)) {
@@ -393,8 +428,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             }
         });
     }
-    // `--mpi=pmi2`: each task's PMI conversation; fences meet at srun
-    let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    // `--mpi=pmi2`: each task's PMI conversation; fences go up the tree
     let name_waits = NameWaits::default();
     if !pmi_socks.is_empty() {
         let node_of = crate::pmi::task_nodes(&spec.step.task_ids, spec.step.num_tasks);
@@ -406,7 +440,12 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         };
         let server = crate::pmi::Server::new(
             info,
-            Box::new(SrunExchange { srun: srun.clone(), rx: Mutex::new(pmi_rx), names: name_waits.clone() }),
+            Box::new(SrunExchange {
+                srun: srun.clone(),
+                tree: tree.clone(),
+                rx: Mutex::new(pmi_rx),
+                names: name_waits.clone(),
+            }),
         );
         for (t, s) in pmi_socks {
             let server = server.clone();
@@ -438,6 +477,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         let mut rd = stream;
         let ender = ender.clone();
         let ending = ending.clone();
+        let tree = tree.clone();
         std::thread::spawn(move || loop {
             match stepio::read_frame(&mut rd) {
                 Ok(Some(f)) => match f.kind {
@@ -471,9 +511,11 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
                             ender.cancel(sig, None, false);
                         }
                     }
-                    FrameKind::PmiFenceResp if pmix_on => crate::pmix::fence_done(f.data),
-                    FrameKind::PmiFenceResp => {
-                        let _ = pmi_tx.send(f.data);
+                    FrameKind::PmiFenceResp => tree.answer(f.data),
+                    FrameKind::TreeParent => {
+                        let tree = tree.clone();
+                        let addr = String::from_utf8_lossy(&f.data).into_owned();
+                        std::thread::spawn(move || tree.set_parent(&addr));
                     }
                     FrameKind::PmixDmodex if pmix_on => {
                         let to_srun = to_srun.clone();
@@ -587,6 +629,8 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     pgids.tracker.finish(no_children_left);
     let usage = sampler.lock().unwrap_or_else(|e| e.into_inner()).summary();
     let _ = spur_spool::write_step_usage(dir, &usage);
+    // the PMIx server and its directories go before srun hears the end
+    drop(pmix);
     srun.send(FrameKind::Done, ALL_TASKS, &[]);
     if let Some(s) = srun.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = s.shutdown(std::net::Shutdown::Write);
@@ -595,7 +639,6 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
         let _ = (&s).read(&mut rest);
     }
-    drop(pmix);
     Ok((usage, worst))
 }
 
@@ -729,6 +772,7 @@ fn signal_tasks(t: &TaskSet, sig: i32) {
 /// every node's once all have fenced.
 struct SrunExchange {
     srun: Srun,
+    tree: Arc<crate::fence::Tree>,
     rx: Mutex<std::sync::mpsc::Receiver<Vec<u8>>>,
     names: NameWaits,
 }
@@ -755,7 +799,7 @@ impl NameWaits {
 
 impl crate::pmi::Exchange for SrunExchange {
     fn fence(&self, puts: Vec<(String, String)>) -> io::Result<Vec<(String, String)>> {
-        self.srun.send(FrameKind::PmiFence, ALL_TASKS, &stepio::encode_puts(&puts));
+        self.tree.contribute(stepio::encode_puts(&puts));
         let all = self.rx.lock().unwrap_or_else(|e| e.into_inner()).recv().map_err(|_| io::ErrorKind::BrokenPipe)?;
         stepio::decode_puts(&all).ok_or_else(|| io::ErrorKind::InvalidData.into())
     }
