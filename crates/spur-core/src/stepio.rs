@@ -24,6 +24,8 @@ pub const ALL_TASKS: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum FrameKind {
+    /// A kind this build does not know (never written): skipped.
+    Unknown = 0,
     /// step daemon → srun: node index (u32 LE) then the step's secret.
     Hello = 1,
     /// A task's stdout / stderr bytes.
@@ -272,7 +274,9 @@ pub fn read_frame<R: Read>(r: &mut R) -> io::Result<Option<Frame>> {
             Err(e) => return Err(e),
         }
     }
-    let kind = FrameKind::from_u8(h[0]).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad frame kind"))?;
+    // a kind this build does not know (a newer peer's) is read and handed
+    // on as `Unknown`, for the reader to skip
+    let kind = FrameKind::from_u8(h[0]).unwrap_or(FrameKind::Unknown);
     let task = u32::from_le_bytes([h[1], h[2], h[3], h[4]]);
     let len = u32::from_le_bytes([h[5], h[6], h[7], h[8]]);
     if len > kind.max_payload() {
@@ -335,8 +339,11 @@ mod tests {
         let f = read_frame(&mut r).unwrap().unwrap();
         assert_eq!(TaskExit::decode(&f.data), Some(e));
         assert!(read_frame(&mut r).unwrap().is_none());
-        let mut bad = &[99u8, 0, 0, 0, 0, 0, 0, 0, 0][..];
-        assert!(read_frame(&mut bad).is_err());
+        // a kind of a newer build: read whole, to be skipped
+        let mut newer = &[99u8, 5, 0, 0, 0, 2, 0, 0, 0, b'h', b'i', 2, 0, 0, 0, 0, 0, 0, 0, 0][..];
+        let f = read_frame(&mut newer).unwrap().unwrap();
+        assert_eq!((f.kind, f.task, &f.data[..]), (FrameKind::Unknown, 5, &b"hi"[..]));
+        assert_eq!(read_frame(&mut newer).unwrap().unwrap().kind, FrameKind::Stdout);
         let mut long = vec![2u8, 0, 0, 0, 0];
         long.extend_from_slice(&(MAX_PAYLOAD + 1).to_le_bytes());
         assert!(read_frame(&mut &long[..]).is_err());
