@@ -31,6 +31,9 @@ SRUN_PID = re.compile(r"\b(SrunHost:Pid=\S+?):[1-9]\d*\b")
 # R6: live node measurements and harness-chosen slurmd ports
 CPULOAD = re.compile(r"\bCPULoad=[\d.]+|\bCPULoad=N/A")
 FREEMEM = re.compile(r"\bFreeMem=(?:\d+|N/A)")
+# the machine's process limit (RLIMIT_NPROC follows its memory: sbatch -vv's
+# `propagating RLIMIT_NPROC=`, SLURM_RLIMIT_NPROC)
+NPROC = re.compile(r"(RLIMIT_NPROC=)\d+")
 NODEPORT = re.compile(r"(\bNodeHostName=\S+ )Port=\d+")
 # 22.05 batch jobs: SLURM_WORKING_CLUSTER=<cluster>:<ctld host>:<ctld port>:<protocol>:<plugin id>
 WORKING_CLUSTER = re.compile(r"(\bSLURM_WORKING_CLUSTER=[^:\s]+:[^:\s]+:)\d+")
@@ -148,6 +151,7 @@ def normalize(data, ctx):
     # R6
     text = CPULOAD.sub("CPULoad=<LOAD>", text)
     text = FREEMEM.sub("FreeMem=<MEM>", text)
+    text = NPROC.sub(r"\1<NPROC>", text)
     text = NODEPORT.sub(r"\1Port=<PORT>", text)
     text = WORKING_CLUSTER.sub(r"\1<PORT>", text)
     # R7

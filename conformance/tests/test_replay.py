@@ -151,6 +151,15 @@ class TimeColumns(unittest.TestCase):
         self.assertEqual(out, "last_update_time=<EPOCH> records=5\n")
 
 
+class MachineLimits(unittest.TestCase):
+    """R6: the machine's process limit, which follows its memory."""
+
+    def test_nproc(self):
+        import normalize
+        out = normalize.normalize(b"sbatch: debug:  propagating RLIMIT_NPROC=96363\nSLURM_RLIMIT_NPROC=12\n", {})
+        self.assertEqual(out, "sbatch: debug:  propagating RLIMIT_NPROC=<NPROC>\nSLURM_RLIMIT_NPROC=<NPROC>\n")
+
+
 class SrunRules(unittest.TestCase):
     """R5: srun's ports in the task environment and its pid in scontrol show step."""
 
