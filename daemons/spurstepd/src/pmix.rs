@@ -236,7 +236,9 @@ pub fn start(spec: &StepLaunch, dir: &Path, node: &str, node_id: u32, link: Box<
         info.nested(spur_pmix::ffi::PMIX_PROC_DATA, p);
     }
     spur_pmix::register_nspace(&nspace, local.len() as u32, info).map_err(err)?;
-    // Open MPI's PSM2 key (slurmstepd's `pmixp_info_set`), unless given
+    // Open MPI's PSM2 key (24.11's slurmstepd, `pmixp_info_set`), unless
+    // given
+    let v22 = spur_core::compat::release() == spur_core::compat::Release::V22_05;
     let precondition = spec
         .io
         .env
@@ -248,7 +250,7 @@ pub fn start(spec: &StepLaunch, dir: &Path, node: &str, node_id: u32, link: Box<
         spur_pmix::register_client(&nspace, t, spec.uid, spec.gid).map_err(err)?;
         let mut env = spur_pmix::setup_fork(&nspace, t).map_err(err)?;
         env.push(("SLURM_PMIX_MAPPING_SERV".into(), mapping.clone()));
-        if !precondition.is_empty() {
+        if !precondition.is_empty() && !v22 {
             env.push(("OMPI_MCA_orte_precondition_transports".into(), precondition.clone()));
         }
         server.env.insert(t, env);
