@@ -1,6 +1,8 @@
 //! Issue 12 (MPI): unmodified MPI programs under srun, on one cluster of
 //! eight agents, as the unprivileged test user.
 //!
+//! - `MpiParams=ports=`: each step's reserved ports in its tasks'
+//!   `SLURM_STEP_RESV_PORTS` and `scontrol show step`.
 //! - `--mpi=pmi2`: raw PMI-2 and PMI-1 clients (`scripts/pmi_client.py`: a
 //!   value with `;` comes back whole, the process mapping is Slurm's), a
 //!   client of Slurm's own libpmi2 (Debian's libpmi2-0), and MPICH
@@ -32,7 +34,12 @@ const OMPI_ENV: &[(&str, &str)] =
 
 #[test]
 fn mpi() {
-    let c = Cluster::up("mpi", 8, &["--cpus", "8", "--memory", "4000"]);
+    // steps reserve ports (MpiParams=ports=, SLURM_STEP_RESV_PORTS)
+    let extra = std::env::temp_dir().join(format!("spur-mpi-{}.conf", std::process::id()));
+    std::fs::write(&extra, "MpiParams=ports=12000-12999\n").unwrap();
+    let c = Cluster::up("mpi", 8, &["--cpus", "8", "--memory", "4000", "--extra-conf", &extra.to_string_lossy()]);
+    let _ = std::fs::remove_file(&extra);
+    reserved_ports(&c);
     pmi_clients(&c);
     libpmi2_client(&c);
     let mpich = build(&c, "mpicc.mpich", "mpi_hello.c", "hello_mpich", &[]);
@@ -127,6 +134,25 @@ fn pmi_clients(c: &Cluster) {
         "{}",
         o.stderr
     );
+}
+
+/// `MpiParams=ports=`: one port more than the step's most tasks on a node,
+/// the same list in every task, shown by `scontrol show step`.
+fn reserved_ports(c: &Cluster) {
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "-n4", "-l", "printenv", "SLURM_STEP_RESV_PORTS"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        sorted(&o.stdout),
+        ["0: 12000-12002", "1: 12000-12002", "2: 12000-12002", "3: 12000-12002"],
+        "{}",
+        o.stderr
+    );
+    let o = c.run_as(
+        TEST_USER,
+        "srun",
+        &["-N1", "-n1", "bash", "-c", "scontrol show step $SLURM_JOB_ID.0 | grep -o 'ResvPorts=[^ ]*'"],
+    );
+    assert_eq!(o.stdout.trim(), "ResvPorts=12000-12001", "{}", o.stderr);
 }
 
 /// Slurm's own PMI-2 client library: a value with `;` put by each rank and

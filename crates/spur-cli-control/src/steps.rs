@@ -92,7 +92,11 @@ fn step_text(j: &Job, st: &Step, label: &str, le: &str) -> String {
     out.push_str(le);
     out.push_str(&format!("TRES={}", tres));
     out.push_str(le);
-    out.push_str("ResvPorts=(null)");
+    if st.resv_ports.is_empty() {
+        out.push_str("ResvPorts=(null)");
+    } else {
+        out.push_str(&format!("ResvPorts={}", st.resv_ports));
+    }
     out.push_str(le);
     out.push_str("CPUFreqReq=Default");
     if !batch {

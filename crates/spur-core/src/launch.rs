@@ -434,6 +434,11 @@ pub fn step_env_for(
         ("SLURM_JOB_USER".into(), job.user_name.clone()),
         ("SLURM_JOB_GID".into(), job.group_id.to_string()),
     ];
+    if !step.resv_ports.is_empty() {
+        // (`MpiParams=ports=`; env.c sets it after the launcher port)
+        let at = env.iter().position(|(k, _)| k == "SLURM_STEP_LAUNCHER_PORT").map_or(env.len(), |i| i + 1);
+        env.insert(at, ("SLURM_STEP_RESV_PORTS".into(), step.resv_ports.clone()));
+    }
     if !p.step_job_name_from_step {
         // (22.05: srun's, [`srun_env`])
         env.push(("SLURM_JOB_NAME".into(), job.desc.name.clone()));

@@ -638,6 +638,10 @@ pub struct Step {
     pub end_time: i64,
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub exit_status: Option<i32>,
+    /// The ports reserved for it (`MpiParams=ports=`: as Slurm writes them,
+    /// `12000-12002`; empty: none). Format version 6.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<6, _>")]
+    pub resv_ports: String,
 }
 
 impl Step {

@@ -725,4 +725,18 @@ pub struct StepRequest {
     /// (format version 5).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub request_id: Option<String>,
+    /// The ports steps may reserve (slurm.conf's `MpiParams=ports=LO-HI`),
+    /// set by the leader from its own configuration, whatever srun sent
+    /// (format version 6).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<6, _>")]
+    pub resv_port_range: Option<(u16, u16)>,
+}
+
+/// `MpiParams=ports=LO-HI` (other parameters beside it, comma-separated,
+/// are not Spur's concern): the range, if one is given and sound.
+pub fn mpi_params_ports(mpi_params: &str) -> Option<(u16, u16)> {
+    let v = mpi_params.split(',').find_map(|p| p.trim().strip_prefix("ports="))?;
+    let (lo, hi) = v.split_once('-')?;
+    let (lo, hi) = (lo.trim().parse::<u16>().ok()?, hi.trim().parse::<u16>().ok()?);
+    (lo <= hi && lo > 0).then_some((lo, hi))
 }

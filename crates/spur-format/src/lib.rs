@@ -125,7 +125,12 @@ pub type Version = u16;
 ///   `srun -m arbitrary`) lays its tasks out in its node list's order
 ///   (`spur_state::ARBITRARY_VERSION`), where a cluster at version 4 lays
 ///   it out by block; every other record is as in version 4.
-pub const FORMAT_VERSION: Version = 5;
+/// - 6: a step request (`spur_core::request::StepRequest`) ends with
+///   `resv_port_range` (slurm.conf's `MpiParams=ports=`, set by the leader)
+///   and a step (`spur_core::model::Step`) with `resv_ports`, the ports
+///   reserved for it (`SLURM_STEP_RESV_PORTS`); every other record is as in
+///   version 5.
+pub const FORMAT_VERSION: Version = 6;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -138,8 +138,8 @@ impl fmt::Display for JobRef {
     }
 }
 
-/// `1-3,5` for [1, 2, 3, 5].
-fn ranges(v: &[u32]) -> String {
+/// `1-3,5` for [1, 2, 3, 5] (array indexes, reserved ports).
+pub fn ranges(v: &[u32]) -> String {
     let mut out = Vec::new();
     let mut i = 0;
     while i < v.len() {

@@ -338,6 +338,19 @@ fn version_5_spool_files_read() {
     assert_eq!((s.job.job_id, s.step.step_id, s.step.usage.len()), (11, 0, 0));
 }
 
+#[test]
+fn version_6_spool_files_read() {
+    spool_files_read("v6");
+    step_spec_reads("v6");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v6");
+    let t = Tmp::new("fixture-v6-step");
+    let dir = step_dir(&t.0, 11, 0);
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(fx.join("step-spec.bin"), dir.join(SPEC_FILE)).unwrap();
+    let s = read_step_spec(&dir).unwrap();
+    assert_eq!((s.job.job_id, s.step.step_id, s.step.resv_ports.as_str()), (11, 0, "12000-12001"));
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

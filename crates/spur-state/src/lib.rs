@@ -241,6 +241,11 @@ pub const ARBITRARY_VERSION: u16 = 5;
 /// `Step::usage`, `Job::done_steps`) is written.
 pub const STEP_USAGE_VERSION: u16 = 5;
 
+/// The format version from which a step's reserved ports
+/// (`StepRequest::resv_port_range`, `Step::resv_ports`: `MpiParams=ports=`)
+/// are written.
+pub const RESV_PORTS_VERSION: u16 = 6;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
     /// `Some(None)` = UNLIMITED.

@@ -248,6 +248,22 @@ fn version_5_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 6: the steps' reserved ports (`MpiParams=ports=12000-12099`):
+/// the running step's, and the ended step's, taken beside it.
+#[test]
+fn version_6_state_directory_reads() {
+    check_version("v6", 6);
+    let d = copy("v6", "ports");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let a = &g.state.jobs()[&11];
+    assert_eq!((a.steps.len(), a.done_steps.len()), (1, 1));
+    assert_eq!(a.steps[0].resv_ports, "12000-12001");
+    assert_eq!(a.done_steps[0].resv_ports, "12002-12003");
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

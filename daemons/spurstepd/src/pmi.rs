@@ -184,6 +184,8 @@ pub struct StepInfo {
     pub local_tasks: u32,
     /// [`process_mapping`] of the step.
     pub mapping: String,
+    /// The step's reserved ports (`mpi_reserved_ports`; empty: none).
+    pub resv_ports: String,
 }
 
 /// How a node's fence reaches the step's other nodes: it takes what this
@@ -465,6 +467,12 @@ impl Server {
                         ("found", "TRUE"),
                         ("value", &self.info.mapping),
                     ]),
+                    "mpi_reserved_ports" if !self.info.resv_ports.is_empty() => frame_v2(&[
+                        ("cmd", "info-getjobattr-response"),
+                        ("rc", "0"),
+                        ("found", "TRUE"),
+                        ("value", &self.info.resv_ports),
+                    ]),
                     "universeSize" => frame_v2(&[
                         ("cmd", "info-getjobattr-response"),
                         ("rc", "0"),
@@ -575,7 +583,13 @@ mod tests {
     /// get the other's value (with `;` in it), finalize.
     #[test]
     fn two_ranks_put_fence_get() {
-        let info = StepInfo { jobid: "7.0".into(), size: 2, local_tasks: 2, mapping: process_mapping(&[0, 0]) };
+        let info = StepInfo {
+            jobid: "7.0".into(),
+            size: 2,
+            local_tasks: 2,
+            mapping: process_mapping(&[0, 0]),
+            resv_ports: String::new(),
+        };
         let srv = Server::new(info, Box::new(OneNode));
         let mut clients = Vec::new();
         let mut servers = Vec::new();
@@ -643,11 +657,17 @@ mod tests {
     }
 
     /// The name service (kept by srun for the step), spawn refused with
-    /// Slurm's answers, and a node attribute waited for until another task
-    /// puts it.
+    /// Slurm's answers, a node attribute waited for until another task puts
+    /// it, the reserved ports.
     #[test]
     fn v2_names_spawn_and_waited_node_attributes() {
-        let info = StepInfo { jobid: "9.0".into(), size: 2, local_tasks: 2, mapping: process_mapping(&[0, 0]) };
+        let info = StepInfo {
+            jobid: "9.0".into(),
+            size: 2,
+            local_tasks: 2,
+            mapping: process_mapping(&[0, 0]),
+            resv_ports: "12000-12002".into(),
+        };
         let srv = Server::new(info, Box::new(OneNode));
         let mut tasks = Vec::new();
         for rank in 0..2u32 {
@@ -666,6 +686,8 @@ mod tests {
         let r = c.ask(&[("cmd", "info-getnodeattr"), ("key", "ready"), ("wait", "TRUE")]);
         assert_eq!((r.get("found"), r.get("value")), (Some("TRUE"), Some("yes")));
         late.join().unwrap();
+        let r = c.ask(&[("cmd", "info-getjobattr"), ("key", "mpi_reserved_ports")]);
+        assert_eq!((r.get("found"), r.get("value")), (Some("TRUE"), Some("12000-12002")));
         let r = c.ask(&[("cmd", "info-getnodeattr"), ("key", "never"), ("wait", "FALSE")]);
         assert_eq!(r.get("found"), Some("FALSE"));
 
@@ -689,7 +711,13 @@ mod tests {
     /// MPICH's simple PMI (PMI-1 lines): barrier as the fence.
     #[test]
     fn pmi1_client() {
-        let info = StepInfo { jobid: "8.1".into(), size: 1, local_tasks: 1, mapping: process_mapping(&[0]) };
+        let info = StepInfo {
+            jobid: "8.1".into(),
+            size: 1,
+            local_tasks: 1,
+            mapping: process_mapping(&[0]),
+            resv_ports: String::new(),
+        };
         let srv = Server::new(info, Box::new(OneNode));
         let (task, stepd) = UnixStream::pair().unwrap();
         let s = srv.clone();

@@ -437,6 +437,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             size: spec.step.num_tasks,
             local_tasks: pmi_socks.len() as u32,
             mapping: crate::pmi::process_mapping(&node_of),
+            resv_ports: spec.step.resv_ports.clone(),
         };
         let server = crate::pmi::Server::new(
             info,

@@ -81,12 +81,42 @@ impl State {
         }
         let mut step = layout(job, req, now, self.write_format_version())?;
         step.request_id = request_id;
+        if let Some(range) = req.resv_port_range.filter(|_| self.write_format_version() >= crate::RESV_PORTS_VERSION) {
+            step.resv_ports = self.reserve_ports(&step, range)?;
+        }
         let id = step.step_id;
         if let Some(j) = self.jobs.get_mut(&req.job_id) {
             j.next_step_id = j.next_step_id.saturating_add(1);
             j.steps.push(step);
         }
         Ok(crate::Applied::StepCreated(id))
+    }
+
+    /// `MpiParams=ports=`: as slurmctld reserves them, one port more than
+    /// the step's most tasks on a node, none of them held by a running step
+    /// on any of its nodes (the lowest free ones: slurmctld goes round the
+    /// range from the last it gave), written as Slurm writes them
+    /// (`12000-12002`, `12000,12005-12006`). Too few in the range at all:
+    /// ESLURM_PORTS_INVALID; too few free: ESLURM_PORTS_BUSY.
+    fn reserve_ports(&self, step: &Step, (lo, hi): (u16, u16)) -> Result<String, i32> {
+        let want = step.tasks_per_node.iter().copied().max().unwrap_or(0) as usize + 1;
+        if want > (hi - lo) as usize + 1 {
+            return Err(ESLURM_PORTS_INVALID);
+        }
+        let mine: std::collections::HashSet<&str> = step.allocs.iter().map(|a| a.node.as_str()).collect();
+        let mut held = std::collections::HashSet::new();
+        for j in self.jobs.values() {
+            for s in j.steps.iter().filter(|s| !s.resv_ports.is_empty()) {
+                if s.allocs.iter().any(|a| mine.contains(a.node.as_str())) {
+                    held.extend(ports_of(&s.resv_ports));
+                }
+            }
+        }
+        let ports: Vec<u16> = (lo..=hi).filter(|p| !held.contains(p)).take(want).collect();
+        if ports.len() < want {
+            return Err(ESLURM_PORTS_BUSY);
+        }
+        Ok(ranged(&ports))
     }
 
     /// The step ends: its CPUs and memory are free. From format version 5
@@ -188,6 +218,7 @@ fn interactive_step(job: &Job, req: &StepRequest, now: i64) -> Result<Step, i32>
         request_id: None,
         end_time: 0,
         exit_status: None,
+        resv_ports: String::new(),
     })
 }
 
@@ -472,7 +503,29 @@ fn finish(
         request_id: None,
         end_time: 0,
         exit_status: None,
+        resv_ports: String::new(),
     })
+}
+
+/// Ports as Slurm writes a list of them: runs as `LO-HI`, comma-separated.
+pub fn ranged(ports: &[u16]) -> String {
+    spur_grammar::jobref::ranges(&ports.iter().map(|&p| p as u32).collect::<Vec<_>>())
+}
+
+/// The ports of a [`ranged`] list.
+pub fn ports_of(list: &str) -> Vec<u16> {
+    let mut out = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<u16>(), b.parse::<u16>()) {
+                    out.extend(a..=b);
+                }
+            }
+            None => out.extend(part.parse::<u16>().ok()),
+        }
+    }
+    out
 }
 
 /// The global task ids of each node, given how many each runs.
@@ -587,6 +640,87 @@ mod tests {
         assert!(old.jobs().get(&id).unwrap().steps.is_empty());
         let inter = StepRequest { job_id: id, interactive: true, ..Default::default() };
         assert_eq!(old.apply(&create(inter)), Err(ESLURM_NOT_SUPPORTED));
+    }
+
+    /// `MpiParams=ports=`: each step gets one port more than its most
+    /// tasks on a node, none held by a running step on its nodes; the ports
+    /// come back when the step ends; a cluster still at version 5 reserves
+    /// none.
+    #[test]
+    fn reserved_ports() {
+        use crate::apply::fixtures::*;
+        use crate::{Applied, Command};
+        let mut s = cluster();
+        s.apply(&Command::SetFormatVersion { version: crate::RESV_PORTS_VERSION }).unwrap();
+        let a = submit(&mut s, job());
+        let b = submit(&mut s, job());
+        for (id, node, t) in [(a, "n1", 10), (b, "n2", 11)] {
+            let start = Command::Start {
+                job_id: id,
+                task: None,
+                allocs: vec![alloc(node, 2, 0)],
+                now: t,
+                pass_ms: 0,
+                extern_step: false,
+            };
+            assert_eq!(s.apply(&start), Ok(Applied::Started(id)));
+        }
+        let create = |job_id: u32, tasks: u32, range: (u16, u16)| Command::StepCreate {
+            req: Box::new(StepRequest {
+                job_id,
+                num_tasks: Some(tasks),
+                overlap: true,
+                overcommit: true,
+                resv_port_range: Some(range),
+                ..Default::default()
+            }),
+            now: 12,
+        };
+        let ports = |s: &State, job: u32, step: u32| {
+            s.jobs().get(&job).unwrap().steps.iter().find(|x| x.step_id == step).unwrap().resv_ports.clone()
+        };
+        assert_eq!(s.apply(&create(a, 2, (12000, 12005))), Ok(Applied::StepCreated(0)));
+        assert_eq!(ports(&s, a, 0), "12000-12002");
+        assert_eq!(s.apply(&create(a, 1, (12000, 12005))), Ok(Applied::StepCreated(1)));
+        assert_eq!(ports(&s, a, 1), "12003-12004");
+        // another node: the same ports are free there
+        assert_eq!(s.apply(&create(b, 1, (12000, 12005))), Ok(Applied::StepCreated(0)));
+        assert_eq!(ports(&s, b, 0), "12000-12001");
+        assert_eq!(s.apply(&create(a, 1, (12000, 12005))), Err(ESLURM_PORTS_BUSY));
+        assert_eq!(s.apply(&create(a, 2, (12000, 12001))), Err(ESLURM_PORTS_INVALID));
+        // the first step's ports come back with its end, and a gap is
+        // written as Slurm writes it
+        let done = Command::StepComplete { job_id: a, step_id: 0, exit_status: Some(0), now: 13 };
+        assert_eq!(s.apply(&done), Ok(Applied::Ok));
+        assert_eq!(s.apply(&create(a, 3, (12000, 12005))), Ok(Applied::StepCreated(2)));
+        assert_eq!(ports(&s, a, 2), "12000-12002,12005");
+        assert_eq!(ranged(&[1, 3, 4, 5, 9]), "1,3-5,9");
+        assert_eq!(ports_of("1,3-5,9"), vec![1, 3, 4, 5, 9]);
+
+        let mut old = cluster();
+        old.apply(&Command::SetFormatVersion { version: 5 }).unwrap();
+        let id = submit(&mut old, job());
+        let start = Command::Start {
+            job_id: id,
+            task: None,
+            allocs: vec![alloc("n1", 2, 0)],
+            now: 10,
+            pass_ms: 0,
+            extern_step: false,
+        };
+        assert_eq!(old.apply(&start), Ok(Applied::Started(id)));
+        assert_eq!(old.apply(&create(id, 1, (12000, 12005))), Ok(Applied::StepCreated(0)));
+        assert_eq!(ports(&old, id, 0), "");
+    }
+
+    #[test]
+    fn mpi_params_ports() {
+        use spur_core::request::mpi_params_ports;
+        assert_eq!(mpi_params_ports("ports=12000-12999"), Some((12000, 12999)));
+        assert_eq!(mpi_params_ports("other=1,ports=5-6"), Some((5, 6)));
+        assert_eq!(mpi_params_ports("ports=9-5"), None);
+        assert_eq!(mpi_params_ports("ports=x"), None);
+        assert_eq!(mpi_params_ports(""), None);
     }
 
     /// A retried request (its reply lost to a leader change) gets the step

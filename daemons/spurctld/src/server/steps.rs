@@ -70,6 +70,8 @@ impl Service {
             }
         }
         srun_address(&mut c, peer);
+        // `MpiParams=ports=` is the controller's, not srun's, to say
+        c.req.resv_port_range = self.ctld.conf.get("MpiParams").and_then(spur_core::request::mpi_params_ports);
         let t = now();
         let res = self.ctld.commit(vec![Command::StepCreate { req: Box::new(c.req.clone()), now: t }]).await?;
         let step_id = match res.into_iter().next() {
