@@ -1336,6 +1336,8 @@ fn stream(
     let mut first_exit: Option<Instant> = None;
     let mut fences: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut names: HashMap<String, String> = HashMap::new();
+    // a PMIx abort's status, which Slurm's srun exits with
+    let mut mpi_rc = 0;
     // an MPI step's tree
     let mpi_step = step.mpi == "pmi2" || step.mpi.starts_with("pmix");
     let tree_width = spur_core::stepio::tree_width(
@@ -1397,7 +1399,10 @@ fn stream(
                 }
             }
             Msg::Io(Event::Message(m)) => out(true, &m),
-            Msg::Io(Event::Aborted { end_step, memory }) => {
+            Msg::Io(Event::Aborted { end_step, memory, mpi_status }) => {
+                if let Some(s) = mpi_status.filter(|&s| s != 0) {
+                    mpi_rc = s;
+                }
                 if memory && o.jobid.is_none() {
                     // over its memory (`OverMemoryKill`): the allocation's
                     // owner, srun here, is told (in a batch job, the step's
@@ -1530,6 +1535,10 @@ fn stream(
     // tasks that died by a signal srun was not told of
     if !aborted && exits.values().any(|&st| st & 0x7f != 0) {
         eprintln!("srun: Force Terminated StepId={}", label);
+    }
+    if mpi_rc != 0 {
+        // (mpi/pmix's abort code, over the signal that ended the tasks)
+        return mpi_rc & 0xff;
     }
     exit_code(&exits)
 }

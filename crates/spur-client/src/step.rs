@@ -44,6 +44,8 @@ pub enum Event {
     Aborted {
         end_step: bool,
         memory: bool,
+        /// A PMIx abort's status (srun exits with it when not 0).
+        mpi_status: Option<i32>,
     },
     /// Node `node`'s tasks fenced (`--mpi=pmi2`), with what they put.
     PmiFence {
@@ -209,6 +211,7 @@ fn serve(s: TcpStream, key: Vec<u8>, writers: Arc<Mutex<HashMap<u32, TcpStream>>
                 FrameKind::Aborted => Event::Aborted {
                     end_step: matches!(f.data.first(), Some(1 | 2)),
                     memory: f.data.first() == Some(&1),
+                    mpi_status: f.data.get(1..5).and_then(|b| b.try_into().ok()).map(i32::from_le_bytes),
                 },
                 FrameKind::PmiFence => Event::PmiFence { node, data: f.data },
                 FrameKind::PmixDmodex => Event::PmixDmodex { rank: f.task, data: f.data },

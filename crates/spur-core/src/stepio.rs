@@ -41,7 +41,8 @@ pub enum FrameKind {
     /// The step was cancelled from outside (scancel, its job's end): srun
     /// says `Job step aborted`. A data byte 1: the step daemon ended the
     /// step itself (over its memory limit) and srun ends it on every node;
-    /// 2: the same for a task's PMI abort.
+    /// 2: the same for a task's PMI abort (then, for PMIx, the abort's
+    /// status as i32 LE: srun's exit code).
     Aborted = 7,
     /// `--mpi=pmi2`: what the node's tasks put since the last fence, once
     /// they have all fenced (`pmi` records: u32 LE key length, key, u32 LE

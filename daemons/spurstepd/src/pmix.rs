@@ -265,7 +265,8 @@ pub struct SrunLink<S: Fn(spur_core::stepio::FrameKind, u32, &[u8]) + Send + Syn
     pub send: S,
     /// The step's fence tree (`fence`).
     pub tree: std::sync::Arc<crate::fence::Tree>,
-    pub abort: Mutex<mpsc::Sender<()>>,
+    /// A client's abort and its status.
+    pub abort: Mutex<mpsc::Sender<i32>>,
 }
 
 impl<S: Fn(spur_core::stepio::FrameKind, u32, &[u8]) + Send + Sync + 'static> Link for SrunLink<S> {
@@ -275,8 +276,8 @@ impl<S: Fn(spur_core::stepio::FrameKind, u32, &[u8]) + Send + Sync + 'static> Li
     fn dmodex(&self, rank: u32, payload: &[u8]) {
         (self.send)(spur_core::stepio::FrameKind::PmixDmodex, rank, payload);
     }
-    fn abort(&self, _rank: u32, _status: i32, _msg: &str) {
-        let _ = self.abort.lock().unwrap_or_else(|e| e.into_inner()).send(());
+    fn abort(&self, _rank: u32, status: i32, _msg: &str) {
+        let _ = self.abort.lock().unwrap_or_else(|e| e.into_inner()).send(status);
     }
 }
 

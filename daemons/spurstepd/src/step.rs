@@ -251,7 +251,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         }
     }
     // `--mpi=pmix`: this node's PMIx server, its collectives through srun
-    let (pmix_abort, pmix_aborted) = std::sync::mpsc::channel::<()>();
+    let (pmix_abort, pmix_aborted) = std::sync::mpsc::channel::<i32>();
     let pmix = if spec.step.mpi.starts_with("pmix") {
         let to_srun = srun.clone();
         let link = crate::pmix::SrunLink {
@@ -454,7 +454,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             std::thread::spawn(move || {
                 if let Ok(crate::pmi::End::Abort) = server.serve(t, s) {
                     // a task's PMI abort ends the step
-                    ender.abort_step();
+                    ender.abort_step(None);
                 }
             });
         }
@@ -463,8 +463,8 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     if pmix.is_some() {
         let ender = ender.clone();
         std::thread::spawn(move || {
-            if pmix_aborted.recv().is_ok() {
-                ender.abort_step();
+            if let Ok(status) = pmix_aborted.recv() {
+                ender.abort_step(Some(status));
             }
         });
     }
@@ -865,11 +865,16 @@ struct Ender {
 
 impl Ender {
     /// A task asked (PMI abort) that the whole step end: here now, and on
-    /// every other node through srun (`Aborted` with 1), as slurmstepd
+    /// every other node through srun (`Aborted` with 2), as slurmstepd
     /// kills the step through the controller.
-    fn abort_step(&self) {
+    fn abort_step(&self, status: Option<i32>) {
         self.cancel(libc::SIGKILL, None, false);
-        self.srun.send(FrameKind::Aborted, ALL_TASKS, &[2]);
+        // (then, for PMIx, the abort's status: Slurm's srun exits with it)
+        let mut data = vec![2u8];
+        if let Some(s) = status {
+            data.extend_from_slice(&s.to_le_bytes());
+        }
+        self.srun.send(FrameKind::Aborted, ALL_TASKS, &data);
     }
 
     /// End the step once: slurmstepd's `*** STEP J.S ON node CANCELLED AT
