@@ -1339,7 +1339,7 @@ fn stream(
     // a PMIx abort's status, which Slurm's srun exits with
     let mut mpi_rc = 0;
     // an MPI step's tree
-    let mpi_step = step.mpi == "pmi2" || step.mpi.starts_with("pmix");
+    let mpi_step = step.uses_pmi();
     let tree_width = spur_core::stepio::tree_width(
         std::env::var("SLURM_PMI2_TREE_WIDTH").ok().as_deref(),
         c.conf().get("TreeWidth"),

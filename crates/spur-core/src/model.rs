@@ -645,6 +645,17 @@ pub struct Step {
 }
 
 impl Step {
+    /// `--mpi=pmix` (or a version of it): each node hosts a PMIx server.
+    pub fn uses_pmix(&self) -> bool {
+        self.mpi.starts_with("pmix")
+    }
+
+    /// An MPI type whose step daemons serve PMI (pmi2, pmix): its fences
+    /// climb the step's tree.
+    pub fn uses_pmi(&self) -> bool {
+        self.mpi == "pmi2" || self.uses_pmix()
+    }
+
     pub fn node_names(&self) -> Vec<String> {
         self.allocs.iter().map(|a| a.node.clone()).collect()
     }

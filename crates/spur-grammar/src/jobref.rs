@@ -153,6 +153,26 @@ pub fn ranges(v: &[u32]) -> String {
     out.join(",")
 }
 
+/// [`ranges`]' numbers back (`1-3,5` → [1, 2, 3, 5]); a part that is not
+/// a number or a range of them, or a range of more than a million, is
+/// skipped.
+pub fn expand_ranges(s: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                    if b.saturating_sub(a) <= 1 << 20 {
+                        out.extend(a..=b);
+                    }
+                }
+            }
+            None => out.extend(part.parse::<u32>().ok()),
+        }
+    }
+    out
+}
+
 /// Why `unfmt_job_id_string` refuses a reference; each is a Slurm error
 /// number ([`JobRefError::code`]) with its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -552,6 +572,14 @@ pub fn split_list(words: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn number_ranges_both_ways() {
+        assert_eq!(ranges(&[1, 3, 4, 5, 9]), "1,3-5,9");
+        assert_eq!(expand_ranges("1,3-5,9"), vec![1, 3, 4, 5, 9]);
+        assert_eq!(expand_ranges("x,2,0-4294967295"), vec![2]);
+        assert_eq!(expand_ranges(""), Vec::<u32>::new());
+    }
 
     #[test]
     fn a_task_list_names_at_most_max_array_size_tasks_read_once() {

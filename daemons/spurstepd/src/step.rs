@@ -200,16 +200,16 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     srun.send(FrameKind::Hello, ALL_TASKS, &hello);
     // an MPI step's fences go up a tree whose root is srun, of the width
     // srun takes too (the step's SLURM_PMI2_TREE_WIDTH, else TreeWidth)
-    let mpi_step = spec.step.mpi == "pmi2" || spec.step.mpi.starts_with("pmix");
-    let tree_width = mpi_step.then(|| {
-        let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
+    // the node's slurm.conf (the agent's SLURM_CONF), read once
+    let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
+    let tree_width = spec.step.uses_pmi().then(|| {
         let env = spec.io.env.iter().find(|(k, _)| k == "SLURM_PMI2_TREE_WIDTH").map(|(_, v)| v.as_str());
         stepio::tree_width(env, conf.as_ref().and_then(|c| c.get("TreeWidth")))
     });
     let (pmi_tx, pmi_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let tree = {
         let to_srun = srun.clone();
-        let pmix_step = spec.step.mpi.starts_with("pmix");
+        let pmix_step = spec.step.uses_pmix();
         let pmi_tx = Mutex::new(pmi_tx);
         crate::fence::Tree::new(
             node_id as u32,
@@ -239,7 +239,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
         label.rsplit('.').next().unwrap_or(""),
         crate::track::debug,
     );
-    let mut common = common(&spec, node)?;
+    let mut common = common(&spec, node, conf.as_ref())?;
     common.id.cgroup_fd = tracker.join_fd();
     // `--mpi=pmi2`: a socket pair per local task, the task's end its PMI_FD
     let mut pmi_socks: Vec<(u32, std::os::unix::net::UnixStream, std::os::unix::net::UnixStream)> = Vec::new();
@@ -252,7 +252,7 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     }
     // `--mpi=pmix`: this node's PMIx server, its collectives through srun
     let (pmix_abort, pmix_aborted) = std::sync::mpsc::channel::<i32>();
-    let pmix = if spec.step.mpi.starts_with("pmix") {
+    let pmix = if spec.step.uses_pmix() {
         let to_srun = srun.clone();
         let link = crate::pmix::SrunLink {
             send: move |k: FrameKind, t: u32, d: &[u8]| to_srun.send(k, t, d),
@@ -921,7 +921,7 @@ impl Ender {
     }
 }
 
-fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
+fn common(spec: &StepLaunch, node: &str, conf: Option<&spur_core::config::SlurmConf>) -> io::Result<Common> {
     let switch_user = unistd::geteuid().is_root() && spec.uid != 0 || unistd::geteuid().as_raw() != spec.uid;
     let groups = if unistd::geteuid().is_root() {
         let name = cstr(&spec.user_name);
@@ -937,9 +937,8 @@ fn common(spec: &StepLaunch, node: &str) -> io::Result<Common> {
         .and_then(|(_, v)| u32::from_str_radix(v, 8).ok())
         .unwrap_or(0o022);
     let cwd = if spec.io.cwd.is_empty() { spec.job.desc.work_dir.clone() } else { spec.io.cwd.clone() };
-    // the node's slurm.conf TaskProlog/TaskEpilog (the agent's SLURM_CONF)
-    let conf = spur_core::config::load(Path::new(&crate::jobenv::default_slurm_conf())).ok();
-    let conf_script = |k: &str| conf.as_ref().and_then(|c| c.get(k)).filter(|v| !v.is_empty()).map(String::from);
+    // the node's slurm.conf TaskProlog/TaskEpilog
+    let conf_script = |k: &str| conf.and_then(|c| c.get(k)).filter(|v| !v.is_empty()).map(String::from);
     let user_script = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
     let prologs = [
         conf_script("TaskProlog").map(|p| (Origin::Conf, p)),

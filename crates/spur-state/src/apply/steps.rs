@@ -514,18 +514,7 @@ pub fn ranged(ports: &[u16]) -> String {
 
 /// The ports of a [`ranged`] list.
 pub fn ports_of(list: &str) -> Vec<u16> {
-    let mut out = Vec::new();
-    for part in list.split(',') {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.parse::<u16>(), b.parse::<u16>()) {
-                    out.extend(a..=b);
-                }
-            }
-            None => out.extend(part.parse::<u16>().ok()),
-        }
-    }
-    out
+    spur_grammar::jobref::expand_ranges(list).into_iter().filter_map(|p| u16::try_from(p).ok()).collect()
 }
 
 /// The global task ids of each node, given how many each runs.
