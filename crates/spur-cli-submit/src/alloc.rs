@@ -223,6 +223,12 @@ pub fn find_command(command: &str, path: Option<&str>) -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
+/// The command line as sacct's `SubmitLine` shows it: the command's name and
+/// its arguments, joined by spaces.
+pub fn submit_line(prog: &str, args: &[String]) -> String {
+    std::iter::once(prog).chain(args.iter().map(|a| a.as_str())).collect::<Vec<_>>().join(" ")
+}
+
 /// The allocation's description, with what every submission carries.
 pub fn base_desc(cwd: &str) -> JobDesc {
     let host = hostname();

@@ -107,6 +107,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
         return Err(e.into_output("salloc", 255));
     }
     let mut o = SallocOpts { desc: alloc::base_desc(cwd), ..Default::default() };
+    o.desc.submit_line = alloc::submit_line("salloc", args);
     let mut all: Vec<(&'static str, Option<String>)> = Vec::new();
     for (var, id) in ENV_VARS {
         if let Some(v) = env.get(*var) {

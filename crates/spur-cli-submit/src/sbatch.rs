@@ -1757,6 +1757,7 @@ pub fn parse_at(
     d.submit_host = host.clone();
     d.alloc_node = host;
     d.alloc_sid = std::process::id();
+    d.submit_line = crate::alloc::submit_line("sbatch", args);
     // sbatch's log level: every -v (and, since 23.02, SBATCH_DEBUG); the
     // list of options whenever the option `verbose` is set
     // (recorded/22.05/sbatch_surface/003 and 008 against 24.11's)

@@ -202,6 +202,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
         return Err(e.into_output("srun", 255));
     }
     let mut o = SrunOpts { desc: alloc::base_desc(cwd), ..Default::default() };
+    o.desc.submit_line = alloc::submit_line("srun", args);
     o.step.cpus_per_task = 1;
     o.io.cwd = cwd.to_string();
     // environment first, then the command line (later wins)
@@ -463,7 +464,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
         o.step.name = argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_string();
     }
     o.step.work_dir = o.io.cwd.clone();
-    o.step.submit_line = std::iter::once("srun".to_string()).chain(args.iter().cloned()).collect::<Vec<_>>().join(" ");
+    o.step.submit_line = o.desc.submit_line.clone();
     o.io.argv = std::mem::take(&mut argv);
     o.io.label = o.label;
     Ok((o, p.operands))

@@ -88,6 +88,18 @@ impl Client {
         &self.inner
     }
 
+    pub fn accounting(&self, q: &spur_core::acct::AcctQuery) -> Result<Vec<spur_core::acct::AcctJob>, ClientError> {
+        block(self.inner.accounting(q))
+    }
+
+    pub fn step_stat(
+        &self,
+        job_id: u32,
+        step_id: u32,
+    ) -> Result<(spur_core::acct::AcctStep, Vec<spur_core::usage::NodeUsage>), ClientError> {
+        block(self.inner.step_stat(job_id, step_id))
+    }
+
     pub fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
         block(self.inner.query(q))
     }

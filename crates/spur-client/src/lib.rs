@@ -421,6 +421,35 @@ macro_rules! call {
 }
 
 impl Client {
+    /// The accounting records `q` asks for (sacct), oldest job first.
+    pub async fn accounting(
+        &self,
+        q: &spur_core::acct::AcctQuery,
+    ) -> Result<Vec<spur_core::acct::AcctJob>, ClientError> {
+        let query = spur_format::encode(spur_format::Kind::ACCT_QUERY, spur_format::FORMAT_VERSION, q)
+            .map_err(|e| ClientError::Slurm(errors::SLURM_ERROR_ANY, e.to_string()))?;
+        let r = call!(
+            self,
+            accounting,
+            pb::AccountingRequest { query: query.clone(), max_format_version: u32::from(spur_format::FORMAT_VERSION) }
+        )?;
+        check(&r.status)?;
+        decode_reply(spur_format::Kind::ACCT_JOB, &r.records)
+    }
+
+    /// What the tasks of running step `job_id.step_id` use now, per node
+    /// that answered, and the step's record.
+    pub async fn step_stat(
+        &self,
+        job_id: u32,
+        step_id: u32,
+    ) -> Result<(spur_core::acct::AcctStep, Vec<spur_core::usage::NodeUsage>), ClientError> {
+        let r = call!(self, step_stat, pb::StepStatRequest { job_id, step_id })?;
+        check(&r.status)?;
+        let step = decode_reply(spur_format::Kind::ACCT_JOB, &r.step)?;
+        Ok((step, r.usage.iter().map(|l| spur_core::usage::NodeUsage::from_words(l.split_whitespace())).collect()))
+    }
+
     /// Load jobs, nodes, partitions and reservations.
     pub async fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
         let r = call!(self, query, pb::QueryRequest::from(q))?;
@@ -622,3 +651,16 @@ pub mod step;
 
 #[cfg(test)]
 mod tests;
+
+/// A record of the controller's reply, as the error a command reports when
+/// it cannot be read.
+fn decode_reply<T: serde::de::DeserializeOwned>(kind: spur_format::Kind, bytes: &[u8]) -> Result<T, ClientError> {
+    spur_format::decode(kind, bytes, &"the controller's reply").map(|(v, _)| v).map_err(|e| {
+        let code = if matches!(e, spur_format::FormatError::TooNew { .. }) {
+            errors::SLURM_PROTOCOL_VERSION_ERROR
+        } else {
+            errors::SLURM_UNEXPECTED_MSG_ERROR
+        };
+        ClientError::Slurm(code, e.to_string())
+    })
+}

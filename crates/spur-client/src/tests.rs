@@ -111,6 +111,14 @@ impl Controller for Fake {
         self.gate()?;
         Ok(Response::new(pb::StepCompleteReply::default()))
     }
+    async fn accounting(&self, _: Request<pb::AccountingRequest>) -> R<pb::AccountingReply> {
+        self.gate()?;
+        Ok(Response::new(pb::AccountingReply::default()))
+    }
+    async fn step_stat(&self, _: Request<pb::StepStatRequest>) -> R<pb::StepStatReply> {
+        self.gate()?;
+        Ok(Response::new(pb::StepStatReply::default()))
+    }
 }
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

@@ -469,6 +469,7 @@ impl From<Job> for model::Job {
             next_step_id: 0,
             done_steps: Vec::new(),
             batch_usage: None,
+            cancelled_by: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Spur's model of a Slurm cluster, slurm.conf and gres.conf, Slurm's errors
 //! and the release Spur imitates. Slurm's grammars (hostlists, times, sizes,
 //! GRES, ...) are in `spur_grammar`. No network, no async: only reading files.
+pub mod acct;
 pub mod compat;
 pub mod config;
 pub mod errors;

@@ -354,6 +354,10 @@ pub struct JobDesc {
     /// forty-eight fields).
     #[serde(serialize_with = "accepted_at_version", deserialize_with = "accepted_any_version")]
     pub accepted: Option<Box<AcceptedOptions>>,
+    /// The command line that submitted it (`sbatch --wrap=true`), as sacct's
+    /// `SubmitLine` shows it. From format version 7.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<7, _>")]
+    pub submit_line: String,
 }
 
 /// `JobDesc.accepted` as each format version writes it: version 1 always
@@ -570,6 +574,10 @@ pub struct Job {
     /// format version 5.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
     pub batch_usage: Option<crate::usage::NodeUsage>,
+    /// Who cancelled it (`scancel`), for sacct's `CANCELLED by UID`. From
+    /// format version 7.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<7, _>")]
+    pub cancelled_by: Option<u32>,
 }
 
 /// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.

@@ -130,7 +130,13 @@ pub type Version = u16;
 ///   and a step (`spur_core::model::Step`) with `resv_ports`, the ports
 ///   reserved for it (`SLURM_STEP_RESV_PORTS`); every other record is as in
 ///   version 5.
-pub const FORMAT_VERSION: Version = 6;
+/// - 7: a job (`spur_core::model::Job`) ends with `cancelled_by` and a job
+///   description (`spur_core::model::JobDesc`) with `submit_line` (sacct's
+///   `CANCELLED by UID` and `SubmitLine`); the command `Kill` ends with
+///   `uid`, who asked; the accounting records (`spur_core::acct`, kinds
+///   `ACCT_JOB` and `ACCT_QUERY`) are new; every other record is as in
+///   version 6.
+pub const FORMAT_VERSION: Version = 7;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;
@@ -172,10 +178,15 @@ impl Kind {
     pub const STEP: Kind = Kind { tag: b'P', name: "step" };
     /// A step launch (`LaunchStepRequest.spec`, a step's spool `spec.bin`; from version 4).
     pub const STEP_LAUNCH: Kind = Kind { tag: b'Q', name: "step launch" };
+    /// An accounting record (`spur_core::acct::AcctJob`), in the store or a
+    /// list of them in an `Accounting` reply. Since format version 7.
+    pub const ACCT_JOB: Kind = Kind { tag: b'A', name: "accounting record" };
+    /// An accounting query (`spur_core::acct::AcctQuery`). Since format version 7.
+    pub const ACCT_QUERY: Kind = Kind { tag: b'a', name: "accounting query" };
     /// A record kind for tests.
     pub const TEST: Kind = Kind { tag: b'Z', name: "test record" };
 
-    const ALL: [Kind; 12] = [
+    const ALL: [Kind; 14] = [
         Kind::LOG_ENTRY,
         Kind::RAFT_META,
         Kind::RAFT_COMMITTED,
@@ -187,6 +198,8 @@ impl Kind {
         Kind::LAUNCH,
         Kind::STEP,
         Kind::STEP_LAUNCH,
+        Kind::ACCT_JOB,
+        Kind::ACCT_QUERY,
         Kind::TEST,
     ];
 

@@ -320,7 +320,7 @@ impl From<Command> for crate::Command {
             Command::Complete { job_id, exit_status, launch_failed, now } => {
                 C::Complete { job_id, exit_status, launch_failed, now }
             }
-            Command::Kill { job_id, task, state, now } => C::Kill { job_id, task, state: state.into(), now },
+            Command::Kill { job_id, task, state, now } => C::Kill { job_id, task, state: state.into(), now, uid: None },
             Command::Hold { job_id, reason } => C::Hold { job_id, reason: reason.into() },
             Command::Release { job_id } => C::Release { job_id },
             Command::Requeue { job_id, hold, now } => C::Requeue { job_id, hold, now },

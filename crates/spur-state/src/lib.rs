@@ -24,6 +24,7 @@
 //! and snapshots that bound it. [`view`] serialises a query's answer straight
 //! from the state, without copying or changing it.
 
+pub mod acct;
 mod apply;
 pub mod legacy_v0;
 pub mod raft;
@@ -74,6 +75,11 @@ pub enum Command {
         task: Option<u32>,
         state: JobState,
         now: i64,
+        /// Who asked (`scancel`'s caller; `None`: the controller itself, a
+        /// time limit or a failure), kept as `Job::cancelled_by`. Format
+        /// version 7.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<7, _>")]
+        uid: Option<u32>,
     },
     Hold {
         job_id: u32,
@@ -1091,7 +1097,7 @@ mod order_tests {
         s.apply(&Command::Submit { job: Box::new(job(None)) }).unwrap();
         assert_eq!(order(&s), [1, 4, 3, 5, 2, 6]);
         // purging keeps the others in place; a reloaded state keeps its order
-        s.apply(&Command::Kill { job_id: 3, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
+        s.apply(&Command::Kill { job_id: 3, task: None, state: JobState::Cancelled, now: 6, uid: None }).unwrap();
         s.apply(&Command::Purge { job_ids: vec![3] }).unwrap();
         assert_eq!(order(&s), [1, 4, 5, 2, 6]);
         let copy = State::decode(&s.encode().unwrap()).unwrap();
@@ -1153,7 +1159,7 @@ mod order_tests {
         // cancelling a suspended job gives its CPUs back exactly once
         let id3 = running(&mut s);
         s.apply(&Command::Suspend { job_id: id3, now: 43 }).unwrap();
-        s.apply(&Command::Kill { job_id: id3, task: None, state: JobState::Cancelled, now: 44 }).unwrap();
+        s.apply(&Command::Kill { job_id: id3, task: None, state: JobState::Cancelled, now: 44, uid: None }).unwrap();
         assert_eq!(s.nodes[0].alloc_cpus, 1);
         s.apply(&Command::Complete { job_id: id3, exit_status: 9, launch_failed: false, now: 45 }).unwrap();
         assert_eq!(s.nodes[0].alloc_cpus, 0);
@@ -1192,7 +1198,8 @@ mod order_tests {
         assert_eq!(s.queue_ids(), vec![run, pending, task]);
         // a finished job requeued is back; ended ones leave
         s.apply(&Command::Requeue { job_id: done, hold: false, now: 22 }).unwrap();
-        s.apply(&Command::Kill { job_id: pending, task: None, state: JobState::Cancelled, now: 23 }).unwrap();
+        s.apply(&Command::Kill { job_id: pending, task: None, state: JobState::Cancelled, now: 23, uid: None })
+            .unwrap();
         assert_eq!(s.queue_ids(), vec![done, run, task]);
         // in job list order: the split task kept the array record's place
         let listed: Vec<u32> = s.jobs_in_order().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect();

@@ -416,6 +416,7 @@ pub fn open(dir: &Path, initial: impl FnOnce(Option<State>) -> State) -> Result<
             seq: 0,
             _last_snap: snap_id,
             wv: wv.clone(),
+            feed: None,
         },
         shared,
         truncated_tail: torn,
@@ -766,6 +767,7 @@ pub struct StateMachine {
     seq: u64,
     _last_snap: String,
     wv: WriteVersion,
+    feed: Option<Arc<dyn crate::acct::AcctFeed>>,
 }
 
 /// Apply one batch to the state: what the leader's client gets back.
@@ -780,6 +782,12 @@ pub fn apply_batch(state: &mut State, index: u64, batch: &Batch) -> Reply {
 }
 
 impl StateMachine {
+    /// Hand the accounting records of every entry applied from now on (and
+    /// of every snapshot installed) to `feed`.
+    pub fn set_feed(&mut self, feed: Arc<dyn crate::acct::AcctFeed>) {
+        self.feed = Some(feed);
+    }
+
     /// [`RaftStateMachine::apply`], on a thread that may block (openraft's
     /// error type, large as it is).
     #[allow(clippy::result_large_err)]
@@ -792,6 +800,14 @@ impl StateMachine {
                 EntryPayload::Blank => out.push(vec![]),
                 EntryPayload::Normal(b) => {
                     let r = apply_batch(&mut g.state, e.log_id.index, &b);
+                    if let Some(feed) = &self.feed {
+                        let mut ids: Vec<u32> =
+                            b.cmds.iter().zip(r.iter()).flat_map(|(c, res)| crate::acct::touched(c, res)).collect();
+                        ids.sort_unstable();
+                        ids.dedup();
+                        let recs = ids.into_iter().filter_map(|id| g.state.acct_record(id)).collect();
+                        feed.applied(e.log_id.index, recs);
+                    }
                     let fv = g.state.format_version();
                     if fv > spur_format::FORMAT_VERSION {
                         // a member downgraded below the cluster's format version
@@ -839,7 +855,13 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
 
     async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
         self.seq += 1;
-        SnapBuilder { shared: self.shared.clone(), dir: self.dir.clone(), seq: self.seq, wv: self.wv.clone() }
+        SnapBuilder {
+            shared: self.shared.clone(),
+            dir: self.dir.clone(),
+            seq: self.seq,
+            wv: self.wv.clone(),
+            feed: self.feed.clone(),
+        }
     }
 
     async fn begin_receiving_snapshot(&mut self) -> Result<Box<Cursor<Vec<u8>>>, SErr> {
@@ -865,6 +887,9 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         g.state = st;
         g.last_applied = meta.last_log_id;
         g.membership = meta.last_membership.clone();
+        if let Some(feed) = &self.feed {
+            feed.installed(meta.last_log_id.map(|l| l.index).unwrap_or(0), g.state.acct_records());
+        }
         Ok(())
     }
 
@@ -880,6 +905,7 @@ pub struct SnapBuilder {
     dir: PathBuf,
     seq: u64,
     wv: WriteVersion,
+    feed: Option<Arc<dyn crate::acct::AcctFeed>>,
 }
 
 impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
@@ -899,6 +925,11 @@ impl RaftSnapshotBuilder<TypeConfig> for SnapBuilder {
             self.seq
         );
         let meta = SnapshotMeta { last_log_id: last, last_membership: membership, snapshot_id: id };
+        if let Some(feed) = &self.feed {
+            // the log up to the snapshot is purged after it: the accounting
+            // store must hold what that log fed it
+            tokio::task::block_in_place(|| feed.flush());
+        }
         tokio::task::block_in_place(|| write_snapshot(&self.dir, &meta, &data, version))
             .map_err(|e| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), &e)))?;
         Ok(Snapshot { meta, snapshot: Box::new(Cursor::new(data)) })

@@ -53,7 +53,7 @@ fn commands() -> Vec<Command> {
         cmds.push(if t % 2 == 0 {
             Command::Start { job_id: 1, task: Some(t), allocs: vec![], now: 10, pass_ms: 0, extern_step: false }
         } else {
-            Command::Kill { job_id: 1, task: Some(t), state: JobState::Cancelled, now: 10 }
+            Command::Kill { job_id: 1, task: Some(t), state: JobState::Cancelled, now: 10, uid: None }
         });
     }
     cmds

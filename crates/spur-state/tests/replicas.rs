@@ -355,7 +355,7 @@ fn command() -> impl Strategy<Value = Command> {
         4 => (job_id(), prop::sample::select(vec![0i32, 256, 9, 15, 0x7f, 0x17f, -1, i32::MIN]), any::<bool>(), time())
             .prop_map(|(job_id, exit_status, launch_failed, now)| Command::Complete { job_id, exit_status, launch_failed, now }),
         4 => (job_id(), opt(prop_oneof![0u32..5, Just(u32::MAX)]), job_state(), time())
-            .prop_map(|(job_id, task, state, now)| Command::Kill { job_id, task, state, now }),
+            .prop_map(|(job_id, task, state, now)| Command::Kill { job_id, task, state, now, uid: None }),
         2 => (job_id(), reason()).prop_map(|(job_id, reason)| Command::Hold { job_id, reason }),
         2 => job_id().prop_map(|job_id| Command::Release { job_id }),
         2 => (job_id(), any::<bool>(), time()).prop_map(|(job_id, hold, now)| Command::Requeue { job_id, hold, now }),

@@ -83,6 +83,9 @@ pub struct Ctld {
     /// without one): a submission that would leave less than its reserve is
     /// refused ([`Ctld::room_for`]).
     pub room: std::sync::OnceLock<spur_state::raft::Room>,
+    /// This member's accounting store (set at start; none in tests without
+    /// one: sacct is then told accounting is disabled).
+    pub acct: std::sync::OnceLock<Arc<spur_accounting::Store>>,
 }
 
 /// How long the scheduler leaves a released job alone.
@@ -127,6 +130,7 @@ impl Ctld {
             released: Mutex::new(HashMap::new()),
             submissions: std::sync::atomic::AtomicU64::new(0),
             room: std::sync::OnceLock::new(),
+            acct: std::sync::OnceLock::new(),
         })
     }
 
@@ -718,6 +722,7 @@ impl Ctld {
                                     task: None,
                                     state: JobState::NodeFail,
                                     now: t,
+                                    uid: None,
                                 });
                                 cmds.push(Command::Complete {
                                     job_id: j.job_id,
@@ -740,7 +745,13 @@ impl Ctld {
                 let min_age = self.conf.min_job_age();
                 for j in g.state.jobs().values() {
                     if j.state == JobState::Running && j.end_time > 0 && t >= j.end_time && j.kill_reason.is_none() {
-                        cmds.push(Command::Kill { job_id: j.job_id, task: None, state: JobState::Timeout, now: t });
+                        cmds.push(Command::Kill {
+                            job_id: j.job_id,
+                            task: None,
+                            state: JobState::Timeout,
+                            now: t,
+                            uid: None,
+                        });
                         if let Some(a) = j.allocs.first() {
                             kills.push((j.job_id, a.node.clone(), StopReason::Timeout));
                         }

@@ -263,6 +263,42 @@ fn main() {
         tracing::warn!("state log: dropped an unacknowledged torn record ({})", t);
     }
     let has_history = opened.has_history;
+    // the accounting store, fed by the state machine from here on
+    let acct = match spur_accounting::Store::open(&state_dir) {
+        Ok(s) => std::sync::Arc::new(s),
+        Err(e) => {
+            eprintln!("spurctld: fatal: {}", e);
+            std::process::exit(1);
+        }
+    };
+    {
+        // a snapshot newer than the store (it was installed from a leader
+        // and the store's copy did not finish): its jobs' records now, and
+        // the rest from a peer
+        let g = opened.shared.read();
+        let snap = g.last_applied.map(|l| l.index).unwrap_or(0);
+        if acct.applied().unwrap_or(0) < snap {
+            if let Err(e) = acct.install(snap, &g.state.acct_records()) {
+                eprintln!("spurctld: fatal: {}", e);
+                std::process::exit(1);
+            }
+        }
+    }
+    match conf.get("AccountingStorageType") {
+        Some(t) if t != "accounting_storage/none" => tracing::info!(
+            "AccountingStorageType={}: served by this controller's own accounting store ({}), {} records; AccountingStorageHost and AccountingStoragePort are not contacted",
+            t,
+            acct.path().display(),
+            acct.len().unwrap_or(0)
+        ),
+        _ => tracing::info!("accounting store {}, {} records", acct.path().display(), acct.len().unwrap_or(0)),
+    }
+    let mut opened = opened;
+    opened.sm.set_feed(std::sync::Arc::new(spur_accounting::Feeder::start(acct.clone(), |e| {
+        tracing::error!("fatal: {}", e);
+        eprintln!("spurctld: fatal: {}", e);
+        std::process::exit(1);
+    })));
     tracing::info!("controller {} of {}, state in {}", me, members.len(), state_dir.display());
     let slurm_user_uid = spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0);
     // TLS when slurm.conf asks for it (TLSType, TLSParameters)
@@ -328,6 +364,7 @@ fn main() {
         let wv = opened.write_version.clone();
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip, legacy, transport: transport.clone() };
+        let net_for_sync = net.clone();
         let created = raft_handle.spawn(spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm)).await;
         let raft = match created.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())) {
             Ok(r) => r,
@@ -345,6 +382,8 @@ fn main() {
         }
         let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
         let _ = ctld.room.set(spur_state::raft::Room::new(&state_dir));
+        let _ = ctld.acct.set(acct.clone());
+        tokio::spawn(raftnet::acct_sync_loop(raft.clone(), net_for_sync, acct.clone(), me));
         let addr: std::net::SocketAddr = match format!("{}:{}", bind_addr, port).parse() {
             Ok(a) => a,
             Err(e) => {
@@ -385,6 +424,7 @@ fn main() {
                 raft: raft.clone(),
                 wv,
                 rebuild: rebuild.clone(),
+                acct: Some(acct.clone()),
             })
             .max_decoding_message_size(MAX_RAFT_MESSAGE),
             gate,

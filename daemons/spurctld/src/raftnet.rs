@@ -264,6 +264,101 @@ pub struct ConsensusService {
     pub raft: Raft,
     pub wv: WriteVersion,
     pub rebuild: Rebuild,
+    /// This member's accounting store, which a peer copies records from.
+    pub acct: Option<Arc<spur_accounting::Store>>,
+}
+
+/// A page of the accounting records a peer's store changed in entries
+/// `(from, to]`, after `after` (the last of the previous page).
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct AcctSyncRequest {
+    pub from: u64,
+    pub to: u64,
+    pub after: Option<(u64, u32, i64)>,
+    pub limit: u32,
+}
+
+/// Records per page of an accounting sync.
+const ACCT_SYNC_PAGE: u32 = 2000;
+
+impl Net {
+    /// A Consensus client of the controller at `addr` (as Raft's own).
+    pub fn client(&self, addr: &str) -> Option<ConsensusClient<Signed<Channel>>> {
+        self.transport.endpoint(addr).ok().map(|ep| {
+            let ch = ep
+                .local_address(self.local_ip)
+                .connect_timeout(Duration::from_millis(500))
+                .tcp_nodelay(true)
+                .connect_lazy();
+            let signer = Signer::Key { key: self.key.clone(), id: Identity::daemon(spur_auth::Kind::Controller) };
+            let ch = Signed::new(ch, signer, addr, self.legacy);
+            ConsensusClient::new(ch).max_decoding_message_size(1 << 30).max_encoding_message_size(1 << 30)
+        })
+    }
+}
+
+/// Copy the records this member's store missed (it installed a snapshot:
+/// `Store::pending_sync`) from a peer's store: the leader's, or, on the
+/// leader, any other member's. Runs for the controller's life; a range is
+/// done once a peer gave every page of it.
+pub async fn acct_sync_loop(raft: Raft, net: Net, store: Arc<spur_accounting::Store>, me: NodeId) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let Ok(Some((from, to))) = store.pending_sync() else { continue };
+        let m = raft.metrics().borrow().clone();
+        let mut peers: Vec<(NodeId, String)> =
+            m.membership_config.nodes().filter(|(id, _)| **id != me).map(|(id, n)| (*id, n.addr.clone())).collect();
+        // the leader first
+        peers.sort_by_key(|(id, _)| Some(*id) != m.current_leader);
+        for (id, addr) in peers {
+            match sync_from(&net, &addr, &store, from, to).await {
+                Ok(n) => {
+                    tracing::info!(
+                        "accounting: copied {} records of entries {}..{} from controller {}",
+                        n,
+                        from + 1,
+                        to,
+                        id
+                    );
+                    let _ = store.sync_done();
+                    break;
+                }
+                Err(e) => tracing::warn!("accounting: copying records from controller {}: {}", id, e),
+            }
+        }
+    }
+}
+
+async fn sync_from(
+    net: &Net,
+    addr: &str,
+    store: &Arc<spur_accounting::Store>,
+    from: u64,
+    to: u64,
+) -> Result<usize, String> {
+    let mut c = net.client(addr).ok_or("bad address")?;
+    let version = net.wv.get();
+    let mut after = None;
+    let mut n = 0;
+    loop {
+        let req = AcctSyncRequest { from, to, after, limit: ACCT_SYNC_PAGE };
+        let data = spur_format::encode(Kind::RAFT_MESSAGE, version, &req).map_err(|e| e.to_string())?;
+        let mut r = tonic::Request::new(RaftMessage { data });
+        r.set_timeout(Duration::from_secs(30));
+        let reply = c.acct_sync(r).await.map_err(|s| s.to_string())?.into_inner();
+        let (page, _): (Result<Vec<(u64, spur_core::acct::AcctJob)>, String>, Version) =
+            spur_format::decode(Kind::RAFT_MESSAGE, &reply.data, &"a peer's accounting records")
+                .map_err(|e| e.to_string())?;
+        let page = page?;
+        let Some((i, last)) = page.last() else { return Ok(n) };
+        after = Some((*i, last.job_id, last.submit));
+        n += page.len();
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || s.merge(&page))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+    }
 }
 
 impl ConsensusService {
@@ -338,6 +433,23 @@ impl spur_proto::consensus_server::Consensus for ConsensusService {
         let (rpc, version): (AppendEntriesRequest<TypeConfig>, _) = self.decode_whole(&req, "append entries")?;
         self.rebuild.saw_leader_commit(rpc.leader_commit.map(|l| l.index));
         encode(version, &self.raft.append_entries(rpc).await)
+    }
+
+    async fn acct_sync(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {
+        self.admin(&req)?;
+        let (r, version): (AcctSyncRequest, _) = self.decode_whole(&req, "accounting sync")?;
+        let page: Result<Vec<(u64, spur_core::acct::AcctJob)>, String> = match &self.acct {
+            None => Err("no accounting store".into()),
+            Some(store) => {
+                let store = store.clone();
+                let limit = r.limit.clamp(1, ACCT_SYNC_PAGE) as usize;
+                tokio::task::spawn_blocking(move || store.changed_between(r.from, r.to, r.after, limit))
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|x| x.map_err(|e| e.to_string()))
+            }
+        };
+        encode(version, &page)
     }
 
     async fn vote(&self, req: tonic::Request<RaftMessage>) -> Result<tonic::Response<RaftMessage>, tonic::Status> {

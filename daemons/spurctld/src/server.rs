@@ -715,6 +715,7 @@ impl Service {
             next_step_id: 0,
             done_steps: Vec::new(),
             batch_usage: None,
+            cancelled_by: None,
             desc,
         })
     }
@@ -1260,8 +1261,16 @@ impl Service {
                 results.push(CancelResult { job_id: label, status: st(0) });
                 continue;
             }
-            let res =
-                self.ctld.commit(vec![Command::Kill { job_id: jid, task, state: JobState::Cancelled, now: t }]).await?;
+            let res = self
+                .ctld
+                .commit(vec![Command::Kill {
+                    job_id: jid,
+                    task,
+                    state: JobState::Cancelled,
+                    now: t,
+                    uid: Some(id.uid),
+                }])
+                .await?;
             match res.into_iter().next() {
                 Some(Ok(_)) => {
                     let node = {
@@ -2101,8 +2110,19 @@ impl Controller for Service {
         let id = audit.identity(self.who(&req))?;
         audit.finish(self.membership_as(id, req).await)
     }
+
+    async fn accounting(&self, req: Request<AccountingRequest>) -> R<AccountingReply> {
+        let id = self.who(&req)?;
+        self.accounting_as(id, req).await
+    }
+
+    async fn step_stat(&self, req: Request<StepStatRequest>) -> R<StepStatReply> {
+        let id = self.who(&req)?;
+        self.step_stat_as(id, req).await
+    }
 }
 
+mod acct;
 #[cfg(test)]
 mod rpc_tests;
 mod steps;

@@ -758,6 +758,34 @@ impl Agent for Svc {
         Ok(Response::new(SignalStepReply { status: ok() }))
     }
 
+    async fn step_stat(
+        &self,
+        req: Request<AgentStepStatRequest>,
+    ) -> Result<Response<AgentStepStatReply>, tonic::Status> {
+        self.admin(&req)?;
+        let r = req.into_inner();
+        let spool = self.st.spool.clone();
+        // the step daemon's last sample (the batch script's: its supervisor's,
+        // in the job's directory)
+        let usage = tokio::task::spawn_blocking(move || {
+            if r.step_id == spur_core::model::BATCH_STEP {
+                spur_spool::read_step_usage(&spur_spool::job_dir(&spool, r.job_id))
+            } else {
+                spur_spool::step_usage(&spool, r.job_id, r.step_id)
+            }
+        })
+        .await
+        .ok()
+        .flatten();
+        Ok(Response::new(match usage {
+            Some(u) => AgentStepStatReply { status: ok(), usage: u.to_line() },
+            None => AgentStepStatReply {
+                status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)),
+                usage: String::new(),
+            },
+        }))
+    }
+
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
         self.admin(&req)?;
         Ok(Response::new(PingReply {

@@ -288,10 +288,27 @@ impl State {
         Ok(Applied::Ended(job_id))
     }
 
-    pub(crate) fn kill(&mut self, job_id: u32, task: Option<u32>, state: JobState, now: i64) -> ApplyResult {
+    pub(crate) fn kill(
+        &mut self,
+        job_id: u32,
+        task: Option<u32>,
+        state: JobState,
+        now: i64,
+        uid: Option<u32>,
+    ) -> ApplyResult {
         let before = self.records_of(job_id);
         let r = self.kill_record(job_id, task, state, now);
         self.recount(job_id, before, &r);
+        if let (Ok(a), Some(uid), JobState::Cancelled) = (&r, uid, state) {
+            // the record that ended (a task split off for it has its own id)
+            let id = match a {
+                Applied::Ended(n) => *n,
+                _ => job_id,
+            };
+            if let Some(j) = self.job_mut(id) {
+                j.cancelled_by = Some(uid);
+            }
+        }
         r
     }
 
@@ -439,7 +456,7 @@ impl State {
         if !pending {
             return Err(ESLURM_JOB_NOT_PENDING);
         }
-        let r = self.kill(job_id, None, JobState::Cancelled, now)?;
+        let r = self.kill(job_id, None, JobState::Cancelled, now, None)?;
         if let Some(j) = self.job_mut(job_id) {
             j.reason = Reason::DependencyNeverSatisfied;
             j.start_time = now;
@@ -509,7 +526,7 @@ mod tests {
     fn submit_wraps_at_max_job_id_and_fails_when_no_id_is_left() {
         let mut s = State::new("c".into(), vec![node("n1")], vec![], 5, 7);
         assert_eq!([submit(&mut s, job()), submit(&mut s, job())], [5, 6]);
-        s.apply(&Command::Kill { job_id: 5, task: None, state: JobState::Cancelled, now: 1 }).unwrap();
+        s.apply(&Command::Kill { job_id: 5, task: None, state: JobState::Cancelled, now: 1, uid: None }).unwrap();
         s.apply(&Command::Purge { job_ids: vec![5] }).unwrap();
         // 7, then past MaxJobId to FirstJobId, skipping ids in use
         assert_eq!([submit(&mut s, job()), submit(&mut s, job())], [7, 5]);
@@ -544,13 +561,13 @@ mod tests {
             .unwrap();
         assert_eq!(s.job_count(), 4);
         // a finished job counts until it is purged
-        s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6 }).unwrap();
+        s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6, uid: None }).unwrap();
         assert_eq!(s.admits(1), Err(EAGAIN));
         s.apply(&Command::Purge { job_ids: vec![j] }).unwrap();
         assert_eq!(s.job_count(), 3);
         let k = submit(&mut s, job());
         // a cancelled pending array's meta-record counts once from then on
-        s.apply(&Command::Kill { job_id: a, task: None, state: JobState::Cancelled, now: 7 }).unwrap();
+        s.apply(&Command::Kill { job_id: a, task: None, state: JobState::Cancelled, now: 7, uid: None }).unwrap();
         assert_eq!(s.job_count(), 3);
         // the count is what a decoded state rebuilds
         let d = State::decode(&s.encode().unwrap()).unwrap();
@@ -565,7 +582,7 @@ mod tests {
         let c = submit(&mut s, array(&[7, 7, 8]));
         s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0, extern_step: false })
             .unwrap();
-        s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9 }).unwrap();
+        s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9, uid: None }).unwrap();
         let d = State::decode(&s.encode().unwrap()).unwrap();
         assert_eq!((s.job_count(), d.job_count()), (11, 11));
     }
@@ -711,7 +728,7 @@ mod tests {
         let mut s = cluster();
         let p = submit(&mut s, job());
         let r = running(&mut s, "n1");
-        let kill = |job_id, task, state| Command::Kill { job_id, task, state, now: 60 };
+        let kill = |job_id, task, state| Command::Kill { job_id, task, state, now: 60, uid: None };
         assert_eq!(s.apply(&kill(p, None, JobState::Cancelled)), Ok(Applied::Ended(p)));
         assert_eq!(s.job(p).map(|j| (j.state, j.start_time, j.end_time)), Some((JobState::Cancelled, 60, 60)));
         assert_eq!(s.apply(&kill(r, None, JobState::Timeout)), Ok(Applied::Ok));
@@ -772,7 +789,7 @@ mod tests {
     fn kill_splits_a_pending_array_task_off_as_an_ended_record() {
         let mut s = cluster();
         let a = submit(&mut s, array(&[1, 2]));
-        let kill = |task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: 70 };
+        let kill = |task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: 70, uid: None };
         refused(&mut s, kill(5), ESLURM_INVALID_JOB_ID);
         assert_eq!(s.apply(&kill(1)), Ok(Applied::Ended(2)));
         assert_eq!(
@@ -808,7 +825,7 @@ mod tests {
         j.desc.request_id = Some("r".into());
         let done = submit(&mut s, j.clone());
         let live = submit(&mut s, job());
-        s.apply(&Command::Kill { job_id: done, task: None, state: JobState::Cancelled, now: 1 }).unwrap();
+        s.apply(&Command::Kill { job_id: done, task: None, state: JobState::Cancelled, now: 1, uid: None }).unwrap();
         assert_eq!(s.apply(&Command::Purge { job_ids: vec![done, live, 99] }), Ok(Applied::Ok));
         assert_eq!(s.jobs().keys().copied().collect::<Vec<_>>(), vec![live]);
         assert_eq!(s.jobs_in_order().map(|j| j.job_id).collect::<Vec<_>>(), vec![live]);

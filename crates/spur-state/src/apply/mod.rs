@@ -52,7 +52,7 @@ impl State {
             Command::Complete { job_id, exit_status, launch_failed, now } => {
                 self.complete(*job_id, *exit_status, *launch_failed, *now)
             }
-            Command::Kill { job_id, task, state, now } => self.kill(*job_id, *task, *state, *now),
+            Command::Kill { job_id, task, state, now, uid } => self.kill(*job_id, *task, *state, *now, *uid),
             Command::Hold { job_id, reason } => self.hold(*job_id, reason),
             Command::Release { job_id } => self.release(*job_id),
             Command::Requeue { job_id, hold, now } => self.requeue(*job_id, *hold, *now),

@@ -589,7 +589,7 @@ async fn many_job_references_never_hold_the_state_lock_long() {
     for _ in 0..10 {
         let a = submit(&f, user(array_job("#!/bin/sh\ntrue\n"))).await;
         let kills: Vec<Command> = (0..1000)
-            .map(|task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: t })
+            .map(|task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: t, uid: None })
             .collect();
         s.ctld.commit(kills).await.unwrap();
     }
@@ -637,7 +637,7 @@ async fn a_script_query_answers_one_script() {
     let s = &f.svc;
     let a = submit(&f, user(array_job("#!/bin/sh\n# the script\ntrue\n"))).await;
     let kills: Vec<Command> = (0..1000)
-        .map(|task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: now() })
+        .map(|task| Command::Kill { job_id: a, task: Some(task), state: JobState::Cancelled, now: now(), uid: None })
         .collect();
     s.ctld.commit(kills).await.unwrap();
     let q = QueryRequest {

@@ -291,7 +291,13 @@ impl Service {
             self.ctld
                 .commit(vec![
                     Command::Reasons { changes: vec![(r.job_id, spur_core::model::Reason::BadConstraints)] },
-                    Command::Kill { job_id: r.job_id, task: None, state: spur_core::model::JobState::Failed, now: t },
+                    Command::Kill {
+                        job_id: r.job_id,
+                        task: None,
+                        state: spur_core::model::JobState::Failed,
+                        now: t,
+                        uid: None,
+                    },
                 ])
                 .await?;
             return reply(0);
