@@ -351,6 +351,12 @@ fn version_6_spool_files_read() {
     assert_eq!((s.job.job_id, s.step.step_id, s.step.resv_ports.as_str()), (11, 0, "12000-12001"));
 }
 
+#[test]
+fn version_7_spool_files_read() {
+    spool_files_read("v7");
+    step_spec_reads("v7");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

@@ -264,6 +264,25 @@ fn version_6_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 7: who cancelled a job (sacct's `CANCELLED by UID`) and each
+/// job's submission line (`SubmitLine`).
+#[test]
+fn version_7_state_directory_reads() {
+    check_version("v7", 7);
+    let d = copy("v7", "acct");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let cancelled = g.state.jobs().values().find(|j| j.desc.name == "cancelled").expect("the cancelled job");
+    assert_eq!(cancelled.cancelled_by, Some(0));
+    assert!(
+        cancelled.desc.submit_line.starts_with("sbatch --parsable -o /dev/null -J cancelled --hold --wrap"),
+        "{}",
+        cancelled.desc.submit_line
+    );
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]
