@@ -663,6 +663,12 @@ impl SlurmConf {
         if !kill {
             return 0;
         }
+        self.task_sample_secs()
+    }
+
+    /// The task value of `JobAcctGatherFrequency` (`task=N` or a bare `N`;
+    /// 30 by default).
+    fn task_sample_secs(&self) -> u32 {
         let freq = self.get("JobAcctGatherFrequency").unwrap_or("30");
         freq.split(',')
             .find_map(|p| {
@@ -674,6 +680,18 @@ impl SlurmConf {
                 }
             })
             .unwrap_or(30)
+    }
+
+    /// The seconds between samples of a running step's tasks (sstat's and
+    /// sacct's MaxRSS and the rest), as `jobacct_gather` takes them: the
+    /// task value of `JobAcctGatherFrequency`, 30 by default; 0 (no
+    /// periodic samples, only the tasks' final use) for a frequency of 0 or
+    /// `JobAcctGatherType=jobacct_gather/none`.
+    pub fn acct_gather_secs(&self) -> u32 {
+        if self.get("JobAcctGatherType").is_some_and(|t| t.trim() == "jobacct_gather/none") {
+            return 0;
+        }
+        self.task_sample_secs()
     }
 
     /// `LaunchParameters=use_interactive_step`: salloc without a command runs
@@ -1927,6 +1945,11 @@ mod tests {
         assert_eq!(secs("JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=7\n"), 7);
         assert_eq!(secs("JobAcctGatherParams=OverMemoryKill\nJobAcctGatherFrequency=task=0\n"), 0);
         assert_eq!(secs("JobAcctGatherParams=NoShared\nJobAcctGatherFrequency=task=1\n"), 0);
+        let every = |extra: &str| parse(extra).unwrap().acct_gather_secs();
+        assert_eq!(every(""), 30);
+        assert_eq!(every("JobAcctGatherFrequency=energy=5,task=2\n"), 2);
+        assert_eq!(every("JobAcctGatherFrequency=1\n"), 1);
+        assert_eq!(every("JobAcctGatherType=jobacct_gather/none\nJobAcctGatherFrequency=1\n"), 0);
     }
 
     #[test]

@@ -170,9 +170,15 @@ pub fn run(dir: &Path, node: &str) -> i32 {
     code
 }
 
-/// How often the tasks' use is sampled after the first second (Slurm's
-/// JobAcctGatherFrequency is 30 s by default).
-pub(crate) const SAMPLE_EVERY: Duration = Duration::from_secs(10);
+/// How often the tasks' use is sampled after the first second: slurm.conf's
+/// `JobAcctGatherFrequency` (30 s by default); with sampling off (0), once an
+/// hour, the tasks' final use being taken at their end anyway.
+pub(crate) fn sample_every(conf: Option<&spur_core::config::SlurmConf>) -> Duration {
+    match conf.map(|c| c.acct_gather_secs()).unwrap_or(30) {
+        0 => Duration::from_secs(3600),
+        n => Duration::from_secs(u64::from(n)),
+    }
+}
 
 /// The node's usage and the highest raw wait status of its tasks.
 fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::usage::NodeUsage, i32)> {
@@ -401,16 +407,17 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             .or_else(|| spec.job.allocs.iter().find(|a| a.node == node).map(|a| a.mem_mb))
             .unwrap_or(0);
         let check = (spec.mem_check_secs > 0 && limit_mb > 0).then(|| Duration::from_secs(spec.mem_check_secs as u64));
+        let every = sample_every(conf.as_ref());
         let (ender, srun, label, prefix) =
             (ender.clone(), srun.clone(), label.clone(), format!("slurmstepd-{}: error: ", node));
         let over = over.clone();
         std::thread::spawn(move || {
             // early samples catch short steps (the final rusage has no
-            // virtual size or I/O), then every SAMPLE_EVERY (or the memory
-            // check's period)
+            // virtual size or I/O), then every JobAcctGatherFrequency (or
+            // the memory check's period)
             let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
             loop {
-                std::thread::sleep(early.next().unwrap_or(check.unwrap_or(SAMPLE_EVERY)));
+                std::thread::sleep(early.next().unwrap_or(check.unwrap_or(every)));
                 let pids = pgids.tracker.pids();
                 let mut s = sampler.lock().unwrap_or_else(|e| e.into_inner());
                 let rss = s.sample(&pids);

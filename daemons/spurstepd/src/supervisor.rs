@@ -488,6 +488,9 @@ fn watch_script(
     };
     let limit_mb = spec.job.allocs.iter().find(|a| a.node == spec.node_name).map(|a| a.mem_mb).unwrap_or(0);
     let check = (spec.mem_check_secs > 0 && limit_mb > 0).then(|| Duration::from_secs(spec.mem_check_secs as u64));
+    // the node's slurm.conf (the agent's SLURM_CONF): JobAcctGatherFrequency
+    let conf = spur_core::config::load(std::path::Path::new(&crate::jobenv::default_slurm_conf())).ok();
+    let every = crate::step::sample_every(conf.as_ref());
     let prefix = format!("{}: error: ", spur_spool::stepd_name(&spec.node_name));
     let label = format!("{}.batch", spec.job.job_id);
     let dir = jobdir.to_path_buf();
@@ -495,7 +498,7 @@ fn watch_script(
     std::thread::spawn(move || {
         let mut early = [Duration::from_millis(250), Duration::from_millis(750)].into_iter();
         loop {
-            std::thread::sleep(early.next().unwrap_or(check.unwrap_or(crate::step::SAMPLE_EVERY)));
+            std::thread::sleep(early.next().unwrap_or(check.unwrap_or(every)));
             let pids = tracker.pids();
             let rss = {
                 let mut g = state.lock().unwrap_or_else(|e| e.into_inner());
