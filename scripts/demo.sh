@@ -10,8 +10,11 @@ trap '"$ROOT/target/debug/spur" cluster down --dir "$DIR"' EXIT
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run() { say "$*"; "$@"; }
 
-say "spur cluster up --dir $DIR --nodes 4 --controllers 3"
-eval "$("$ROOT/target/debug/spur" cluster up --dir "$DIR" --nodes 4 --controllers 3)"
+# accounting as a site with slurmdbd has it: served by the controllers' own store
+mkdir -p "$DIR"
+echo "AccountingStorageType=accounting_storage/slurmdbd" > "$DIR/accounting.conf"
+say "spur cluster up --dir $DIR --nodes 4 --controllers 3 --extra-conf $DIR/accounting.conf"
+eval "$("$ROOT/target/debug/spur" cluster up --dir "$DIR" --nodes 4 --controllers 3 --extra-conf "$DIR/accounting.conf")"
 echo "SLURM_CONF=$SLURM_CONF"
 
 WORK=$DIR/work; mkdir -p "$WORK"; cd "$WORK"
@@ -48,6 +51,9 @@ for _ in $(seq 1 120); do
 done
 run squeue
 run scontrol show job "$J3"
+say "sacct   (the jobs' records, from the controllers' replicated accounting store, across the failover)"
+sacct
+run sacct -X -P --format=JobID,JobName,State,ExitCode,Elapsed,NodeList
 say "spur cluster up --dir $DIR   (restarts the killed controller; it catches up as a follower)"
 "$ROOT/target/debug/spur" cluster up --dir "$DIR" > /dev/null
 sleep 1
