@@ -858,3 +858,161 @@ fn node_base22(nd: &Node) -> &'static str {
         _ => "unknown",
     }
 }
+
+// ---------------------------------------------------------------- sacct
+
+/// `sacct --json/--yaml`: data_parser/v0.0.42's `jobs` document (the
+/// fields Spur's records hold; 22.05's openapi/v0.0.38 document has the
+/// same outline).
+pub fn sacct(m: &Mime, args: &[String], jobs: &[spur_core::acct::AcctJob], cluster: &str, now: i64) -> Output {
+    use spur_core::acct::{AcctJob, AcctStep};
+    let time = |t: i64| num(t);
+    let tres = |items: Vec<(&str, i64, i64)>| {
+        a(items
+            .into_iter()
+            .map(|(t, id, c)| o(vec![("type", s(t)), ("name", s("")), ("id", num(id)), ("count", num(c))]))
+            .collect())
+    };
+    let job_tres = |j: &AcctJob, alloc: bool| {
+        if alloc && j.start == 0 {
+            return tres(vec![]);
+        }
+        let (cpus, mem, nodes) = if alloc {
+            (j.alloc_cpus as i64, j.alloc_mem_mb as i64, j.nodes.len() as i64)
+        } else {
+            (j.req_cpus as i64, j.req_mem_mb as i64, j.req_nodes.max(1) as i64)
+        };
+        tres(vec![("cpu", 1, cpus), ("mem", 2, mem), ("node", 4, nodes), ("billing", 5, cpus)])
+    };
+    let step = |j: &AcctJob, st: &AcctStep| {
+        let end = if st.end != 0 { st.end } else { j.end };
+        let elapsed = if st.start == 0 { 0 } else { ((if end != 0 { end } else { now }) - st.start).max(0) };
+        o(vec![
+            (
+                "time",
+                o(vec![
+                    ("elapsed", num(elapsed)),
+                    ("end", o(vec![("set", b(end != 0)), ("infinite", b(false)), ("number", num(end))])),
+                    ("start", o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(st.start))])),
+                    ("suspended", num(0)),
+                ]),
+            ),
+            ("exit_code", exit_code(st.exit_status.unwrap_or(0))),
+            (
+                "nodes",
+                o(vec![
+                    ("count", num(st.nodes.len() as i64)),
+                    ("range", s(&spur_grammar::hostlist::compress_unique(&st.nodes))),
+                    ("list", a(st.nodes.iter().map(|n| s(n)).collect())),
+                ]),
+            ),
+            ("tasks", o(vec![("count", num(st.ntasks as i64))])),
+            ("state", strs(&[st.state.name()])),
+            (
+                "step",
+                o(vec![
+                    ("id", s(&format!("{}.{}", j.job_id, crate::acctprint::step_name(st.step_id)))),
+                    ("name", s(&st.name)),
+                ]),
+            ),
+            (
+                "tres",
+                o(vec![(
+                    "allocated",
+                    tres(vec![
+                        ("cpu", 1, st.cpus as i64),
+                        ("mem", 2, st.mem_mb as i64),
+                        ("node", 4, st.nodes.len() as i64),
+                    ]),
+                )]),
+            ),
+        ])
+    };
+    let list: Vec<V> = jobs
+        .iter()
+        .map(|j| {
+            o(vec![
+                ("account", s(&j.account)),
+                ("comment", o(vec![("administrator", s(&j.admin_comment)), ("job", s(&j.comment)), ("system", s(""))])),
+                ("allocation_nodes", num(j.nodes.len() as i64)),
+                (
+                    "array",
+                    o(vec![
+                        ("job_id", num(j.array_job_id as i64)),
+                        (
+                            "task_id",
+                            match j.array_task_id {
+                                Some(t) => o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(t as i64))]),
+                                None => o(vec![("set", b(false)), ("infinite", b(false)), ("number", num(0))]),
+                            },
+                        ),
+                        ("task", s(&j.array_tasks)),
+                    ]),
+                ),
+                ("cluster", s(cluster)),
+                ("constraints", s(&j.constraints)),
+                ("derived_exit_code", exit_code(j.derived_exit_code)),
+                (
+                    "time",
+                    o(vec![
+                        ("elapsed", num(j.elapsed(now))),
+                        ("eligible", time(j.eligible)),
+                        ("end", time(j.end)),
+                        ("start", time(j.start)),
+                        ("submission", time(j.submit)),
+                        ("suspended", num(j.suspended)),
+                        (
+                            "limit",
+                            match j.time_limit {
+                                Some(l) => o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(l as i64))]),
+                                None => o(vec![("set", b(false)), ("infinite", b(true)), ("number", num(0))]),
+                            },
+                        ),
+                    ]),
+                ),
+                ("exit_code", exit_code(j.exit_status)),
+                ("group", s(&j.group_name)),
+                ("job_id", num(j.job_id as i64)),
+                ("name", s(&j.name)),
+                (
+                    "nodes",
+                    s(&if j.nodes.is_empty() {
+                        "None assigned".to_string()
+                    } else {
+                        spur_grammar::hostlist::compress_unique(&j.nodes)
+                    }),
+                ),
+                ("partition", s(&j.partition)),
+                ("priority", o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(j.priority as i64))])),
+                ("qos", s(if j.qos.is_empty() { "normal" } else { &j.qos })),
+                ("required", o(vec![("CPUs", num(j.req_cpus as i64))])),
+                ("restart_cnt", num(j.restarts as i64)),
+                ("reservation", o(vec![("id", num(0)), ("name", s(&j.reservation))])),
+                (
+                    "state",
+                    o(vec![
+                        ("current", strs(&[j.state.name()])),
+                        ("reason", s(if j.reason.is_empty() { "None" } else { &j.reason })),
+                    ]),
+                ),
+                ("steps", a(j.steps.iter().map(|st| step(j, st)).collect())),
+                ("submit_line", s(&j.submit_line)),
+                ("tres", o(vec![("allocated", job_tres(j, true)), ("requested", job_tres(j, false))])),
+                ("user", s(&j.user_name)),
+                ("working_directory", s(&j.work_dir)),
+            ])
+        })
+        .collect();
+    if old() {
+        let doc = o(vec![("meta", meta22()), ("errors", a(vec![])), ("jobs", a(list))]);
+        return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: String::new(), code: 0 };
+    }
+    let view = ClusterView { cluster_name: cluster.to_string(), ..Default::default() };
+    let doc = o(vec![
+        ("jobs", a(list)),
+        ("meta", meta("sacct", args, &view)),
+        ("errors", a(vec![])),
+        ("warnings", a(vec![])),
+    ]);
+    Output { stdout: emit(&doc, m.yaml), stderr: String::new(), code: 0 }
+}

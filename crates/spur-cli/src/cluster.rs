@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "sinfo", "scancel", "scontrol"];
+pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sstat", "scancel", "scontrol"];
 
 struct UpOpts {
     dir: PathBuf,

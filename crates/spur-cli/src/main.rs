@@ -17,7 +17,7 @@ mod controllers;
 
 use spur_cli_base::process;
 use spur_cli_control::{scancel, scontrol};
-use spur_cli_query::{sinfo, squeue};
+use spur_cli_query::{sacct, sinfo, squeue, sstat};
 use spur_cli_submit::{salloc, sbatch, srun};
 
 fn main() {
@@ -27,7 +27,7 @@ fn main() {
         match argv.get(1) {
             Some(c) => (c.clone(), argv[2..].to_vec()),
             None => {
-                eprintln!("Usage: spur {{sbatch|srun|salloc|squeue|sinfo|scancel|scontrol|cluster}} ...");
+                eprintln!("Usage: spur {{sbatch|srun|salloc|squeue|sinfo|sacct|sstat|scancel|scontrol|cluster}} ...");
                 std::process::exit(1);
             }
         }
@@ -40,6 +40,8 @@ fn main() {
         "salloc" => salloc::run(&args, &process::env_map()),
         "squeue" => squeue::run(&args, &process::env_map()),
         "sinfo" => sinfo::run(&args, &process::env_map()),
+        "sacct" => sacct::run(&args, &process::env_map()),
+        "sstat" => sstat::run(&args, &process::env_map()),
         "scancel" => scancel::run(&args, &process::env_map()),
         "scontrol" => scontrol::run(&args, &process::env_map()),
         "cluster" => cluster::main(&args),
