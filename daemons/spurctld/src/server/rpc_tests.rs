@@ -45,6 +45,10 @@ async fn controller_with(extra: &str) -> Fixture {
         )
     })
     .unwrap();
+    // the accounting store, fed as in main.rs
+    let acct = std::sync::Arc::new(spur_accounting::Store::open(&dir).unwrap());
+    let mut opened = opened;
+    opened.sm.set_feed(std::sync::Arc::new(spur_accounting::Feeder::start(acct.clone(), |e| panic!("{}", e))));
     let rconf = std::sync::Arc::new(
         openraft::Config {
             heartbeat_interval: 50,
@@ -67,6 +71,7 @@ async fn controller_with(extra: &str) -> Fixture {
         [(1, openraft::BasicNode { addr: "127.0.0.1:6817".into() })].into_iter().collect();
     raft.initialize(members).await.unwrap();
     let ctld = Ctld::new(conf, opened.shared, raft, 1, KEY.to_vec(), 0);
+    let _ = ctld.acct.set(acct);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !ctld.is_ready_leader() {
         assert!(std::time::Instant::now() < deadline, "no leader");
@@ -152,7 +157,48 @@ async fn a_request_no_credential_proved_is_refused_by_every_rpc() {
         unauth(s.membership(mk(()).map(|_| MembershipRequest::default())).await.unwrap_err());
         unauth(s.step_create(mk(()).map(|_| StepCreateRequest::default())).await.unwrap_err());
         unauth(s.step_complete(mk(()).map(|_| StepCompleteRequest::default())).await.unwrap_err());
+        unauth(s.accounting(mk(()).map(|_| AccountingRequest::default())).await.unwrap_err());
+        unauth(s.step_stat(mk(()).map(|_| StepStatRequest::default())).await.unwrap_err());
     }
+}
+
+/// The records sacct reads: every job's, fed from the log; with
+/// `PrivateData=jobs`, another user's are left out; sstat of a job the
+/// caller may not see, or of none, is an invalid job id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounting_records_follow_private_data() {
+    let f = controller_with("PrivateData=jobs\n").await;
+    let s = &f.svc;
+    let mine = submit(&f, user(wrap_job(None))).await;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let ask = |q: spur_core::acct::AcctQuery| AccountingRequest {
+        query: spur_format::encode(spur_format::Kind::ACCT_QUERY, spur_format::FORMAT_VERSION, &q).unwrap(),
+        max_format_version: u32::from(spur_format::FORMAT_VERSION),
+    };
+    let ids = |r: AccountingReply| {
+        assert_eq!(code(&r.status), 0);
+        let (v, _): (Vec<spur_core::acct::AcctJob>, _) =
+            spur_format::decode(spur_format::Kind::ACCT_JOB, &r.records, &"reply").unwrap();
+        v.iter().map(|j| j.job_id).collect::<Vec<_>>()
+    };
+    // the writer thread commits a moment after the entry is applied
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let got = ids(s.accounting(root(ask(Default::default()))).await.unwrap().into_inner());
+        if got == [mine, theirs] {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "records: {:?}", got);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(ids(s.accounting(user(ask(Default::default()))).await.unwrap().into_inner()), [mine]);
+    assert_eq!(ids(s.accounting(other(ask(Default::default()))).await.unwrap().into_inner()), [theirs]);
+    // a query that cannot be read
+    let bad = AccountingRequest { query: vec![1, 2, 3], max_format_version: 7 };
+    assert_ne!(code(&s.accounting(user(bad)).await.unwrap().into_inner().status), 0);
+    let stat = |job_id| StepStatRequest { job_id, step_id: spur_core::model::BATCH_STEP };
+    assert_eq!(code(&s.step_stat(user(stat(theirs))).await.unwrap().into_inner().status), ESLURM_INVALID_JOB_ID);
+    assert_eq!(code(&s.step_stat(user(stat(999_999))).await.unwrap().into_inner().status), ESLURM_INVALID_JOB_ID);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
