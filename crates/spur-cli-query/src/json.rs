@@ -861,148 +861,267 @@ fn node_base22(nd: &Node) -> &'static str {
 
 // ---------------------------------------------------------------- sacct
 
-/// `sacct --json/--yaml`: data_parser/v0.0.42's `jobs` document (the
-/// fields Spur's records hold; 22.05's openapi/v0.0.38 document has the
-/// same outline).
-pub fn sacct(m: &Mime, args: &[String], jobs: &[spur_core::acct::AcctJob], cluster: &str, now: i64) -> Output {
-    use spur_core::acct::{AcctJob, AcctStep};
-    let time = |t: i64| num(t);
-    let tres = |items: Vec<(&str, i64, i64)>| {
-        a(items
-            .into_iter()
-            .map(|(t, id, c)| o(vec![("type", s(t)), ("name", s("")), ("id", num(id)), ("count", num(c))]))
-            .collect())
-    };
-    let job_tres = |j: &AcctJob, alloc: bool| {
-        if alloc && j.start == 0 {
-            return tres(vec![]);
-        }
-        let (cpus, mem, nodes) = if alloc {
-            (j.alloc_cpus as i64, j.alloc_mem_mb as i64, j.nodes.len() as i64)
-        } else {
-            (j.req_cpus as i64, j.req_mem_mb as i64, j.req_nodes.max(1) as i64)
-        };
-        tres(vec![("cpu", 1, cpus), ("mem", 2, mem), ("node", 4, nodes), ("billing", 5, cpus)])
-    };
-    let step = |j: &AcctJob, st: &AcctStep| {
-        let end = if st.end != 0 { st.end } else { j.end };
-        let elapsed = if st.start == 0 { 0 } else { ((if end != 0 { end } else { now }) - st.start).max(0) };
-        o(vec![
-            (
-                "time",
-                o(vec![
-                    ("elapsed", num(elapsed)),
-                    ("end", o(vec![("set", b(end != 0)), ("infinite", b(false)), ("number", num(end))])),
-                    ("start", o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(st.start))])),
-                    ("suspended", num(0)),
-                ]),
-            ),
-            ("exit_code", exit_code(st.exit_status.unwrap_or(0))),
-            (
-                "nodes",
-                o(vec![
-                    ("count", num(st.nodes.len() as i64)),
-                    ("range", s(&spur_grammar::hostlist::compress_unique(&st.nodes))),
-                    ("list", a(st.nodes.iter().map(|n| s(n)).collect())),
-                ]),
-            ),
-            ("tasks", o(vec![("count", num(st.ntasks as i64))])),
-            ("state", strs(&[st.state.name()])),
-            (
-                "step",
-                o(vec![
-                    ("id", s(&format!("{}.{}", j.job_id, crate::acctprint::step_name(st.step_id)))),
-                    ("name", s(&st.name)),
-                ]),
-            ),
-            (
-                "tres",
-                o(vec![(
-                    "allocated",
-                    tres(vec![
-                        ("cpu", 1, st.cpus as i64),
-                        ("mem", 2, st.mem_mb as i64),
-                        ("node", 4, st.nodes.len() as i64),
-                    ]),
-                )]),
-            ),
-        ])
-    };
-    let list: Vec<V> = jobs
+/// A TRES list of data_parser v0.0.42 (`[{type, name, id, count}]`).
+fn tres_v(items: &[(&str, i64, i64)]) -> V {
+    a(items
         .iter()
-        .map(|j| {
+        .map(|(t, id, c)| {
+            let (ty, name) = t.split_once('/').unwrap_or((t, ""));
+            o(vec![("type", s(ty)), ("name", s(name)), ("id", i(*id)), ("count", i(*c))])
+        })
+        .collect())
+}
+
+/// A job's TRES as slurmdbd keeps them (ids: cpu 1, mem 2, node 4,
+/// billing 5), in id order.
+fn acct_tres(j: &spur_core::acct::AcctJob, alloc: bool) -> V {
+    if alloc && (j.start == 0 || j.nodes.is_empty()) {
+        return a(vec![]);
+    }
+    let (cpus, mem, nodes) = if alloc {
+        (j.alloc_cpus as i64, j.alloc_mem_mb as i64, j.nodes.len() as i64)
+    } else {
+        (j.req_cpus as i64, j.req_mem_mb as i64, j.req_nodes.max(1) as i64)
+    };
+    tres_v(&[("cpu", 1, cpus), ("mem", 2, mem), ("node", 4, nodes), ("billing", 5, cpus)])
+}
+
+fn cpu_times(user_us: u64, sys_us: u64) -> Vec<(&'static str, V)> {
+    let tot = user_us.saturating_add(sys_us);
+    let split =
+        |us: u64| o(vec![("seconds", i((us / 1_000_000) as i64)), ("microseconds", i((us % 1_000_000) as i64))]);
+    vec![("system", split(sys_us)), ("total", split(tot)), ("user", split(user_us))]
+}
+
+fn acct_step(j: &spur_core::acct::AcctJob, st: &spur_core::acct::AcctStep, now: i64) -> V {
+    let end = if st.end != 0 { st.end } else { j.end };
+    let elapsed = if st.start == 0 { 0 } else { ((if end != 0 { end } else { now }) - st.start).max(0) };
+    let (user, sys) =
+        st.usage.iter().fold((0u64, 0u64), |(u, y), x| (u.saturating_add(x.user_us), y.saturating_add(x.sys_us)));
+    let special = st.step_id > 0xFFFF_FFF0;
+    let freq = if special { num(0) } else { unset() };
+    let mut time = vec![
+        ("elapsed", i(elapsed)),
+        ("end", if end != 0 { num(end) } else { unset() }),
+        ("start", num(st.start)),
+        ("suspended", i(0)),
+    ];
+    time.extend(cpu_times(user, sys));
+    let mut tres_alloc = vec![("cpu", 1, st.cpus as i64)];
+    if st.mem_mb > 0 {
+        tres_alloc.push(("mem", 2, st.mem_mb as i64));
+    }
+    tres_alloc.push(("node", 4, st.nodes.len() as i64));
+    o(vec![
+        ("time", o(time)),
+        ("exit_code", exit_code(st.exit_status.unwrap_or(0))),
+        (
+            "nodes",
+            o(vec![
+                ("count", i(st.nodes.len() as i64)),
+                ("range", s(&spur_grammar::hostlist::compress_unique(&st.nodes))),
+                ("list", a(st.nodes.iter().map(|x| s(x)).collect())),
+            ]),
+        ),
+        ("tasks", o(vec![("count", i(st.ntasks as i64))])),
+        ("pid", s("")),
+        (
+            "CPU",
+            o(vec![("requested_frequency", o(vec![("min", freq.clone()), ("max", freq)])), ("governor", a(vec![]))]),
+        ),
+        (
+            "kill_request_user",
+            s(&st
+                .cancelled_by
+                .map(|u| spur_client::users::user_name(u).unwrap_or_else(|| u.to_string()))
+                .unwrap_or_default()),
+        ),
+        ("state", strs(&[st.state.name()])),
+        (
+            "statistics",
+            o(vec![("CPU", o(vec![("actual_frequency", i(0))])), ("energy", o(vec![("consumed", num(0))]))]),
+        ),
+        (
+            "step",
+            o(vec![
+                ("id", s(&format!("{}.{}", j.job_id, crate::acctprint::step_name(st.step_id)))),
+                ("name", s(&st.name)),
+            ]),
+        ),
+        ("task", o(vec![("distribution", s(&crate::acctprint::layout_name(&st.distribution)))])),
+        (
+            "tres",
+            o(vec![
+                (
+                    "requested",
+                    o(vec![("max", a(vec![])), ("min", a(vec![])), ("average", a(vec![])), ("total", a(vec![]))]),
+                ),
+                (
+                    "consumed",
+                    o(vec![("max", a(vec![])), ("min", a(vec![])), ("average", a(vec![])), ("total", a(vec![]))]),
+                ),
+                ("allocated", tres_v(&tres_alloc)),
+            ]),
+        ),
+    ])
+}
+
+/// One job of `sacct --json`, its keys in data_parser v0.0.42's order.
+fn acct_job(j: &spur_core::acct::AcctJob, now: i64) -> V {
+    let started = j.start != 0;
+    let mut flags: Vec<&str> = Vec::new();
+    if !started {
+        flags.push("NOT_SET");
+    } else if j.sched_backfill {
+        flags.push("STARTED_ON_BACKFILL");
+    } else {
+        flags.push("STARTED_ON_SCHEDULE");
+    }
+    if started || j.end != 0 {
+        flags.push("START_RECEIVED");
+    }
+    let user = if j.user_name.is_empty() { j.user_id.to_string() } else { j.user_name.clone() };
+    let group = if j.group_name.is_empty() { j.group_id.to_string() } else { j.group_name.clone() };
+    let planned = if j.eligible == 0 {
+        0
+    } else if started {
+        j.start - j.eligible
+    } else if j.end != 0 {
+        j.end - j.eligible
+    } else {
+        now - j.eligible
+    };
+    let (user_us, sys_us) = j
+        .steps
+        .iter()
+        .filter(|st| !st.state.is_live())
+        .flat_map(|st| st.usage.iter())
+        .fold((0u64, 0u64), |(u, y), x| (u.saturating_add(x.user_us), y.saturating_add(x.sys_us)));
+    let mut time = vec![
+        ("elapsed", i(j.elapsed(now))),
+        ("eligible", i(j.eligible)),
+        ("end", i(j.end)),
+        ("planned", num(planned.max(0))),
+        ("start", i(j.start)),
+        ("submission", i(j.submit)),
+        ("suspended", i(j.suspended)),
+    ];
+    let mut cpu = cpu_times(user_us, sys_us);
+    time.push(cpu.remove(0));
+    time.push((
+        "limit",
+        match j.time_limit {
+            Some(l) if l != u32::MAX => num(l as i64),
+            _ if started => inf(),
+            _ => unset(),
+        },
+    ));
+    time.extend(cpu);
+    let (mem_cpu, mem_node) = if j.mem_per_cpu > 0 {
+        (num(j.mem_per_cpu as i64), unset())
+    } else {
+        (unset(), num(j.req_mem_mb as i64 / j.req_nodes.max(1) as i64))
+    };
+    let qos = if j.qos.is_empty() { "normal" } else { &j.qos };
+    o(vec![
+        ("account", s(&j.account)),
+        ("comment", o(vec![("administrator", s(&j.admin_comment)), ("job", s(&j.comment)), ("system", s(""))])),
+        ("allocation_nodes", i(if started { j.nodes.len() as i64 } else { 0 })),
+        (
+            "array",
+            o(vec![
+                ("job_id", i(j.array_job_id as i64)),
+                ("limits", o(vec![("max", o(vec![("running", o(vec![("tasks", i(j.array_max_running as i64))]))]))])),
+                (
+                    "task_id",
+                    match j.array_task_id {
+                        Some(t) if j.array_job_id != 0 => num(t as i64),
+                        _ => unset(),
+                    },
+                ),
+                ("task", s(&j.array_tasks)),
+            ]),
+        ),
+        (
+            "association",
             o(vec![
                 ("account", s(&j.account)),
-                ("comment", o(vec![("administrator", s(&j.admin_comment)), ("job", s(&j.comment)), ("system", s(""))])),
-                ("allocation_nodes", num(j.nodes.len() as i64)),
-                (
-                    "array",
-                    o(vec![
-                        ("job_id", num(j.array_job_id as i64)),
-                        (
-                            "task_id",
-                            match j.array_task_id {
-                                Some(t) => o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(t as i64))]),
-                                None => o(vec![("set", b(false)), ("infinite", b(false)), ("number", num(0))]),
-                            },
-                        ),
-                        ("task", s(&j.array_tasks)),
-                    ]),
-                ),
-                ("cluster", s(cluster)),
-                ("constraints", s(&j.constraints)),
-                ("derived_exit_code", exit_code(j.derived_exit_code)),
-                (
-                    "time",
-                    o(vec![
-                        ("elapsed", num(j.elapsed(now))),
-                        ("eligible", time(j.eligible)),
-                        ("end", time(j.end)),
-                        ("start", time(j.start)),
-                        ("submission", time(j.submit)),
-                        ("suspended", num(j.suspended)),
-                        (
-                            "limit",
-                            match j.time_limit {
-                                Some(l) => o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(l as i64))]),
-                                None => o(vec![("set", b(false)), ("infinite", b(true)), ("number", num(0))]),
-                            },
-                        ),
-                    ]),
-                ),
-                ("exit_code", exit_code(j.exit_status)),
-                ("group", s(&j.group_name)),
-                ("job_id", num(j.job_id as i64)),
-                ("name", s(&j.name)),
-                (
-                    "nodes",
-                    s(&if j.nodes.is_empty() {
-                        "None assigned".to_string()
-                    } else {
-                        spur_grammar::hostlist::compress_unique(&j.nodes)
-                    }),
-                ),
-                ("partition", s(&j.partition)),
-                ("priority", o(vec![("set", b(true)), ("infinite", b(false)), ("number", num(j.priority as i64))])),
-                ("qos", s(if j.qos.is_empty() { "normal" } else { &j.qos })),
-                ("required", o(vec![("CPUs", num(j.req_cpus as i64))])),
-                ("restart_cnt", num(j.restarts as i64)),
-                ("reservation", o(vec![("id", num(0)), ("name", s(&j.reservation))])),
-                (
-                    "state",
-                    o(vec![
-                        ("current", strs(&[j.state.name()])),
-                        ("reason", s(if j.reason.is_empty() { "None" } else { &j.reason })),
-                    ]),
-                ),
-                ("steps", a(j.steps.iter().map(|st| step(j, st)).collect())),
-                ("submit_line", s(&j.submit_line)),
-                ("tres", o(vec![("allocated", job_tres(j, true)), ("requested", job_tres(j, false))])),
-                ("user", s(&j.user_name)),
-                ("working_directory", s(&j.work_dir)),
-            ])
-        })
-        .collect();
+                ("cluster", s(&j.cluster)),
+                ("partition", s("")),
+                ("user", s(&user)),
+                ("id", i(0)),
+            ]),
+        ),
+        ("block", s("")),
+        ("cluster", s(&j.cluster)),
+        ("constraints", s(&j.constraints)),
+        ("container", s("")),
+        ("derived_exit_code", exit_code(j.derived_exit_code)),
+        ("time", o(time)),
+        ("exit_code", exit_code(j.exit_status)),
+        ("extra", s("")),
+        ("failed_node", s("")),
+        ("flags", strs(&flags)),
+        ("group", s(&group)),
+        ("het", o(vec![("job_id", i(0)), ("job_offset", unset())])),
+        ("job_id", i(j.job_id as i64)),
+        ("name", s(&j.name)),
+        ("licenses", s("")),
+        ("mcs", o(vec![("label", s(""))])),
+        (
+            "nodes",
+            s(&if j.nodes.is_empty() {
+                "None assigned".to_string()
+            } else {
+                spur_grammar::hostlist::compress_unique(&j.nodes)
+            }),
+        ),
+        ("partition", s(&j.partition)),
+        ("hold", b(j.priority == 0)),
+        ("priority", num(j.priority as i64)),
+        ("qos", s(qos)),
+        ("qosreq", s(qos)),
+        (
+            "required",
+            o(vec![("CPUs", i(j.req_cpus as i64)), ("memory_per_cpu", mem_cpu), ("memory_per_node", mem_node)]),
+        ),
+        (
+            "kill_request_user",
+            s(&j.cancelled_by
+                .map(|u| spur_client::users::user_name(u).unwrap_or_else(|| u.to_string()))
+                .unwrap_or_default()),
+        ),
+        ("restart_cnt", i(j.restarts as i64)),
+        ("reservation", o(vec![("id", i(0)), ("name", s(&j.reservation))])),
+        ("script", s("")),
+        ("stdin_expanded", s(&j.std_in)),
+        ("stdout_expanded", s(&j.std_out)),
+        ("stderr_expanded", s(&j.std_err)),
+        ("stdout", s(&j.std_out)),
+        ("stderr", s(&j.std_err)),
+        ("stdin", s(&j.std_in)),
+        (
+            "state",
+            o(vec![
+                ("current", strs(&[j.state.name()])),
+                ("reason", s(if j.reason.is_empty() { "None" } else { &j.reason })),
+            ]),
+        ),
+        ("steps", a(j.steps.iter().map(|st| acct_step(j, st, now)).collect())),
+        ("submit_line", s(&j.submit_line)),
+        ("tres", o(vec![("allocated", acct_tres(j, true)), ("requested", acct_tres(j, false))])),
+        ("used_gres", s("")),
+        ("user", s(&user)),
+        ("wckey", o(vec![("wckey", s("")), ("flags", a(vec![]))])),
+        ("working_directory", s(&j.work_dir)),
+    ])
+}
+
+/// `sacct --json/--yaml`: data_parser/v0.0.42's `jobs` document of the
+/// records as sacct selected them (22.05: openapi/v0.0.38's outline, the
+/// same jobs).
+pub fn sacct(m: &Mime, args: &[String], jobs: &[&spur_core::acct::AcctJob], cluster: &str, now: i64) -> Output {
+    let list: Vec<V> = jobs.iter().map(|j| acct_job(j, now)).collect();
     if old() {
         let doc = o(vec![("meta", meta22()), ("errors", a(vec![])), ("jobs", a(list))]);
         return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: String::new(), code: 0 };

@@ -1152,6 +1152,13 @@ fn keep(o: &SacctOpts, j: &AcctJob) -> bool {
     true
 }
 
+/// The records sacct shows, in its order (the `--json` document's jobs).
+pub fn selected<'a>(o: &SacctOpts, jobs: &'a [AcctJob]) -> Vec<&'a AcctJob> {
+    let mut list: Vec<&AcctJob> = jobs.iter().filter(|j| keep(o, j)).collect();
+    sort_jobs(&mut list);
+    list
+}
+
 /// Print the header and rows of `jobs` (as the controller answered the
 /// query) at `now`; `Err` is a field list Slurm refuses.
 pub fn render(o: &SacctOpts, jobs: &[AcctJob], now: i64) -> Output {
@@ -1187,9 +1194,7 @@ pub fn render(o: &SacctOpts, jobs: &[AcctJob], now: i64) -> Output {
     if o.script.is_none() {
         out.stdout.push_str(&layout.header_text(&table));
     }
-    let mut list: Vec<&AcctJob> = jobs.iter().filter(|j| keep(o, j)).collect();
-    sort_jobs(&mut list);
-    for j in list {
+    for j in selected(o, jobs) {
         let sels: Vec<&Selected> = o.selected.iter().filter(|s| selects(s, j)).collect();
         let show_full = sels.is_empty() || sels.iter().any(|s| s.step.is_none());
         let only: Vec<u32> = sels.iter().filter_map(|s| s.step).collect();
@@ -1290,7 +1295,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         Ok(jobs) => {
             if let Some(m) = &o.mime {
                 let cluster = c.conf().get("ClusterName").unwrap_or("").to_string();
-                return emit(&crate::json::sacct(m, args, &jobs, &cluster, now));
+                return emit(&crate::json::sacct(m, args, &selected(&o, &jobs), &cluster, now));
             }
             emit(&render(&o, &jobs, now))
         }

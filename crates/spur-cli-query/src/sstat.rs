@@ -282,9 +282,15 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         // the job's running steps: the accounting record names them, each
         // one's use comes from its nodes
         let q = spur_core::acct::AcctQuery { jobs: vec![(sel.job_id, sel.task)], ..Default::default() };
-        let rec = rt.block_on(c.accounting(&q)).ok().and_then(|v| v.into_iter().find(|j| j.state.is_live()));
-        let Some(job) = rec else {
+        // an unknown job: no steps to ask for; an ended or pending one has
+        // none running
+        let recs = rt.block_on(c.accounting(&q)).unwrap_or_default();
+        if recs.is_empty() {
             answers.push((sel.clone(), Answer::NoJob));
+            continue;
+        }
+        let Some(job) = recs.into_iter().find(|j| j.state.is_live()) else {
+            answers.push((sel.clone(), Answer::Steps(vec![])));
             continue;
         };
         let mut steps = Vec::new();

@@ -314,3 +314,29 @@ fn window_and_users() {
         let _ = run(a, &[job(1, "x", AcctState::Running, 0)]);
     }
 }
+
+#[test]
+fn json_document_outline_recorded() {
+    // recorded/24.11/sacct/161 and 163: the keys of the document, a job, a step
+    let j = job(3, "ok_job", AcctState::Completed, 0);
+    let m = spur_cli_base::data::Mime { yaml: false, version: None };
+    let out = crate::json::sacct(&m, &args(&["--json"]), &[&j], "spur", NOW).stdout;
+    let keys = |v: &str, indent: usize| -> Vec<String> {
+        let pad = " ".repeat(indent);
+        let mut k: Vec<String> = v
+            .lines()
+            .filter(|l| l.starts_with(&format!("{}\"", pad)) && !l.starts_with(&format!("{} ", pad)))
+            .map(|l| l.trim().split('"').nth(1).unwrap_or("").to_string())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    assert_eq!(keys(&out, 2), ["errors", "jobs", "meta", "warnings"]);
+    let jobs_part = out.split("\n  \"meta\"").next().unwrap_or("");
+    let job_keys = keys(jobs_part, 6);
+    assert_eq!(
+        job_keys.join(","),
+        "account,allocation_nodes,array,association,block,cluster,comment,constraints,container,derived_exit_code,exit_code,extra,failed_node,flags,group,het,hold,job_id,kill_request_user,licenses,mcs,name,nodes,partition,priority,qos,qosreq,required,reservation,restart_cnt,script,state,stderr,stderr_expanded,stdin,stdin_expanded,stdout,stdout_expanded,steps,submit_line,time,tres,used_gres,user,wckey,working_directory"
+    );
+}
