@@ -279,24 +279,41 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let rt = runtime();
     let mut answers = Vec::new();
     for sel in &o.selected {
-        // the job's running steps: the accounting record names them, each
-        // one's use comes from its nodes
-        let q = spur_core::acct::AcctQuery { jobs: vec![(sel.job_id, sel.task)], ..Default::default() };
-        // an unknown job: no steps to ask for; an ended or pending one has
-        // none running
-        let recs = rt.block_on(c.accounting(&q)).unwrap_or_default();
-        if recs.is_empty() {
+        // the job's steps as slurmctld lists them (slurm_get_job_steps),
+        // then each one's use from its nodes
+        let q = spur_core::request::Query { jobs: true, job_ids: vec![sel.job_id.to_string()], ..Default::default() };
+        let view = rt.block_on(c.query(&q)).ok();
+        let job = view.as_ref().and_then(|v| {
+            v.jobs.iter().find(|j| match sel.task {
+                Some(t) => j.array.as_ref().is_some_and(|a| a.array_job_id == sel.job_id && a.task_id == Some(t)),
+                None => j.job_id == sel.job_id,
+            })
+        });
+        let Some(job) = job else {
             answers.push((sel.clone(), Answer::NoJob));
             continue;
-        }
-        let Some(job) = recs.into_iter().find(|j| j.state.is_live()) else {
-            answers.push((sel.clone(), Answer::Steps(vec![])));
-            continue;
         };
+        let mut ids: Vec<u32> = Vec::new();
+        if job.state.is_active() && job.start_time != 0 {
+            let mut live: Vec<u32> = job.steps.iter().map(|s| s.step_id).collect();
+            if job.batch_flag != 0 && !live.contains(&spur_core::model::BATCH_STEP) {
+                live.push(spur_core::model::BATCH_STEP);
+            }
+            // extern, batch, then by number
+            live.sort_by_key(|&id| match id {
+                spur_core::model::EXTERN_STEP => (0, 0),
+                spur_core::model::BATCH_STEP => (1, 0),
+                n => (2, n),
+            });
+            ids = live;
+        }
+        // without a gathering plugin the step daemons count no task and
+        // measure nothing (recorded/24.11/steps/24: NTasks 0)
+        let gather = c.conf().get("JobAcctGatherType").is_some_and(|t| !t.eq_ignore_ascii_case("jobacct_gather/none"));
         let mut steps = Vec::new();
-        for s in job.steps.iter().filter(|s| s.state.is_live() && s.end == 0) {
-            if let Ok((st, usage)) = rt.block_on(c.step_stat(job.job_id, s.step_id)) {
-                steps.push((st, usage));
+        for id in ids {
+            if let Ok((st, usage)) = rt.block_on(c.step_stat(job.job_id, id)) {
+                steps.push((st, if gather { usage } else { vec![] }));
             }
         }
         let sel = Selected { job_id: job.job_id, ..sel.clone() };
