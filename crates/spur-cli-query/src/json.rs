@@ -1117,12 +1117,81 @@ fn acct_job(j: &spur_core::acct::AcctJob, now: i64) -> V {
     ])
 }
 
+/// openapi/v0.0.38's job (22.05): the keys it has of v0.0.42's, a state
+/// and an exit status as plain strings (recorded/22.05/sacct/162-163).
+fn job38(j: V) -> V {
+    const KEYS: [&str; 30] = [
+        "account",
+        "allocation_nodes",
+        "array",
+        "association",
+        "cluster",
+        "comment",
+        "constraints",
+        "container",
+        "derived_exit_code",
+        "exit_code",
+        "flags",
+        "group",
+        "het",
+        "job_id",
+        "kill_request_user",
+        "mcs",
+        "name",
+        "nodes",
+        "partition",
+        "priority",
+        "qos",
+        "required",
+        "reservation",
+        "state",
+        "steps",
+        "time",
+        "tres",
+        "user",
+        "wckey",
+        "working_directory",
+    ];
+    fn first(v: &V) -> V {
+        match v {
+            V::Arr(x) => x.first().cloned().unwrap_or(V::Null),
+            o => o.clone(),
+        }
+    }
+    fn exit38(v: &V) -> V {
+        let V::Obj(kv) = v else { return v.clone() };
+        let get = |k: &str| kv.iter().find(|(n, _)| n == k).map(|(_, x)| x.clone()).unwrap_or(V::Null);
+        let rc = match get("return_code") {
+            V::Obj(n) => n.iter().find(|(k, _)| k == "number").map(|(_, x)| x.clone()).unwrap_or(V::Null),
+            x => x,
+        };
+        o(vec![("status", first(&get("status"))), ("return_code", rc)])
+    }
+    let V::Obj(kv) = j else { return j };
+    V::Obj(
+        kv.into_iter()
+            .filter(|(k, _)| KEYS.contains(&k.as_str()))
+            .map(|(k, v)| {
+                let v = match (k.as_str(), v) {
+                    ("state", V::Obj(st)) => V::Obj(
+                        st.into_iter().map(|(n, x)| if n == "current" { (n, first(&x)) } else { (n, x) }).collect(),
+                    ),
+                    ("exit_code" | "derived_exit_code", x) => exit38(&x),
+                    (_, x) => x,
+                };
+                (k, v)
+            })
+            .collect(),
+    )
+}
+
 /// `sacct --json/--yaml`: data_parser/v0.0.42's `jobs` document of the
 /// records as sacct selected them (22.05: openapi/v0.0.38's outline, the
 /// same jobs).
 pub fn sacct(m: &Mime, args: &[String], jobs: &[&spur_core::acct::AcctJob], cluster: &str, now: i64) -> Output {
     let list: Vec<V> = jobs.iter().map(|j| acct_job(j, now)).collect();
     if old() {
+        let list = list.into_iter().map(job38).collect();
         let doc = o(vec![("meta", meta22()), ("errors", a(vec![])), ("jobs", a(list))]);
         return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: String::new(), code: 0 };
     }

@@ -1018,7 +1018,12 @@ fn job_value(f: SF, j: &AcctJob, o: &SacctOpts, now: i64, id: &str) -> Val {
         SF::Reservation => Val::opt(&j.reservation),
         SF::ReservationId => Val::Num(None),
         SF::Restarts => Val::n(j.restarts as u64),
-        SF::Start => Val::Date(if j.start == 0 && j.end != 0 { spur_grammar::time::NO_VAL_TIME } else { j.start }),
+        // a job ended before it started: `None` (22.05's slurmctld gives
+        // it its end: recorded/22.05/sacct/058)
+        SF::Start if j.start == 0 && j.end != 0 => {
+            Val::Date(if v22() { j.end } else { spur_grammar::time::NO_VAL_TIME })
+        }
+        SF::Start => Val::Date(j.start),
         SF::State => Val::s(state_text(j.state, j.cancelled_by)),
         SF::StdErr => Val::opt(&j.std_err),
         SF::StdIn => Val::opt(&j.std_in),
