@@ -1,8 +1,10 @@
 //! What the Raft state costs as the queue grows: building a snapshot (the
 //! whole state serialised, done under the state lock), installing one on a
 //! member that lags (deserialise and re-index), and applying a batch of 100
-//! submissions. `cargo bench -p spur-state` prints the time for 1,000,
-//! 10,000 and 100,000 jobs.
+//! submissions (and the same with the accounting records each entry's
+//! changed jobs get, built under the state lock as the state machine does).
+//! `cargo bench -p spur-state` prints the time for 1,000, 10,000 and 100,000
+//! jobs.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use spur_core::model::*;
@@ -70,6 +72,22 @@ fn bench(c: &mut Criterion) {
                         s.apply(cmd).unwrap();
                     }
                     s
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        g.bench_with_input(BenchmarkId::new("apply_100_submits_with_records", n), &st, |b, st| {
+            b.iter_batched(
+                || st.clone(),
+                |mut s| {
+                    let mut recs = Vec::with_capacity(batch.len());
+                    for cmd in &batch {
+                        let r = s.apply(cmd);
+                        for id in spur_state::acct::touched(cmd, &r) {
+                            recs.extend(s.acct_record(id));
+                        }
+                    }
+                    (s, recs)
                 },
                 criterion::BatchSize::LargeInput,
             )
