@@ -25,9 +25,10 @@
 //!   index of the entry that last changed it;
 //! - `live`: job id -> the submit time of its newest run (a requeue starts
 //!   a new run, and the old one becomes `REQUEUED`);
-//! - `by_end`: (end time, or `i64::MAX` while not ended, key): the window
-//!   queries;
-//! - `by_user`: (uid, end, key): one user's window;
+//! - `by_end`: (end time, or `i64::MAX` while not ended, eligible time,
+//!   key): the window queries (the eligible time rules records out before
+//!   they are read);
+//! - `by_user`: (uid, end, eligible, key): one user's window;
 //! - `by_array`: (array job id, key): an array's records;
 //! - `by_index`: (index, key): what changed in a range of entries;
 //! - `meta`: `applied`, `sync_from`, `sync_to`.
@@ -42,8 +43,8 @@ use std::sync::{Arc, Mutex};
 type Key = (u32, i64);
 const JOBS: TableDefinition<Key, &[u8]> = TableDefinition::new("jobs");
 const LIVE: TableDefinition<u32, i64> = TableDefinition::new("live");
-const BY_END: TableDefinition<(i64, u32, i64), ()> = TableDefinition::new("by_end");
-const BY_USER: TableDefinition<(u32, i64, u32, i64), ()> = TableDefinition::new("by_user");
+const BY_END: TableDefinition<(i64, i64, u32, i64), ()> = TableDefinition::new("by_end");
+const BY_USER: TableDefinition<(u32, i64, i64, u32, i64), ()> = TableDefinition::new("by_user");
 const BY_ARRAY: TableDefinition<(u32, u32, i64), ()> = TableDefinition::new("by_array");
 const BY_INDEX: TableDefinition<(u64, u32, i64), ()> = TableDefinition::new("by_index");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -303,16 +304,22 @@ impl Store {
             let by_user = r.open_table(BY_USER)?;
             let from = if q.states.is_empty() { q.start } else { i64::MIN };
             for &uid in &q.user_ids {
-                for e in by_user.range((uid, from, 0, i64::MIN)..=(uid, i64::MAX, u32::MAX, i64::MAX))? {
+                for e in
+                    by_user.range((uid, from, i64::MIN, 0, i64::MIN)..=(uid, i64::MAX, i64::MAX, u32::MAX, i64::MAX))?
+                {
                     let k = e?.0.value();
-                    keys.push((k.2, k.3));
+                    if eligible_in(q, k.2) {
+                        keys.push((k.3, k.4));
+                    }
                 }
             }
         } else if q.start != 0 && q.states.is_empty() {
             let by_end = r.open_table(BY_END)?;
-            for e in by_end.range((q.start, 0, i64::MIN)..)? {
+            for e in by_end.range((q.start, i64::MIN, 0, i64::MIN)..)? {
                 let k = e?.0.value();
-                keys.push((k.1, k.2));
+                if eligible_in(q, k.1) {
+                    keys.push((k.2, k.3));
+                }
             }
         } else {
             for e in jobs.iter()? {
@@ -324,8 +331,11 @@ impl Store {
         let mut out: Vec<AcctJob> = vec![];
         for k in keys {
             let Some(v) = jobs.get(k)? else { continue };
-            let j = decode(v.value())?;
+            let mut j = decode(v.value())?;
             if q.matches(&j) {
+                if q.no_steps {
+                    j.steps = Vec::new();
+                }
                 out.push(j);
             }
         }
@@ -354,6 +364,16 @@ impl Store {
     }
 }
 
+/// Whether a record eligible at `eligible` can be in `q`'s window, before
+/// it is read: without states or job ids, the window takes only jobs
+/// eligible before its end (`AcctQuery::in_window`).
+fn eligible_in(q: &AcctQuery, eligible: i64) -> bool {
+    if !q.states.is_empty() || !q.jobs.is_empty() || q.end == 0 || q.start == 0 {
+        return true;
+    }
+    eligible != 0 && eligible < q.end
+}
+
 fn index_of(v: &[u8]) -> u64 {
     v.get(..8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes).unwrap_or(0)
 }
@@ -366,8 +386,8 @@ fn decode(v: &[u8]) -> Result<AcctJob> {
 struct Tables<'t> {
     jobs: redb::Table<'t, Key, &'static [u8]>,
     live: redb::Table<'t, u32, i64>,
-    by_end: redb::Table<'t, (i64, u32, i64), ()>,
-    by_user: redb::Table<'t, (u32, i64, u32, i64), ()>,
+    by_end: redb::Table<'t, (i64, i64, u32, i64), ()>,
+    by_user: redb::Table<'t, (u32, i64, i64, u32, i64), ()>,
     by_array: redb::Table<'t, (u32, u32, i64), ()>,
     by_index: redb::Table<'t, (u64, u32, i64), ()>,
     meta: redb::Table<'t, &'static str, u64>,
@@ -413,8 +433,8 @@ impl<'t> Tables<'t> {
         if let Some(old) = self.jobs.get(key)?.map(|v| (index_of(v.value()), v.value().to_vec())) {
             let (old_index, bytes) = old;
             let o = decode(&bytes)?;
-            self.by_end.remove((end_key(&o), key.0, key.1))?;
-            self.by_user.remove((o.user_id, end_key(&o), key.0, key.1))?;
+            self.by_end.remove((end_key(&o), o.eligible, key.0, key.1))?;
+            self.by_user.remove((o.user_id, end_key(&o), o.eligible, key.0, key.1))?;
             self.by_index.remove((old_index, key.0, key.1))?;
             if o.array_job_id != 0 {
                 self.by_array.remove((o.array_job_id, key.0, key.1))?;
@@ -423,8 +443,8 @@ impl<'t> Tables<'t> {
         let mut v = index.to_le_bytes().to_vec();
         v.extend(spur_format::encode(Kind::ACCT_JOB, version, r)?);
         self.jobs.insert(key, v.as_slice())?;
-        self.by_end.insert((end_key(r), key.0, key.1), ())?;
-        self.by_user.insert((r.user_id, end_key(r), key.0, key.1), ())?;
+        self.by_end.insert((end_key(r), r.eligible, key.0, key.1), ())?;
+        self.by_user.insert((r.user_id, end_key(r), r.eligible, key.0, key.1), ())?;
         self.by_index.insert((index, key.0, key.1), ())?;
         if r.array_job_id != 0 {
             self.by_array.insert((r.array_job_id, key.0, key.1), ())?;

@@ -444,6 +444,9 @@ pub struct AcctQuery {
     pub end: i64,
     /// Every run of a requeued job (`--duplicates`), not only the last.
     pub duplicates: bool,
+    /// The jobs without their steps (`sacct -X`): the answer is smaller.
+    #[serde(default)]
+    pub no_steps: bool,
 }
 
 impl AcctQuery {
