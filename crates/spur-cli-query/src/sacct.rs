@@ -488,6 +488,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, now: i64, uid: u32)
     o.query.start = start;
     o.query.end = end;
     o.query.jobs = o.selected.iter().map(|s| (s.job_id, s.task)).collect();
+    o.query.no_steps = o.no_steps;
     o.clusters = if all_clusters { Some(vec![]) } else { o.clusters.take() };
     // users: all for -a, for -j and -N without -u, and for root without -u
     if users.as_ref().is_none_or(|u| u.is_empty()) && (jobs_given || nodes_given) {

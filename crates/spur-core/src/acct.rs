@@ -316,7 +316,9 @@ fn batch_step(job: &Job) -> Option<AcctStep> {
         step_id: BATCH_STEP,
         name: "batch".into(),
         state,
-        cancelled_by: if state == AcctState::Cancelled { job.cancelled_by } else { None },
+        // slurmdbd records no canceller for the batch step: `CANCELLED`
+        // (recorded/24.11/sacct/083)
+        cancelled_by: None,
         start: job.start_time,
         end: if ended { job.end_time } else { 0 },
         exit_status: if ended { Some(job.exit_status) } else { None },
@@ -330,6 +332,20 @@ fn batch_step(job: &Job) -> Option<AcctStep> {
         distribution: String::new(),
         usage: job.batch_usage.iter().cloned().collect(),
     })
+}
+
+/// sacct's Reason (slurmdbd's `state_reason_prev`): what the job last
+/// waited for before it started. 24.11 records `None` until then and
+/// `BeginTime` for a requeued run (held back by its new begin time), 22.05
+/// the pending reason (recorded/24.11/sacct/058, 162; 22.05/sacct/058).
+fn prev_reason(job: &Job) -> String {
+    if job.state == JobState::Pending && crate::compat::release() == crate::compat::Release::V22_05 {
+        return job.reason.text().to_string();
+    }
+    if job.restart_count > 0 && job.start_time != 0 {
+        return "BeginTime".into();
+    }
+    "None".into()
 }
 
 impl AcctJob {
@@ -386,15 +402,24 @@ impl AcctJob {
             std_in: job.desc.std_in.clone().unwrap_or_default(),
             state,
             cancelled_by: if state == AcctState::Cancelled { job.cancelled_by } else { None },
-            reason: job.reason.text().to_string(),
+            reason: prev_reason(job),
             submit: job.submit_time,
             eligible: job.eligible_time,
-            start: job.start_time,
+            // a job cancelled while pending never started, whatever time its
+            // record carries (recorded/24.11/sacct/058: `None`)
+            start: if job.allocs.is_empty() { 0 } else { job.start_time },
             end: if job.state.is_active() { 0 } else { job.end_time },
             suspended: job.pre_sus_time,
             suspend_time: job.suspend_time,
-            exit_status: job.exit_status,
-            derived_exit_code: job.derived_exit_code,
+            // a cancelled or timed-out job ends with 0:0, its batch step
+            // with the signal (recorded/24.11/sacct/038, 093)
+            exit_status: if matches!(job.state, JobState::Cancelled | JobState::Timeout) { 0 } else { job.exit_status },
+            // the highest status of its srun steps (recorded/24.11/sacct/056: 4:0)
+            derived_exit_code: steps
+                .iter()
+                .filter(|s| s.step_id != EXTERN_STEP && s.step_id != BATCH_STEP)
+                .filter_map(|s| s.exit_status)
+                .fold(job.derived_exit_code, i32::max),
             nodes: job.node_names(),
             req_nodes: job.desc.min_nodes.unwrap_or(job.num_nodes),
             req_cpus: job.num_cpus,
