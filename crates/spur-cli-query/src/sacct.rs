@@ -80,6 +80,8 @@ pub struct SacctOpts {
     pub stderr: String,
     /// `-B`/`--env-vars`: the script or environment instead of rows.
     pub script: Option<bool>,
+    /// `-T`: a job's start and end cut to the window.
+    pub truncate: bool,
 }
 
 const SPECS: &[OptSpec] = &[
@@ -295,7 +297,8 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, now: i64, uid: u32)
                     start = t;
                 }
             }
-            "expand-patterns" | "F" | "use-local-uid" | "T" | "x" => {}
+            "T" => o.truncate = true,
+            "expand-patterns" | "F" | "use-local-uid" | "x" => {}
             "f" => {
                 if !std::fs::metadata(&v).map(|m| m.is_file()).unwrap_or(false) {
                     return Err(Output::err(format!("{} is not a valid file\n", v), 1));
@@ -1165,6 +1168,20 @@ pub fn selected<'a>(o: &SacctOpts, jobs: &'a [AcctJob]) -> Vec<&'a AcctJob> {
     list
 }
 
+/// `-T`: a job's start and end inside the window, as slurmdbd cuts them
+/// when asked (a start before it is its start, a later or no end its end).
+fn truncated(o: &SacctOpts, j: &AcctJob) -> AcctJob {
+    let mut t = j.clone();
+    let (ws, we) = (o.query.start, o.query.end);
+    if ws != 0 && t.start != 0 && t.start < ws {
+        t.start = ws;
+    }
+    if we != 0 && t.start != 0 && (t.end == 0 || t.end > we) {
+        t.end = we;
+    }
+    t
+}
+
 /// Print the header and rows of `jobs` (as the controller answered the
 /// query) at `now`; `Err` is a field list Slurm refuses.
 pub fn render(o: &SacctOpts, jobs: &[AcctJob], now: i64) -> Output {
@@ -1232,6 +1249,13 @@ pub fn render(o: &SacctOpts, jobs: &[AcctJob], now: i64) -> Output {
         };
         if show_full {
             for (id, j) in &ids {
+                let cut;
+                let j = if o.truncate {
+                    cut = truncated(o, j);
+                    &cut
+                } else {
+                    *j
+                };
                 out.stdout.push_str(&layout.row(&table, |k| job_value(*k, j, o, now, id)));
             }
         }

@@ -340,3 +340,16 @@ fn json_document_outline_recorded() {
         "account,allocation_nodes,array,association,block,cluster,comment,constraints,container,derived_exit_code,exit_code,extra,failed_node,flags,group,het,hold,job_id,kill_request_user,licenses,mcs,name,nodes,partition,priority,qos,qosreq,required,reservation,restart_cnt,script,state,stderr,stderr_expanded,stdin,stdin_expanded,stdout,stdout_expanded,steps,submit_line,time,tres,used_gres,user,wckey,working_directory"
     );
 }
+
+#[test]
+fn truncate_cuts_to_the_window() {
+    let mut j = job(3, "ok_job", AcctState::Running, 0);
+    j.start = NOW - 7200;
+    j.end = 0;
+    let o =
+        run(&["-X", "-T", "-j", "3", "-S", "now-1hour", "-E", "now", "-P", "-n", "-o", "jobid,elapsed"], &[j.clone()]);
+    // the window ends a second after now, as slurmdbd takes -E now
+    assert_eq!(o.stdout, "3|01:00:01\n");
+    let o = run(&["-X", "-j", "3", "-P", "-n", "-o", "jobid,elapsed"], &[j]);
+    assert_eq!(o.stdout, "3|02:00:00\n");
+}
