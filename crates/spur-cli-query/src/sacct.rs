@@ -1329,13 +1329,8 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             }
             emit(&render(&o, &jobs, now))
         }
-        Err(e) => {
-            // the header is printed before the records are asked for
-            let mut out = render(&o, &[], now);
-            out.stderr.push_str(&format!("sacct: error: Problem talking to the database: {}\n", e));
-            out.code = 1;
-            emit(&out)
-        }
+        // slurmdbd unreachable: sacct stops before its header
+        Err(e) => emit(&Output::err(format!("{}sacct: error: Problem talking to the database: {}\n", o.stderr, e), 1)),
     }
 }
 
