@@ -1329,8 +1329,15 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             }
             emit(&render(&o, &jobs, now))
         }
-        // slurmdbd unreachable: sacct stops before its header
-        Err(e) => emit(&Output::err(format!("{}sacct: error: Problem talking to the database: {}\n", o.stderr, e), 1)),
+        // slurmdbd unreachable: sacct stops before its header, with the
+        // connection's errno text
+        Err(e) => {
+            let why = match e {
+                spur_client::ClientError::Unreachable => "Connection refused".to_string(),
+                other => other.to_string(),
+            };
+            emit(&Output::err(format!("{}sacct: error: Problem talking to the database: {}\n", o.stderr, why), 1))
+        }
     }
 }
 
