@@ -23,7 +23,6 @@
 //! every cell but the last; neither pads nor cuts, and the header has no
 //! dashes line.
 
-use spur_core::acct::AcctStep;
 use spur_core::usage::NodeUsage;
 
 /// How a field's value is printed (Slurm's print routines).
@@ -672,9 +671,10 @@ pub fn step_name(step_id: u32) -> String {
     }
 }
 
-/// Steps Slurm numbers above `SLURM_MAX_NORMAL_STEP_ID`.
-pub fn is_special_step(s: &AcctStep) -> bool {
-    s.step_id > 0xFFFF_FFF0
+/// Steps Slurm numbers above `SLURM_MAX_NORMAL_STEP_ID` (batch, extern,
+/// interactive).
+pub fn is_special(step_id: u32) -> bool {
+    step_id > 0xFFFF_FFF0
 }
 
 /// One `-j` element as `slurm_parse_step_str` reads it: the job, the

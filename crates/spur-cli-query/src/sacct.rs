@@ -1099,7 +1099,7 @@ fn step_value(f: SF, j: &AcctJob, s: &AcctStep, stats: Option<&Stats>, o: &Sacct
         SF::ReqMem => Val::s(""),
         // the batch and extern steps carry frequencies of 0, srun's steps
         // none (recorded/24.11/sacct/048-049)
-        SF::U(UF::ReqCpuFreqMin | UF::ReqCpuFreqMax | UF::ReqCpuFreqGov) if acctprint::is_special_step(s) => {
+        SF::U(UF::ReqCpuFreqMin | UF::ReqCpuFreqMax | UF::ReqCpuFreqGov) if acctprint::is_special(s.step_id) => {
             Val::s("0")
         }
         SF::U(UF::AveCpuFreq) => Val::s("0"),

@@ -200,25 +200,25 @@ pub fn parse(args: &[String]) -> Result<SstatOpts, Output> {
     Ok(o)
 }
 
+/// One running step as the controller answered for it: its record and
+/// the use its nodes report, or the error text of the request.
+pub type StepAnswer = (AcctStep, Result<Vec<NodeUsage>, String>);
+
 /// What the controller said of one `-j` element.
 pub enum Answer {
-    /// The job's steps that run: (step, per node usage).
-    Steps(Vec<(AcctStep, Vec<NodeUsage>)>),
-    /// No such job, or not running (`couldn't get steps`).
+    /// The job's running steps.
+    Steps(Vec<StepAnswer>),
+    /// No such job (`couldn't get steps`).
     NoJob,
 }
 
-/// The steps of one element that sstat prints: the named one, every one
-/// with `-a`, else the first ordinary step.
-pub fn pick<'a>(
-    sel: &Selected,
-    all: bool,
-    steps: &'a [(AcctStep, Vec<NodeUsage>)],
-) -> Vec<&'a (AcctStep, Vec<NodeUsage>)> {
+/// Which of a job's running steps sstat asks for: the named one, every
+/// one with `-a`, else the first ordinary step.
+pub fn pick(sel: &Selected, all: bool, ids: &[u32]) -> Vec<u32> {
     match sel.step {
-        Some(id) => steps.iter().filter(|(s, _)| s.step_id == id).collect(),
-        None if all => steps.iter().collect(),
-        None => steps.iter().filter(|(s, _)| !acctprint::is_special_step(s)).take(1).collect(),
+        Some(id) => ids.iter().copied().filter(|s| *s == id).collect(),
+        None if all => ids.to_vec(),
+        None => ids.iter().copied().filter(|s| !acctprint::is_special(*s)).take(1).collect(),
     }
 }
 
@@ -232,6 +232,11 @@ fn row(o: &SstatOpts, job_id: u32, s: &AcctStep, usage: &[NodeUsage]) -> String 
         TF::NodeList => Val::s(nodes.clone()),
         TF::NTasks => Val::n(stats.as_ref().map(|x| x.ntasks).unwrap_or(0)),
         TF::Pids => Val::null(),
+        // the batch and extern steps carry frequencies of 0, srun's none
+        // (recorded/24.11/sstat/10)
+        TF::U(UF::ReqCpuFreqMin | UF::ReqCpuFreqMax | UF::ReqCpuFreqGov) if acctprint::is_special(s.step_id) => {
+            Val::s("0")
+        }
         TF::U(u) => usage_value(*u, stats.as_ref(), o.units),
     })
 }
@@ -243,7 +248,8 @@ pub fn render(o: &SstatOpts, answers: &[(Selected, Answer)]) -> Output {
         match a {
             Answer::NoJob => out.stderr.push_str(&format!("sstat: error: couldn't get steps for job {}\n", sel.job_id)),
             Answer::Steps(steps) => {
-                let picked = pick(sel, o.all_steps, steps);
+                let ids: Vec<u32> = steps.iter().map(|(s, _)| s.step_id).collect();
+                let picked = pick(sel, o.all_steps, &ids);
                 if picked.is_empty() {
                     match sel.step {
                         None => {
@@ -256,8 +262,20 @@ pub fn render(o: &SstatOpts, answers: &[(Selected, Answer)]) -> Output {
                         )),
                     }
                 }
-                for (s, usage) in picked {
-                    out.stdout.push_str(&row(o, sel.job_id, s, usage));
+                for (s, answer) in steps.iter().filter(|(s, _)| picked.contains(&s.step_id)) {
+                    match answer {
+                        Ok(usage) => out.stdout.push_str(&row(o, sel.job_id, s, usage)),
+                        // as _do_stat reports a refused request
+                        Err(why) => out.stderr.push_str(&format!(
+                            "sstat: error: slurm_job_step_stat: there was an error with the request to {} rc = {}\n\
+                             sstat: error: problem getting step_layout for StepId={}.{}: {}\n",
+                            s.nodes.first().map(String::as_str).unwrap_or(""),
+                            why,
+                            sel.job_id,
+                            acctprint::step_name(s.step_id),
+                            why
+                        )),
+                    }
                 }
             }
         }
@@ -293,27 +311,43 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             answers.push((sel.clone(), Answer::NoJob));
             continue;
         };
-        let mut ids: Vec<u32> = Vec::new();
+        // the running steps, each with its first node: extern, batch, then
+        // by number
+        let mut live: Vec<(u32, String)> = Vec::new();
         if job.state.is_active() && job.start_time != 0 {
-            let mut live: Vec<u32> = job.steps.iter().map(|s| s.step_id).collect();
-            if job.batch_flag != 0 && !live.contains(&spur_core::model::BATCH_STEP) {
-                live.push(spur_core::model::BATCH_STEP);
+            live = job
+                .steps
+                .iter()
+                .map(|s| (s.step_id, s.allocs.first().map(|a| a.node.clone()).unwrap_or_default()))
+                .collect();
+            if job.batch_flag != 0 && !live.iter().any(|(id, _)| *id == spur_core::model::BATCH_STEP) {
+                live.push((
+                    spur_core::model::BATCH_STEP,
+                    job.allocs.first().map(|a| a.node.clone()).unwrap_or_default(),
+                ));
             }
-            // extern, batch, then by number
-            live.sort_by_key(|&id| match id {
+            live.sort_by_key(|(id, _)| match *id {
                 spur_core::model::EXTERN_STEP => (0, 0),
                 spur_core::model::BATCH_STEP => (1, 0),
                 n => (2, n),
             });
-            ids = live;
         }
         // without a gathering plugin the step daemons count no task and
         // measure nothing (recorded/24.11/steps/24: NTasks 0)
         let gather = c.conf().get("JobAcctGatherType").is_some_and(|t| !t.eq_ignore_ascii_case("jobacct_gather/none"));
-        let mut steps = Vec::new();
-        for id in ids {
-            if let Ok((st, usage)) = rt.block_on(c.step_stat(job.job_id, id)) {
-                steps.push((st, if gather { usage } else { vec![] }));
+        let ids: Vec<u32> = live.iter().map(|(id, _)| *id).collect();
+        let wanted = pick(sel, o.all_steps, &ids);
+        let mut steps: Vec<StepAnswer> = Vec::new();
+        for (id, node) in live.into_iter().filter(|(id, _)| wanted.contains(id)) {
+            match rt.block_on(c.step_stat(job.job_id, id)) {
+                Ok((st, usage)) => steps.push((st, Ok(if gather { usage } else { vec![] }))),
+                Err(e) => {
+                    let why = match e {
+                        spur_client::ClientError::Slurm(_, text) => text,
+                        other => other.to_string(),
+                    };
+                    steps.push((AcctStep { step_id: id, nodes: vec![node], ..Default::default() }, Err(why)));
+                }
             }
         }
         let sel = Selected { job_id: job.job_id, ..sel.clone() };
@@ -335,11 +369,11 @@ mod tests {
         // recorded/24.11/steps/25: a step without gathered usage
         let o = parse(&args(&["-j", "1.2", "-o", "JobID,NTasks"])).unwrap();
         let step = AcctStep { step_id: 2, ..Default::default() };
-        let out = render(&o, &[(o.selected[0].clone(), Answer::Steps(vec![(step, vec![])]))]);
+        let out = render(&o, &[(o.selected[0].clone(), Answer::Steps(vec![(step, Ok(vec![]))]))]);
         assert_eq!(out.stdout, "JobID          NTasks \n------------ -------- \n1.2                 0 \n");
         let o = parse(&args(&["-j", "1.2", "--noheader", "-o", "JobID,NTasks"])).unwrap();
         let step = AcctStep { step_id: 2, ..Default::default() };
-        let out = render(&o, &[(o.selected[0].clone(), Answer::Steps(vec![(step, vec![])]))]);
+        let out = render(&o, &[(o.selected[0].clone(), Answer::Steps(vec![(step, Ok(vec![]))]))]);
         assert_eq!(out.stdout, "1.2                 0 \n");
     }
 
@@ -396,8 +430,8 @@ mod tests {
             },
         ];
         let steps = vec![
-            (AcctStep { step_id: spur_core::model::EXTERN_STEP, ..Default::default() }, vec![]),
-            (AcctStep { step_id: 0, ..Default::default() }, usage),
+            (AcctStep { step_id: spur_core::model::EXTERN_STEP, ..Default::default() }, Ok(vec![])),
+            (AcctStep { step_id: 0, ..Default::default() }, Ok(usage)),
         ];
         let o =
             parse(&args(&["-j", "5", "-o", "jobid,ntasks,maxrss,maxrssnode,averss,mincpu,mincpunode,avecpu", "-P"]))
@@ -407,5 +441,25 @@ mod tests {
             out.stdout,
             "JobID|NTasks|MaxRSS|MaxRSSNode|AveRSS|MinCPU|MinCPUNode|AveCPU\n5.0|3|2M|n1|1432K|00:00:00|n2|00:00:01\n"
         );
+    }
+}
+
+#[cfg(test)]
+mod more_tests {
+    use super::*;
+
+    #[test]
+    fn another_users_step_recorded() {
+        // recorded/24.11/sstat/21: header, then the node's refusal
+        let o = parse(&["-j".to_string(), "1".to_string(), "-o".to_string(), "JobID,NTasks".to_string()]).unwrap();
+        let step = AcctStep { step_id: 0, nodes: vec!["node1".into()], ..Default::default() };
+        let out = render(&o, &[(o.selected[0].clone(), Answer::Steps(vec![(step, Err("Invalid user id".into()))]))]);
+        assert_eq!(out.stdout, "JobID          NTasks \n------------ -------- \n");
+        assert_eq!(
+            out.stderr,
+            "sstat: error: slurm_job_step_stat: there was an error with the request to node1 rc = Invalid user id\n\
+             sstat: error: problem getting step_layout for StepId=1.0: Invalid user id\n"
+        );
+        assert_eq!(out.code, 0);
     }
 }
