@@ -5,6 +5,7 @@ Format (see conformance/README.md for the full description):
     # comment
     cluster nodes=4 cpus=2 memory=2000 gpus=0      header; every key optional
     conf PartitionName=other Nodes=node[1-2]        extra slurm.conf line (optional, repeatable)
+    accounting                                      slurmdbd + MariaDB (sacct, sstat); adds conf lines
 
     run [as=USER] [compare=stdout,stderr,rc] [capture=VAR] COMMAND LINE...
     run capture=J1 sbatch --parsable --wrap 'sleep 300'
@@ -30,6 +31,11 @@ import time
 
 DEFAULT_SHAPE = {"nodes": 4, "cpus": 2, "memory": 2000, "gpus": 0}
 CHANNELS = ("stdout", "stderr", "rc")
+# what the `accounting` header line adds to slurm.conf (and to Spur's --extra-conf):
+# jobs and steps recorded by slurmdbd, tasks sampled every second (sstat, MaxRSS & co)
+ACCOUNTING_CONF = ("AccountingStorageType=accounting_storage/slurmdbd",
+                   "JobAcctGatherType=jobacct_gather/linux",
+                   "JobAcctGatherFrequency=1")
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE", "PREEMPTED", "REVOKED"}
 OPT_RE = re.compile(r"^(as|compare|capture|timeout)=(\S+)\s*")
@@ -111,6 +117,14 @@ def parse(path, name=None):
             continue
         if kw == "conf":
             sc.shape["conf"].append(rest)
+            continue
+        if kw == "accounting":
+            if rest:
+                raise ScenarioError(f"{path}:{lineno}: accounting takes no argument")
+            # job accounting through slurmdbd: the workload manager's settings are `conf` lines
+            # (Spur gets them with --extra-conf); the recorder adds where slurmdbd runs
+            sc.shape["accounting"] = True
+            sc.shape["conf"].extend(l for l in ACCOUNTING_CONF if l not in sc.shape["conf"])
             continue
         opts = {}
         while True:

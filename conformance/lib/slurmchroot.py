@@ -87,6 +87,11 @@ def setup_version(version):
 
 # --------------------------------------------------------------------------- setup
 
+# what a cluster with accounting (slurmdbd on MariaDB) needs, on either side
+ACCOUNTING_PACKAGES = ("slurmdbd", "slurm-wlm-mysql-plugin", "mariadb-server", "mariadb-client")
+ACCOUNTING_BINARIES = ("/usr/sbin/slurmdbd", "/usr/sbin/mariadbd", "/usr/bin/mariadb",
+                       "/usr/bin/mariadb-install-db", "/usr/bin/sacctmgr")
+
 def ensure_user_host():
     """spurtest (uid/gid 1500) on the host."""
     if subprocess.run(["getent", "group", TEST_USER], capture_output=True).returncode != 0:
@@ -128,6 +133,15 @@ def setup():
                        "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
                        "slurm-wlm slurm-client munge >/dev/null && DEBIAN_FRONTEND=noninteractive "
                        "apt-get install -y -qq --no-install-recommends procps iproute2 python3 >/dev/null"]))
+    if not all(os.path.exists(f"{ROOT}{p}") for p in ACCOUNTING_BINARIES):
+        # for the scenarios with an `accounting` header line: slurmdbd on MariaDB
+        mount_all()
+        log("apt-get install slurmdbd mariadb-server inside the chroot (about 20 s)")
+        sh(chroot_cmd(["bash", "-c",
+                       "(apt-get install -y -qq --no-install-recommends " + " ".join(ACCOUNTING_PACKAGES) +
+                       " || (apt-get update -qq && apt-get install -y -qq --no-install-recommends " +
+                       " ".join(ACCOUNTING_PACKAGES) + ")) >/dev/null"],
+                      env={"DEBIAN_FRONTEND": "noninteractive"}))
     ensure_user_host()
     ensure_user_chroot()
     log(f"chroot ready in {time.time() - t0:.0f}s: " + subprocess.run(
@@ -239,6 +253,16 @@ def gen_conf(shape, cdir, port_base, hostname):
         "SelectTypeParameters=CR_Core_Memory",
         "DefMemPerCPU=500",
     ]
+    if shape.get("accounting"):
+        # where slurmdbd is (chosen by the harness: not in the scenario's `conf` lines)
+        i = lines.index("AccountingStorageType=accounting_storage/none") + 1
+        lines[i:i] = [f"AccountingStorageHost=127.0.0.1",
+                      f"AccountingStoragePort={port_base + DBD_PORT_OFFSET}",
+                      f"AccountingStoragePass={cdir}/munge/munge.socket.2"]
+    # a scenario's `conf` line replaces the default line of the same key (Slurm would take
+    # the last one anyway; the saved slurm.conf then says each key once)
+    over = {c.split("=", 1)[0].strip().lower() for c in shape.get("conf", [])}
+    lines = [l for l in lines if l.split("=", 1)[0].lower() not in over]
     gres = ""
     if gpus:
         lines.append("GresTypes=gpu")
@@ -249,6 +273,59 @@ def gen_conf(shape, cdir, port_base, hostname):
     lines.append(f"PartitionName=debug Nodes={nodes} Default=YES MaxTime=INFINITE State=UP")
     lines += shape.get("conf", [])
     return "\n".join(lines) + "\n"
+
+
+# accounting (a scenario's `accounting` header line): MariaDB and slurmdbd on ports near the
+# cluster's, bound to 127.0.0.1; the database lives in <cluster dir>/mysql, fresh per scenario
+DB_PORT_OFFSET, DBD_PORT_OFFSET = 90, 91
+ACCT_ACCOUNT = "research"       # spurtest's account (root's is the `root` account)
+
+
+def gen_slurmdbd_conf(cdir, port_base):
+    return "\n".join([
+        "AuthType=auth/munge",
+        f"AuthInfo=socket={cdir}/munge/munge.socket.2",
+        "DbdHost=localhost",
+        "DbdAddr=127.0.0.1",
+        f"DbdPort={port_base + DBD_PORT_OFFSET}",
+        "CommunicationParameters=NoInAddrAny",
+        "SlurmUser=root",
+        "DebugLevel=info",
+        f"LogFile={cdir}/log/slurmdbd.log",
+        f"PidFile={cdir}/run/slurmdbd.pid",
+        "StorageType=accounting_storage/mysql",
+        "StorageHost=127.0.0.1",
+        f"StoragePort={port_base + DB_PORT_OFFSET}",
+        "StorageUser=slurm",
+        "StoragePass=slurmpw",
+        "StorageLoc=slurm_acct_db",
+    ]) + "\n"
+
+
+def gen_my_cnf(cdir, port_base):
+    m = f"{cdir}/mysql"
+    return "\n".join([
+        "[mysqld]",
+        "user=mysql",
+        f"datadir={m}/data",
+        f"socket={m}/mysqld.sock",
+        f"pid-file={m}/mysqld.pid",
+        f"log-error={m}/mysqld.err",
+        f"tmpdir={m}/tmp",
+        "bind-address=127.0.0.1",
+        f"port={port_base + DB_PORT_OFFSET}",
+        # what slurmdbd checks for (it logs an error otherwise), kept small for a test cluster
+        "innodb_buffer_pool_size=256M",
+        "innodb_log_file_size=64M",
+        "innodb_lock_wait_timeout=900",
+        "max_allowed_packet=64M",
+        "innodb_flush_log_at_trx_commit=2",
+        "skip-name-resolve",
+        "skip-log-bin",
+        "[client]",
+        f"socket={m}/mysqld.sock",
+        f"port={port_base + DB_PORT_OFFSET}",
+    ]) + "\n"
 
 
 def gen_gres_conf(shape, cdir):
@@ -321,6 +398,13 @@ class Cluster:
                 f.write("CgroupPlugin=disabled\n")
         elif os.path.exists(cg):
             os.unlink(cg)
+        dbd = f"{self.hdir}/etc/slurmdbd.conf"
+        if self.shape.get("accounting"):
+            with open(dbd, "w") as f:
+                f.write(gen_slurmdbd_conf(self.cdir, self.port_base))
+            os.chmod(dbd, 0o600)         # slurmdbd refuses a conf others can read
+        elif os.path.exists(dbd):
+            os.unlink(dbd)
         g = gen_gres_conf(self.shape, self.cdir)
         gpath = f"{self.hdir}/etc/gres.conf"
         if g:
@@ -342,7 +426,7 @@ class Cluster:
         else:
             os.makedirs(WORKDIR, exist_ok=True)
             os.chmod(WORKDIR, 0o1777)
-        for sub in ("state", "spool", "log", "run", "munge", "dev"):
+        for sub in ("state", "spool", "log", "run", "munge", "dev", "mysql", "lib"):
             shutil.rmtree(f"{self.hdir}/{sub}", ignore_errors=True)
         for sub in ("etc", "state", "log", "run", "munge"):
             os.makedirs(f"{self.hdir}/{sub}", exist_ok=True)
@@ -369,6 +453,100 @@ class Cluster:
             f"--log-file={c}/munged.log", f"--seed-file={c}/munged.seed"])
         self._record("munged", self._wait_pidfile(f"{m}/munged.pid", "munged"))
 
+    def _in_root(self, argv):
+        return (["chroot", self.root] if self.root else []) + argv
+
+    def _wait(self, what, test, timeout=60):
+        end = time.time() + timeout
+        while time.time() < end:
+            if test():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{what} not ready after {timeout}s; see {self.hdir}/log and {self.hdir}/mysql")
+
+    def start_mariadb(self):
+        """A MariaDB of this cluster's own: fresh datadir, 127.0.0.1:port_base+90, as mysql."""
+        m, c = f"{self.hdir}/mysql", f"{self.cdir}/mysql"
+        for sub in ("data", "tmp"):
+            os.makedirs(f"{m}/{sub}", exist_ok=True)
+        with open(f"{m}/my.cnf", "w") as f:
+            f.write(gen_my_cnf(self.cdir, self.port_base))
+        sh(self._in_root(["chown", "-R", "mysql:mysql", c]))
+        r = subprocess.run(self._in_root(["/usr/bin/mariadb-install-db", f"--defaults-file={c}/my.cnf",
+                                          "--user=mysql", "--auth-root-authentication-method=socket",
+                                          "--skip-test-db"]),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"mariadb-install-db exited {r.returncode}: {r.stdout}{r.stderr}")
+        # mariadbd stays in the foreground: started in its own session, its pid from its pid file
+        with open(f"{m}/stdout.log", "wb") as out:
+            subprocess.Popen(self._in_root(["/usr/bin/env", "-i", "PATH=" + CHROOT_PATH, "/usr/sbin/mariadbd",
+                                            f"--defaults-file={c}/my.cnf"]),
+                             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        try:
+            self._record("mariadbd", self._wait_pidfile(f"{m}/mysqld.pid", "mariadbd", timeout=60))
+        except RuntimeError as e:
+            tail = ""
+            for f in (f"{m}/mysqld.err", f"{m}/stdout.log"):
+                if os.path.exists(f):
+                    tail += f"\n{f}:\n" + "".join(open(f, errors="replace").readlines()[-8:])
+            raise RuntimeError(f"{e}{tail}") from None
+        sql = lambda q: subprocess.run(self._in_root(["/usr/bin/mariadb", f"--defaults-file={c}/my.cnf",
+                                                      "-u", "root", "-e", q]), capture_output=True, text=True)
+        self._wait("mariadbd", lambda: sql("select 1").returncode == 0)
+        r = sql("CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'slurmpw'; "
+                "CREATE USER 'slurm'@'localhost' IDENTIFIED BY 'slurmpw'; "
+                "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1'; "
+                "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost'; FLUSH PRIVILEGES;")
+        if r.returncode != 0:
+            raise RuntimeError(f"creating the database user: {r.stderr}")
+
+    def _dbd_libdir(self):
+        """Debian 13's MariaDB client library 1:11.8.9+ds-0+deb13u1 refuses every result set Slurm
+        24.11.5's mysql plugin reads (`Number of columns in result (=1) set execeeds maxmimum
+        allowed number of columns (=0)`: slurmdbd dies at its first query). Then slurmdbd loads
+        the host's (Debian 12) libmariadb.so.3 instead, copied to <cluster>/lib: same soname,
+        only the wire client between slurmdbd and MariaDB changes. None when not needed."""
+        if not self.root:
+            return None
+        lib = "/usr/lib/x86_64-linux-gnu/libmariadb.so.3"
+        try:
+            broken = b"execeeds maxmimum allowed number of columns" in open(self.root + lib, "rb").read()
+        except OSError:
+            return None
+        if not broken or not os.path.exists(lib):
+            return None
+        if b"execeeds maxmimum allowed number of columns" in open(lib, "rb").read():
+            raise RuntimeError(f"{self.root}{lib} and the host's {lib} both refuse Slurm's queries")
+        os.makedirs(f"{self.hdir}/lib", exist_ok=True)
+        shutil.copy(os.path.realpath(lib), f"{self.hdir}/lib/libmariadb.so.3")
+        return f"{self.cdir}/lib"
+
+    def start_slurmdbd(self):
+        # slurmdbd has no -f: it reads slurmdbd.conf beside $SLURM_CONF
+        env = self.env()
+        libdir = self._dbd_libdir()
+        if libdir:
+            env["LD_LIBRARY_PATH"] = libdir
+        r = subprocess.run(self.cmd(["/usr/sbin/slurmdbd"], env=env, cwd="/"), capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"slurmdbd exited {r.returncode}: {r.stderr}")
+        self._record("slurmdbd", self._wait_pidfile(f"{self.hdir}/run/slurmdbd.pid", "slurmdbd"))
+        ok = lambda: self.client(["sacctmgr", "-n", "-P", "show", "cluster", "format=cluster"], cwd="/",
+                                 capture_output=True).returncode == 0
+        self._wait("slurmdbd", ok)
+
+    def register_accounting(self):
+        """The cluster, spurtest's account and the users, as an administrator does with sacctmgr
+        before slurmctld starts (root gets the `root` account with the cluster)."""
+        for argv in (["add", "cluster", "spur"],
+                     ["add", "account", ACCT_ACCOUNT, "Description=research", "Organization=spur"],
+                     ["add", "user", TEST_USER, f"DefaultAccount={ACCT_ACCOUNT}"]):
+            r = self.client(["sacctmgr", "-i"] + argv, cwd="/", capture_output=True, text=True)
+            if r.returncode != 0 and "Nothing new added" not in r.stdout + r.stderr:
+                raise RuntimeError(f"sacctmgr -i {' '.join(argv)} exited {r.returncode}: {r.stdout}{r.stderr}")
+
     def start_ctld(self):
         r = subprocess.run(self.cmd(["/usr/sbin/slurmctld"], cwd="/"), capture_output=True, text=True)
         if r.returncode != 0:
@@ -387,6 +565,14 @@ class Cluster:
         self.prepare()
         self.write_config()
         self.start_munge()
+        if self.shape.get("accounting"):
+            missing = [b for b in ACCOUNTING_BINARIES if not os.path.exists(self.root + b)]
+            if missing:
+                raise RuntimeError(f"accounting needs {' '.join(missing)}: apt-get install "
+                                   + " ".join(ACCOUNTING_PACKAGES))
+            self.start_mariadb()
+            self.start_slurmdbd()
+            self.register_accounting()
         self.start_ctld()
         for nn in node_names(self.shape["nodes"]):
             self.start_slurmd(nn)
