@@ -92,6 +92,15 @@ fn end_key(j: &AcctJob) -> i64 {
     }
 }
 
+/// The memory the store may cache its pages in: `SPUR_ACCT_CACHE_MB`, 64 MiB
+/// by default (redb's own default, 1 GiB, made a controller holding a
+/// million records 700 MB large; the kernel's page cache holds the file
+/// anyway).
+fn cache_bytes() -> usize {
+    let mb = std::env::var("SPUR_ACCT_CACHE_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(64);
+    mb.saturating_mul(1 << 20)
+}
+
 /// The embedded store.
 pub struct Store {
     db: Database,
@@ -117,7 +126,10 @@ impl Store {
                 .open(&path)
                 .map_err(|e| Error(format!("{}: {}", path.display(), e)))?;
             drop(f);
-            Database::create(&path).map_err(|e| Error(format!("{}: {}", path.display(), e)))?
+            Database::builder()
+                .set_cache_size(cache_bytes())
+                .create(&path)
+                .map_err(|e| Error(format!("{}: {}", path.display(), e)))?
         };
         if existed {
             db.compact()?;
