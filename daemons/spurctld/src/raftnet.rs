@@ -302,14 +302,22 @@ impl Net {
 /// leader, any other member's. Runs for the controller's life; a range is
 /// done once a peer gave every page of it.
 pub async fn acct_sync_loop(raft: Raft, net: Net, store: Arc<spur_accounting::Store>, me: NodeId) {
+    // after a round in which no peer could give the records (a peer of a
+    // build without the store answers Unimplemented), wait longer, up to 30 s
+    let mut delay = Duration::from_millis(500);
     loop {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(delay).await;
         let Ok(Some((from, to))) = store.pending_sync() else { continue };
         let m = raft.metrics().borrow().clone();
-        let mut peers: Vec<(NodeId, String)> =
-            m.membership_config.nodes().filter(|(id, _)| **id != me).map(|(id, n)| (*id, n.addr.clone())).collect();
+        let mut peers: Vec<(NodeId, String)> = m
+            .membership_config
+            .nodes()
+            .filter(|(id, _)| **id != me)
+            .map(|(id, n)| (*id, n.addr.clone()))
+            .collect();
         // the leader first
         peers.sort_by_key(|(id, _)| Some(*id) != m.current_leader);
+        let mut done = false;
         for (id, addr) in peers {
             match sync_from(&net, &addr, &store, from, to).await {
                 Ok(n) => {
@@ -321,11 +329,17 @@ pub async fn acct_sync_loop(raft: Raft, net: Net, store: Arc<spur_accounting::St
                         id
                     );
                     let _ = store.sync_done();
+                    done = true;
                     break;
                 }
-                Err(e) => tracing::warn!("accounting: copying records from controller {}: {}", id, e),
+                Err(e) => {
+                    if delay < Duration::from_secs(30) {
+                        tracing::warn!("accounting: copying records from controller {}: {}", id, e)
+                    }
+                }
             }
         }
+        delay = if done { Duration::from_millis(500) } else { (delay * 2).min(Duration::from_secs(30)) };
     }
 }
 
