@@ -1292,10 +1292,13 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     let now =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     let (uid, _) = caller();
-    let o = match parse(args, env, now, uid) {
+    let mut o = match parse(args, env, now, uid) {
         Ok(o) => o,
         Err(e) => return emit(&e),
     };
+    // what parsing logged (`-v`'s window, `Invalid user id`) comes first,
+    // as sacct writes it while it reads its options
+    emit(&Output::err(std::mem::take(&mut o.stderr), 0));
     let c = match client("sacct") {
         Ok(c) => c,
         Err(e) => return emit(&e),
