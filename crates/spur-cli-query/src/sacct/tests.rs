@@ -353,3 +353,63 @@ fn truncate_cuts_to_the_window() {
     let o = run(&["-X", "-j", "3", "-P", "-n", "-o", "jobid,elapsed"], &[j]);
     assert_eq!(o.stdout, "3|02:00:00\n");
 }
+
+#[test]
+fn no_panic_on_odd_words() {
+    let words = [
+        "-o",
+        "%",
+        "%-",
+        "%-2147483648",
+        "a%0",
+        "jobid%",
+        ",",
+        "-j",
+        "1.",
+        "1_",
+        "_",
+        "4294967296",
+        "-S",
+        "uts",
+        "-E",
+        "13/45",
+        "-s",
+        "",
+        "--units=",
+        "--delimiter=",
+        "-p",
+        "-P",
+        "-n",
+        "--array",
+        "-X",
+        "-T",
+        "-N",
+        "[",
+        "-u",
+        "-1",
+        "-k",
+        "0",
+        "-i",
+        "1-",
+        "--name",
+        "é",
+        "-l",
+        "-b",
+        "-M",
+        "all",
+        "-e",
+        "-v",
+        "--json=x",
+    ];
+    let jobs = vec![job(1, "x", AcctState::Running, 0), held(), cancelled()];
+    let mut seed: u64 = 7;
+    for _ in 0..3000 {
+        let n = (seed % 6) as usize + 1;
+        let mut a = Vec::new();
+        for _ in 0..n {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            a.push(words[(seed >> 33) as usize % words.len()]);
+        }
+        let _ = run(&a, &jobs);
+    }
+}
