@@ -70,6 +70,80 @@ def mask_digits(s):
     return re.sub(r"\d", "N", s)
 
 
+# R8: sacct/sstat tables (scenarios in ACCOUNTING_SCENARIOS only). A column is found by its
+# header: in the fixed-width layout by the dash line under the header (the span of each run
+# of dashes), in the -p/-P layout by the `|`-separated header line. Only the cells of the
+# columns named below change, and an empty cell stays empty (a job's row without usage data
+# vs a step's row with it is still compared):
+#  - durations (time used, time waited) and clock readings in any SLURM_TIME_FORMAT: each
+#    digit -> N (the layout, `00:00:01` or `1-02:03:04`, is still compared);
+#  - usage measurements (memory, disk, CPU time, TRES usage strings): each run of digits
+#    (with its decimals) -> <N>, so units (`K`, `M`) and the field layout stay;
+#  - AveCPUFreq, the CPU clock frequency: the whole value -> <FREQ>. A step whose tasks used
+#    no CPU since the last sample reads 0 (a batch script waiting for its srun: `0` in one
+#    run, `2.60M` in the next), others the machine's frequency.
+ACCOUNTING_SCENARIOS = {"sacct", "sstat"}
+ACCT_DIGIT_COLUMNS = {c.lower() for c in (
+    "Elapsed", "CPUTime", "TotalCPU", "UserCPU", "SystemCPU", "Reserved", "Planned", "PlannedCPU",
+    "Submit", "Start", "End", "Eligible")}
+ACCT_USAGE_COLUMNS = {c.lower() for c in (
+    "ElapsedRaw", "CPUTimeRAW", "PlannedCPURAW", "MaxRSS", "AveRSS", "MaxVMSize", "AveVMSize",
+    "MaxPages", "AvePages", "MinCPU", "AveCPU", "MaxDiskRead", "AveDiskRead",
+    "MaxDiskWrite", "AveDiskWrite", "TRESUsageInAve", "TRESUsageInMax", "TRESUsageInMin",
+    "TRESUsageInTot", "TRESUsageOutAve", "TRESUsageOutMax", "TRESUsageOutMin", "TRESUsageOutTot")}
+ACCT_WHOLE_COLUMNS = {"avecpufreq": "<FREQ>"}
+ACCT_COLUMNS = ACCT_DIGIT_COLUMNS | ACCT_USAGE_COLUMNS | set(ACCT_WHOLE_COLUMNS)
+_DASHES = re.compile(r"^[ -]*-[ -]*$")
+
+
+def _acct_cell(name, cell):
+    n = name.strip().lower()
+    if n in ACCT_WHOLE_COLUMNS:
+        return ACCT_WHOLE_COLUMNS[n] if cell.strip() else cell
+    if n in ACCT_DIGIT_COLUMNS:
+        return mask_digits(cell)
+    if n in ACCT_USAGE_COLUMNS:
+        return re.sub(r"\d+(?:\.\d+)?", "<N>", cell)
+    return cell
+
+
+def _acct_tables(text):
+    lines = text.split("\n")
+    cols, seps = None, None        # fixed-width: [(start, end, name)]; parsable: [names]
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and _DASHES.match(lines[i + 1]) and line.strip():
+            cols = [(m.start(), m.end(), line[m.start():m.end()]) for m in re.finditer(r"-+", lines[i + 1])]
+            seps = None
+            if not any(c[2].strip().lower() in ACCT_COLUMNS for c in cols):
+                cols = None
+            continue
+        if "|" in line and re.fullmatch(r"[A-Za-z]+(\|[A-Za-z]+)*\|?", line):
+            names = line.split("|")
+            seps = names if any(n.lower() in ACCT_COLUMNS for n in names) else None
+            cols = None
+            continue
+        if not line.strip():
+            cols = seps = None
+            continue
+        if cols:
+            if _DASHES.match(line):
+                continue
+            for s_, e, name in reversed(cols):     # from the right: a wider cell moves no span
+                cell = line[s_:e]
+                new = _acct_cell(name, cell.strip())
+                if new != cell.strip():
+                    new = new.rjust(e - s_) if cell.startswith(" ") else new.ljust(e - s_)
+                    line = line[:s_] + new + line[e:]
+            lines[i] = line
+        elif seps:
+            cells = line.split("|")
+            if len(cells) != len(seps):
+                seps = None
+                continue
+            lines[i] = "|".join(_acct_cell(n, c) for n, c in zip(seps, cells))
+    return "\n".join(lines)
+
+
 def _time_columns(text):
     """R4b: in a table whose header line has a TIME column (squeue's elapsed time, of jobs
     or, under a STEPID header, of steps),
@@ -117,6 +191,9 @@ def _side_paths(ctx):
 def normalize(data, ctx):
     """bytes -> str, normalised with the producing side's ctx."""
     text = data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else data
+    # R8 (before R2: the cells are sliced at the widths the command printed)
+    if ctx.get("scenario") in ACCOUNTING_SCENARIOS:
+        text = _acct_tables(text)
     # R1b (before R1: Spur's path contains its cluster directory)
     path, bindir = _side_paths(ctx)
     if path:

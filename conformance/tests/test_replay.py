@@ -177,3 +177,51 @@ class SrunRules(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AccountingTables(unittest.TestCase):
+    """R8: time used, clock readings and usage figures in sacct/sstat tables, by column,
+    in the accounting scenarios only."""
+
+    CTX = {"scenario": "sacct"}
+
+    def test_fixed_width_cells_keep_width_and_emptiness(self):
+        import normalize
+        t = ("JobID            MaxRSS    Elapsed      State \n"
+             "------------ ---------- ---------- ---------- \n"
+             "15                        00:00:05  COMPLETED \n"
+             "15.0            110692K   00:00:04  COMPLETED \n")
+        self.assertEqual(normalize.normalize(t, self.CTX),
+                         "JobID            MaxRSS    Elapsed      State \n"
+                         "------------ ---------- ---------- ---------- \n"
+                         "15                        NN:NN:NN  COMPLETED \n"
+                         "15.0               <N>K   NN:NN:NN  COMPLETED \n")
+
+    def test_parsable_and_other_scenarios(self):
+        import normalize
+        t = "JobID|MaxRSS|TotalCPU|ExitCode\n15.0|108.10M|00:00.055|0:0\n15||00:00.064|3:0\n"
+        self.assertEqual(normalize.normalize(t, self.CTX),
+                         "JobID|MaxRSS|TotalCPU|ExitCode\n15.0|<N>M|NN:NN.NNN|0:0\n15||NN:NN.NNN|3:0\n")
+        self.assertEqual(normalize.normalize(t, {"scenario": "steps"}), t)
+        f = "JobID|AveCPUFreq\n1.batch|0\n1.0|2.60M\n1.1|\n"
+        self.assertEqual(normalize.normalize(f, self.CTX), "JobID|AveCPUFreq\n1.batch|<FREQ>\n1.0|<FREQ>\n1.1|\n")
+        # a table without such a column, and a header-less one, are left alone
+        b = "JobID|State|ExitCode\n1|TIMEOUT|0:0\n"
+        self.assertEqual(normalize.normalize(b, self.CTX), b)
+
+
+class AccountingHeader(unittest.TestCase):
+    def test_accounting_adds_the_conf_lines(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".scn", delete=False) as f:
+            f.write("cluster nodes=2\naccounting\nconf JobAcctGatherFrequency=5\nrun sacct\n")
+        try:
+            sc = scn.parse(f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertTrue(sc.shape["accounting"])
+        self.assertEqual(sc.shape["conf"], list(scn.ACCOUNTING_CONF) + ["JobAcctGatherFrequency=5"])
+        import slurmchroot
+        conf = slurmchroot.gen_conf(sc.shape, "/c", 47800, "h")
+        self.assertIn("AccountingStoragePort=47891\n", conf)
+        self.assertNotIn("accounting_storage/none", conf)
+        self.assertEqual(conf.count("JobAcctGatherFrequency="), 2)   # both conf lines, in order
