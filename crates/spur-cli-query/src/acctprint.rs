@@ -417,12 +417,13 @@ pub fn units(num: f64, orig: u32, u: Units) -> String {
     convert(num, orig, u, 1024.0, true)
 }
 
-/// `_print_small_double` of MB (the disk fields).
-pub fn small_double(mb: f64, u: Units) -> String {
-    if mb > 1.0 {
-        units(mb, UNIT_MEGA, u)
-    } else if mb > 0.0 {
-        format!("{:.2}M", mb)
+/// `_print_small_double` (the disk fields): sacct's in MB (`UNIT_MEGA`),
+/// sstat's in bytes (`UNIT_NONE`).
+pub fn small_double(v: f64, unit: u32, u: Units) -> String {
+    if v > 1.0 {
+        units(v, unit, u)
+    } else if v > 0.0 {
+        format!("{:.2}M", v)
     } else {
         "0".into()
     }
@@ -486,7 +487,7 @@ impl Stats {
         Some(s)
     }
 
-    fn ave(&self, tot: u64) -> u64 {
+    pub fn ave(&self, tot: u64) -> u64 {
         tot.checked_div(self.ntasks).unwrap_or(0)
     }
     /// Milliseconds (Slurm's TRES CPU usage unit).
@@ -575,7 +576,7 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
         };
     };
     let bytes = |v: u64| units(v as f64, UNIT_NONE, u);
-    let mb = |v: u64| small_double(v as f64 / (1u64 << 20) as f64, u);
+    let mb = |v: u64| small_double(v as f64 / (1u64 << 20) as f64, UNIT_MEGA, u);
     let secs = |ms: u64| Val::s(elapsed_time(ms / 1000, 0));
     let tres_secs = |ms: u64| spur_grammar::time::fmt_secs_scontrol((ms / 1000) as i64);
     // TRESUsageIn*: CPU (ms), bytes read, resident, pages, virtual
@@ -831,8 +832,9 @@ mod tests {
         assert_eq!(units(1253376.0, UNIT_NONE, Units { no_convert: true, spec: None }), "1253376");
         assert_eq!(units(1048576.0, UNIT_NONE, Units { spec: Some(UNIT_MEGA), no_convert: false }), "1M");
         assert_eq!(units(1000.0, UNIT_NONE, Units { spec: Some(UNIT_KILO), no_convert: false }), "0.98K");
-        assert_eq!(small_double(0.5, u), "0.50M");
-        assert_eq!(small_double(0.0, u), "0");
+        assert_eq!(small_double(0.5, UNIT_MEGA, u), "0.50M");
+        assert_eq!(small_double(0.0, UNIT_MEGA, u), "0");
+        assert_eq!(small_double(24222.0, UNIT_NONE, u), "24222");
         assert_eq!(units(f64::MAX, UNIT_NONE, u), units(f64::MAX, UNIT_NONE, u));
         assert_eq!(date_text(1_000_000_000, 11), "##########");
     }

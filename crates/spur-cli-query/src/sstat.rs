@@ -237,6 +237,19 @@ fn row(o: &SstatOpts, job_id: u32, s: &AcctStep, usage: &[NodeUsage]) -> String 
         TF::U(UF::ReqCpuFreqMin | UF::ReqCpuFreqMax | UF::ReqCpuFreqGov) if acctprint::is_special(s.step_id) => {
             Val::s("0")
         }
+        // sstat gives the disk figures in bytes (recorded/24.11/sstat/08: `24222`)
+        TF::U(f @ (UF::MaxDiskRead | UF::AveDiskRead | UF::MaxDiskWrite | UF::AveDiskWrite)) => match &stats {
+            Some(x) => {
+                let v = match f {
+                    UF::MaxDiskRead => x.max_read.0,
+                    UF::AveDiskRead => x.ave(x.tot_read),
+                    UF::MaxDiskWrite => x.max_write.0,
+                    _ => x.ave(x.tot_write),
+                };
+                Val::s(acctprint::small_double(v as f64, acctprint::UNIT_NONE, o.units))
+            }
+            None => Val::s(""),
+        },
         TF::U(u) => usage_value(*u, stats.as_ref(), o.units),
     })
 }
