@@ -1176,7 +1176,10 @@ fn job38(j: V) -> V {
                     ("state", V::Obj(st)) => V::Obj(
                         st.into_iter().map(|(n, x)| if n == "current" { (n, first(&x)) } else { (n, x) }).collect(),
                     ),
-                    ("exit_code" | "derived_exit_code", x) => exit38(&x),
+                    // 22.05's parser reads every exit status as a success
+                    // (recorded/22.05/sacct/163: fail_job `SUCCESS`, 0)
+                    ("exit_code", _) => o(vec![("status", s("SUCCESS")), ("return_code", i(0))]),
+                    ("derived_exit_code", x) => exit38(&x),
                     (_, x) => x,
                 };
                 (k, v)
@@ -1189,12 +1192,16 @@ fn job38(j: V) -> V {
 /// records as sacct selected them (22.05: openapi/v0.0.38's outline, the
 /// same jobs).
 pub fn sacct(m: &Mime, args: &[String], jobs: &[&spur_core::acct::AcctJob], cluster: &str, now: i64) -> Output {
-    let list: Vec<V> = jobs.iter().map(|j| acct_job(j, now)).collect();
     if old() {
-        let list = list.into_iter().map(job38).collect();
+        // 22.05 dumps every run, the requeued ones first, then by job id
+        // (recorded/22.05/sacct/163)
+        let mut all: Vec<&&spur_core::acct::AcctJob> = jobs.iter().collect();
+        all.sort_by_key(|j| (j.state != spur_core::acct::AcctState::Requeued, j.job_id));
+        let list = all.into_iter().map(|j| job38(acct_job(j, now))).collect();
         let doc = o(vec![("meta", meta22()), ("errors", a(vec![])), ("jobs", a(list))]);
         return Output { stdout: emit_styled(&doc, m.yaml, true), stderr: String::new(), code: 0 };
     }
+    let list: Vec<V> = jobs.iter().map(|j| acct_job(j, now)).collect();
     let view = ClusterView { cluster_name: cluster.to_string(), ..Default::default() };
     let doc = o(vec![
         ("jobs", a(list)),

@@ -1322,6 +1322,10 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     if probe.code != 0 || o.help.is_some() {
         return emit(&probe);
     }
+    // 22.05's --json lists every run of a requeued job
+    if o.mime.is_some() && v22() {
+        o.query.duplicates = true;
+    }
     let rt = runtime();
     let jobs = if o.no_state_matches || o.wckeys { Ok(vec![]) } else { rt.block_on(c.accounting(&o.query)) };
     match jobs {
