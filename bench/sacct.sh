@@ -13,7 +13,8 @@
 #    TSV into <cluster>_job_table and <cluster>_step_table with LOAD DATA LOCAL INFILE
 #    (association ids, TRES strings, usage columns filled as slurmdbd would), checks what
 #    sacct prints for a few jobs and windows against the TSV, and measures.
-# 3. run_spur N: the same on Spur (the function is the place to add it; see below).
+# 3. run_spur N: the same on Spur: a one-node release cluster whose controller's own store
+#    is loaded with the TSV (see run_spur below).
 # Measures, each BENCH_SACCT_RUNS (20) times (median and p90), wall time of the command with
 # its output to a file (the rows are counted after and must match the TSV):
 #   user_day  sacct -u user0042 -S <day> -E <day+1> -X -P -n      (one user, one day)
@@ -125,6 +126,7 @@ cleanup() {
       stop_slurm
     fi
   fi
+  stop_spur
   exit $rc
 }
 trap cleanup EXIT
@@ -585,18 +587,68 @@ run_slurm() {
 }
 
 # ------------------------------------------------------------------ Spur
-# run_spur N: load $JOBS and $STEPS (set by gen) into Spur's accounting store (under
-# $B/spur; 127.0.0.1 and ports 29300-29399 only) and time Spur's sacct the same way, then
-# write $RES/spur-N.txt with the keys run_slurm writes: side, version, jobs, steps, gen_s,
-# start_s, load_s, load_detail, store_mb, store_detail, daemon_rss_mb, db_rss_mb (0 without a
-# database server), client_peak_mb (peak_mb <sacct> "${WEEK_ARGS[@]}"), rss_detail. The
-# checks and measures are shared: SAMPLES=$RES/spur-N-samples.tsv; : > "$SAMPLES";
-# measure_all spur N <sacct command...>. Not written yet: it says so.
+# run_spur N: a one-node Spur cluster under $B/spur (release build; `spur cluster up`, its
+# slurm.conf with AccountingStorageType=accounting_storage/slurmdbd, served by the
+# controller's own store); its controller is stopped, the TSV loaded into the store in its
+# state directory (crates/spur-accounting/examples/load_tsv.rs, as records copied from a
+# peer), the controller started again, then the same checks and measures as Slurm's with
+# Spur's sacct. The store's size is its file's; "daemon RSS" the controller's, which holds
+# the store (no database server beside it).
+SPUR_DIR=$B/spur
+stop_spur() {
+  [ -x "$ROOT/target/release/spur" ] && "$ROOT/target/release/spur" cluster down --dir "$SPUR_DIR" > /dev/null 2>&1 || true
+}
 run_spur() {
-  local n=$1
-  log "Spur: run_spur is not written yet (the accounting store is being built); skipping N=$n"
-  rm -f "$RES/spur-$n.txt"
-  return 0
+  local n=$1 t0 out="$RES/spur-$n.txt" bin="$ROOT/target/release" pid
+  SAMPLES=$RES/spur-$n-samples.tsv
+  : > "$SAMPLES"
+  log "Spur: building (release)"
+  (cd "$ROOT" && cargo build --release -p spur-cli -p spurctld -p spurd -p spurstepd \
+    && cargo build --release -p spur-accounting --example load_tsv) >&2 || die "cargo build failed"
+  stop_spur
+  rm -rf "$SPUR_DIR"
+  mkdir -p "$SPUR_DIR"
+  printf 'ClusterName=%s\nAccountingStorageType=accounting_storage/slurmdbd\n' "$CLUSTER" > "$SPUR_DIR.conf"
+  t0=$(now)
+  "$bin/spur" cluster up --dir "$SPUR_DIR" --nodes 1 --extra-conf "$SPUR_DIR.conf" > /dev/null || die "spur cluster up failed"
+  UP_S=$(since "$t0")
+  pid=$(cat "$SPUR_DIR"/run/spurctld-*.pid)
+  kill "$pid"
+  wait_for "the controller to stop" 30 bash -c "! kill -0 $pid"
+  log "Spur: loading $n jobs into $SPUR_DIR/state/accounting.redb"
+  t0=$(now)
+  "$bin/examples/load_tsv" "$SPUR_DIR/state" "$JOBS" "$CLUSTER" >&2 || die "load_tsv failed"
+  LOAD_S=$(since "$t0")
+  "$bin/spur" cluster up --dir "$SPUR_DIR" > /dev/null || die "spur cluster up (again) failed"
+  export SLURM_CONF=$SPUR_DIR/slurm.conf
+  wait_for "Spur's controller" 60 "$SPUR_DIR/bin/sacct" -j 1 -n
+  log "Spur: up in $UP_S s, loaded in $LOAD_S s; checking, then measuring ($RUNS runs each)"
+  measure_all spur "$n" "$SPUR_DIR/bin/sacct"
+  local ctld client store
+  pid=$(cat "$SPUR_DIR"/run/spurctld-*.pid)
+  client=$(peak_mb "$SPUR_DIR/bin/sacct" "${WEEK_ARGS[@]}")
+  ctld=$(rss_mb "$pid")
+  store=$(du -sm "$SPUR_DIR/state/accounting.redb" | cut -f1)
+  {
+    echo "side=spur"
+    echo "version=spur $(git -C "$ROOT" rev-parse --short HEAD) (release), redb"
+    echo "jobs=$n"
+    echo "steps=$(($(wc -l < "$STEPS") - 1))"
+    echo "gen_s=$GEN_S"
+    echo "start_s=$UP_S"
+    echo "load_s=$LOAD_S"
+    echo "load_detail=load_tsv into the stopped controller's store"
+    echo "store_mb=$store"
+    echo "store_detail=accounting.redb $store MB"
+    echo "daemon_rss_mb=$ctld"
+    echo "db_rss_mb=0"
+    echo "client_peak_mb=$client"
+    echo "rss_detail=spurctld $ctld MB (peak $(rss_mb "$pid" VmHWM) MB), no database server; sacct -a over the week peaks at $client MB"
+  } > "$out"
+  log "Spur: results in $out (samples $SAMPLES)"
+  stop_spur
+  rm -f "$SPUR_DIR.conf"
+  unset SLURM_CONF
 }
 
 # ------------------------------------------------------------------ report

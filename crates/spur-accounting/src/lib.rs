@@ -19,12 +19,12 @@
 //! copies the records changed in that range from a peer's store
 //! ([`Store::changed_between`], [`Store::merge`]).
 //!
-//! Tables (keys are tuples; a record's key is its job id and submit time,
-//! one record per run of a job):
+//! Tables (keys are tuples; a record's key is its job id, submit time and
+//! restart count, one record per run of a job):
 //! - `jobs`: key -> `[u64 index][AcctJob in a spur_format envelope]`, the
 //!   index of the entry that last changed it;
-//! - `live`: job id -> the submit time of its newest run (a requeue starts
-//!   a new run, and the old one becomes `REQUEUED`);
+//! - `live`: job id -> the submit time and restart count of its newest run
+//!   (a requeue starts a new run, and the old one becomes `REQUEUED`);
 //! - `by_end`: (end time, or `i64::MAX` while not ended, eligible time,
 //!   key): the window queries (the eligible time rules records out before
 //!   they are read);
@@ -40,13 +40,15 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-type Key = (u32, i64);
+/// A run of a job: its id, submit time and restart count (a requeue within
+/// the second of the submission is still a run of its own).
+type Key = (u32, i64, u32);
 const JOBS: TableDefinition<Key, &[u8]> = TableDefinition::new("jobs");
-const LIVE: TableDefinition<u32, i64> = TableDefinition::new("live");
-const BY_END: TableDefinition<(i64, i64, u32, i64), ()> = TableDefinition::new("by_end");
-const BY_USER: TableDefinition<(u32, i64, i64, u32, i64), ()> = TableDefinition::new("by_user");
-const BY_ARRAY: TableDefinition<(u32, u32, i64), ()> = TableDefinition::new("by_array");
-const BY_INDEX: TableDefinition<(u64, u32, i64), ()> = TableDefinition::new("by_index");
+const LIVE: TableDefinition<u32, (i64, u32)> = TableDefinition::new("live");
+const BY_END: TableDefinition<(i64, i64, u32, i64, u32), ()> = TableDefinition::new("by_end");
+const BY_USER: TableDefinition<(u32, i64, i64, u32, i64, u32), ()> = TableDefinition::new("by_user");
+const BY_ARRAY: TableDefinition<(u32, u32, i64, u32), ()> = TableDefinition::new("by_array");
+const BY_INDEX: TableDefinition<(u64, u32, i64, u32), ()> = TableDefinition::new("by_index");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 
 /// The store's file under a member's state directory.
@@ -240,7 +242,7 @@ impl Store {
         {
             let mut t = Tables::open(&w)?;
             for (index, r) in records {
-                let held = t.jobs.get((r.job_id, r.submit))?.map(|v| index_of(v.value()));
+                let held = t.jobs.get(key_of(r))?.map(|v| index_of(v.value()));
                 if held.map(|h| h >= *index).unwrap_or(false) {
                     continue;
                 }
@@ -270,21 +272,24 @@ impl Store {
         &self,
         from: u64,
         to: u64,
-        after: Option<(u64, u32, i64)>,
+        after: Option<(u64, Key)>,
         limit: usize,
     ) -> Result<Vec<(u64, AcctJob)>> {
         let r = self.db.begin_read()?;
         let by = r.open_table(BY_INDEX)?;
         let jobs = r.open_table(JOBS)?;
-        let lo = after.unwrap_or((from.saturating_add(1), 0, i64::MIN));
+        let lo = match after {
+            Some((i, k)) => (i, k.0, k.1, k.2),
+            None => (from.saturating_add(1), 0, i64::MIN, 0),
+        };
         let mut out = vec![];
-        for e in by.range(lo..=(to, u32::MAX, i64::MAX))? {
+        for e in by.range(lo..=(to, u32::MAX, i64::MAX, u32::MAX))? {
             let (k, _) = e?;
             let k = k.value();
-            if Some(k) == after {
+            if Some((k.0, (k.1, k.2, k.3))) == after {
                 continue;
             }
-            if let Some(v) = jobs.get((k.1, k.2))? {
+            if let Some(v) = jobs.get((k.1, k.2, k.3))? {
                 out.push((k.0, decode(v.value())?));
             }
             if out.len() >= limit {
@@ -304,33 +309,33 @@ impl Store {
         if !q.jobs.is_empty() {
             let by_array = r.open_table(BY_ARRAY)?;
             for &(id, _) in &q.jobs {
-                for e in jobs.range((id, i64::MIN)..=(id, i64::MAX))? {
+                for e in jobs.range((id, i64::MIN, 0)..=(id, i64::MAX, u32::MAX))? {
                     keys.push(e?.0.value());
                 }
-                for e in by_array.range((id, 0, i64::MIN)..=(id, u32::MAX, i64::MAX))? {
+                for e in by_array.range((id, 0, i64::MIN, 0)..=(id, u32::MAX, i64::MAX, u32::MAX))? {
                     let k = e?.0.value();
-                    keys.push((k.1, k.2));
+                    keys.push((k.1, k.2, k.3));
                 }
             }
         } else if !q.user_ids.is_empty() {
             let by_user = r.open_table(BY_USER)?;
             let from = if q.states.is_empty() { q.start } else { i64::MIN };
             for &uid in &q.user_ids {
-                for e in
-                    by_user.range((uid, from, i64::MIN, 0, i64::MIN)..=(uid, i64::MAX, i64::MAX, u32::MAX, i64::MAX))?
-                {
+                let lo = (uid, from, i64::MIN, 0, i64::MIN, 0);
+                let hi = (uid, i64::MAX, i64::MAX, u32::MAX, i64::MAX, u32::MAX);
+                for e in by_user.range(lo..=hi)? {
                     let k = e?.0.value();
                     if eligible_in(q, k.2) {
-                        keys.push((k.3, k.4));
+                        keys.push((k.3, k.4, k.5));
                     }
                 }
             }
         } else if q.start != 0 && q.states.is_empty() {
             let by_end = r.open_table(BY_END)?;
-            for e in by_end.range((q.start, i64::MIN, 0, i64::MIN)..)? {
+            for e in by_end.range((q.start, i64::MIN, 0, i64::MIN, 0)..)? {
                 let k = e?.0.value();
                 if eligible_in(q, k.1) {
-                    keys.push((k.2, k.3));
+                    keys.push((k.2, k.3, k.4));
                 }
             }
         } else {
@@ -397,11 +402,11 @@ fn decode(v: &[u8]) -> Result<AcctJob> {
 
 struct Tables<'t> {
     jobs: redb::Table<'t, Key, &'static [u8]>,
-    live: redb::Table<'t, u32, i64>,
-    by_end: redb::Table<'t, (i64, i64, u32, i64), ()>,
-    by_user: redb::Table<'t, (u32, i64, i64, u32, i64), ()>,
-    by_array: redb::Table<'t, (u32, u32, i64), ()>,
-    by_index: redb::Table<'t, (u64, u32, i64), ()>,
+    live: redb::Table<'t, u32, (i64, u32)>,
+    by_end: redb::Table<'t, (i64, i64, u32, i64, u32), ()>,
+    by_user: redb::Table<'t, (u32, i64, i64, u32, i64, u32), ()>,
+    by_array: redb::Table<'t, (u32, u32, i64, u32), ()>,
+    by_index: redb::Table<'t, (u64, u32, i64, u32), ()>,
     meta: redb::Table<'t, &'static str, u64>,
 }
 
@@ -423,19 +428,25 @@ impl<'t> Tables<'t> {
     /// whose older run had not ended ends that one `REQUEUED` (at the new
     /// run's submit time, the requeue's).
     fn put(&mut self, index: u64, r: &AcctJob, version: Version, requeue: bool) -> Result<()> {
-        let key = (r.job_id, r.submit);
+        let key = key_of(r);
         if requeue {
             let prev = self.live.get(r.job_id)?.map(|v| v.value());
-            if let Some(prev) = prev.filter(|&p| p < r.submit) {
-                let old = self.jobs.get((r.job_id, prev))?.map(|v| (index_of(v.value()), v.value().to_vec()));
-                if let Some((_, bytes)) = old {
+            // an older run of the same job (a requeue starts a new one)
+            if let Some(prev) = prev.filter(|&(s, n)| (s, n) < (r.submit, r.restarts) && n < r.restarts) {
+                let old = self.jobs.get((r.job_id, prev.0, prev.1))?.map(|v| v.value().to_vec());
+                if let Some(bytes) = old {
                     let mut o = decode(&bytes)?;
-                    if o.state.is_live() || o.end == 0 {
+                    if o.state != AcctState::Requeued {
+                        // slurmdbd's record of a requeued run: REQUEUED,
+                        // ended by the requeue, its running steps cancelled
                         o.state = AcctState::Requeued;
-                        o.end = r.submit;
+                        if o.end == 0 {
+                            o.end = r.submit;
+                        }
                         for s in o.steps.iter_mut().filter(|s| s.end == 0) {
                             s.end = r.submit;
                             s.state = AcctState::Cancelled;
+                            s.exit_status = Some(SIGTERM_STATUS);
                         }
                         self.put(index, &o, version, false)?;
                     }
@@ -445,28 +456,35 @@ impl<'t> Tables<'t> {
         if let Some(old) = self.jobs.get(key)?.map(|v| (index_of(v.value()), v.value().to_vec())) {
             let (old_index, bytes) = old;
             let o = decode(&bytes)?;
-            self.by_end.remove((end_key(&o), o.eligible, key.0, key.1))?;
-            self.by_user.remove((o.user_id, end_key(&o), o.eligible, key.0, key.1))?;
-            self.by_index.remove((old_index, key.0, key.1))?;
+            self.by_end.remove((end_key(&o), o.eligible, key.0, key.1, key.2))?;
+            self.by_user.remove((o.user_id, end_key(&o), o.eligible, key.0, key.1, key.2))?;
+            self.by_index.remove((old_index, key.0, key.1, key.2))?;
             if o.array_job_id != 0 {
-                self.by_array.remove((o.array_job_id, key.0, key.1))?;
+                self.by_array.remove((o.array_job_id, key.0, key.1, key.2))?;
             }
         }
         let mut v = index.to_le_bytes().to_vec();
         v.extend(spur_format::encode(Kind::ACCT_JOB, version, r)?);
         self.jobs.insert(key, v.as_slice())?;
-        self.by_end.insert((end_key(r), r.eligible, key.0, key.1), ())?;
-        self.by_user.insert((r.user_id, end_key(r), r.eligible, key.0, key.1), ())?;
-        self.by_index.insert((index, key.0, key.1), ())?;
+        self.by_end.insert((end_key(r), r.eligible, key.0, key.1, key.2), ())?;
+        self.by_user.insert((r.user_id, end_key(r), r.eligible, key.0, key.1, key.2), ())?;
+        self.by_index.insert((index, key.0, key.1, key.2), ())?;
         if r.array_job_id != 0 {
-            self.by_array.insert((r.array_job_id, key.0, key.1), ())?;
+            self.by_array.insert((r.array_job_id, key.0, key.1, key.2), ())?;
         }
         let newest = self.live.get(r.job_id)?.map(|v| v.value());
-        if newest.map(|n| n <= r.submit).unwrap_or(true) {
-            self.live.insert(r.job_id, r.submit)?;
+        if newest.map(|n| n <= (r.submit, r.restarts)).unwrap_or(true) {
+            self.live.insert(r.job_id, (r.submit, r.restarts))?;
         }
         Ok(())
     }
+}
+
+/// The raw wait status of a task ended by SIGTERM (sacct's `0:15`).
+const SIGTERM_STATUS: i32 = 15;
+
+fn key_of(r: &AcctJob) -> Key {
+    (r.job_id, r.submit, r.restarts)
 }
 
 enum Msg {

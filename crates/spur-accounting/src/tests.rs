@@ -62,9 +62,10 @@ fn a_requeued_run_stays_requeued() {
         ..Default::default()
     });
     s.write(&[(1, vec![run1])]).unwrap();
-    // requeued: the job's submit time is the requeue's
-    s.write(&[(2, vec![job(5, 10, 160, 0, AcctState::Pending)])]).unwrap();
-    s.write(&[(3, vec![job(5, 10, 160, 300, AcctState::Completed)])]).unwrap();
+    // requeued: the job's submit time is the requeue's, its restart count one more
+    let run2 = |end, state| AcctJob { restarts: 1, ..job(5, 10, 160, end, state) };
+    s.write(&[(2, vec![run2(0, AcctState::Pending)])]).unwrap();
+    s.write(&[(3, vec![run2(300, AcctState::Completed)])]).unwrap();
     let q = AcctQuery { jobs: vec![(5, None)], ..Default::default() };
     let newest = s.query(&q).unwrap();
     assert_eq!(newest.len(), 1);
@@ -74,7 +75,16 @@ fn a_requeued_run_stays_requeued() {
         both.iter().map(|j| (j.submit, j.state, j.end)).collect::<Vec<_>>(),
         vec![(100, AcctState::Requeued, 160), (160, AcctState::Completed, 300)]
     );
-    assert_eq!(both[0].steps[0].state, AcctState::Cancelled);
+    assert_eq!((both[0].steps[0].state, both[0].steps[0].exit_status), (AcctState::Cancelled, Some(15)));
+    // requeued within the second it was submitted: still two runs
+    s.write(&[(4, vec![job(6, 10, 500, 0, AcctState::Running)])]).unwrap();
+    s.write(&[(5, vec![AcctJob { restarts: 1, ..job(6, 10, 500, 0, AcctState::Pending) }])]).unwrap();
+    let q = AcctQuery { jobs: vec![(6, None)], duplicates: true, ..Default::default() };
+    let runs = s.query(&q).unwrap();
+    assert_eq!(
+        runs.iter().map(|j| (j.restarts, j.state)).collect::<Vec<_>>(),
+        vec![(0, AcctState::Requeued), (1, AcctState::Pending)]
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -97,7 +107,7 @@ fn a_snapshot_install_notes_what_to_copy_and_merge_fills_it() {
     loop {
         let page = leader.changed_between(2, 10, after, 1).unwrap();
         let Some((i, last)) = page.last() else { break };
-        after = Some((*i, last.job_id, last.submit));
+        after = Some((*i, (last.job_id, last.submit, last.restarts)));
         member.merge(&page).unwrap();
     }
     member.sync_done().unwrap();

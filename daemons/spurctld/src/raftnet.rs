@@ -274,7 +274,7 @@ pub struct ConsensusService {
 pub struct AcctSyncRequest {
     pub from: u64,
     pub to: u64,
-    pub after: Option<(u64, u32, i64)>,
+    pub after: Option<(u64, (u32, i64, u32))>,
     pub limit: u32,
 }
 
@@ -309,12 +309,8 @@ pub async fn acct_sync_loop(raft: Raft, net: Net, store: Arc<spur_accounting::St
         tokio::time::sleep(delay).await;
         let Ok(Some((from, to))) = store.pending_sync() else { continue };
         let m = raft.metrics().borrow().clone();
-        let mut peers: Vec<(NodeId, String)> = m
-            .membership_config
-            .nodes()
-            .filter(|(id, _)| **id != me)
-            .map(|(id, n)| (*id, n.addr.clone()))
-            .collect();
+        let mut peers: Vec<(NodeId, String)> =
+            m.membership_config.nodes().filter(|(id, _)| **id != me).map(|(id, n)| (*id, n.addr.clone())).collect();
         // the leader first
         peers.sort_by_key(|(id, _)| Some(*id) != m.current_leader);
         let mut done = false;
@@ -365,7 +361,7 @@ async fn sync_from(
                 .map_err(|e| e.to_string())?;
         let page = page?;
         let Some((i, last)) = page.last() else { return Ok(n) };
-        after = Some((*i, last.job_id, last.submit));
+        after = Some((*i, (last.job_id, last.submit, last.restarts)));
         n += page.len();
         let s = store.clone();
         tokio::task::spawn_blocking(move || s.merge(&page))

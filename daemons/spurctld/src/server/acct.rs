@@ -53,6 +53,9 @@ impl Service {
                 None => Err(ESLURM_INVALID_JOB_ID),
                 Some(j) if !sees_job(&caller, private, j) => Err(ESLURM_INVALID_JOB_ID),
                 Some(j) if j.state.is_finished() => Err(ESLURM_ALREADY_DONE),
+                // seen, but not the caller's: slurmd refuses the stat
+                // (recorded/24.11/sstat/21: `rc = Invalid user id`)
+                Some(j) if !sees_job(&caller, true, j) => Err(ESLURM_USER_ID_MISSING),
                 Some(j) => {
                     let rec = g.state.acct_record(j.job_id);
                     match rec.and_then(|rec| rec.steps.into_iter().find(|s| s.step_id == r.step_id && s.end == 0)) {

@@ -201,6 +201,18 @@ async fn accounting_records_follow_private_data() {
     assert_eq!(code(&s.step_stat(user(stat(999_999))).await.unwrap().into_inner().status), ESLURM_INVALID_JOB_ID);
 }
 
+/// Without PrivateData, another user's running job is seen, but its steps'
+/// use is refused as slurmd refuses it (sstat: `rc = Invalid user id`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_users_step_use_is_refused() {
+    let f = controller().await;
+    let s = &f.svc;
+    let theirs = submit(&f, other(wrap_job(None))).await;
+    let stat = StepStatRequest { job_id: theirs, step_id: spur_core::model::BATCH_STEP };
+    // (pending: no step runs yet, and the owner check comes first for another user)
+    assert_eq!(code(&s.step_stat(user(stat)).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submission_and_query_rules() {
     let f = controller().await;
