@@ -1,0 +1,2 @@
+run
+scontrol requeue $Q

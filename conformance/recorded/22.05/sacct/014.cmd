@@ -1,0 +1,2 @@
+run capture=H
+sbatch --parsable -J held_job -H --wrap true

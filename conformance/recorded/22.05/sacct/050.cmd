@@ -1,0 +1,2 @@
+run
+sacct -j $U -o JobID,JobName,NTasks,MaxRSS,AveRSS,MaxVMSize,MaxRSSNode,MaxRSSTask,AveCPU,TotalCPU,MinCPU,MaxDiskRead,MaxDiskWrite

@@ -1,0 +1,2 @@
+run
+sacct -j $U --units=M -o JobID,MaxRSS,ReqMem

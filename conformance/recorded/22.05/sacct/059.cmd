@@ -1,0 +1,2 @@
+run
+sacct -X -j $C,$H,$S -o JobID,WorkDir%30,SubmitLine%60,Comment,Priority

@@ -1,0 +1,2 @@
+run
+sacct -X -P --format=JobID,State,ExitCode -j $X

@@ -1,0 +1,2 @@
+run
+sacct -D -X -j $Q -o JobID,JobName,State,ExitCode,Restarts,NodeList

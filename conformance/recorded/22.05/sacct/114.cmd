@@ -1,0 +1,2 @@
+run
+sacct -X -o JobID,State,ExitCode,DerivedExitCode

@@ -1,0 +1,2 @@
+run
+sacct -X -s F -S 2020-01-01 -E now

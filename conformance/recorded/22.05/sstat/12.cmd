@@ -1,0 +1,2 @@
+run
+sstat -p -j $J -o JobID,MaxRSS,AveCPU,NTasks

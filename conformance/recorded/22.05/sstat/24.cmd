@@ -1,0 +1,2 @@
+run capture=P
+sbatch --parsable -H -J held --wrap true

@@ -1,0 +1,2 @@
+run capture=F
+sbatch --parsable -J done --wrap true

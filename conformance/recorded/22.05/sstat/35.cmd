@@ -1,0 +1,2 @@
+run
+sstat -j abc

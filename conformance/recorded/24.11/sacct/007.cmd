@@ -1,0 +1,2 @@
+run capture=C
+sbatch --parsable -J ok_job --wrap 'echo done'

@@ -1,0 +1,2 @@
+run capture=Y
+sbatch --parsable -J cancel_pend -H --wrap true

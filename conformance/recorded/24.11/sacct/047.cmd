@@ -1,0 +1,2 @@
+run
+sacct --jobs=$C --jobs=$F

@@ -1,0 +1,2 @@
+run
+sacct -j $U --units=G -o JobID,MaxRSS,ReqMem

@@ -1,0 +1,2 @@
+run
+sacct -j $C,$A -o JobIDRaw,JobID,Cluster,QOS,Restarts

@@ -1,0 +1,2 @@
+run
+sacct -X -j $C,$F,$X -o JobID,Flags

@@ -1,0 +1,2 @@
+run
+sacct -X --noheader --format=jobid,state%20 --job $C

@@ -1,0 +1,2 @@
+run
+sacct -X -S now-1hour

@@ -1,0 +1,2 @@
+run
+sacct -X -T -S now-1hour -E now -o JobID,State

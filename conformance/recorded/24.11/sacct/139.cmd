@@ -1,0 +1,2 @@
+run
+sacct -X --name=ok_job,fail_job

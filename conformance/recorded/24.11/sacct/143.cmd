@@ -1,0 +1,2 @@
+run
+sacct -X --nodelist=node[1-2]

@@ -1,0 +1,2 @@
+run as=spurtest
+sacct -X -j $C

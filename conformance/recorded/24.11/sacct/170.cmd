@@ -1,0 +1,2 @@
+run
+sacct -j $C.7

@@ -1,0 +1,2 @@
+run
+sstat -P -j $J -o JobID,MaxRSS,AveCPU,NTasks

@@ -1,0 +1,2 @@
+run
+sstat -P -a -j $J -o JobID,NTasks

@@ -1,0 +1,2 @@
+run
+sstat -n -j $J -o JobID,NTasks

@@ -1,0 +1,2 @@
+run
+sstat -n -P -a -j $J -o JobID,NTasks

@@ -1,0 +1,2 @@
+run
+sstat --noconvert -j $J.0 -o JobID,MaxRSS,MaxVMSize

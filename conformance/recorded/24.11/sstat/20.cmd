@@ -1,0 +1,2 @@
+run
+sstat -j $J,$J.batch -o JobID,NTasks

@@ -1,0 +1,2 @@
+run as=spurtest
+sstat -j $J -o JobID,NTasks

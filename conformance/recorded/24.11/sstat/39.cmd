@@ -1,0 +1,2 @@
+run
+scancel $P $J
