@@ -449,6 +449,8 @@ pub struct Stats {
     pub tot_write: u64,
     /// Microseconds of the task with the least CPU time.
     pub min_cpu: (u64, String, u32),
+    /// The tasks' CPU frequencies summed (`NodeUsage::tot_cpu_freq`).
+    pub tot_cpu_freq: u64,
 }
 
 impl Stats {
@@ -482,6 +484,7 @@ impl Stats {
             s.tot_pages = s.tot_pages.saturating_add(u.tot_pages);
             s.tot_read = s.tot_read.saturating_add(u.tot_read_bytes);
             s.tot_write = s.tot_write.saturating_add(u.tot_write_bytes);
+            s.tot_cpu_freq = s.tot_cpu_freq.saturating_add(u.tot_cpu_freq);
             first = false;
         }
         Some(s)
@@ -592,7 +595,8 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
     };
     match f {
         AveCpu => secs(s.ave(s.cpu_ms())),
-        AveCpuFreq => Val::s("0"),
+        // slurmstepd's act_cpufreq, printed from kilo by thousands
+        AveCpuFreq => Val::s(convert(s.ave(s.tot_cpu_freq) as f64, UNIT_KILO, u, 1000.0, false)),
         AveDiskRead => Val::s(mb(s.ave(s.tot_read))),
         AveDiskWrite => Val::s(mb(s.ave(s.tot_write))),
         AvePages => Val::s(bytes(s.ave(s.tot_pages))),

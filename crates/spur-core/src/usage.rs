@@ -31,6 +31,10 @@ pub struct TaskUsage {
     /// Bytes (`/proc/PID/io` `rchar`, `wchar`, as Slurm's jobacct_gather/linux).
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// The frequency of the CPU it last ran on, as jobacct_gather/linux reads
+    /// it (`cpuinfo_cur_freq` in kHz where the kernel scales frequencies,
+    /// else `/proc/cpuinfo`'s first `cpu MHz`, as a whole number); 0: not read.
+    pub cpu_freq: u64,
 }
 
 impl TaskUsage {
@@ -43,6 +47,10 @@ impl TaskUsage {
         self.sys_us = self.sys_us.max(o.sys_us);
         self.read_bytes = self.read_bytes.max(o.read_bytes);
         self.write_bytes = self.write_bytes.max(o.write_bytes);
+        if o.cpu_freq != 0 {
+            // the latest reading
+            self.cpu_freq = o.cpu_freq;
+        }
     }
     pub fn cpu_us(&self) -> u64 {
         self.user_us.saturating_add(self.sys_us)
@@ -80,10 +88,14 @@ pub struct NodeUsage {
     pub max_write_bytes: u64,
     pub max_write_task: u32,
     pub tot_write_bytes: u64,
+    /// The tasks' CPU frequencies ([`TaskUsage::cpu_freq`]) summed (sacct's
+    /// AveCPUFreq divides by the tasks). From format version 7.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<7, _>")]
+    pub tot_cpu_freq: u64,
 }
 
 /// The keys of [`NodeUsage::to_line`], in order.
-const KEYS: [&str; 21] = [
+const KEYS: [&str; 22] = [
     "ntasks",
     "user_us",
     "sys_us",
@@ -104,6 +116,7 @@ const KEYS: [&str; 21] = [
     "max_write",
     "max_write_task",
     "tot_write",
+    "tot_cpufreq",
     "node",
 ];
 
@@ -132,12 +145,13 @@ impl NodeUsage {
             most(&mut u.max_pages, &mut u.max_pages_task, &mut u.tot_pages, t.pages);
             most(&mut u.max_read_bytes, &mut u.max_read_task, &mut u.tot_read_bytes, t.read_bytes);
             most(&mut u.max_write_bytes, &mut u.max_write_task, &mut u.tot_write_bytes, t.write_bytes);
+            u.tot_cpu_freq = u.tot_cpu_freq.saturating_add(t.cpu_freq);
             first = false;
         }
         u
     }
 
-    fn numbers(&self) -> [u64; 20] {
+    fn numbers(&self) -> [u64; 21] {
         [
             self.ntasks as u64,
             self.user_us,
@@ -159,6 +173,7 @@ impl NodeUsage {
             self.max_write_bytes,
             self.max_write_task as u64,
             self.tot_write_bytes,
+            self.tot_cpu_freq,
         ]
     }
 
@@ -204,6 +219,7 @@ impl NodeUsage {
                 "max_write" => u.max_write_bytes = n(),
                 "max_write_task" => u.max_write_task = t(),
                 "tot_write" => u.tot_write_bytes = n(),
+                "tot_cpufreq" => u.tot_cpu_freq = n(),
                 _ => {}
             }
         }

@@ -255,6 +255,8 @@ pub struct ProcSample {
     pub majflt: u64,
     pub vsize_bytes: u64,
     pub rss_pages: u64,
+    /// The CPU it last ran on (field 39).
+    pub processor: u32,
 }
 
 /// The measures in a `/proc/PID/stat` text (after the command name, whose
@@ -275,6 +277,7 @@ pub fn parse_stat(pid: i32, stat: &str) -> Option<ProcSample> {
         cpu_sys_ticks: n(15)?.saturating_add(n(17)?),
         vsize_bytes: n(23)?,
         rss_pages: n(24)?,
+        processor: n(39).unwrap_or(0) as u32,
     })
 }
 
@@ -322,6 +325,7 @@ pub fn task_usage(
     fallback: u32,
     hz: u64,
     page_kb: u64,
+    freq: &dyn Fn(u32) -> u64,
 ) -> HashMap<u32, TaskUsage> {
     let samples: Vec<ProcSample> = procs.iter().map(|(p, _)| *p).collect();
     let owners = attribute(&samples, tasks, fallback);
@@ -336,8 +340,30 @@ pub fn task_usage(
         u.sys_us = u.sys_us.saturating_add(us(p.cpu_sys_ticks));
         u.read_bytes = u.read_bytes.saturating_add(*rd);
         u.write_bytes = u.write_bytes.saturating_add(*wr);
+        if u.cpu_freq == 0 {
+            // the task's first process (its own, before what it started)
+            u.cpu_freq = freq(p.processor);
+        }
     }
     out
+}
+
+/// A CPU's frequency as jobacct_gather/linux reads it: the kernel's
+/// `cpuinfo_cur_freq` (kHz) where it scales frequencies, else `cpu_mhz`
+/// (`/proc/cpuinfo`'s first `cpu MHz`, read once).
+pub fn cpu_freq(cpu: u32, cpu_mhz: u64) -> u64 {
+    let f = format!("/sys/devices/system/cpu/cpu{}/cpufreq/cpuinfo_cur_freq", cpu);
+    fs::read_to_string(f).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(cpu_mhz)
+}
+
+/// `/proc/cpuinfo`'s first `cpu MHz` as a whole number (0: none).
+pub fn cpuinfo_mhz(text: &str) -> u64 {
+    text.lines()
+        .find(|l| l.starts_with("cpu MHz"))
+        .and_then(|l| l.split(':').nth(1))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|v| v as u64)
+        .unwrap_or(0)
 }
 
 /// A step's usage on this node, sampled and accumulated.
@@ -349,6 +375,7 @@ pub struct Sampler {
     usage: Vec<TaskUsage>,
     hz: u64,
     page_kb: u64,
+    cpu_mhz: u64,
 }
 
 impl Sampler {
@@ -364,6 +391,7 @@ impl Sampler {
             usage: tasks.iter().map(|&t| TaskUsage { task: t, ..Default::default() }).collect(),
             hz,
             page_kb: page / 1024,
+            cpu_mhz: cpuinfo_mhz(&fs::read_to_string("/proc/cpuinfo").unwrap_or_default()),
         }
     }
 
@@ -396,7 +424,8 @@ impl Sampler {
             .collect();
         let fallback = self.usage.first().map(|u| u.task).unwrap_or(0);
         let mut rss = 0u64;
-        for (t, s) in task_usage(&procs, &self.tasks, fallback, self.hz, self.page_kb) {
+        let mhz = self.cpu_mhz;
+        for (t, s) in task_usage(&procs, &self.tasks, fallback, self.hz, self.page_kb, &|c| cpu_freq(c, mhz)) {
             rss = rss.saturating_add(s.max_rss_kb.saturating_mul(1024));
             if let Some(u) = self.usage.iter_mut().find(|u| u.task == t) {
                 u.merge_max(&s);
@@ -496,8 +525,18 @@ mod tests {
         let cyc = [p(1, 2, 1, 1), p(2, 1, 2, 2)];
         assert_eq!(attribute(&cyc, &tasks, 7), vec![7, 7]);
         let with_io: Vec<_> = procs.iter().map(|p| (*p, (100, 1))).collect();
-        let u = task_usage(&with_io, &tasks, 3, 100, 4);
+        let u = task_usage(&with_io, &tasks, 3, 100, 4, &|cpu| 2000 + u64::from(cpu));
         assert_eq!((u[&3].max_rss_kb, u[&3].read_bytes, u[&4].max_rss_kb), (16, 400, 4));
+        assert_eq!((u[&3].cpu_freq, u[&4].cpu_freq), (2000, 2000), "the CPU of each task's first process");
+    }
+
+    /// jobacct_gather/linux's frequency without scaling: the first `cpu MHz`.
+    #[test]
+    fn cpu_frequency_from_cpuinfo() {
+        assert_eq!(cpuinfo_mhz("processor\t: 0\ncpu MHz\t\t: 2596.122\ncpu MHz\t: 1.0\n"), 2596);
+        assert_eq!(cpuinfo_mhz("processor : 0\n"), 0);
+        let stat = "7 (a b) S 1 7 7 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 4096 10 0 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0";
+        assert_eq!(parse_stat(7, stat).map(|p| p.processor), Some(3));
     }
 
     #[test]
