@@ -10,7 +10,7 @@ use spur_proto::v1 as pb;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&rpc, body)) = data.split_first() else { return };
-    match rpc % 10 {
+    match rpc % 12 {
         0 => {
             if let Ok(r) = pb::SubmitRequest::decode(body) {
                 controller::submit(r)
@@ -53,6 +53,22 @@ fuzz_target!(|data: &[u8]| {
         }
         8 => {
             let _ = pb::PingRequest::decode(body);
+        }
+        10 => {
+            // sacct's query as the controller reads it, then its filter and
+            // window over a record
+            if let Ok(r) = pb::AccountingRequest::decode(body) {
+                let q =
+                    spur_format::decode::<spur_core::acct::AcctQuery>(spur_format::Kind::ACCT_QUERY, &r.query, &"fuzz");
+                if let Ok((q, _)) = q {
+                    let j =
+                        spur_core::acct::AcctJob { submit: 10, eligible: 10, start: 20, end: 30, ..Default::default() };
+                    let _ = q.matches(&j);
+                }
+            }
+        }
+        11 => {
+            let _ = pb::StepStatRequest::decode(body);
         }
         _ => {
             if let Ok(r) = pb::MembershipRequest::decode(body) {
