@@ -1278,14 +1278,6 @@ pub fn render(o: &SacctOpts, jobs: &[AcctJob], now: i64) -> Output {
     out
 }
 
-/// Whether slurm.conf names an accounting storage (sacct's first need).
-fn accounting_enabled(conf: &spur_core::config::SlurmConf) -> bool {
-    match conf.get("AccountingStorageType") {
-        None => false,
-        Some(t) => !t.is_empty() && !t.eq_ignore_ascii_case("accounting_storage/none"),
-    }
-}
-
 /// sacct as a process: parse, check accounting, query the controller,
 /// print; returns the exit status.
 pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
@@ -1309,7 +1301,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
         }
         return emit(&Output::err(format!("{}Slurm unable to initialize jobcomp plugin\n", o.stderr), 1));
     }
-    if !accounting_enabled(c.conf()) {
+    if !c.conf().accounting_enabled() {
         return emit(&Output::err(format!("{}Slurm accounting storage is disabled\n", o.stderr), 1));
     }
     if let Some(m) = &o.mime {

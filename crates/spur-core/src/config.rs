@@ -651,6 +651,13 @@ impl SlurmConf {
         self.prolog_flag("alloc") || self.prolog_contain()
     }
 
+    /// Accounting is kept for sacct: `AccountingStorageType` names a plugin
+    /// other than `accounting_storage/none` (the default).
+    pub fn accounting_enabled(&self) -> bool {
+        self.get("AccountingStorageType")
+            .is_some_and(|t| !t.trim().is_empty() && !t.trim().eq_ignore_ascii_case("accounting_storage/none"))
+    }
+
     /// `JobAcctGatherParams=OverMemoryKill`: the seconds between the
     /// memory checks of a running step (the task value of
     /// `JobAcctGatherFrequency`, `task=N` or a bare `N`; 30 by default, as

@@ -496,6 +496,13 @@ impl Service {
         } else {
             id
         };
+        if desc.account.is_none() && id.uid == 0 && self.ctld.conf.accounting_enabled() {
+            // with accounting, a job charges its user's default account:
+            // root's is `root`, the association slurmdbd makes with every
+            // cluster (sacctmgr add cluster; recorded/24.11/sacct/033).
+            // Other users' come from associations, which Spur does not keep
+            desc.account = Some("root".into());
+        }
         let g = self.ctld.read();
         let st = &g.state;
         let part = match &desc.partition {
