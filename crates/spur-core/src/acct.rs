@@ -38,61 +38,39 @@ pub enum AcctState {
 
 impl AcctState {
     pub fn from_job_state(s: JobState) -> AcctState {
-        match s {
-            JobState::Pending => AcctState::Pending,
-            // a completing job is still running for slurmdbd until its end
-            JobState::Running | JobState::Completing => AcctState::Running,
-            JobState::Suspended => AcctState::Suspended,
-            JobState::Completed => AcctState::Completed,
-            JobState::Cancelled => AcctState::Cancelled,
-            JobState::Failed => AcctState::Failed,
-            JobState::Timeout => AcctState::Timeout,
-            JobState::NodeFail => AcctState::NodeFail,
-            JobState::Preempted => AcctState::Preempted,
-            JobState::BootFail => AcctState::BootFail,
-            JobState::Deadline => AcctState::Deadline,
-            JobState::OutOfMemory => AcctState::OutOfMemory,
-        }
+        // a completing job is still running for slurmdbd until its end
+        let s = if s == JobState::Completing { JobState::Running } else { s };
+        AcctState::ALL.into_iter().find(|a| a.job_state() == Some(s)).unwrap_or(AcctState::Running)
+    }
+
+    /// The live state it is, `None` for `REQUEUED`.
+    pub fn job_state(self) -> Option<JobState> {
+        use AcctState::*;
+        Some(match self {
+            Pending => JobState::Pending,
+            Running => JobState::Running,
+            Suspended => JobState::Suspended,
+            Completed => JobState::Completed,
+            Cancelled => JobState::Cancelled,
+            Failed => JobState::Failed,
+            Timeout => JobState::Timeout,
+            NodeFail => JobState::NodeFail,
+            Preempted => JobState::Preempted,
+            BootFail => JobState::BootFail,
+            Deadline => JobState::Deadline,
+            OutOfMemory => JobState::OutOfMemory,
+            Requeued => return None,
+        })
     }
 
     /// Slurm's name (`job_state_string`).
     pub fn name(self) -> &'static str {
-        use AcctState::*;
-        match self {
-            Pending => "PENDING",
-            Running => "RUNNING",
-            Suspended => "SUSPENDED",
-            Completed => "COMPLETED",
-            Cancelled => "CANCELLED",
-            Failed => "FAILED",
-            Timeout => "TIMEOUT",
-            NodeFail => "NODE_FAIL",
-            Preempted => "PREEMPTED",
-            BootFail => "BOOT_FAIL",
-            Deadline => "DEADLINE",
-            OutOfMemory => "OUT_OF_MEMORY",
-            Requeued => "REQUEUED",
-        }
+        self.job_state().map(JobState::name).unwrap_or("REQUEUED")
     }
 
     /// Slurm's short name (`job_state_string_compact`).
     pub fn short(self) -> &'static str {
-        use AcctState::*;
-        match self {
-            Pending => "PD",
-            Running => "R",
-            Suspended => "S",
-            Completed => "CD",
-            Cancelled => "CA",
-            Failed => "F",
-            Timeout => "TO",
-            NodeFail => "NF",
-            Preempted => "PR",
-            BootFail => "BF",
-            Deadline => "DL",
-            OutOfMemory => "OOM",
-            Requeued => "RQ",
-        }
+        self.job_state().map(JobState::short).unwrap_or("RQ")
     }
 
     /// Still going: pending, running or suspended.
@@ -570,6 +548,13 @@ fn task_pending_in(j: &AcctJob, t: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_names() {
+        assert_eq!(AcctState::ALL.map(|s| s.short()).join(","), "PD,R,S,CD,CA,F,TO,NF,PR,BF,DL,OOM,RQ");
+        assert_eq!(AcctState::from_job_state(JobState::Completing), AcctState::Running);
+        assert_eq!(AcctState::from_job_state(JobState::Timeout).name(), "TIMEOUT");
+    }
 
     #[test]
     fn window_rules() {
