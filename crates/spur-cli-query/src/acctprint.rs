@@ -638,10 +638,18 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
             ("pages", s.max_pages.1.clone()),
             ("vmem", s.max_vm.1.clone()),
         ]),
-        // (Slurm's TRES writer prints every cpu value as a time, task ids
-        // too: task 0 is `cpu=00:00:00`, recorded/24.11/sstat/05)
+        // (24.11's TRES writer prints every cpu value as a time, task ids
+        // too: task 0 is `cpu=00:00:00`, recorded/24.11/sstat/05; 22.05's
+        // the number, recorded/22.05/sacct/050)
         TresUsageInMaxTask | TresUsageInMinTask => tres_list(vec![
-            ("cpu", tres_secs(u64::from(s.min_cpu.2))),
+            (
+                "cpu",
+                if spur_core::compat::release() == spur_core::compat::Release::V22_05 {
+                    s.min_cpu.2.to_string()
+                } else {
+                    tres_secs(u64::from(s.min_cpu.2))
+                },
+            ),
             ("fs/disk", s.max_read.2.to_string()),
             ("mem", s.max_rss.2.to_string()),
             ("pages", s.max_pages.2.to_string()),
