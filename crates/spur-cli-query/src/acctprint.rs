@@ -638,23 +638,7 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
             ("pages", s.max_pages.1.clone()),
             ("vmem", s.max_vm.1.clone()),
         ]),
-        // (24.11's TRES writer prints every cpu value as a time, task ids
-        // too: task 0 is `cpu=00:00:00`, recorded/24.11/sstat/05; 22.05's
-        // the number, recorded/22.05/sacct/050)
-        TresUsageInMaxTask | TresUsageInMinTask => tres_list(vec![
-            (
-                "cpu",
-                if spur_core::compat::release() == spur_core::compat::Release::V22_05 {
-                    s.min_cpu.2.to_string()
-                } else {
-                    tres_secs(u64::from(s.min_cpu.2))
-                },
-            ),
-            ("fs/disk", s.max_read.2.to_string()),
-            ("mem", s.max_rss.2.to_string()),
-            ("pages", s.max_pages.2.to_string()),
-            ("vmem", s.max_vm.2.to_string()),
-        ]),
+        TresUsageInMaxTask | TresUsageInMinTask => in_tasks(s, false),
         TresUsageOutAve => tres_list(vec![("energy", "0".into()), ("fs/disk", bytes(s.ave(s.tot_write)))]),
         TresUsageOutMax | TresUsageOutMin => tres_list(vec![("energy", "0".into()), ("fs/disk", bytes(s.max_write.0))]),
         TresUsageOutMaxNode | TresUsageOutMinNode => {
@@ -663,6 +647,26 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
         TresUsageOutMaxTask | TresUsageOutMinTask => tres_list(vec![("fs/disk", s.max_write.2.to_string())]),
         TresUsageOutTot => tres_list(vec![("energy", "0".into()), ("fs/disk", bytes(s.tot_write))]),
     }
+}
+
+/// TRESUsageIn{Max,Min}Task: the task of each maximum (and of the least CPU
+/// time). `cpu_as_time`: 24.11's sstat prints the cpu entry's task as a
+/// time, as its TRES writer prints cpu values (task 0 is `cpu=00:00:00`,
+/// recorded/24.11/sstat/05); sacct and 22.05 print the number
+/// (recorded/24.11/sacct/050).
+pub fn in_tasks(s: &Stats, cpu_as_time: bool) -> Val {
+    let cpu = if cpu_as_time {
+        spur_grammar::time::fmt_secs_scontrol(i64::from(s.min_cpu.2) / 1000)
+    } else {
+        s.min_cpu.2.to_string()
+    };
+    tres_list(vec![
+        ("cpu", cpu),
+        ("fs/disk", s.max_read.2.to_string()),
+        ("mem", s.max_rss.2.to_string()),
+        ("pages", s.max_pages.2.to_string()),
+        ("vmem", s.max_vm.2.to_string()),
+    ])
 }
 
 impl Stats {
