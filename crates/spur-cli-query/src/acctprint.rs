@@ -650,10 +650,10 @@ pub fn usage_value(f: UF, stats: Option<&Stats>, u: Units) -> Val {
 }
 
 /// TRESUsageIn{Max,Min}Task: the task of each maximum (and of the least CPU
-/// time). `cpu_as_time`: 24.11's sstat prints the cpu entry's task as a
-/// time, as its TRES writer prints cpu values (task 0 is `cpu=00:00:00`,
-/// recorded/24.11/sstat/05); sacct and 22.05 print the number
-/// (recorded/24.11/sacct/050).
+/// time). `cpu_as_time`: sstat prints the cpu entry's task as a time, as
+/// its TRES writer prints cpu values (task 0 is `cpu=00:00:00`,
+/// recorded/{24.11,22.05}/sstat/05); sacct prints the number
+/// (recorded/{24.11,22.05}/sacct/050).
 pub fn in_tasks(s: &Stats, cpu_as_time: bool) -> Val {
     let cpu = if cpu_as_time {
         spur_grammar::time::fmt_secs_scontrol(i64::from(s.min_cpu.2) / 1000)

@@ -251,8 +251,7 @@ fn row(o: &SstatOpts, job_id: u32, s: &AcctStep, usage: &[NodeUsage]) -> String 
             None => Val::s(""),
         },
         TF::U(UF::TresUsageInMaxTask | UF::TresUsageInMinTask) if stats.is_some() => {
-            let v24 = spur_core::compat::release() != spur_core::compat::Release::V22_05;
-            stats.as_ref().map(|x| acctprint::in_tasks(x, v24)).unwrap_or_else(Val::null)
+            stats.as_ref().map(|x| acctprint::in_tasks(x, true)).unwrap_or_else(Val::null)
         }
         TF::U(u) => usage_value(*u, stats.as_ref(), o.units),
     })

@@ -330,7 +330,9 @@ impl AcctJob {
     /// The record of `job` as it stands (`cluster`: slurm.conf's ClusterName;
     /// `node_mem`: a node's memory in MB, what a job that asked for none
     /// gets per node, 0 when not known).
-    pub fn from_job(job: &Job, cluster: &str, node_mem: u64) -> AcctJob {
+    /// `v22_05`: the cluster imitates Slurm 22.05, whose records differ
+    /// (the state's own flag, so that every member derives the same).
+    pub fn from_job(job: &Job, cluster: &str, node_mem: u64, v22_05: bool) -> AcctJob {
         let (array_job_id, array_task_id, array_tasks, array_max_running) = match &job.array {
             Some(a) => (
                 a.array_job_id,
@@ -384,8 +386,10 @@ impl AcctJob {
             submit: job.submit_time,
             eligible: job.eligible_time,
             // a job cancelled while pending never started, whatever time its
-            // record carries (recorded/24.11/sacct/058: `None`)
-            start: if job.allocs.is_empty() { 0 } else { job.start_time },
+            // record carries (recorded/24.11/sacct/058: `None`); 22.05's
+            // slurmdbd keeps the cancel's time as its start (recorded/22.05/
+            // sacct/059), so it counts as running then (`-s R`, 125)
+            start: if job.allocs.is_empty() && !v22_05 { 0 } else { job.start_time },
             end: if job.state.is_active() { 0 } else { job.end_time },
             suspended: job.pre_sus_time,
             suspend_time: job.suspend_time,
