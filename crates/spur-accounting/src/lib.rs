@@ -103,6 +103,13 @@ fn cache_bytes() -> usize {
     mb.saturating_mul(1 << 20)
 }
 
+/// The largest store compacted when it is opened: `SPUR_ACCT_COMPACT_MAX_MB`,
+/// 512 MiB by default.
+fn compact_max_bytes() -> u64 {
+    let mb = std::env::var("SPUR_ACCT_COMPACT_MAX_MB").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(512);
+    mb.saturating_mul(1 << 20)
+}
+
 /// The embedded store.
 pub struct Store {
     db: Database,
@@ -112,7 +119,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// Open (or create) the store in `dir`, compacting it first.
+    /// Open (or create) the store in `dir`, compacting it first when it is
+    /// small ([`compact_max_bytes`]).
     pub fn open(dir: &Path) -> Result<Store> {
         let path = dir.join(FILE);
         let existed = path.exists();
@@ -133,7 +141,12 @@ impl Store {
                 .create(&path)
                 .map_err(|e| Error(format!("{}: {}", path.display(), e)))?
         };
-        if existed {
+        // compacted at start when small: redb reuses the pages a rewritten
+        // record frees, so the file does not grow with updates; compacting
+        // a large one reads and rewrites all of it (a 6 GB store of ten
+        // million jobs took minutes, holding the controller's start)
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if existed && size <= compact_max_bytes() {
             db.compact()?;
         }
         let w = db.begin_write()?;
