@@ -330,9 +330,7 @@ impl AcctJob {
     /// The record of `job` as it stands (`cluster`: slurm.conf's ClusterName;
     /// `node_mem`: a node's memory in MB, what a job that asked for none
     /// gets per node, 0 when not known).
-    /// `v22_05`: the cluster imitates Slurm 22.05, whose records differ
-    /// (the state's own flag, so that every member derives the same).
-    pub fn from_job(job: &Job, cluster: &str, node_mem: u64, v22_05: bool) -> AcctJob {
+    pub fn from_job(job: &Job, cluster: &str, node_mem: u64) -> AcctJob {
         let (array_job_id, array_task_id, array_tasks, array_max_running) = match &job.array {
             Some(a) => (
                 a.array_job_id,
@@ -386,10 +384,8 @@ impl AcctJob {
             submit: job.submit_time,
             eligible: job.eligible_time,
             // a job cancelled while pending never started, whatever time its
-            // record carries (recorded/24.11/sacct/058: `None`); 22.05's
-            // slurmdbd keeps the cancel's time as its start (recorded/22.05/
-            // sacct/059), so it counts as running then (`-s R`, 125)
-            start: if job.allocs.is_empty() && !v22_05 { 0 } else { job.start_time },
+            // record carries (recorded/24.11/sacct/058: `None`)
+            start: if job.allocs.is_empty() { 0 } else { job.start_time },
             end: if job.state.is_active() { 0 } else { job.end_time },
             suspended: job.pre_sus_time,
             suspend_time: job.suspend_time,
@@ -536,7 +532,15 @@ fn state_in_window(j: &AcctJob, st: AcctState, start: i64, end: i64) -> bool {
             j.eligible != 0 && waited && end > j.eligible
         }
         AcctState::Running => {
-            j.start != 0 && (start < j.end || (j.end == 0 && j.state == AcctState::Running)) && end > j.start
+            // 22.05's slurmdbd gives a job cancelled while pending its
+            // cancel's time as its start (recorded/22.05/sacct/059), so it
+            // ran then (125: `-s R` lists it)
+            let began = if j.start == 0 && j.end != 0 && crate::compat::release() == crate::compat::Release::V22_05 {
+                j.end
+            } else {
+                j.start
+            };
+            began != 0 && (start < j.end || (j.end == 0 && j.state == AcctState::Running)) && end > began
         }
         AcctState::Suspended => j.state == AcctState::Suspended || j.suspended > 0,
         _ => j.state == st && j.end != 0 && j.end >= start && j.end <= end,

@@ -83,7 +83,7 @@ impl State {
             .and_then(|&i| self.nodes.get(i))
             .map(|n| n.real_memory)
             .unwrap_or(0);
-        Some(AcctJob::from_job(j, &self.cluster_name, node_mem, self.slurm_22_05))
+        Some(AcctJob::from_job(j, &self.cluster_name, node_mem))
     }
 
     /// The records of every job held.
