@@ -1,2 +1,2 @@
 run
-sacct -j $Y
+sacct -j $X

@@ -1,2 +1,2 @@
 run
-sacct -j $A
+sacct -j $Y

@@ -1,2 +1,2 @@
 run
-sacct -j ${A}_2
+sacct -j $A

@@ -1,2 +1,2 @@
 run
-sacct -j $U
+sacct -j $M

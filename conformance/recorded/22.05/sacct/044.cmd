@@ -1,2 +1,2 @@
 run
-sacct -j $S
+sacct -j $U

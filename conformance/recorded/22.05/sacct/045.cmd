@@ -1,2 +1,2 @@
 run
-sacct -j $C,$F
+sacct -j $S

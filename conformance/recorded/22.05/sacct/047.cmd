@@ -1,2 +1,2 @@
 run
-sacct --jobs=$C --jobs=$F
+sacct -X -j $M

@@ -1,2 +1,2 @@
 run
-sacct -l -j $C
+sacct --jobs=$C --jobs=$F

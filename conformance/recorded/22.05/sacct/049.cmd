@@ -1,2 +1,2 @@
 run
-sacct -l -j $U
+sacct -l -j $C

@@ -1,2 +1,2 @@
 run
-sacct -j $U -P -o JobID,MaxRSS,Elapsed,TotalCPU,CPUTime,CPUTimeRAW,ElapsedRaw
+sacct -j $U --noconvert -o JobID,MaxRSS,ReqMem

@@ -1,2 +1,2 @@
 run
-sacct -j $C,$F,$H,$X,$M -o JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,NNodes,NCPUS,NodeList,Partition
+sacct -j $U -P -o JobID,MaxRSS,Elapsed,TotalCPU,CPUTime,CPUTimeRAW,ElapsedRaw

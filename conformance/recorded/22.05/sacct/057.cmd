@@ -1,2 +1,2 @@
 run
-sacct -j $C,$F,$H,$X,$S -o JobID,Account,User,Group,UID,GID
+sacct -j $C,$F,$H,$X,$M -o JobID,JobName,State,ExitCode,DerivedExitCode,Elapsed,NNodes,NCPUS,NodeList,Partition

@@ -1,2 +1,2 @@
 run
-sacct -X -j $C,$F,$H,$X,$Y,$D -o JobID,Submit,Start,End,Eligible,Timelimit,Reason
+sacct -j $C,$F,$H,$X,$S -o JobID,Account,User,Group,UID,GID

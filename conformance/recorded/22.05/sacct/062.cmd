@@ -1,2 +1,2 @@
 run
-sacct -j $A -o JobID,ArrayJobID,ArrayTaskID
+sacct -j $C,$A -o JobIDRaw,JobID,Cluster,QOS,Restarts

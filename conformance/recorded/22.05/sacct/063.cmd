@@ -1,2 +1,2 @@
 run
-sacct -X -j $C,$F,$X -o JobID,Flags
+sacct -j $A -o JobID,ArrayJobID,ArrayTaskID

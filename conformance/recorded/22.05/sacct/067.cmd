@@ -1,2 +1,2 @@
 run
-sacct -X -P --format=JobID,State,ExitCode -j $F
+sacct -X -P --format=JobID,State,ExitCode -j $C

@@ -1,2 +1,2 @@
 run
-sacct -X --noheader --format=jobid,state%20 --job $R
+sacct -X --noheader --format=jobid,state%20 --job $F

@@ -1,2 +1,2 @@
 run
-sacct --parsable2 --noheader -o JobID,State,ExitCode -j $X
+sacct --parsable2 --noheader -o JobID,State,ExitCode -j $M

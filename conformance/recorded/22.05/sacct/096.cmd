@@ -1,2 +1,2 @@
 run
-sacct -D -X -j $Q -o JobID,JobName,State,ExitCode,Restarts,NodeList
+sacct -j $Q --duplicates

@@ -1,2 +1,2 @@
 run
-sacct -X -P --format=JobID,State,ExitCode -j $T
+sacct -D -X -j $Q -o JobID,JobName,State,ExitCode,Restarts,NodeList

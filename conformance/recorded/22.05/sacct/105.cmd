@@ -1,2 +1,2 @@
 run
-sacct -b
+sacct -X

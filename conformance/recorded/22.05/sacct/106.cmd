@@ -1,2 +1,2 @@
 run
-sacct --brief -X
+sacct -b

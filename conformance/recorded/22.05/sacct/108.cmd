@@ -1,2 +1,2 @@
 run
-sacct -p -X
+sacct -P

@@ -1,2 +1,2 @@
 run
-sacct -P --delimiter=: -X
+sacct -p -X

@@ -1,2 +1,2 @@
 run
-sacct --delimiter=: -X
+sacct -P --delimiter=: -X

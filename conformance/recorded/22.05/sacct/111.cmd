@@ -1,2 +1,2 @@
 run
-sacct -n -X
+sacct --delimiter=: -X

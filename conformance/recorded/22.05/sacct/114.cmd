@@ -1,2 +1,2 @@
 run
-sacct -X -o JobID,State,ExitCode,DerivedExitCode
+sacct --array -j $A

@@ -1,2 +1,2 @@
 run
-sacct --helpformat
+sacct -X -o JobID,State,ExitCode,DerivedExitCode

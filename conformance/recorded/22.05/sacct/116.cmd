@@ -1,2 +1,2 @@
 run
-sacct -e
+sacct --helpformat

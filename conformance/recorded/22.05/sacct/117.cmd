@@ -1,2 +1,2 @@
 run
-sacct -X -s R
+sacct -e

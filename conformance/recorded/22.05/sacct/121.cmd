@@ -1,2 +1,2 @@
 run
-sacct -X -s CA -S 2020-01-01 -E now
+sacct -X -s F -S 2020-01-01 -E now

@@ -1,2 +1,2 @@
 run
-sacct -X -s completed,failed -S 2020-01-01 -E now
+sacct -X -s RQ -S 2020-01-01 -E now

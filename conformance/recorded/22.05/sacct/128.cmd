@@ -1,2 +1,2 @@
 run
-sacct -s F,CA,TO,RQ -S 2020-01-01 -E now
+sacct -X --state=cancelled,timeout,requeued -S 2020-01-01 -E now

@@ -1,2 +1,2 @@
 run
-sacct -X -S 2020-01-01
+sacct -X -S now-1hour

@@ -1,2 +1,2 @@
 run
-sacct -X --name ok_job
+sacct -X -T -S now-1hour -E now -o JobID,State

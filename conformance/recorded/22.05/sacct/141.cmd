@@ -1,2 +1,2 @@
 run
-sacct -X -N node2
+sacct -X --name nosuch

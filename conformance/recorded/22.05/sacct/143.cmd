@@ -1,2 +1,2 @@
 run
-sacct -X --nodelist=node[1-2]
+sacct -N node3

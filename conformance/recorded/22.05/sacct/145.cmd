@@ -1,2 +1,2 @@
 run
-sacct -X --partition=nosuch
+sacct -X -r debug

@@ -1,2 +1,2 @@
 run
-sacct -X --user=nosuchuser
+sacct -X -u root

@@ -1,2 +1,2 @@
 run
-sacct -X -A research
+sacct -X --allusers

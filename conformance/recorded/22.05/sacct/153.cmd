@@ -1,2 +1,2 @@
 run
-sacct -X --accounts=root
+sacct -X -A research

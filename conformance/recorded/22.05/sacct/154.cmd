@@ -1,2 +1,2 @@
 run
-sacct -X -M spur
+sacct -X --accounts=root

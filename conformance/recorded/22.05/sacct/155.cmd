@@ -1,2 +1,2 @@
 run
-sacct -X --clusters=nosuch
+sacct -X -M spur

@@ -1,2 +1,2 @@
 run
-sacct -X -q normal
+sacct -X -L

@@ -1,2 +1,2 @@
-run as=spurtest
-sacct
+run
+sacct -X -q normal

@@ -1,2 +1,2 @@
 run as=spurtest
-sacct -a -X
+sacct

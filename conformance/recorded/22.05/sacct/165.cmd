@@ -1,2 +1,2 @@
 run
-sacct --yaml -j $F | grep -E '^(- !!map|  !!str (job_id|name|account|user|partition|cluster|group): )'
+sacct --json -j $M | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d["jobs"][0]; print(sorted(j)); print(sorted(j["steps"][0]))'

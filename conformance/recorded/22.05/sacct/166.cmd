@@ -1,2 +1,2 @@
 run
-SLURM_TIME_FORMAT=relative sacct -X -j $C,$H -o JobID,Submit,Start,End
+sacct --yaml -j $F | grep -E '^(- !!map|  !!str (job_id|name|account|user|partition|cluster|group): )'

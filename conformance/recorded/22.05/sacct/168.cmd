@@ -1,2 +1,2 @@
 run
-SLURM_TIME_FORMAT='%d/%m %H:%M' sacct -X -j $C -o JobID,Submit%20
+SLURM_TIME_FORMAT=%s sacct -X -j $C,$H -o JobID,Submit,Start,End

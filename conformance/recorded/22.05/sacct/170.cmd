@@ -1,2 +1,2 @@
 run
-sacct -j $C.7
+sacct -j 999999

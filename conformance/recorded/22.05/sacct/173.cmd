@@ -1,2 +1,2 @@
 run
-sacct -S garbage
+sacct -j abc

@@ -1,2 +1,2 @@
 run
-sacct -j $F
+sacct -j $C

@@ -1,2 +1,2 @@
 run
-sacct -j $R
+sacct -j $F

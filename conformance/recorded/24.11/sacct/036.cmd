@@ -1,2 +1,2 @@
 run
-sacct -j $H
+sacct -j $R

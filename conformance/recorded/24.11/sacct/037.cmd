@@ -1,2 +1,2 @@
 run
-sacct -j $D
+sacct -j $H

@@ -1,2 +1,2 @@
 run
-sacct -j $X
+sacct -j $D

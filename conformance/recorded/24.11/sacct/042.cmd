@@ -1,2 +1,2 @@
 run
-sacct -j $M
+sacct -j ${A}_2

@@ -1,2 +1,2 @@
 run
-sacct -X -j $M
+sacct -j $C,$F

@@ -1,2 +1,2 @@
 run
-sacct -j $U --units=K -o JobID,MaxRSS,ReqMem
+sacct -j $U -o JobID,JobName,NTasks,MaxRSS,AveRSS,MaxVMSize,MaxRSSNode,MaxRSSTask,AveCPU,TotalCPU,MinCPU,MaxDiskRead,MaxDiskWrite

@@ -1,2 +1,2 @@
 run
-sacct -j $U --noconvert -o JobID,MaxRSS,ReqMem
+sacct -j $U --units=G -o JobID,MaxRSS,ReqMem

@@ -1,2 +1,2 @@
 run
-sacct -X -j $C,$H,$S -o JobID,WorkDir%30,SubmitLine%60,Comment,Priority
+sacct -X -j $C,$F,$H,$X,$Y,$D -o JobID,Submit,Start,End,Eligible,Timelimit,Reason

@@ -1,2 +1,2 @@
 run
-sacct -j $C,$H,$M -o JobID,ReqTRES%40,AllocTRES%40,ReqCPUS,AllocCPUS,ReqMem,ReqNodes,AllocNodes
+sacct -X -j $C,$H,$S -o JobID,WorkDir%30,SubmitLine%60,Comment,Priority

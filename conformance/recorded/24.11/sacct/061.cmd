@@ -1,2 +1,2 @@
 run
-sacct -j $C,$A -o JobIDRaw,JobID,Cluster,QOS,Restarts
+sacct -j $C,$H,$M -o JobID,ReqTRES%40,AllocTRES%40,ReqCPUS,AllocCPUS,ReqMem,ReqNodes,AllocNodes

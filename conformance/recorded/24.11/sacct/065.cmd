@@ -1,2 +1,2 @@
 run
-sacct -X -j $C -o jobid,jobname%5,state%2
+sacct -X -j $C -o JobID%20,JobName%-10,State%-12,ExitCode%3

@@ -1,2 +1,2 @@
 run
-sacct -X -P --format=JobID,State,ExitCode -j $C
+sacct -X -j $C -o jobid,jobname%5,state%2

@@ -1,2 +1,2 @@
 run
-sacct -X -P --format=JobID,State,ExitCode -j $Y
+sacct -X -P --format=JobID,State,ExitCode -j $X

@@ -1,2 +1,2 @@
 run
-sacct -X -P --format=JobID,State,ExitCode -j $A
+sacct -X -P --format=JobID,State,ExitCode -j $Y

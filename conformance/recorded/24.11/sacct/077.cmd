@@ -1,2 +1,2 @@
 run
-sacct -X --noheader --format=jobid,state%20 --job $X
+sacct -X --noheader --format=jobid,state%20 --job $D

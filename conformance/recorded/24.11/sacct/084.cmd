@@ -1,2 +1,2 @@
 run
-sacct --parsable2 --noheader -o JobID,State,ExitCode -j $A
+sacct --parsable2 --noheader -o JobID,State,ExitCode -j $X

@@ -1,2 +1,2 @@
 run
-sacct -X --parsable2 --noheader --format=JobIdRaw,State --name run_job
+sacct -X --parsable2 --noheader --format=JobIdRaw,State --name fail_job

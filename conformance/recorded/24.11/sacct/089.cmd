@@ -1,2 +1,2 @@
 run
-sacct -X --parsable2 --noheader --format=JobIdRaw,State --name cancel_run
+sacct -X --parsable2 --noheader --format=JobIdRaw,State --name held_job

@@ -1,2 +1,2 @@
 run
-sacct -j $Q
+sacct -j $T

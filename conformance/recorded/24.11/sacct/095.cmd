@@ -1,2 +1,2 @@
 run
-sacct -j $Q --duplicates
+sacct -j $Q

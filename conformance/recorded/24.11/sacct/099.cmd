@@ -1,2 +1,2 @@
 run
-sacct -X --noheader --format=jobid,state%20 --job $T
+sacct -X -P --format=JobID,State,ExitCode -j $Q

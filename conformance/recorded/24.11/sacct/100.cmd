@@ -1,2 +1,2 @@
 run
-sacct --parsable2 --noheader -o JobID,State,ExitCode -j $T
+sacct -X --noheader --format=jobid,state%20 --job $T

@@ -1,2 +1,2 @@
 run
-sacct -X --parsable2 --noheader --format=JobIdRaw,State --name to_job
+sacct --parsable2 --noheader -o JobID,State,ExitCode -j $T

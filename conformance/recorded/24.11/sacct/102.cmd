@@ -1,2 +1,2 @@
 run
-sacct -X --parsable2 --noheader --format=JobIdRaw,State --name rq_job
+sacct -X --parsable2 --noheader --format=JobIdRaw,State --name to_job

@@ -1,2 +1,2 @@
 run
-sacct -P
+sacct --brief -X

@@ -1,2 +1,2 @@
 run
-sacct -X --array
+sacct -n -X

@@ -1,2 +1,2 @@
 run
-sacct --array -j $A
+sacct -X --array

@@ -1,2 +1,2 @@
 run
-sacct -X -s PD
+sacct -X -s R

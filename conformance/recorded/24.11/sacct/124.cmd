@@ -1,2 +1,2 @@
 run
-sacct -X -s R -S 2020-01-01 -E now
+sacct -X -s PD -S 2020-01-01 -E now

@@ -1,2 +1,2 @@
 run
-sacct -X --state=cancelled,timeout,requeued -S 2020-01-01 -E now
+sacct -X -s completed,failed -S 2020-01-01 -E now

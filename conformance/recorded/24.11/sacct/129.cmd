@@ -1,2 +1,2 @@
 run
-sacct -X -s CD -S midnight
+sacct -s F,CA,TO,RQ -S 2020-01-01 -E now

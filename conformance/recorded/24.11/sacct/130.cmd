@@ -1,2 +1,2 @@
 run
-sacct -X -s nosuchstate
+sacct -X -s CD -S midnight

@@ -1,2 +1,2 @@
 run
-sacct -X -S midnight
+sacct -X -S 2020-01-01

@@ -1,2 +1,2 @@
 run
-sacct -X -E now
+sacct -X -S midnight

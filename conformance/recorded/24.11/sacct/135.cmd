@@ -1,2 +1,2 @@
 run
-sacct -X -S now+1hour
+sacct -X -E now

@@ -1,2 +1,2 @@
 run
-sacct -X -T -S now-1hour -E now -o JobID,State
+sacct -X -S 2020-01-01 -E 2020-01-02

@@ -1,2 +1,2 @@
 run
-sacct -X --name nosuch
+sacct -X --name=ok_job,fail_job

@@ -1,2 +1,2 @@
 run
-sacct -N node3
+sacct -X -N node2

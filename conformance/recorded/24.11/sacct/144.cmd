@@ -1,2 +1,2 @@
 run
-sacct -X -r debug
+sacct -X --nodelist=node[1-2]

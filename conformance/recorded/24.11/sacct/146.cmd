@@ -1,2 +1,2 @@
 run
-sacct -X -u spurtest
+sacct -X --partition=nosuch

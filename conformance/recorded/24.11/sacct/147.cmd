@@ -1,2 +1,2 @@
 run
-sacct -X -u root
+sacct -X -u spurtest

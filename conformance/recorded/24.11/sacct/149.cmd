@@ -1,2 +1,2 @@
 run
-sacct -X --uid=1500
+sacct -X --user=nosuchuser

@@ -1,2 +1,2 @@
 run
-sacct -X -g spurtest
+sacct -X --uid=1500

@@ -1,2 +1,2 @@
 run
-sacct -X --allusers
+sacct -X -g spurtest

@@ -1,2 +1,2 @@
 run
-sacct -X -L
+sacct -X --clusters=nosuch

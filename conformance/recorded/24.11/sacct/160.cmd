@@ -1,2 +1,2 @@
 run as=spurtest
-sacct -X -j $C
+sacct -a -X

@@ -1,2 +1,2 @@
 run as=spurtest
-sacct -X -u root
+sacct -X -j $C

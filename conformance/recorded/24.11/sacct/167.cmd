@@ -1,2 +1,2 @@
 run
-SLURM_TIME_FORMAT=%s sacct -X -j $C,$H -o JobID,Submit,Start,End
+SLURM_TIME_FORMAT=relative sacct -X -j $C,$H -o JobID,Submit,Start,End

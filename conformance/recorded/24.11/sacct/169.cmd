@@ -1,2 +1,2 @@
 run
-sacct -j 999999
+SLURM_TIME_FORMAT='%d/%m %H:%M' sacct -X -j $C -o JobID,Submit%20

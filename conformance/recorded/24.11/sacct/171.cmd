@@ -1,2 +1,2 @@
 run
-sacct --bogus
+sacct -j $C.7

@@ -1,2 +1,2 @@
 run
-sacct -j abc
+sacct --bogus

@@ -1,2 +1,2 @@
 run
-sacct -o NoSuchField
+sacct -S garbage

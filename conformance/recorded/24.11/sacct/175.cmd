@@ -1,2 +1,2 @@
 run
-sacct --usage
+sacct -o NoSuchField

@@ -1,2 +1,0 @@
-run
-sacct -j $C

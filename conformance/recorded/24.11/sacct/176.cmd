@@ -1,0 +1,2 @@
+run
+sacct --usage
