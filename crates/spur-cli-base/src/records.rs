@@ -151,16 +151,22 @@ pub fn default_out(j: &Job, task: Option<u32>) -> String {
     }
 }
 
-/// An exit code as `rc:signal` from a wait status (`WIFSIGNALED`/`WIFEXITED`).
-pub fn exit_pair(status: i32) -> String {
+/// The exit code and signal of a wait status (`WIFSIGNALED`/`WIFEXITED`).
+pub fn exit_parts(status: i32) -> (i32, i32) {
     let sig = status & 0x7f;
     if sig != 0 && sig != 0x7f {
-        format!("0:{}", sig)
+        (0, sig)
     } else if sig == 0 {
-        format!("{}:0", (status >> 8) & 0xff)
+        ((status >> 8) & 0xff, 0)
     } else {
-        "0:0".into()
+        (0, 0)
     }
+}
+
+/// An exit code as `rc:signal` from a wait status (`WIFSIGNALED`/`WIFEXITED`).
+pub fn exit_pair(status: i32) -> String {
+    let (rc, sig) = exit_parts(status);
+    format!("{}:{}", rc, sig)
 }
 
 /// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job.

@@ -796,14 +796,7 @@ fn state_text(s: AcctState, by: Option<u32>) -> String {
 /// `rc:signal` of a wait status as sacct shows it (an exit status above
 /// 127 loses 128).
 fn exit_text(status: i32) -> String {
-    let sig = status & 0x7f;
-    let (mut rc, sg) = if sig != 0 && sig != 0x7f {
-        (0, sig)
-    } else if sig == 0 {
-        ((status >> 8) & 0xff, 0)
-    } else {
-        (0, 0)
-    };
+    let (mut rc, sg) = spur_cli_base::records::exit_parts(status);
     if rc >= 128 {
         rc -= 128;
     }
