@@ -678,14 +678,17 @@ impl Stats {
     }
 }
 
+/// Slurm's `SLURM_PENDING_STEP` (a step not yet numbered: `TBD`).
+const PENDING_STEP: u32 = 0xffff_fffd;
+
 /// A step's id as sacct and sstat print it after the job's (`batch`,
 /// `extern`, `interactive`, `TBD` or the number).
 pub fn step_name(step_id: u32) -> String {
     match step_id {
         spur_core::model::BATCH_STEP => "batch".into(),
         spur_core::model::EXTERN_STEP => "extern".into(),
-        0xFFFF_FFF8 => "interactive".into(),
-        0xFFFF_FFF9 => "TBD".into(),
+        spur_core::model::INTERACTIVE_STEP => "interactive".into(),
+        PENDING_STEP => "TBD".into(),
         n => n.to_string(),
     }
 }
@@ -719,8 +722,8 @@ pub fn parse_selected(list: &str) -> Result<Vec<Selected>, String> {
                 let id = match s {
                     "batch" => spur_core::model::BATCH_STEP,
                     "extern" => spur_core::model::EXTERN_STEP,
-                    "interactive" => 0xFFFF_FFF8,
-                    "TBD" => 0xFFFF_FFF9,
+                    "interactive" => spur_core::model::INTERACTIVE_STEP,
+                    "TBD" => PENDING_STEP,
                     _ if s.as_bytes().first().is_some_and(|b| b.is_ascii_digit()) => spur_grammar::num::atoi(s) as u32,
                     _ => return Err(format!("Bad step specified: {}", j)),
                 };
@@ -778,6 +781,18 @@ pub fn layout_name(dist: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Slurm's step numbers above the normal ones, named as Slurm names them,
+    /// both ways (salloc's `interactive` step is 0xfffffffa).
+    #[test]
+    fn special_step_names() {
+        for (id, name) in
+            [(0xffff_fffb, "batch"), (0xffff_fffc, "extern"), (0xffff_fffa, "interactive"), (0xffff_fffd, "TBD")]
+        {
+            assert_eq!(super::step_name(id), name);
+            let sel = super::parse_selected(&format!("7.{}", name)).unwrap();
+            assert_eq!(sel[0].step, Some(id));
+        }
+    }
     use super::*;
 
     #[derive(Clone, Copy, Debug, PartialEq)]
