@@ -20,6 +20,9 @@ command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 # the step daemon hosts a PMIx server through libpmix, bound by bindgen (libclang)
 [ -e /usr/lib/x86_64-linux-gnu/pmix2/include/pmix_server.h ] || [ -e /usr/include/pmix_server.h ] || need+=(libpmix-dev)
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so* 2>/dev/null)" ] || need+=(libclang-dev)
+# libspur_compat is built against each Slurm release's own headers (bindgen):
+# 22.05's are Debian 12's libslurm-dev; 24.11's are fetched below
+[ -e /usr/include/slurm/slurm.h ] || need+=(libslurm-dev)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"
@@ -46,6 +49,7 @@ if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 
     echo "setup: cargo fmt and cargo clippy are needed (rustup component add rustfmt clippy)" >&2; exit 1
   fi
 fi
+bash "$(dirname "$0")/slurm-headers.sh"
 # The tests run jobs as a normal user: create it when we can.
 if [ "$(id -u)" = 0 ] && ! id spurtest >/dev/null 2>&1; then
   groupadd -g 1500 spurtest 2>/dev/null || groupadd spurtest

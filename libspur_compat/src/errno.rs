@@ -27,7 +27,12 @@ fn table() -> &'static [(i32, CString)] {
 
 /// `slurm_strerror`: the text of a Slurm error number or a system errno.
 #[no_mangle]
-pub extern "C" fn slurm_strerror(errnum: c_int) -> *const c_char {
+pub extern "C" fn slurm_strerror(errnum: c_int) -> *mut c_char {
+    // (slurm.h says `char *`; the caller must not change the text all the same)
+    strerror_text(errnum) as *mut c_char
+}
+
+fn strerror_text(errnum: c_int) -> *const c_char {
     crate::guard(UNKNOWN_NEGATIVE.as_ptr(), || {
         let t = table();
         if let Ok(i) = t.binary_search_by_key(&errnum, |e| e.0) {
@@ -43,6 +48,50 @@ pub extern "C" fn slurm_strerror(errnum: c_int) -> *const c_char {
         }
         UNKNOWN_NEGATIVE.as_ptr()
     })
+}
+
+/// Set the calling thread's errno: Slurm's errors travel in the C library's
+/// own thread-local `errno` (Slurm's `slurm_seterrno` is `errno = n`), so a
+/// caller that reads `errno` directly sees them too.
+pub fn set(n: i32) {
+    // SAFETY: __errno_location returns the calling thread's errno slot,
+    // valid for the life of the thread.
+    unsafe { *libc::__errno_location() = n };
+}
+
+/// The calling thread's errno.
+pub fn get() -> i32 {
+    // SAFETY: as in `set`.
+    unsafe { *libc::__errno_location() }
+}
+
+/// `slurm_get_errno`: the error of the thread's last failed call.
+#[no_mangle]
+pub extern "C" fn slurm_get_errno() -> c_int {
+    get()
+}
+
+/// `slurm_seterrno`: set the thread's error number.
+#[no_mangle]
+pub extern "C" fn slurm_seterrno(errnum: c_int) {
+    set(errnum)
+}
+
+/// `slurm_perror`: `msg: <text of errno>` on standard error, as perror(3).
+///
+/// # Safety
+/// `msg` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_perror(msg: *const c_char) {
+    let n = get();
+    crate::guard((), || {
+        // SAFETY: the caller's contract above.
+        let m = unsafe { crate::text(msg) }.unwrap_or("");
+        // SAFETY: slurm_strerror returns a NUL-terminated string.
+        let t = unsafe { CStr::from_ptr(slurm_strerror(n)) }.to_string_lossy();
+        eprintln!("{}: {}", m, t);
+    });
+    set(n);
 }
 
 #[cfg(test)]

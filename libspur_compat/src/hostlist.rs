@@ -18,15 +18,19 @@ use std::sync::{Mutex, MutexGuard};
 /// What a `hostlist_t *` points to. C code only holds the pointer.
 pub struct SlurmHostlist(Mutex<Hostlist>);
 
+/// The opaque `struct hostlist` of slurm.h that callers hold pointers to
+/// (`hostlist_t *` in 24.11, `hostlist_t` itself in 22.05: the same ABI).
+pub type Hl = crate::sys::hostlist;
+
 /// The list behind a caller's pointer, locked (None for NULL).
 ///
 /// # Safety
 /// `hl` is NULL or a pointer returned by [`slurm_hostlist_create`] and not
 /// yet given to [`slurm_hostlist_destroy`].
-unsafe fn locked<'a>(hl: *mut SlurmHostlist) -> Option<MutexGuard<'a, Hostlist>> {
+unsafe fn locked<'a>(hl: *mut Hl) -> Option<MutexGuard<'a, Hostlist>> {
     // SAFETY: by the contract above, a non-NULL hl points to a live
     // SlurmHostlist; other threads only reach it through the same lock.
-    let h = unsafe { hl.as_ref() }?;
+    let h = unsafe { (hl as *mut SlurmHostlist).as_ref() }?;
     // a panic while locked is caught by `guard` and leaves the list whole
     Some(h.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
@@ -42,7 +46,7 @@ fn c_count(n: u64) -> c_int {
 /// # Safety
 /// `hostlist` is NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_create(hostlist: *const c_char) -> *mut SlurmHostlist {
+pub unsafe extern "C" fn slurm_hostlist_create(hostlist: *const c_char) -> *mut Hl {
     guard(null_mut(), || {
         let parsed = if hostlist.is_null() {
             Hostlist::new()
@@ -56,7 +60,7 @@ pub unsafe extern "C" fn slurm_hostlist_create(hostlist: *const c_char) -> *mut 
                 Err(_) => return null_mut(),
             }
         };
-        Box::into_raw(Box::new(SlurmHostlist(Mutex::new(parsed))))
+        Box::into_raw(Box::new(SlurmHostlist(Mutex::new(parsed)))) as *mut Hl
     })
 }
 
@@ -65,12 +69,12 @@ pub unsafe extern "C" fn slurm_hostlist_create(hostlist: *const c_char) -> *mut 
 /// # Safety
 /// `hl` is NULL or from `slurm_hostlist_create`, and not used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_destroy(hl: *mut SlurmHostlist) {
+pub unsafe extern "C" fn slurm_hostlist_destroy(hl: *mut Hl) {
     guard((), || {
         if !hl.is_null() {
             // SAFETY: hl came from Box::into_raw in slurm_hostlist_create
             // and is released once (the caller's contract).
-            drop(unsafe { Box::from_raw(hl) });
+            drop(unsafe { Box::from_raw(hl as *mut SlurmHostlist) });
         }
     })
 }
@@ -81,7 +85,7 @@ pub unsafe extern "C" fn slurm_hostlist_destroy(hl: *mut SlurmHostlist) {
 /// # Safety
 /// As [`slurm_hostlist_destroy`]'s `hl`, still live.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_count(hl: *mut SlurmHostlist) -> c_int {
+pub unsafe extern "C" fn slurm_hostlist_count(hl: *mut Hl) -> c_int {
     // SAFETY: hl is NULL or live (the caller's contract).
     guard(-1, || unsafe { locked(hl) }.map(|h| c_count(h.count())).unwrap_or(-1))
 }
@@ -93,7 +97,7 @@ pub unsafe extern "C" fn slurm_hostlist_count(hl: *mut SlurmHostlist) -> c_int {
 /// # Safety
 /// `hl` as [`slurm_hostlist_count`]'s; `hosts` NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_push(hl: *mut SlurmHostlist, hosts: *const c_char) -> c_int {
+pub unsafe extern "C" fn slurm_hostlist_push(hl: *mut Hl, hosts: *const c_char) -> c_int {
     guard(0, || {
         // SAFETY: hosts is NULL or NUL-terminated (the caller's contract).
         let Some(Ok(more)) = (unsafe { text(hosts) }).map(Hostlist::parse) else {
@@ -115,7 +119,7 @@ pub unsafe extern "C" fn slurm_hostlist_push(hl: *mut SlurmHostlist, hosts: *con
 /// # Safety
 /// As [`slurm_hostlist_push`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_push_host(hl: *mut SlurmHostlist, host: *const c_char) -> c_int {
+pub unsafe extern "C" fn slurm_hostlist_push_host(hl: *mut Hl, host: *const c_char) -> c_int {
     guard(0, || {
         // SAFETY: host is NULL or NUL-terminated (the caller's contract).
         let Some(name) = (unsafe { text(host) }) else {
@@ -137,7 +141,7 @@ pub unsafe extern "C" fn slurm_hostlist_push_host(hl: *mut SlurmHostlist, host: 
 /// # Safety
 /// As [`slurm_hostlist_count`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_shift(hl: *mut SlurmHostlist) -> *mut c_char {
+pub unsafe extern "C" fn slurm_hostlist_shift(hl: *mut Hl) -> *mut c_char {
     guard(null_mut(), || {
         // SAFETY: hl is NULL or live (the caller's contract).
         let Some(mut h) = (unsafe { locked(hl) }) else {
@@ -156,7 +160,7 @@ pub unsafe extern "C" fn slurm_hostlist_shift(hl: *mut SlurmHostlist) -> *mut c_
 /// # Safety
 /// `hl` as [`slurm_hostlist_count`]'s; `buf` points to `n` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_ranged_string(hl: *mut SlurmHostlist, n: usize, buf: *mut c_char) -> isize {
+pub unsafe extern "C" fn slurm_hostlist_ranged_string(hl: *mut Hl, n: usize, buf: *mut c_char) -> isize {
     guard(-1, || {
         // SAFETY: hl is NULL or live (the caller's contract).
         let Some(h) = (unsafe { locked(hl) }) else {
@@ -191,7 +195,7 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string(hl: *mut SlurmHostlist, n:
 /// # Safety
 /// As [`slurm_hostlist_count`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: *mut SlurmHostlist) -> *mut c_char {
+pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: *mut Hl) -> *mut c_char {
     guard(null_mut(), || {
         // SAFETY: hl is NULL or live (the caller's contract).
         match unsafe { locked(hl) } {
@@ -207,7 +211,7 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: *mut SlurmHost
 /// # Safety
 /// As [`slurm_hostlist_count`].
 #[no_mangle]
-pub unsafe extern "C" fn slurm_hostlist_uniq(hl: *mut SlurmHostlist) {
+pub unsafe extern "C" fn slurm_hostlist_uniq(hl: *mut Hl) {
     guard((), || {
         // SAFETY: hl is NULL or live (the caller's contract).
         if let Some(mut h) = unsafe { locked(hl) } {
@@ -221,7 +225,7 @@ mod tests {
     use super::*;
     use std::ffi::{CStr, CString};
 
-    fn ranged(hl: *mut SlurmHostlist) -> String {
+    fn ranged(hl: *mut Hl) -> String {
         let mut buf = [0 as c_char; 64];
         // SAFETY: hl is live; buf has 64 bytes.
         let n = unsafe { slurm_hostlist_ranged_string(hl, buf.len(), buf.as_mut_ptr()) };

@@ -55,8 +55,12 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod config;
+pub mod conn;
 pub mod errno;
 pub mod hostlist;
+pub mod sys;
+pub mod unserved;
 pub mod xmalloc;
 
 /// Run an exported function's body, turning a panic into `failure`: a panic

@@ -50,6 +50,153 @@ pub fn xstrdup(s: &str) -> *mut c_char {
     }
 }
 
+/// A zeroed block of `size` bytes in Slurm's xmalloc layout (`xcalloc`):
+/// the caller, or a `slurm_free_*` function, releases it with `slurm_xfree`.
+/// NULL when memory runs out.
+pub fn xalloc(size: usize) -> *mut c_void {
+    let Some(total) = size.checked_add(HEADER) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: calloc may be called with any size; the result is checked.
+    let p = unsafe { libc::calloc(1, total) }.cast::<usize>();
+    if p.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: p points to `total` zeroed, writable bytes aligned for usize.
+    unsafe {
+        p.write(MAGIC);
+        p.add(1).write(size);
+        p.add(2).cast::<c_void>()
+    }
+}
+
+/// One zeroed `T` in xmalloc's layout (a struct of slurm.h whose fields are
+/// all integers and pointers, for which zero is a valid value).
+pub fn xnew<T>() -> *mut T {
+    xalloc(size_of::<T>()).cast::<T>()
+}
+
+/// A copy of `items` as one xmalloc'ed array (NULL for an empty slice, as
+/// Slurm leaves an empty array; NULL when memory runs out).
+pub fn xarray<T: Copy>(items: &[T]) -> *mut T {
+    if items.is_empty() {
+        return std::ptr::null_mut();
+    }
+    let Some(bytes) = items.len().checked_mul(size_of::<T>()) else {
+        return std::ptr::null_mut();
+    };
+    let p = xalloc(bytes).cast::<T>();
+    if !p.is_null() {
+        // SAFETY: p has room for items.len() values of T in a new block.
+        unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), p, items.len()) };
+    }
+    p
+}
+
+/// An index-pair array as Slurm's `node_inx` fields hold them: the pairs,
+/// then -1; never NULL (consumers walk it until the -1 without a NULL
+/// check).
+pub fn xindex(pairs: &[(i32, i32)]) -> *mut i32 {
+    let mut v: Vec<i32> = pairs.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    v.push(-1);
+    xarray(&v)
+}
+
+/// [`xstrdup`] of text that may be absent: NULL for None.
+pub fn xstr_opt(s: Option<&str>) -> *mut c_char {
+    s.map(xstrdup).unwrap_or(std::ptr::null_mut())
+}
+
+/// [`xstrdup`] of text where Slurm leaves NULL for empty text.
+pub fn xstr_nonempty(s: &str) -> *mut c_char {
+    if s.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        xstrdup(s)
+    }
+}
+
+/// Release a block (xmalloc layout) by its pointer and clear the pointer.
+///
+/// # Safety
+/// As [`slurm_xfree`]'s: `*p` is NULL or a live xmalloc'ed block.
+pub unsafe fn xfree<T>(p: &mut *mut T) {
+    let mut v = (*p).cast::<c_void>();
+    // SAFETY: v is NULL or a live xmalloc'ed block (the caller's contract).
+    unsafe { slurm_xfree(&mut v) };
+    *p = std::ptr::null_mut();
+}
+
+/// `void *slurm_xcalloc(size_t count, size_t size, bool clear, bool
+/// try_, const char *file, int line, const char *func)`: `count * size`
+/// bytes in xmalloc's layout (always zeroed here). Slurm aborts when memory
+/// runs out unless `try_`; Spur returns NULL either way rather than kill
+/// the caller's process.
+#[no_mangle]
+pub extern "C" fn slurm_xcalloc(
+    count: usize,
+    size: usize,
+    _clear: bool,
+    _try: bool,
+    _file: *const c_char,
+    _line: std::ffi::c_int,
+    _func: *const c_char,
+) -> *mut c_void {
+    crate::guard(std::ptr::null_mut(), || match count.checked_mul(size) {
+        Some(n) => xalloc(n),
+        None => std::ptr::null_mut(),
+    })
+}
+
+/// `void slurm_xfree_ptr(void *ptr)`: release a block by its pointer (the
+/// form list destructors take).
+///
+/// # Safety
+/// `ptr` is NULL or a live xmalloc'ed block.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xfree_ptr(ptr: *mut c_void) {
+    let mut p = ptr;
+    // SAFETY: the caller's contract.
+    unsafe { slurm_xfree(&mut p) }
+}
+
+/// `char *slurm_xstrdup(const char *str)`: an xmalloc'ed copy (NULL for NULL).
+///
+/// # Safety
+/// `str` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xstrdup(str: *const c_char) -> *mut c_char {
+    crate::guard(std::ptr::null_mut(), || {
+        if str.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: not NULL, NUL-terminated (the caller's contract).
+        let b = unsafe { std::ffi::CStr::from_ptr(str) }.to_bytes();
+        let p = xalloc(b.len() + 1).cast::<u8>();
+        if !p.is_null() {
+            // SAFETY: p holds b.len() + 1 zeroed bytes; the NUL is already there.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len()) };
+        }
+        p.cast::<c_char>()
+    })
+}
+
+/// `int slurm_xstrcmp(const char *s1, const char *s2)`: strcmp that orders
+/// NULL before any string and equal to NULL.
+///
+/// # Safety
+/// Each argument is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xstrcmp(s1: *const c_char, s2: *const c_char) -> std::ffi::c_int {
+    crate::guard(0, || match (s1.is_null(), s2.is_null()) {
+        (true, true) => 0,
+        (true, false) => -1,
+        (false, true) => 1,
+        // SAFETY: both NUL-terminated (the caller's contract).
+        _ => unsafe { libc::strcmp(s1, s2) },
+    })
+}
+
 /// A copy of `s`, NUL-terminated, from plain `malloc` (the caller releases
 /// it with `free`). NULL when memory runs out or `s` holds a NUL.
 pub fn malloc_str(s: &str) -> *mut c_char {

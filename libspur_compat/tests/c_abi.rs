@@ -1,36 +1,25 @@
 //! The library as a C program sees it: `c/abi.c` declares the functions as
 //! Slurm 24.11's headers do, is compiled with the system's `cc`, linked
-//! against the built `libspur_compat.so` by name and run; what it prints
+//! against the built library under Slurm's name (`-lslurm`) and run; what it prints
 //! must be `c/abi.expected`. This reaches the functions through the dynamic
 //! symbol table and the C calling convention, as a consumer of libslurm does.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// The directory of the built cdylib: cargo builds it beside this test's
-/// executable (target/debug/deps) before running the test.
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let dir = exe.parent().expect("the test's directory").to_path_buf();
-    assert!(
-        dir.join("libspur_compat.so").exists(),
-        "libspur_compat.so is not in {} (cargo builds it before this test)",
-        dir.display()
-    );
-    dir
-}
+mod common;
 
 #[test]
 fn a_c_program_calls_the_library() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("spur_compat_abi");
-    let lib = library_dir();
+    let lib = common::slurm_lib_dir();
     let cc = Command::new("cc")
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-o"])
         .arg(&out)
         .arg(src.join("abi.c"))
         .arg(format!("-L{}", lib.display()))
-        .arg("-lspur_compat")
+        .arg("-lslurm")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .output()
         .unwrap_or_else(|e| panic!("cannot run cc (install a C compiler: scripts/setup.sh does): {e}"));

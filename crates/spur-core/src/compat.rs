@@ -337,6 +337,13 @@ pub fn release() -> Release {
     })
 }
 
+/// Fix the release this process imitates before anything has asked
+/// (libspur_compat is built for one release: it calls this first). False
+/// when the release was already decided otherwise.
+pub fn set_release(r: Release) -> bool {
+    *RELEASE.get_or_init(|| r) == r
+}
+
 /// The file beside slurm.conf that names the release (`spur cluster up --compat`).
 pub fn file() -> std::path::PathBuf {
     let conf =
