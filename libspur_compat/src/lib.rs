@@ -55,10 +55,20 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bitstr;
 pub mod config;
 pub mod conn;
+pub mod control;
 pub mod errno;
 pub mod hostlist;
+pub mod jobs;
+pub mod list;
+pub mod nodes;
+pub mod parts;
+pub mod resv;
+pub mod steps;
+pub mod strings;
+pub mod submit;
 pub mod sys;
 pub mod unserved;
 pub mod xmalloc;
