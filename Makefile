@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup bench bench-failover bench-flood bench-srun clean conformance coverage fuzz
+.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun clean conformance coverage fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -26,6 +26,11 @@ test: lint build
 	bash scripts/fuzz.sh bounded
 	python3 -m unittest discover -s conformance/tests
 	python3 conformance/replay
+
+# libspur_compat under Slurm's library names, one per release:
+# target/compat/24.11/libslurm.so.42 and target/compat/22.05/libslurm.so.38
+compat: setup
+	bash scripts/compat.sh
 
 # every fuzz target for 10 minutes (FUZZ_SECS=N, scripts/fuzz.sh long N)
 fuzz: setup

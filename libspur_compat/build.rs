@@ -171,6 +171,11 @@ fn main() {
         "/// The release's public functions that fail with ESLURM_NOT_SUPPORTED.\npub const UNSERVED: &[&str] = &[{}];\n",
         names.join(", ")
     ));
+    let served: Vec<String> = hand.keys().map(|n| format!("\"{}\"", n)).collect();
+    unserved.push_str(&format!(
+        "/// Every function defined by hand (the release's and Slurm's internal ones that consumers import).\npub const SERVED: &[&str] = &[{}];\n",
+        served.join(", ")
+    ));
     let declared: Vec<String> = decls.keys().map(|n| format!("\"{}\"", n)).collect();
     unserved.push_str(&format!(
         "/// Every function the release's headers declare.\npub const DECLARED: &[&str] = &[{}];\n",
@@ -179,6 +184,21 @@ fn main() {
     std::fs::write(out.join("unserved.rs"), unserved).expect("writing unserved.rs");
     std::fs::write(out.join("signatures.rs"), checks).expect("writing signatures.rs");
     layout(&rest, &rel.include, &out);
+    // include/spur_compat.h: Spur's own extensions, from src/ext.rs
+    let header = cbindgen::Builder::new()
+        .with_src(manifest.join("src/ext.rs"))
+        .with_language(cbindgen::Language::C)
+        .with_include_guard("SPUR_COMPAT_H")
+        .with_header(
+            "/* Spur's extensions to libslurm's API (libspur_compat). Written by cbindgen\n \
+             * from libspur_compat/src/ext.rs at build time: do not edit. Slurm's own\n \
+             * functions are declared by Slurm's headers (slurm/slurm.h). */",
+        )
+        .with_sys_include("stdint.h")
+        .with_no_includes()
+        .generate()
+        .expect("cbindgen could not read src/ext.rs");
+    header.write_to_file(out.join("spur_compat.h"));
 }
 
 /// A type as Rust source (the generated files sit where `crate::sys`'s names are in scope).

@@ -60,6 +60,7 @@ pub mod config;
 pub mod conn;
 pub mod control;
 pub mod errno;
+pub mod ext;
 pub mod hostlist;
 pub mod jobs;
 pub mod list;

@@ -62,4 +62,4 @@ mod generated {
     use crate::sys::*;
     include!(concat!(env!("OUT_DIR"), "/unserved.rs"));
 }
-pub use generated::{DECLARED, UNSERVED};
+pub use generated::{DECLARED, SERVED, UNSERVED};
