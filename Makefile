@@ -22,6 +22,7 @@ lint: setup
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 test: lint build
+	bash scripts/compat.sh
 	$(CARGO) test --workspace
 	bash scripts/fuzz.sh bounded
 	python3 -m unittest discover -s conformance/tests

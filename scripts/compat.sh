@@ -29,5 +29,7 @@ for rel in "${releases[@]}"; do
   ln -sfn "$soname" "$out/libslurm.so"
   got="$(readelf -d "$out/$soname" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')"
   [ "$got" = "$soname" ] || { echo "compat: $out/$soname has SONAME $got" >&2; exit 1; }
+  $CARGO run -q --profile "$profile" -p spur-compat --no-default-features --features "$feature" \
+    --example symbols > "$out/symbols.tsv"
   echo "compat: $out/$soname ($(nm -D --defined-only "$out/$soname" | wc -l) symbols)"
 done

@@ -23,6 +23,12 @@ command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 # libspur_compat is built against each Slurm release's own headers (bindgen):
 # 22.05's are Debian 12's libslurm-dev; 24.11's are fetched below
 [ -e /usr/include/slurm/slurm.h ] || need+=(libslurm-dev)
+# the consumers libspur_compat is tested with (slurm-tests/tests/compat_consumers.rs):
+# Debian's Perl API and the torque wrappers on it, and valgrind for a C consumer
+[ -e /usr/share/perl5/Slurm.pm ] || [ -n "$(ls /usr/lib/x86_64-linux-gnu/perl5/*/Slurm.pm 2>/dev/null)" ] || need+=(libslurm-perl)
+[ -n "$(ls /usr/lib/x86_64-linux-gnu/perl5/*/Slurmdb.pm 2>/dev/null)" ] || need+=(libslurmdb-perl)
+[ -e /usr/bin/qstat ] || need+=(slurm-wlm-torque)
+command -v valgrind >/dev/null || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"
