@@ -18,7 +18,8 @@
 //! thread (its runtime is started on the first call, lazily, on threads of
 //! its own; the caller's signal mask and threads are left alone). After
 //! `slurm_fini`, or a `slurm_init` naming another file, the next call makes
-//! a new one.
+//! a new one; so does the first call in a child of `fork()`, which has none
+//! of its parent's threads.
 
 use crate::sys;
 use spur_client::blocking::Client;
@@ -49,6 +50,9 @@ fn release() -> spur_core::compat::Release {
 }
 
 struct Conn {
+    /// The process that made it: a child of fork() makes its own (the
+    /// parent's connection lives on the parent's runtime threads).
+    pid: u32,
     path: PathBuf,
     client: Client,
     conf: Arc<SlurmConf>,
@@ -71,12 +75,12 @@ fn default_source() -> Option<PathBuf> {
 fn open(path: &Path) -> Result<Arc<Conn>, ClientError> {
     spur_core::compat::set_release(release());
     let mut st = state();
-    if let Some(c) = st.as_ref().filter(|c| c.path == path) {
+    if let Some(c) = st.as_ref().filter(|c| c.path == path && c.pid == std::process::id()) {
         return Ok(c.clone());
     }
     let conf = spur_core::config::load(path).map_err(ClientError::Config)?;
     let client = Client::new(conf.clone(), path);
-    let conn = Arc::new(Conn { path: path.to_path_buf(), client, conf: Arc::new(conf) });
+    let conn = Arc::new(Conn { pid: std::process::id(), path: path.to_path_buf(), client, conf: Arc::new(conf) });
     crate::config::fill_global(&conn.conf);
     *st = Some(conn.clone());
     Ok(conn)
@@ -85,8 +89,17 @@ fn open(path: &Path) -> Result<Arc<Conn>, ClientError> {
 /// The connection every call uses: the one `slurm_init` opened, else one
 /// opened now from the default source.
 fn current() -> Result<Arc<Conn>, ClientError> {
-    if let Some(c) = state().as_ref() {
-        return Ok(c.clone());
+    let inherited = {
+        let st = state();
+        match st.as_ref() {
+            Some(c) if c.pid == std::process::id() => return Ok(c.clone()),
+            Some(c) => Some(c.path.clone()),
+            None => None,
+        }
+    };
+    if let Some(path) = inherited {
+        // made before a fork(): the same configuration, a connection of our own
+        return open(&path);
     }
     match default_source() {
         Some(p) => open(&p),

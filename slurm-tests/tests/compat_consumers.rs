@@ -199,6 +199,8 @@ const C_CONSUMER: &str = r##"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -241,6 +243,19 @@ int main(int argc, char **argv) {
     CHECK("slurm_load_job again", slurm_load_job(&jobs, id, SHOW_ALL) == SLURM_SUCCESS);
     printf("time_limit %u\n", jobs->job_array[0].time_limit);
     slurm_free_job_info_msg(jobs);
+
+    /* a child of fork() calls the library too (it has none of the parent's threads) */
+    pid_t child = fork();
+    if (child == 0) {
+        job_info_msg_t *mine = NULL;
+        int rc = slurm_load_job(&mine, id, SHOW_ALL);
+        if (rc == SLURM_SUCCESS) slurm_free_job_info_msg(mine);
+        _exit(rc == SLURM_SUCCESS ? 0 : 3);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK("the call in a forked child", WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    printf("forked child ok\n");
 
     CHECK("slurm_load_jobs", slurm_load_jobs(0, &jobs, SHOW_ALL) == SLURM_SUCCESS);
     int found = 0;
@@ -309,6 +324,7 @@ fn c_consumer(release: &str) {
     let id: u32 = vg.stdout.lines().next().and_then(|l| l.strip_prefix("submitted ")).unwrap().parse().unwrap();
     assert!(vg.stdout.contains("name cprog\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("time_limit 30\n"), "{}", vg.stdout);
+    assert!(vg.stdout.contains("forked child ok\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("unknown job: 2017 Invalid job id specified"), "{}", vg.stdout);
     let sinfo = c.run("sinfo", &["-h", "-N", "-o", "node %N %c"]);
     for l in sinfo.stdout.lines() {

@@ -17,7 +17,8 @@
 //!
 //! The runtime's worker and its connections live until the process exits;
 //! nothing needs to be shut down. After `fork()`, use only a client made in
-//! the child (the runtime's threads are not copied).
+//! the child (the runtime's threads are not copied): the child's first call
+//! starts a runtime of its own.
 
 use crate::ClientError;
 use spur_core::config::SlurmConf;
@@ -25,23 +26,30 @@ use spur_core::model::{ClusterView, JobDesc};
 use spur_core::request::*;
 use std::future::Future;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 fn runtime() -> Result<&'static tokio::runtime::Runtime, ClientError> {
-    static RT: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("spur-client")
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())
-    })
-    .as_ref()
-    .map_err(|e| {
-        ClientError::Slurm(spur_core::errors::SLURM_ERROR_ANY, format!("cannot start the client runtime: {}", e))
-    })
+    // One runtime per process: a child of fork() has none of its parent's
+    // threads, so it makes its own (the parent's is left behind, unused).
+    static RT: std::sync::Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = std::sync::Mutex::new(None);
+    let mut rt = RT.lock().unwrap_or_else(|p| p.into_inner());
+    let pid = std::process::id();
+    if let Some((owner, r)) = *rt {
+        if owner == pid {
+            return Ok(r);
+        }
+    }
+    let made = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("spur-client")
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            ClientError::Slurm(spur_core::errors::SLURM_ERROR_ANY, format!("cannot start the client runtime: {}", e))
+        })?;
+    let made: &'static tokio::runtime::Runtime = Box::leak(Box::new(made));
+    *rt = Some((pid, made));
+    Ok(made)
 }
 
 /// Run `f` to completion on the shared runtime, blocking this thread.
