@@ -5,7 +5,8 @@
 #   target/compat/22.05/libslurm.so.38 (+ libslurm.so -> libslurm.so.38)
 # Usage: scripts/compat.sh [RELEASE...]   (both when none is named)
 # The 24.11 build is made last, so the workspace's default build (24.11) is
-# the one left in target/debug. CARGO_PROFILE=release builds optimised ones.
+# the one left in target/debug. CARGO_PROFILE=release builds optimised ones,
+# in target/compat-release/ (the benchmarks').
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -22,6 +23,7 @@ for rel in "${releases[@]}"; do
   esac
   $CARGO build -q --profile "$profile" -p spur-compat --no-default-features --features "$feature"
   out="target/compat/$rel"
+  [ "$profile" = release ] && out="target/compat-release/$rel"
   mkdir -p "$out"
   # a copy, not a link: the next release's build overwrites target/$dir
   cp -f "target/$dir/libspur_compat.so" "$out/$soname.tmp"
