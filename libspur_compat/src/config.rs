@@ -286,3 +286,37 @@ pub unsafe extern "C" fn slurm_free_license_info_msg(msg: *mut sys::license_info
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_and_clear() {
+        let text = "ClusterName=c\nSlurmctldHost=h1(10.0.0.1)\nMessageTimeout=20\nDefMemPerCPU=100\nSelectType=select/linear\nNodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n";
+        let conf = spur_core::config::parse_str(text, std::path::Path::new("/x/slurm.conf")).unwrap();
+        // SAFETY: integers and pointers: zero is valid.
+        let mut c: sys::slurm_conf_t = unsafe { std::mem::zeroed() };
+        fill(&conf, &mut c);
+        // SAFETY: strings of fill's.
+        let s = |p: *mut c_char| unsafe { crate::text(p) }.map(str::to_string);
+        assert_eq!(s(c.cluster_name).as_deref(), Some("c"));
+        assert_eq!(s(c.select_type).as_deref(), Some("select/linear"));
+        assert_eq!(s(c.schedtype).as_deref(), Some("sched/backfill"));
+        assert_eq!(s(c.slurm_conf).as_deref(), Some("/x/slurm.conf"));
+        assert!(c.accounting_storage_type.is_null());
+        assert_eq!((c.msg_timeout, c.def_mem_per_cpu), (20, 100 | MEM_PER_CPU));
+        assert_eq!(c.control_cnt, 1);
+        clear(&mut c);
+        assert!(c.select_type.is_null() && c.control_machine.is_null());
+        // SAFETY: NULL is nothing to free.
+        unsafe { slurm_free_ctl_conf(std::ptr::null_mut()) };
+        let mut l: *mut sys::license_info_msg_t = std::ptr::null_mut();
+        // SAFETY: l is a local pointer; the message is freed once.
+        unsafe {
+            assert_eq!(slurm_load_licenses(0, &mut l, 0), 0);
+            assert_eq!(((*l).num_lic, (*l).lic_array.is_null()), (0, true));
+            slurm_free_license_info_msg(l);
+        }
+    }
+}

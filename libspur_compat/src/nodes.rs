@@ -98,7 +98,7 @@ pub fn node_state(n: &Node, mixed: bool) -> u32 {
         NodeBase::Allocated => sys::NODE_STATE_ALLOCATED,
         NodeBase::Down => sys::NODE_STATE_DOWN,
         NodeBase::Future => sys::NODE_STATE_FUTURE,
-    } as u32;
+    };
     let f = &n.flags;
     for (on, b) in [
         (f.drain, NODE_STATE_DRAIN),
@@ -405,7 +405,7 @@ pub fn node_msg(
 /// `resp` is NULL or valid for a write.
 unsafe fn load(resp: *mut *mut sys::node_info_msg_t, show_flags: u16, only: Option<&str>) -> c_int {
     if resp.is_null() {
-        crate::errno::set(libc::EINVAL as i32);
+        crate::errno::set(libc::EINVAL);
         return -1;
     }
     let view = match load_view() {
@@ -414,7 +414,7 @@ unsafe fn load(resp: *mut *mut sys::node_info_msg_t, show_flags: u16, only: Opti
     };
     let msg = node_msg(&view, show_flags, only, privileged());
     if msg.is_null() {
-        crate::errno::set(libc::ENOMEM as i32);
+        crate::errno::set(libc::ENOMEM);
         return -1;
     }
     // SAFETY: resp is valid for a write (the caller's contract).
@@ -676,13 +676,13 @@ fn state_change(s: u32) -> Result<Option<NodeStateChange>, i32> {
         NODE_STATE_POWER_DOWN => PowerDown,
         x if x == NODE_STATE_POWER_DOWN | NODE_STATE_POWER_DRAIN => PowerDownAsap,
         x if x == NODE_STATE_POWER_DOWN | NODE_STATE_POWERED_DOWN => PowerDownForce,
-        x if x == sys::NODE_STATE_UNKNOWN as u32 => Unknown,
-        x if x == sys::NODE_STATE_DOWN as u32 => Down,
-        x if x == sys::NODE_STATE_IDLE as u32 => Idle,
-        x if x == sys::NODE_STATE_ALLOCATED as u32 => Allocated,
-        x if x == sys::NODE_STATE_ERROR as u32 => Error,
-        x if x == sys::NODE_STATE_MIXED as u32 => Mixed,
-        x if x == sys::NODE_STATE_FUTURE as u32 => Future,
+        sys::NODE_STATE_UNKNOWN => Unknown,
+        sys::NODE_STATE_DOWN => Down,
+        sys::NODE_STATE_IDLE => Idle,
+        sys::NODE_STATE_ALLOCATED => Allocated,
+        sys::NODE_STATE_ERROR => Error,
+        sys::NODE_STATE_MIXED => Mixed,
+        sys::NODE_STATE_FUTURE => Future,
         _ => return Err(sys::ESLURM_INVALID_NODE_STATE as i32),
     };
     Ok(Some(c))
@@ -738,7 +738,7 @@ pub unsafe extern "C" fn slurm_update_node(msg: *mut sys::update_node_msg_t) -> 
     crate::guard(-1, || {
         // SAFETY: the caller's contract.
         let Some(m) = (unsafe { msg.as_ref() }) else {
-            crate::errno::set(libc::EINVAL as i32);
+            crate::errno::set(libc::EINVAL);
             return -1;
         };
         // SAFETY: the caller's contract.
@@ -810,4 +810,240 @@ pub unsafe extern "C" fn slurm_delete_node(node_msg: *mut sys::update_node_msg_t
     let _ = node_msg;
     crate::errno::set(sys::ESLURM_NOT_SUPPORTED as i32);
     -1
+}
+
+#[cfg(test)]
+#[allow(clippy::unnecessary_cast)] // (time_t is not i64 everywhere)
+pub(crate) mod tests {
+    use super::*;
+    use spur_core::model::{NodeFlags, Partition, Reservation};
+
+    /// Two nodes (one half allocated and drained), two partitions (one
+    /// hidden), one active reservation.
+    pub(crate) fn view() -> ClusterView {
+        let node = |name: &str| Node {
+            name: name.into(),
+            addr: format!("10.0.0.{}", &name[1..]),
+            hostname: name.into(),
+            cpus: 4,
+            sockets: 1,
+            cores_per_socket: 4,
+            threads_per_core: 1,
+            real_memory: 2000,
+            base: NodeBase::Idle,
+            weight: 1,
+            version: "24.11.5".into(),
+            ..Default::default()
+        };
+        let mut n2 = node("n2");
+        n2.base = NodeBase::Allocated;
+        n2.alloc_cpus = 2;
+        n2.alloc_mem = 1000;
+        n2.flags = NodeFlags { drain: true, ..Default::default() };
+        n2.reason = Some("disk".into());
+        n2.reason_uid = 0;
+        n2.reason_time = 1_700_000_000;
+        n2.gres = vec![("gpu".into(), Some("tesla".into()), 2)];
+        let part = |name: &str, nodes: &[&str], hidden: bool| Partition {
+            name: name.into(),
+            nodes: nodes.iter().map(|s| s.to_string()).collect(),
+            nodes_expr: spur_grammar::hostlist::compress(&nodes.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            hidden,
+            oversubscribe: "NO".into(),
+            priority_tier: 1,
+            priority_job_factor: 1,
+            ..Default::default()
+        };
+        let mut debug = part("debug", &["n1", "n2"], false);
+        debug.default = true;
+        ClusterView {
+            cluster_name: "c".into(),
+            now: 1_700_000_100,
+            nodes: vec![node("n1"), n2],
+            partitions: vec![debug, part("secret", &["n2"], true)],
+            reservations: vec![Reservation {
+                name: "r1".into(),
+                start_time: 1_700_000_000,
+                end_time: 1_700_003_600,
+                nodes: vec!["n2".into()],
+                users: vec!["root".into()],
+                flags: vec!["MAINT".into(), "IGNORE_JOBS".into()],
+                cores: 4,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn s(p: *const c_char) -> Option<String> {
+        // SAFETY: NULL or a string of this library's.
+        unsafe { crate::text(p) }.map(str::to_string)
+    }
+
+    #[test]
+    fn nodes_as_slurmctld_sends_them() {
+        let v = view();
+        let msg = node_msg(&v, SHOW_MIXED | SHOW_DETAIL, None, false);
+        // SAFETY: a message of node_msg's, freed once below.
+        unsafe {
+            let m = &*msg;
+            assert_eq!((m.record_count, m.last_update as i64), (2, v.now));
+            let n1 = &*m.node_array;
+            let n2 = &*m.node_array.add(1);
+            assert_eq!(s(n1.name).as_deref(), Some("n1"));
+            assert_eq!(s(n1.node_addr).as_deref(), Some("10.0.0.1"));
+            assert_eq!(n1.node_state, sys::NODE_STATE_IDLE);
+            assert_eq!((n1.cpus, n1.sockets, n1.cores, n1.threads, n1.boards), (4, 1, 4, 1, 1));
+            assert_eq!(n1.reason_uid, sys::NO_VAL);
+            assert!(n1.reason.is_null() && n1.features.is_null() && n1.gres.is_null());
+            assert_eq!(s(n1.partitions).as_deref(), Some("debug"));
+            assert_eq!(s(n1.tres_fmt_str).as_deref(), Some("cpu=4,mem=2000M,billing=4"));
+            // mixed (SHOW_MIXED) and drained
+            assert_eq!(n2.node_state, sys::NODE_STATE_MIXED | NODE_STATE_DRAIN);
+            assert_eq!(s(n2.reason).as_deref(), Some("disk"));
+            assert_eq!((n2.reason_uid, n2.reason_time as i64), (0, 1_700_000_000));
+            assert_eq!(s(n2.partitions).as_deref(), Some("debug,secret"));
+            assert_eq!(s(n2.gres).as_deref(), Some("gpu:tesla:2"));
+            assert_eq!(s(n2.gres_used).as_deref(), Some("gpu:tesla:0(IDX:N/A)"));
+            #[cfg(feature = "slurm-24-11")]
+            assert_eq!(s(n2.resv_name).as_deref(), Some("r1"));
+            // the torque wrappers' reading of the allocation
+            let mut cpus = 0u16;
+            let r = slurm_get_select_nodeinfo(
+                n2.select_nodeinfo,
+                sys::SELECT_NODEDATA_SUBCNT,
+                sys::NODE_STATE_ALLOCATED,
+                (&mut cpus as *mut u16).cast(),
+            );
+            assert_eq!((r, cpus), (0, 2));
+            let r = slurm_get_select_nodeinfo(
+                n2.select_nodeinfo,
+                sys::SELECT_NODEDATA_SUBCNT,
+                sys::NODE_STATE_IDLE,
+                (&mut cpus as *mut u16).cast(),
+            );
+            assert_eq!((r, cpus), (0, 0));
+            let mut mem = 0u64;
+            slurm_get_select_nodeinfo(
+                n2.select_nodeinfo,
+                sys::SELECT_NODEDATA_MEM_ALLOC,
+                sys::NODE_STATE_ALLOCATED,
+                (&mut mem as *mut u64).cast(),
+            );
+            assert_eq!(mem, 1000);
+            let mut tres: *mut c_char = std::ptr::null_mut();
+            slurm_get_select_nodeinfo(
+                n2.select_nodeinfo,
+                sys::SELECT_NODEDATA_TRES_ALLOC_FMT_STR,
+                sys::NODE_STATE_ALLOCATED,
+                (&mut tres as *mut *mut c_char).cast(),
+            );
+            assert_eq!(s(tres).as_deref(), Some("cpu=2,mem=1000M"));
+            xfree(&mut tres);
+            assert_eq!(slurm_get_select_nodeinfo(std::ptr::null_mut(), 2, 3, (&mut cpus as *mut u16).cast()), -1);
+            slurm_free_node_info_msg(msg);
+            slurm_free_node_info_msg(std::ptr::null_mut());
+        }
+    }
+
+    #[test]
+    fn hidden_and_single_nodes() {
+        let mut v = view();
+        v.partitions[0].hidden = true;
+        let msg = node_msg(&v, 0, None, false);
+        // SAFETY: messages of node_msg's, freed once.
+        unsafe {
+            // both nodes are in hidden partitions only: blank records in place
+            assert_eq!((*msg).record_count, 2);
+            assert!((*(*msg).node_array).name.is_null());
+            slurm_free_node_info_msg(msg);
+            let msg = node_msg(&v, SHOW_ALL, None, false);
+            assert_eq!(s((*(*msg).node_array).name).as_deref(), Some("n1"));
+            slurm_free_node_info_msg(msg);
+            let msg = node_msg(&v, 0, Some("n2"), false);
+            assert_eq!((*msg).record_count, 1);
+            assert_eq!(s((*(*msg).node_array).name).as_deref(), Some("n2"));
+            // without SHOW_MIXED the base state stays ALLOCATED
+            assert_eq!((*(*msg).node_array).node_state, sys::NODE_STATE_ALLOCATED | NODE_STATE_DRAIN);
+            slurm_free_node_info_msg(msg);
+            let msg = node_msg(&v, 0, Some("nope"), false);
+            assert_eq!((*msg).record_count, 0);
+            assert!((*msg).node_array.is_null());
+            slurm_free_node_info_msg(msg);
+        }
+    }
+
+    #[test]
+    fn members_freed_one_by_one_after_a_copy() {
+        let v = view();
+        let msg = node_msg(&v, SHOW_MIXED, None, false);
+        // SAFETY: the records are copied out and each copy freed once; the
+        // message's own array and block are then freed without its records.
+        unsafe {
+            let mut copy: sys::node_info_t = std::ptr::read((*msg).node_array.add(1));
+            slurm_free_node_info_members(&mut copy);
+            assert!(copy.name.is_null() && copy.select_nodeinfo.is_null() && copy.energy.is_null());
+            slurm_free_node_info_members(&mut *(*msg).node_array);
+            (*msg).record_count = 0;
+            slurm_free_node_info_msg(msg);
+            slurm_free_node_info_members(std::ptr::null_mut());
+        }
+    }
+
+    #[test]
+    fn populate_node_partitions() {
+        let v = view();
+        let nodes = node_msg(&v, 0, None, true);
+        let parts = crate::parts::part_msg(&v, SHOW_ALL, false);
+        // SAFETY: messages of this module's, freed once.
+        unsafe {
+            xfree(&mut (*(*nodes).node_array).partitions);
+            slurm_populate_node_partitions(nodes, parts);
+            assert_eq!(s((*(*nodes).node_array).partitions).as_deref(), Some("debug"));
+            assert_eq!(s((*(*nodes).node_array.add(1)).partitions).as_deref(), Some("debug,secret"));
+            slurm_populate_node_partitions(std::ptr::null_mut(), parts);
+            slurm_free_node_info_msg(nodes);
+            crate::parts::slurm_free_partition_info_msg(parts);
+        }
+    }
+
+    #[test]
+    fn update_messages() {
+        let mut m: sys::update_node_msg_t = unsafe_zeroed();
+        // SAFETY: m is a local message; the strings below outlive their use.
+        unsafe {
+            slurm_init_update_node_msg(&mut m);
+            assert_eq!((m.node_state, m.weight), (sys::NO_VAL, sys::NO_VAL));
+            assert_eq!(node_update(&m), Err(sys::ESLURM_INVALID_NODE_NAME as i32));
+            let names = std::ffi::CString::new("n[1-2]").unwrap();
+            let reason = std::ffi::CString::new("bad disk").unwrap();
+            m.node_names = names.as_ptr() as *mut c_char;
+            m.reason = reason.as_ptr() as *mut c_char;
+            m.node_state = NODE_STATE_DRAIN;
+            m.weight = 5;
+            let u = node_update(&m).unwrap();
+            assert_eq!(u.nodes, "n[1-2]");
+            assert_eq!(
+                (u.state, u.reason.as_deref(), u.weight),
+                (Some(NodeStateChange::Drain), Some("bad disk"), Some(5))
+            );
+            m.node_state = NODE_RESUME;
+            assert_eq!(node_update(&m).unwrap().state, Some(NodeStateChange::Resume));
+            m.node_state = NODE_STATE_POWER_DOWN | NODE_STATE_POWER_DRAIN;
+            assert_eq!(node_update(&m).unwrap().state, Some(NodeStateChange::PowerDownAsap));
+            m.node_state = sys::NODE_STATE_IDLE;
+            assert_eq!(node_update(&m).unwrap().state, Some(NodeStateChange::Idle));
+            m.node_state = 1 << 30;
+            assert!(node_update(&m).is_err());
+            // an xmalloc'ed message, as Slurm's code builds one
+            let x = xnew::<sys::update_node_msg_t>();
+            slurm_init_update_node_msg(x);
+            (*x).node_names = xstrdup("n1");
+            (*x).reason = xstrdup("r");
+            slurm_free_update_node_msg(x);
+            slurm_free_update_node_msg(std::ptr::null_mut());
+            assert_eq!(slurm_create_node(&mut m), -1);
+            assert_eq!(crate::errno::get(), sys::ESLURM_NOT_SUPPORTED as i32);
+        }
+    }
 }

@@ -386,6 +386,7 @@ pub unsafe extern "C" fn slurm_init_part_desc_msg(msg: *mut sys::update_part_msg
 ///
 /// # Safety
 /// The message's strings are NULL or NUL-terminated.
+#[allow(clippy::unnecessary_cast)] // (flags: u16 in 22.05, u32 in 24.11)
 pub unsafe fn part_update(m: &sys::update_part_msg_t) -> Result<PartitionUpdate, i32> {
     let bad = sys::ESLURM_INVALID_PARTITION_NAME as i32;
     let s = |p: *mut c_char| -> Result<Option<String>, i32> {
@@ -548,4 +549,98 @@ pub unsafe extern "C" fn slurm_delete_partition(part_msg: *mut sys::delete_part_
     let _ = part_msg;
     crate::errno::set(sys::ESLURM_NOT_SUPPORTED as i32);
     -1
+}
+
+#[cfg(test)]
+#[allow(clippy::unnecessary_cast)] // (flags: u16 in 22.05)
+mod tests {
+    use super::*;
+    use crate::nodes::tests::{s, view};
+
+    #[test]
+    fn partitions_as_slurmctld_sends_them() {
+        let mut v = view();
+        v.partitions[0].max_time = Some(60);
+        v.partitions[0].more.def_mem = MemLimit { mb: 500, per_cpu: true };
+        v.partitions[0].more.preempt_mode = Some("REQUEUE".into());
+        let msg = part_msg(&v, 0, false);
+        // SAFETY: a message of part_msg's, freed once.
+        unsafe {
+            assert_eq!((*msg).record_count, 1, "the hidden one is left out");
+            let p = &*(*msg).partition_array;
+            assert_eq!(s(p.name).as_deref(), Some("debug"));
+            assert_eq!(s(p.nodes).as_deref(), Some("n[1-2]"));
+            assert_eq!(std::slice::from_raw_parts(p.node_inx, 3), &[0, 1, -1]);
+            assert_eq!((p.total_cpus, p.total_nodes), (8, 2));
+            assert_eq!((p.max_time, p.default_time, p.max_nodes), (60, sys::NO_VAL, INFINITE));
+            assert_eq!(p.flags as u32, PART_FLAG_DEFAULT);
+            assert_eq!(p.state_up as u32, sys::PARTITION_UP);
+            assert_eq!(p.def_mem_per_cpu, 500 | MEM_PER_CPU);
+            assert_eq!((p.max_share, p.preempt_mode, p.over_time_limit), (1, 2, sys::NO_VAL16 as u16));
+            assert!(p.allow_groups.is_null() && p.allow_accounts.is_null());
+            assert_eq!(s(p.tres_fmt_str).as_deref(), Some("cpu=8,mem=4000M,node=2,billing=8"));
+            slurm_free_partition_info_msg(msg);
+            let msg = part_msg(&v, SHOW_ALL, false);
+            assert_eq!((*msg).record_count, 2);
+            let p = &*(*msg).partition_array.add(1);
+            assert_eq!(std::slice::from_raw_parts(p.node_inx, 3), &[1, 1, -1]);
+            assert_eq!(p.flags as u32, PART_FLAG_HIDDEN);
+            // a copied record freed by its members
+            let mut copy = std::ptr::read(p);
+            slurm_free_partition_info_members(&mut copy);
+            (*msg).record_count = 1;
+            slurm_free_partition_info_msg(msg);
+            slurm_free_partition_info_msg(std::ptr::null_mut());
+        }
+        // a partition without nodes still has its -1
+        v.partitions[0].nodes.clear();
+        let msg = part_msg(&v, 0, false);
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(*(*(*msg).partition_array).node_inx, -1);
+            slurm_free_partition_info_msg(msg);
+        }
+    }
+
+    #[test]
+    fn share_preempt_and_binding_words() {
+        for o in ["NO", "EXCLUSIVE", "YES:4", "FORCE:2", "YES:8"] {
+            assert_eq!(oversubscribe_text(max_share(o)), o);
+        }
+        assert_eq!(max_share("FORCE"), 4 | SHARED_FORCE);
+        assert_eq!(preempt_text(preempt_bits("SUSPEND,GANG")), "SUSPEND,GANG");
+        assert_eq!(cpu_bind_text(cpu_bind_bits("verbose,cores")), "verbose,cores");
+    }
+
+    #[test]
+    fn update_messages() {
+        // SAFETY: zeroed is valid; the strings outlive their use.
+        let mut m: sys::update_part_msg_t = unsafe { std::mem::zeroed() };
+        unsafe {
+            slurm_init_part_desc_msg(&mut m);
+            assert_eq!((m.max_time, m.state_up, m.def_mem_per_cpu), (sys::NO_VAL, sys::NO_VAL16 as u16, u64::MAX - 1));
+            assert!(part_update(&m).is_err());
+            let name = std::ffi::CString::new("debug").unwrap();
+            let groups = std::ffi::CString::new("wheel").unwrap();
+            m.name = name.as_ptr() as *mut c_char;
+            m.allow_groups = groups.as_ptr() as *mut c_char;
+            m.max_time = INFINITE;
+            m.state_up = sys::PARTITION_DRAIN as u16;
+            m.flags = (PART_FLAG_HIDDEN | PART_FLAG_DEFAULT_CLR | PART_FLAG_ROOT_ONLY) as _;
+            m.max_share = 0;
+            m.def_mem_per_cpu = 100 | MEM_PER_CPU;
+            let u = part_update(&m).unwrap();
+            assert_eq!(u.name, "debug");
+            assert_eq!(
+                (u.max_time, u.state, u.hidden, u.default),
+                (Some(INFINITE), Some(PartState::Drain), Some(true), Some(false))
+            );
+            assert_eq!(u.oversubscribe.as_deref(), Some("EXCLUSIVE"));
+            assert!(u.settings.contains(&(PartKey::RootOnly, "YES".into())));
+            assert!(u.settings.contains(&(PartKey::DefMemPerCpu, "100".into())));
+            assert!(u.settings.iter().any(|(k, v)| *k == PartKey::AllowGroups && v == "wheel"));
+            assert_eq!(slurm_create_partition(&mut m), -1);
+            assert_eq!(crate::errno::get(), sys::ESLURM_NOT_SUPPORTED as i32);
+        }
+    }
 }

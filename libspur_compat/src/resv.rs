@@ -284,6 +284,7 @@ pub unsafe fn resv_spec(m: &sys::resv_desc_msg_t) -> Result<ReservationSpec, i32
         // SAFETY: the caller's contract.
         unsafe { crate::text(p) }.map(|t| Some(t.to_string())).ok_or(sys::SLURM_ERROR)
     };
+    #[allow(clippy::unnecessary_cast)] // (time_t is not i64 everywhere)
     let time = |t: sys::time_t| (t as i64 != sys::NO_VAL as i64).then_some(t as i64);
     let mut spec = ReservationSpec {
         name: s(m.name)?.unwrap_or_default(),
@@ -299,7 +300,7 @@ pub unsafe fn resv_spec(m: &sys::resv_desc_msg_t) -> Result<ReservationSpec, i32
         partition: s(m.partition)?,
         features: s(m.features)?,
         tres: s(m.tres_str)?,
-        max_start_delay: (m.max_start_delay != sys::NO_VAL).then(|| m.max_start_delay / 60),
+        max_start_delay: (m.max_start_delay != sys::NO_VAL).then_some(m.max_start_delay / 60),
         ..Default::default()
     };
     if m.flags != NO_VAL64 {
@@ -391,4 +392,59 @@ pub unsafe extern "C" fn slurm_delete_reservation(resv_msg: *mut sys::reservatio
             Err(_) => -1,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::tests::{s, view};
+
+    #[test]
+    fn reservations_as_slurmctld_sends_them() {
+        let v = view();
+        let msg = resv_msg(&v);
+        // SAFETY: a message of resv_msg's, freed once.
+        unsafe {
+            assert_eq!((*msg).record_count, 1);
+            let r = &*(*msg).reservation_array;
+            assert_eq!(s(r.name).as_deref(), Some("r1"));
+            assert_eq!(s(r.node_list).as_deref(), Some("n2"));
+            assert_eq!(std::slice::from_raw_parts(r.node_inx, 3), &[1, 1, -1]);
+            assert_eq!((r.node_cnt, r.core_cnt), (1, 4));
+            assert_eq!(r.flags, 1 | (1 << 6));
+            assert_eq!(s(r.users).as_deref(), Some("root"));
+            assert!(r.accounts.is_null());
+            assert_eq!(s(r.tres_str).as_deref(), Some("cpu=4"));
+            slurm_free_reservation_info_msg(msg);
+            slurm_free_reservation_info_msg(std::ptr::null_mut());
+        }
+        assert_eq!(flag_names(flag_bits(&["MAINT".into(), "FLEX".into()])), vec!["MAINT", "FLEX"]);
+    }
+
+    #[test]
+    fn descriptors() {
+        // SAFETY: zeroed is valid; the strings outlive their use.
+        let mut m: sys::resv_desc_msg_t = unsafe { std::mem::zeroed() };
+        unsafe {
+            slurm_init_resv_desc_msg(&mut m);
+            let spec = resv_spec(&m).unwrap();
+            assert_eq!(spec, ReservationSpec::default());
+            let users = std::ffi::CString::new("+alice,-bob").unwrap();
+            let nodes = std::ffi::CString::new("n[1-2]").unwrap();
+            m.users = users.as_ptr() as *mut c_char;
+            m.node_list = nodes.as_ptr() as *mut c_char;
+            m.start_time = 1000 as _;
+            m.duration = 60;
+            m.flags = 1 | RESERVE_FLAG_SKIP;
+            m.max_start_delay = 600;
+            let spec = resv_spec(&m).unwrap();
+            assert_eq!(
+                spec.users.as_ref().map(|u| (u.add.clone(), u.remove.clone())),
+                Some((vec!["alice".into()], vec!["bob".into()]))
+            );
+            assert_eq!((spec.start_time, spec.duration, spec.max_start_delay), (Some(1000), Some(60), Some(10)));
+            assert_eq!((spec.flags, spec.skip), (Some(vec!["MAINT".to_string()]), true));
+            assert_eq!(spec.nodes.as_deref(), Some("n[1-2]"));
+        }
+    }
 }
