@@ -857,7 +857,7 @@ mod tests {
             assert_eq!(slurm_env_array_overwrite(&mut env, c"A".as_ptr(), c"3".as_ptr()), 1);
             let mut src = [c"B=4".as_ptr(), c"AB=5".as_ptr(), std::ptr::null()];
             slurm_env_array_merge(&mut env, src.as_mut_ptr());
-            let got: Vec<String> = env_entries(env.cast()).into_iter().map(|p| s(p)).collect();
+            let got: Vec<String> = env_entries(env.cast()).into_iter().map(s).collect();
             assert_eq!(got, vec!["A=3", "AB=5", "B=4"]);
             slurm_env_array_free(env);
             let mut none: *mut *mut c_char = null_mut();
