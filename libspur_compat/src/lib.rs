@@ -66,6 +66,7 @@ pub mod jobs;
 pub mod list;
 pub mod nodes;
 pub mod parts;
+pub mod pmi;
 pub mod resv;
 pub mod steps;
 pub mod strings;
