@@ -69,6 +69,9 @@ pub unsafe extern "C" fn spur_compat_served(symbol: *const c_char) -> c_int {
     })
 }
 
+/// `spur_compat.h` as cbindgen wrote it from this file at build time.
+pub const HEADER: &str = include_str!(concat!(env!("OUT_DIR"), "/spur_compat.h"));
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +96,3 @@ mod tests {
         assert!(v.starts_with("spur-compat ") && v.contains(crate::sys::SONAME), "{}", v);
     }
 }
-
-/// `spur_compat.h` as cbindgen wrote it from this file at build time.
-pub const HEADER: &str = include_str!(concat!(env!("OUT_DIR"), "/spur_compat.h"));
