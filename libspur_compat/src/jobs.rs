@@ -311,6 +311,15 @@ fn gres_tres(g: &str) -> String {
     }
 }
 
+/// A started job's end time as slurmctld keeps it: a job without a time
+/// limit ends a year after its start.
+fn end_time(j: &Job) -> i64 {
+    if j.time_limit.is_none() && j.end_time == 0 && j.start_time != 0 && !j.state.is_finished() {
+        return j.start_time + 365 * 24 * 3600;
+    }
+    j.end_time
+}
+
 /// A record for `j`, every pointer its own xmalloc'ed block (release it with
 /// [`free_members`]).
 pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
@@ -388,7 +397,7 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
         r.end_time = j.time_limit.map(|m| d.begin_time + m as i64 * 60).unwrap_or(0) as _;
     } else {
         r.start_time = j.start_time as _;
-        r.end_time = j.end_time as _;
+        r.end_time = end_time(j) as _;
     }
     r.deadline = d.deadline as _;
     r.suspend_time = j.suspend_time as _;
@@ -996,7 +1005,7 @@ pub unsafe extern "C" fn slurm_get_end_time(jobid: u32, end_time_ptr: *mut sys::
         match one_job(id, false) {
             Ok(j) => {
                 // SAFETY: writable (the caller's contract, checked for NULL).
-                unsafe { *end_time_ptr = j.end_time as _ };
+                unsafe { *end_time_ptr = end_time(&j) as _ };
                 sys::SLURM_SUCCESS as c_int
             }
             Err(_) => sys::SLURM_ERROR,
