@@ -369,3 +369,58 @@ pub unsafe extern "C" fn slurm_job_step_layout_free(layout: *mut sys::slurm_step
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_core::model::{Node, NodeAlloc};
+
+    #[test]
+    fn steps_records_layouts_and_frees() {
+        let mut j = Job { job_id: 5, state: JobState::Running, batch_flag: 1, start_time: 100, ..Default::default() };
+        j.allocs = vec![NodeAlloc { node: "n2".into(), cpus: 2, ..Default::default() }];
+        j.steps = vec![Step {
+            step_id: 0,
+            name: "hostname".into(),
+            start_time: 110,
+            allocs: j.allocs.clone(),
+            task_ids: vec![vec![0, 1]],
+            num_tasks: 2,
+            distribution: "cyclic".into(),
+            ..Default::default()
+        }];
+        let view = ClusterView {
+            now: 200,
+            jobs: vec![j],
+            nodes: vec![
+                Node { name: "n1".into(), ..Default::default() },
+                Node { name: "n2".into(), ..Default::default() },
+            ],
+            ..Default::default()
+        };
+        let ctx = Ctx::new(&view);
+        let steps = steps_of(&view, NO_VAL, NO_VAL);
+        let ids: Vec<u32> = steps.iter().map(|(_, s)| s.step_id).collect();
+        assert_eq!(ids, vec![BATCH_STEP, 0]);
+        let msg = response(&steps, &ctx);
+        // SAFETY: msg is response's; read before it is freed.
+        unsafe {
+            let m = &*msg;
+            assert_eq!(m.job_step_count, 2);
+            let s0 = &*m.job_steps.add(1);
+            assert_eq!((s0.step_id.job_id, s0.step_id.step_id, s0.num_cpus, s0.num_tasks), (5, 0, 2, 2));
+            assert_eq!((s0.run_time as i64, s0.task_dist), (90, sys::SLURM_DIST_CYCLIC as u32));
+            assert_eq!(*s0.node_inx, 1);
+            assert_eq!(*s0.node_inx.add(2), -1);
+            assert!((*m.job_steps).tres_alloc_str.is_null());
+            slurm_free_job_step_info_response_msg(msg);
+        }
+        let l = layout_block(&steps[1].1);
+        // SAFETY: l is layout_block's.
+        unsafe {
+            assert_eq!(((*l).node_cnt, (*l).task_cnt, *(*l).tasks), (1, 2, 2));
+            assert_eq!(*(*(*l).tids).add(1), 1);
+            slurm_job_step_layout_free(l);
+        }
+    }
+}
