@@ -233,23 +233,43 @@ fn hand_written(src: &Path) -> BTreeMap<String, String> {
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap_or_default();
+            // `#[cfg(feature = "slurm-..")]` on the function itself, or on
+            // an inline module holding it: only in that release's build
             let mut armed = 0;
+            let mut pending_cfg: Option<String> = None;
+            let mut fn_cfg: Option<String> = None;
+            let mut mod_cfg: Vec<(String, i64)> = Vec::new();
+            let mut depth: i64 = 0;
             for line in text.lines() {
                 let l = line.trim();
-                if l == "#[no_mangle]" {
+                if let Some(f) = l.strip_prefix("#[cfg(feature = \"").and_then(|r| r.strip_suffix("\")]")) {
+                    pending_cfg = Some(f.to_string());
+                } else if l == "#[no_mangle]" {
                     armed = 4;
-                    continue;
-                }
-                if armed > 0 {
+                    fn_cfg = pending_cfg.take();
+                } else if armed > 0 {
                     armed -= 1;
-                    let l = l.strip_prefix("pub ").unwrap_or("");
-                    let l = l.strip_prefix("unsafe ").unwrap_or(l);
-                    if let Some(r) = l.strip_prefix("extern \"C\" fn ") {
+                    let f = l.strip_prefix("pub ").unwrap_or("");
+                    let f = f.strip_prefix("unsafe ").unwrap_or(f);
+                    if let Some(r) = f.strip_prefix("extern \"C\" fn ") {
                         let name: String = r.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                        found.insert(name, module.clone());
+                        let cfgs = fn_cfg.iter().chain(mod_cfg.iter().map(|(f, _)| f));
+                        if cfgs.clone().all(|f| {
+                            std::env::var_os(format!("CARGO_FEATURE_{}", f.to_uppercase().replace('-', "_"))).is_some()
+                        }) {
+                            found.insert(name, module.clone());
+                        }
                         armed = 0;
                     }
+                } else if (l.starts_with("mod ") || l.starts_with("pub mod ")) && l.ends_with('{') {
+                    if let Some(f) = pending_cfg.take() {
+                        mod_cfg.push((f, depth));
+                    }
+                } else if !l.starts_with("#[") {
+                    pending_cfg = None;
                 }
+                depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+                mod_cfg.retain(|(_, d)| depth > *d);
             }
         }
     }
