@@ -75,7 +75,7 @@ my $s = Slurm::new();
 my $r = $s->load_jobs() or die "load_jobs: " . $s->strerror($s->get_errno()) . "\n";
 for my $j (@{$r->{job_array}}) {
     print join(" ", $j->{job_id}, $j->{name}, scalar(getpwuid($j->{user_id})),
-        Slurm::job_state_string($j->{job_state}), $j->{partition}), "\n";
+        $s->job_state_string($j->{job_state}), $j->{partition}), "\n";
 }
 "#;
 
@@ -143,7 +143,7 @@ fn the_torque_wrappers_answer_as_squeue_and_sinfo() {
     // qstat -f: the full record
     let qf = with_lib("22.05", "qstat", &["-f", &ids]);
     assert_eq!(qf.code, 0, "{}{}", qf.stdout, qf.stderr);
-    assert!(qf.stdout.contains(&format!("Job Id: {}", ids)), "{}", qf.stdout);
+    assert!(qf.stdout.lines().any(|l| l.starts_with("Job Id:") && l.ends_with(&ids)), "{}", qf.stdout);
     assert!(qf.stdout.contains("Job_Name = torque1"), "{}", qf.stdout);
     assert!(qf.stdout.contains("job_state = R"), "{}", qf.stdout);
     // pbsnodes: every node, with its processors
@@ -199,16 +199,19 @@ const C_CONSUMER: &str = r##"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+/* (24.11's slurm.h no longer declares slurm_get_errno: Slurm's errors are errno) */
 #define CHECK(what, cond) do { if (!(cond)) { \
-    fprintf(stderr, "%s failed: %s\n", what, slurm_strerror(slurm_get_errno())); return 1; } } while (0)
+    fprintf(stderr, "%s failed: %s\n", what, slurm_strerror(errno)); return 1; } } while (0)
 
 int main(int argc, char **argv) {
     const char *work = argv[1];
+    int with_fork = argc > 2;
     slurm_init(NULL);
     job_desc_msg_t desc;
     slurm_init_job_desc_msg(&desc);
@@ -245,17 +248,20 @@ int main(int argc, char **argv) {
     slurm_free_job_info_msg(jobs);
 
     /* a child of fork() calls the library too (it has none of the parent's threads) */
-    pid_t child = fork();
+    fflush(stdout);
+    pid_t child = with_fork ? fork() : -1;
     if (child == 0) {
         job_info_msg_t *mine = NULL;
         int rc = slurm_load_job(&mine, id, SHOW_ALL);
         if (rc == SLURM_SUCCESS) slurm_free_job_info_msg(mine);
         _exit(rc == SLURM_SUCCESS ? 0 : 3);
     }
-    int status = -1;
-    waitpid(child, &status, 0);
-    CHECK("the call in a forked child", WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    printf("forked child ok\n");
+    if (with_fork) {
+        int status = -1;
+        waitpid(child, &status, 0);
+        CHECK("the call in a forked child", WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        printf("forked child ok\n");
+    }
 
     CHECK("slurm_load_jobs", slurm_load_jobs(0, &jobs, SHOW_ALL) == SLURM_SUCCESS);
     int found = 0;
@@ -280,7 +286,8 @@ int main(int argc, char **argv) {
 
     CHECK("slurm_kill_job", slurm_kill_job(id, SIGKILL, 0) == SLURM_SUCCESS);
     CHECK("an unknown job", slurm_kill_job(999999, SIGKILL, 0) != SLURM_SUCCESS);
-    printf("unknown job: %d %s\n", slurm_get_errno(), slurm_strerror(slurm_get_errno()));
+    int e = errno;
+    printf("unknown job: %d %s\n", e, slurm_strerror(e));
     slurm_fini();
     return 0;
 }
@@ -324,7 +331,13 @@ fn c_consumer(release: &str) {
     let id: u32 = vg.stdout.lines().next().and_then(|l| l.strip_prefix("submitted ")).unwrap().parse().unwrap();
     assert!(vg.stdout.contains("name cprog\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("time_limit 30\n"), "{}", vg.stdout);
-    assert!(vg.stdout.contains("forked child ok\n"), "{}", vg.stdout);
+    // a child of fork() calls the library too (it has none of its parent's
+    // threads); not under valgrind, whose leak check of the child counts
+    // what only the parent's vanished threads referred to
+    let native =
+        c.run_env(None, &[("LD_LIBRARY_PATH", lib.to_str().unwrap())], exe.to_str().unwrap(), &[work, "fork"], None);
+    assert_eq!(native.code, 0, "{}\n{}", native.stdout, native.stderr);
+    assert!(native.stdout.contains("forked child ok\n"), "{}", native.stdout);
     assert!(vg.stdout.contains("unknown job: 2017 Invalid job id specified"), "{}", vg.stdout);
     let sinfo = c.run("sinfo", &["-h", "-N", "-o", "node %N %c"]);
     for l in sinfo.stdout.lines() {
