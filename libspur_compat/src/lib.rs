@@ -68,6 +68,7 @@ pub mod nodes;
 pub mod parts;
 pub mod pmi;
 pub mod resv;
+pub mod rpc;
 pub mod steps;
 pub mod strings;
 pub mod submit;
