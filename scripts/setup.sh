@@ -17,6 +17,7 @@ command -v openssl >/dev/null || need+=(openssl)  # the TLS test makes its certi
 command -v mpicc.mpich >/dev/null || need+=(mpich libmpich-dev)
 command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 [ -e /usr/include/slurm/pmi2.h ] || need+=(libpmi2-0-dev)
+[ -e /usr/include/slurm/pmi.h ] || need+=(libpmi0 libpmi0-dev)  # Slurm's libpmi (PMI-1) on libspur_compat: tests/compat_pmi.rs
 # the step daemon hosts a PMIx server through libpmix, bound by bindgen (libclang)
 [ -e /usr/lib/x86_64-linux-gnu/pmix2/include/pmix_server.h ] || [ -e /usr/include/pmix_server.h ] || need+=(libpmix-dev)
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so* 2>/dev/null)" ] || need+=(libclang-dev)
