@@ -30,6 +30,8 @@ command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 [ -n "$(ls /usr/lib/x86_64-linux-gnu/perl5/*/Slurmdb.pm 2>/dev/null)" ] || need+=(libslurmdb-perl)
 [ -e /usr/bin/qstat ] || need+=(slurm-wlm-torque)
 command -v valgrind >/dev/null || need+=(valgrind)
+# 24.11's consumers run in a Debian 13 chroot (scripts/compat-chroot.sh)
+command -v debootstrap >/dev/null || need+=(debootstrap)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${need[*]}"

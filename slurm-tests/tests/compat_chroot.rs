@@ -1,0 +1,146 @@
+//! Slurm 24.11's own consumers of libslurm.so.42 against a Spur cluster:
+//! Debian 13's Perl API and torque wrappers, in a trixie chroot
+//! (scripts/compat-chroot.sh makes it once), loading
+//! target/compat/24.11/libslurm.so.42 (`make compat`) through
+//! `LD_LIBRARY_PATH`. The cluster runs on the host; the chroot shares the
+//! host's network, and the cluster's directory (its slurm.conf and key) and
+//! the library's directory are bind-mounted at the same paths inside it.
+//! Their answers must be squeue's and sinfo's. One cluster for the file, and
+//! one test, whose end undoes the mounts.
+
+use slurm_tests::{Cluster, Out};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The chroot, its mounts, and the cluster they serve; unmounted at exit.
+struct Env {
+    chroot: PathBuf,
+    lib: PathBuf,
+    cluster: Cluster,
+    mounts: Vec<PathBuf>,
+}
+
+impl Env {
+    /// A command run in the chroot as root with the cluster's slurm.conf and our library.
+    fn run(&self, prog: &str, args: &[&str]) -> Out {
+        let o = Command::new("chroot")
+            .arg(&self.chroot)
+            .args(["/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"])
+            .arg(format!("SLURM_CONF={}", self.cluster.conf.display()))
+            .arg(format!("LD_LIBRARY_PATH={}", self.lib.display()))
+            .arg(prog)
+            .args(args)
+            .output()
+            .expect("chroot");
+        Out {
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            code: o.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        for m in self.mounts.iter().rev() {
+            if !Command::new("umount").arg(m).status().map(|s| s.success()).unwrap_or(false) {
+                let _ = Command::new("umount").arg("-l").arg(m).status();
+            }
+        }
+    }
+}
+
+fn bind(chroot: &Path, host: &Path, mounts: &mut Vec<PathBuf>) {
+    let inside = chroot.join(host.strip_prefix("/").unwrap());
+    std::fs::create_dir_all(&inside).unwrap();
+    let ok = Command::new("mount").arg("--bind").arg(host).arg(&inside).status().unwrap().success();
+    assert!(ok, "mount --bind {} {}", host.display(), inside.display());
+    mounts.push(inside);
+}
+
+/// The chroot with its mounts (undone when the value drops: keep it local,
+/// a static is never dropped).
+fn env() -> Env {
+    {
+        let lib = root().join("target/compat/24.11");
+        assert!(
+            lib.join("libslurm.so.42").exists(),
+            "{}/libslurm.so.42 is missing: make compat builds it",
+            lib.display()
+        );
+        let o = Command::new("bash").arg(root().join("scripts/compat-chroot.sh")).output().expect("compat-chroot.sh");
+        assert!(o.status.success(), "compat-chroot.sh: {}", String::from_utf8_lossy(&o.stderr));
+        let chroot = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim().to_string());
+        let cluster = Cluster::up("compatchroot", 2, &[]);
+        let mut mounts = Vec::new();
+        bind(&chroot, &cluster.dir, &mut mounts);
+        bind(&chroot, &lib, &mut mounts);
+        let proc_dir = chroot.join("proc");
+        if !Command::new("mountpoint").arg("-q").arg(&proc_dir).status().unwrap().success() {
+            assert!(Command::new("mount").args(["-t", "proc", "proc"]).arg(&proc_dir).status().unwrap().success());
+            mounts.push(proc_dir);
+        }
+        Env { chroot, lib, cluster, mounts }
+    }
+}
+
+#[test]
+fn slurm_24_11_perl_api_and_torque_wrappers_on_spur() {
+    let e = env();
+    let c = &e.cluster;
+    let id = c.sbatch(&["-J", "chroot1", "--wrap", "sleep 300"]).to_string();
+    c.wait_state(&id, "RUNNING", Duration::from_secs(30));
+
+    // the Perl API: jobs, nodes and partitions as squeue and sinfo show them
+    let script = r#"
+use Slurm;
+my $s = Slurm::new();
+my $r = $s->load_jobs() or die "load_jobs: " . $s->strerror() . "\n";
+for my $j (@{$r->{job_array}}) {
+    next unless $j->{job_state} == Slurm::JOB_RUNNING || $j->{job_state} == Slurm::JOB_PENDING;
+    print join(" ", "job", $j->{job_id}, $j->{name}, $s->job_state_string($j->{job_state}), $j->{partition}), "\n";
+}
+my $n = $s->load_node() or die "load_node\n";
+for my $x (@{$n->{node_array}}) { print "node $x->{name} $x->{cpus} $x->{real_memory}\n"; }
+my $p = $s->load_partitions() or die "load_partitions\n";
+for my $x (@{$p->{partition_array}}) { print "part $x->{name} $x->{nodes} $x->{total_nodes}\n"; }
+"#;
+    let perl = e.run("/usr/bin/perl", &["-e", script]);
+    assert_eq!(perl.code, 0, "perl in the chroot: {}{}", perl.stdout, perl.stderr);
+    let mut got: Vec<&str> = perl.stdout.lines().collect();
+    got.sort();
+    let q = c.run("squeue", &["-h", "-o", "job %i %j %T %P"]);
+    let n = c.run("sinfo", &["-h", "-N", "-o", "node %N %c %m"]);
+    let p = c.run("sinfo", &["-h", "-o", "part %R %N %D"]);
+    let text = format!("{}{}{}", q.stdout, n.stdout, p.stdout);
+    let mut want: Vec<&str> = text.lines().map(str::trim).collect();
+    want.sort();
+    want.dedup();
+    assert_eq!(got, want);
+
+    // qstat, qstat -f, pbsnodes, qdel
+    let qs = e.run("/usr/bin/qstat", &[]);
+    assert_eq!(qs.code, 0, "{}{}", qs.stdout, qs.stderr);
+    let line = qs.stdout.lines().find(|l| l.starts_with(&id)).unwrap_or_else(|| panic!("qstat:\n{}", qs.stdout));
+    let f: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!((f[1], f[2], f[4], f[5]), ("chroot1", "root", "R", "debug"), "{}", line);
+    let qf = e.run("/usr/bin/qstat", &["-f", &id]);
+    assert_eq!(qf.code, 0, "{}{}", qf.stdout, qf.stderr);
+    assert!(qf.stdout.contains("Job_Name = chroot1") && qf.stdout.contains("job_state = R"), "{}", qf.stdout);
+    let pn = e.run("/usr/bin/pbsnodes", &["-a"]);
+    assert_eq!(pn.code, 0, "{}{}", pn.stdout, pn.stderr);
+    for l in n.stdout.lines() {
+        let mut w = l.split_whitespace().skip(1);
+        let (name, cpus) = (w.next().unwrap(), w.next().unwrap());
+        assert!(pn.stdout.lines().any(|x| x == name), "pbsnodes lacks {}:\n{}", name, pn.stdout);
+        assert!(pn.stdout.contains(&format!("np = {}", cpus)), "{}", pn.stdout);
+    }
+    let d = e.run("/usr/bin/qdel", &[&id]);
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    c.wait_state(&id, "CANCELLED", Duration::from_secs(30));
+}
