@@ -7,7 +7,9 @@
 # 22.05, libslurm.so.42.0.0 for 24.11) is moved aside with dpkg-divert, so
 # that the package manager knows it: an upgrade of Slurm's package writes its
 # new file to the diverted name, and `undo` (or removing the diversion by
-# hand) puts Slurm's own library back. Every program linked with
+# hand) puts Slurm's own library back. The diverted file goes to a directory
+# that ldconfig does not read (spur-diverted/ beside it), or ldconfig would
+# point the libslurm.so.NN link back at it. Every program linked with
 # -lslurm (the Perl API, pyslurm, site tools) then loads Spur's library.
 # Run `make compat` first. Needs root.
 set -euo pipefail
@@ -34,12 +36,14 @@ case "$cmd" in
     ours="$root/target/compat/$rel/libslurm.so.${file##*libslurm.so.}"
     ours="${ours%.0.0}"
     [ -e "$ours" ] || { echo "compat-swap: $ours is missing: run make compat" >&2; exit 1; }
+    aside="$libdir/spur-diverted/$(basename "$file")"
     if ! dpkg-divert --list "$file" | grep -q .; then
-      dpkg-divert --quiet --local --rename --divert "$file.slurm" --add "$file"
+      mkdir -p "$libdir/spur-diverted"
+      dpkg-divert --quiet --local --rename --divert "$aside" --add "$file"
     fi
     install -m 0644 "$ours" "$file.spur.tmp" && mv -f "$file.spur.tmp" "$file"
     ldconfig
-    echo "compat-swap: $file is Spur's ($rel); Slurm's is at $file.slurm"
+    echo "compat-swap: $file is Spur's ($rel); Slurm's is at $aside"
     ;;
   undo)
     for rel in 22.05 24.11; do
@@ -47,6 +51,7 @@ case "$cmd" in
       if dpkg-divert --list "$file" | grep -q .; then
         rm -f "$file"
         dpkg-divert --quiet --local --rename --remove "$file"
+        rmdir "$libdir/spur-diverted" 2> /dev/null || true
         echo "compat-swap: $file is Slurm's again"
       fi
     done
@@ -55,7 +60,8 @@ case "$cmd" in
   status)
     for rel in 22.05 24.11; do
       file="$(target_of "$rel")"
-      if dpkg-divert --list "$file" | grep -q .; then echo "$file: Spur's (Slurm's diverted to $file.slurm)"
+      if dpkg-divert --list "$file" | grep -q .; then
+        echo "$file: Spur's (Slurm's diverted to $libdir/spur-diverted/$(basename "$file"))"
       elif [ -e "$file" ]; then echo "$file: Slurm's"
       fi
     done

@@ -5,7 +5,9 @@
 //! `LD_LIBRARY_PATH`. The cluster runs on the host; the chroot shares the
 //! host's network, and the cluster's directory (its slurm.conf and key) and
 //! the library's directory are bind-mounted at the same paths inside it.
-//! Their answers must be squeue's and sinfo's. One cluster for the file, and
+//! Their answers must be squeue's and sinfo's. Then the package swap:
+//! scripts/compat-swap.sh run in the chroot diverts Debian's libslurm.so.42
+//! and puts ours in its place, and undoes it. One cluster for the file, and
 //! one test, whose end undoes the mounts.
 
 use slurm_tests::{Cluster, Out};
@@ -28,15 +30,19 @@ struct Env {
 impl Env {
     /// A command run in the chroot as root with the cluster's slurm.conf and our library.
     fn run(&self, prog: &str, args: &[&str]) -> Out {
-        let o = Command::new("chroot")
-            .arg(&self.chroot)
+        self.run_with(true, prog, args)
+    }
+
+    /// The same, with our library on `LD_LIBRARY_PATH` or not.
+    fn run_with(&self, lib_path: bool, prog: &str, args: &[&str]) -> Out {
+        let mut cmd = Command::new("chroot");
+        cmd.arg(&self.chroot)
             .args(["/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root"])
-            .arg(format!("SLURM_CONF={}", self.cluster.conf.display()))
-            .arg(format!("LD_LIBRARY_PATH={}", self.lib.display()))
-            .arg(prog)
-            .args(args)
-            .output()
-            .expect("chroot");
+            .arg(format!("SLURM_CONF={}", self.cluster.conf.display()));
+        if lib_path {
+            cmd.arg(format!("LD_LIBRARY_PATH={}", self.lib.display()));
+        }
+        let o = cmd.arg(prog).args(args).output().expect("chroot");
         Out {
             stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
@@ -80,6 +86,7 @@ fn env() -> Env {
         let mut mounts = Vec::new();
         bind(&chroot, &cluster.dir, &mut mounts);
         bind(&chroot, &lib, &mut mounts);
+        bind(&chroot, &root().join("scripts"), &mut mounts);
         let proc_dir = chroot.join("proc");
         if !Command::new("mountpoint").arg("-q").arg(&proc_dir).status().unwrap().success() {
             assert!(Command::new("mount").args(["-t", "proc", "proc"]).arg(&proc_dir).status().unwrap().success());
@@ -143,4 +150,34 @@ for my $x (@{$p->{partition_array}}) { print "part $x->{name} $x->{nodes} $x->{t
     let d = e.run("/usr/bin/qdel", &[&id]);
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
     c.wait_state(&id, "CANCELLED", Duration::from_secs(30));
+
+    package_swap(&e);
+}
+
+/// The package swap, done in the chroot where Debian 13's libslurm42t64 owns
+/// /usr/lib/x86_64-linux-gnu/libslurm.so.42.0.0: scripts/compat-swap.sh
+/// diverts Slurm's file and puts ours there, so a consumer with no
+/// `LD_LIBRARY_PATH` reaches Spur; `undo` brings Slurm's back.
+fn package_swap(e: &Env) {
+    let swap = root().join("scripts/compat-swap.sh");
+    let swap = swap.to_str().unwrap();
+    let file = "/usr/lib/x86_64-linux-gnu/libslurm.so.42.0.0";
+    let perl = ["-e", "use Slurm; my $s = Slurm::new(); my $n = $s->load_node() or die $s->strerror() . \"\\n\"; print scalar(@{$n->{node_array}}), \"\\n\";"];
+    // (a run stopped half-way left the swap in place)
+    e.run_with(false, "/bin/bash", &[swap, "undo"]);
+    let before = e.run_with(false, "/usr/bin/perl", &perl);
+    assert_ne!(before.code, 0, "Slurm's own library answered a Spur cluster?\n{}", before.stdout);
+    let i = e.run_with(false, "/bin/bash", &[swap, "install", "24.11"]);
+    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    let st = e.run_with(false, "/bin/bash", &[swap, "status"]);
+    assert!(st.stdout.contains(&format!("{}: Spur's", file)), "{}", st.stdout);
+    let during = e.run_with(false, "/usr/bin/perl", &perl);
+    let u = e.run_with(false, "/bin/bash", &[swap, "undo"]);
+    assert_eq!(u.code, 0, "{}{}", u.stdout, u.stderr);
+    assert_eq!(during.code, 0, "after the swap: {}{}", during.stdout, during.stderr);
+    assert_eq!(during.stdout.trim(), "2");
+    let st = e.run_with(false, "/bin/bash", &[swap, "status"]);
+    assert!(st.stdout.contains(&format!("{}: Slurm's", file)), "{}", st.stdout);
+    let after = e.run_with(false, "/usr/bin/perl", &perl);
+    assert_ne!(after.code, 0, "Slurm's library is not back:\n{}", after.stdout);
 }
