@@ -202,12 +202,27 @@ const C_CONSUMER: &str = r##"
 #include <errno.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <pthread.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
 /* (24.11's slurm.h no longer declares slurm_get_errno: Slurm's errors are errno) */
 #define CHECK(what, cond) do { if (!(cond)) { \
     fprintf(stderr, "%s failed: %s\n", what, slurm_strerror(errno)); return 1; } } while (0)
+
+/* several threads calling the library at once */
+static void *loader(void *arg) {
+    (void) arg;
+    for (int i = 0; i < 5; i++) {
+        node_info_msg_t *n = NULL;
+        if (slurm_load_node(0, &n, SHOW_ALL) != SLURM_SUCCESS || n->record_count == 0) return (void *) 1;
+        slurm_free_node_info_msg(n);
+        job_info_msg_t *j = NULL;
+        if (slurm_load_jobs(0, &j, SHOW_ALL) != SLURM_SUCCESS) return (void *) 1;
+        slurm_free_job_info_msg(j);
+    }
+    return NULL;
+}
 
 int main(int argc, char **argv) {
     const char *work = argv[1];
@@ -263,6 +278,17 @@ int main(int argc, char **argv) {
         printf("forked child ok\n");
     }
 
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, loader, NULL);
+    int failed = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r = NULL;
+        pthread_join(threads[i], &r);
+        failed += r != NULL;
+    }
+    CHECK("4 threads loading at once", failed == 0);
+    printf("threads ok\n");
+
     CHECK("slurm_load_jobs", slurm_load_jobs(0, &jobs, SHOW_ALL) == SLURM_SUCCESS);
     int found = 0;
     for (uint32_t i = 0; i < jobs->record_count; i++)
@@ -302,7 +328,7 @@ fn c_consumer(release: &str) {
     std::fs::write(&src, C_CONSUMER).unwrap();
     let exe = dir.join("consumer");
     let cc = Command::new("cc")
-        .args(["-std=gnu99", "-Wall", "-Werror", "-g", "-o"])
+        .args(["-std=gnu99", "-Wall", "-Werror", "-g", "-pthread", "-o"])
         .arg(&exe)
         .arg(&src)
         .arg(format!("-I{}", include_dir(release).display()))
@@ -331,6 +357,7 @@ fn c_consumer(release: &str) {
     let id: u32 = vg.stdout.lines().next().and_then(|l| l.strip_prefix("submitted ")).unwrap().parse().unwrap();
     assert!(vg.stdout.contains("name cprog\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("time_limit 30\n"), "{}", vg.stdout);
+    assert!(vg.stdout.contains("threads ok\n"), "{}", vg.stdout);
     // a child of fork() calls the library too (it has none of its parent's
     // threads); not under valgrind, whose leak check of the child counts
     // what only the parent's vanished threads referred to
