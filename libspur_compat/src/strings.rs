@@ -10,6 +10,15 @@
 //! time texts spur-grammar's and spur-cli-base's (the ones the commands
 //! print). Returned names are static text the caller must not free, as
 //! Slurm's are.
+//!
+//! The submodules hold the rest of the family: job reasons (`reasons`),
+//! flag words (`flags`), name and step lists (`charlist`) and slurmdb's
+//! text helpers (`slurmdb`).
+
+pub mod charlist;
+pub mod flags;
+pub mod reasons;
+pub mod slurmdb;
 
 use crate::guard;
 use crate::sys;
