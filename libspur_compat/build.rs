@@ -118,6 +118,23 @@ fn main() {
         }
     }
     std::fs::write(out.join("slurm.rs"), quote::quote!(#rest).to_string()).expect("writing slurm.rs");
+    // the error numbers of the release's slurm_errno.h (a newer release's
+    // text is not this one's: slurm_strerror gives the C library's for it)
+    let mut codes: Vec<String> = Vec::new();
+    for item in &rest.items {
+        if let syn::Item::Const(c) = item {
+            let ty = &c.ty;
+            if quote::quote!(#ty).to_string().ends_with("slurm_err_t") {
+                let e = &c.expr;
+                codes.push(quote::quote!(#e).to_string().replace(' ', ""));
+            }
+        }
+    }
+    std::fs::write(
+        out.join("errno_codes.rs"),
+        format!("/// The numbers of `slurm_err_t` in the release's slurm_errno.h.\npub const ERRNO_CODES: &[i64] = &[{}];\n", codes.join(", ")),
+    )
+    .expect("writing errno_codes.rs");
 
     let hand = hand_written(&manifest.join("src"));
     let mut unserved = String::new();

@@ -20,6 +20,9 @@ fn table() -> &'static [(i32, CString)] {
         spur_core::errors::ERRORS
             .iter()
             // (no text of the table holds a NUL; one that did would be left out)
+            // only this release's numbers (and 0, -1 and the system's
+            // below 1000, which slurm_errno.h does not enumerate)
+            .filter(|(n, _)| *n < 1000 || crate::sys::ERRNO_CODES.contains(&i64::from(*n)))
             .filter_map(|(n, t)| Some((*n, CString::new(*t).ok()?)))
             .collect()
     })

@@ -21,6 +21,8 @@ pub const RELEASE: &str = env!("SPUR_COMPAT_RELEASE");
 /// The library's SONAME for that release.
 pub const SONAME: &str = env!("SPUR_COMPAT_SONAME");
 
+include!(concat!(env!("OUT_DIR"), "/errno_codes.rs"));
+
 /// Each struct's size and field offsets as Rust lays out these bindings
 /// (tests/layout.rs compares them with gcc's for the real headers).
 pub mod layout {

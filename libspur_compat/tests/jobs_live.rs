@@ -72,8 +72,10 @@ fn jobs_and_steps_as_squeue_shows_them() {
         .iter()
         .map(|r| {
             let reason = if r.job_state & 0xff == 0 {
-                // pending: held by the user
-                if r.state_reason as u32 == sys::WAIT_HELD_USER as u32 {
+                // pending: held by the user (state_reason is 22.05's u16, 24.11's u32)
+                #[allow(clippy::unnecessary_cast)]
+                let held = r.state_reason as u32 == sys::WAIT_HELD_USER as u32;
+                if held {
                     "JobHeldUser".to_string()
                 } else {
                     format!("reason {}", r.state_reason)

@@ -386,3 +386,42 @@ fn a_c_program_against_22_05_headers_under_valgrind() {
 fn a_c_program_against_24_11_headers_under_valgrind() {
     c_consumer("24.11");
 }
+
+/// Slurm's helper functions (error texts, hostlists, bitstrings, state,
+/// reason, flag and time texts, name and step lists, TRES counts) give,
+/// byte for byte, what Debian's real libslurm.so.38 gives: one program
+/// (scripts/compat_oracle.c, against 22.05's slurm.h) run with each library.
+#[test]
+fn helper_functions_print_what_slurms_own_library_prints() {
+    let real = Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38");
+    assert!(real.exists(), "Debian's libslurm38 is installed (scripts/setup.sh)");
+    let lib = lib_dir("22.05");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("compat-oracle");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("oracle");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/compat_oracle.c");
+    // linked against Debian's library (/usr/lib's libslurm.so link)
+    let cc = Command::new("cc").args(["-std=gnu99", "-o"]).arg(&exe).arg(&src).arg("-lslurm").output().expect("cc");
+    assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    let run = |lib_path: Option<&Path>| {
+        let mut c = Command::new(&exe);
+        c.env_clear().env("TZ", "UTC").env("PATH", "/usr/bin:/bin");
+        if let Some(p) = lib_path {
+            c.env("LD_LIBRARY_PATH", p);
+        }
+        let o = c.output().expect("run the oracle program");
+        assert!(o.status.success(), "{:?}: {}", lib_path, String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let slurm = run(None);
+    let spur = run(Some(&lib));
+    assert!(slurm.lines().count() > 1000, "{}", slurm);
+    let differ: Vec<String> = slurm
+        .lines()
+        .zip(spur.lines())
+        .filter(|(a, b)| a != b)
+        .take(20)
+        .map(|(a, b)| format!("slurm: {}\n spur: {}", a, b))
+        .collect();
+    assert!(differ.is_empty() && slurm.lines().count() == spur.lines().count(), "{}", differ.join("\n"));
+}

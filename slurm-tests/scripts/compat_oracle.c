@@ -1,0 +1,148 @@
+/* What the library gives for Slurm's helper functions, printed: run against
+ * Debian's real libslurm.so.38 and against Spur's (slurm-tests/tests/
+ * compat_consumers.rs compares the two outputs byte for byte). Compiled
+ * against Slurm 22.05's slurm.h; the internal functions are declared here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+extern enum job_state_reason slurm_job_reason_num(char *reason);
+extern void slurm_accounting_enforce_string(uint16_t enforce, char *str, int str_len);
+extern char *slurm_reservation_flags_string(reserve_info_t *r);
+extern char *slurm_node_state_string_complete(uint32_t inx);
+extern char *slurm_step_layout_type_name(task_dist_states_t d);
+extern void slurm_sprint_cpu_bind_type(char *str, cpu_bind_type_t t);
+extern char *slurm_xstr_mem_bind_type(mem_bind_type_t t);
+extern int slurm_addto_char_list(List l, char *names);
+extern int slurm_addto_char_list_with_case(List l, char *names, bool lower);
+extern int slurm_addto_step_list(List l, char *names);
+extern uint64_t slurmdb_find_tres_count_in_string(char *s, int id);
+extern int slurmdb_report_set_start_end_time(time_t *s, time_t *e);
+extern char *slurm_char_list_to_xstr(List l);
+extern void slurm_xfree(void **);
+extern void slurm_xfree_ptr(void *);
+extern bitstr_t *slurm_bit_alloc(int64_t nbits);
+extern void slurm_bit_set(bitstr_t *b, int64_t bit);
+extern void slurm_bit_nset(bitstr_t *b, int64_t start, int64_t stop);
+extern int slurm_bit_test(bitstr_t *b, int64_t bit);
+extern char *slurm_bit_fmt(char *str, int32_t len, bitstr_t *b);
+extern int slurm_bit_unfmt(bitstr_t *b, char *str);
+extern int64_t slurm_bit_fls(bitstr_t *b);
+extern int64_t slurm_bit_ffs(bitstr_t *b);
+extern int64_t slurm_bit_set_count(bitstr_t *b);
+extern char *slurm_bit_fmt_hexmask(bitstr_t *b);
+extern void slurm_bit_free(bitstr_t **b);
+extern char *slurm_job_state_string(uint32_t inx);
+extern char *slurm_job_state_string_compact(uint32_t inx);
+extern char *slurm_node_state_string(uint32_t inx);
+extern char *slurm_node_state_string_compact(uint32_t inx);
+extern void slurm_secs2time_str(time_t time, char *string, int size);
+extern void slurm_mins2time_str(time_t time, char *string, int size);
+extern int slurm_time_str2mins(const char *string);
+extern char *slurm_preempt_mode_string(uint16_t preempt_mode);
+static void xf(char *p) { void *v = p; slurm_xfree(&v); }
+static void pl(const char *tag, List l, int n) {
+  ListIterator it = slurm_list_iterator_create(l); char *s;
+  printf("%s n=%d:", tag, n);
+  while ((s = slurm_list_next(it))) printf(" [%s]", s);
+  printf("\n"); slurm_list_iterator_destroy(it);
+}
+static void helpers(void) {
+  for (int e = 0; e < 5100; e++) {
+    const char *t = slurm_strerror(e);
+    if (e < 200 || (e >= 1000 && e < 1100) || (e >= 2000 && e < 2300) || (e >= 3000 && e < 3100) ||
+        (e >= 4000 && e < 4100) || (e >= 5000))
+      printf("strerror %d %s\n", e, t);
+  }
+  /* (not "bad[": Slurm reads an unclosed bracket as a host "bad]", Spur refuses it) */
+  const char *hl[] = {"n[1-3,5],m2", "a[01-10]", "x,y,x", "c[1-2]-[3-4]", "", NULL};
+  for (int k = 0; hl[k]; k++) {
+    hostlist_t h = slurm_hostlist_create(hl[k]);
+    if (!h) { printf("hostlist %s NULL\n", hl[k]); continue; }
+    slurm_hostlist_push(h, "n4");
+    char *r = slurm_hostlist_ranged_string_xmalloc(h);
+    printf("hostlist %s count %d ranged %s", hl[k], slurm_hostlist_count(h), r);
+    xf(r);
+    slurm_hostlist_uniq(h);
+    char *f;
+    while ((f = slurm_hostlist_shift(h))) { printf(" %s", f); free(f); }
+    printf("\n");
+    slurm_hostlist_destroy(h);
+  }
+  const char *bits[] = {"0-3,5", "1,3,64-66", "", "7", NULL};
+  for (int k = 0; bits[k]; k++) {
+    bitstr_t *b = slurm_bit_alloc(70);
+    char in[64]; strcpy(in, bits[k]);
+    int rc = slurm_bit_unfmt(b, in);
+    slurm_bit_set(b, 69);
+    char out[128];
+    char *hex = slurm_bit_fmt_hexmask(b);
+    printf("bits %s rc %d fmt %s ffs %lld fls %lld count %lld test5 %d hex %s\n", bits[k], rc,
+           slurm_bit_fmt(out, sizeof out, b), (long long)slurm_bit_ffs(b), (long long)slurm_bit_fls(b),
+           (long long)slurm_bit_set_count(b), slurm_bit_test(b, 5), hex);
+    xf(hex);
+    slurm_bit_free(&b);
+  }
+  for (uint32_t s = 0; s < 12; s++)
+    printf("job state %u %s %s | %s %s\n", s, slurm_job_state_string(s), slurm_job_state_string_compact(s),
+           slurm_job_state_string(s | 0x8000), slurm_job_state_string(s | 0x200000));
+  for (uint32_t s = 0; s < 7; s++)
+    printf("node state %u %s %s %s %s\n", s, slurm_node_state_string(s), slurm_node_state_string_compact(s),
+           slurm_node_state_string(s | 0x200), slurm_node_state_string(s | 0x800));
+  long secs[] = {0, 59, 61, 3600, 86399, 86400, 90061, 1000000};
+  for (unsigned k = 0; k < sizeof secs / sizeof *secs; k++) {
+    char a[64], b[64];
+    slurm_secs2time_str(secs[k], a, sizeof a);
+    slurm_mins2time_str(secs[k], b, sizeof b);
+    printf("time %ld %s %s\n", secs[k], a, b);
+  }
+  const char *ts2[] = {"10", "1:00", "1:00:00", "2-3", "2-3:04", "2-3:04:05", "INFINITE", "UNLIMITED", "-1", "x", "", NULL};
+  for (int k = 0; ts2[k]; k++) printf("mins %s %d\n", ts2[k], slurm_time_str2mins(ts2[k]));
+  for (uint16_t m = 0; m < 10; m++) printf("preempt %u %s\n", m, slurm_preempt_mode_string(m));
+}
+
+int main(void) {
+  helpers();
+  for (int i = 0; i < 205; i++) {
+    char *t = slurm_job_reason_string(i);
+    printf("reason %d %s %u\n", i, t, (unsigned)slurm_job_reason_num(t));
+  }
+  printf("reason -1 %s\n", slurm_job_reason_string((enum job_state_reason)-1));
+  printf("num NULL %u, nope %u, low %u\n", (unsigned)slurm_job_reason_num(NULL), (unsigned)slurm_job_reason_num("nope"), (unsigned)slurm_job_reason_num("jobheldUSER"));
+  for (int e = 0; e < 256; e += 7) { char b[64]; memset(b, 'x', 64); slurm_accounting_enforce_string(e, b, 64); printf("enforce %d %s\n", e, b); }
+  { char b[64]; memset(b, 'x', 64); b[63]=0; slurm_accounting_enforce_string(3, b, 40); printf("enforce small [%s]\n", b); }
+  reserve_info_t r; memset(&r, 0, sizeof r);
+  for (int k = 0; k < 40; k++) { r.flags = 1ULL << k; r.purge_comp_time = (k == 20) ? 3700 : 0; char *s = slurm_reservation_flags_string(&r); printf("resv %d %s\n", k, s); xf(s); }
+  r.flags = 0xffffffffffULL; { char *s = slurm_reservation_flags_string(&r); printf("resv all %s\n", s); xf(s); }
+  uint32_t st[] = {0,1,2,3,4,5,6,7,9, 0x201, 0x803, 0x1000|0x80|1, 0x40000000|2, 0x7fffff0|1, 0xfffffff1};
+  for (unsigned k = 0; k < sizeof st/sizeof *st; k++) { char *s = slurm_node_state_string_complete(st[k]); printf("node %#x %s\n", st[k], s); xf(s); }
+  uint32_t d[] = {0,1,2,3,4,17,33,49,801,818, 2|SLURM_DIST_PACK_NODES, SLURM_DIST_UNKNOWN|SLURM_DIST_NO_PACK_NODES, 12345};
+  for (unsigned k = 0; k < sizeof d/sizeof *d; k++) { char *s = slurm_step_layout_type_name(d[k]); printf("dist %u %s\n", d[k], s); xf(s); }
+  for (int k = -1; k < 21; k++) { char b[256]; uint32_t t = k < 0 ? 0 : (1u << k); slurm_sprint_cpu_bind_type(b, t); printf("cpu %#x %s\n", t, b); }
+  { char b[256]; slurm_sprint_cpu_bind_type(b, 0xfffff); printf("cpu all %s\n", b); }
+  for (int k = -1; k < 9; k++) { uint32_t t = k < 0 ? 0 : (1u << k); char *s = slurm_xstr_mem_bind_type(t); printf("mem %#x %s\n", t, s ? s : "(NULL)"); xf(s); }
+  const char *cases[] = {"Alice,bob,,node[1-3],carol,", "BOB", "'Quoted,Na\"me' ignored", "", "x[1,3],y", "a,A,a", "\"q\"", ",", "n[1-2]x,z", NULL};
+  List l = slurm_list_create(slurm_xfree_ptr);
+  for (int k = 0; cases[k]; k++) { char *c = strdup(cases[k]); int n = slurm_addto_char_list(l, c); pl(cases[k], l, n); free(c); }
+  List l2 = slurm_list_create(slurm_xfree_ptr);
+  { char c[] = "Mixed,MIXED,mixed"; int n = slurm_addto_char_list_with_case(l2, c, false); pl("case", l2, n); }
+  { char *s = slurm_char_list_to_xstr(l); printf("joined %s\n", s); xf(s); }
+  const char *sc[] = {"1.2,3,1.2,4_7.batch,5+1,6.0+2", "'7.extern'", "8.interactive,9_1,10.0", NULL};
+  for (int k = 0; sc[k]; k++) {
+    List s = slurm_list_create(slurm_destroy_selected_step); char *c = strdup(sc[k]);
+    int n = slurm_addto_step_list(s, c);
+    printf("steps %s n=%d:", sc[k], n);
+    ListIterator it = slurm_list_iterator_create(s); slurm_selected_step_t *p;
+    while ((p = slurm_list_next(it))) printf(" (%u %u %u %u %u)", p->step_id.job_id, p->step_id.step_id, p->step_id.step_het_comp, p->array_task_id, p->het_job_offset);
+    printf("\n"); slurm_list_iterator_destroy(it); slurm_list_destroy(s); free(c);
+  }
+  const char *ts[] = {"1=4,2=1000,4=2", "1=4,2,3=5", "", "  2=7", NULL};
+  for (int k = 0; ts[k]; k++) for (int id = 1; id < 5; id++) printf("tres %s %d %llu\n", ts[k], id, (unsigned long long)slurmdb_find_tres_count_in_string((char*)ts[k], id));
+  time_t s0 = 1700000000, e0 = 1700000100; slurmdb_report_set_start_end_time(&s0, &e0); printf("period %ld %ld\n", (long)s0, (long)e0);
+  time_t s1 = 1700001799, e1 = 1700091800; slurmdb_report_set_start_end_time(&s1, &e1); printf("period %ld %ld\n", (long)s1, (long)e1);
+  time_t s2 = 0, e2 = 0; slurmdb_report_set_start_end_time(&s2, &e2); printf("period0 %ld\n", (long)(e2 - s2));
+  return 0;
+}
