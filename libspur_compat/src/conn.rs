@@ -41,7 +41,7 @@ pub static mut slurm_conf: MaybeUninit<sys::slurm_conf_t> = MaybeUninit::zeroed(
 pub static mut working_cluster_rec: *mut sys::slurmdb_cluster_rec_t = std::ptr::null_mut();
 
 /// The release these bindings imitate, as spur-core's profile knows it.
-fn release() -> spur_core::compat::Release {
+pub fn release() -> spur_core::compat::Release {
     if sys::RELEASE == "22.05" {
         spur_core::compat::Release::V22_05
     } else {

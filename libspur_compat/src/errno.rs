@@ -12,18 +12,26 @@ use std::sync::OnceLock;
 
 const UNKNOWN_NEGATIVE: &CStr = c"Unknown negative error number";
 
-/// Slurm's error table as C strings, made once and kept for the life of the
-/// process (so the pointers handed out stay valid).
+/// The release's error table as C strings (spur-core's texts for the
+/// release this library is built for: 22.05's table, or 24.11's
+/// differences over it), made once and kept for the life of the process
+/// (so the pointers handed out stay valid).
 fn table() -> &'static [(i32, CString)] {
     static TABLE: OnceLock<Vec<(i32, CString)>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        spur_core::errors::ERRORS
+        let profile = crate::conn::release().profile();
+        let codes: std::collections::BTreeSet<i32> = spur_core::errors::ERRORS
             .iter()
+            .map(|e| e.0)
+            .chain(profile.error_texts.iter().map(|e| e.0))
+            // only the numbers of the release's slurm_errno.h (and 0, -1
+            // and the system's below 1000, which it does not enumerate)
+            .filter(|n| *n < 1000 || crate::sys::ERRNO_CODES.contains(&i64::from(*n)))
+            .collect();
+        codes
+            .into_iter()
             // (no text of the table holds a NUL; one that did would be left out)
-            // only this release's numbers (and 0, -1 and the system's
-            // below 1000, which slurm_errno.h does not enumerate)
-            .filter(|(n, _)| *n < 1000 || crate::sys::ERRNO_CODES.contains(&i64::from(*n)))
-            .filter_map(|(n, t)| Some((*n, CString::new(*t).ok()?)))
+            .filter_map(|n| Some((n, CString::new(spur_core::errors::text_in(profile, n)?).ok()?)))
             .collect()
     })
 }

@@ -5,7 +5,9 @@
 //! `LD_LIBRARY_PATH`. The cluster runs on the host; the chroot shares the
 //! host's network, and the cluster's directory (its slurm.conf and key) and
 //! the library's directory are bind-mounted at the same paths inside it.
-//! Their answers must be squeue's and sinfo's. Then the package swap:
+//! Their answers must be squeue's and sinfo's; Slurm's helper functions
+//! must print what Debian 13's own libslurm.so.42 prints (an oracle
+//! program, run with each library). Then the package swap:
 //! scripts/compat-swap.sh run in the chroot diverts Debian's libslurm.so.42
 //! and puts ours in its place, and undoes it. One cluster for the file, and
 //! one test, whose end undoes the mounts.
@@ -151,7 +153,41 @@ for my $x (@{$p->{partition_array}}) { print "part $x->{name} $x->{nodes} $x->{t
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
     c.wait_state(&id, "CANCELLED", Duration::from_secs(30));
 
+    oracle(&e);
     package_swap(&e);
+}
+
+/// Slurm's helper functions give, byte for byte, what Debian 13's real
+/// libslurm.so.42 gives: scripts/compat_oracle.c compiled against 24.11's
+/// slurm.h, run in the chroot with Slurm's library and with ours.
+fn oracle(e: &Env) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/compat_oracle.c");
+    // in the cluster's directory, which the chroot sees at the same path
+    let exe = e.cluster.dir.join("compat_oracle");
+    let cc = Command::new("cc")
+        .args(["-std=gnu99", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg(format!("-I{}", root().join("target/slurm-headers/24.11/usr/include").display()))
+        .arg(format!("-L{}", e.lib.display()))
+        .arg("-lslurm")
+        .output()
+        .expect("cc");
+    assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    let exe = exe.to_str().unwrap();
+    let slurm = e.run_with(false, "/usr/bin/env", &["TZ=UTC", exe]);
+    let spur = e.run_with(true, "/usr/bin/env", &["TZ=UTC", exe]);
+    assert_eq!((slurm.code, spur.code), (0, 0), "{}\n{}", slurm.stderr, spur.stderr);
+    assert!(slurm.stdout.lines().count() > 10000, "{}", slurm.stdout);
+    let differ: Vec<String> = slurm
+        .stdout
+        .lines()
+        .zip(spur.stdout.lines())
+        .filter(|(a, b)| a != b)
+        .take(20)
+        .map(|(a, b)| format!("slurm: {}\n spur: {}", a, b))
+        .collect();
+    assert!(differ.is_empty() && slurm.stdout.lines().count() == spur.stdout.lines().count(), "{}", differ.join("\n"));
 }
 
 /// The package swap, done in the chroot where Debian 13's libslurm42t64 owns

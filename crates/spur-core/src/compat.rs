@@ -76,6 +76,10 @@ pub struct Profile {
     pub release: Release,
     /// slurm.conf's `PriorityType` when the key is absent.
     pub default_priority_type: &'static str,
+    /// Error texts where this release's differ from 22.05's table
+    /// (`errors::ERRORS`): the number and the text, None for a number the
+    /// release does not have (measured with each release's own library).
+    pub error_texts: &'static [(i32, Option<&'static str>)],
     /// The signal names sbatch/scancel know (24.11 added CHLD and PIPE).
     pub signal_names: spur_grammar::signal::Names,
     /// `scontrol show hostnames` reads host lists with 22.05's parser
@@ -225,6 +229,7 @@ pub struct Profile {
 
 /// Slurm 24.11.5, the default.
 pub const SLURM_24_11: Profile = Profile {
+    error_texts: crate::errors::ERRORS_24_11,
     release: Release::V24_11,
     default_priority_type: "priority/multifactor",
     signal_names: spur_grammar::signal::Names::V24_11,
@@ -275,6 +280,7 @@ pub const SLURM_24_11: Profile = Profile {
 
 /// Slurm 22.05.8 (Debian 12).
 pub const SLURM_22_05: Profile = Profile {
+    error_texts: &[],
     release: Release::V22_05,
     default_priority_type: "priority/basic",
     signal_names: spur_grammar::signal::Names::V22_05,

@@ -253,9 +253,10 @@ pub const EAGAIN: i32 = 11;
 /// which `slurm_strerror` falls back to for a number not in its table).
 static SYSTEM_ERRORS: &[(i32, &str)] = &[(EAGAIN, "Resource temporarily unavailable")];
 
-/// (number, text) for every error Slurm knows, in order: Slurm's whole
+/// (number, text) for every error Slurm 22.05 knows, in order: its whole
 /// `slurm_errtab` (src/common/slurm_errno.c), whose first three entries are
-/// SLURM_SUCCESS, SLURM_ERROR and EINPROGRESS.
+/// SLURM_SUCCESS, SLURM_ERROR and EINPROGRESS. Where 24.11's differ:
+/// [`ERRORS_24_11`], which the release's profile names (`error_texts`).
 pub static ERRORS: &[(i32, &str)] = &[
     (-1, "Unspecified error"),
     (0, "No error"),
@@ -412,7 +413,6 @@ pub static ERRORS: &[(i32, &str)] = &[
     (2132, "Cannot request more threads per core than the job allocation"),
     (2133, "Invalid preferred feature specification"),
     (2134, "Insufficient GRES available in allocation"),
-    (2179, "Preemption is required but is disabled on this system"),
     (3000, "Generic error"),
     (3001, "Bad argument"),
     (3002, "Not in task context"),
@@ -457,6 +457,9 @@ pub static ERRORS: &[(i32, &str)] = &[
     (4031, "Container runtime not configured or invalid"),
     (4032, "Unable to satisfy cpu bind request"),
     (4033, "Unable to layout tasks on given cpus"),
+    (4100, "unable to change directory to work directory"),
+    (4101, "could not open output file"),
+    (4102, "Script terminated with non-zero exit code"),
     (5000, "Received zero length message"),
     (5001, "Received message length < 0"),
     (5002, "Failed to send entire message"),
@@ -496,17 +499,142 @@ pub static ERRORS: &[(i32, &str)] = &[
     (9001, "Failure during parsing"),
     (9002, "Jobs description entry not found, empty or not dictionary or list"),
     (9003, "Nothing found with query"),
+    (9200, "Unable to resolve path"),
+    (9201, "Data pointer is NULL"),
+    (9202, "Unable to convert Data type"),
+    (9203, "Unable to compile regex"),
+    (9204, "MIME type is unknown to any loaded plugins"),
+    (9205, "DATA too large to handle"),
+];
+
+/// Where Slurm 24.11's texts differ from 22.05's (`ERRORS`): the number and
+/// 24.11's text, or None where 24.11 has no such error ("Unknown error N").
+/// Measured: `slurm_strerror` of every number from -5 to 9999 with Debian 12's
+/// libslurm.so.38 and Debian 13's libslurm.so.42.
+pub const ERRORS_24_11: &[(i32, Option<&str>)] = &[
+    (1014, Some("Unable to process incoming file descriptor")),
+    (1015, Some("Unable to process outgoing file descriptor")),
+    (1016, Some("Unable to process incoming and outgoing file descriptors")),
+    (1804, Some("Rate limit exceeded, please retry momentarily")),
+    (1805, Some("Rate limit exceeded, please retry later")),
+    (2040, Some("Licenses currently unavailable")),
+    (2041, Some("Unable to takeover, heartbeat file is missing")),
+    (2063, Some("Job cannot be submitted without the current working directory specified.")),
+    (2064, None),
+    (2065, None),
+    (2097, Some("JobContainerType change requires restart of all Slurm daemons and commands to take effect")),
+    (2098, Some("Cannot cancel scrontab jobs without --cron flag.")),
+    (2103, None),
+    (2114, Some("Job --batch option is invalid or not a subset of --constraint")),
+    (2135, Some("Invalid container id specified")),
+    (2136, Some("JobID must not be an empty string")),
+    (2137, Some("JobID can not be zero")),
+    (2138, Some("JobID can not be a negative number")),
+    (2139, Some("JobID larger than acceptable range")),
+    (2140, Some("JobID includes unexpected non-numeric characters")),
+    (2141, Some("Job Array ID must not be an empty string")),
+    (2142, Some("Job Array ID can not be a negative number")),
+    (2143, Some("Job Array ID larger than acceptable range")),
+    (2144, Some("Job Array ID includes unexpected non-numeric characters")),
+    (2146, Some("HetJob component must not be an empty string")),
+    (2147, Some("HetJob component can not be a negative number")),
+    (2148, Some("HetJob component larger than acceptable range")),
+    (2150, Some("StepID must not be an empty string")),
+    (2151, Some("StepID can not be a negative number")),
+    (2152, Some("StepID larger than acceptable range")),
+    (2153, Some("StepID includes unexpected non-numeric characters")),
+    (2154, Some("HetStep component must not be an empty string")),
+    (2155, Some("HetStep component can not be zero")),
+    (2156, Some("HetStep component can not be a negative number")),
+    (2157, Some("HetStep component larger than acceptable range")),
+    (2158, Some("HetStep component includes unexpected non-numeric characters")),
+    (2159, Some("HetJob can not Het step id")),
+    (2160, Some("Job killed due hitting max wall clock limit")),
+    (2161, Some("Job killed due node failure")),
+    (2162, Some("Empty list")),
+    (2163, Some("Invalid group ID")),
+    (2164, Some("Unable to resolve group ID to group name")),
+    (2165, Some("Invalid user ID")),
+    (2166, Some("Unable to resolve user ID to user name")),
+    (2167, Some("Invalid or unknown association")),
+    (2168, Some("Node already exists in the node table")),
+    (2169, Some("Unable to add node, node table is full")),
+    (2170, Some("Invalid QOS specification, relative QOS can only be used in a single partition per cluster.")),
+    (2171, Some("Invalid extra constraints specification")),
+    (2172, Some("Cannot signal job")),
+    (2173, Some("Invalid signal jobs request, at least one job id or filter is required.")),
+    (2174, Some("RestrictedCoresPerGPU: Not enough unique cores per GPU")),
+    (2175, Some("RestrictedCoresPerGPU: Missing core topology for GPUs")),
+    (2176, Some("RestrictedCoresPerGPU: No GPUs configured on node")),
+    (2177, Some("Max powered up nodes reached")),
+    (2178, Some("Requested topology configuration is not available")),
+    (2179, Some("Preemption is required but is disabled on this system")),
+    (4000, None),
+    (4005, None),
+    (4006, None),
+    (4011, None),
+    (4012, None),
+    (4013, None),
+    (4015, None),
+    (4017, None),
+    (4018, None),
+    (4019, None),
+    (4024, None),
+    (4100, None),
+    (4101, None),
+    (4102, None),
+    (5000, None),
+    (5001, None),
+    (5002, None),
+    (6001, Some("Authentication credential expired")),
+    (6002, None),
+    (6005, None),
+    (6006, None),
+    (6009, Some("Token Generation failed.")),
+    (7010, Some("There is something internally wrong with the SQL needed for this. Please consult the slurmdbd log for more info.")),
+    (7011, Some("This request would make it so some associations would not have access to their default qos.")),
+    (7012, Some("Coordinators can not increase job limits beyond the parent ones")),
+    (8004, Some("Required plugin type not loaded or initialized")),
+    (8005, Some("Plugin file not found")),
+    (8006, Some("Plugin access denied")),
+    (8007, Some("Dlopen of plugin file failed")),
+    (8008, Some("Plugin init() callback failed")),
+    (8009, Some("Plugin name/type/version symbol missing")),
+    (8010, Some("Incompatible plugin version")),
+    (9004, Some("Missing UNIX user in the system")),
+    (9005, Some("Missing UNIX group in the system")),
+    (9205, Some("Data too large to handle")),
+    (9206, Some("Data parser expects flags to be a list")),
+    (9207, Some("Data parser unable to parse invalid flag")),
+    (9208, Some("Data parser expected a list")),
+    (9209, Some("Data parser expected a dictionary or object")),
+    (9210, Some("Request matched more than one object to modify. Modifications must only apply to a single object. Try adding more properties to make update match a unique object.")),
+    (9211, Some("Request matched more than one object to query. Request is limited to query of a single matching object.")),
+    (9212, Some("Request to parse empty string rejected")),
+    (9213, Some("Invalid parser requested")),
+    (9214, Some("Parsing tree too deep. Possible cyclic parsing detected")),
+    (9215, Some("Parser went into an invalid state. Possible library issue.")),
 ];
 
 /// The text Slurm prints for an error number (`slurm_strerror`).
 pub fn strerror(code: i32) -> String {
-    // 24.11 names the option in the singular (recorded/24.11/sbatch_surface/161)
-    if code == ESLURM_BATCH_CONSTRAINT && !crate::compat::profile().sbatch_22_05 {
-        return "Job --batch option is invalid or not a subset of --constraint".into();
+    strerror_in(crate::compat::profile(), code)
+}
+
+/// The text a release's Slurm gives (its profile's `error_texts` over
+/// [`ERRORS`]): None where that release has no such error.
+pub fn text_in(profile: &crate::compat::Profile, code: i32) -> Option<&'static str> {
+    if let Some((_, t)) = profile.error_texts.iter().find(|e| e.0 == code) {
+        return *t;
     }
-    match ERRORS.binary_search_by_key(&code, |e| e.0) {
-        Ok(i) => ERRORS[i].1.to_string(),
-        Err(_) => match SYSTEM_ERRORS.iter().find(|e| e.0 == code) {
+    ERRORS.binary_search_by_key(&code, |e| e.0).ok().map(|i| ERRORS[i].1)
+}
+
+/// [`strerror`] as the release of `profile` gives it.
+pub fn strerror_in(profile: &crate::compat::Profile, code: i32) -> String {
+    match text_in(profile, code) {
+        Some(t) => t.to_string(),
+        None => match SYSTEM_ERRORS.iter().find(|e| e.0 == code) {
             Some(e) => e.1.to_string(),
             None => format!("Unknown error {}", code),
         },
