@@ -384,9 +384,19 @@ struct State {
     pending: Spaces,
 }
 
+static STATE: Mutex<State> = Mutex::new(State { link: None, closed: false, barriers: 0, pending: Vec::new() });
+
 fn state() -> MutexGuard<'static, State> {
-    static STATE: Mutex<State> = Mutex::new(State { link: None, closed: false, barriers: 0, pending: Vec::new() });
     STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The state unless another thread holds it (one waiting in a barrier).
+fn try_state() -> Option<MutexGuard<'static, State>> {
+    match STATE.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
 }
 
 /// The step daemon's PMI socket of this task, if it has one.
@@ -737,15 +747,17 @@ pub extern "C" fn slurm_pmi_finalize() {
 /// uint16_t signal)` (libpmi's `PMI_Abort`: SIGKILL to its own step). Its
 /// own step is ended through the step daemon's PMI server (`abort`: every
 /// task of the step is killed, and srun reports the abort); any other step
-/// or signal, or a task without a server, goes to the controller as
-/// `slurm_kill_job_step`.
+/// or signal, a task without a server, or one whose other thread is waiting
+/// in a barrier, goes to the controller as `slurm_kill_job_step`.
 #[no_mangle]
 pub extern "C" fn slurm_pmi_kill_job_step(job_id: u32, step_id: u32, signal: u16) -> c_int {
     crate::guard(sys::SLURM_ERROR, || {
         let env_id = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u32>().ok());
         let own = env_id("SLURM_JOB_ID") == Some(job_id) && env_id("SLURM_STEPID") == Some(step_id);
-        if own && signal as i32 == libc::SIGKILL {
-            let mut st = state();
+        // (a thread of the process waiting in a barrier holds the link, and
+        // the server reads no request of this task's until the barrier is
+        // over: the controller then)
+        if let Some(mut st) = try_state().filter(|_| own && signal as i32 == libc::SIGKILL) {
             // (size 2: a task without a server is not served alone here)
             if let Ok(Some(l)) = st.link(2) {
                 if l.send("cmd=abort\n").is_ok() {
