@@ -968,7 +968,7 @@ fn job_id_or_env(jobid: u32) -> Option<u32> {
 }
 
 /// One job's record from the controller (errno set when there is none).
-fn one_job(jobid: u32, with_script: bool) -> Result<Job, i32> {
+pub(crate) fn one_job(jobid: u32, with_script: bool) -> Result<Job, i32> {
     let q = spur_core::request::Query {
         jobs: true,
         all_finished: true,

@@ -69,6 +69,7 @@ pub mod parts;
 pub mod pmi;
 pub mod resv;
 pub mod rpc;
+pub mod slurmdb;
 pub mod steps;
 pub mod strings;
 pub mod submit;
