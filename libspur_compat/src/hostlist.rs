@@ -205,6 +205,63 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: *mut Hl) -> *m
     })
 }
 
+/// `char *slurm_hostlist_ranged_string_malloc(hostlist_t hl)`: the list as
+/// an expression, as [`slurm_hostlist_ranged_string_xmalloc`], in memory the
+/// caller releases with `free`; NULL for a NULL list or when memory runs out.
+///
+/// # Safety
+/// As [`slurm_hostlist_count`].
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_ranged_string_malloc(hl: *mut Hl) -> *mut c_char {
+    guard(null_mut(), || {
+        // SAFETY: hl is NULL or live (the caller's contract).
+        match unsafe { locked(hl) } {
+            Some(h) => xmalloc::malloc_str(&h.ranged_string()),
+            None => null_mut(),
+        }
+    })
+}
+
+/// `int slurm_hostlist_find(hostlist_t *hl, const char *hostname)`: the
+/// position of the first host named `hostname` (0 for the first host), -1
+/// when the list has none (or for NULL arguments).
+///
+/// # Safety
+/// `hl` as [`slurm_hostlist_count`]'s; `hostname` NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_find(hl: *mut Hl, hostname: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: hostname is NULL or NUL-terminated (the caller's contract).
+        let Some(name) = (unsafe { text(hostname) }) else {
+            return -1;
+        };
+        // SAFETY: hl is NULL or live (the caller's contract).
+        let Some(h) = (unsafe { locked(hl) }) else {
+            return -1;
+        };
+        let found = h.iter().position(|host| host == name);
+        found.map(|i| c_count(i as u64)).unwrap_or(-1)
+    })
+}
+
+/// `char *slurm_hostlist_deranged_string_malloc(hostlist_t hl)`: every
+/// host of the list, in order and without ranges, comma separated
+/// (`n1,n2,n3,login`), in memory the caller releases with `free`; NULL for
+/// a NULL list or when memory runs out (an empty list gives "").
+///
+/// # Safety
+/// As [`slurm_hostlist_count`].
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_malloc(hl: *mut Hl) -> *mut c_char {
+    guard(null_mut(), || {
+        // SAFETY: hl is NULL or live (the caller's contract).
+        match unsafe { locked(hl) } {
+            Some(h) => xmalloc::malloc_str(&h.iter().collect::<Vec<_>>().join(",")),
+            None => null_mut(),
+        }
+    })
+}
+
 /// `void slurm_hostlist_uniq(hostlist_t *hl)`: sort the hosts and drop
 /// duplicates (NULL: nothing).
 ///
@@ -254,6 +311,15 @@ mod tests {
             let mut small = [1 as c_char; 5];
             assert_eq!(slurm_hostlist_ranged_string(hl, small.len(), small.as_mut_ptr()), -1);
             assert_eq!(CStr::from_ptr(small.as_ptr()).to_str(), Ok("logi"));
+            let r = slurm_hostlist_ranged_string_malloc(hl);
+            assert_eq!(CStr::from_ptr(r).to_str(), Ok("login,n[1-5]"));
+            libc::free(r.cast());
+            assert_eq!(slurm_hostlist_find(hl, c"n3".as_ptr()), 3);
+            assert_eq!(slurm_hostlist_find(hl, c"n9".as_ptr()), -1);
+            assert_eq!(slurm_hostlist_find(hl, std::ptr::null()), -1);
+            let d = slurm_hostlist_deranged_string_malloc(hl);
+            assert_eq!(CStr::from_ptr(d).to_str(), Ok("login,n1,n2,n3,n4,n5"));
+            libc::free(d.cast());
             let x = slurm_hostlist_ranged_string_xmalloc(hl);
             assert_eq!(CStr::from_ptr(x).to_str(), Ok("login,n[1-5]"));
             let mut item = x.cast();
@@ -275,12 +341,18 @@ mod tests {
             assert_eq!(slurm_hostlist_push(empty, std::ptr::null()), 0);
             assert_eq!(slurm_hostlist_push_host(empty, std::ptr::null()), 0);
             assert_eq!(ranged(empty), "");
+            let d = slurm_hostlist_deranged_string_malloc(empty);
+            assert_eq!(CStr::from_ptr(d).to_str(), Ok(""));
+            libc::free(d.cast());
             slurm_hostlist_destroy(empty);
             let none = std::ptr::null_mut();
             assert_eq!(slurm_hostlist_count(none), -1);
             assert_eq!(slurm_hostlist_push(none, c"n1".as_ptr()), 0);
             assert!(slurm_hostlist_shift(none).is_null());
             assert!(slurm_hostlist_ranged_string_xmalloc(none).is_null());
+            assert!(slurm_hostlist_deranged_string_malloc(none).is_null());
+            assert!(slurm_hostlist_ranged_string_malloc(none).is_null());
+            assert_eq!(slurm_hostlist_find(none, c"n1".as_ptr()), -1);
             assert_eq!(slurm_hostlist_ranged_string(none, 0, std::ptr::null_mut()), -1);
             slurm_hostlist_uniq(none);
             slurm_hostlist_destroy(none);
