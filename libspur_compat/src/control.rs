@@ -36,13 +36,19 @@ const MEM_PER_CPU: u64 = 1 << 63;
 const SLURM_BATCH_SCRIPT: u32 = 0xffff_fffb;
 const SIGKILL: i32 = 9;
 
-/// The first refusal among a call's answers as its return value.
+/// The first refusal among a call's answers as its return value; when
+/// every job was served, errno is `SLURM_SUCCESS` (pyslurm reads
+/// `slurm_get_errno()` after `slurm_kill_job` whatever it returned, and
+/// the sockets of the call leave errno set, EINPROGRESS of a connect).
 fn first_error(r: Result<Vec<JobResult>, i32>) -> c_int {
     match r {
         Err(_) => sys::SLURM_ERROR,
         Ok(results) => match results.iter().find(|r| r.code != 0) {
             Some(r) => fail(r.code),
-            None => 0,
+            None => {
+                crate::errno::set(0);
+                0
+            }
         },
     }
 }
@@ -82,7 +88,10 @@ fn kill(ids: Vec<String>, signal: u16, flags: u16) -> c_int {
         let Some(id) = ids.first().and_then(|s| s.parse::<u32>().ok()) else {
             return fail(e::ESLURM_INVALID_JOB_ID);
         };
-        return running_job(id).err().unwrap_or(0);
+        return running_job(id).err().unwrap_or_else(|| {
+            crate::errno::set(0);
+            0
+        });
     }
     first_error(cancel(CancelRequest {
         job_ids: ids,
