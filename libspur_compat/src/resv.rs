@@ -314,7 +314,9 @@ pub unsafe fn resv_spec(m: &sys::resv_desc_msg_t) -> Result<ReservationSpec, i32
 }
 
 /// `char *slurm_create_reservation(resv_desc_msg_t *msg)`: the new
-/// reservation's name (xmalloc'ed: release with `xfree`), or NULL with errno.
+/// reservation's name, or NULL with errno. The name is plain `malloc`
+/// memory the caller releases with `free` (Slurm's `strdup`; the Perl API
+/// and pyslurm call `free` on it).
 ///
 /// # Safety
 /// `msg` is NULL or an initialised descriptor.
@@ -335,7 +337,7 @@ pub unsafe extern "C" fn slurm_create_reservation(resv_msg: *mut sys::resv_desc_
             }
         };
         match crate::conn::call(|c| c.reservation(&ReservationRequest::Create(spec))) {
-            Ok(name) => xstrdup(&name),
+            Ok(name) => crate::xmalloc::malloc_str(&name),
             Err(_) => std::ptr::null_mut(),
         }
     })

@@ -148,7 +148,7 @@ fn nodes_partitions_and_reservations_against_the_commands() {
         d.users = users.as_ptr() as *mut c_char;
         d.start_time = (now + 3600) as _;
         d.duration = 60;
-        let mut name = spur_compat::resv::slurm_create_reservation(&mut d);
+        let name = spur_compat::resv::slurm_create_reservation(&mut d);
         assert!(!name.is_null(), "errno {}", spur_compat::errno::get());
         let rname = text(name);
         let shown = c.run("scontrol", &["-o", "show", "reservation"]).ok().stdout.clone();
@@ -167,7 +167,7 @@ fn nodes_partitions_and_reservations_against_the_commands() {
         let mut del: sys::reservation_name_msg_t = std::mem::zeroed();
         del.name = name;
         assert_eq!(spur_compat::resv::slurm_delete_reservation(&mut del), 0);
-        spur_compat::xmalloc::xfree(&mut name);
+        libc::free(name.cast());
         assert!(c.run("scontrol", &["show", "reservation"]).stdout.contains("No reservations in the system"));
     }
 }
