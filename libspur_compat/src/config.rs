@@ -21,7 +21,7 @@ const TEXTS: &[(TextField, &str, Option<&str>)] = &[
     (|c| &mut c.accounting_storage_ext_host, "AccountingStorageExternalHost", None),
     (|c| &mut c.accounting_storage_params, "AccountingStorageParameters", None),
     (|c| &mut c.accounting_storage_type, "AccountingStorageType", None),
-    (|c| &mut c.accounting_storage_user, "AccountingStorageUser", None),
+    (|c| &mut c.accounting_storage_user, "AccountingStorageUser", Some("root")),
     (|c| &mut c.authinfo, "AuthInfo", None),
     (|c| &mut c.authtype, "AuthType", Some("auth/munge")),
     (|c| &mut c.comm_params, "CommunicationParameters", None),
@@ -51,6 +51,20 @@ fn uid_of(name: &str) -> u32 {
         0
     } else {
         unsafe { (*pw).pw_uid }
+    }
+}
+
+/// The plugins 22.05's read_config.c names when slurm.conf names none
+/// (`DEFAULT_ACCOUNTING_STORAGE_TYPE`, `DEFAULT_JOB_COMP_TYPE`); 24.11
+/// leaves these NULL.
+fn release_default(key: &str) -> Option<&'static str> {
+    if sys::RELEASE != "22.05" {
+        return None;
+    }
+    match key {
+        "AccountingStorageType" => Some("accounting_storage/none"),
+        "JobCompType" => Some("jobcomp/none"),
+        _ => None,
     }
 }
 
@@ -84,7 +98,7 @@ pub fn fill(conf: &SlurmConf, out: &mut sys::slurm_conf_t) {
     out.priority_type =
         xstrdup(conf.get("PriorityType").unwrap_or(spur_core::compat::release().default_priority_type()));
     for (field, key, default) in TEXTS {
-        *field(out) = xstr_opt(conf.get(key).or(*default));
+        *field(out) = xstr_opt(conf.get(key).or(release_default(key)).or(*default));
     }
     let num = |k: &str, d: u64| conf.get(k).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(d);
     out.accounting_storage_port = num("AccountingStoragePort", 0) as _;
@@ -304,7 +318,13 @@ mod tests {
         assert_eq!(s(c.select_type).as_deref(), Some("select/linear"));
         assert_eq!(s(c.schedtype).as_deref(), Some("sched/backfill"));
         assert_eq!(s(c.slurm_conf).as_deref(), Some("/x/slurm.conf"));
-        assert!(c.accounting_storage_type.is_null());
+        if sys::RELEASE == "22.05" {
+            assert_eq!(s(c.accounting_storage_type).as_deref(), Some("accounting_storage/none"));
+            assert_eq!(s(c.job_comp_type).as_deref(), Some("jobcomp/none"));
+        } else {
+            assert!(c.accounting_storage_type.is_null());
+        }
+        assert_eq!(s(c.accounting_storage_user).as_deref(), Some("root"));
         assert_eq!((c.msg_timeout, c.def_mem_per_cpu), (20, 100 | MEM_PER_CPU));
         assert_eq!(c.control_cnt, 1);
         clear(&mut c);
