@@ -79,7 +79,8 @@ EOF
 cc -O2 -o "$B/load_jobs" "$B/load_jobs.c" -I/usr/include -lslurm
 
 submit() { # sbatch-path conf n
-  local sbatch=$1 conf=$2 n=$3 per=$(((n + 7) / 8))
+  local sbatch=$1 conf=$2 n=$3
+  local per=$(((n + 7) / 8))
   for w in $(seq 0 7); do
     (
       for i in $(seq 1 "$per"); do
