@@ -61,6 +61,7 @@ pub mod conn;
 pub mod control;
 pub mod errno;
 pub mod ext;
+pub mod full;
 pub mod hostlist;
 pub mod jobs;
 pub mod list;
