@@ -277,10 +277,106 @@ pub unsafe extern "C" fn slurm_hostlist_uniq(hl: *mut Hl) {
     })
 }
 
+/// `char *slurm_read_hostfile(const char *filename, int n)`: the host names
+/// of a Slurm host file (one per line or comma separated, `NAME*N`, `#`
+/// comments; spur-grammar's `read_hostfile`, which srun's `--nodefile` and
+/// `SLURM_HOSTFILE` read too), up to the line where there are `n` of them
+/// (all for `NO_VAL` or n <= 0), as a ranged string in plain `malloc` memory (the caller frees
+/// it with `free`, as slurm.h says). NULL, with Slurm's message on standard
+/// error, when the file cannot be read or holds fewer than `n` names.
+///
+/// # Safety
+/// `filename` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_read_hostfile(filename: *const c_char, n: c_int) -> *mut c_char {
+    guard(null_mut(), || {
+        // SAFETY: NULL or NUL-terminated (the caller's contract).
+        let Some(path) = (unsafe { text(filename) }).filter(|p| !p.is_empty()) else {
+            return null_mut();
+        };
+        let prog = std::env::args().next().unwrap_or_default();
+        let prog = prog.rsplit('/').next().unwrap_or("").to_string();
+        let content = match std::fs::read_to_string(path) {
+            Ok(c) => c,
+            Err(e) => {
+                // (%m: the C library's text, without Rust's "(os error N)")
+                let m = e.raw_os_error().map(|c| {
+                    // SAFETY: strerror returns a NUL-terminated string valid until this thread's next call.
+                    unsafe { std::ffi::CStr::from_ptr(libc::strerror(c)) }.to_string_lossy().into_owned()
+                });
+                eprintln!(
+                    "{}: error: slurm_allocate_resources error opening file {}, {}",
+                    prog,
+                    path,
+                    m.unwrap_or_else(|| e.to_string())
+                );
+                return null_mut();
+            }
+        };
+        // Slurm stops reading at the end of the line where it holds exactly
+        // n names, else reads on (so a line may take it past n), and fails
+        // if it ends with fewer; NO_VAL (-2 as an int) and n <= 0: no limit
+        let want = usize::try_from(n).ok().filter(|n| *n > 0);
+        let mut upto = content.len();
+        if let Some(want) = want {
+            let mut end = 0;
+            for line in content.split_inclusive('\n') {
+                end += line.len();
+                let got = spur_grammar::hostlist::read_hostfile(path, &content[..end], None).map(|h| h.len());
+                if got == Ok(want) {
+                    upto = end;
+                    break;
+                }
+            }
+        }
+        match spur_grammar::hostlist::read_hostfile(path, &content[..upto], None) {
+            Ok(hosts) if want.is_some_and(|w| hosts.len() < w) => {
+                eprintln!("{}: error: Too few NodeNames in Slurm Hostfile", prog);
+                null_mut()
+            }
+            Ok(hosts) => {
+                let mut hl = Hostlist::new();
+                for h in &hosts {
+                    hl.push_host(h);
+                }
+                xmalloc::malloc_str(&hl.ranged_string())
+            }
+            Err(e) => {
+                eprintln!("{}: error: {}", prog, e);
+                null_mut()
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::ffi::{CStr, CString};
+
+    #[test]
+    fn reads_a_host_file_as_slurm() {
+        let dir = std::env::temp_dir().join(format!("compat-hostfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("hosts");
+        std::fs::write(&f, "n1\n# c\nn2,n3*2\n").unwrap();
+        let path = CString::new(f.to_str().unwrap()).unwrap();
+        let read = |n: c_int| {
+            let p = unsafe { slurm_read_hostfile(path.as_ptr(), n) };
+            if p.is_null() {
+                return None;
+            }
+            let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+            unsafe { libc::free(p.cast()) };
+            Some(s)
+        };
+        // as Debian's libslurm.so.38 reads it: a line is read whole
+        assert_eq!(read(-2).as_deref(), Some("n[1-3,3]"));
+        assert_eq!(read(2).as_deref(), Some("n[1-3,3]"));
+        assert_eq!(read(1).as_deref(), Some("n1"));
+        assert_eq!(read(9), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     fn ranged(hl: *mut Hl) -> String {
         let mut buf = [0 as c_char; 64];

@@ -1109,6 +1109,29 @@ pub unsafe extern "C" fn slurm_job_batch_script(out: *mut sys::FILE, jobid: u32)
     })
 }
 
+/// `int slurm_job_node_ready(uint32_t job_id)`: whether a job's nodes and
+/// the job itself are ready, as slurmctld's `job_node_ready` answers:
+/// `READY_NODE_STATE | READY_JOB_STATE | READY_PROLOG_STATE` (7) for a
+/// running or suspended job (Spur's nodes are never powering up, and its
+/// PrologSlurmctld has run before the job starts), `READY_PROLOG_STATE`
+/// (4) for any other job it knows; `READY_JOB_FATAL` (-2) for a job it does
+/// not know, `READY_JOB_ERROR` (-1) when it cannot be asked.
+#[no_mangle]
+pub extern "C" fn slurm_job_node_ready(job_id: u32) -> c_int {
+    // (SLURM_BIT macros: bindgen gives no constant for them)
+    const READY_NODE_STATE: c_int = 1;
+    const READY_JOB_STATE: c_int = 2;
+    const READY_PROLOG_STATE: c_int = 4;
+    crate::guard(sys::READY_JOB_ERROR, || match one_job(job_id, false) {
+        Ok(j) if matches!(j.state, JobState::Running | JobState::Suspended) => {
+            READY_NODE_STATE | READY_JOB_STATE | READY_PROLOG_STATE
+        }
+        Ok(_) => READY_PROLOG_STATE,
+        Err(code) if code == sys::ESLURM_INVALID_JOB_ID as i32 => sys::READY_JOB_FATAL,
+        Err(_) => sys::READY_JOB_ERROR,
+    })
+}
+
 /// A job with what a record says of it that the path patterns expand
 /// (`%A %a %b %j %u %x`, the work dir).
 ///

@@ -310,6 +310,9 @@ int main(int argc, char **argv) {
     }
     slurm_free_partition_info_msg(parts);
 
+    int ready = slurm_job_node_ready(id);
+    CHECK("slurm_job_node_ready", ready == 4 || ready == 7);
+    printf("ready unknown %d\n", slurm_job_node_ready(999999));
     CHECK("slurm_kill_job", slurm_kill_job(id, SIGKILL, 0) == SLURM_SUCCESS);
     CHECK("an unknown job", slurm_kill_job(999999, SIGKILL, 0) != SLURM_SUCCESS);
     int e = errno;
@@ -358,6 +361,7 @@ fn c_consumer(release: &str) {
     assert!(vg.stdout.contains("name cprog\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("time_limit 30\n"), "{}", vg.stdout);
     assert!(vg.stdout.contains("threads ok\n"), "{}", vg.stdout);
+    assert!(vg.stdout.contains("ready unknown -2\n"), "{}", vg.stdout);
     // a child of fork() calls the library too (it has none of its parent's
     // threads); not under valgrind, whose leak check of the child counts
     // what only the parent's vanished threads referred to

@@ -132,56 +132,6 @@ pub fn parse_rlimits(s: &str, flag: bool, flags: &mut [bool; 10]) -> Result<(), 
     Ok(())
 }
 
-/// A Slurm host file (`slurm_read_hostfile`): node names one per line or
-/// separated by commas, `NAME*N` for N times, `#` starting a comment
-/// (`\\#` a literal one), blank lines skipped; at most `n` names. The names
-/// in the file's order, repeats kept; the error is Slurm's line.
-pub fn read_hostfile(path: &str, text: &str, n: Option<usize>) -> Result<Vec<String>, String> {
-    let mut hosts: Vec<String> = Vec::new();
-    'lines: for (i, raw) in text.lines().enumerate() {
-        let mut line = String::new();
-        let mut prev = '\0';
-        for ch in raw.chars() {
-            if ch == '#' {
-                if prev == '\\' {
-                    line.pop();
-                } else {
-                    break;
-                }
-            }
-            line.push(ch);
-            prev = ch;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        if !line.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-            return Err(format!("Invalid hostfile {} contents on line {}", path, i + 1));
-        }
-        for name in line.split(',').map(str::trim).filter(|h| !h.is_empty()) {
-            let (name, times) = match name.split_once('*') {
-                Some((h, k)) => match spur_grammar::num::strtol(k, 10).value {
-                    0 => (name, 1),
-                    k => (h, k.clamp(1, 1 << 20) as usize),
-                },
-                None => (name, 1),
-            };
-            let times = n.map_or(times, |n| times.min(n.saturating_sub(hosts.len())));
-            hosts.extend(std::iter::repeat_n(name.to_string(), times));
-            if n.is_some_and(|n| hosts.len() >= n) {
-                break 'lines;
-            }
-        }
-    }
-    if hosts.is_empty() {
-        return Err("Hostlist is empty!".into());
-    }
-    if n.is_some_and(|n| hosts.len() < n) {
-        return Err("Too few NodeNames in Slurm Hostfile".into());
-    }
-    Ok(hosts)
-}
-
 /// `PROG: Nodes LIST are ready for job` (24.11). 22.05 has the line only
 /// when nodes are set up at allocation (`PrologFlags=Alloc` or `Contain`,
 /// `prolog_alloc`), after `Waiting for resource configuration`: its first

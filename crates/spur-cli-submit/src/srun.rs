@@ -501,7 +501,7 @@ fn node_list_and_hostfile(o: &mut SrunOpts, env: &HashMap<String, String>, cwd: 
             fail(format!("slurm_allocate_resources error opening file {}, {}", list, e))
         })?;
         let count = if arbitrary && o.ntasks_on_command_line { o.step.num_tasks.map(|n| n as usize) } else { None };
-        alloc::read_hostfile(&list, &text, count).map_err(fail)?
+        spur_grammar::hostlist::read_hostfile(&list, &text, count).map_err(fail)?
     } else if arbitrary {
         spur_grammar::hostlist::expand_bounded(&list, 1 << 20).map_err(|_| error("Invalid node list specified", 1))?
     } else {
@@ -1660,12 +1660,18 @@ mod tests {
     #[test]
     fn node_list_from_a_file() {
         let text = "node3\n# a comment\n\nnode1,node3 # more\nnode2*2\n";
-        let hosts = alloc::read_hostfile("h", text, None).unwrap();
+        let hosts = spur_grammar::hostlist::read_hostfile("h", text, None).unwrap();
         assert_eq!(hosts, ["node3", "node1", "node3", "node2", "node2"]);
-        assert_eq!(alloc::read_hostfile("h", text, Some(2)).unwrap(), ["node3", "node1"]);
-        assert_eq!(alloc::read_hostfile("h", text, Some(9)), Err("Too few NodeNames in Slurm Hostfile".into()));
-        assert_eq!(alloc::read_hostfile("h", "# none\n", None), Err("Hostlist is empty!".into()));
-        assert_eq!(alloc::read_hostfile("h", "n1\n-x\n", None), Err("Invalid hostfile h contents on line 2".into()));
+        assert_eq!(spur_grammar::hostlist::read_hostfile("h", text, Some(2)).unwrap(), ["node3", "node1"]);
+        assert_eq!(
+            spur_grammar::hostlist::read_hostfile("h", text, Some(9)),
+            Err("Too few NodeNames in Slurm Hostfile".into())
+        );
+        assert_eq!(spur_grammar::hostlist::read_hostfile("h", "# none\n", None), Err("Hostlist is empty!".into()));
+        assert_eq!(
+            spur_grammar::hostlist::read_hostfile("h", "n1\n-x\n", None),
+            Err("Invalid hostfile h contents on line 2".into())
+        );
         let dir = std::env::temp_dir().join(format!("srun-hostfile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("hosts"), "node3\nnode1\nnode3\n").unwrap();
