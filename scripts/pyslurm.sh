@@ -13,7 +13,10 @@
 # (3.11: setuptools 59 needs distutils), a C compiler, network access to the
 # Python package registry for the pinned build tools.
 # Environment: PYSLURM_REBUILD=1 rebuilds pyslurm even when WORK_DIR holds a
-# build; PYTHON picks the interpreter (default python3).
+# build; PYTHON picks the interpreter (default python3); PYSLURM_ACCOUNTING=1
+# starts the cluster with AccountingStorageType=accounting_storage/slurmdbd
+# (Spur's controllers serve the slurmdb calls: the test_db_* files need it);
+# PYSLURM_SUITES picks the suites (default "unit integration legacy").
 #
 # What it does: builds Spur's commands and daemons and the 22.05 library,
 # makes a venv with Cython 0.29.37, setuptools 59.2.0, wheel 0.37.0 and
@@ -68,9 +71,14 @@ rm -rf "$work/run" && mkdir -p "$work/run" && cp -a "$src/tests" "$work/run/test
 
 step "Spur cluster in $work/cluster"
 cluster="$work/cluster"
+acct=()
+if [ "${PYSLURM_ACCOUNTING:-0}" = 1 ]; then
+  printf 'AccountingStorageType=accounting_storage/slurmdbd\n' >"$work/accounting.conf"
+  acct=(--extra-conf "$work/accounting.conf")
+fi
 "$root/target/debug/spur" cluster down --dir "$cluster" >/dev/null 2>&1
 rm -rf "$cluster"
-"$root/target/debug/spur" cluster up --dir "$cluster" --nodes 2 --cpus 24 --memory 64000 --compat 22.05 >"$work/logs/cluster.log" 2>&1 ||
+"$root/target/debug/spur" cluster up --dir "$cluster" --nodes 2 --cpus 24 --memory 64000 --compat 22.05 "${acct[@]}" >"$work/logs/cluster.log" 2>&1 ||
   { cat "$work/logs/cluster.log"; exit 1; }
 trap '"$root/target/debug/spur" cluster down --dir "$cluster" >/dev/null 2>&1' EXIT
 
@@ -94,10 +102,16 @@ run_suite() {
   [ -n "${summary[$name]}" ] || summary[$name]="did not finish (see $work/logs/$name.log)"
   echo "  ${summary[$name]}"
 }
-run_suite unit tests/unit
-run_suite integration tests/integration
-# shellcheck disable=SC2046
-run_suite legacy $(ls tests/test_*.py)
+suites="${PYSLURM_SUITES:-unit integration legacy}"
+for s in $suites; do
+  case "$s" in
+    unit) run_suite unit tests/unit ;;
+    integration) run_suite integration tests/integration ;;
+    db) run_suite db $(ls tests/integration/test_db_*.py) ;;
+    # shellcheck disable=SC2046
+    legacy) run_suite legacy $(ls tests/test_*.py) ;;
+  esac
+done
 
 step "summary (logs in $work/logs)"
-for s in unit integration legacy; do printf '  %-12s %s\n' "$s" "${summary[$s]}"; done
+for s in $suites; do printf '  %-12s %s\n' "$s" "${summary[$s]}"; done
