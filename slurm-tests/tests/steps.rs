@@ -52,6 +52,7 @@ fn srun_salloc_and_steps() {
     srun_in_sbatch(&c);
     salloc_runs_a_command(&c);
     steps_share_an_allocation(&c);
+    cpus_per_task_gives_a_step_its_cpus_only(&c);
     a_step_survives_an_agent_restart(&c);
     a_step_whose_srun_is_killed_ends(&c);
     interrupts_under_a_terminal(&c);
@@ -532,6 +533,21 @@ fn steps_share_an_allocation(c: &Cluster) {
     // nothing of the cancelled step is left
     wait_for("the cancelled step's processes to end", T, || processes_with("sleep 777").is_empty());
     assert_eq!(c.run("squeue", &["-h", "-s", "-j", &id]).stdout, "");
+}
+
+/// `-c` implies `--exact` (srun's launch.c): a step with `-c1` in a
+/// two-CPU allocation takes one CPU, so a second one starts beside it
+/// instead of waiting for it, as it does without `-c`.
+fn cpus_per_task_gives_a_step_its_cpus_only(c: &Cluster) {
+    let script = "srun -n1 -c1 sleep 778 & \
+        until squeue -h -s -j $SLURM_JOB_ID -o %i | grep -q '\\.0$'; do sleep 0.1; done; \
+        timeout 20 srun -v -n1 -c1 echo beside; \
+        scancel $SLURM_JOB_ID.0; wait";
+    let o = c.run_as(TEST_USER, "salloc", &["-N1", "-n2", "-J", "exactc", "sh", "-c", script]);
+    assert!(o.stdout.lines().any(|l| l == "beside"), "{}\n{}", o.stdout, o.stderr);
+    assert!(!o.stderr.contains("step creation temporarily disabled"), "{}", o.stderr);
+    assert!(o.stderr.contains("srun: Implicitly setting --exact, because -c/--cpus-per-task given.\n"), "{}", o.stderr);
+    wait_for("the first step's processes to end", T, || processes_with("sleep 778").is_empty());
 }
 
 /// The step daemon is not the agent's: a step runs on through an agent

@@ -160,6 +160,8 @@ pub struct SrunOpts {
     /// The allocation's description when srun makes its own.
     pub desc: JobDesc,
     pub step: StepRequest,
+    /// `--exact` came from `-c` (srun -v says so).
+    pub implied_exact: bool,
     pub io: IoSpec,
     pub jobid: Option<u32>,
     /// The job id came from `SLURM_JOB_ID` (not `--jobid`).
@@ -425,6 +427,12 @@ pub fn parse(args: &[String], env: &HashMap<String, String>, cwd: &str) -> Resul
     }
     if o.verbose > 0 {
         o.set.push(("verbose".into(), o.verbose.to_string()));
+    }
+    // -c (or SLURM_CPUS_PER_TASK) gives a step exactly its CPUs, not the
+    // whole allocation (launch.c), unless --overcommit
+    if o.desc.cpus_per_task.is_some() && !o.step.overcommit {
+        o.implied_exact = !o.step.exact;
+        o.step.exact = true;
     }
     if p.operands.is_empty() {
         return Err(fatal("No command given to execute.", 1));
@@ -833,6 +841,9 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
     };
     if o.verbose > 0 {
         eprint!("{}", alloc::defined_options("srun", &o.set));
+        if o.implied_exact {
+            eprintln!("srun: Implicitly setting --exact, because -c/--cpus-per-task given.");
+        }
     }
     if o.io.pty {
         // --pty needs a terminal on srun's stdin; without one srun goes on
