@@ -9,6 +9,7 @@
 //!   `qrls`, `qdel`), whose answers must be squeue's and sinfo's;
 //! * the same Perl API with Debian's real libslurm.so.38 in place and ours
 //!   put in front of it with `LD_PRELOAD`.
+//!
 //! One cluster for the whole file.
 
 use slurm_tests::{wait_for, Cluster, Out};
