@@ -7,14 +7,8 @@
 //!
 //! # What each call does
 //! * `slurm_msg_t_init` and `slurm_send_recv_controller_msg` with 24.11's
-//!   internal `slurm_msg_t` (src/common/slurm_protocol_defs.h at
-//!   slurm-24-11-5-1: 424 bytes, `data` at 200, `msg_type` at 212, a
-//!   64-byte `forward_t` holding the node alias addresses); pyslurm's
-//!   `Job.get_batch_script` fetches a job's script with them. The controller
-//!   call serves `REQUEST_BATCH_SCRIPT` (2051) from the job's record, as
-//!   rpc.rs does for 22.05 (see there): `RESPONSE_BATCH_SCRIPT` (2052) or
-//!   `RESPONSE_SLURM_RC` (8001); any other request fails with
-//!   `ESLURM_NOT_SUPPORTED`.
+//!   internal `slurm_msg_t` are rpc.rs's (pyslurm's `Job.get_batch_script`
+//!   fetches a job's script with them).
 //! * `slurm_hostlist_deranged_string_xmalloc`: every host of a hostlist,
 //!   comma separated, in xmalloc'ed memory.
 //! * `slurmdb_ave_tres_usage`: a TRES usage string (`1=100,2=50`) with
@@ -38,157 +32,13 @@ pub use imp::*;
 
 #[cfg(feature = "slurm-24-11")]
 mod imp {
-    use crate::rpc::{
-        batch_script, ReturnCodeMsg, ScriptAnswer, REQUEST_BATCH_SCRIPT, RESPONSE_BATCH_SCRIPT, RESPONSE_SLURM_RC,
-    };
+    // (24.11's slurm_msg_t and its two calls are rpc.rs's, for both releases)
+    #[cfg(test)]
+    use crate::rpc::{slurm_msg_t_init, slurm_send_recv_controller_msg, Forward, JobIdMsg, SlurmMsg};
     use crate::sys;
     use std::ffi::{c_char, c_int, c_void};
     use std::ptr::{addr_of_mut, null_mut};
     use std::sync::{Condvar, Mutex};
-
-    /// Slurm 24.11's internal `forward_t` (64 bytes).
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    pub struct Forward {
-        pub alias_addrs: sys::slurm_node_alias_addrs_t,
-        pub cnt: u16,
-        pub init: u16,
-        pub nodelist: *mut c_char,
-        pub timeout: u32,
-        pub tree_width: u16,
-        pub tree_depth: u16,
-    }
-
-    /// Slurm 24.11's internal `slurm_msg_t` (424 bytes).
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    pub struct SlurmMsg {
-        pub address: sys::slurm_addr_t,
-        pub auth_cred: *mut c_void,
-        pub auth_index: c_int,
-        pub auth_uid: sys::uid_t,
-        pub auth_gid: sys::gid_t,
-        pub auth_ids_set: bool,
-        pub restrict_uid: sys::uid_t,
-        pub restrict_uid_set: bool,
-        pub body_offset: u32,
-        pub buffer: *mut c_void,
-        pub conn: *mut c_void,
-        pub conn_fd: c_int,
-        pub conmgr_fd: *mut c_void,
-        pub data: *mut c_void,
-        pub flags: u16,
-        pub hash_index: u8,
-        pub msg_type: u16,
-        pub protocol_version: u16,
-        pub forward: Forward,
-        pub forward_struct: *mut c_void,
-        pub orig_addr: sys::slurm_addr_t,
-        pub ret_list: *mut sys::list_t,
-    }
-
-    /// Slurm's internal `job_id_msg_t`, the body of `REQUEST_BATCH_SCRIPT`.
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default)]
-    pub struct JobIdMsg {
-        pub job_id: u32,
-        pub show_flags: u16,
-    }
-
-    /// `SLURM_AUTH_NOBODY`: the uid and gid of a message not yet
-    /// authenticated.
-    const SLURM_AUTH_NOBODY: u32 = 99;
-    /// `FORWARD_INIT`: marks an initialised `forward_t`.
-    const FORWARD_INIT: u16 = 0xfffe;
-
-    /// `void slurm_msg_t_init(slurm_msg_t *msg)`: a message with nothing in
-    /// it, as 24.11's `SLURM_MSG_INITIALIZER`: zeroed, `auth_uid` and
-    /// `auth_gid` nobody, `conn_fd` -1, `msg_type` and `protocol_version`
-    /// NO_VAL16, the forward part initialised.
-    ///
-    /// # Safety
-    /// `msg` is NULL (nothing is done) or points to a writable `slurm_msg_t`.
-    #[no_mangle]
-    pub unsafe extern "C" fn slurm_msg_t_init(msg: *mut SlurmMsg) {
-        crate::guard((), || {
-            if msg.is_null() {
-                return;
-            }
-            // SAFETY: writable for size_of::<SlurmMsg>() bytes (the caller's
-            // contract); all-zero bytes are a valid SlurmMsg (integers,
-            // bools, pointers and sockaddr_storages).
-            let m = unsafe {
-                std::ptr::write_bytes(msg, 0, 1);
-                &mut *msg
-            };
-            m.auth_uid = SLURM_AUTH_NOBODY;
-            m.auth_gid = SLURM_AUTH_NOBODY;
-            m.conn_fd = -1;
-            m.msg_type = sys::NO_VAL16 as u16;
-            m.protocol_version = sys::NO_VAL16 as u16;
-            m.forward.init = FORWARD_INIT;
-        })
-    }
-
-    /// `int slurm_send_recv_controller_msg(slurm_msg_t *request_msg,
-    /// slurm_msg_t *response_msg, slurmdb_cluster_rec_t *comm_cluster_rec)`:
-    /// send a request to the controller and fill `response_msg` with its
-    /// answer (`msg_type`, `data`); 0 when the controller answered, -1 with
-    /// errno set when not. Serves `REQUEST_BATCH_SCRIPT` (see the module
-    /// doc); another cluster (`comm_cluster_rec` not NULL) or another message
-    /// type fails with `ESLURM_NOT_SUPPORTED`, the response untouched.
-    ///
-    /// # Safety
-    /// `request_msg` and `response_msg` are NULL or point to initialised
-    /// messages; a `REQUEST_BATCH_SCRIPT` request's `data` points to a
-    /// `job_id_msg_t`.
-    #[no_mangle]
-    pub unsafe extern "C" fn slurm_send_recv_controller_msg(
-        request_msg: *mut SlurmMsg,
-        response_msg: *mut SlurmMsg,
-        comm_cluster_rec: *mut sys::slurmdb_cluster_rec_t,
-    ) -> c_int {
-        crate::guard(sys::SLURM_ERROR, || {
-            if request_msg.is_null() || response_msg.is_null() {
-                crate::errno::set(libc::EINVAL);
-                return sys::SLURM_ERROR;
-            }
-            // SAFETY: not NULL, an initialised message (the caller's contract).
-            let req = unsafe { &*request_msg };
-            if !comm_cluster_rec.is_null() || req.msg_type != REQUEST_BATCH_SCRIPT || req.data.is_null() {
-                crate::errno::set(sys::ESLURM_NOT_SUPPORTED as i32);
-                return sys::SLURM_ERROR;
-            }
-            // SAFETY: a REQUEST_BATCH_SCRIPT's data is a job_id_msg_t (the
-            // contract), checked for NULL above.
-            let job_id = unsafe { req.data.cast::<JobIdMsg>().read() }.job_id;
-            let (msg_type, data) = match batch_script(job_id) {
-                ScriptAnswer::Failed(code) => {
-                    crate::errno::set(code);
-                    return sys::SLURM_ERROR;
-                }
-                ScriptAnswer::Script(s) => (RESPONSE_BATCH_SCRIPT, crate::xmalloc::xstrdup(&s).cast::<c_void>()),
-                ScriptAnswer::Refused(code) => {
-                    let rc = crate::xmalloc::xnew::<ReturnCodeMsg>();
-                    if !rc.is_null() {
-                        // SAFETY: a new block the size of a ReturnCodeMsg.
-                        unsafe { (*rc).return_code = code as u32 };
-                    }
-                    (RESPONSE_SLURM_RC, rc.cast::<c_void>())
-                }
-            };
-            if data.is_null() {
-                crate::errno::set(libc::ENOMEM);
-                return sys::SLURM_ERROR;
-            }
-            // SAFETY: not NULL, a writable message (the caller's contract).
-            let resp = unsafe { &mut *response_msg };
-            resp.msg_type = msg_type;
-            resp.data = data;
-            resp.protocol_version = req.protocol_version;
-            sys::SLURM_SUCCESS as c_int
-        })
-    }
 
     /// `char *slurm_hostlist_deranged_string_xmalloc(hostlist_t *hl)`: every
     /// host of the list, in order and without ranges, comma separated, in

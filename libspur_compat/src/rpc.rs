@@ -1,5 +1,5 @@
 //! Slurm's raw-message calls, which a few consumers reach past slurm.h:
-//! pyslurm 22.05 fetches a job's batch script with `slurm_msg_t_init` +
+//! pyslurm fetches a job's batch script with `slurm_msg_t_init` +
 //! `slurm_send_recv_controller_msg` (`REQUEST_BATCH_SCRIPT`), declaring
 //! Slurm's internal `slurm_msg_t` itself; and the free functions of internal
 //! messages it releases (`slurm_free_return_code_msg`), with those of two
@@ -21,18 +21,17 @@
 //! `ESLURM_NOT_SUPPORTED`) and leaves the response untouched.
 //!
 //! # Releases
-//! `slurm_msg_t` is laid out as Slurm 22.05's (src/common/
-//! slurm_protocol_defs.h at slurm-22-05-8-1: 376 bytes, `data` at 184,
-//! `msg_type` at 200); 24.11's differs (an authenticated gid, a conmgr
-//! connection, node alias addresses in `forward_t`), so the two message
-//! calls are exported by 22.05 builds only. The free functions are in both.
+//! `slurm_msg_t` is laid out as the release's (src/common/
+//! slurm_protocol_defs.h): 22.05's 376 bytes (`data` at 184, `msg_type` at
+//! 200), 24.11's 424 (an authenticated gid, a conmgr connection, node alias
+//! addresses in `forward_t`: `data` at 200, `msg_type` at 212). pyslurm
+//! 24.11 reaches them through libslurmfull's names (full.rs).
 
 // (enumerators are cast to the fields' types)
 #![allow(clippy::unnecessary_cast)]
 
 use crate::sys;
 use crate::xmalloc::xfree;
-#[cfg(feature = "slurm-22-05")]
 pub use msg::*;
 
 /// Slurm's internal `return_code_msg_t` (4 bytes in both releases).
@@ -150,12 +149,12 @@ pub fn batch_script(job_id: u32) -> ScriptAnswer {
     }
 }
 
-#[cfg(feature = "slurm-22-05")]
 mod msg {
     use super::*;
     use std::ffi::{c_char, c_int, c_void};
 
     /// Slurm 22.05's internal `forward_t`.
+    #[cfg(feature = "slurm-22-05")]
     #[repr(C)]
     #[derive(Clone, Copy)]
     pub struct Forward {
@@ -166,7 +165,22 @@ mod msg {
         pub tree_width: u16,
     }
 
+    /// Slurm 24.11's internal `forward_t` (64 bytes).
+    #[cfg(feature = "slurm-24-11")]
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct Forward {
+        pub alias_addrs: sys::slurm_node_alias_addrs_t,
+        pub cnt: u16,
+        pub init: u16,
+        pub nodelist: *mut c_char,
+        pub timeout: u32,
+        pub tree_width: u16,
+        pub tree_depth: u16,
+    }
+
     /// Slurm 22.05's internal `slurm_msg_t` (376 bytes).
+    #[cfg(feature = "slurm-22-05")]
     #[repr(C)]
     #[derive(Clone, Copy)]
     pub struct SlurmMsg {
@@ -193,6 +207,36 @@ mod msg {
         pub ret_list: sys::List,
     }
 
+    /// Slurm 24.11's internal `slurm_msg_t` (424 bytes: an authenticated
+    /// gid, a conmgr connection, no `data_size`).
+    #[cfg(feature = "slurm-24-11")]
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct SlurmMsg {
+        pub address: sys::slurm_addr_t,
+        pub auth_cred: *mut c_void,
+        pub auth_index: c_int,
+        pub auth_uid: sys::uid_t,
+        pub auth_gid: sys::gid_t,
+        pub auth_ids_set: bool,
+        pub restrict_uid: sys::uid_t,
+        pub restrict_uid_set: bool,
+        pub body_offset: u32,
+        pub buffer: *mut c_void,
+        pub conn: *mut c_void,
+        pub conn_fd: c_int,
+        pub conmgr_fd: *mut c_void,
+        pub data: *mut c_void,
+        pub flags: u16,
+        pub hash_index: u8,
+        pub msg_type: u16,
+        pub protocol_version: u16,
+        pub forward: Forward,
+        pub forward_struct: *mut c_void,
+        pub orig_addr: sys::slurm_addr_t,
+        pub ret_list: *mut sys::list_t,
+    }
+
     /// Slurm's internal `job_id_msg_t`, the body of `REQUEST_BATCH_SCRIPT`.
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default)]
@@ -201,14 +245,16 @@ mod msg {
         pub show_flags: u16,
     }
 
-    /// `SLURM_AUTH_NOBODY`: the uid of a message not yet authenticated.
+    /// `SLURM_AUTH_NOBODY`: the uid (and in 24.11 gid) of a message not
+    /// yet authenticated.
     const SLURM_AUTH_NOBODY: sys::uid_t = 99;
     /// `FORWARD_INIT`: marks an initialised `forward_t`.
     const FORWARD_INIT: u16 = 0xfffe;
 
     /// `void slurm_msg_t_init(slurm_msg_t *msg)`: a message with nothing in
-    /// it, as Slurm's: zeroed, `auth_uid` nobody, `conn_fd` -1, `msg_type`
-    /// and `protocol_version` NO_VAL16, the forward part initialised.
+    /// it, as Slurm's: zeroed, `auth_uid` (and 24.11's `auth_gid`) nobody,
+    /// `conn_fd` -1, `msg_type` and `protocol_version` NO_VAL16, the forward
+    /// part initialised.
     ///
     /// # Safety
     /// `msg` is NULL (nothing is done) or points to a writable `slurm_msg_t`.
@@ -220,12 +266,16 @@ mod msg {
             }
             // SAFETY: writable for size_of::<SlurmMsg>() bytes (the caller's
             // contract); all-zero bytes are a valid SlurmMsg (integers,
-            // bools, pointers and a sockaddr_storage).
+            // bools, pointers and sockaddr_storages).
             let m = unsafe {
                 std::ptr::write_bytes(msg, 0, 1);
                 &mut *msg
             };
             m.auth_uid = SLURM_AUTH_NOBODY;
+            #[cfg(feature = "slurm-24-11")]
+            {
+                m.auth_gid = SLURM_AUTH_NOBODY;
+            }
             m.conn_fd = -1;
             m.msg_type = sys::NO_VAL16 as u16;
             m.protocol_version = sys::NO_VAL16 as u16;
@@ -239,7 +289,7 @@ mod msg {
     /// answer (`msg_type`, `data`); 0 when the controller answered, -1 with
     /// errno set when not. Serves `REQUEST_BATCH_SCRIPT` (see the module
     /// doc); another cluster (`comm_cluster_rec` not NULL) or another message
-    /// type fails with `ESLURM_NOT_SUPPORTED`.
+    /// type fails with `ESLURM_NOT_SUPPORTED`, the response untouched.
     ///
     /// # Safety
     /// `request_msg` and `response_msg` are NULL or point to initialised
@@ -288,7 +338,10 @@ mod msg {
             let resp = unsafe { &mut *response_msg };
             resp.msg_type = msg_type;
             resp.data = data;
-            resp.data_size = 0;
+            #[cfg(feature = "slurm-22-05")]
+            {
+                resp.data_size = 0;
+            }
             resp.protocol_version = req.protocol_version;
             sys::SLURM_SUCCESS as c_int
         })
