@@ -775,17 +775,7 @@ pub fn message(jobs: &[&Job], ctx: &Ctx) -> *mut sys::job_info_msg_t {
 /// `msg` is NULL or a live message of this library's, not used afterwards.
 pub unsafe fn free_message(msg: *mut sys::job_info_msg_t) {
     // SAFETY: the caller's contract: record_count records in one block.
-    unsafe {
-        let Some(m) = msg.as_mut() else { return };
-        if !m.job_array.is_null() {
-            for i in 0..m.record_count as usize {
-                free_members(&mut *m.job_array.add(i));
-            }
-        }
-        xfree(&mut m.job_array);
-        let mut p = msg;
-        xfree(&mut p);
-    }
+    unsafe { crate::xmalloc::free_records(msg, |m| &mut m.job_array, |m| m.record_count as usize, |r| free_members(r)) }
 }
 
 /// The jobs a query returns, with the view's context, as a message in

@@ -516,20 +516,14 @@ pub unsafe extern "C" fn slurm_free_node_info_members(node: *mut sys::node_info_
 #[no_mangle]
 pub unsafe extern "C" fn slurm_free_node_info_msg(msg: *mut sys::node_info_msg_t) {
     crate::guard((), || {
-        if msg.is_null() {
-            return;
-        }
         // SAFETY: msg and its array are this library's blocks.
         unsafe {
-            let m = &mut *msg;
-            if !m.node_array.is_null() {
-                for i in 0..m.record_count as usize {
-                    free_node_members(&mut *m.node_array.add(i));
-                }
-            }
-            xfree(&mut m.node_array);
-            let mut p = msg;
-            xfree(&mut p);
+            crate::xmalloc::free_records(
+                msg,
+                |m| &mut m.node_array,
+                |m| m.record_count as usize,
+                |r| free_node_members(r),
+            )
         }
     })
 }

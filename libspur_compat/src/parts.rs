@@ -327,20 +327,14 @@ pub unsafe extern "C" fn slurm_free_partition_info_members(part: *mut sys::parti
 #[no_mangle]
 pub unsafe extern "C" fn slurm_free_partition_info_msg(msg: *mut sys::partition_info_msg_t) {
     crate::guard((), || {
-        if msg.is_null() {
-            return;
-        }
         // SAFETY: msg and its array are this library's blocks.
         unsafe {
-            let m = &mut *msg;
-            if !m.partition_array.is_null() {
-                for i in 0..m.record_count as usize {
-                    free_part_members(&mut *m.partition_array.add(i));
-                }
-            }
-            xfree(&mut m.partition_array);
-            let mut p = msg;
-            xfree(&mut p);
+            crate::xmalloc::free_records(
+                msg,
+                |m| &mut m.partition_array,
+                |m| m.record_count as usize,
+                |r| free_part_members(r),
+            )
         }
     })
 }

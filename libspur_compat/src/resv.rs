@@ -176,20 +176,14 @@ pub unsafe extern "C" fn slurm_load_reservations(
 #[no_mangle]
 pub unsafe extern "C" fn slurm_free_reservation_info_msg(msg: *mut sys::reserve_info_msg_t) {
     crate::guard((), || {
-        if msg.is_null() {
-            return;
-        }
         // SAFETY: msg and its array are this library's blocks.
         unsafe {
-            let m = &mut *msg;
-            if !m.reservation_array.is_null() {
-                for i in 0..m.record_count as usize {
-                    free_resv_members(&mut *m.reservation_array.add(i));
-                }
-            }
-            xfree(&mut m.reservation_array);
-            let mut p = msg;
-            xfree(&mut p);
+            crate::xmalloc::free_records(
+                msg,
+                |m| &mut m.reservation_array,
+                |m| m.record_count as usize,
+                |r| free_resv_members(r),
+            )
         }
     })
 }

@@ -229,15 +229,7 @@ pub unsafe extern "C" fn slurm_free_job_step_info_response_msg(msg: *mut sys::jo
     crate::guard((), || {
         // SAFETY: the caller's contract: job_step_count records in one block.
         unsafe {
-            let Some(m) = msg.as_mut() else { return };
-            if !m.job_steps.is_null() {
-                for i in 0..m.job_step_count as usize {
-                    free_members(&mut *m.job_steps.add(i));
-                }
-            }
-            xfree(&mut m.job_steps);
-            let mut p = msg;
-            xfree(&mut p);
+            crate::xmalloc::free_records(msg, |m| &mut m.job_steps, |m| m.job_step_count as usize, |r| free_members(r))
         }
     })
 }

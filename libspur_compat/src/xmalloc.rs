@@ -127,6 +127,35 @@ pub unsafe fn xfree<T>(p: &mut *mut T) {
     *p = std::ptr::null_mut();
 }
 
+/// Release a load message of this library's: each of its `count` records'
+/// members (`members`), the record array, then the message block itself,
+/// as each `slurm_free_*_msg` of slurm.h does (NULL `msg`: nothing).
+///
+/// # Safety
+/// `msg` is NULL or a live xmalloc'ed message whose `array(msg)` is NULL or
+/// an xmalloc'ed array of at least `count` records, none used afterwards.
+pub unsafe fn free_records<M, R>(
+    msg: *mut M,
+    array: impl Fn(&mut M) -> &mut *mut R,
+    count: impl Fn(&M) -> usize,
+    members: impl Fn(&mut R),
+) {
+    // SAFETY: the caller's contract above.
+    unsafe {
+        let Some(m) = msg.as_mut() else { return };
+        let n = count(m);
+        let records = array(m);
+        if !records.is_null() {
+            for i in 0..n {
+                members(&mut *records.add(i));
+            }
+        }
+        xfree(records);
+        let mut p = msg;
+        xfree(&mut p);
+    }
+}
+
 /// `void *slurm_xcalloc(size_t count, size_t size, bool clear, bool
 /// try_, const char *file, int line, const char *func)`: `count * size`
 /// bytes in xmalloc's layout (always zeroed here). Slurm aborts when memory
