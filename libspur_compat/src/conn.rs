@@ -8,8 +8,11 @@
 //! cache `/run/slurm/conf/slurm.conf`. Spur has no configless mode to fall
 //! back on beyond that (Slurm's `SLURM_CONF_SERVER` and DNS SRV lookup), so
 //! with none of these `slurm_init` ends the process as Slurm's does when it
-//! finds no source: `fatal: Could not establish a configuration source`,
-//! exit status 1. A call made without `slurm_init` reads the configuration
+//! finds no source: `PROG: fatal: Could not establish a configuration
+//! source`, exit status 1; a file it cannot read or parse ends it with the
+//! lines the commands print for it (`PROG: error: s_p_parse_file: unable to
+//! read ...`, `PROG: fatal: Unable to process configuration file`; Slurm
+//! retries a missing `$SLURM_CONF` for 60 s first, Spur does not). A call made without `slurm_init` reads the configuration
 //! on first use the same way, but fails with an error instead of exiting
 //! (Slurm's lazy `slurm_conf_lock` path).
 //!
@@ -138,11 +141,14 @@ pub fn conf() -> Result<Arc<SlurmConf>, i32> {
 /// `conf` is NULL or a NUL-terminated path.
 #[no_mangle]
 pub unsafe extern "C" fn slurm_init(conf: *const c_char) {
-    let outcome = crate::guard(Err("internal error".to_string()), || {
+    // (Slurm's log lines start with the program's name: `perl: fatal: ...`)
+    let prog = std::env::args().next().unwrap_or_default();
+    let prog = prog.rsplit('/').next().unwrap_or("").to_string();
+    let outcome = crate::guard(Err(format!("{}: fatal: internal error\n", prog)), || {
         // SAFETY: the caller's contract.
         let given = unsafe { crate::text(conf) }.filter(|s| !s.is_empty()).map(PathBuf::from);
         let Some(path) = given.or_else(default_source) else {
-            return Err("Could not establish a configuration source".to_string());
+            return Err(format!("{}: fatal: Could not establish a configuration source\n", prog));
         };
         match open(&path) {
             Ok(_) => {
@@ -150,17 +156,13 @@ pub unsafe extern "C" fn slurm_init(conf: *const c_char) {
                 std::env::set_var("SLURM_CONF", &path);
                 Ok(())
             }
-            Err(ClientError::Config(e)) => Err(e.to_string()),
-            Err(e) => Err(e.to_string()),
+            // the lines the commands print for the same file (spur-core's report)
+            Err(ClientError::Config(e)) => Err(e.report(&prog)),
+            Err(e) => Err(format!("{}: fatal: {}\n", prog, e)),
         }
     });
-    if let Err(m) = outcome {
-        if m.starts_with("Could not") {
-            eprintln!("fatal: {}", m);
-        } else {
-            eprintln!("error: {}", m);
-            eprintln!("fatal: Unable to process configuration file");
-        }
+    if let Err(lines) = outcome {
+        eprint!("{}", lines);
         std::process::exit(1);
     }
 }

@@ -110,6 +110,26 @@ fn the_perl_api_sees_what_squeue_sees() {
 }
 
 #[test]
+fn use_slurm_without_a_configuration_ends_as_slurms_does() {
+    // Slurm.pm's BOOT calls slurm_init(NULL): a $SLURM_CONF that cannot be
+    // read ends the process with the commands' lines, exit status 1
+    let lib = lib_dir("22.05");
+    let o = Command::new("/usr/bin/perl")
+        .args(["-MSlurm", "-e", "print qq(loaded\\n)"])
+        .env("SLURM_CONF", "/nonexistent-spur/slurm.conf")
+        .env("LD_LIBRARY_PATH", &lib)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "perl: error: s_p_parse_file: unable to read \"/nonexistent-spur/slurm.conf\": No such file or directory\n\
+         perl: fatal: Unable to process configuration file\n"
+    );
+}
+
+#[test]
 fn the_perl_api_loads_nodes_and_partitions_as_sinfo() {
     let script = r#"
 use Slurm;
