@@ -98,12 +98,18 @@ fn the_perl_api_sees_what_squeue_sees() {
     for id in &ids {
         c.wait_state(&id.to_string(), "RUNNING", Duration::from_secs(30));
     }
-    // (squeue shows pending/running jobs; Slurm.pm's load_jobs all the
-    // recent ones, so compare the live ones)
+    // (the other tests of the file run at once on the same cluster: compare
+    // this test's jobs; squeue shows live jobs, Slurm.pm's load_jobs all
+    // the recent ones, so compare the live ones)
     let perl = with_lib("22.05", "/usr/bin/perl", &["-e", PERL_JOBS]);
-    let live: Vec<String> =
-        perl_lines(&perl).into_iter().filter(|l| l.contains(" RUNNING ") || l.contains(" PENDING ")).collect();
-    assert_eq!(live, squeue_lines());
+    let mine = |l: &String| ids.iter().any(|id| l.starts_with(&format!("{} ", id)));
+    let live: Vec<String> = perl_lines(&perl)
+        .into_iter()
+        .filter(|l| mine(l) && (l.contains(" RUNNING ") || l.contains(" PENDING ")))
+        .collect();
+    let squeue: Vec<String> = squeue_lines().into_iter().filter(mine).collect();
+    assert_eq!(squeue.len(), 2, "{:?}", squeue);
+    assert_eq!(live, squeue);
     for id in ids {
         c.run("scancel", &[&id.to_string()]).ok();
     }
