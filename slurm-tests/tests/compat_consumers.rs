@@ -10,12 +10,12 @@
 //! * the same Perl API with Debian's real libslurm.so.38 in place and ours
 //!   put in front of it with `LD_PRELOAD`.
 //!
-//! One cluster for the whole file.
+//! One cluster for the whole file, in one test (a cluster in a static would
+//! never be dropped, and its daemons would outlive the test process).
 
 use slurm_tests::{wait_for, Cluster, Out};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 fn root() -> PathBuf {
@@ -42,9 +42,10 @@ fn include_dir(release: &str) -> PathBuf {
     }
 }
 
-fn cluster() -> &'static Cluster {
-    static C: OnceLock<Cluster> = OnceLock::new();
-    C.get_or_init(|| {
+/// The file's cluster (one, for every test that needs one: dropped, and so
+/// stopped, when that test ends).
+fn new_cluster() -> Cluster {
+    {
         let c = Cluster::up("compat", 2, &[]);
         // the torque wrappers run sbatch/srun from their own directory
         // (`$FindBin::Bin`): give them the cluster's bin/ as Spur's package
@@ -53,17 +54,17 @@ fn cluster() -> &'static Cluster {
             let _ = std::fs::copy(Path::new("/usr/bin").join(w), c.dir.join("bin").join(w));
         }
         c
-    })
+    }
 }
 
 /// Run with our library of `release` found first by the dynamic linker.
-fn with_lib(release: &str, prog: &str, args: &[&str]) -> Out {
+fn with_lib(c: &Cluster, release: &str, prog: &str, args: &[&str]) -> Out {
     let dir = lib_dir(release);
-    cluster().run_env(None, &[("LD_LIBRARY_PATH", dir.to_str().unwrap())], prog, args, None)
+    c.run_env(None, &[("LD_LIBRARY_PATH", dir.to_str().unwrap())], prog, args, None)
 }
 
-fn squeue_lines() -> Vec<String> {
-    let o = cluster().run("squeue", &["-h", "-o", "%i %j %u %T %P"]);
+fn squeue_lines(c: &Cluster) -> Vec<String> {
+    let o = c.run("squeue", &["-h", "-o", "%i %j %u %T %P"]);
     o.ok();
     let mut v: Vec<String> = o.stdout.lines().map(|l| l.trim().to_string()).collect();
     v.sort();
@@ -87,27 +88,25 @@ fn perl_lines(out: &Out) -> Vec<String> {
     v
 }
 
-fn submit_sleepers(n: usize) -> Vec<u32> {
-    (0..n).map(|i| cluster().sbatch(&["-J", &format!("perl{}", i), "--wrap", "sleep 300"])).collect()
+fn submit_sleepers(c: &Cluster, n: usize) -> Vec<u32> {
+    (0..n).map(|i| c.sbatch(&["-J", &format!("perl{}", i), "--wrap", "sleep 300"])).collect()
 }
 
-#[test]
-fn the_perl_api_sees_what_squeue_sees() {
-    let c = cluster();
-    let ids = submit_sleepers(2);
+fn the_perl_api_sees_what_squeue_sees(c: &Cluster) {
+    let ids = submit_sleepers(c, 2);
     for id in &ids {
         c.wait_state(&id.to_string(), "RUNNING", Duration::from_secs(30));
     }
     // (the other tests of the file run at once on the same cluster: compare
     // this test's jobs; squeue shows live jobs, Slurm.pm's load_jobs all
     // the recent ones, so compare the live ones)
-    let perl = with_lib("22.05", "/usr/bin/perl", &["-e", PERL_JOBS]);
+    let perl = with_lib(c, "22.05", "/usr/bin/perl", &["-e", PERL_JOBS]);
     let mine = |l: &String| ids.iter().any(|id| l.starts_with(&format!("{} ", id)));
     let live: Vec<String> = perl_lines(&perl)
         .into_iter()
         .filter(|l| mine(l) && (l.contains(" RUNNING ") || l.contains(" PENDING ")))
         .collect();
-    let squeue: Vec<String> = squeue_lines().into_iter().filter(mine).collect();
+    let squeue: Vec<String> = squeue_lines(c).into_iter().filter(mine).collect();
     assert_eq!(squeue.len(), 2, "{:?}", squeue);
     assert_eq!(live, squeue);
     for id in ids {
@@ -135,8 +134,7 @@ fn use_slurm_without_a_configuration_ends_as_slurms_does() {
     );
 }
 
-#[test]
-fn the_perl_api_loads_nodes_and_partitions_as_sinfo() {
+fn the_perl_api_loads_nodes_and_partitions_as_sinfo(c: &Cluster) {
     let script = r#"
 use Slurm;
 my $s = Slurm::new();
@@ -145,36 +143,34 @@ for my $x (@{$n->{node_array}}) { print "node $x->{name} $x->{cpus} $x->{real_me
 my $p = $s->load_partitions() or die "load_partitions\n";
 for my $x (@{$p->{partition_array}}) { print "part $x->{name} $x->{nodes} $x->{total_nodes}\n"; }
 "#;
-    let perl = with_lib("22.05", "/usr/bin/perl", &["-e", script]);
+    let perl = with_lib(c, "22.05", "/usr/bin/perl", &["-e", script]);
     let got = perl_lines(&perl);
-    let sinfo = cluster().run("sinfo", &["-h", "-N", "-o", "node %N %c %m"]);
-    let part = cluster().run("sinfo", &["-h", "-o", "part %R %N %D"]);
+    let sinfo = c.run("sinfo", &["-h", "-N", "-o", "node %N %c %m"]);
+    let part = c.run("sinfo", &["-h", "-o", "part %R %N %D"]);
     let mut want: Vec<String> = sinfo.stdout.lines().chain(part.stdout.lines()).map(|l| l.trim().to_string()).collect();
     want.sort();
     want.dedup();
     assert_eq!(got, want);
 }
 
-#[test]
-fn the_torque_wrappers_answer_as_squeue_and_sinfo() {
-    let c = cluster();
+fn the_torque_wrappers_answer_as_squeue_and_sinfo(c: &Cluster) {
     let id = c.sbatch(&["-J", "torque1", "--wrap", "sleep 300"]);
     let ids = id.to_string();
     c.wait_state(&ids, "RUNNING", Duration::from_secs(30));
     // qstat: one line per job, with the job's id, name, user, state and queue
-    let q = with_lib("22.05", "qstat", &[]);
+    let q = with_lib(c, "22.05", "qstat", &[]);
     assert_eq!(q.code, 0, "{}{}", q.stdout, q.stderr);
     let line = q.stdout.lines().find(|l| l.starts_with(&ids)).unwrap_or_else(|| panic!("qstat:\n{}", q.stdout));
     let f: Vec<&str> = line.split_whitespace().collect();
     assert_eq!((f[1], f[2], f[4]), ("torque1", "root", "R"), "{}", line);
     // qstat -f: the full record
-    let qf = with_lib("22.05", "qstat", &["-f", &ids]);
+    let qf = with_lib(c, "22.05", "qstat", &["-f", &ids]);
     assert_eq!(qf.code, 0, "{}{}", qf.stdout, qf.stderr);
     assert!(qf.stdout.lines().any(|l| l.starts_with("Job Id:") && l.ends_with(&ids)), "{}", qf.stdout);
     assert!(qf.stdout.contains("Job_Name = torque1"), "{}", qf.stdout);
     assert!(qf.stdout.contains("job_state = R"), "{}", qf.stdout);
     // pbsnodes: every node, with its processors
-    let pn = with_lib("22.05", "pbsnodes", &["-a"]);
+    let pn = with_lib(c, "22.05", "pbsnodes", &["-a"]);
     assert_eq!(pn.code, 0, "{}{}", pn.stdout, pn.stderr);
     let nodes = c.run("sinfo", &["-h", "-N", "-o", "%N %c"]);
     for l in nodes.stdout.lines() {
@@ -183,31 +179,27 @@ fn the_torque_wrappers_answer_as_squeue_and_sinfo() {
         assert!(pn.stdout.contains(&format!("np = {}", cpus)), "{}", pn.stdout);
     }
     // qdel cancels it
-    let d = with_lib("22.05", "qdel", &[&ids]);
+    let d = with_lib(c, "22.05", "qdel", &[&ids]);
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
     c.wait_state(&ids, "CANCELLED", Duration::from_secs(30));
 }
 
-#[test]
-fn qhold_and_qrls_hold_and_release_a_pending_job() {
-    let c = cluster();
+fn qhold_and_qrls_hold_and_release_a_pending_job(c: &Cluster) {
     let id = c.sbatch(&["-J", "held1", "--begin", "now+1hour", "--wrap", "true"]).to_string();
-    let h = with_lib("22.05", "qhold", &[&id]);
+    let h = with_lib(c, "22.05", "qhold", &[&id]);
     assert_eq!(h.code, 0, "{}{}", h.stdout, h.stderr);
     let reason = || c.run("squeue", &["-h", "-j", &id, "-o", "%r"]).stdout.trim().to_string();
     wait_for("the job held", Duration::from_secs(10), || reason() == "JobHeldUser" || reason() == "JobHeldAdmin");
-    let r = with_lib("22.05", "qrls", &[&id]);
+    let r = with_lib(c, "22.05", "qrls", &[&id]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     wait_for("the job released", Duration::from_secs(10), || reason() == "BeginTime");
     c.run("scancel", &[&id]).ok();
 }
 
-#[test]
-fn ld_preload_puts_the_library_before_slurms_own() {
+fn ld_preload_puts_the_library_before_slurms_own(c: &Cluster) {
     // Debian's real libslurm.so.38 is what Slurm.so loads by its NEEDED
     // entry; LD_PRELOAD binds libslurm's symbols to ours first
     assert!(Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38").exists(), "Debian's libslurm38 is installed");
-    let c = cluster();
     let id = c.sbatch(&["-J", "preload1", "--wrap", "sleep 300"]);
     c.wait_state(&id.to_string(), "RUNNING", Duration::from_secs(30));
     let lib = lib_dir("22.05").join("libslurm.so.38");
@@ -349,8 +341,7 @@ int main(int argc, char **argv) {
 }
 "##;
 
-fn c_consumer(release: &str) {
-    let c = cluster();
+fn c_consumer(c: &Cluster, release: &str) {
     let lib = lib_dir(release);
     let dir = c.dir.join(format!("cprog-{}", release));
     std::fs::create_dir_all(&dir).unwrap();
@@ -408,14 +399,18 @@ fn c_consumer(release: &str) {
     c.wait_state(&id.to_string(), "CANCELLED", Duration::from_secs(30));
 }
 
+/// Everything that needs the cluster, one after the other on one cluster
+/// (stopped when the test ends).
 #[test]
-fn a_c_program_against_22_05_headers_under_valgrind() {
-    c_consumer("22.05");
-}
-
-#[test]
-fn a_c_program_against_24_11_headers_under_valgrind() {
-    c_consumer("24.11");
+fn consumers_on_a_live_cluster() {
+    let c = new_cluster();
+    the_perl_api_sees_what_squeue_sees(&c);
+    the_perl_api_loads_nodes_and_partitions_as_sinfo(&c);
+    the_torque_wrappers_answer_as_squeue_and_sinfo(&c);
+    qhold_and_qrls_hold_and_release_a_pending_job(&c);
+    ld_preload_puts_the_library_before_slurms_own(&c);
+    c_consumer(&c, "22.05");
+    c_consumer(&c, "24.11");
 }
 
 /// Slurm's helper functions (error texts, hostlists, bitstrings, state,
