@@ -370,9 +370,12 @@ mod tests {
     #[test]
     fn the_signing_service_signs_only_the_callers_own_user_credential() {
         let d = std::env::temp_dir().join(format!("spur-signer-test-{}", std::process::id()));
-        let sock = d.join("auth.socket");
         let key = b"0123456789abcdef0123456789abcdef".to_vec();
         for legacy in [false, true] {
+            // a socket of its own for each service: the second one, bound
+            // where the first still listened, could be reached between its
+            // bind and its listen (ECONNREFUSED, seen once in CI)
+            let sock = d.join(format!("auth-{}.socket", legacy));
             let (s2, k2) = (sock.clone(), key.clone());
             std::thread::spawn(move || serve_signer(&s2, k2, legacy));
             while UnixStream::connect(&sock).is_err() {
