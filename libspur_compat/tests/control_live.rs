@@ -201,7 +201,8 @@ fn control_through_the_library() {
         b
     };
     let reason = |c: &Cluster| c.run("squeue", &["-h", "-j", &b.to_string(), "-o", "%r"]).stdout.trim().to_string();
-    assert_eq!(reason(&c), "BeginTime");
+    // the reason is the scheduler's, set on its first pass after the submit
+    slurm_tests::wait_for("Reason=BeginTime", T, || reason(&c) == "BeginTime");
     assert_eq!(update(b, |d| d.priority = 0), (0, 0));
     assert!(show(&c, b).contains("Priority=0"), "{}", show(&c, b));
     assert!(reason(&c).starts_with("JobHeld"), "{}", reason(&c));

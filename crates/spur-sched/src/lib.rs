@@ -288,10 +288,8 @@ pub fn schedule_with<'a>(
             set_reason(&mut out, h.clone());
             continue;
         }
-        if job.desc.begin_time > now {
-            set_reason(&mut out, Reason::BeginTime);
-            continue;
-        }
+        // a dependency first, then the begin time (job_independent's order:
+        // a job waiting on both shows Dependency)
         if let Some(dep) = job.desc.dependency.as_deref().filter(|d| !d.is_empty()).map(dependency_of) {
             // (a dependency that does not read, never accepted, never clears)
             let state = match &dep {
@@ -318,6 +316,10 @@ pub fn schedule_with<'a>(
                 set_reason(&mut out, Reason::Dependency);
                 continue;
             }
+        }
+        if job.desc.begin_time > now {
+            set_reason(&mut out, Reason::BeginTime);
+            continue;
         }
         if job.eligible_time == 0 {
             out.push(Decision::Eligible { job_id: job.job_id });

@@ -343,10 +343,22 @@ fn held_and_future_jobs_wait_with_their_reason() {
     later.desc.begin_time = NOW + 60;
     let mut now = job(4);
     now.desc.begin_time = NOW;
-    let d = pass(&[&held, &admin, &later, &now], &[&n], &[&p]);
+    let run = Job { state: JobState::Running, ..job(5) };
+    // waiting on a running job and on its begin time: Dependency first, as
+    // slurmctld's job_independent tests them; once the dependency is met, BeginTime
+    let mut both = job(6);
+    both.desc.begin_time = NOW + 60;
+    both.desc.dependency = Some("afterok:5".into());
+    let mut met = both.clone();
+    met.job_id = 7;
+    let done = Job { state: JobState::Completed, ..job(8) };
+    met.desc.dependency = Some("afterany:8".into());
+    let d = pass(&[&held, &admin, &later, &now, &run, &both, &met, &done], &[&n], &[&p]);
     assert_eq!(reason(&d, 1), Some(Reason::JobHeldUser));
     assert_eq!(reason(&d, 2), Some(Reason::JobHeldAdmin));
     assert_eq!(reason(&d, 3), Some(Reason::BeginTime));
+    assert_eq!(reason(&d, 6), Some(Reason::Dependency));
+    assert_eq!(reason(&d, 7), Some(Reason::BeginTime));
     assert_eq!(started(&d), [4], "a begin time that has come does not hold a job back");
 }
 

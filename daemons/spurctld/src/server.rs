@@ -668,11 +668,18 @@ impl Service {
             // a job held at submission shows `NumNodes=1-1` (recorded/24.11/basic/047)
             desc.max_nodes = Some(nodes);
         }
-        let reason = held.clone().unwrap_or(Reason::None);
         // not eligible (EligibleTime=Unknown) while held or waiting on a
         // dependency (job_independent never sets its begin time;
         // recorded/24.11/basic/047 and 052)
         let has_dep = desc.dependency.as_deref().map(|d| !d.is_empty()).unwrap_or(false);
+        // a job that begins later waits with BeginTime from its submission on
+        // (job_allocate asks job_independent at once, which sets WAIT_TIME),
+        // not only from the scheduler's next pass
+        let reason = match &held {
+            Some(r) => r.clone(),
+            None if !has_dep && desc.begin_time > t => Reason::BeginTime,
+            None => Reason::None,
+        };
         let eligible_time = if held.is_some() || has_dep {
             0
         } else if desc.begin_time > t {
