@@ -333,7 +333,7 @@ fn sbatch_wait_returns_the_jobs_exit_code() {
 
 #[test]
 fn scancel_reaches_the_whole_process_tree() {
-    let c = Cluster::up("tree", 1, &[]);
+    let c = Cluster::up("tree", 2, &[]);
     let marker = format!("spur-tree-{}", std::process::id());
     let id = c.sbatch(&[
         "-o",
@@ -361,6 +361,27 @@ fn scancel_reaches_the_whole_process_tree() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(count(), 0, "every process of the job must be gone");
+
+    // cancelled at once, while its launch may still be on the way to the
+    // agent (two-node jobs: their start takes long enough to lose the race): the termination must not be lost (the run, landing after it, is
+    // ended at once). Before, one job in a few dozen stayed COMPLETING with its
+    // script running until the controller repeated the termination, KillWait
+    // + 15 s later; here that is 45 s, longer than the wait below.
+    let quick = format!("spur-quick-{}", std::process::id());
+    let ids: Vec<String> = (0..60)
+        .map(|_| {
+            let id = c
+                .sbatch(&["-N2", "-o", "/dev/null", "--wrap", &format!("exec bash -c 'exec -a {} sleep 300'", quick)])
+                .to_string();
+            assert_eq!(c.run("scancel", &[&id]).code, 0);
+            id
+        })
+        .collect();
+    slurm_tests::wait_for("the quickly cancelled jobs' end", Duration::from_secs(20), || {
+        ids.iter().all(|id| c.state(id) == "CANCELLED")
+    });
+    let left = std::process::Command::new("pgrep").args(["-f", &quick]).output().unwrap();
+    assert!(left.stdout.is_empty(), "{}", String::from_utf8_lossy(&left.stdout));
 }
 
 /// `spur cluster down` ends the jobs of the cluster it stops, with their

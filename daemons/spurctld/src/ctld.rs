@@ -283,6 +283,7 @@ impl Ctld {
                 return true;
             }
         }
+        let run = self.read().state.jobs().get(&job_id).map(|j| j.restart_count.saturating_add(1)).unwrap_or(0);
         let Some(mut a) = self.agent(node).await else { return false };
         let req = SignalRequest {
             job_id,
@@ -291,6 +292,7 @@ impl Ctld {
             terminate,
             kill_wait: self.conf.kill_wait as u32,
             reason: reason as i32,
+            run,
         };
         a.signal(self.signed(req)).await.is_ok()
     }

@@ -12,9 +12,10 @@ use spur_core::launch::LaunchSpec;
 use spur_proto::agent_server::{Agent, AgentServer};
 use spur_proto::*;
 use spur_spool::DoneLog;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tonic::{Request, Response};
 
@@ -125,6 +126,9 @@ fn init_logging(file: Option<&Path>) {
     b.with_writer(std::io::stderr).init();
 }
 
+/// How long a termination that came before its run's launch is remembered.
+const EARLY_END_TTL: Duration = Duration::from_secs(600);
+
 struct AgentState {
     node: String,
     spool: PathBuf,
@@ -136,6 +140,10 @@ struct AgentState {
     /// a new leader's re-send) arriving together must start one run.
     launching: tokio::sync::Mutex<()>,
     tombs: Arc<DoneLog>,
+    /// Terminations that came before their run's launch (a job cancelled
+    /// while its launch was on the way): job id -> (run, when, why). The run
+    /// is ended as soon as it lands; entries older than `EARLY_END_TTL` go.
+    early_ends: std::sync::Mutex<HashMap<u32, (u32, Instant, StopReason)>>,
     /// For forwarding step launches down the tree to other agents.
     key: Arc<Vec<u8>>,
     transport: spur_auth::tls::Transport,
@@ -189,6 +197,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         done_tx: done_tx.clone(),
         launching: tokio::sync::Mutex::new(()),
         tombs: tombs.clone(),
+        early_ends: Default::default(),
         key: key.clone(),
         transport: transport.clone(),
         legacy: spur_auth::legacy_enabled(conf.auth_info.as_deref()),
@@ -646,11 +655,30 @@ impl Agent for Svc {
             );
             return Ok(Response::new(LaunchReply { status: ok() }));
         }
+        let early_end = {
+            let mut e = self.st.early_ends.lock().unwrap_or_else(|e| e.into_inner());
+            match e.get(&id) {
+                Some(&(run, _, why)) if run == spec.job.restart_count => {
+                    e.remove(&id);
+                    Some(why)
+                }
+                _ => None,
+            }
+        };
         let exe = self.st.exe.clone();
-        let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &dir, &spec)).await;
+        let kill_wait = spec.kill_wait;
+        let d = dir.clone();
+        let res = tokio::task::spawn_blocking(move || place_and_spawn(&exe, &d, &spec)).await;
         match res {
             Ok(Ok(())) => {
                 tracing::info!("launched batch job {} on {}", id, self.st.node);
+                if let Some(why) = early_end {
+                    // cancelled before it landed: it ends at once, and its
+                    // supervisor reports the end as for any terminated run
+                    tracing::info!("job {} was terminated before its launch came; ending it", id);
+                    let note = (why != StopReason::Unspecified).then_some(why == StopReason::Timeout);
+                    tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, kill_wait, note));
+                }
                 Ok(Response::new(LaunchReply { status: ok() }))
             }
             Ok(Err(e)) => Ok(Response::new(LaunchReply { status: err(ESLURMD_EXECVE_FAILED_ANY, e.to_string()) })),
@@ -662,7 +690,16 @@ impl Agent for Svc {
         self.admin(&req)?;
         let r = req.into_inner();
         let dir = spur_spool::job_dir(&self.st.spool, r.job_id);
+        // after any launch in progress has placed its run (or not)
+        let _launches_done = self.st.launching.lock().await;
         if !dir.exists() {
+            if r.terminate && r.run > 0 && !self.st.tombs.contains(r.job_id, r.run - 1) {
+                // its launch may still be on the way: end that run when it lands
+                let why = StopReason::try_from(r.reason).unwrap_or(StopReason::Unspecified);
+                let mut e = self.st.early_ends.lock().unwrap_or_else(|e| e.into_inner());
+                e.retain(|_, (_, at, _)| at.elapsed() < EARLY_END_TTL);
+                e.insert(r.job_id, (r.run - 1, Instant::now(), why));
+            }
             // Nothing runs here for that job: tell the controller it is over
             // if we know nothing of it at all.
             return Ok(Response::new(SignalReply {
