@@ -51,16 +51,22 @@
 //! trips to the node's step daemon per rank, as Slurm's srun sends every
 //! rank the whole set.
 //!
-//! # Steps without a PMI server
-//! Spur's step daemon serves `PMI_FD` only to `--mpi=pmi2` steps (srun's
-//! option or `MpiDefault=pmi2`); Slurm's srun answers libpmi in every step.
-//! Under `--mpi=none` a step of one task needs no server (its barrier is
-//! itself, its set its own pairs) and works; in a step of several tasks the
-//! first commit or barrier fails with `SLURM_ERROR` (errno
-//! `SLURM_COMMUNICATIONS_CONNECTION_ERROR`) after a line on stderr saying
-//! that `--mpi=pmi2` is needed. A `PMI_FD` whose `PMI_JOBID` names another
-//! step than `SLURM_JOB_ID.SLURM_STEPID` (inherited from an enclosing
-//! step) is not used.
+//! # Steps without `PMI_FD` (`--mpi=none`)
+//! Slurm's srun answers libpmi in every step, whatever its MPI type. Spur's
+//! step daemon serves `PMI_FD` to `--mpi=pmi2` steps only (that variable
+//! changes what MPI libraries do, and Slurm sets it for pmi2 only); under
+//! `--mpi=none` it serves libpmi on demand instead, on an abstract Unix
+//! socket named from the task's environment
+//! (`spur_core::launch::pmi1_socket_name`: srun's address and port, the
+//! job, step and node), open to the step's owner. This library connects
+//! to it on first use, says which task it is (`spur-rank=SLURM_PROCID`),
+//! and speaks PMI-1 as on `PMI_FD`. With neither (a program started outside
+//! srun) a process of one task needs no server (its barrier is itself, its
+//! set its own pairs) and works; one of several fails its first commit or
+//! barrier with `SLURM_ERROR` (errno `SLURM_COMMUNICATIONS_CONNECTION_ERROR`)
+//! after a line on stderr. A `PMI_FD` whose `PMI_JOBID` names another step
+//! than `SLURM_JOB_ID.SLURM_STEPID` (inherited from an enclosing step) is
+//! not used.
 //!
 //! After [`slurm_pmi_finalize`] has closed `PMI_FD`, the process cannot
 //! speak to the server again (the descriptor's number may be reused):
@@ -401,7 +407,7 @@ fn try_state() -> Option<MutexGuard<'static, State>> {
 
 /// The step daemon's PMI socket of this task, if it has one.
 fn pmi_socket() -> Result<Option<UnixStream>, Fail> {
-    let Some(fd) = std::env::var("PMI_FD").ok() else { return Ok(None) };
+    let Some(fd) = std::env::var("PMI_FD").ok() else { return Ok(on_demand_socket()) };
     let Ok(fd) = fd.trim().parse::<i32>() else {
         return fail(SLURM_COMMUNICATIONS_CONNECTION_ERROR, format!("PMI_FD={} is not a descriptor", fd));
     };
@@ -430,8 +436,29 @@ fn pmi_socket() -> Result<Option<UnixStream>, Fail> {
     Ok(Some(unsafe { UnixStream::from_raw_fd(fd) }))
 }
 
-const NEED_PMI2: &str = "no PMI server for this task (PMI_FD is not set): Spur serves Slurm's libpmi through \
-     the step daemon's PMI server, which steps get with srun --mpi=pmi2 (or MpiDefault=pmi2)";
+/// Without `PMI_FD` (`--mpi=none`): the step daemon's socket for libpmi on
+/// demand, named from the task's environment
+/// (`spur_core::launch::pmi1_socket_name`), after saying which task this
+/// is (`spur-rank=SLURM_PROCID`). None outside a step of srun's.
+fn on_demand_socket() -> Option<UnixStream> {
+    use std::os::linux::net::SocketAddrExt;
+    let var = |k: &str| std::env::var(k).ok();
+    let name = spur_core::launch::pmi1_socket_name(
+        &var("SLURM_SRUN_COMM_HOST")?,
+        &var("SLURM_SRUN_COMM_PORT")?,
+        &var("SLURM_JOB_ID")?,
+        &var("SLURM_STEPID")?,
+        &var("SLURMD_NODENAME")?,
+    );
+    let rank: u32 = var("SLURM_PROCID")?.trim().parse().ok()?;
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).ok()?;
+    let mut s = UnixStream::connect_addr(&addr).ok()?;
+    s.write_all(format!("spur-rank={}\n", rank).as_bytes()).ok()?;
+    Some(s)
+}
+
+const NEED_PMI2: &str = "no PMI server for this task: neither PMI_FD (srun --mpi=pmi2) nor the step daemon's \
+     socket for libpmi (srun --mpi=none) is there";
 
 impl State {
     /// The link to the server, opened on first use; None when the task has

@@ -6,10 +6,12 @@
 //! * `srun -N2 -n3 --mpi=pmi2`: every rank puts a pair, commits, passes the
 //!   barrier and reads its neighbour's pair, twice (the second time a
 //!   value of 1000 bytes, which crosses in several chunks);
-//! * `--mpi=none`: one task needs no server and works; several fail,
-//!   saying that `--mpi=pmi2` is needed;
+//! * `--mpi=none` (Slurm's default MpiDefault): the same with no `PMI_FD`,
+//!   through the step daemon's socket for libpmi on demand, as Slurm's srun
+//!   answers libpmi in every step; and outside srun (no step at all) one
+//!   process is a step of one task and needs no server;
 //! * `PMI_Abort` of one rank ends the step while the others wait in the
-//!   barrier.
+//!   barrier, under either.
 //!
 //! One cluster, one test.
 
@@ -154,8 +156,9 @@ fn libpmi() {
     let s = setup();
     let Some(prog) = &s.prog else { return };
     ranks_exchange_through_the_step_daemon(&s, prog);
-    without_a_pmi_server_one_task_works_and_several_are_told_to_use_pmi2(&s, prog);
-    a_rank_aborts_the_step(&s, prog);
+    under_mpi_none_the_step_daemon_answers_on_demand(&s, prog);
+    a_rank_aborts_the_step(&s, prog, "--mpi=pmi2");
+    a_rank_aborts_the_step(&s, prog, "--mpi=none");
 }
 
 fn ranks_exchange_through_the_step_daemon(s: &Setup, prog: &str) {
@@ -167,23 +170,33 @@ fn ranks_exchange_through_the_step_daemon(s: &Setup, prog: &str) {
     eprintln!("{}", o.stdout);
 }
 
-fn without_a_pmi_server_one_task_works_and_several_are_told_to_use_pmi2(s: &Setup, prog: &str) {
-    let o = srun(s, &["-N1", "-n1", "--mpi=none", prog]);
-    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
-    let kvs = kvs_name(&o.stdout);
-    assert_eq!(sorted(&o.stdout), want(1, &kvs, &s.lib), "{}", o.stderr);
-
-    let o = srun(s, &["-N2", "-n2", "--mpi=none", prog]);
-    assert_ne!(o.code, 0, "{}{}", o.stdout, o.stderr);
-    assert!(o.stderr.contains("srun --mpi=pmi2"), "{}", o.stderr);
-    assert!(o.stderr.contains("PMI_KVS_Commit(kvs) failed"), "{}", o.stderr);
-    eprintln!("{}", o.stderr);
+fn under_mpi_none_the_step_daemon_answers_on_demand(s: &Setup, prog: &str) {
+    for args in [&["-N1", "-n1"][..], &["-N2", "-n3"], &["-N1", "-n4"]] {
+        let mut a = args.to_vec();
+        a.extend(["--mpi=none", prog]);
+        let o = srun(s, &a);
+        assert_eq!(o.code, 0, "{:?}: {}{}", args, o.stdout, o.stderr);
+        let kvs = kvs_name(&o.stdout);
+        let n: usize = args[1][2..].parse().unwrap();
+        assert_eq!(sorted(&o.stdout), want(n, &kvs, &s.lib), "{}", o.stderr);
+        assert!(o.stderr.is_empty(), "{}", o.stderr);
+    }
+    // no step at all: one process, its own barrier (libpmi's singleton)
+    let o = std::process::Command::new("runuser")
+        .args(["-u", TEST_USER, "--", "env", &format!("LD_LIBRARY_PATH={}", s.lib), prog])
+        .env_remove("PMI_FD")
+        .current_dir(&s.c.work)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}{}", out, String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("rank 0 of 1 kvs "), "{}", out);
 }
 
-fn a_rank_aborts_the_step(s: &Setup, prog: &str) {
+fn a_rank_aborts_the_step(s: &Setup, prog: &str, mpi: &str) {
     let t = std::time::Instant::now();
     // (--time: should the abort not end the step, the limit does)
-    let o = srun(s, &["-N2", "-n3", "--mpi=pmi2", "--time=2", prog, "abort"]);
+    let o = srun(s, &["-N2", "-n3", mpi, "--time=2", prog, "abort"]);
     assert_ne!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stderr.contains("In: PMI_Abort(7, rank gives up)"), "{}", o.stderr);
     // (through the step daemon's PMI server: srun hears of the abort)

@@ -385,6 +385,17 @@ pub fn tasks_per_node(job: &Job) -> Vec<u32> {
     }
 }
 
+/// The abstract Unix socket on which the step daemon of a `--mpi=none` step
+/// answers Slurm's libpmi (PMI-1 through libslurm's `slurm_pmi_*`) for the
+/// step's tasks on its node, as Slurm's srun answers it in every step.
+/// Named from what every task's environment holds: `SLURM_SRUN_COMM_HOST`
+/// and `SLURM_SRUN_COMM_PORT` (the step's srun, whose port is its own on
+/// its host while it runs: two clusters on one host do not meet),
+/// `SLURM_JOB_ID`, `SLURM_STEPID` and `SLURMD_NODENAME`.
+pub fn pmi1_socket_name(srun_host: &str, srun_port: &str, job: &str, step: &str, node: &str) -> String {
+    format!("spur-pmi1:{}:{}:{}.{}:{}", srun_host, srun_port, job, step, node)
+}
+
 /// The variables of a step for its tasks, set over srun's environment
 /// before each task's own (`SLURM_PROCID`, ...): the job's (its node list,
 /// CPUs and name), the step's layout (`SLURM_NNODES`, `SLURM_NTASKS`,

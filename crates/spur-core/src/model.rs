@@ -658,10 +658,18 @@ impl Step {
         self.mpi.starts_with("pmix")
     }
 
-    /// An MPI type whose step daemons serve PMI (pmi2, pmix): its fences
-    /// climb the step's tree.
+    /// An MPI type whose step daemons serve PMI (pmi2, pmix, and none,
+    /// where they answer Slurm's libpmi on demand as Slurm's srun does in
+    /// every step): its fences climb the step's tree.
     pub fn uses_pmi(&self) -> bool {
-        self.mpi == "pmi2" || self.uses_pmix()
+        self.mpi == "pmi2" || self.uses_pmix() || self.pmi1_on_demand()
+    }
+
+    /// `--mpi=none`: no `PMI_FD`, but Slurm's libpmi (PMI-1 through
+    /// libslurm) still reaches the node's step daemon, at
+    /// [`crate::launch::pmi1_socket_name`].
+    pub fn pmi1_on_demand(&self) -> bool {
+        self.mpi.is_empty() || self.mpi == "none"
     }
 
     pub fn node_names(&self) -> Vec<String> {

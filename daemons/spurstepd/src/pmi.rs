@@ -22,6 +22,64 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Condvar, Mutex};
 
+/// The listening socket of `--mpi=none`'s PMI-1 on demand, in the abstract
+/// namespace (no file, nothing to clean up; it goes with the process).
+pub fn listen_abstract(name: &str) -> io::Result<std::os::unix::net::UnixListener> {
+    use std::os::linux::net::SocketAddrExt;
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+    std::os::unix::net::UnixListener::bind_addr(&addr)
+}
+
+/// `--mpi=none`'s PMI-1 on demand: each connection is one task's, which
+/// says first which it is (`spur-rank=N` and a newline), then speaks PMI-1
+/// as on a `PMI_FD`. A peer that is neither the step's owner nor root, a
+/// rank not of this node, or one already connected, is closed at once.
+pub fn serve_on_demand(
+    l: std::os::unix::net::UnixListener,
+    server: Arc<Server>,
+    local: std::collections::HashSet<u32>,
+    owner: u32,
+    abort: impl Fn() + Send + Clone + 'static,
+) {
+    let taken = Arc::new(Mutex::new(std::collections::HashSet::new()));
+    for conn in l.incoming() {
+        let Ok(mut s) = conn else { continue };
+        let peer = nix::sys::socket::getsockopt(&s, nix::sys::socket::sockopt::PeerCredentials);
+        if !peer.is_ok_and(|c| c.uid() == owner || c.uid() == 0) {
+            continue;
+        }
+        let (server, local, taken, abort) = (server.clone(), local.clone(), taken.clone(), abort.clone());
+        std::thread::spawn(move || {
+            let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+            let Some(rank) = read_hello(&mut s) else { return };
+            if !local.contains(&rank) || !taken.lock().unwrap_or_else(|e| e.into_inner()).insert(rank) {
+                return;
+            }
+            let _ = s.set_read_timeout(None);
+            if let Ok(End::Abort) = server.serve(rank, s) {
+                abort();
+            }
+        });
+    }
+}
+
+/// `spur-rank=N\n`, read a byte at a time (nothing past it is taken).
+fn read_hello(s: &mut impl Read) -> Option<u32> {
+    let mut line = Vec::new();
+    let mut b = [0u8; 1];
+    while line.len() < 32 {
+        if s.read(&mut b).ok()? == 0 {
+            return None;
+        }
+        if b[0] == b'\n' {
+            let text = std::str::from_utf8(&line).ok()?;
+            return text.strip_prefix("spur-rank=")?.parse().ok();
+        }
+        line.push(b[0]);
+    }
+    None
+}
+
 /// PMI_MAXVALLEN, PMI_MAXKEYLEN and the kvs name length Slurm announces.
 pub const VALLEN_MAX: usize = 1024;
 pub const KEYLEN_MAX: usize = 64;

@@ -256,6 +256,23 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
             pmi_socks.push((t, task_end, stepd_end));
         }
     }
+    // `--mpi=none`: no PMI_FD, but Slurm's libpmi reaches this daemon on
+    // demand (Slurm's srun answers libpmi in every step), at an abstract
+    // socket whose name the tasks' libslurm makes from their environment;
+    // bound before the tasks start. Failing to bind only costs libpmi.
+    let pmi1_listener = if spec.step.pmi1_on_demand() {
+        let port: u16 = spec.io.io_addr.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let name = spur_core::launch::pmi1_socket_name(
+            &spec.step.srun_addr,
+            &port.to_string(),
+            &spec.job.job_id.to_string(),
+            &spec.step.step_id.to_string(),
+            node,
+        );
+        crate::pmi::listen_abstract(&name).ok()
+    } else {
+        None
+    };
     // `--mpi=pmix`: this node's PMIx server, its collectives through srun
     let (pmix_abort, pmix_aborted) = std::sync::mpsc::channel::<i32>();
     let pmix = if spec.step.uses_pmix() {
@@ -437,12 +454,12 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
     }
     // `--mpi=pmi2`: each task's PMI conversation; fences go up the tree
     let name_waits = NameWaits::default();
-    if !pmi_socks.is_empty() {
+    if !pmi_socks.is_empty() || pmi1_listener.is_some() {
         let node_of = crate::pmi::task_nodes(&spec.step.task_ids, spec.step.num_tasks);
         let info = crate::pmi::StepInfo {
             jobid: format!("{}.{}", spec.job.job_id, spec.step.step_id),
             size: spec.step.num_tasks,
-            local_tasks: pmi_socks.len() as u32,
+            local_tasks: tasks.len() as u32,
             mapping: crate::pmi::process_mapping(&node_of),
             resv_ports: spec.step.resv_ports.clone(),
         };
@@ -463,6 +480,14 @@ fn run_step(dir: &Path, node: &str, waited: SigSet) -> io::Result<(spur_core::us
                     // a task's PMI abort ends the step
                     ender.abort_step(None);
                 }
+            });
+        }
+        if let Some(l) = pmi1_listener {
+            let local: std::collections::HashSet<u32> = tasks.iter().copied().collect();
+            let ender = ender.clone();
+            let owner = spec.uid;
+            std::thread::spawn(move || {
+                crate::pmi::serve_on_demand(l, server, local, owner, move || ender.abort_step(None))
             });
         }
     }
