@@ -67,6 +67,7 @@ pub mod jobs;
 pub mod list;
 pub mod nodes;
 pub mod parts;
+pub mod pids;
 pub mod pmi;
 pub mod resv;
 pub mod rpc;

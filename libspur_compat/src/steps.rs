@@ -10,7 +10,8 @@
 //! `scontrol show step` shows them).
 //!
 //! `slurm_job_step_stat` is left to the generated stub: its answer is a
-//! List of records holding Slurm's internal `jobacctinfo_t`.
+//! List of records holding Slurm's internal `jobacctinfo_t`. A step's
+//! processes (`slurm_job_step_get_pids`) are in `pids.rs`.
 
 // (enumerators are cast to the fields' types: bindgen gives a C enum the
 // enum type of the platform, which need not be the field's)

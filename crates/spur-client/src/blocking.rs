@@ -108,6 +108,10 @@ impl Client {
         block(self.inner.step_stat(job_id, step_id))
     }
 
+    pub fn step_pids(&self, job_id: u32, step_id: u32) -> Result<Vec<(String, Vec<i32>)>, ClientError> {
+        block(self.inner.step_pids(job_id, step_id))
+    }
+
     pub fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
         block(self.inner.query(q))
     }

@@ -444,10 +444,19 @@ impl Client {
         job_id: u32,
         step_id: u32,
     ) -> Result<(spur_core::acct::AcctStep, Vec<spur_core::usage::NodeUsage>), ClientError> {
-        let r = call!(self, step_stat, pb::StepStatRequest { job_id, step_id })?;
+        let r = call!(self, step_stat, pb::StepStatRequest { job_id, step_id, with_pids: false })?;
         check(&r.status)?;
         let step = decode_reply(spur_format::Kind::ACCT_JOB, &r.step)?;
         Ok((step, r.usage.iter().map(|l| spur_core::usage::NodeUsage::from_words(l.split_whitespace())).collect()))
+    }
+
+    /// The processes of a running step on each of its nodes that answered,
+    /// in the step's node order: (node, its tasks' pids by local id, then
+    /// the step's other processes), as `scontrol listpids` sees them.
+    pub async fn step_pids(&self, job_id: u32, step_id: u32) -> Result<Vec<(String, Vec<i32>)>, ClientError> {
+        let r = call!(self, step_stat, pb::StepStatRequest { job_id, step_id, with_pids: true })?;
+        check(&r.status)?;
+        Ok(r.pids.into_iter().map(|p| (p.node, p.pids)).collect())
     }
 
     /// Load jobs, nodes, partitions and reservations.

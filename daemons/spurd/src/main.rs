@@ -803,22 +803,38 @@ impl Agent for Svc {
         let r = req.into_inner();
         let spool = self.st.spool.clone();
         // the step daemon's last sample (the batch script's: its supervisor's,
-        // in the job's directory)
-        let usage = tokio::task::spawn_blocking(move || {
-            if r.step_id == spur_core::model::BATCH_STEP {
-                spur_spool::read_step_usage(&spur_spool::job_dir(&spool, r.job_id))
+        // in the job's directory); its processes, when asked, as `scontrol
+        // listpids` lists them
+        let found = tokio::task::spawn_blocking(move || {
+            let (dir, usage) = if r.step_id == spur_core::model::BATCH_STEP {
+                let dir = spur_spool::job_dir(&spool, r.job_id);
+                let usage = spur_spool::read_step_usage(&dir);
+                (dir, usage)
             } else {
-                spur_spool::step_usage(&spool, r.job_id, r.step_id)
-            }
+                (spur_spool::step_dir(&spool, r.job_id, r.step_id), spur_spool::step_usage(&spool, r.job_id, r.step_id))
+            };
+            let pids = if r.with_pids { spur_spool::step_pids(&dir) } else { None };
+            (usage, pids)
         })
         .await
-        .ok()
-        .flatten();
-        Ok(Response::new(match usage {
-            Some(u) => AgentStepStatReply { status: ok(), usage: u.to_line() },
-            None => AgentStepStatReply {
+        .unwrap_or((None, None));
+        Ok(Response::new(match found {
+            // (a step's processes are there before its first usage sample)
+            (u, pids) if u.is_some() || pids.is_some() => AgentStepStatReply {
+                status: ok(),
+                usage: u.map(|u| u.to_line()).unwrap_or_default(),
+                pids: pids
+                    .map(|p| {
+                        let mut tasks = p.tasks;
+                        tasks.sort_by_key(|&(_, local, _)| local);
+                        tasks.into_iter().map(|(pid, _, _)| pid).chain(p.others).collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            _ => AgentStepStatReply {
                 status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)),
                 usage: String::new(),
+                pids: vec![],
             },
         }))
     }

@@ -44,7 +44,7 @@ impl Service {
 
     pub(super) async fn step_stat_as(&self, id: Identity, req: Request<StepStatRequest>) -> R<StepStatReply> {
         let r = req.into_inner();
-        let fail = |code: i32| Ok(Response::new(StepStatReply { status: st(code), usage: vec![], step: vec![] }));
+        let fail = |code: i32| Ok(Response::new(StepStatReply { status: st(code), ..Default::default() }));
         let caller = self.caller(&id);
         let private = self.ctld.conf.private_data().jobs;
         let found = {
@@ -73,29 +73,32 @@ impl Service {
         for (i, n) in step.nodes.iter().enumerate() {
             let me = self.ctld.clone();
             let n = n.clone();
-            let (job_id, step_id) = (r.job_id, r.step_id);
+            let (job_id, step_id, with_pids) = (r.job_id, r.step_id, r.with_pids);
             calls.spawn(async move {
                 let mut a = me.agent(&n).await?;
-                let req = AgentStepStatRequest { job_id, step_id };
+                let req = AgentStepStatRequest { job_id, step_id, with_pids };
                 let reply = a.step_stat(me.signed(req)).await.ok()?.into_inner();
                 let ok = reply.status.as_ref().map(|s| s.code == 0).unwrap_or(true);
-                ok.then_some((i, reply.usage))
+                ok.then_some((i, reply.usage, StepNodePids { node: n, pids: reply.pids }))
             });
         }
-        let mut usage = vec![];
+        let mut answers = vec![];
         while let Some(done) = calls.join_next().await {
             if let Ok(Some(u)) = done {
-                usage.push(u);
+                answers.push(u);
             }
         }
         // in the step's node order
-        usage.sort();
+        answers.sort_by_key(|(i, _, _)| *i);
+        let (usage, pids): (Vec<_>, Vec<_>) = answers.into_iter().map(|(i, u, p)| ((i, u), p)).unzip();
+        let pids = if r.with_pids { pids } else { vec![] };
         let version = spur_format::FORMAT_VERSION;
         match spur_format::encode(Kind::ACCT_JOB, version, &step) {
             Ok(bytes) => Ok(Response::new(StepStatReply {
                 status: st(0),
-                usage: usage.into_iter().map(|(_, u)| u).collect(),
+                usage: usage.into_iter().map(|(_, u)| u).filter(|u: &String| !u.is_empty()).collect(),
                 step: bytes,
+                pids,
             })),
             Err(_) => fail(SLURM_ERROR_ANY),
         }

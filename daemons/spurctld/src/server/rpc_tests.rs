@@ -196,19 +196,20 @@ async fn accounting_records_follow_private_data() {
     // a query that cannot be read
     let bad = AccountingRequest { query: vec![1, 2, 3], max_format_version: 7 };
     assert_ne!(code(&s.accounting(user(bad)).await.unwrap().into_inner().status), 0);
-    let stat = |job_id| StepStatRequest { job_id, step_id: spur_core::model::BATCH_STEP };
+    let stat = |job_id| StepStatRequest { job_id, step_id: spur_core::model::BATCH_STEP, with_pids: false };
     assert_eq!(code(&s.step_stat(user(stat(theirs))).await.unwrap().into_inner().status), ESLURM_INVALID_JOB_ID);
     assert_eq!(code(&s.step_stat(user(stat(999_999))).await.unwrap().into_inner().status), ESLURM_INVALID_JOB_ID);
 }
 
 /// Without PrivateData, another user's running job is seen, but its steps'
-/// use is refused as slurmd refuses it (sstat: `rc = Invalid user id`).
+/// use is refused as slurmd refuses it (sstat: `rc = Invalid user id`), and
+/// its processes too (libslurm's slurm_job_step_get_pids).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_users_step_use_is_refused() {
     let f = controller().await;
     let s = &f.svc;
     let theirs = submit(&f, other(wrap_job(None))).await;
-    let stat = StepStatRequest { job_id: theirs, step_id: spur_core::model::BATCH_STEP };
+    let stat = StepStatRequest { job_id: theirs, step_id: spur_core::model::BATCH_STEP, with_pids: true };
     // (pending: no step runs yet, and the owner check comes first for another user)
     assert_eq!(code(&s.step_stat(user(stat)).await.unwrap().into_inner().status), ESLURM_USER_ID_MISSING);
 }

@@ -1,0 +1,127 @@
+//! `slurm_job_step_get_pids` against a real Spur cluster: a two-node step's
+//! processes on each node, as `scontrol listpids` lists them there; the
+//! batch step's; a node list naming one node, or a node without the step;
+//! an unknown step; and the free functions (one cluster, one test).
+
+use slurm_tests::Cluster;
+use spur_compat::pids::*;
+use spur_compat::sys;
+use std::collections::BTreeSet;
+use std::ffi::{CStr, CString};
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+struct Down(Cluster);
+impl Drop for Down {
+    fn drop(&mut self) {
+        self.0.down();
+    }
+}
+
+/// The answer as (node, pids) pairs, in the list's order.
+///
+/// # Safety
+/// `m` is a message of `slurm_job_step_get_pids`.
+unsafe fn answers(m: *mut sys::job_step_pids_response_msg_t) -> Vec<(String, Vec<u32>)> {
+    // SAFETY: the contract; the list holds job_step_pids_t records.
+    unsafe {
+        spur_compat::list::list_items((*m).pid_list)
+            .into_iter()
+            .map(|x| {
+                let r = &*x.cast::<sys::job_step_pids_t>();
+                let pids = std::slice::from_raw_parts(r.pid, r.pid_cnt as usize).to_vec();
+                (CStr::from_ptr(r.node_name).to_string_lossy().into_owned(), pids)
+            })
+            .collect()
+    }
+}
+
+/// What `scontrol listpids JOB NODE` lists for step `step` (`0`, `batch`):
+/// every PID (none while the step is not there yet).
+fn listpids(c: &Cluster, job: u32, step: &str, node: &str) -> BTreeSet<u32> {
+    let o = c.run("scontrol", &["listpids", &job.to_string(), node]);
+    o.stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.get(2) == Some(&step))
+        .filter_map(|w| w.first()?.parse().ok())
+        .collect()
+}
+
+fn get(job: u32, step: u32, nodes: Option<&str>) -> (i32, *mut sys::job_step_pids_response_msg_t) {
+    // SAFETY: a zeroed step id is a valid one to fill.
+    let mut id: sys::slurm_step_id_t = unsafe { std::mem::zeroed() };
+    id.job_id = job;
+    id.step_id = step;
+    id.step_het_comp = sys::NO_VAL;
+    let nodes = nodes.map(|n| CString::new(n).unwrap());
+    let mut resp = std::ptr::null_mut();
+    let np = nodes.as_ref().map_or(std::ptr::null_mut(), |n| n.as_ptr().cast_mut());
+    // SAFETY: id, nodes and resp are ours and live across the call.
+    let rc = unsafe { slurm_job_step_get_pids(&mut id, np, &mut resp) };
+    (rc, resp)
+}
+
+#[test]
+fn step_pids_as_listpids_lists_them() {
+    // (a 24.11 cluster for either library: 22.05's `scontrol listpids`,
+    // the oracle here, takes no node name)
+    let c = Down(Cluster::up("compat-pids", 2, &[]));
+    let c = &c.0;
+    std::env::set_var("SLURM_CONF", &c.conf);
+    let job = c.sbatch(&["-N2", "-n2", "-o", "/dev/null", "--wrap", "srun sleep 300"]);
+    slurm_tests::wait_for("the step's tasks on both nodes", T, || {
+        ["node1", "node2"].iter().all(|n| !listpids(c, job, "0", n).is_empty())
+    });
+
+    let (rc, m) = get(job, 0, None);
+    assert_eq!(rc, 0, "errno {}", spur_compat::errno::get());
+    // SAFETY: m is the message just filled.
+    let got = unsafe { answers(m) };
+    assert_eq!(got.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["node1", "node2"]);
+    for (node, pids) in &got {
+        assert_eq!(pids.iter().copied().collect::<BTreeSet<u32>>(), listpids(c, job, "0", node), "{}", node);
+    }
+    // SAFETY: m is ours, freed once.
+    unsafe {
+        assert_eq!(((*m).step_id.job_id, (*m).step_id.step_id), (job, 0));
+        slurm_job_step_pids_response_msg_free(m.cast());
+    }
+
+    // the batch step: its script and what it started, on the batch host
+    let (rc, m) = get(job, sys::SLURM_BATCH_SCRIPT, None);
+    assert_eq!(rc, 0);
+    // SAFETY: as above.
+    let got = unsafe { answers(m) };
+    assert_eq!(got.len(), 1, "{:?}", got);
+    let batch = listpids(c, job, "batch", &got[0].0);
+    assert!(!batch.is_empty());
+    assert_eq!(got[0].1.iter().copied().collect::<BTreeSet<u32>>(), batch);
+    // SAFETY: as above.
+    unsafe { slurm_job_step_pids_response_msg_free(m.cast()) };
+
+    // one node named; a node the step is not on
+    let (rc, m) = get(job, 0, Some("node2"));
+    assert_eq!(rc, 0);
+    // SAFETY: as above.
+    assert_eq!(unsafe { answers(m) }.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), ["node2"]);
+    // SAFETY: as above.
+    unsafe { slurm_job_step_pids_response_msg_free(m.cast()) };
+    let (rc, m) = get(job, 0, Some("node[2-3]"));
+    assert_eq!(rc, sys::ESLURM_INVALID_JOB_ID as i32);
+    // SAFETY: as above.
+    assert_eq!(unsafe { answers(m) }.len(), 1);
+    // SAFETY: as above.
+    unsafe { slurm_job_step_pids_response_msg_free(m.cast()) };
+
+    // an unknown step: its code, and no message made
+    let (rc, m) = get(job, 7, None);
+    assert_eq!((rc, spur_compat::errno::get()), (2017, 2017));
+    assert!(m.is_null());
+    // (NULL: nothing to free)
+    // SAFETY: NULL is allowed.
+    unsafe { slurm_job_step_pids_response_msg_free(std::ptr::null_mut()) };
+    assert_eq!(c.run("scancel", &[&job.to_string()]).code, 0);
+}
