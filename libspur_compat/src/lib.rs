@@ -55,6 +55,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod absent;
 pub mod bitstr;
 pub mod config;
 pub mod conn;

@@ -1,7 +1,9 @@
 //! `slurm_job_step_get_pids` against a real Spur cluster: a two-node step's
 //! processes on each node, as `scontrol listpids` lists them there; the
 //! batch step's; a node list naming one node, or a node without the step;
-//! an unknown step; and the free functions (one cluster, one test).
+//! an unknown step; and the free functions. Then the queries of features
+//! the cluster does not configure (src/absent.rs), answered as slurmctld
+//! answers them then (one cluster, one test).
 
 use slurm_tests::Cluster;
 use spur_compat::pids::*;
@@ -124,4 +126,39 @@ fn step_pids_as_listpids_lists_them() {
     // SAFETY: NULL is allowed.
     unsafe { slurm_job_step_pids_response_msg_free(std::ptr::null_mut()) };
     assert_eq!(c.run("scancel", &[&job.to_string()]).code, 0);
+    not_configured();
+}
+
+/// Measured with Debian 12's libslurm.so.38 against a slurmctld 22.05
+/// without topology, burst buffer or federation: each an empty message (or
+/// NULL) and 0.
+fn not_configured() {
+    use spur_compat::absent::*;
+    // SAFETY: each pointer is ours; each message is freed once by its own free.
+    unsafe {
+        let mut topo = std::ptr::null_mut();
+        assert_eq!(slurm_load_topo(&mut topo), 0);
+        assert_eq!((*topo).record_count, 0);
+        assert!((*topo).topo_array.is_null());
+        slurm_free_topo_info_msg(topo);
+        let mut fe = std::ptr::null_mut();
+        assert_eq!(slurm_load_front_end(0, &mut fe), 0);
+        assert_eq!((*fe).record_count, 0);
+        assert!((*fe).last_update > 0);
+        slurm_free_front_end_info_msg(fe);
+        let mut bb = std::ptr::null_mut();
+        assert_eq!(slurm_load_burst_buffer_info(&mut bb), 0);
+        assert_eq!((*bb).record_count, 0);
+        slurm_free_burst_buffer_info_msg(bb);
+        let mut status = std::ptr::null_mut();
+        assert_eq!(slurm_load_burst_buffer_stat(0, std::ptr::null_mut(), &mut status), 0);
+        assert!(status.is_null());
+        let mut trig = std::ptr::null_mut();
+        assert_eq!(slurm_get_triggers(&mut trig), 0);
+        assert_eq!((*trig).record_count, 0);
+        slurm_free_trigger_msg(trig);
+        let mut fed: *mut std::ffi::c_void = std::ptr::NonNull::dangling().as_ptr();
+        assert_eq!(slurm_load_federation(&mut fed), 0);
+        assert!(fed.is_null());
+    }
 }
