@@ -13,9 +13,11 @@
 //!   comma separated, in xmalloc'ed memory.
 //! * `slurmdb_ave_tres_usage`: a TRES usage string (`1=100,2=50`) with
 //!   each count divided by a number of tasks, as Slurm's.
-//! * Step statistics (pyslurm's `JobStep.load_stats`): Slurm's internal
+//! * Step statistics (pyslurm's `JobStep.load_stats`, over
+//!   `slurm_job_step_stat` of stepstat.rs): Slurm's internal
 //!   `jobacctinfo_t` (src/interfaces/jobacct_gather.h, which pyslurm
-//!   re-declares and reads) and the association manager's TRES list.
+//!   re-declares and reads; stepstat.rs declares it) and the association
+//!   manager's TRES list.
 //!   **Partial:** Spur gathers no per-task accounting, so a
 //!   `jobacctinfo_create`d record tracks no TRES (`tres_count` 0, no usage
 //!   arrays): `jobacctinfo_aggregate` sums CPU times, CPU frequency and
@@ -113,56 +115,9 @@ mod imp {
         })
     }
 
-    /// Slurm's internal `jobacct_id_t` (src/interfaces/jobacct_gather.h).
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug)]
-    pub struct JobacctId {
-        pub taskid: u32,
-        pub nodeid: u32,
-        pub step: *mut c_void,
-    }
-
-    /// Slurm 24.11's internal `struct jobacctinfo` (`jobacctinfo_t`), as
-    /// src/interfaces/jobacct_gather.h declares it and pyslurm re-declares it
-    /// to read CPU times and the TRES list.
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    pub struct Jobacctinfo {
-        pub pid: libc::pid_t,
-        pub sys_cpu_sec: u64,
-        pub sys_cpu_usec: u32,
-        pub user_cpu_sec: u64,
-        pub user_cpu_usec: u32,
-        pub act_cpufreq: u32,
-        pub energy: sys::acct_gather_energy_t,
-        pub last_total_cputime: f64,
-        pub this_sampled_cputime: f64,
-        pub current_weighted_freq: u32,
-        pub current_weighted_power: u32,
-        pub tres_count: u32,
-        pub tres_ids: *mut u32,
-        pub tres_list: *mut sys::list_t,
-        pub tres_usage_in_max: *mut u64,
-        pub tres_usage_in_max_nodeid: *mut u64,
-        pub tres_usage_in_max_taskid: *mut u64,
-        pub tres_usage_in_min: *mut u64,
-        pub tres_usage_in_min_nodeid: *mut u64,
-        pub tres_usage_in_min_taskid: *mut u64,
-        pub tres_usage_in_tot: *mut u64,
-        pub tres_usage_out_max: *mut u64,
-        pub tres_usage_out_max_nodeid: *mut u64,
-        pub tres_usage_out_max_taskid: *mut u64,
-        pub tres_usage_out_min: *mut u64,
-        pub tres_usage_out_min_nodeid: *mut u64,
-        pub tres_usage_out_min_taskid: *mut u64,
-        pub tres_usage_out_tot: *mut u64,
-        pub id: JobacctId,
-        pub dataset_id: c_int,
-        pub last_tres_usage_in_tot: f64,
-        pub last_tres_usage_out_tot: f64,
-        pub cur_time: libc::time_t,
-        pub last_time: libc::time_t,
-    }
+    // (Slurm's internal `jobacct_id_t` and `jobacctinfo_t` are
+    // stepstat.rs's, for both releases)
+    pub use crate::stepstat::{JobacctId, Jobacctinfo};
 
     /// `jobacctinfo_t *jobacctinfo_create(jobacct_id_t *jobacct_id)`: an
     /// xmalloc'ed record with no usage: zero CPU times, frequency and energy,
@@ -209,37 +164,10 @@ mod imp {
             if j.is_null() {
                 return;
             }
-            // SAFETY: a live record (the caller's contract).
-            let r = unsafe { &mut *j };
-            // SAFETY: each array is NULL or xmalloc'ed (the contract),
-            // released once and cleared.
-            unsafe {
-                crate::xmalloc::xfree(&mut r.tres_ids);
-                for a in [
-                    &mut r.tres_usage_in_max,
-                    &mut r.tres_usage_in_max_nodeid,
-                    &mut r.tres_usage_in_max_taskid,
-                    &mut r.tres_usage_in_min,
-                    &mut r.tres_usage_in_min_nodeid,
-                    &mut r.tres_usage_in_min_taskid,
-                    &mut r.tres_usage_in_tot,
-                    &mut r.tres_usage_out_max,
-                    &mut r.tres_usage_out_max_nodeid,
-                    &mut r.tres_usage_out_max_taskid,
-                    &mut r.tres_usage_out_min,
-                    &mut r.tres_usage_out_min_nodeid,
-                    &mut r.tres_usage_out_min_taskid,
-                    &mut r.tres_usage_out_tot,
-                ] {
-                    crate::xmalloc::xfree(a);
-                }
-            }
             // SAFETY: the global is only read here (a pointer copy).
             let global = unsafe { addr_of_mut!(assoc_mgr_tres_list).read() };
-            if !r.tres_list.is_null() && r.tres_list != global {
-                // SAFETY: a live list owned by the record (the contract).
-                unsafe { crate::list::slurm_list_destroy(r.tres_list) };
-            }
+            // SAFETY: a live record (the caller's contract).
+            unsafe { crate::stepstat::free_jobacct_members(&mut *j, global) };
             // SAFETY: the record's own block, released once.
             unsafe { crate::xmalloc::xfree(&mut j) };
         })

@@ -73,6 +73,7 @@ pub mod pmi;
 pub mod resv;
 pub mod rpc;
 pub mod slurmdb;
+pub mod stepstat;
 pub mod steps;
 pub mod strings;
 pub mod submit;

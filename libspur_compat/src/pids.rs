@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::null_mut;
 
 /// One node's answer, a new xmalloc'ed `job_step_pids_t`.
-fn record(node: &str, pids: &[i32]) -> *mut c_void {
+pub(crate) fn record(node: &str, pids: &[i32]) -> *mut c_void {
     let r = xnew::<sys::job_step_pids_t>();
     // SAFETY: a new zeroed block the size of the record.
     let rec = unsafe { &mut *r };
@@ -32,6 +32,58 @@ fn record(node: &str, pids: &[i32]) -> *mut c_void {
     rec.pid = xarray(&pids);
     rec.pid_cnt = pids.len() as u32;
     r.cast()
+}
+
+/// The usage and processes of step `id` on the nodes of `node_list` (NULL:
+/// all of the step's) that answered, sorted by node name, and the code to
+/// return once they are in (see the module doc); Err: the code to return
+/// at once, errno set.
+///
+/// # Safety
+/// `node_list` is NULL or NUL-terminated.
+pub(crate) unsafe fn ask(
+    id: &sys::slurm_step_id_t,
+    node_list: *const c_char,
+) -> Result<(Vec<spur_core::usage::NodeUsage>, Vec<spur_client::StepNodePids>, c_int), c_int> {
+    let only: Option<Vec<String>> = if node_list.is_null() {
+        None
+    } else {
+        // SAFETY: a NUL-terminated string (the contract).
+        let text = unsafe { CStr::from_ptr(node_list) }.to_string_lossy();
+        match spur_grammar::hostlist::expand(&text) {
+            Ok(n) => Some(n),
+            Err(_) => {
+                crate::errno::set(sys::ESLURM_INVALID_NODE_NAME as i32);
+                return Err(sys::ESLURM_INVALID_NODE_NAME as c_int);
+            }
+        }
+    };
+    let mut rc = 0;
+    let (usage, mut answers) = match crate::conn::call(|c| c.step_stat_with_pids(id.job_id, id.step_id)) {
+        Ok((_, usage, pids)) => (usage, pids),
+        // (a step that does not run: its layout's lookup fails so)
+        Err(code) if only.is_none() => {
+            let code = if code == sys::ESLURM_ALREADY_DONE as i32 { sys::ESLURM_INVALID_JOB_ID as i32 } else { code };
+            crate::errno::set(code);
+            return Err(code);
+        }
+        // (each named node's slurmd answers that it has no such step)
+        Err(_) => {
+            rc = sys::ESLURM_INVALID_JOB_ID as c_int;
+            (Vec::new(), Vec::new())
+        }
+    };
+    if let Some(only) = &only {
+        if only.iter().any(|n| !answers.iter().any(|a| &a.node == n)) {
+            rc = sys::ESLURM_INVALID_JOB_ID as c_int;
+        }
+        answers.retain(|a| only.contains(&a.node));
+    }
+    answers.sort_by(|a, b| a.node.cmp(&b.node));
+    if rc != 0 {
+        crate::errno::set(rc);
+    }
+    Ok((usage, answers, rc))
 }
 
 /// The list's destructor: `slurm_job_step_pids_free` of an item.
@@ -60,41 +112,11 @@ pub unsafe extern "C" fn slurm_job_step_get_pids(
             crate::errno::set(libc::EINVAL);
             return sys::SLURM_ERROR;
         };
-        let only: Option<Vec<String>> = if node_list.is_null() {
-            None
-        } else {
-            // SAFETY: a NUL-terminated string (the contract).
-            let text = unsafe { CStr::from_ptr(node_list) }.to_string_lossy();
-            match spur_grammar::hostlist::expand(&text) {
-                Ok(n) => Some(n),
-                Err(_) => {
-                    crate::errno::set(sys::ESLURM_INVALID_NODE_NAME as i32);
-                    return sys::ESLURM_INVALID_NODE_NAME as c_int;
-                }
-            }
-        };
-        let mut rc = 0;
-        let mut answers = match crate::conn::call(|c| c.step_pids(id.job_id, id.step_id)) {
+        // SAFETY: node_list is NULL or NUL-terminated (the contract).
+        let (_, answers, rc) = match unsafe { ask(id, node_list) } {
             Ok(a) => a,
-            // (a step that does not run: its layout's lookup fails so)
-            Err(code) if only.is_none() => {
-                let code =
-                    if code == sys::ESLURM_ALREADY_DONE as i32 { sys::ESLURM_INVALID_JOB_ID as i32 } else { code };
-                crate::errno::set(code);
-                return code;
-            }
-            // (each named node's slurmd answers that it has no such step)
-            Err(_) => {
-                rc = sys::ESLURM_INVALID_JOB_ID as c_int;
-                Vec::new()
-            }
+            Err(code) => return code,
         };
-        if let Some(only) = &only {
-            if only.iter().any(|n| !answers.iter().any(|(a, _)| a == n)) {
-                rc = sys::ESLURM_INVALID_JOB_ID as c_int;
-            }
-            answers.retain(|(n, _)| only.contains(n));
-        }
         // SAFETY: resp is writable (checked above, the contract).
         let out = unsafe {
             if (*resp).is_null() {
@@ -104,8 +126,7 @@ pub unsafe extern "C" fn slurm_job_step_get_pids(
         };
         out.step_id = *id;
         if !answers.is_empty() {
-            answers.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut items: Vec<*mut c_void> = answers.iter().map(|(n, p)| record(n, p)).collect();
+            let mut items: Vec<*mut c_void> = answers.iter().map(|a| record(&a.node, &a.pids)).collect();
             if out.pid_list.is_null() {
                 out.pid_list = crate::list::list_from(items, Some(free_item));
             } else {
@@ -114,9 +135,6 @@ pub unsafe extern "C" fn slurm_job_step_get_pids(
                     unsafe { crate::list::slurm_list_append(out.pid_list, x) };
                 }
             }
-        }
-        if rc != 0 {
-            crate::errno::set(rc);
         }
         rc
     })
@@ -148,15 +166,25 @@ pub unsafe extern "C" fn slurm_job_step_pids_free(object: *mut sys::job_step_pid
 /// `object` is NULL or such a message, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn slurm_job_step_pids_response_msg_free(object: *mut c_void) {
-    crate::guard((), || {
-        let msg = object.cast::<sys::job_step_pids_response_msg_t>();
-        // SAFETY: the caller's contract.
-        unsafe {
-            let Some(m) = msg.as_mut() else { return };
-            crate::list::slurm_list_destroy(m.pid_list);
-            m.pid_list = null_mut();
-            let mut p = msg;
-            xfree(&mut p);
-        }
+    // SAFETY: the caller's contract.
+    crate::guard((), || unsafe {
+        free_list_msg(object.cast::<sys::job_step_pids_response_msg_t>(), |m| &mut m.pid_list)
     })
+}
+
+/// Free a response message of this library whose one pointer is a List
+/// (`list`) that frees its own items (NULL: nothing).
+///
+/// # Safety
+/// `msg` is NULL or such a message, not used afterwards.
+pub(crate) unsafe fn free_list_msg<T>(msg: *mut T, list: impl FnOnce(&mut T) -> &mut *mut sys::xlist) {
+    // SAFETY: the caller's contract: an xmalloc'ed message, its list live or NULL.
+    unsafe {
+        let Some(m) = msg.as_mut() else { return };
+        let l = list(m);
+        crate::list::slurm_list_destroy(*l);
+        *l = null_mut();
+        let mut p = msg;
+        xfree(&mut p);
+    }
 }

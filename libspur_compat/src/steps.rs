@@ -9,9 +9,8 @@
 //! batch and extern steps hold no CPUs of their own and have no TRES (as
 //! `scontrol show step` shows them).
 //!
-//! `slurm_job_step_stat` is left to the generated stub: its answer is a
-//! List of records holding Slurm's internal `jobacctinfo_t`. A step's
-//! processes (`slurm_job_step_get_pids`) are in `pids.rs`.
+//! A step's processes (`slurm_job_step_get_pids`) are in `pids.rs`, its
+//! use (`slurm_job_step_stat`) in `stepstat.rs`.
 
 // (enumerators are cast to the fields' types: bindgen gives a C enum the
 // enum type of the platform, which need not be the field's)

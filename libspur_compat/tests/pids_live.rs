@@ -1,5 +1,6 @@
-//! `slurm_job_step_get_pids` against a real Spur cluster: a two-node step's
-//! processes on each node, as `scontrol listpids` lists them there; the
+//! `slurm_job_step_get_pids` and `slurm_job_step_stat` against a real Spur
+//! cluster: a two-node step's processes on each node, as `scontrol
+//! listpids` lists them there, and its use there; the
 //! batch step's; a node list naming one node, or a node without the step;
 //! an unknown step; and the free functions. Then the queries of features
 //! the cluster does not configure (src/absent.rs), answered as slurmctld
@@ -90,6 +91,40 @@ fn step_pids_as_listpids_lists_them() {
     unsafe {
         assert_eq!(((*m).step_id.job_id, (*m).step_id.step_id), (job, 0));
         slurm_job_step_pids_response_msg_free(m.cast());
+    }
+
+    // slurm_job_step_stat: per node its tasks, its processes (as above) and
+    // a jobacctinfo_t of its CPU use
+    // SAFETY: a zeroed step id is a valid one to fill; resp is ours, freed once.
+    unsafe {
+        let mut id: sys::slurm_step_id_t = std::mem::zeroed();
+        id.job_id = job;
+        id.step_id = 0;
+        id.step_het_comp = sys::NO_VAL;
+        let mut resp: *mut sys::job_step_stat_response_msg_t = std::ptr::null_mut();
+        assert_eq!(spur_compat::stepstat::slurm_job_step_stat(&mut id, std::ptr::null_mut(), 0, &mut resp), 0);
+        let recs: Vec<&sys::job_step_stat_t> = spur_compat::list::list_items((*resp).stats_list)
+            .into_iter()
+            .map(|x| &*x.cast::<sys::job_step_stat_t>())
+            .collect();
+        assert_eq!(recs.len(), 2);
+        for (r, (node, pids)) in recs.iter().zip(&got) {
+            assert_eq!((r.num_tasks, r.return_code), (1, 0));
+            let p = &*r.step_pids;
+            assert_eq!(&CStr::from_ptr(p.node_name).to_string_lossy(), node);
+            assert_eq!(
+                std::slice::from_raw_parts(p.pid, p.pid_cnt as usize).iter().collect::<BTreeSet<_>>(),
+                pids.iter().collect::<BTreeSet<_>>()
+            );
+            let a = &*r.jobacct.cast::<spur_compat::stepstat::Jobacctinfo>();
+            assert_eq!((a.tres_count, a.dataset_id), (0, -1));
+            assert!(a.user_cpu_usec < 1_000_000 && a.sys_cpu_usec < 1_000_000);
+        }
+        spur_compat::stepstat::slurm_job_step_stat_response_msg_free(resp.cast());
+        let mut none: *mut sys::job_step_stat_response_msg_t = std::ptr::null_mut();
+        id.step_id = 7;
+        assert_eq!(spur_compat::stepstat::slurm_job_step_stat(&mut id, std::ptr::null_mut(), 0, &mut none), 2017);
+        assert!(none.is_null());
     }
 
     // the batch step: its script and what it started, on the batch host

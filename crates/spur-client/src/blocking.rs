@@ -108,8 +108,13 @@ impl Client {
         block(self.inner.step_stat(job_id, step_id))
     }
 
-    pub fn step_pids(&self, job_id: u32, step_id: u32) -> Result<Vec<(String, Vec<i32>)>, ClientError> {
-        block(self.inner.step_pids(job_id, step_id))
+    pub fn step_stat_with_pids(
+        &self,
+        job_id: u32,
+        step_id: u32,
+    ) -> Result<(spur_core::acct::AcctStep, Vec<spur_core::usage::NodeUsage>, Vec<crate::StepNodePids>), ClientError>
+    {
+        block(self.inner.step_stat_with_pids(job_id, step_id))
     }
 
     pub fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {

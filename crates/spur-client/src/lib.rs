@@ -162,6 +162,17 @@ impl Controllers {
 
 /// A connection to the cluster's controllers. Cheap to clone (clones share
 /// the connection and the leader last seen); `Send + Sync`.
+/// A running step's processes on one of its nodes
+/// ([`Client::step_stat_with_pids`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepNodePids {
+    pub node: String,
+    /// Its tasks' first, by local id, then the step's other processes.
+    pub pids: Vec<i32>,
+    /// How many of `pids` are its tasks.
+    pub tasks: u32,
+}
+
 #[derive(Clone)]
 pub struct Client {
     conf: Arc<SlurmConf>,
@@ -450,13 +461,23 @@ impl Client {
         Ok((step, r.usage.iter().map(|l| spur_core::usage::NodeUsage::from_words(l.split_whitespace())).collect()))
     }
 
-    /// The processes of a running step on each of its nodes that answered,
-    /// in the step's node order: (node, its tasks' pids by local id, then
-    /// the step's other processes), as `scontrol listpids` sees them.
-    pub async fn step_pids(&self, job_id: u32, step_id: u32) -> Result<Vec<(String, Vec<i32>)>, ClientError> {
+    /// [`Client::step_stat`] with the step's processes on each node that
+    /// answered, in the step's node order, as `scontrol listpids` sees them
+    /// (libslurm's `slurm_job_step_get_pids` and `slurm_job_step_stat`).
+    pub async fn step_stat_with_pids(
+        &self,
+        job_id: u32,
+        step_id: u32,
+    ) -> Result<(spur_core::acct::AcctStep, Vec<spur_core::usage::NodeUsage>, Vec<StepNodePids>), ClientError> {
         let r = call!(self, step_stat, pb::StepStatRequest { job_id, step_id, with_pids: true })?;
         check(&r.status)?;
-        Ok(r.pids.into_iter().map(|p| (p.node, p.pids)).collect())
+        let step = decode_reply(spur_format::Kind::ACCT_JOB, &r.step)?;
+        let usage = r.usage.iter().map(|l| spur_core::usage::NodeUsage::from_words(l.split_whitespace())).collect();
+        Ok((
+            step,
+            usage,
+            r.pids.into_iter().map(|p| StepNodePids { node: p.node, pids: p.pids, tasks: p.tasks }).collect(),
+        ))
     }
 
     /// Load jobs, nodes, partitions and reservations.

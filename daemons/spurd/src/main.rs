@@ -823,6 +823,7 @@ impl Agent for Svc {
             (u, pids) if u.is_some() || pids.is_some() => AgentStepStatReply {
                 status: ok(),
                 usage: u.map(|u| u.to_line()).unwrap_or_default(),
+                tasks: pids.as_ref().map_or(0, |p| p.tasks.len() as u32),
                 pids: pids
                     .map(|p| {
                         let mut tasks = p.tasks;
@@ -835,6 +836,7 @@ impl Agent for Svc {
                 status: err(ESLURM_INVALID_JOB_ID, strerror(ESLURM_INVALID_JOB_ID)),
                 usage: String::new(),
                 pids: vec![],
+                tasks: 0,
             },
         }))
     }

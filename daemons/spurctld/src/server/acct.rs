@@ -79,7 +79,7 @@ impl Service {
                 let req = AgentStepStatRequest { job_id, step_id, with_pids };
                 let reply = a.step_stat(me.signed(req)).await.ok()?.into_inner();
                 let ok = reply.status.as_ref().map(|s| s.code == 0).unwrap_or(true);
-                ok.then_some((i, reply.usage, StepNodePids { node: n, pids: reply.pids }))
+                ok.then_some((i, reply.usage, StepNodePids { node: n, pids: reply.pids, tasks: reply.tasks }))
             });
         }
         let mut answers = vec![];
