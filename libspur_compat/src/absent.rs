@@ -17,10 +17,34 @@
 //! Spur does not implement, the query fails with ESLURM_NOT_SUPPORTED
 //! rather than claim there is nothing. Each message here is freed by its
 //! `slurm_free_*` function below.
+//!
+//! Printing those messages is Slurm's too (measured the same way): an empty
+//! topology or burst buffer message prints nothing and logs
+//! `PROG: error: No topology information available` (`No burst buffer
+//! information available`) on stderr (24.11 prints topology through its
+//! plugin: nothing, and no line); the front end message prints its header,
+//! `front_end data as of TIME, record count 0`; `slurm_print_federation` of
+//! NULL prints nothing.
 
 use crate::sys;
 use crate::xmalloc::{xfree, xnew};
 use std::ffi::{c_char, c_int, c_void};
+
+/// The program's name, as Slurm's log lines start with it.
+fn prog() -> String {
+    std::env::args().next().unwrap_or_default().rsplit('/').next().unwrap_or("").to_string()
+}
+
+/// Write `text` to the C stream `out` (NULL: nothing).
+///
+/// # Safety
+/// `out` is NULL or an open stream.
+unsafe fn write_to(out: *mut sys::FILE, text: &str) {
+    if !out.is_null() {
+        // SAFETY: an open stream (the contract); text valid for its length.
+        unsafe { libc::fwrite(text.as_ptr().cast(), 1, text.len(), out.cast::<libc::FILE>()) };
+    }
+}
 
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
@@ -210,6 +234,89 @@ pub unsafe extern "C" fn slurm_load_federation(fed: *mut *mut c_void) -> c_int {
         unsafe { *fed = std::ptr::null_mut() };
         0
     })
+}
+
+/// `void slurm_print_topo_info_msg(FILE *out, topo_info_response_msg_t
+/// *msg, [char *node_list,] int one_liner)`: see the module doc (Spur's
+/// messages hold no switches).
+///
+/// # Safety
+/// `msg` is NULL or a message of `slurm_load_topo`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_print_topo_info_msg(
+    out: *mut sys::FILE,
+    msg: *mut sys::topo_info_response_msg_t,
+    #[cfg(feature = "slurm-24-11")] node_list: *mut c_char,
+    one_liner: c_int,
+) {
+    let _ = (out, one_liner);
+    #[cfg(feature = "slurm-24-11")]
+    let _ = node_list;
+    crate::guard((), || {
+        // SAFETY: NULL or a message (the contract).
+        let empty = unsafe { msg.as_ref() }.is_none_or(|m| m.record_count == 0);
+        if empty && cfg!(feature = "slurm-22-05") {
+            eprintln!("{}: error: No topology information available", prog());
+        }
+    })
+}
+
+/// `void slurm_print_burst_buffer_info_msg(FILE *out,
+/// burst_buffer_info_msg_t *msg, int one_liner, int verbosity)`: see the
+/// module doc (Spur's messages hold no burst buffers).
+///
+/// # Safety
+/// `msg` is NULL or a message of `slurm_load_burst_buffer_info`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_print_burst_buffer_info_msg(
+    out: *mut sys::FILE,
+    msg: *mut sys::burst_buffer_info_msg_t,
+    one_liner: c_int,
+    verbosity: c_int,
+) {
+    let _ = (out, one_liner, verbosity);
+    crate::guard((), || {
+        // SAFETY: NULL or a message (the contract).
+        if unsafe { msg.as_ref() }.is_none_or(|m| m.record_count == 0) {
+            eprintln!("{}: error: No burst buffer information available", prog());
+        }
+    })
+}
+
+/// `void slurm_print_front_end_info_msg(FILE *out, front_end_info_msg_t
+/// *msg, int one_liner)`: its header (Spur's messages hold no front ends).
+///
+/// # Safety
+/// `out` is NULL or an open stream; `msg` NULL or a message of
+/// `slurm_load_front_end`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_print_front_end_info_msg(
+    out: *mut sys::FILE,
+    msg: *mut sys::front_end_info_msg_t,
+    one_liner: c_int,
+) {
+    let _ = one_liner;
+    crate::guard((), || {
+        // SAFETY: NULL or a message (the contract).
+        let Some(m) = (unsafe { msg.as_ref() }) else { return };
+        let line = format!(
+            "front_end data as of {}, record count {}\n",
+            spur_cli_base::format::time_str(m.last_update),
+            m.record_count
+        );
+        // SAFETY: out is NULL or open (the contract).
+        unsafe { write_to(out, &line) };
+    })
+}
+
+/// `void slurm_print_federation(void *fed)`: Spur is never in a
+/// federation, so what it hands out is NULL, which prints nothing.
+///
+/// # Safety
+/// Any pointer: it is not read.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_print_federation(fed: *mut c_void) {
+    let _ = fed;
 }
 
 #[cfg(test)]

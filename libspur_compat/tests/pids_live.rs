@@ -180,6 +180,16 @@ fn not_configured() {
         assert_eq!(slurm_load_front_end(0, &mut fe), 0);
         assert_eq!((*fe).record_count, 0);
         assert!((*fe).last_update > 0);
+        // printed as slurmctld 22.05's empty front end message prints
+        let f = libc::tmpfile();
+        slurm_print_front_end_info_msg(f.cast(), fe, 0);
+        libc::rewind(f);
+        let mut buf = vec![0u8; 256];
+        let n = libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), f);
+        libc::fclose(f);
+        let text = String::from_utf8_lossy(&buf[..n]).into_owned();
+        let when = spur_cli_base::format::time_str((*fe).last_update);
+        assert_eq!(text, format!("front_end data as of {}, record count 0\n", when));
         slurm_free_front_end_info_msg(fe);
         let mut bb = std::ptr::null_mut();
         assert_eq!(slurm_load_burst_buffer_info(&mut bb), 0);
