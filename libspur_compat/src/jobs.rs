@@ -239,30 +239,6 @@ pub fn state_reason(j: &Job) -> (u32, Option<String>) {
     (n.unwrap_or(sys::WAIT_NO_REASON as u32), Some(text))
 }
 
-/// `mail_type` bits of a `--mail-type` list (Slurm's parse_mail_type).
-fn mail_bits(list: &str) -> u16 {
-    let mut bits = 0u16;
-    for tok in list.split(',') {
-        bits |= match tok.to_ascii_uppercase().as_str() {
-            "NONE" => return 0,
-            "BEGIN" => 0x1,
-            "END" => 0x2,
-            "FAIL" => 0x4,
-            "REQUEUE" => 0x8,
-            "ALL" => 0x1 | 0x2 | 0x4 | 0x8 | 0x100 | 0x400,
-            "TIME_LIMIT" => 0x10,
-            "TIME_LIMIT_90" => 0x20,
-            "TIME_LIMIT_80" => 0x40,
-            "TIME_LIMIT_50" => 0x80,
-            "STAGE_OUT" => 0x100,
-            "ARRAY_TASKS" => 0x200,
-            "INVALID_DEPEND" => 0x400,
-            _ => 0,
-        };
-    }
-    bits
-}
-
 fn u16_of(v: Option<u32>, unset: u16) -> u16 {
     v.map(|n| n.min(u16::MAX as u32) as u16).unwrap_or(unset)
 }
@@ -501,7 +477,7 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
 
     // mail, flags
     if let Some(t) = &d.mail_type {
-        r.mail_type = mail_bits(t);
+        r.mail_type = spur_cli_base::show::mail_bits(t);
     }
     r.mail_user = xstr_opt(d.mail_user.as_deref());
     let mut flags = 0u64;
@@ -786,6 +762,7 @@ pub unsafe fn free_message(msg: *mut sys::job_info_msg_t) {
 unsafe fn load(
     out: *mut *mut sys::job_info_msg_t,
     q: spur_core::request::Query,
+    show_flags: u16,
     pick: impl Fn(&ClusterView) -> Result<Vec<&Job>, i32>,
 ) -> c_int {
     if out.is_null() {
@@ -810,6 +787,17 @@ unsafe fn load(
         crate::errno::set(libc::ENOMEM);
         return sys::SLURM_ERROR;
     }
+    // (22.05's records carry the request's flags: slurm_sprint_job_info
+    // prints DerivedExitCode and the node lines for SHOW_DETAIL)
+    #[cfg(feature = "slurm-22-05")]
+    // SAFETY: msg is the message just made: record_count records.
+    unsafe {
+        for i in 0..(*msg).record_count as usize {
+            (*(*msg).job_array.add(i)).show_flags = show_flags;
+        }
+    }
+    #[cfg(not(feature = "slurm-22-05"))]
+    let _ = show_flags;
     // SAFETY: out is writable (the caller's contract, checked for NULL).
     unsafe { *out = msg };
     sys::SLURM_SUCCESS as c_int
@@ -827,11 +815,11 @@ pub unsafe extern "C" fn slurm_load_jobs(
     job_info_msg_pptr: *mut *mut sys::job_info_msg_t,
     show_flags: u16,
 ) -> c_int {
-    let _ = (update_time, show_flags);
+    let _ = update_time;
     crate::guard(sys::SLURM_ERROR, || {
         let q = spur_core::request::Query { jobs: true, nodes: true, all_finished: true, ..Default::default() };
         // SAFETY: the caller's contract.
-        unsafe { load(job_info_msg_pptr, q, |v| Ok(v.jobs.iter().collect())) }
+        unsafe { load(job_info_msg_pptr, q, show_flags, |v| Ok(v.jobs.iter().collect())) }
     })
 }
 
@@ -862,7 +850,6 @@ fn array_records(v: &ClusterView, job_id: u32) -> Result<Vec<&Job>, i32> {
 /// `resp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn slurm_load_job(resp: *mut *mut sys::job_info_msg_t, job_id: u32, show_flags: u16) -> c_int {
-    let _ = show_flags;
     crate::guard(sys::SLURM_ERROR, || {
         let q = spur_core::request::Query {
             jobs: true,
@@ -872,7 +859,7 @@ pub unsafe extern "C" fn slurm_load_job(resp: *mut *mut sys::job_info_msg_t, job
             ..Default::default()
         };
         // SAFETY: the caller's contract.
-        unsafe { load(resp, q, |v| array_records(v, job_id)) }
+        unsafe { load(resp, q, show_flags, |v| array_records(v, job_id)) }
     })
 }
 
@@ -887,7 +874,6 @@ pub unsafe extern "C" fn slurm_load_job_user(
     user_id: u32,
     show_flags: u16,
 ) -> c_int {
-    let _ = show_flags;
     crate::guard(sys::SLURM_ERROR, || {
         let q = spur_core::request::Query {
             jobs: true,
@@ -897,7 +883,9 @@ pub unsafe extern "C" fn slurm_load_job_user(
             ..Default::default()
         };
         // SAFETY: the caller's contract.
-        unsafe { load(job_info_msg_pptr, q, |v| Ok(v.jobs.iter().filter(|j| j.user_id == user_id).collect())) }
+        unsafe {
+            load(job_info_msg_pptr, q, show_flags, |v| Ok(v.jobs.iter().filter(|j| j.user_id == user_id).collect()))
+        }
     })
 }
 
@@ -1162,7 +1150,7 @@ fn spur_auth_name(uid: u32) -> String {
 
 /// Which stream of a record.
 #[derive(Clone, Copy)]
-enum Stream {
+pub(crate) enum Stream {
     Out,
     Err,
     In,
@@ -1172,7 +1160,7 @@ enum Stream {
 ///
 /// # Safety
 /// The record's strings are NULL or NUL-terminated.
-unsafe fn stream_path(r: &sys::slurm_job_info_t, which: Stream) -> String {
+pub(crate) unsafe fn stream_path(r: &sys::slurm_job_info_t, which: Stream) -> String {
     // SAFETY: the caller's contract.
     let j = unsafe { job_of_record(r) };
     // SAFETY: as above.
@@ -1607,7 +1595,7 @@ mod tests {
             state_reason(&p),
             (sys::WAIT_NODE_NOT_AVAIL as u32, Some("ReqNodeNotAvail, Reserved for maintenance".into()))
         );
-        assert_eq!(mail_bits("BEGIN,END"), 3);
+        assert_eq!(spur_cli_base::show::mail_bits("BEGIN,END"), 3);
     }
 
     #[test]

@@ -73,6 +73,7 @@ pub mod pmi;
 pub mod resv;
 pub mod rpc;
 pub mod slurmdb;
+pub mod sprint;
 pub mod steps;
 pub mod stepstat;
 pub mod strings;

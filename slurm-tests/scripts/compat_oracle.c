@@ -112,8 +112,97 @@ static void helpers(void) {
   for (uint16_t m = 0; m < 10; m++) printf("preempt %u %s\n", m, slurm_preempt_mode_string(m));
 }
 
+/* The print/sprint family on records built here: what `scontrol show` prints
+ * of them. Times are fixed (a running job's start in the future: its run time
+ * does not depend on when the program runs). */
+static void unset(job_info_t *j) {
+  memset(j, 0, sizeof *j);
+  j->nice = NICE_OFFSET; j->time_limit = NO_VAL; j->num_tasks = NO_VAL; j->cpus_per_task = NO_VAL16;
+  j->boards_per_node = NO_VAL16; j->sockets_per_board = NO_VAL16; j->cores_per_socket = NO_VAL16;
+  j->threads_per_core = NO_VAL16; j->sockets_per_node = NO_VAL16; j->ntasks_per_node = NO_VAL16;
+  j->ntasks_per_board = NO_VAL16; j->ntasks_per_socket = NO_VAL16; j->ntasks_per_core = NO_VAL16;
+  j->core_spec = NO_VAL16; j->cpu_freq_min = NO_VAL; j->cpu_freq_max = NO_VAL; j->cpu_freq_gov = NO_VAL;
+  j->shared = NO_VAL16; j->array_task_id = NO_VAL;
+}
+static void show_job(const char *tag, job_info_t *j) {
+  for (int one = 0; one < 2; one++) {
+    char *s = slurm_sprint_job_info(j, one);
+    printf("== %s sprint one_liner=%d\n%s", tag, one, s ? s : "(NULL)\n");
+    xf(s);
+    printf("== %s print one_liner=%d\n", tag, one);
+    fflush(stdout);
+    slurm_print_job_info(stdout, j, one);
+    fflush(stdout);
+  }
+}
+static void sprint_jobs(void) {
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 2, 0)
+  job_info_t j[6];
+  char reason[] = "held by\tthe admin\n";
+  unset(&j[0]); j[0].job_id = 5;
+  /* a pending array, held, with most optional lines */
+  unset(&j[1]); j[1].job_id = 20; j[1].array_job_id = 20; j[1].array_task_str = "1-5%2"; j[1].array_max_tasks = 2;
+  j[1].name = "arr"; j[1].user_id = 0; j[1].group_id = 0; j[1].priority = 0; j[1].nice = NICE_OFFSET - 5;
+  j[1].account = "acct"; j[1].qos = "normal"; j[1].wckey = "wk"; j[1].job_state = JOB_PENDING;
+  j[1].state_reason = WAIT_HELD_USER; j[1].dependency = "afterok:3(unfulfilled)"; j[1].requeue = 1;
+  j[1].batch_flag = 1; j[1].time_limit = 90; j[1].time_min = 30; j[1].submit_time = 1700000000;
+  j[1].eligible_time = 1700000100; j[1].start_time = 1700003600; j[1].end_time = 1700009000;
+  j[1].deadline = 1700100000; j[1].resize_time = 1700000200; j[1].bitflags = CRON_JOB | KILL_INV_DEP | SPREAD_JOB | BACKFILL_SCHED | BACKFILL_LAST;
+  j[1].cronspec = "*/5 * * * *"; j[1].preemptable_time = 1700000300; j[1].last_sched_eval = 1700000400;
+  j[1].partition = "debug"; j[1].alloc_node = "login1"; j[1].alloc_sid = 4242; j[1].req_nodes = "n[1-2]";
+  j[1].exc_nodes = "n9"; j[1].sched_nodes = "n[1-2]"; j[1].batch_features = "bf"; j[1].num_nodes = 4; j[1].max_nodes = 3;
+  j[1].num_cpus = 8; j[1].max_cpus = 16; j[1].num_tasks = 8; j[1].cpus_per_task = 2; j[1].boards_per_node = 1;
+  j[1].sockets_per_board = 2; j[1].cores_per_socket = 4; j[1].threads_per_core = 1; j[1].tres_req_str = "cpu=8,mem=2G,node=3,billing=8";
+  j[1].sockets_per_node = 2; j[1].ntasks_per_node = 4; j[1].ntasks_per_board = 2; j[1].ntasks_per_socket = INFINITE16;
+  j[1].ntasks_per_core = 1; j[1].core_spec = CORE_SPEC_THREAD | 2; j[1].pn_min_cpus = 2; j[1].pn_min_memory = 1024 | MEM_PER_CPU;
+  j[1].pn_min_tmp_disk = 2048; j[1].features = "a&b"; j[1].delay_boot = 300; j[1].cluster_features = "cf"; j[1].prefer = "fast";
+  j[1].resv_name = "maint"; j[1].shared = JOB_SHARED_USER; j[1].contiguous = 1; j[1].licenses = "lic:2"; j[1].network = "ib";
+  j[1].command = "/home/u/job.sh a b"; j[1].work_dir = "/tmp"; j[1].admin_comment = "adm"; j[1].system_comment = "sys";
+  j[1].comment = "hello world"; j[1].std_out = "%x-%A_%a.out"; j[1].req_switch = 2; j[1].wait4switch = 600;
+  j[1].burst_buffer = "bb"; j[1].burst_buffer_state = "staged"; j[1].cpu_freq_min = 1000000; j[1].cpu_freq_max = CPU_FREQ_HIGH;
+  j[1].cpu_freq_gov = CPU_FREQ_PERFORMANCE; j[1].power_flags = SLURM_POWER_FLAGS_LEVEL; j[1].cpus_per_tres = "gres/gpu:2";
+  j[1].mem_per_tres = "gres/gpu:100"; j[1].tres_bind = "gres/gpu:closest"; j[1].tres_freq = "gpu:high"; j[1].tres_per_job = "gres/gpu:4";
+  j[1].tres_per_node = "gres/gpu:2"; j[1].tres_per_socket = "gres/gpu:1"; j[1].tres_per_task = "cpu=2"; j[1].mail_user = "u@x";
+  j[1].mail_type = MAIL_JOB_END | MAIL_JOB_BEGIN | MAIL_JOB_TIME80; j[1].ntasks_per_tres = 2; j[1].container = "/c";
+  j[1].selinux_context = "ctx"; j[1].mcs_label = "mcs";
+  /* a running job (its start in the future), an unknown user, unlimited */
+  unset(&j[2]); j[2].job_id = 21; j[2].array_job_id = 20; j[2].array_task_id = 3; j[2].name = "arr";
+  j[2].user_id = 54321; j[2].group_id = 54321; j[2].job_state = JOB_RUNNING; j[2].time_limit = INFINITE;
+  j[2].start_time = 4000000000; j[2].end_time = 4100000000; j[2].nodes = "n[3,1-2]"; j[2].batch_host = "n1";
+  j[2].num_nodes = 3; j[2].max_nodes = 5; j[2].num_cpus = 3; j[2].tres_req_str = "cpu=3"; j[2].tres_alloc_str = "cpu=3,node=3";
+  j[2].pn_min_memory = 500; j[2].shared = JOB_SHARED_NONE; j[2].bitflags = NO_KILL_INV_DEP | GRES_ENFORCE_BIND;
+  j[2].cpu_freq_max = CPU_FREQ_LOW; j[2].mail_type = MAIL_JOB_FAIL; j[2].ntasks_per_tres = NO_VAL16;
+  /* a failed batch job, a signal, a het job, detail flags without resources */
+  unset(&j[3]); j[3].job_id = 30; j[3].het_job_id = 30; j[3].het_job_offset = 1; j[3].het_job_id_set = "30-31";
+  j[3].name = "het"; j[3].job_state = JOB_FAILED | JOB_COMPLETING; j[3].state_desc = reason; j[3].exit_code = 9;
+  j[3].derived_ec = 256 * 3; j[3].show_flags = SHOW_DETAIL; j[3].batch_flag = 1; j[3].restart_cnt = 2; j[3].reboot = 1;
+  j[3].time_limit = 61; j[3].submit_time = 1700000000; j[3].start_time = 1700000060; j[3].end_time = 1700000125;
+  j[3].work_dir = "/var/tmp"; j[3].std_err = "err-%j.txt"; j[3].std_in = "/dev/zero"; j[3].core_spec = 1;
+  j[3].fed_siblings_active = 1; j[3].fed_origin_str = "c1"; j[3].fed_siblings_active_str = "c1";
+  j[3].bitflags = GRES_DISABLE_BIND; j[3].cpu_freq_gov = CPU_FREQ_ONDEMAND;
+  /* suspended: its run time is the time before the suspension */
+  unset(&j[4]); j[4].job_id = 40; j[4].job_state = JOB_SUSPENDED; j[4].start_time = 1700000000;
+  j[4].suspend_time = 1700000500; j[4].pre_sus_time = 500; j[4].time_limit = 0; j[4].cpu_freq_min = 2000000;
+  j[4].mail_user = "nobody"; j[4].ntasks_per_socket = 3;
+  /* cancelled, an end time and no start */
+  unset(&j[5]); j[5].job_id = 50; j[5].job_state = JOB_CANCELLED; j[5].end_time = 1700000000; j[5].time_limit = 10;
+  j[5].start_time = 1699990000; j[5].suspend_time = 1699995000; j[5].pre_sus_time = 20;
+  const char *tags[] = {"unset", "array", "running", "het", "suspended", "cancelled"};
+  for (int k = 0; k < 6; k++) show_job(tags[k], &j[k]);
+  /* Slurm's sprint changed the record: the reason's blanks, the memory's flag */
+  printf("after: reason [%s] mem %llu\n", j[3].state_desc, (unsigned long long)j[1].pn_min_memory);
+  job_info_t zero; unset(&zero);
+  char *z = slurm_sprint_job_info(&zero, 0); printf("job id 0: %s\n", z ? z : "(NULL)"); xf(z);
+  job_info_msg_t m = { .last_update = 1700000000, .record_count = 3, .job_array = j };
+  for (int one = 0; one < 2; one++) { fflush(stdout); slurm_print_job_info_msg(stdout, &m, one); fflush(stdout); }
+  job_info_msg_t empty = { .last_update = 0, .record_count = 0, .job_array = NULL };
+  fflush(stdout); slurm_print_job_info_msg(stdout, &empty, 0); fflush(stdout);
+#endif
+}
+
 int main(void) {
   helpers();
+  sprint_jobs();
   for (int i = 0; i < 205; i++) {
     char *t = slurm_job_reason_string(i);
     printf("reason %d %s %u\n", i, t, (unsigned)slurm_job_reason_num(t));

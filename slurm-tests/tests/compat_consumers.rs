@@ -414,7 +414,8 @@ fn consumers_on_a_live_cluster() {
 }
 
 /// Slurm's helper functions (error texts, hostlists, bitstrings, state,
-/// reason, flag and time texts, name and step lists, TRES counts) give,
+/// reason, flag and time texts, name and step lists, TRES counts, and the
+/// print/sprint family on records the program builds) give,
 /// byte for byte, what Debian's real libslurm.so.38 gives: one program
 /// (scripts/compat_oracle.c, against 22.05's slurm.h) run with each library.
 #[test]
@@ -429,9 +430,18 @@ fn helper_functions_print_what_slurms_own_library_prints() {
     // linked against Debian's library (/usr/lib's libslurm.so link)
     let cc = Command::new("cc").args(["-std=gnu99", "-o"]).arg(&exe).arg(&src).arg("-lslurm").output().expect("cc");
     assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    // a configuration for both libraries (Slurm's job printing reads
+    // TrackWCKey, and without one retries for a minute): nothing runs there
+    let conf = dir.join("slurm.conf");
+    std::fs::write(
+        &conf,
+        "ClusterName=oracle\nSlurmctldHost=localhost\nTrackWCKey=yes\n\
+         NodeName=n[1-4] CPUs=4 State=UNKNOWN\nPartitionName=debug Nodes=ALL Default=YES\n",
+    )
+    .unwrap();
     let run = |lib_path: Option<&Path>| {
         let mut c = Command::new(&exe);
-        c.env_clear().env("TZ", "UTC").env("PATH", "/usr/bin:/bin");
+        c.env_clear().env("TZ", "UTC").env("PATH", "/usr/bin:/bin").env("SLURM_CONF", &conf);
         if let Some(p) = lib_path {
             c.env("LD_LIBRARY_PATH", p);
         }

@@ -9,6 +9,8 @@
 //!   widths, justification, truncation) of squeue and sinfo (and sacct).
 //! - [`data`]: the `--json`/`--yaml` documents' value tree, their
 //!   serializers and the data_parser's common parts.
+//! - [`show`]: `scontrol show`'s records from the values of Slurm's own
+//!   (libslurm's `job_info_t`), for scontrol and libslurm's sprint functions.
 //! - [`records`]: a job's and a reservation's fields as the commands print
 //!   them (reason, node list, run time, dependency, TRES, exit code, output
 //!   file names).
@@ -43,6 +45,7 @@ pub mod opts;
 pub mod output;
 pub mod process;
 pub mod records;
+pub mod show;
 pub mod version;
 
 pub use output::Output;

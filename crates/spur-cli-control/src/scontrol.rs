@@ -6,9 +6,8 @@
 use spur_cli_base::format::convert_num_unit;
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_cli_base::process::{client, emit, runtime};
-use spur_cli_base::records::{
-    default_out, dependency_text, exit_pair, fname_format, job_nodes, reason_text, time_used, tres_str,
-};
+use spur_cli_base::records::{default_out, dependency_text, fname_format, job_nodes, reason_text, tres_str};
+use spur_cli_base::show::JobInfo;
 use spur_cli_base::version::version_line;
 use spur_cli_base::Output;
 use spur_core::model::{ClusterView, Job, JobState, Node, NodeBase, PartState, Partition};
@@ -1229,12 +1228,6 @@ fn num_range(v: &str) -> Option<u32> {
     Some(lo as u32)
 }
 
-/// A job's per-node layout request as scontrol shows it: the number, or `*`
-/// when not given (`NO_VAL16`).
-fn star(v: Option<u32>) -> String {
-    v.map(|n| n.to_string()).unwrap_or_else(|| "*".into())
-}
-
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
@@ -2393,295 +2386,189 @@ struct JobCtx {
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
-    let offsets = &ctx.offsets;
-    let le = if f.one_liner { " " } else { "\n   " };
-    let mut o = format!("JobId={} ", j.job_id);
-    if let Some(a) = &j.array {
-        match (a.task_id.or(task_override), task_override) {
-            (Some(t), _) => o.push_str(&format!("ArrayJobId={} ArrayTaskId={} ", a.array_job_id, t)),
-            (None, _) => o.push_str(&format!(
-                "ArrayJobId={} ArrayTaskId={} ",
-                a.array_job_id,
-                spur_core::model::ranges(&a.pending_tasks)
-                    + &if a.max_running > 0 { format!("%{}", a.max_running) } else { String::new() }
-            )),
-        }
-        if a.max_running > 0 {
-            o.push_str(&format!("ArrayTaskThrottle={} ", a.max_running));
-        }
-    }
-    o.push_str(&format!("JobName={}", j.desc.name));
-    o.push_str(le);
-    o.push_str(&format!(
-        "UserId={}({}) GroupId={}({}) MCS_label=N/A",
-        j.user_name, j.user_id, j.group_name, j.group_id
-    ));
-    o.push_str(le);
-    o.push_str(&format!(
-        "Priority={} Nice={} Account={} QOS={}",
-        j.priority,
-        j.desc.nice.unwrap_or(0),
-        j.desc.account.as_deref().unwrap_or("(null)"),
-        j.desc
-            .qos
-            .as_deref()
-            .filter(|_| spur_core::compat::profile().job_qos_shown_without_accounting)
-            .unwrap_or("(null)")
-    ));
-    o.push_str(le);
-    o.push_str(&format!("JobState={} ", j.state.name()));
-    o.push_str(&format!("Reason={} ", reason_text(j).replace(char::is_whitespace, "_")));
-    o.push_str(&format!("Dependency={}", dependency_text(j).unwrap_or_else(|| "(null)".into())));
-    o.push_str(le);
-    let requeue = if j.desc.requeue.unwrap_or(true) { 1 } else { 0 };
-    // options Spur keeps without acting on them still show as slurmctld
-    // shows them (recorded/24.11/sbatch_surface/090, 124, 135, 142)
-    let acc = j.desc.accepted.as_deref();
+    spur_cli_base::show::sprint_job(&job_info(j, f, task_override, ctx), f.one_liner, now).unwrap_or_default()
+}
+
+/// What slurmctld packs of a job for `show job` (Slurm's `job_info_t`), the
+/// record [`spur_cli_base::show::sprint_job`] prints.
+fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> JobInfo {
+    use spur_cli_base::show::{JobPhase, NodeDetail, MEM_PER_CPU, NO_VAL, NO_VAL16};
+    let d = &j.desc;
+    let acc = d.accepted.as_deref();
+    let pending = j.state == JobState::Pending;
+    let u16_or = |v: Option<u32>, unset: u16| v.map(|n| n.min(u16::MAX as u32) as u16).unwrap_or(unset);
     let minutes = |v: Option<&String>| {
         v.and_then(|t| spur_grammar::time::parse_time_limit(t).ok().flatten()).map(|m| m as i64 * 60).unwrap_or(0)
     };
-    o.push_str(&format!(
-        "Requeue={} Restarts={} BatchFlag={} Reboot={} ExitCode={}",
-        requeue,
-        j.restart_count,
-        j.batch_flag.min(1),
-        acc.is_some_and(|a| a.reboot) as u8,
-        exit_pair(j.exit_status)
-    ));
-    o.push_str(le);
-    if f.details {
-        o.push_str(&format!("DerivedExitCode={}", exit_pair(j.derived_exit_code)));
-        o.push_str(le);
+    let mut r = JobInfo {
+        job_id: j.job_id,
+        array_task_id: NO_VAL,
+        name: Some(d.name.clone()),
+        user: j.user_name.clone(),
+        user_id: j.user_id,
+        group: j.group_name.clone(),
+        group_id: j.group_id,
+        priority: j.priority,
+        nice: d.nice.unwrap_or(0) as i64,
+        account: d.account.clone(),
+        qos: d.qos.clone().filter(|_| spur_core::compat::profile().job_qos_shown_without_accounting),
+        state: j.state.name().to_string(),
+        // (a job that never started has run for no time)
+        phase: match j.state {
+            _ if j.start_time == 0 => JobPhase::Pending,
+            JobState::Pending => JobPhase::Pending,
+            JobState::Running => JobPhase::Running,
+            JobState::Suspended => JobPhase::Suspended,
+            _ => JobPhase::Other,
+        },
+        reason: reason_text(j).replace(char::is_whitespace, "_"),
+        dependency: dependency_text(j),
+        // options Spur keeps without acting on them still show as slurmctld
+        // shows them (recorded/24.11/sbatch_surface/090, 124, 135, 142)
+        requeue: d.requeue.unwrap_or(true) as u16,
+        restart_cnt: j.restart_count.min(u16::MAX as u32) as u16,
+        batch_flag: j.batch_flag.min(1) as u16,
+        reboot: acc.is_some_and(|a| a.reboot) as u8,
+        exit_code: j.exit_status as u32,
+        derived_ec: f.details.then_some(j.derived_exit_code as u32),
+        time_limit: j.time_limit.unwrap_or(INFINITE),
+        time_min: d.time_min.unwrap_or(0),
+        submit_time: j.submit_time,
+        eligible_time: j.eligible_time,
+        deadline: d.deadline,
+        suspend_time: j.suspend_time,
+        pre_sus_time: j.pre_sus_time,
+        partition: Some(j.partition.clone()),
+        alloc_node: Some(d.alloc_node.clone()),
+        alloc_sid: d.alloc_sid,
+        req_nodes: d.req_nodes.clone(),
+        exc_nodes: d.exc_nodes.clone(),
+        nodes: job_nodes(j),
+        batch_host: j.allocs.first().filter(|_| !pending).map(|a| a.node.clone()),
+        num_nodes: j.num_nodes,
+        max_nodes: if pending { d.max_nodes.unwrap_or(0) } else { 0 },
+        num_cpus: j.num_cpus,
+        num_tasks: num_tasks(j),
+        cpus_per_task: u16_or(d.cpus_per_task, 1),
+        cores_per_socket: u16_or(d.cores_per_socket, NO_VAL16),
+        threads_per_core: u16_or(d.threads_per_core, NO_VAL16),
+        sockets_per_node: u16_or(d.sockets_per_node, NO_VAL16),
+        ntasks_per_node: u16_or(d.ntasks_per_node, 0),
+        ntasks_per_socket: u16_or(d.ntasks_per_socket, NO_VAL16),
+        ntasks_per_core: u16_or(d.ntasks_per_core, NO_VAL16),
+        core_spec: NO_VAL16,
+        pn_min_cpus: j.min_cpus_node().min(u16::MAX as u32) as u16,
+        pn_min_memory: if j.mem_per_cpu > 0 { j.mem_per_cpu | MEM_PER_CPU } else { j.mem_per_node },
+        pn_min_tmp_disk: d.tmp_disk_mb().min(u32::MAX as u64) as u32,
+        features: d.constraint.clone(),
+        delay_boot: minutes(acc.and_then(|a| a.delay_boot.as_ref())) as u32,
+        // (its own line after Features=, as scontrol prints a job's reservation)
+        resv_name: d.reservation_name().map(String::from),
+        shared: spur_cli_base::show::job_share_value(d.oversubscribe()),
+        contiguous: d.contiguous() as u16,
+        network: acc.and_then(|a| a.network.clone()),
+        work_dir: Some(d.work_dir.clone()),
+        admin_comment: j.admin_comment.clone(),
+        comment: d.comment.clone(),
+        extra: acc.and_then(|a| a.extra.clone()),
+        cpu_freq_min: NO_VAL,
+        cpu_freq_max: NO_VAL,
+        cpu_freq_gov: NO_VAL,
+        mail_type: d.mail_type.clone(),
+        mail_user: d.mail_user.clone(),
+        ..Default::default()
+    };
+    if let Some(a) = &j.array {
+        r.array_job_id = a.array_job_id;
+        match a.task_id.or(task_override) {
+            Some(t) => r.array_task_id = t,
+            None => {
+                r.array_task_str = Some(
+                    spur_core::model::ranges(&a.pending_tasks)
+                        + &if a.max_running > 0 { format!("%{}", a.max_running) } else { String::new() },
+                )
+            }
+        }
+        r.array_max_tasks = a.max_running;
     }
-    let run = time_used(j, now);
-    o.push_str(&format!("RunTime={} ", fmt_secs_scontrol(run)));
-    o.push_str(&format!("TimeLimit={} ", fmt_limit_scontrol(j.time_limit)));
-    match j.desc.time_min {
-        Some(m) if m > 0 => o.push_str(&format!("TimeMin={}", fmt_limit_scontrol(Some(m)))),
-        _ => o.push_str("TimeMin=N/A"),
-    }
-    o.push_str(le);
-    o.push_str(&format!("SubmitTime={} EligibleTime={}", ts(j.submit_time), ts(j.eligible_time)));
-    o.push_str(le);
-    // a job requeued after it ended accrues nothing until it starts again
     // a job held since submission, or requeued after it ended, has accrued nothing
     // (a job requeued after it ended accrues again once the scheduler has seen
     // it: its reason is then set, recorded/24.11/scontrol/194)
     // an allocation (salloc, srun) that started at once never accrued
     // (recorded/24.11/salloc/34)
     let no_accrue = (j.requeued_done && (j.reason == spur_core::model::Reason::None || j.held.is_some()))
-        || (j.state == JobState::Pending && j.held.is_some() && j.restart_count == 0)
+        || (pending && j.held.is_some() && j.restart_count == 0)
         || (j.batch_flag == 0 && j.start_time > 0 && j.start_time <= j.submit_time + 1);
-    o.push_str(&format!("AccrueTime={}", if no_accrue { "Unknown".into() } else { ts(j.eligible_time) }));
-    o.push_str(le);
-    if j.state == JobState::Pending && j.desc.begin_time > 0 && j.start_time == 0 {
+    r.accrue_time = if no_accrue { 0 } else { j.eligible_time };
+    if pending && d.begin_time > 0 && j.start_time == 0 {
         // the earliest start slurmctld expects: its begin time
-        let b = j.desc.begin_time;
-        o.push_str(&format!("StartTime={} ", ts(b)));
-        match j.time_limit {
-            Some(m) => o.push_str(&format!("EndTime={} ", ts(b + m as i64 * 60))),
-            None => o.push_str("EndTime=Unknown "),
-        }
+        r.start_time = d.begin_time;
+        r.end_time = j.time_limit.map(|m| d.begin_time + m as i64 * 60).unwrap_or(0);
     } else {
-        o.push_str(&format!("StartTime={} ", ts(j.start_time)));
-        if j.time_limit.is_none() && j.end_time > now {
-            o.push_str("EndTime=Unknown ");
-        } else {
-            o.push_str(&format!("EndTime={} ", ts(j.end_time)));
-        }
+        r.start_time = j.start_time;
+        r.end_time = j.end_time;
     }
-    if j.desc.deadline != 0 {
-        o.push_str(&format!("Deadline={}", ts(j.desc.deadline)));
-    } else {
-        o.push_str("Deadline=N/A");
-    }
-    o.push_str(le);
-    if j.suspend_time != 0 {
-        o.push_str(&format!("SuspendTime={} ", ts(j.suspend_time)));
-    } else {
-        o.push_str("SuspendTime=None ");
-    }
-    let last_eval = if j.last_sched_eval != 0 {
+    r.last_sched_eval = if j.last_sched_eval != 0 {
         j.last_sched_eval
     } else if j.start_time != 0 {
         j.start_time
     } else {
         j.submit_time
     };
-    o.push_str(&format!("SecsPreSuspend={} LastSchedEval={} Scheduler=Main", j.pre_sus_time, ts(last_eval)));
-    o.push_str(le);
-    o.push_str(&format!("Partition={} AllocNode:Sid={}:{}", j.partition, j.desc.alloc_node, j.desc.alloc_sid));
-    o.push_str(le);
-    o.push_str(&format!(
-        "ReqNodeList={} ExcNodeList={}",
-        j.desc.req_nodes.as_deref().unwrap_or("(null)"),
-        j.desc.exc_nodes.as_deref().unwrap_or("(null)")
-    ));
-    o.push_str(le);
-    let nodes = job_nodes(j);
-    o.push_str(&format!("NodeList={}", nodes));
-    o.push_str(le);
-    if let Some(bh) = j.allocs.first() {
-        if j.state != JobState::Pending {
-            o.push_str(&format!("BatchHost={}", bh.node));
-            o.push_str(le);
-        }
+    let mut req = j.clone();
+    if let Some((cpus, nodes)) = j.tres_counted {
+        // counted before an update slurmctld refused
+        req.num_cpus = cpus;
+        req.num_nodes = nodes;
     }
-    let num_nodes = if j.state == JobState::Pending {
-        match j.desc.max_nodes.filter(|m| *m > 0) {
-            Some(m) => format!("{}-{}", j.num_nodes.min(m), m),
-            None => j.num_nodes.to_string(),
-        }
-    } else {
-        j.num_nodes.to_string()
-    };
-    o.push_str(&format!(
-        "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:{}:{}",
-        num_nodes,
-        j.num_cpus,
-        num_tasks_text(j),
-        j.desc.cpus_per_task.unwrap_or(1),
-        star(j.desc.cores_per_socket),
-        star(j.desc.threads_per_core)
-    ));
-    o.push_str(le);
-    let req_tres = {
-        let mut r = j.clone();
-        if let Some((cpus, nodes)) = j.tres_counted {
-            // counted before an update slurmctld refused
-            r.num_cpus = cpus;
-            r.num_nodes = nodes;
-        }
-        if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.allocs.is_empty() {
-            // all of a node's memory, as requested
-            r.mem_per_node = ctx.node_mem;
-        }
-        tres_str(&r)
-    };
-    if spur_core::compat::profile().show_job_single_tres_line {
-        // 22.05: one TRES line, the allocated TRES once there are any, else
-        // the requested ones
-        if j.allocs.is_empty() && !j.requeued_done {
-            o.push_str(&format!("TRES={}", req_tres));
-        } else {
-            o.push_str(&format!("TRES={}", tres_str(j)));
-        }
-        o.push_str(le);
-    } else {
-        o.push_str(&format!("ReqTRES={}", req_tres));
-        o.push_str(le);
-        if j.allocs.is_empty() && !j.requeued_done {
-            o.push_str("AllocTRES=(null)");
-        } else {
-            o.push_str(&format!("AllocTRES={}", tres_str(j)));
-        }
-        o.push_str(le);
+    if j.mem_per_node == 0 && j.mem_per_cpu == 0 && ctx.node_mem > 0 && j.allocs.is_empty() {
+        // all of a node's memory, as requested
+        req.mem_per_node = ctx.node_mem;
     }
-    o.push_str(&format!(
-        "Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*",
-        star(j.desc.sockets_per_node),
-        j.desc.ntasks_per_node.unwrap_or(0),
-        star(j.desc.ntasks_per_socket),
-        star(j.desc.ntasks_per_core)
-    ));
-    o.push_str(le);
-    if f.details && !j.allocs.is_empty() && j.state != JobState::Pending {
-        o.push_str("JOB_GRES=(null)");
-        o.push_str(le);
-        // group consecutive nodes with the same CPU ids and memory
-        let mut groups: Vec<(Vec<String>, String, u64)> = Vec::new();
-        for a in &j.allocs {
-            let first = offsets.get(&a.node).copied().unwrap_or(0);
-            let ids = if a.cpus <= 1 { first.to_string() } else { format!("{}-{}", first, first + a.cpus - 1) };
-            match groups.last_mut() {
-                Some(g) if g.1 == ids && g.2 == a.mem_mb => g.0.push(a.node.clone()),
-                _ => groups.push((vec![a.node.clone()], ids, a.mem_mb)),
-            }
-        }
-        for (names, ids, mem) in groups {
-            o.push_str(&format!(
-                "  Nodes={} CPU_IDs={} Mem={} GRES=",
-                spur_grammar::hostlist::compress(&names),
-                ids,
-                mem
-            ));
-            o.push_str(le);
-        }
+    r.tres_req = Some(tres_str(&req));
+    if !j.allocs.is_empty() || j.requeued_done {
+        r.tres_alloc = Some(tres_str(j));
     }
-    let (kind, mem) = if j.mem_per_cpu > 0 { ("CPU", j.mem_per_cpu) } else { ("Node", j.mem_per_node) };
-    o.push_str(&format!(
-        "MinCPUsNode={} MinMemory{}={} MinTmpDiskNode={}",
-        j.min_cpus_node(),
-        kind,
-        convert_num_unit(mem as f64, 2),
-        convert_num_unit(j.desc.tmp_disk_mb() as f64, 2)
-    ));
-    o.push_str(le);
-    o.push_str(&format!(
-        "Features={} DelayBoot={}",
-        j.desc.constraint.as_deref().unwrap_or("(null)"),
-        spur_grammar::time::fmt_secs_scontrol(minutes(acc.and_then(|a| a.delay_boot.as_ref())))
-    ));
-    o.push_str(le);
-    // (its own line after Features=, as scontrol prints a job's reservation)
-    if let Some(r) = j.desc.reservation_name() {
-        o.push_str(&format!("Reservation={}", r));
-        o.push_str(le);
+    if f.details && !j.allocs.is_empty() && !pending {
+        let nodes = j
+            .allocs
+            .iter()
+            .map(|a| {
+                let first = ctx.offsets.get(&a.node).copied().unwrap_or(0);
+                NodeDetail {
+                    node: a.node.clone(),
+                    cpu_ids: if a.cpus <= 1 { first.to_string() } else { format!("{}-{}", first, first + a.cpus - 1) },
+                    mem: Some(a.mem_mb),
+                    gres: String::new(),
+                }
+            })
+            .collect();
+        r.details = Some((None, nodes));
     }
-    o.push_str(&format!(
-        "OverSubscribe={} Contiguous={} Licenses=(null) Network={}",
-        j.desc.oversubscribe(),
-        if j.desc.contiguous() { 1 } else { 0 },
-        acc.and_then(|a| a.network.as_deref()).unwrap_or("(null)")
-    ));
-    o.push_str(le);
     // an allocation's command (salloc's, srun's) shows in 24.11, not 22.05
     let v22 = spur_core::compat::profile().release == spur_core::compat::Release::V22_05;
-    let mut command =
-        if j.desc.wrapped || (v22 && j.batch_flag == 0 && j.desc.script.is_empty() && j.desc.argv.is_empty()) {
-            None
-        } else {
-            j.desc.command.clone()
-        };
-    if spur_core::compat::profile().show_job_command_with_args && j.desc.argv.len() > 1 {
+    if !(d.wrapped || (v22 && j.batch_flag == 0 && d.script.is_empty() && d.argv.is_empty())) {
+        r.command = d.command.clone();
+    }
+    if spur_core::compat::profile().show_job_command_with_args && d.argv.len() > 1 {
         // 22.05 packs the whole command line: the script, then its arguments
         // joined by blanks (recorded/22.05/sbatch_options/075)
-        command = command.map(|c| format!("{} {}", c, j.desc.argv[1..].join(" ")));
-    }
-    o.push_str(&format!("Command={}", command.as_deref().unwrap_or("(null)")));
-    o.push_str(le);
-    o.push_str(&format!("WorkDir={}", j.desc.work_dir));
-    if let Some(c) = &j.admin_comment {
-        o.push_str(le);
-        o.push_str(&format!("AdminComment={} ", c));
-    }
-    if let Some(c) = &j.desc.comment {
-        o.push_str(le);
-        o.push_str(&format!("Comment={} ", c));
-    }
-    if let Some(x) = acc.and_then(|a| a.extra.as_deref()) {
-        o.push_str(le);
-        o.push_str(&format!("Extra={} ", x));
+        r.command = r.command.map(|c| format!("{} {}", c, d.argv[1..].join(" ")));
     }
     if j.batch_flag > 0 {
-        let out_path = match &j.desc.std_out {
+        let out_path = match &d.std_out {
             Some(p) => fname_format(p, j, task_override),
             None => default_out(j, task_override),
         };
-        let err_path = match &j.desc.std_err {
+        let err_path = match &d.std_err {
             Some(p) => fname_format(p, j, task_override),
             None => out_path.clone(),
         };
-        let in_path = match &j.desc.std_in {
+        let in_path = match &d.std_in {
             Some(p) => fname_format(p, j, task_override),
             None => "/dev/null".into(),
         };
-        o.push_str(le);
-        o.push_str(&format!("StdErr={}", err_path));
-        o.push_str(le);
-        o.push_str(&format!("StdIn={}", in_path));
-        o.push_str(le);
-        o.push_str(&format!("StdOut={}", out_path));
+        r.std_paths = Some((err_path, in_path, out_path));
     }
     // --switches=N[@WAIT] (SBATCH_REQ_SWITCH, SBATCH_WAIT4SWITCH)
     if let Some(sw) = acc.and_then(|a| a.switches.as_deref()) {
@@ -2691,58 +2578,41 @@ fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx
         };
         let n = spur_grammar::num::strtol(n, 10).value;
         if n > 0 {
-            o.push_str(le);
-            o.push_str(&format!("Switches={}@{}", n, spur_grammar::time::fmt_secs_scontrol(minutes(wait.as_ref()))));
+            r.req_switch = n.min(u32::MAX as i64) as u32;
+            r.wait4switch = minutes(wait.as_ref()) as u32;
         }
     }
-    if spur_core::compat::profile().show_job_power_line {
-        // 22.05 always has a Power line (no power flags: empty)
-        o.push_str(le);
-        o.push_str("Power=");
+    match d.kill_on_invalid_dep() {
+        Some(true) => r.flags.kill_inv_dep = true,
+        Some(false) => r.flags.no_kill_inv_dep = true,
+        None => {}
     }
-    if let Some(k) = j.desc.kill_on_invalid_dep() {
-        o.push_str(le);
-        o.push_str(if k { "KillOInInvalidDependent=Yes" } else { "KillOInInvalidDependent=No" });
-    }
-    if let Some(g) = &j.desc.gres {
-        o.push_str(le);
-        let g = if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) };
-        o.push_str(&format!("TresPerNode={}", g));
-    }
-    if let Some(c) = j.submitted_cpus_per_task().filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {
+    r.tres_per_node = d.gres.as_ref().map(|g| if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) });
+    r.tres_per_task = match j.submitted_cpus_per_task().filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {
         // sbatch turns an explicit -c N into tres_per_task cpu=N (24.11; 22.05 does not)
-        o.push_str(le);
-        o.push_str(&format!("TresPerTask=cpu={}", c));
-    } else if let Some(t) = acc.and_then(|a| a.tres_per_task.as_deref()) {
-        o.push_str(le);
-        o.push_str(&format!("TresPerTask={}", t));
-    }
-    if let (Some(t), Some(u)) = (&j.desc.mail_type, &j.desc.mail_user) {
-        o.push_str(le);
-        o.push_str(&format!("MailUser={} MailType={}", u, t));
-    }
-    o.push_str(le);
-    o.push_str(if f.one_liner { "\n" } else { "\n\n" });
-    o
+        Some(c) => Some(format!("cpu={}", c)),
+        None => acc.and_then(|a| a.tres_per_task.clone()),
+    };
+    r
 }
 
 /// `NumTasks=` as slurmctld packs it: the task count asked for, else the
-/// node count (asked for while pending, allocated after), else `N/A` for a job
-/// that ended without an allocation (also one requeued while it ran).
-fn num_tasks_text(j: &Job) -> String {
+/// node count (asked for while pending, allocated after), else unset (`N/A`)
+/// for a job that ended without an allocation (also one requeued while it ran).
+fn num_tasks(j: &Job) -> u32 {
     if let Some(n) = j.desc.num_tasks.filter(|n| *n > 0) {
-        return n.to_string();
+        return n;
     }
     if j.state == JobState::Pending {
-        return j.num_tasks.to_string();
+        return j.num_tasks;
     }
     if !j.allocs.is_empty() {
-        return j.allocs.len().to_string();
+        return j.allocs.len() as u32;
     }
     if j.requeued_done {
-        return j.num_nodes.to_string();
+        return j.num_nodes;
     }
-    "N/A".into()
+    spur_cli_base::show::NO_VAL
 }
 
 fn node_state_complete(n: &Node) -> String {
