@@ -188,6 +188,66 @@ fn jobs_and_steps_as_squeue_shows_them() {
         spur_compat::steps::slurm_free_job_step_info_response_msg(steps);
     }
 
+    // 22.05: slurm_sprint_job_info and slurm_print_job_info_msg print what
+    // scontrol show job prints (a pending array too; 24.11's library has none)
+    #[cfg(feature = "slurm-22-05")]
+    {
+        let array = c.sbatch(&["-J", "arr", "-H", "--array=1-4%2", "--mail-type=END", "--wrap", "true"]);
+        for (flags, args) in [
+            (0u16, &["show", "job"][..]),
+            (sys::SHOW_DETAIL as u16, &["-d", "show", "job"][..]),
+            (0, &["-o", "show", "job"][..]),
+        ] {
+            let one_liner = args.contains(&"-o") as i32;
+            // (a running job's RunTime moves on between the two: retried)
+            let mut last = (String::new(), String::new());
+            for _ in 0..3 {
+                let want = c.run("scontrol", args);
+                want.ok();
+                let mut msg: *mut sys::job_info_msg_t = std::ptr::null_mut();
+                // SAFETY: msg is writable; each text is an xmalloc'ed string, freed.
+                let got = unsafe {
+                    assert_eq!(spur_compat::jobs::slurm_load_jobs(0, &mut msg, flags), 0);
+                    let mut got = String::new();
+                    for r in records(msg) {
+                        let p = spur_compat::sprint::slurm_sprint_job_info(r as *const _ as *mut _, one_liner);
+                        got.push_str(&text(p));
+                        spur_compat::xmalloc::slurm_xfree_ptr(p.cast());
+                    }
+                    spur_compat::jobs::slurm_free_job_info_msg(msg);
+                    got
+                };
+                last = (got, want.stdout);
+                if last.0 == last.1 {
+                    break;
+                }
+            }
+            assert_eq!(last.0, last.1, "slurm_sprint_job_info against scontrol {:?}", args);
+            assert!(last.0.contains(&format!("ArrayJobId={} ArrayTaskId=1-4%2", array)), "{}", last.0);
+        }
+        // the message through a C stream: its header, then the records
+        // SAFETY: tmpfile gives a stream or NULL; it is read back and closed.
+        unsafe {
+            let mut msg: *mut sys::job_info_msg_t = std::ptr::null_mut();
+            assert_eq!(spur_compat::jobs::slurm_load_job(&mut msg, held, 0), 0);
+            let f = libc::tmpfile();
+            assert!(!f.is_null());
+            spur_compat::sprint::slurm_print_job_info_msg(f.cast(), msg, 1);
+            libc::rewind(f);
+            let mut buf = vec![0u8; 65536];
+            let n = libc::fread(buf.as_mut_ptr().cast(), 1, buf.len(), f);
+            libc::fclose(f);
+            let printed = String::from_utf8_lossy(&buf[..n]).into_owned();
+            spur_compat::jobs::slurm_free_job_info_msg(msg);
+            let want = c.run("scontrol", &["-o", "show", "job", &held.to_string()]);
+            want.ok();
+            let (head, rest) = printed.split_once('\n').unwrap();
+            assert!(head.starts_with("Job data as of ") && head.ends_with(", record count 1"), "{}", head);
+            assert_eq!(rest, want.stdout);
+        }
+        c.run("scancel", &[&array.to_string()]).ok();
+    }
+
     c.run("scancel", &[&running.to_string(), &held.to_string()]).ok();
 }
 

@@ -124,6 +124,8 @@ static void unset(job_info_t *j) {
   j->core_spec = NO_VAL16; j->cpu_freq_min = NO_VAL; j->cpu_freq_max = NO_VAL; j->cpu_freq_gov = NO_VAL;
   j->shared = NO_VAL16; j->array_task_id = NO_VAL;
 }
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 2, 0)
+/* (24.11's library has no job printing) */
 static void show_job(const char *tag, job_info_t *j) {
   for (int one = 0; one < 2; one++) {
     char *s = slurm_sprint_job_info(j, one);
@@ -135,6 +137,7 @@ static void show_job(const char *tag, job_info_t *j) {
     fflush(stdout);
   }
 }
+#endif
 static void sprint_jobs(void) {
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 2, 0)
   job_info_t j[6];
