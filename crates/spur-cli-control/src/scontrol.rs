@@ -2328,6 +2328,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                     view.nodes.iter().filter(|n| p.nodes.contains(&n.name)).map(|n| n.real_memory).max().unwrap_or(0)
                 })
                 .unwrap_or(0),
+            plan: view.plans.get(&j.job_id).cloned(),
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
@@ -2383,6 +2384,8 @@ struct JobCtx {
     /// The memory of the partition's largest node: what a job asking for all
     /// of a node's memory (`MinMemoryNode=0`) requests per node.
     node_mem: u64,
+    /// What the backfill scheduler said of the job.
+    plan: Option<spur_core::model::JobPlan>,
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
@@ -2586,6 +2589,13 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         Some(true) => r.flags.kill_inv_dep = true,
         Some(false) => r.flags.no_kill_inv_dep = true,
         None => {}
+    }
+    if let Some(p) = &ctx.plan {
+        // started by the backfill phase; or planned by it (SchedNodeList=)
+        r.flags.backfill_sched = p.backfill;
+        if pending {
+            r.sched_nodes = p.sched_nodes.clone();
+        }
     }
     r.tres_per_node = d.gres.as_ref().map(|g| if g.starts_with("gres/") { g.clone() } else { format!("gres/{}", g) });
     r.tres_per_task = match j.submitted_cpus_per_task().filter(|_| spur_core::compat::profile().cpus_per_task_as_tres) {

@@ -973,7 +973,12 @@ fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
         Reservation => opt_cell(&j.desc.reservation_name().map(String::from)),
         AccrueTime => time_cell(j.eligible_time),
         AdminComment | BurstBuffer | BurstBufferState | ClusterFeature | Container | ContainerId | Network | Prefer
-        | Licenses | WcKey | SchedNodes | SystemComment | McsLabel => Cell::null(),
+        | Licenses | WcKey | SystemComment | McsLabel => Cell::null(),
+        // the nodes the backfill scheduler plans for a pending job
+        SchedNodes => match view.plans.get(&j.job_id).and_then(|p| p.sched_nodes.clone()) {
+            Some(n) if j.state == JobState::Pending => Cell::uncut(n),
+            _ => Cell::null(),
+        },
         // the job record carries the controller's ClusterName
         Cluster => Cell::s(view.cluster_name.clone()),
         // no heterogeneous jobs: het_job_id is 0

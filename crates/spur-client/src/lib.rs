@@ -484,14 +484,36 @@ impl Client {
     pub async fn query(&self, q: &Query) -> Result<ClusterView, ClientError> {
         let r = call!(self, query, pb::QueryRequest::from(q))?;
         check(&r.status)?;
-        spur_core::records::decode_view(&r.view, &"the controller's reply").map_err(|e| {
+        let mut view = spur_core::records::decode_view(&r.view, &"the controller's reply").map_err(|e| {
             let code = if matches!(e, spur_format::FormatError::TooNew { .. }) {
                 errors::SLURM_PROTOCOL_VERSION_ERROR
             } else {
                 errors::SLURM_UNEXPECTED_MSG_ERROR
             };
             ClientError::Slurm(code, e.to_string())
-        })
+        })?;
+        view.plans = r
+            .plans
+            .into_iter()
+            .map(|p| {
+                let plan = spur_core::model::JobPlan {
+                    start_time: p.start_time,
+                    sched_nodes: (!p.sched_nodes.is_empty()).then_some(p.sched_nodes),
+                    backfill: p.backfill,
+                };
+                (p.job_id, plan)
+            })
+            .collect();
+        // a pending job's expected start is its start time, as slurmctld
+        // sends it (and its end, the start plus its limit)
+        let ClusterView { jobs, plans, .. } = &mut view;
+        for j in jobs.iter_mut().filter(|j| j.state == spur_core::model::JobState::Pending) {
+            if let Some(p) = plans.get(&j.job_id).filter(|p| p.start_time > 0) {
+                j.start_time = p.start_time;
+                j.end_time = j.time_limit.map(|m| p.start_time + m as i64 * 60).unwrap_or(0);
+            }
+        }
+        Ok(view)
     }
 
     /// Submit a batch job (`test_only`: ask where and when it would start).

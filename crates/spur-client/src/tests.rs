@@ -68,7 +68,7 @@ impl Controller for Fake {
         let view =
             spur_core::records::encode_view(&ClusterView { cluster_name: "fake".into(), ..Default::default() }, 1)
                 .unwrap();
-        Ok(Response::new(pb::QueryReply { status: None, view }))
+        Ok(Response::new(pb::QueryReply { status: None, view, plans: vec![] }))
     }
     async fn cancel(&self, _: Request<pb::CancelRequest>) -> R<pb::CancelReply> {
         self.gate()?;

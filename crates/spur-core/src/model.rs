@@ -1233,6 +1233,31 @@ pub struct ClusterView {
     /// Reservations in creation order (`scontrol show reservation`, `sinfo -T`).
     #[serde(default)]
     pub reservations: Vec<Reservation>,
+    /// What the backfill scheduler said of the jobs, by id: not part of the
+    /// view's format (the leader's soft state, sent beside it).
+    #[serde(skip)]
+    pub plans: std::collections::HashMap<u32, JobPlan>,
+}
+
+/// The backfill scheduler's word on one job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobPlan {
+    /// A pending job's expected start (0: none) and the nodes planned for it.
+    pub start_time: i64,
+    pub sched_nodes: Option<String>,
+    /// The backfill phase started it (`Scheduler=Backfill`).
+    pub backfill: bool,
+}
+
+impl ClusterView {
+    /// A pending job's expected start, as the backfill scheduler planned it
+    /// (0: none).
+    pub fn planned_start(&self, job: &Job) -> i64 {
+        if job.state != JobState::Pending {
+            return 0;
+        }
+        self.plans.get(&job.job_id).map(|p| p.start_time).unwrap_or(0)
+    }
 }
 
 /// An advance reservation (`scontrol create reservation`).

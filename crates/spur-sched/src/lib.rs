@@ -13,10 +13,17 @@ use spur_grammar::dependency::{DepKind, Dependency};
 use spur_grammar::hostlist::MAX_JOB_HOSTS;
 use std::collections::{HashMap, HashSet};
 
+pub mod backfill;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decision {
     /// Start `job_id` (or, for an array meta-record, its task `task`) on these nodes.
-    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc> },
+    /// `backfill`: the backfill phase started it (`Scheduler=Backfill`).
+    Start { job_id: u32, task: Option<u32>, allocs: Vec<NodeAlloc>, backfill: bool },
+    /// The backfill phase expects a pending job to start at `start_time` on
+    /// these nodes, and holds them for it from then (`StartTime=`,
+    /// `SchedNodeList=`, `squeue --start`).
+    Plan { job_id: u32, start_time: i64, nodes: Vec<String> },
     /// Set a pending job's reason.
     Reason { job_id: u32, reason: Reason },
     /// A job that was not yet eligible (held, or waiting on a dependency) now is:
@@ -34,7 +41,7 @@ pub enum Decision {
 
 /// Take `count` of GRES `name` (of type `ty`, or of any type) from a node's
 /// free GRES, across its entries of that name in order.
-fn take_gres(gres: &mut [(String, Option<String>, u64)], name: &str, ty: &Option<String>, count: u64) {
+pub(crate) fn take_gres(gres: &mut [(String, Option<String>, u64)], name: &str, ty: &Option<String>, count: u64) {
     let mut left = count;
     for g in gres.iter_mut().filter(|g| g.0 == name && (ty.is_none() || &g.1 == ty)) {
         let t = left.min(g.2);
@@ -57,16 +64,30 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Take what `allocs` give each node from its free resources.
+pub(crate) fn take_allocs(free: &mut HashMap<&str, Free>, allocs: &[NodeAlloc]) {
+    for a in allocs {
+        if let Some(f) = free.get_mut(a.node.as_str()) {
+            f.cpus = f.cpus.saturating_sub(a.cpus);
+            f.mem = f.mem.saturating_sub(a.mem_mb);
+            f.whole = false;
+            for g in &a.gres {
+                take_gres(&mut f.gres, &g.name, &g.gtype, g.count);
+            }
+        }
+    }
+}
+
 /// Free resources of one node during a pass.
 #[derive(Clone, Debug)]
-struct Free {
-    cpus: u32,
-    mem: u64,
-    gres: Vec<(String, Option<String>, u64)>,
-    whole: bool,
+pub(crate) struct Free {
+    pub(crate) cpus: u32,
+    pub(crate) mem: u64,
+    pub(crate) gres: Vec<(String, Option<String>, u64)>,
+    pub(crate) whole: bool,
     /// Scheduling weight and position in the node table (slurm.conf order).
-    weight: u32,
-    index: usize,
+    pub(crate) weight: u32,
+    pub(crate) index: usize,
 }
 
 /// What one job (or array task) needs.
@@ -226,6 +247,36 @@ pub fn schedule_with<'a>(
     resvs: &[&Reservation],
     depth: usize,
 ) -> (Vec<Decision>, bool) {
+    schedule_pass(now, jobs, lookup, nodes, parts, resvs, &Params { depth, backfill: None })
+}
+
+/// How a pass schedules: `depth` as [`schedule_depth`]'s, and, for
+/// `SchedulerType=sched/backfill`, the backfill phase's parameters (`None`:
+/// `sched/builtin`, strict priority order).
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub depth: usize,
+    pub backfill: Option<backfill::BackfillParams>,
+}
+
+/// One scheduling pass: the main phase (priority order; the first job of a
+/// partition that cannot start blocks the rest of it), then, with
+/// `params.backfill`, the backfill phase over the jobs left waiting
+/// ([`backfill`]).
+pub fn schedule_pass<'a>(
+    now: i64,
+    jobs: &[&'a Job],
+    lookup: &dyn Fn(u32) -> Option<&'a Job>,
+    nodes: &[&Node],
+    parts: &[&Partition],
+    resvs: &[&Reservation],
+    params: &Params,
+) -> (Vec<Decision>, bool) {
+    let depth = params.depth;
+    // jobs that could start but for resources or priority, in priority
+    // order, with the array tasks the main phase started
+    let mut waiting: Vec<&Job> = Vec::new();
+    let mut started: Vec<backfill::Started> = Vec::new();
     let mut attempts = 0usize;
     let mut truncated = false;
     let mut out = Vec::new();
@@ -366,80 +417,19 @@ pub fn schedule_with<'a>(
         }
         if blocked_parts.contains(part.name.as_str()) {
             set_reason(&mut out, Reason::Priority);
+            waiting.push(job);
             continue;
         }
         let tasks: Vec<Option<u32>> = match &job.array {
             Some(a) if a.task_id.is_none() => a.pending_tasks.iter().map(|t| Some(*t)).collect(),
             _ => vec![None],
         };
-        // The controller keeps these lists as it accepted them: every name a
-        // node, without duplicates, so a list holds at most the cluster's
-        // nodes. A list it would refuse (taken before it checked them, and
-        // still in the log) is read no further than that bound either: the
-        // job cannot be placed.
-        let bounded = |r: &str| spur_grammar::hostlist::expand_bounded(r, MAX_JOB_HOSTS);
-        let (req, exc) = match (job.desc.req_nodes.as_deref().map(bounded), job.desc.exc_nodes.as_deref().map(bounded))
-        {
-            (Some(Err(_)), _) | (_, Some(Err(_))) => {
-                set_reason(&mut out, Reason::BadConstraints);
-                continue;
-            }
-            (req, exc) => (
-                req.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()),
-                exc.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()).unwrap_or_default(),
-            ),
-        };
-        let candidates: Vec<&str> = part
-            .nodes
-            .iter()
-            .map(|s| s.as_str())
-            .filter(|n| !exc.contains(*n))
-            .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
-            .collect();
-        let want_resv = job.desc.reservation_name();
-        let part_candidates = candidates.clone();
-        let candidates: Vec<&str> = if let Some(name) = want_resv {
-            match resvs.iter().find(|r| r.name == name) {
-                Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
-                // waiting for it to start; or it is gone
-                Some(_) => {
-                    set_reason(&mut out, Reason::Other("Reservation".into()));
-                    continue;
-                }
-                None => {
-                    set_reason(&mut out, Reason::Other("ReservationDeleted".into()));
-                    continue;
-                }
-            }
-        } else if resvs.iter().any(|r| r.end_time > now) {
-            // a node is out while a reservation holds it during the job's run
-            // (an unlimited job runs into every later reservation)
-            let job_end = job.time_limit.map(|m| now + m as i64 * 60).unwrap_or(i64::MAX);
-            let blocks = |r: &&&Reservation| r.end_time > now && r.start_time < job_end;
-            let before = candidates.len();
-            let mut maint = false;
-            let left: Vec<&str> = candidates
-                .into_iter()
-                .filter(|n| {
-                    let held = resvs.iter().filter(blocks).find(|r| r.nodes.iter().any(|x| x == n));
-                    if let Some(r) = held {
-                        maint |= r.maint();
-                    }
-                    held.is_none()
-                })
-                .collect();
-            if left.is_empty() && before > 0 {
-                let r = if maint {
-                    Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into())
-                } else {
-                    Reason::Resources
-                };
+        let Cands { candidates, part_candidates, req } = match job_candidates(job, part, resvs, now) {
+            Ok(c) => c,
+            Err(r) => {
                 set_reason(&mut out, r);
                 continue;
             }
-            left
-        } else {
-            candidates
         };
         let mut started_any = false;
         for task in tasks {
@@ -481,21 +471,20 @@ pub fn schedule_with<'a>(
             };
             match placed {
                 (Some(allocs), _) => {
-                    for a in &allocs {
-                        if let Some(f) = free.get_mut(a.node.as_str()) {
-                            f.cpus = f.cpus.saturating_sub(a.cpus);
-                            f.mem = f.mem.saturating_sub(a.mem_mb);
-                            f.whole = false;
-                            for g in &a.gres {
-                                take_gres(&mut f.gres, &g.name, &g.gtype, g.count);
-                            }
-                        }
-                    }
+                    take_allocs(&mut free, &allocs);
                     if let Some(a) = &job.array {
                         *running_tasks.entry(a.array_job_id).or_default() += 1;
                     }
                     singleton_busy.insert((job.user_id, job.desc.name.clone()));
-                    out.push(Decision::Start { job_id: job.job_id, task, allocs });
+                    if params.backfill.is_some() {
+                        started.push(backfill::Started {
+                            job_id: job.job_id,
+                            task,
+                            limit: job.time_limit,
+                            allocs: allocs.clone(),
+                        });
+                    }
+                    out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: false });
                     started_any = true;
                 }
                 (None, false) => {
@@ -512,12 +501,95 @@ pub fn schedule_with<'a>(
                     if !started_any {
                         set_reason(&mut out, Reason::Resources);
                     }
+                    waiting.push(job);
                     break;
                 }
             }
         }
     }
+    if let (Some(bf), false) = (&params.backfill, truncated) {
+        let main =
+            backfill::MainPhase { now, jobs, nodes, parts: &part_by_name, resvs, free: &free, started: &started };
+        backfill::run(&main, bf, &waiting, &running_tasks, &mut out);
+    }
     (out, truncated)
+}
+
+/// The nodes a job may get: `candidates` now (its partition's, less
+/// `--exclude`, only `--nodelist`'s, inside or outside reservations), and
+/// `part_candidates` (the same before reservations: whether it could ever
+/// start). `Err`: why it cannot be placed at all now.
+pub(crate) struct Cands<'p> {
+    pub(crate) candidates: Vec<&'p str>,
+    pub(crate) part_candidates: Vec<&'p str>,
+    pub(crate) req: Option<HashSet<String>>,
+}
+
+pub(crate) fn job_candidates<'p>(
+    job: &Job,
+    part: &'p Partition,
+    resvs: &[&Reservation],
+    now: i64,
+) -> Result<Cands<'p>, Reason> {
+    // The controller keeps these lists as it accepted them: every name a
+    // node, without duplicates, so a list holds at most the cluster's
+    // nodes. A list it would refuse (taken before it checked them, and
+    // still in the log) is read no further than that bound either: the
+    // job cannot be placed.
+    let bounded = |r: &str| spur_grammar::hostlist::expand_bounded(r, MAX_JOB_HOSTS);
+    let (req, exc) = match (job.desc.req_nodes.as_deref().map(bounded), job.desc.exc_nodes.as_deref().map(bounded)) {
+        (Some(Err(_)), _) | (_, Some(Err(_))) => return Err(Reason::BadConstraints),
+        (req, exc) => (
+            req.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()),
+            exc.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()).unwrap_or_default(),
+        ),
+    };
+    let candidates: Vec<&str> = part
+        .nodes
+        .iter()
+        .map(|s| s.as_str())
+        .filter(|n| !exc.contains(*n))
+        .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
+        .collect();
+    let want_resv = job.desc.reservation_name();
+    let part_candidates = candidates.clone();
+    let candidates: Vec<&str> = if let Some(name) = want_resv {
+        match resvs.iter().find(|r| r.name == name) {
+            Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
+            // waiting for it to start; or it is gone
+            Some(_) => return Err(Reason::Other("Reservation".into())),
+            None => return Err(Reason::Other("ReservationDeleted".into())),
+        }
+    } else if resvs.iter().any(|r| r.end_time > now) {
+        // a node is out while a reservation holds it during the job's run
+        // (an unlimited job runs into every later reservation)
+        let job_end = job.time_limit.map(|m| now + m as i64 * 60).unwrap_or(i64::MAX);
+        let blocks = |r: &&&Reservation| r.end_time > now && r.start_time < job_end;
+        let before = candidates.len();
+        let mut maint = false;
+        let left: Vec<&str> = candidates
+            .into_iter()
+            .filter(|n| {
+                let held = resvs.iter().filter(blocks).find(|r| r.nodes.iter().any(|x| x == n));
+                if let Some(r) = held {
+                    maint |= r.maint();
+                }
+                held.is_none()
+            })
+            .collect();
+        if left.is_empty() && before > 0 {
+            let r = if maint {
+                Reason::Other("ReqNodeNotAvail, Reserved for maintenance".into())
+            } else {
+                Reason::Resources
+            };
+            return Err(r);
+        }
+        left
+    } else {
+        candidates
+    };
+    Ok(Cands { candidates, part_candidates, req })
 }
 
 /// Every node with all its resources free, as the test of whether a job can
@@ -700,7 +772,7 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
 /// Choose nodes for one job: the nodes cons_tres would pick (see
 /// [`slurm_pick`]), tasks laid out on them in order; first fit in partition
 /// order when that finds nothing.
-fn place(
+pub(crate) fn place(
     shape: &Shape,
     candidates: &[&str],
     free: &HashMap<&str, Free>,

@@ -7,11 +7,13 @@
 //! perhaps with MaxNodes). Jobs: `-N min[-max]` or none, 1-40 tasks, 1-4
 //! CPUs per task, `--overcommit`, `--exclusive`, `--mem` or `--mem-per-cpu`,
 //! `--gres=gpu[:type]:n`, `--nodelist` and `--exclude` of any nodes (in the
-//! partition or not), as the controller records them.
+//! partition or not), as the controller records them. The pass includes the
+//! backfill phase (`sched/backfill`).
 
 use proptest::prelude::*;
 use spur_core::model::{AcceptedOptions, Job, JobDesc, JobState, Node, NodeBase, Partition};
-use spur_sched::{schedule, Decision};
+use spur_sched::backfill::BackfillParams;
+use spur_sched::{schedule_pass, Decision, Params};
 use std::collections::{HashMap, HashSet};
 
 const NOW: i64 = 1_000_000;
@@ -194,7 +196,10 @@ proptest! {
         let jobs: Vec<Job> = jspecs.iter().enumerate().map(|(i, s)| build_job(i as u32 + 1, s)).collect();
         let nr: Vec<&Node> = nodes.iter().collect();
         let jr: Vec<&Job> = jobs.iter().collect();
-        let d = schedule(NOW, &jr, &nr, &[&part]);
+        // with the backfill phase: its starts must hold to the same rules
+        let lookup = |id: u32| jobs.get(id as usize - 1);
+        let params = Params { depth: usize::MAX, backfill: Some(BackfillParams::default()) };
+        let d = schedule_pass(NOW, &jr, &lookup, &nr, &[&part], &[], &params).0;
 
         let by_name: HashMap<&str, &Node> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();
         // what this pass gives each node: cpus, memory, GPUs by type (None: untyped)

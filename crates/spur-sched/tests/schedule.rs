@@ -3,7 +3,10 @@
 //! order, select/cons_tres's node choice with the default topology).
 
 use spur_core::model::{ArrayInfo, Job, JobDesc, JobState, Node, NodeBase, PartState, Partition, Reason, Reservation};
-use spur_sched::{schedule, schedule_depth, schedule_resv, schedule_with, Decision, DEFAULT_QUEUE_DEPTH};
+use spur_sched::backfill::BackfillParams;
+use spur_sched::{
+    schedule, schedule_depth, schedule_pass, schedule_resv, schedule_with, Decision, Params, DEFAULT_QUEUE_DEPTH,
+};
 
 const NOW: i64 = 1_000_000;
 
@@ -85,7 +88,7 @@ fn pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
 fn starts(d: &[Decision]) -> Vec<(u32, Option<u32>, Vec<String>)> {
     d.iter()
         .filter_map(|x| match x {
-            Decision::Start { job_id, task, allocs } => {
+            Decision::Start { job_id, task, allocs, .. } => {
                 Some((*job_id, *task, allocs.iter().map(|a| a.node.clone()).collect()))
             }
             _ => None,
@@ -686,4 +689,155 @@ fn a_job_that_can_never_fit_is_set_aside_and_others_go_on() {
         assert!(nodes_of(&d, 1).is_none());
         assert_eq!(started(&d).contains(&2), used < 8, "used {}: {:?}", used, d);
     }
+}
+
+// ------------------------------------------------------------------ backfill
+
+/// One pass of `SchedulerType=sched/backfill` with Slurm's default parameters.
+fn bf_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
+    let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()) };
+    schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
+}
+
+/// The backfill phase's plan for job `id`: (expected start, nodes).
+fn plan(d: &[Decision], id: u32) -> Option<(i64, Vec<String>)> {
+    d.iter().find_map(|x| match x {
+        Decision::Plan { job_id, start_time, nodes } if *job_id == id => Some((*start_time, nodes.clone())),
+        _ => None,
+    })
+}
+
+/// The end of a window held for a planned job: rounded up to
+/// `bf_resolution` (60 s).
+fn grain(t: i64) -> i64 {
+    (t + 59) / 60 * 60
+}
+
+fn backfilled(d: &[Decision], id: u32) -> bool {
+    d.iter().any(|x| matches!(x, Decision::Start { job_id, backfill: true, .. } if *job_id == id))
+}
+
+/// `job` with a time limit in minutes.
+fn limited(mut j: Job, minutes: u32) -> Job {
+    j.time_limit = Some(minutes);
+    j
+}
+
+/// A job running on `node` with `cpus` CPUs since `start`, with a limit.
+fn running_on(id: u32, node: &str, cpus: u32, start: i64, minutes: u32) -> Job {
+    let mut j = limited(running(job(id)), minutes);
+    j.num_cpus = cpus;
+    j.num_tasks = cpus;
+    j.start_time = start;
+    j.end_time = start + minutes as i64 * 60;
+    j.allocs = vec![spur_core::model::NodeAlloc { node: node.into(), cpus, mem_mb: 500 * cpus as u64, gres: vec![] }];
+    j
+}
+
+#[test]
+fn backfill_fills_a_hole_without_delaying_the_top_job() {
+    // two 4-CPU nodes; job 1 holds all of n1 for 9 more minutes; job 2 needs
+    // both nodes; job 3 (5 minutes) fits on n2 before job 2 can start, job 4
+    // (30 minutes) would delay it
+    let n1 = busy("n1", 4, 4);
+    let n2 = node("n2", 4);
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n1", 4, NOW - 60, 10);
+    let j2 = limited(wide(2, 2, 2), 10);
+    let j3 = limited(job(3), 5);
+    let j4 = limited(job(4), 30);
+    let jobs = [&j1, &j2, &j3, &j4];
+    let d = bf_pass(&jobs, &[&n1, &n2], &[&p]);
+    assert_eq!(reason(&d, 2), Some(Reason::Resources));
+    assert_eq!(nodes_of(&d, 3), Some(vec!["n2".to_string()]));
+    assert!(backfilled(&d, 3), "{:?}", d);
+    assert_eq!(nodes_of(&d, 4), None);
+    assert_eq!(reason(&d, 4), Some(Reason::Priority));
+    // job 2 starts when job 1 reaches its limit, on both nodes; job 4 once
+    // job 2's window is over
+    assert_eq!(plan(&d, 2), Some((NOW + 540, vec!["n1".into(), "n2".into()])));
+    assert_eq!(plan(&d, 4).map(|p| p.0), Some(grain(NOW + 540 + 600)));
+    // sched/builtin: strict priority order, job 3 waits
+    let d = pass(&jobs, &[&n1, &n2], &[&p]);
+    assert_eq!(started(&d), Vec::<u32>::new());
+    assert_eq!(reason(&d, 3), Some(Reason::Priority));
+    assert!(d.iter().all(|x| !matches!(x, Decision::Plan { .. })));
+}
+
+#[test]
+fn backfill_plans_in_priority_order_and_respects_every_plan() {
+    // n1: 2 of 4 CPUs free until job 1 ends in 10 minutes; n2 busy for an
+    // hour. Job 2 needs a whole node (4 CPUs): planned on n1 at +10 min.
+    // Job 3 (2 CPUs, 5 minutes) fits n1's free half before that: started.
+    // Job 4 (2 CPUs, 60 minutes) would run into job 2's window on n1: not
+    // started, planned after it.
+    let n1 = busy("n1", 4, 2);
+    let n2 = busy("n2", 4, 4);
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n1", 2, NOW, 10);
+    let j0 = running_on(9, "n2", 4, NOW, 60);
+    let mut j2 = limited(wide(2, 1, 4), 10);
+    j2.num_cpus = 4;
+    let mut j3 = limited(job(3), 5);
+    j3.num_tasks = 2;
+    j3.num_cpus = 2;
+    let mut j4 = limited(job(4), 60);
+    j4.num_tasks = 2;
+    j4.num_cpus = 2;
+    let d = bf_pass(&[&j0, &j1, &j2, &j3, &j4], &[&n1, &n2], &[&p]);
+    assert_eq!(plan(&d, 2), Some((NOW + 600, vec!["n1".into()])));
+    assert!(backfilled(&d, 3));
+    assert_eq!(nodes_of(&d, 3), Some(vec!["n1".into()]));
+    assert_eq!(nodes_of(&d, 4), None);
+    // n1 is held for job 2 from +10 to +20 min, n2 busy to +60: job 4's
+    // earliest hour without a conflict starts when job 2's window ends
+    assert_eq!(plan(&d, 4), Some((grain(NOW + 1200), vec!["n1".into()])));
+}
+
+#[test]
+fn backfill_leaves_a_job_without_a_start_in_the_window_unplanned() {
+    // a running job without a time limit never gives its node back
+    let n1 = busy("n1", 4, 4);
+    let p = part("p", &[&n1]);
+    let mut j1 = running_on(1, "n1", 4, NOW, 10);
+    j1.time_limit = None;
+    j1.end_time = 0;
+    let j2 = limited(job(2), 10);
+    let j3 = limited(job(3), 10);
+    let d = bf_pass(&[&j1, &j2, &j3], &[&n1], &[&p]);
+    assert_eq!(plan(&d, 2), None);
+    assert_eq!(plan(&d, 3), None);
+    assert!(started(&d).is_empty());
+    // with bf_window=5 (minutes), a job ending in 9 minutes is out of sight too
+    let j1 = running_on(1, "n1", 4, NOW - 60, 10);
+    let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2)].into_iter().collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let bf = BackfillParams::from_scheduler_parameters(Some("bf_window=5"));
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf) };
+    let d = schedule_pass(NOW, &[&j1, &j2], &lookup, &[&n1], &[&p], &[], &params).0;
+    assert_eq!(plan(&d, 2), None);
+    let d = bf_pass(&[&j1, &j2], &[&n1], &[&p]);
+    assert_eq!(plan(&d, 2), Some((NOW + 540, vec!["n1".into()])));
+}
+
+#[test]
+fn backfill_tests_at_most_bf_max_job_test_jobs() {
+    let n1 = busy("n1", 4, 4);
+    let n2 = node("n2", 1);
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n1", 4, NOW, 10);
+    let j2 = limited(wide(2, 2, 2), 10);
+    let j3 = limited(job(3), 5);
+    let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2), (3, &j3)].into_iter().collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    // one job tested: the top one, planned; job 3 is not looked at
+    let bf = BackfillParams::from_scheduler_parameters(Some("bf_max_job_test=1"));
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf) };
+    let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
+    assert!(plan(&d, 2).is_some());
+    assert!(started(&d).is_empty());
+    let d = bf_pass(&[&j1, &j2, &j3], &[&n1, &n2], &[&p]);
+    assert_eq!(started(&d), vec![3]);
 }

@@ -936,6 +936,7 @@ impl State {
             nodes: self.nodes_with_resv_flags(now),
             partitions: self.partitions.clone(),
             reservations: self.reservations.clone(),
+            plans: Default::default(),
         }
     }
 

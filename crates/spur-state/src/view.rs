@@ -269,6 +269,7 @@ mod tests {
                 nodes: vec![node.clone()],
                 partitions: vec![part.clone()],
                 reservations: vec![resv.clone()],
+                plans: Default::default(),
             };
             let out = ViewOut {
                 cluster_name: "c",

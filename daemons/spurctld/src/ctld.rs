@@ -86,6 +86,24 @@ pub struct Ctld {
     /// This member's accounting store (set at start; none in tests without
     /// one: sacct is then told accounting is disabled).
     pub acct: std::sync::OnceLock<Arc<spur_accounting::Store>>,
+    /// `SchedulerType=sched/backfill` (the default) and its
+    /// `SchedulerParameters`; `None` for `sched/builtin`.
+    pub backfill: Option<spur_sched::backfill::BackfillParams>,
+    /// The backfill phase's plan and marks (leader's soft state, rebuilt by
+    /// the next pass after a failover).
+    pub plans: Mutex<Plans>,
+}
+
+/// What the backfill phase last said, for `squeue --start` and `scontrol
+/// show job`: not replicated (Slurm's plan is not state either).
+#[derive(Default)]
+pub struct Plans {
+    /// Each planned pending job's expected start and nodes.
+    pub at: HashMap<u32, (i64, Vec<String>)>,
+    /// Jobs the backfill phase started (`Scheduler=Backfill`).
+    pub backfilled: HashSet<u32>,
+    /// When the phase last ran, and what the queue looked like then.
+    pub last_run: Option<(std::time::Instant, (u64, usize, usize))>,
 }
 
 /// How long the scheduler leaves a released job alone.
@@ -98,10 +116,17 @@ pub fn now() -> i64 {
     spur_auth::now()
 }
 
+/// slurm.conf's scheduler: backfill unless `SchedulerType=sched/builtin`.
+fn backfill_of(conf: &SlurmConf) -> Option<spur_sched::backfill::BackfillParams> {
+    let builtin = conf.get("SchedulerType").is_some_and(|t| t.trim().eq_ignore_ascii_case("sched/builtin"));
+    (!builtin).then(|| spur_sched::backfill::BackfillParams::from_scheduler_parameters(conf.get("SchedulerParameters")))
+}
+
 impl Ctld {
     pub fn new(conf: SlurmConf, inner: Shared, raft: Raft, me: u64, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let prolog_contain = conf.prolog_contain();
+        let backfill = backfill_of(&conf);
         let transport = spur_auth::tls::Transport::from_conf(
             conf.get("TLSType"),
             conf.get("TLSParameters"),
@@ -131,6 +156,8 @@ impl Ctld {
             submissions: std::sync::atomic::AtomicU64::new(0),
             room: std::sync::OnceLock::new(),
             acct: std::sync::OnceLock::new(),
+            backfill,
+            plans: Mutex::new(Plans::default()),
         })
     }
 
@@ -552,14 +579,36 @@ impl Ctld {
             // the queue only: finished jobs are found by id when a dependency
             // names them
             let queue = g.state.queue_ids();
-            let (decisions, truncated) = {
+            let (decisions, truncated, with_backfill) = {
                 let st = &g.state;
                 let jobs: Vec<&Job> = queue.iter().filter_map(|id| st.jobs().get(id)).collect();
                 let nodes: Vec<&Node> = st.nodes().iter().collect();
                 let parts: Vec<&Partition> = st.partitions().iter().collect();
                 let resvs: Vec<&Reservation> = st.reservations().iter().collect();
                 let lookup = |id: u32| st.jobs().get(&id);
-                spur_sched::schedule_with(t, &jobs, &lookup, &nodes, &parts, &resvs, spur_sched::DEFAULT_QUEUE_DEPTH)
+                // the backfill phase when the queue changed since it last
+                // ran (a submission, a start, an end), else every bf_interval
+                let backfill = self.backfill.as_ref().filter(|bf| {
+                    let pending = jobs.iter().filter(|j| j.state == JobState::Pending).count();
+                    let shape = (self.submissions.load(std::sync::atomic::Ordering::SeqCst), jobs.len(), pending);
+                    let plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+                    pending > 0
+                        && plans.last_run.as_ref().is_none_or(|(at, was)| {
+                            *was != shape || at.elapsed() >= Duration::from_secs(bf.interval.max(1) as u64)
+                        })
+                });
+                let params = spur_sched::Params { depth: spur_sched::DEFAULT_QUEUE_DEPTH, backfill: backfill.cloned() };
+                let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
+                let ran = backfill.is_some() && !cut;
+                if ran {
+                    let pending = jobs.iter().filter(|j| j.state == JobState::Pending).count();
+                    let shape = (self.submissions.load(std::sync::atomic::Ordering::SeqCst), jobs.len(), pending);
+                    let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+                    plans.last_run = Some((std::time::Instant::now(), shape));
+                    let queued: HashSet<u32> = queue.iter().copied().collect();
+                    plans.backfilled.retain(|id| queued.contains(id));
+                }
+                (d, cut, ran)
             };
             if truncated {
                 // more jobs may start: run another pass right after this one
@@ -582,18 +631,23 @@ impl Ctld {
                             | spur_sched::Decision::Eligible { job_id }
                             | spur_sched::Decision::CancelNeverSatisfied { job_id }
                             | spur_sched::Decision::SetAside { job_id, .. }
-                            | spur_sched::Decision::Start { job_id, .. } => *job_id,
+                            | spur_sched::Decision::Start { job_id, .. }
+                            | spur_sched::Decision::Plan { job_id, .. } => *job_id,
                         };
                         !quiet.contains(&id)
                     })
                     .collect()
             };
+            if with_backfill {
+                self.plans.lock().unwrap_or_else(|e| e.into_inner()).at.clear();
+            }
             if decisions.is_empty() {
                 return;
             }
             let mut reasons = vec![];
             let mut eligible = vec![];
             let mut cmds = vec![];
+            let mut bf_starts: Vec<usize> = vec![];
             // every job gets an extern step (from the version that writes it)
             let contain = self.prolog_contain && g.state.write_format_version() >= spur_state::SPECIAL_STEPS_VERSION;
             for d in decisions {
@@ -603,8 +657,15 @@ impl Ctld {
                     spur_sched::Decision::CancelNeverSatisfied { job_id } => {
                         cmds.push(Command::CancelNeverSatisfied { job_id, now: t })
                     }
-                    spur_sched::Decision::Start { job_id, task, allocs } => {
+                    spur_sched::Decision::Start { job_id, task, allocs, backfill } => {
+                        if backfill {
+                            // (marked once started: an array's task gets its id then)
+                            bf_starts.push(cmds.len());
+                        }
                         cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms, extern_step: contain })
+                    }
+                    spur_sched::Decision::Plan { job_id, start_time, nodes } => {
+                        self.plans.lock().unwrap_or_else(|e| e.into_inner()).at.insert(job_id, (start_time, nodes));
                     }
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
                         "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
@@ -613,21 +674,31 @@ impl Ctld {
                     ),
                 }
             }
+            let before = cmds.len();
             if !reasons.is_empty() {
                 cmds.insert(0, Command::Reasons { changes: reasons });
             }
             if !eligible.is_empty() {
                 cmds.insert(0, Command::Eligible { job_ids: eligible, now: t });
             }
-            cmds
+            let shift = cmds.len() - before;
+            (cmds, bf_starts.into_iter().map(|i| i + shift).collect::<HashSet<usize>>())
         };
+        let (cmds, bf_starts) = cmds;
         let Ok(results) = self.commit(cmds).await else { return };
         let started: Vec<Job> = {
             let g = self.lock();
+            let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
             results
                 .into_iter()
-                .filter_map(|r| match r {
-                    Ok(Applied::Started(id)) => g.state.jobs().get(&id).cloned(),
+                .enumerate()
+                .filter_map(|(i, r)| match r {
+                    Ok(Applied::Started(id)) => {
+                        if bf_starts.contains(&i) {
+                            plans.backfilled.insert(id);
+                        }
+                        g.state.jobs().get(&id).cloned()
+                    }
                     _ => None,
                 })
                 .collect()

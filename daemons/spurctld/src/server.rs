@@ -2003,7 +2003,7 @@ impl Controller for Service {
             for i in &ids {
                 if let Some(j) = g.state.jobs().get(i) {
                     if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
-                        return Ok(Response::new(QueryReply { status: st(code), view: vec![] }));
+                        return Ok(Response::new(QueryReply { status: st(code), view: vec![], plans: vec![] }));
                     }
                 }
             }
@@ -2038,9 +2038,38 @@ impl Controller for Service {
             };
             out.encode(version)
         };
+        // the backfill scheduler's plans for the jobs in the view (its soft
+        // state, taken after the state's lock: the scheduler takes them in
+        // that order)
+        let shown: Vec<(u32, bool)> = if q.jobs {
+            ids.iter()
+                .filter_map(|i| g.state.jobs().get(i))
+                .filter(|job| q.user_id.is_none_or(|u| job.user_id == u))
+                .filter(|job| sees_job(&caller, private.jobs, job))
+                .map(|j| (j.job_id, j.state == JobState::Pending))
+                .collect()
+        } else {
+            vec![]
+        };
         drop(g);
+        let plans = {
+            let p = self.ctld.plans.lock().unwrap_or_else(|e| e.into_inner());
+            shown
+                .into_iter()
+                .filter_map(|(id, pending)| {
+                    let at = if pending { p.at.get(&id) } else { None };
+                    let backfill = !pending && p.backfilled.contains(&id);
+                    (at.is_some() || backfill).then(|| spur_proto::JobPlan {
+                        job_id: id,
+                        start_time: at.map(|a| a.0).unwrap_or(0),
+                        sched_nodes: at.map(|a| spur_grammar::hostlist::compress(&a.1)).unwrap_or_default(),
+                        backfill,
+                    })
+                })
+                .collect()
+        };
         let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-        Ok(Response::new(QueryReply { status: st(0), view: bytes }))
+        Ok(Response::new(QueryReply { status: st(0), view: bytes, plans }))
     }
 
     async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
