@@ -31,8 +31,9 @@ pub struct BackfillParams {
     /// `bf_window` (minutes in slurm.conf; here seconds): how far ahead a job
     /// is planned. Default one day.
     pub window: i64,
-    /// `bf_resolution` (seconds): the plan's grain; the end of the window
-    /// held for a planned job is rounded up to it. Default 60.
+    /// `bf_resolution` (seconds): the plan's grain; the window held for a
+    /// planned job starts and ends on it (rounded down, at least one grain
+    /// long, as slurmctld's). Default 60.
     pub resolution: i64,
     /// `bf_max_job_test`: how many waiting jobs one pass looks at. Default 500.
     pub max_job_test: usize,
@@ -115,12 +116,22 @@ fn releases_of(at: i64, allocs: &[NodeAlloc]) -> impl Iterator<Item = Release> +
     })
 }
 
-/// `t` rounded up to the plan's grain (a multiple of it since the epoch).
-fn round_up(t: i64, grain: i64) -> i64 {
-    if grain <= 1 || t % grain == 0 {
+/// `t` rounded down to the plan's grain (a multiple of it since the epoch).
+fn round_down(t: i64, grain: i64) -> i64 {
+    if grain <= 1 {
         return t;
     }
-    (t / grain).saturating_add(1).saturating_mul(grain)
+    t.div_euclid(grain) * grain
+}
+
+/// The window held for a job planned at `start` for `dur` seconds: on the
+/// grain, rounded down, at least one grain long (slurmctld's
+/// `_add_reservation`; so the next job may be planned up to a grain before
+/// this one's expected end, as on Slurm).
+fn held_window(start: i64, dur: i64, grain: i64) -> (i64, i64) {
+    let s = round_down(start, grain);
+    let e = round_down(start.saturating_add(dur), grain);
+    (s, e.max(s.saturating_add(grain)))
 }
 
 /// When a running job's resources come back: its time limit's end (a job
@@ -186,6 +197,15 @@ fn earliest(
         } else {
             candidates.iter().copied().filter(|n| !blocked.contains(n)).collect()
         };
+        // as slurmctld's will-run test: the resources in use now first (so
+        // a later start goes where there is room now, measured on 22.05: a
+        // job planned behind a held window took the node with free CPUs,
+        // not the first idle one), then with what came back by `t`
+        if i > 0 && t > now {
+            if let Some(a) = place(shape, &usable, base, req) {
+                return Some((t, a));
+            }
+        }
         if let Some(a) = place(shape, &usable, &cur, req) {
             return Some((t, a));
         }
@@ -288,7 +308,8 @@ pub(crate) fn run(
                 }
                 Some((t, allocs)) => {
                     let nodes: Vec<String> = allocs.into_iter().map(|a| a.node).collect();
-                    held.push((t, round_up(t.saturating_add(dur), grain), nodes.iter().cloned().collect()));
+                    let (s, e) = held_window(t, dur, grain);
+                    held.push((s, e, nodes.iter().cloned().collect()));
                     out.push(Decision::Plan { job_id: job.job_id, start_time: t, nodes });
                     break;
                 }
@@ -316,9 +337,12 @@ mod tests {
     }
 
     #[test]
-    fn rounding_to_the_grain() {
-        assert_eq!(round_up(1090, 60), 1140);
-        assert_eq!(round_up(1080, 60), 1080);
-        assert_eq!(round_up(1001, 1), 1001);
+    fn windows_on_the_grain() {
+        // measured on Slurm 22.05: a job planned at 07:05:28 for 10 minutes
+        // lets the next one be planned at 07:15:00
+        assert_eq!(held_window(1_028, 600, 60), (1_020, 1_620));
+        assert_eq!(held_window(1_028, 10, 60), (1_020, 1_080));
+        assert_eq!(held_window(1_028, 600, 1), (1_028, 1_628));
+        assert_eq!(round_down(-30, 60), -60);
     }
 }
