@@ -53,6 +53,8 @@ const JOB_COMPLETING: u32 = 1 << 15;
 const KILL_INV_DEP: u64 = 1 << 0;
 const NO_KILL_INV_DEP: u64 = 1 << 1;
 const SPREAD_JOB: u64 = 1 << 8;
+/// `BACKFILL_SCHED`: the backfill scheduler started the job.
+const BACKFILL_SCHED: u64 = 1 << 32;
 /// `MEM_PER_CPU` of `pn_min_memory`.
 const MEM_PER_CPU: u64 = 1 << 63;
 const NO_VAL: u32 = sys::NO_VAL;
@@ -97,6 +99,9 @@ pub struct Ctx<'a> {
     pub active: Vec<&'a Job>,
     /// `ClusterName`.
     pub cluster: &'a str,
+    /// What the backfill scheduler said of the jobs (`sched_nodes`,
+    /// `BACKFILL_SCHED`).
+    pub plans: &'a HashMap<u32, spur_core::model::JobPlan>,
 }
 
 impl<'a> Ctx<'a> {
@@ -121,7 +126,15 @@ impl<'a> Ctx<'a> {
             })
             .collect();
         let active = view.jobs.iter().filter(|j| j.state.is_active()).collect();
-        Ctx { now: view.now, node_index, node_layout, part_node_mem, active, cluster: &view.cluster_name }
+        Ctx {
+            now: view.now,
+            node_index,
+            node_layout,
+            part_node_mem,
+            active,
+            cluster: &view.cluster_name,
+            plans: &view.plans,
+        }
     }
 
     /// Index pairs of the nodes named (in node-table order; names not in
@@ -488,6 +501,14 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
     }
     if acc.is_some_and(|a| a.spread_job) {
         flags |= SPREAD_JOB;
+    }
+    if let Some(p) = ctx.plans.get(&j.job_id) {
+        if p.backfill {
+            flags |= BACKFILL_SCHED;
+        }
+        if pending {
+            r.sched_nodes = xstr_opt(p.sched_nodes.as_deref());
+        }
     }
     r.bitflags = flags;
 
