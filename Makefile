@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun clean conformance coverage fuzz
+.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun bench-sched clean conformance coverage fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -53,6 +53,11 @@ bench-failover: build
 
 bench-flood: build
 	bash bench/flood.sh
+
+# one scheduling pass with backfill on 10,000 nodes x 8 GPUs, 1k/10k/100k
+# pending jobs (criterion); the last line is backfill_pass_ms=<10k x 100k>
+bench-sched: setup
+	$(CARGO) bench -p spur-sched --bench backfill
 
 # parallel launch: srun -N1, -N2 -n8, a step in an allocation, -N100 (bench/srun.sh)
 bench-srun: build

@@ -18,7 +18,7 @@
 //! Reasons are the main phase's (the top job `Resources`, the jobs behind it
 //! `Priority`), as slurmctld leaves them.
 
-use crate::{job_candidates, place, shape_of, take_allocs, Cands, Decision, Free};
+use crate::{avail_cpus, job_candidates, place, shape_of, take_allocs, Cands, Decision, Free, FreeOf};
 use spur_core::model::{Job, JobState, Minutes, Node, NodeAlloc, Partition, Reservation};
 use std::collections::{HashMap, HashSet};
 
@@ -101,6 +101,9 @@ pub(crate) struct MainPhase<'a> {
 struct Release {
     at: i64,
     node: String,
+    /// The node's place in the node table (`Free::index`); `usize::MAX`
+    /// for a node not usable now.
+    index: usize,
     cpus: u32,
     mem: u64,
     gres: Vec<(String, Option<String>, u64)>,
@@ -110,6 +113,7 @@ fn releases_of(at: i64, allocs: &[NodeAlloc]) -> impl Iterator<Item = Release> +
     allocs.iter().map(move |a| Release {
         at,
         node: a.node.clone(),
+        index: usize::MAX,
         cpus: a.cpus,
         mem: a.mem_mb,
         gres: a.gres.iter().map(|g| (g.name.clone(), g.gtype.clone(), g.count)).collect(),
@@ -149,79 +153,162 @@ fn running_end(j: &Job, now: i64) -> Option<i64> {
     }
 }
 
-/// Nodes held for planned jobs: (start, end, nodes).
-type Held = Vec<(i64, i64, HashSet<String>)>;
+/// The free resources at some time: what came back by then over the table.
+struct Overlay<'m, 'a> {
+    base: &'m HashMap<&'a str, Free>,
+    changed: &'m HashMap<&'a str, Free>,
+}
+
+impl FreeOf for Overlay<'_, '_> {
+    fn free_of(&self, name: &str) -> Option<&Free> {
+        self.changed.get(name).or_else(|| self.base.get(name))
+    }
+}
+
+/// Nodes held for planned jobs: (start, end, nodes by `Free::index`).
+type Held = Vec<(i64, i64, Vec<usize>)>;
 
 /// The earliest time within the window at which `shape` fits on
 /// `candidates` for `dur` seconds, and the nodes it gets then.
+///
+/// Time moves from event to event: a release (resources come back), or the
+/// end of a window held for a planned job. A full placement is tried only
+/// when a count kept up to date at each event says it may succeed: enough
+/// nodes free of every window overlapping `[t, t + dur)` that can take one
+/// of its tasks, with task room for all of them. Each event touches only its
+/// own nodes, so the cost of a job follows the events, not events × nodes.
 #[allow(clippy::too_many_arguments)]
 fn earliest(
     now: i64,
     horizon: i64,
     dur: i64,
     shape: &crate::Shape,
-    candidates: &[&str],
+    cands: &[(&str, usize)],
     req: Option<&HashSet<String>>,
     base: &HashMap<&str, Free>,
-    totals: &HashMap<&str, u32>,
+    totals: &[u32],
     releases: &[Release],
     held: &Held,
 ) -> Option<(i64, Vec<NodeAlloc>)> {
-    // the candidates' resources only, moved forward release by release
-    let mut cur: HashMap<&str, Free> = candidates.iter().filter_map(|n| base.get(n).map(|f| (*n, f.clone()))).collect();
-    let mut i = 0;
+    let cpt = shape.cpus_per_task.max(1);
+    let need_nodes = shape.min_nodes.max(req.map(|r| r.len() as u32).unwrap_or(0)).max(1) as usize;
+    let need_slots = shape.tasks as u64;
+    let slots_of = |f: &Free| (avail_cpus(shape, f) / cpt) as u64;
+    // by node index: each candidate's task room at `t` (`None`: not a
+    // candidate), and how many held windows overlapping [t, t + dur) cover
+    // it; the counts are over the uncovered ones
+    let n = totals.len();
+    let mut slots: Vec<Option<u64>> = vec![None; n];
+    for (name, i) in cands {
+        slots[*i] = base.get(name).map(slots_of);
+    }
+    let mut covered: Vec<u32> = vec![0; n];
+    let mut ok_nodes = slots.iter().filter(|s| s.is_some_and(|s| s > 0)).count();
+    let mut ok_slots: u64 = slots.iter().flatten().sum();
+    // what came back so far, on the nodes it came back to
+    let mut changed: HashMap<&str, Free> = HashMap::new();
+    // a window overlaps [t, t + dur) from t = start - dur + 1 until its end
+    let mut enters: Vec<(i64, usize)> = held
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.1 > now)
+        .map(|(i, w)| (w.0.saturating_sub(dur).saturating_add(1).max(now), i))
+        .collect();
+    enters.sort_unstable();
+    let mut leaves: Vec<(i64, usize)> =
+        held.iter().enumerate().filter(|(_, w)| w.1 > now).map(|(i, w)| (w.1, i)).collect();
+    leaves.sort_unstable();
+    let mut entered = vec![false; held.len()];
+    let (mut ri, mut ei, mut li) = (0usize, 0usize, 0usize);
     let mut t = now;
     loop {
-        while i < releases.len() && releases[i].at <= t {
-            let r = &releases[i];
-            if let Some(f) = cur.get_mut(r.node.as_str()) {
-                f.cpus += r.cpus;
-                f.mem += r.mem;
-                for (name, ty, n) in &r.gres {
-                    if let Some(g) = f.gres.iter_mut().find(|g| &g.0 == name && &g.1 == ty) {
-                        g.2 += n;
+        while ei < enters.len() && enters[ei].0 <= t {
+            let w = enters[ei].1;
+            ei += 1;
+            if held[w].1 <= t {
+                continue;
+            }
+            entered[w] = true;
+            for &i in &held[w].2 {
+                if let Some(s) = slots[i] {
+                    if covered[i] == 0 && s > 0 {
+                        ok_nodes -= 1;
+                        ok_slots -= s;
+                    }
+                    covered[i] += 1;
+                }
+            }
+        }
+        while li < leaves.len() && leaves[li].0 <= t {
+            let w = leaves[li].1;
+            li += 1;
+            if !std::mem::take(&mut entered[w]) {
+                continue;
+            }
+            for &i in &held[w].2 {
+                if let Some(s) = slots[i] {
+                    covered[i] -= 1;
+                    if covered[i] == 0 && s > 0 {
+                        ok_nodes += 1;
+                        ok_slots += s;
                     }
                 }
-                f.whole = totals.get(r.node.as_str()).is_some_and(|c| f.cpus >= *c);
             }
-            i += 1;
         }
-        let end = t.saturating_add(dur);
-        let blocked: HashSet<&str> = held
-            .iter()
-            .filter(|(s, e, _)| *s < end && *e > t)
-            .flat_map(|(_, _, n)| n.iter().map(|x| x.as_str()))
-            .collect();
-        let usable: Vec<&str> = if blocked.is_empty() {
-            candidates.to_vec()
-        } else {
-            candidates.iter().copied().filter(|n| !blocked.contains(n)).collect()
-        };
-        // as slurmctld's will-run test: the resources in use now first (so
-        // a later start goes where there is room now, measured on 22.05: a
-        // job planned behind a held window took the node with free CPUs,
-        // not the first idle one), then with what came back by `t`
-        if i > 0 && t > now {
-            if let Some(a) = place(shape, &usable, base, req) {
+        while ri < releases.len() && releases[ri].at <= t {
+            let r = &releases[ri];
+            ri += 1;
+            let Some(before) = slots.get(r.index).copied().flatten() else { continue };
+            let Some((name, b)) = base.get_key_value(r.node.as_str()) else { continue };
+            let f = changed.entry(*name).or_insert_with(|| b.clone());
+            f.cpus += r.cpus;
+            f.mem += r.mem;
+            for (gname, ty, n) in &r.gres {
+                if let Some(g) = f.gres.iter_mut().find(|g| &g.0 == gname && &g.1 == ty) {
+                    g.2 += n;
+                }
+            }
+            f.whole = f.cpus >= totals[r.index];
+            let after = slots_of(f);
+            slots[r.index] = Some(after);
+            if covered[r.index] == 0 {
+                ok_nodes = ok_nodes + usize::from(after > 0) - usize::from(before > 0);
+                ok_slots = ok_slots + after - before;
+            }
+        }
+        if ok_nodes >= need_nodes && ok_slots >= need_slots {
+            let usable: Vec<&str> = cands.iter().filter(|(_, i)| covered[*i] == 0).map(|(n, _)| *n).collect();
+            // as slurmctld's will-run test: the resources in use now first
+            // (so a later start goes where there is room now, measured on
+            // 22.05: a job planned behind a held window took the node with
+            // free CPUs, not the first idle one), then with what came back
+            if !changed.is_empty() && t > now {
+                if let Some(a) = place(shape, &usable, base, req) {
+                    return Some((t, a));
+                }
+            }
+            let found = if changed.is_empty() {
+                place(shape, &usable, base, req)
+            } else {
+                place(shape, &usable, &Overlay { base, changed: &changed }, req)
+            };
+            if let Some(a) = found {
                 return Some((t, a));
             }
         }
-        if let Some(a) = place(shape, &usable, &cur, req) {
-            return Some((t, a));
-        }
         // the next moment something comes back: a release, or the end of a
         // window held for a planned job
-        let next_release = releases.get(i).map(|r| r.at);
-        let next_free = held.iter().map(|h| h.1).filter(|e| *e > t).min();
-        let next = match (next_release, next_free) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
+        let next = [releases.get(ri).map(|r| r.at), leaves.get(li).map(|l| l.0)].into_iter().flatten().min()?;
         if next > horizon {
             return None;
         }
-        t = next;
+        t = next.max(t + 1);
     }
+}
+
+/// The usable ones of `names` with their indexes in the node table.
+fn index_of<'a>(free: &HashMap<&'a str, Free>, names: &[&str]) -> Vec<(&'a str, usize)> {
+    names.iter().filter_map(|n| free.get_key_value(*n).map(|(k, f)| (*k, f.index))).collect()
 }
 
 /// The backfill phase: decisions appended to `out` (starts marked
@@ -236,7 +323,8 @@ pub(crate) fn run(
     let now = m.now;
     let horizon = now.saturating_add(bf.window);
     let grain = bf.resolution.max(1);
-    let totals: HashMap<&str, u32> = m.nodes.iter().map(|n| (n.name.as_str(), n.cpus)).collect();
+    // by node index (`Free::index`, the node table's order)
+    let totals: Vec<u32> = m.nodes.iter().map(|n| n.cpus).collect();
     let mut releases: Vec<Release> = Vec::new();
     for j in m.jobs.iter().filter(|j| j.state.is_active() && !j.allocs.is_empty()) {
         if let Some(end) = running_end(j, now) {
@@ -248,6 +336,9 @@ pub(crate) fn run(
             releases.extend(releases_of(now.saturating_add(l as i64 * 60), &s.allocs));
         }
     }
+    for r in releases.iter_mut() {
+        r.index = m.free.get(r.node.as_str()).map(|f| f.index).unwrap_or(usize::MAX);
+    }
     releases.sort_by_key(|r| r.at);
     let started: HashSet<(u32, Option<u32>)> = m.started.iter().map(|s| (s.job_id, s.task)).collect();
     let mut base: HashMap<&str, Free> = m.free.clone();
@@ -255,6 +346,9 @@ pub(crate) fn run(
     let mut running_tasks = running_tasks.clone();
     let mut per_user: HashMap<u32, usize> = HashMap::new();
     let mut tested = 0usize;
+    // each partition's usable nodes with their indexes, for the jobs that may
+    // use all of them (most: no --nodelist, --exclude or reservation)
+    let mut whole_part: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
     for job in waiting {
         if tested >= bf.max_job_test {
             break;
@@ -269,6 +363,13 @@ pub(crate) fn run(
         tested += 1;
         let Some(part) = m.parts.get(job.partition.as_str()) else { continue };
         let Ok(Cands { candidates, req, .. }) = job_candidates(job, part, m.resvs, now) else { continue };
+        let own;
+        let cands: &[(&str, usize)] = if candidates.len() == part.nodes.len() && req.is_none() {
+            whole_part.entry(part.name.as_str()).or_insert_with(|| index_of(m.free, &candidates))
+        } else {
+            own = index_of(m.free, &candidates);
+            &own
+        };
         let shape = shape_of(job);
         let dur = job.time_limit.map(|l| l as i64 * 60).unwrap_or(YEAR).max(1);
         let tasks: Vec<Option<u32>> = match &job.array {
@@ -288,7 +389,7 @@ pub(crate) fn run(
             }
             // (a fault in placing one job leaves it to the next pass)
             let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                earliest(now, horizon, dur, &shape, &candidates, req.as_ref(), &base, &totals, &releases, &held)
+                earliest(now, horizon, dur, &shape, cands, req.as_ref(), &base, &totals, &releases, &held)
             }))
             .ok()
             .flatten();
@@ -298,7 +399,12 @@ pub(crate) fn run(
                     if job.time_limit.is_some() {
                         let at = now.saturating_add(dur);
                         let pos = releases.partition_point(|r| r.at <= at);
-                        let new: Vec<Release> = releases_of(at, &allocs).collect();
+                        let new: Vec<Release> = releases_of(at, &allocs)
+                            .map(|r| Release {
+                                index: base.get(r.node.as_str()).map(|f| f.index).unwrap_or(usize::MAX),
+                                ..r
+                            })
+                            .collect();
                         releases.splice(pos..pos, new);
                     }
                     if let Some(a) = &job.array {
@@ -309,7 +415,8 @@ pub(crate) fn run(
                 Some((t, allocs)) => {
                     let nodes: Vec<String> = allocs.into_iter().map(|a| a.node).collect();
                     let (s, e) = held_window(t, dur, grain);
-                    held.push((s, e, nodes.iter().cloned().collect()));
+                    let at: Vec<usize> = nodes.iter().filter_map(|n| base.get(n.as_str()).map(|f| f.index)).collect();
+                    held.push((s, e, at));
                     out.push(Decision::Plan { job_id: job.job_id, start_time: t, nodes });
                     break;
                 }

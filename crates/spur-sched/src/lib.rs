@@ -64,6 +64,18 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Where placement reads a node's free resources: a pass's table, or (in
+/// the backfill phase) that table with what came back by some time.
+pub(crate) trait FreeOf {
+    fn free_of(&self, name: &str) -> Option<&Free>;
+}
+
+impl FreeOf for HashMap<&str, Free> {
+    fn free_of(&self, name: &str) -> Option<&Free> {
+        self.get(name)
+    }
+}
+
 /// Take what `allocs` give each node from its free resources.
 pub(crate) fn take_allocs(free: &mut HashMap<&str, Free>, allocs: &[NodeAlloc]) {
     for a in allocs {
@@ -306,6 +318,7 @@ pub fn schedule_pass<'a>(
     let mut whole_cluster: Option<HashMap<&str, Free>> = None;
     let part_by_name: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
     let cpus_of: HashMap<&str, u32> = nodes.iter().map(|n| (n.name.as_str(), n.cpus)).collect();
+    let mut part_cpus_of: HashMap<&str, u64> = HashMap::new();
     // running array tasks per array, for the % throttle
     let mut running_tasks: HashMap<u32, u32> = HashMap::new();
     let mut singleton_busy: HashSet<(u32, String)> = HashSet::new();
@@ -400,7 +413,11 @@ pub fn schedule_pass<'a>(
         let shape = shape_of(job);
         // more CPUs than the partition has at all (slurmctld's partition
         // access check; only a job accepted despite it, as 22.05 does, gets here)
-        let part_cpus: u64 = part.nodes.iter().filter_map(|n| cpus_of.get(n.as_str())).map(|c| *c as u64).sum();
+        // (counted once per partition and pass: a queue of 100,000 jobs on
+        // 10,000 nodes spent most of its pass summing it again for each job)
+        let part_cpus: u64 = *part_cpus_of
+            .entry(part.name.as_str())
+            .or_insert_with(|| part.nodes.iter().filter_map(|n| cpus_of.get(n.as_str())).map(|c| *c as u64).sum());
         if (job.num_cpus.max(job.num_nodes) as u64) > part_cpus && !part.nodes.is_empty() {
             set_reason(&mut out, Reason::Other("PartitionConfig".into()));
             continue;
@@ -608,7 +625,7 @@ fn idle_cluster<'a>(nodes: &[&'a Node]) -> HashMap<&'a str, Free> {
 
 /// CPUs node `f` can give this job (cons_tres's available CPUs): free CPUs in
 /// whole tasks, limited by free memory, 0 if GRES or exclusivity rule it out.
-fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
+pub(crate) fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
     let cpt = shape.cpus_per_task.max(1);
     if shape.exclusive && !f.whole {
         return 0;
@@ -642,10 +659,22 @@ fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
 /// nodes are taken in order. So a one-CPU job goes to a partly used node
 /// before an idle one (`recorded/24.11/basic/106`: job 10 on node3, not the
 /// idle node1).
-fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, want_nodes: u32) -> Option<Vec<String>> {
-    let cand: HashSet<&str> = candidates.iter().copied().collect();
-    let mut table: Vec<(&str, &Free)> = free.iter().map(|(n, f)| (*n, f)).collect();
-    table.sort_by_key(|(_, f)| f.index);
+///
+/// The table holds the candidates only, in node-table order: a node that is
+/// not one (or not usable) leaves a gap in the indexes, which ends a set as
+/// well. Candidates usually come in that order already (a partition's nodes
+/// as slurm.conf lists them): they are sorted only when they do not.
+fn slurm_pick<'f>(
+    shape: &Shape,
+    candidates: &[&'f str],
+    free: &'f impl FreeOf,
+    want_nodes: u32,
+) -> Option<Vec<String>> {
+    let mut table: Vec<(&str, &Free)> = candidates.iter().filter_map(|n| free.free_of(n).map(|f| (*n, f))).collect();
+    if !table.windows(2).all(|w| w[0].1.index < w[1].1.index) {
+        table.sort_by_key(|(_, f)| f.index);
+        table.dedup_by_key(|(_, f)| f.index);
+    }
     // consecutive sets: (start, end) into `table` (inclusive), cpus, nodes, weight
     struct Set {
         start: usize,
@@ -654,8 +683,7 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
         nodes: i64,
         weight: u32,
     }
-    let mut avail: Vec<u32> =
-        table.iter().map(|(n, f)| if cand.contains(n) { avail_cpus(shape, f) } else { 0 }).collect();
+    let mut avail: Vec<u32> = table.iter().map(|(_, f)| avail_cpus(shape, f)).collect();
     let mut sets: Vec<Set> = vec![];
     let mut cur: Option<Set> = None;
     let mut prev_index: Option<usize> = None;
@@ -775,7 +803,7 @@ fn slurm_pick(shape: &Shape, candidates: &[&str], free: &HashMap<&str, Free>, wa
 pub(crate) fn place(
     shape: &Shape,
     candidates: &[&str],
-    free: &HashMap<&str, Free>,
+    free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
     if required.is_none() {
@@ -794,7 +822,7 @@ pub(crate) fn place(
 fn place_in_order(
     shape: &Shape,
     candidates: &[&str],
-    free: &HashMap<&str, Free>,
+    free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
     let cpt = shape.cpus_per_task;
@@ -819,7 +847,7 @@ fn place_in_order(
         if allocs.len() as u32 >= most_nodes {
             break;
         }
-        let f = match free.get(name) {
+        let f = match free.free_of(name) {
             Some(f) => f,
             None => continue,
         };

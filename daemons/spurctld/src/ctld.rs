@@ -575,7 +575,8 @@ impl Ctld {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(t * 1000);
         let cmds = {
-            let g = self.lock();
+            // (read only: requests that read the state go on during the pass)
+            let g = self.read();
             // the queue only: finished jobs are found by id when a dependency
             // names them
             let queue = g.state.queue_ids();
