@@ -129,6 +129,9 @@ fn init_logging(file: Option<&Path>) {
 /// How long a termination that came before its run's launch is remembered.
 const EARLY_END_TTL: Duration = Duration::from_secs(600);
 
+/// A step cancel kept by the agent: when it came, its signal and KillWait.
+type StepCancel = (Instant, i32, u32);
+
 struct AgentState {
     node: String,
     spool: PathBuf,
@@ -144,6 +147,11 @@ struct AgentState {
     /// while its launch was on the way): job id -> (run, when, why). The run
     /// is ended as soon as it lands; entries older than `EARLY_END_TTL` go.
     early_ends: std::sync::Mutex<HashMap<u32, (u32, Instant, StopReason)>>,
+    /// Step cancels (srun's abort, scancel of a step), kept a while: a
+    /// cancel can reach this node before the step's launch does, or while
+    /// its step daemon starts, and must end the step as soon as it runs
+    /// here. (job, step) -> (when, signal, KillWait).
+    step_cancels: std::sync::Mutex<HashMap<(u32, u32), StepCancel>>,
     /// For forwarding step launches down the tree to other agents.
     key: Arc<Vec<u8>>,
     transport: spur_auth::tls::Transport,
@@ -198,6 +206,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
         launching: tokio::sync::Mutex::new(()),
         tombs: tombs.clone(),
         early_ends: Default::default(),
+        step_cancels: Default::default(),
         key: key.clone(),
         transport: transport.clone(),
         legacy: spur_auth::legacy_enabled(conf.auth_info.as_deref()),
@@ -745,6 +754,8 @@ impl Agent for Svc {
                     let exe = self.st.exe.clone();
                     let node = self.st.node.clone();
                     let label = spur_core::model::step_label(&spec.job.job_id.to_string(), spec.step.step_id);
+                    let key = (spec.job.job_id, spec.step.step_id);
+                    let step_dir = dir.clone();
                     let placed = tokio::task::spawn_blocking(move || {
                         spur_spool::write_step_spec(&dir, &spec)?;
                         stepd::spawn_step(&exe, &dir, &node)
@@ -753,6 +764,22 @@ impl Agent for Svc {
                     match placed {
                         Ok(Ok(())) => {
                             tracing::info!("launched step {} on {}", label, self.st.node);
+                            let cancel = self.st.step_cancels.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+                            if let Some((_, sig, kill_wait)) = cancel {
+                                // cancelled before it ran here: once its step
+                                // daemon is up (signals blocked, its file
+                                // written), it gets the cancel
+                                tracing::info!("step {} was cancelled before it started here; ending it", label);
+                                tokio::task::spawn_blocking(move || {
+                                    for _ in 0..200 {
+                                        if spur_spool::stepd_pid(&step_dir).is_some() {
+                                            let _ = spur_spool::signal_step(&step_dir, sig, true, kill_wait);
+                                            return;
+                                        }
+                                        std::thread::sleep(Duration::from_millis(50));
+                                    }
+                                });
+                            }
                             Ok(())
                         }
                         Ok(Err(e)) => Err((self.st.node.clone(), ESLURMD_EXECVE_FAILED_ANY, e.to_string())),
@@ -776,6 +803,13 @@ impl Agent for Svc {
     async fn signal_step(&self, req: Request<SignalStepRequest>) -> Result<Response<SignalStepReply>, tonic::Status> {
         self.admin(&req)?;
         let r = req.into_inner();
+        if r.cancel && r.step_id != u32::MAX {
+            // (kept: the step may not run here yet, or its daemon may be
+            // starting, when the cancel comes)
+            let mut c = self.st.step_cancels.lock().unwrap_or_else(|e| e.into_inner());
+            c.retain(|_, (at, _, _)| at.elapsed() < EARLY_END_TTL);
+            c.insert((r.job_id, r.step_id), (Instant::now(), r.signal, r.kill_wait));
+        }
         let dirs: Vec<PathBuf> = spur_spool::step_dirs(&self.st.spool)
             .into_iter()
             .filter(|(j, s, _)| *j == r.job_id && (r.step_id == u32::MAX || *s == r.step_id))
@@ -788,7 +822,21 @@ impl Agent for Svc {
         }
         let _ = tokio::task::spawn_blocking(move || {
             for d in dirs {
-                let _ = spur_spool::signal_step(&d, r.signal, r.cancel, r.kill_wait);
+                if let Ok(false) = spur_spool::signal_step(&d, r.signal, r.cancel, r.kill_wait) {
+                    if r.cancel {
+                        // its daemon is still starting (no process file yet):
+                        // the cancel follows once it is up
+                        std::thread::spawn(move || {
+                            for _ in 0..200 {
+                                std::thread::sleep(Duration::from_millis(50));
+                                if spur_spool::stepd_pid(&d).is_some() {
+                                    let _ = spur_spool::signal_step(&d, r.signal, true, r.kill_wait);
+                                    return;
+                                }
+                            }
+                        });
+                    }
+                }
             }
         })
         .await;
