@@ -586,9 +586,7 @@ impl SlurmConf {
     /// `SchedulerParameters=max_array_tasks=N`, read as slurmctld does
     /// (the first `max_array_tasks=` anywhere in the value, any case, then atoi).
     pub fn max_array_tasks(&self) -> Option<u32> {
-        let p = self.get("SchedulerParameters")?;
-        let at = p.to_ascii_lowercase().find("max_array_tasks=")?;
-        Some(spur_grammar::num::atoi(&p[at + 16..]) as u32)
+        scheduler_param(self.get("SchedulerParameters")?, "max_array_tasks").map(|n| n as u32)
     }
 
     /// `SchedulerParameters=max_script_size=N`: the longest batch script
@@ -597,11 +595,9 @@ impl SlurmConf {
     /// 4 MiB, `DEFAULT_BATCH_SCRIPT_LIMIT`, without one).
     pub fn max_script_size(&self) -> i64 {
         const DEFAULT_BATCH_SCRIPT_LIMIT: i64 = 4 * 1024 * 1024;
-        let Some(p) = self.get("SchedulerParameters") else { return DEFAULT_BATCH_SCRIPT_LIMIT };
-        match p.to_ascii_lowercase().find("max_script_size=") {
-            Some(at) => spur_grammar::num::atoi(&p[at + 16..]) as i64,
-            None => DEFAULT_BATCH_SCRIPT_LIMIT,
-        }
+        self.get("SchedulerParameters")
+            .and_then(|p| scheduler_param(p, "max_script_size"))
+            .unwrap_or(DEFAULT_BATCH_SCRIPT_LIMIT)
     }
 
     /// `PrivateData=`, read as slurmctld reads it (read_config.c: each
@@ -1925,6 +1921,14 @@ pub fn parse_str(text: &str, path: &Path) -> Result<SlurmConf, ConfError> {
         all: p.all,
         warnings: p.warnings,
     })
+}
+
+/// One numeric key of `SchedulerParameters`, read as slurmctld reads them:
+/// the first `KEY=` anywhere in the value, any case, then atoi (`None`: no
+/// such key).
+pub fn scheduler_param(params: &str, key: &str) -> Option<i64> {
+    let at = params.to_ascii_lowercase().find(&format!("{}=", key.to_ascii_lowercase()))?;
+    Some(spur_grammar::num::atoi(&params[at + key.len() + 1..]) as i64)
 }
 
 #[cfg(test)]

@@ -52,25 +52,30 @@ impl Default for BackfillParams {
 }
 
 impl BackfillParams {
-    /// Read from slurm.conf's `SchedulerParameters` (comma-separated
-    /// `key=value` and flags, keys case-insensitive). A value that does not
-    /// read, or is out of Slurm's range, leaves that key at its default, as
-    /// slurmctld does after logging it.
+    /// Read from slurm.conf's `SchedulerParameters` as slurmctld reads them
+    /// ([`spur_core::config::scheduler_param`]). A value out of Slurm's range
+    /// (or one that does not read: atoi's 0) leaves that key at its default,
+    /// as slurmctld does after logging it.
     pub fn from_scheduler_parameters(text: Option<&str>) -> Self {
         let mut p = BackfillParams::default();
-        for item in text.unwrap_or("").split(',') {
-            let Some((k, v)) = item.split_once('=') else { continue };
-            let n = v.trim().parse::<i64>().ok();
-            match (k.trim().to_ascii_lowercase().as_str(), n) {
-                // (slurmctld's ranges: window 1..=43200 minutes,
-                // resolution 1..=3600 s, interval 1..=10800 s)
-                ("bf_window", Some(m)) if (1..=43200).contains(&m) => p.window = m * 60,
-                ("bf_resolution", Some(s)) if (1..=3600).contains(&s) => p.resolution = s,
-                ("bf_interval", Some(s)) if (1..=10800).contains(&s) => p.interval = s,
-                ("bf_max_job_test", Some(n)) if n >= 1 => p.max_job_test = n as usize,
-                ("bf_max_job_user", Some(n)) if n >= 0 => p.max_job_user = n as usize,
-                _ => {}
-            }
+        let Some(text) = text else { return p };
+        let get = |key: &str| spur_core::config::scheduler_param(text, key);
+        // (slurmctld's ranges: window 1..=43200 minutes, resolution
+        // 1..=3600 s, interval 1..=10800 s)
+        if let Some(m) = get("bf_window").filter(|m| (1..=43200).contains(m)) {
+            p.window = m * 60;
+        }
+        if let Some(s) = get("bf_resolution").filter(|s| (1..=3600).contains(s)) {
+            p.resolution = s;
+        }
+        if let Some(s) = get("bf_interval").filter(|s| (1..=10800).contains(s)) {
+            p.interval = s;
+        }
+        if let Some(n) = get("bf_max_job_test").filter(|n| *n >= 1) {
+            p.max_job_test = n as usize;
+        }
+        if let Some(n) = get("bf_max_job_user").filter(|n| *n >= 0) {
+            p.max_job_user = n as usize;
         }
         p
     }

@@ -589,9 +589,9 @@ impl Ctld {
                 let lookup = |id: u32| st.jobs().get(&id);
                 // the backfill phase when the queue changed since it last
                 // ran (a submission, a start, an end), else every bf_interval
+                let pending = jobs.iter().filter(|j| j.state == JobState::Pending).count();
+                let shape = (self.submissions.load(std::sync::atomic::Ordering::SeqCst), jobs.len(), pending);
                 let backfill = self.backfill.as_ref().filter(|bf| {
-                    let pending = jobs.iter().filter(|j| j.state == JobState::Pending).count();
-                    let shape = (self.submissions.load(std::sync::atomic::Ordering::SeqCst), jobs.len(), pending);
                     let plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
                     pending > 0
                         && plans.last_run.as_ref().is_none_or(|(at, was)| {
@@ -602,8 +602,6 @@ impl Ctld {
                 let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
                 let ran = backfill.is_some() && !cut;
                 if ran {
-                    let pending = jobs.iter().filter(|j| j.state == JobState::Pending).count();
-                    let shape = (self.submissions.load(std::sync::atomic::Ordering::SeqCst), jobs.len(), pending);
                     let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
                     plans.last_run = Some((std::time::Instant::now(), shape));
                     let queued: HashSet<u32> = queue.iter().copied().collect();
