@@ -18,7 +18,7 @@
 //! Reasons are the main phase's (the top job `Resources`, the jobs behind it
 //! `Priority`), as slurmctld leaves them.
 
-use crate::{avail_cpus, job_candidates, place, shape_of, take_allocs, Cands, Decision, Free, FreeOf};
+use crate::{avail_cpus, give_gres, job_candidates, place, shape_of, Cands, Decision, Free, FreeOf, Need, Table};
 use spur_core::model::{Job, JobState, Minutes, Node, NodeAlloc, Partition, Reservation};
 use std::collections::{HashMap, HashSet};
 
@@ -96,32 +96,33 @@ pub(crate) struct MainPhase<'a> {
     pub jobs: &'a [&'a Job],
     pub nodes: &'a [&'a Node],
     pub parts: &'a HashMap<&'a str, &'a Partition>,
+    /// Each partition's nodes by index (filled as needed).
+    pub part_nodes: &'a mut HashMap<&'a str, Vec<usize>>,
     pub resvs: &'a [&'a Reservation],
     /// Each usable node's free resources after the main phase's starts.
-    pub free: &'a HashMap<&'a str, Free>,
+    pub free: &'a Table<'a>,
     pub started: &'a [Started],
 }
 
 /// Resources of one node coming back at `at`.
 struct Release {
     at: i64,
-    node: String,
-    /// The node's place in the node table (`Free::index`); `usize::MAX`
-    /// for a node not usable now.
+    /// The node's place in the node table; `usize::MAX` for a node not
+    /// known.
     index: usize,
     cpus: u32,
     mem: u64,
-    gres: Vec<(String, Option<String>, u64)>,
+    /// (the kinds it is of, count)
+    gres: Vec<(Vec<u32>, u64)>,
 }
 
-fn releases_of(at: i64, allocs: &[NodeAlloc]) -> impl Iterator<Item = Release> + '_ {
+fn releases_of<'r>(at: i64, allocs: &'r [NodeAlloc], t: &'r Table) -> impl Iterator<Item = Release> + 'r {
     allocs.iter().map(move |a| Release {
         at,
-        node: a.node.clone(),
-        index: usize::MAX,
+        index: t.index.get(a.node.as_str()).copied().unwrap_or(usize::MAX),
         cpus: a.cpus,
         mem: a.mem_mb,
-        gres: a.gres.iter().map(|g| (g.name.clone(), g.gtype.clone(), g.count)).collect(),
+        gres: a.gres.iter().map(|g| (t.kinds.matching(&g.name, &g.gtype), g.count)).collect(),
     })
 }
 
@@ -158,15 +159,23 @@ fn running_end(j: &Job, now: i64) -> Option<i64> {
     }
 }
 
-/// The free resources at some time: what came back by then over the table.
+/// The free resources at some time: what came back by then (`changed`, at
+/// `slot[i]` for node `i`, `u32::MAX` for none) over the table.
 struct Overlay<'m, 'a> {
-    base: &'m HashMap<&'a str, Free>,
-    changed: &'m HashMap<&'a str, Free>,
+    base: &'m Table<'a>,
+    slot: &'m [u32],
+    changed: &'m [Free],
 }
 
 impl FreeOf for Overlay<'_, '_> {
-    fn free_of(&self, name: &str) -> Option<&Free> {
-        self.changed.get(name).or_else(|| self.base.get(name))
+    fn free_at(&self, i: usize) -> Option<&Free> {
+        match self.slot.get(i) {
+            Some(&k) if k != u32::MAX => self.changed.get(k as usize),
+            _ => self.base.free_at(i),
+        }
+    }
+    fn name_at(&self, i: usize) -> &str {
+        self.base.name_at(i)
     }
 }
 
@@ -187,31 +196,38 @@ fn earliest(
     now: i64,
     horizon: i64,
     dur: i64,
-    shape: &crate::Shape,
-    cands: &[(&str, usize)],
+    need: &Need,
+    cands: &[usize],
     req: Option<&HashSet<String>>,
-    base: &HashMap<&str, Free>,
+    base: &Table,
     totals: &[u32],
     releases: &[Release],
     held: &Held,
 ) -> Option<(i64, Vec<NodeAlloc>)> {
+    let shape = need.shape;
     let cpt = shape.cpus_per_task.max(1);
     let need_nodes = shape.min_nodes.max(req.map(|r| r.len() as u32).unwrap_or(0)).max(1) as usize;
     let need_slots = shape.tasks as u64;
-    let slots_of = |f: &Free| (avail_cpus(shape, f) / cpt) as u64;
-    // by node index: each candidate's task room at `t` (`None`: not a
+    let slots_of = |f: &Free| (avail_cpus(need, f) / cpt) as u64;
+    // by node index: each candidate's task room at `t` (NONE: not a usable
     // candidate), and how many held windows overlapping [t, t + dur) cover
     // it; the counts are over the uncovered ones
+    const NONE: u64 = u64::MAX;
     let n = totals.len();
-    let mut slots: Vec<Option<u64>> = vec![None; n];
-    for (name, i) in cands {
-        slots[*i] = base.get(name).map(slots_of);
+    let mut slots: Vec<u64> = vec![NONE; n];
+    let (mut ok_nodes, mut ok_slots) = (0usize, 0u64);
+    for &i in cands {
+        if let Some(f) = base.free_at(i) {
+            let s = slots_of(f);
+            slots[i] = s;
+            ok_nodes += usize::from(s > 0);
+            ok_slots += s;
+        }
     }
     let mut covered: Vec<u32> = vec![0; n];
-    let mut ok_nodes = slots.iter().filter(|s| s.is_some_and(|s| s > 0)).count();
-    let mut ok_slots: u64 = slots.iter().flatten().sum();
     // what came back so far, on the nodes it came back to
-    let mut changed: HashMap<&str, Free> = HashMap::new();
+    let mut slot: Vec<u32> = Vec::new();
+    let mut changed: Vec<Free> = Vec::new();
     // a window overlaps [t, t + dur) from t = start - dur + 1 until its end
     let mut enters: Vec<(i64, usize)> = held
         .iter()
@@ -235,7 +251,8 @@ fn earliest(
             }
             entered[w] = true;
             for &i in &held[w].2 {
-                if let Some(s) = slots[i] {
+                let s = slots[i];
+                if s != NONE {
                     if covered[i] == 0 && s > 0 {
                         ok_nodes -= 1;
                         ok_slots -= s;
@@ -251,7 +268,8 @@ fn earliest(
                 continue;
             }
             for &i in &held[w].2 {
-                if let Some(s) = slots[i] {
+                let s = slots[i];
+                if s != NONE {
                     covered[i] -= 1;
                     if covered[i] == 0 && s > 0 {
                         ok_nodes += 1;
@@ -263,39 +281,48 @@ fn earliest(
         while ri < releases.len() && releases[ri].at <= t {
             let r = &releases[ri];
             ri += 1;
-            let Some(before) = slots.get(r.index).copied().flatten() else { continue };
-            let Some((name, b)) = base.get_key_value(r.node.as_str()) else { continue };
-            let f = changed.entry(*name).or_insert_with(|| b.clone());
+            let i = r.index;
+            let before = slots.get(i).copied().unwrap_or(NONE);
+            if before == NONE {
+                continue;
+            }
+            let Some(b) = base.free_at(i) else { continue };
+            if slot.is_empty() {
+                slot = vec![u32::MAX; n];
+            }
+            if slot[i] == u32::MAX {
+                slot[i] = changed.len() as u32;
+                changed.push(b.clone());
+            }
+            let f = &mut changed[slot[i] as usize];
             f.cpus += r.cpus;
             f.mem += r.mem;
-            for (gname, ty, n) in &r.gres {
-                if let Some(g) = f.gres.iter_mut().find(|g| &g.0 == gname && &g.1 == ty) {
-                    g.2 += n;
-                }
+            for (of, c) in &r.gres {
+                give_gres(&mut f.gres, of, *c);
             }
-            f.whole = f.cpus >= totals[r.index];
+            f.whole = f.cpus >= totals[i];
             let after = slots_of(f);
-            slots[r.index] = Some(after);
-            if covered[r.index] == 0 {
+            slots[i] = after;
+            if covered[i] == 0 {
                 ok_nodes = ok_nodes + usize::from(after > 0) - usize::from(before > 0);
                 ok_slots = ok_slots + after - before;
             }
         }
         if ok_nodes >= need_nodes && ok_slots >= need_slots {
-            let usable: Vec<&str> = cands.iter().filter(|(_, i)| covered[*i] == 0).map(|(n, _)| *n).collect();
+            let usable: Vec<usize> = cands.iter().copied().filter(|i| covered[*i] == 0).collect();
             // as slurmctld's will-run test: the resources in use now first
             // (so a later start goes where there is room now, measured on
             // 22.05: a job planned behind a held window took the node with
             // free CPUs, not the first idle one), then with what came back
             if !changed.is_empty() && t > now {
-                if let Some(a) = place(shape, &usable, base, req) {
+                if let Some(a) = place(need, &usable, base, req) {
                     return Some((t, a));
                 }
             }
             let found = if changed.is_empty() {
-                place(shape, &usable, base, req)
+                place(need, &usable, base, req)
             } else {
-                place(shape, &usable, &Overlay { base, changed: &changed }, req)
+                place(need, &usable, &Overlay { base, slot: &slot, changed: &changed }, req)
             };
             if let Some(a) = found {
                 return Some((t, a));
@@ -311,15 +338,10 @@ fn earliest(
     }
 }
 
-/// The usable ones of `names` with their indexes in the node table.
-fn index_of<'a>(free: &HashMap<&'a str, Free>, names: &[&str]) -> Vec<(&'a str, usize)> {
-    names.iter().filter_map(|n| free.get_key_value(*n).map(|(k, f)| (*k, f.index))).collect()
-}
-
 /// The backfill phase: decisions appended to `out` (starts marked
 /// `backfill`, and plans).
 pub(crate) fn run(
-    m: &MainPhase,
+    m: &mut MainPhase,
     bf: &BackfillParams,
     waiting: &[&Job],
     running_tasks: &HashMap<u32, u32>,
@@ -328,32 +350,26 @@ pub(crate) fn run(
     let now = m.now;
     let horizon = now.saturating_add(bf.window);
     let grain = bf.resolution.max(1);
-    // by node index (`Free::index`, the node table's order)
+    // by node index (the node table's order)
     let totals: Vec<u32> = m.nodes.iter().map(|n| n.cpus).collect();
+    let mut base: Table = m.free.clone();
     let mut releases: Vec<Release> = Vec::new();
     for j in m.jobs.iter().filter(|j| j.state.is_active() && !j.allocs.is_empty()) {
         if let Some(end) = running_end(j, now) {
-            releases.extend(releases_of(end, &j.allocs));
+            releases.extend(releases_of(end, &j.allocs, &base));
         }
     }
     for s in m.started {
         if let Some(l) = s.limit {
-            releases.extend(releases_of(now.saturating_add(l as i64 * 60), &s.allocs));
+            releases.extend(releases_of(now.saturating_add(l as i64 * 60), &s.allocs, &base));
         }
-    }
-    for r in releases.iter_mut() {
-        r.index = m.free.get(r.node.as_str()).map(|f| f.index).unwrap_or(usize::MAX);
     }
     releases.sort_by_key(|r| r.at);
     let started: HashSet<(u32, Option<u32>)> = m.started.iter().map(|s| (s.job_id, s.task)).collect();
-    let mut base: HashMap<&str, Free> = m.free.clone();
     let mut held: Held = Vec::new();
     let mut running_tasks = running_tasks.clone();
     let mut per_user: HashMap<u32, usize> = HashMap::new();
     let mut tested = 0usize;
-    // each partition's usable nodes with their indexes, for the jobs that may
-    // use all of them (most: no --nodelist, --exclude or reservation)
-    let mut whole_part: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
     for job in waiting {
         if tested >= bf.max_job_test {
             break;
@@ -367,15 +383,10 @@ pub(crate) fn run(
         }
         tested += 1;
         let Some(part) = m.parts.get(job.partition.as_str()) else { continue };
-        let Ok(Cands { candidates, req, .. }) = job_candidates(job, part, m.resvs, now) else { continue };
-        let own;
-        let cands: &[(&str, usize)] = if candidates.len() == part.nodes.len() && req.is_none() {
-            whole_part.entry(part.name.as_str()).or_insert_with(|| index_of(m.free, &candidates))
-        } else {
-            own = index_of(m.free, &candidates);
-            &own
-        };
+        let pn: &[usize] = m.part_nodes.entry(part.name.as_str()).or_insert_with(|| base.indexes(&part.nodes));
+        let Ok(Cands { candidates, req, .. }) = job_candidates(job, pn, &base, m.resvs, now) else { continue };
         let shape = shape_of(job);
+        let need = Need::new(&shape, &base.kinds);
         let dur = job.time_limit.map(|l| l as i64 * 60).unwrap_or(YEAR).max(1);
         let tasks: Vec<Option<u32>> = match &job.array {
             Some(a) if a.task_id.is_none() => a
@@ -394,22 +405,17 @@ pub(crate) fn run(
             }
             // (a fault in placing one job leaves it to the next pass)
             let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                earliest(now, horizon, dur, &shape, cands, req.as_ref(), &base, &totals, &releases, &held)
+                earliest(now, horizon, dur, &need, &candidates, req.as_ref(), &base, &totals, &releases, &held)
             }))
             .ok()
             .flatten();
             match found {
                 Some((t, allocs)) if t <= now => {
-                    take_allocs(&mut base, &allocs);
+                    base.take(&allocs);
                     if job.time_limit.is_some() {
                         let at = now.saturating_add(dur);
                         let pos = releases.partition_point(|r| r.at <= at);
-                        let new: Vec<Release> = releases_of(at, &allocs)
-                            .map(|r| Release {
-                                index: base.get(r.node.as_str()).map(|f| f.index).unwrap_or(usize::MAX),
-                                ..r
-                            })
-                            .collect();
+                        let new: Vec<Release> = releases_of(at, &allocs, &base).collect();
                         releases.splice(pos..pos, new);
                     }
                     if let Some(a) = &job.array {
@@ -418,9 +424,10 @@ pub(crate) fn run(
                     out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: true });
                 }
                 Some((t, allocs)) => {
+                    let at: Vec<usize> =
+                        allocs.iter().filter_map(|a| base.index.get(a.node.as_str()).copied()).collect();
                     let nodes: Vec<String> = allocs.into_iter().map(|a| a.node).collect();
                     let (s, e) = held_window(t, dur, grain);
-                    let at: Vec<usize> = nodes.iter().filter_map(|n| base.get(n.as_str()).map(|f| f.index)).collect();
                     held.push((s, e, at));
                     out.push(Decision::Plan { job_id: job.job_id, start_time: t, nodes });
                     break;

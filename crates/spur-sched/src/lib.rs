@@ -11,6 +11,7 @@
 use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, PartState, Partition, Reason, Reservation};
 use spur_grammar::dependency::{DepKind, Dependency};
 use spur_grammar::hostlist::MAX_JOB_HOSTS;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 pub mod backfill;
@@ -39,17 +40,51 @@ pub enum Decision {
     SetAside { job_id: u32, error: String },
 }
 
-/// Take `count` of GRES `name` (of type `ty`, or of any type) from a node's
-/// free GRES, across its entries of that name in order.
-pub(crate) fn take_gres(gres: &mut [(String, Option<String>, u64)], name: &str, ty: &Option<String>, count: u64) {
+/// The GRES kinds of a pass (a name and perhaps a type), numbered, so that
+/// placement compares numbers rather than names.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kinds(Vec<(String, Option<String>)>);
+
+impl Kinds {
+    /// The number of this kind, given one if new.
+    fn id(&mut self, name: &str, ty: &Option<String>) -> u32 {
+        if let Some(i) = self.0.iter().position(|k| k.0 == name && &k.1 == ty) {
+            return i as u32;
+        }
+        self.0.push((name.to_string(), ty.clone()));
+        (self.0.len() - 1) as u32
+    }
+
+    /// The kinds a request of `name` takes: of type `ty`, or of any type.
+    pub(crate) fn matching(&self, name: &str, ty: &Option<String>) -> Vec<u32> {
+        (0..self.0.len() as u32)
+            .filter(|i| {
+                let k = &self.0[*i as usize];
+                k.0 == name && (ty.is_none() || &k.1 == ty)
+            })
+            .collect()
+    }
+}
+
+/// Take `count` of the kinds `of` from a node's free GRES, across its
+/// entries in order.
+fn take_gres(gres: &mut [(u32, u64)], of: &[u32], count: u64) {
     let mut left = count;
-    for g in gres.iter_mut().filter(|g| g.0 == name && (ty.is_none() || &g.1 == ty)) {
-        let t = left.min(g.2);
-        g.2 -= t;
+    for g in gres.iter_mut().filter(|g| of.contains(&g.0)) {
+        let t = left.min(g.1);
+        g.1 -= t;
         left -= t;
         if left == 0 {
             break;
         }
+    }
+}
+
+/// Give `count` of the kinds `of` back to a node's free GRES (to its first
+/// entry of them).
+pub(crate) fn give_gres(gres: &mut [(u32, u64)], of: &[u32], count: u64) {
+    if let Some(g) = gres.iter_mut().find(|g| of.contains(&g.0)) {
+        g.1 += count;
     }
 }
 
@@ -64,27 +99,86 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Where placement reads a node's free resources: a pass's table, or (in
-/// the backfill phase) that table with what came back by some time.
+/// Where placement reads a node's free resources, by its place in the node
+/// table: a pass's table, or (in the backfill phase) that table with what
+/// came back by some time.
 pub(crate) trait FreeOf {
-    fn free_of(&self, name: &str) -> Option<&Free>;
+    fn free_at(&self, i: usize) -> Option<&Free>;
+    fn name_at(&self, i: usize) -> &str;
 }
 
-impl FreeOf for HashMap<&str, Free> {
-    fn free_of(&self, name: &str) -> Option<&Free> {
-        self.get(name)
+/// The nodes of a pass by their place in the node table (slurm.conf order):
+/// names, and the free resources of the usable ones.
+#[derive(Clone, Debug)]
+pub(crate) struct Table<'a> {
+    pub(crate) names: Vec<&'a str>,
+    pub(crate) free: Vec<Option<Free>>,
+    pub(crate) index: HashMap<&'a str, usize>,
+    pub(crate) kinds: Kinds,
+}
+
+impl FreeOf for Table<'_> {
+    fn free_at(&self, i: usize) -> Option<&Free> {
+        self.free.get(i).and_then(Option::as_ref)
+    }
+    fn name_at(&self, i: usize) -> &str {
+        self.names.get(i).copied().unwrap_or("")
     }
 }
 
-/// Take what `allocs` give each node from its free resources.
-pub(crate) fn take_allocs(free: &mut HashMap<&str, Free>, allocs: &[NodeAlloc]) {
-    for a in allocs {
-        if let Some(f) = free.get_mut(a.node.as_str()) {
-            f.cpus = f.cpus.saturating_sub(a.cpus);
-            f.mem = f.mem.saturating_sub(a.mem_mb);
-            f.whole = false;
-            for g in &a.gres {
-                take_gres(&mut f.gres, &g.name, &g.gtype, g.count);
+impl<'a> Table<'a> {
+    /// The nodes as they are (`idle`: as if every one were idle and usable,
+    /// the test of whether a job could ever start).
+    fn new(nodes: &[&'a Node], idle: bool) -> Self {
+        // (every node's kinds, usable or not, so that both tables of a pass
+        // number them alike)
+        let mut kinds = Kinds::default();
+        let mut free = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let mut gres: Vec<(u32, u64)> = n.gres.iter().map(|(name, ty, c)| (kinds.id(name, ty), *c)).collect();
+            if !idle && !n.is_usable() {
+                free.push(None);
+                continue;
+            }
+            if !idle {
+                for (name, ty, used) in &n.alloc_gres {
+                    take_gres(&mut gres, &kinds.matching(name, ty), *used);
+                }
+            }
+            let (cpus, mem) = if idle {
+                (n.cpus, n.real_memory)
+            } else {
+                (n.cpus.saturating_sub(n.alloc_cpus), n.real_memory.saturating_sub(n.alloc_mem))
+            };
+            free.push(Some(Free { cpus, mem, gres, whole: idle || n.alloc_cpus == 0, weight: n.weight }));
+        }
+        let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+        let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        Table { names, free, index, kinds }
+    }
+
+    /// The known ones of `names`, by index, in node-table order.
+    pub(crate) fn indexes<S: AsRef<str>>(&self, names: &[S]) -> Vec<usize> {
+        let mut v: Vec<usize> = names.iter().filter_map(|n| self.index.get(n.as_ref()).copied()).collect();
+        if !v.windows(2).all(|w| w[0] < w[1]) {
+            v.sort_unstable();
+            v.dedup();
+        }
+        v
+    }
+
+    /// Take what `allocs` give each node from its free resources.
+    pub(crate) fn take(&mut self, allocs: &[NodeAlloc]) {
+        for a in allocs {
+            let Some(i) = self.index.get(a.node.as_str()).copied() else { continue };
+            let kinds: Vec<Vec<u32>> = a.gres.iter().map(|g| self.kinds.matching(&g.name, &g.gtype)).collect();
+            if let Some(f) = self.free[i].as_mut() {
+                f.cpus = f.cpus.saturating_sub(a.cpus);
+                f.mem = f.mem.saturating_sub(a.mem_mb);
+                f.whole = false;
+                for (g, of) in a.gres.iter().zip(&kinds) {
+                    take_gres(&mut f.gres, of, g.count);
+                }
             }
         }
     }
@@ -95,11 +189,32 @@ pub(crate) fn take_allocs(free: &mut HashMap<&str, Free>, allocs: &[NodeAlloc]) 
 pub(crate) struct Free {
     pub(crate) cpus: u32,
     pub(crate) mem: u64,
-    pub(crate) gres: Vec<(String, Option<String>, u64)>,
+    /// (kind in the pass's [`Kinds`], count)
+    pub(crate) gres: Vec<(u32, u64)>,
     pub(crate) whole: bool,
-    /// Scheduling weight and position in the node table (slurm.conf order).
+    /// Scheduling weight.
     pub(crate) weight: u32,
-    pub(crate) index: usize,
+}
+
+/// A job's shape with its GRES request in the pass's kinds.
+pub(crate) struct Need<'s> {
+    pub(crate) shape: &'s Shape,
+    /// per requested GRES: the kinds that serve it, and how many per node
+    pub(crate) gres: Vec<(Vec<u32>, u64)>,
+}
+
+impl<'s> Need<'s> {
+    pub(crate) fn new(shape: &'s Shape, kinds: &Kinds) -> Self {
+        let gres = shape.gres_per_node.iter().map(|(n, t, c)| (kinds.matching(n, t), *c)).collect();
+        Need { shape, gres }
+    }
+
+    /// Whether node `f` has the GRES this job needs per node.
+    fn gres_fit(&self, f: &Free) -> bool {
+        self.gres
+            .iter()
+            .all(|(of, cnt)| *cnt == 0 || f.gres.iter().filter(|g| of.contains(&g.0)).map(|g| g.1).sum::<u64>() >= *cnt)
+    }
 }
 
 /// What one job (or array task) needs.
@@ -292,30 +407,12 @@ pub fn schedule_pass<'a>(
     let mut attempts = 0usize;
     let mut truncated = false;
     let mut out = Vec::new();
-    let mut free: HashMap<&str, Free> = HashMap::new();
-    for (index, n) in nodes.iter().enumerate() {
-        if !n.is_usable() {
-            continue;
-        }
-        let mut gres = n.gres.clone();
-        for (name, ty, used) in &n.alloc_gres {
-            take_gres(&mut gres, name, ty, *used);
-        }
-        free.insert(
-            n.name.as_str(),
-            Free {
-                cpus: n.cpus.saturating_sub(n.alloc_cpus),
-                mem: n.real_memory.saturating_sub(n.alloc_mem),
-                gres,
-                whole: n.alloc_cpus == 0,
-                weight: n.weight,
-                index,
-            },
-        );
-    }
+    let mut free = Table::new(nodes, false);
     // every node as if idle: a job that does not fit its partition even
     // then can never start (made when first needed)
-    let mut whole_cluster: Option<HashMap<&str, Free>> = None;
+    let mut whole_cluster: Option<Table> = None;
+    // each partition's nodes by index, once per pass
+    let mut part_nodes: HashMap<&str, Vec<usize>> = HashMap::new();
     let part_by_name: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
     let cpus_of: HashMap<&str, u32> = nodes.iter().map(|n| (n.name.as_str(), n.cpus)).collect();
     let mut part_cpus_of: HashMap<&str, u64> = HashMap::new();
@@ -441,7 +538,8 @@ pub fn schedule_pass<'a>(
             Some(a) if a.task_id.is_none() => a.pending_tasks.iter().map(|t| Some(*t)).collect(),
             _ => vec![None],
         };
-        let Cands { candidates, part_candidates, req } = match job_candidates(job, part, resvs, now) {
+        let pn: &[usize] = part_nodes.entry(part.name.as_str()).or_insert_with(|| free.indexes(&part.nodes));
+        let Cands { candidates, part_candidates, req } = match job_candidates(job, pn, &free, resvs, now) {
             Ok(c) => c,
             Err(r) => {
                 set_reason(&mut out, r);
@@ -468,12 +566,12 @@ pub fn schedule_pass<'a>(
             // every later one: the job is set aside with Slurm's reason for a
             // job that cannot run, and the others are scheduled.
             let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let p = place(&shape, &candidates, &free, req.as_ref());
+                let p = place(&Need::new(&shape, &free.kinds), &candidates, &free, req.as_ref());
                 if p.is_some() {
                     return (p, true);
                 }
-                let all = whole_cluster.get_or_insert_with(|| idle_cluster(nodes));
-                let ever = place(&shape, &part_candidates, all, req.as_ref()).is_some();
+                let all = whole_cluster.get_or_insert_with(|| Table::new(nodes, true));
+                let ever = place(&Need::new(&shape, &all.kinds), &part_candidates, all, req.as_ref()).is_some();
                 (None, ever)
             }));
             let placed = match placed {
@@ -488,7 +586,7 @@ pub fn schedule_pass<'a>(
             };
             match placed {
                 (Some(allocs), _) => {
-                    take_allocs(&mut free, &allocs);
+                    free.take(&allocs);
                     if let Some(a) = &job.array {
                         *running_tasks.entry(a.array_job_id).or_default() += 1;
                     }
@@ -525,26 +623,37 @@ pub fn schedule_pass<'a>(
         }
     }
     if let (Some(bf), false) = (&params.backfill, truncated) {
-        let main =
-            backfill::MainPhase { now, jobs, nodes, parts: &part_by_name, resvs, free: &free, started: &started };
-        backfill::run(&main, bf, &waiting, &running_tasks, &mut out);
+        let mut main = backfill::MainPhase {
+            now,
+            jobs,
+            nodes,
+            parts: &part_by_name,
+            part_nodes: &mut part_nodes,
+            resvs,
+            free: &free,
+            started: &started,
+        };
+        backfill::run(&mut main, bf, &waiting, &running_tasks, &mut out);
     }
     (out, truncated)
 }
 
-/// The nodes a job may get: `candidates` now (its partition's, less
-/// `--exclude`, only `--nodelist`'s, inside or outside reservations), and
-/// `part_candidates` (the same before reservations: whether it could ever
-/// start). `Err`: why it cannot be placed at all now.
+/// The nodes a job may get, by index in node-table order: `candidates` now
+/// (its partition's, less `--exclude`, only `--nodelist`'s, inside or
+/// outside reservations), and `part_candidates` (the same before
+/// reservations: whether it could ever start). `Err`: why it cannot be
+/// placed at all now. Most jobs may use their whole partition: its list is
+/// then borrowed, not copied.
 pub(crate) struct Cands<'p> {
-    pub(crate) candidates: Vec<&'p str>,
-    pub(crate) part_candidates: Vec<&'p str>,
+    pub(crate) candidates: Cow<'p, [usize]>,
+    pub(crate) part_candidates: Cow<'p, [usize]>,
     pub(crate) req: Option<HashSet<String>>,
 }
 
 pub(crate) fn job_candidates<'p>(
     job: &Job,
-    part: &'p Partition,
+    part_nodes: &'p [usize],
+    table: &Table,
     resvs: &[&Reservation],
     now: i64,
 ) -> Result<Cands<'p>, Reason> {
@@ -558,21 +667,35 @@ pub(crate) fn job_candidates<'p>(
         (Some(Err(_)), _) | (_, Some(Err(_))) => return Err(Reason::BadConstraints),
         (req, exc) => (
             req.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()),
-            exc.and_then(Result::ok).map(|v| v.into_iter().collect::<HashSet<String>>()).unwrap_or_default(),
+            exc.and_then(Result::ok).unwrap_or_default(),
         ),
     };
-    let candidates: Vec<&str> = part
-        .nodes
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|n| !exc.contains(*n))
-        .filter(|n| req.as_ref().map(|r| r.contains(*n)).unwrap_or(true))
-        .collect();
+    let candidates: Cow<[usize]> = if req.is_none() && exc.is_empty() {
+        Cow::Borrowed(part_nodes)
+    } else {
+        let exc: HashSet<usize> = exc.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect();
+        let req: Option<HashSet<usize>> =
+            req.as_ref().map(|r| r.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect());
+        Cow::Owned(
+            part_nodes
+                .iter()
+                .copied()
+                .filter(|i| !exc.contains(i))
+                .filter(|i| req.as_ref().map(|r| r.contains(i)).unwrap_or(true))
+                .collect(),
+        )
+    };
     let want_resv = job.desc.reservation_name();
     let part_candidates = candidates.clone();
-    let candidates: Vec<&str> = if let Some(name) = want_resv {
+    let in_resv = |r: &Reservation| -> HashSet<usize> {
+        r.nodes.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect()
+    };
+    let candidates: Cow<[usize]> = if let Some(name) = want_resv {
         match resvs.iter().find(|r| r.name == name) {
-            Some(r) if r.active(now) => candidates.into_iter().filter(|n| r.nodes.iter().any(|x| x == n)).collect(),
+            Some(r) if r.active(now) => {
+                let held = in_resv(r);
+                Cow::Owned(candidates.iter().copied().filter(|i| held.contains(i)).collect())
+            }
             // waiting for it to start; or it is gone
             Some(_) => return Err(Reason::Other("Reservation".into())),
             None => return Err(Reason::Other("ReservationDeleted".into())),
@@ -581,15 +704,20 @@ pub(crate) fn job_candidates<'p>(
         // a node is out while a reservation holds it during the job's run
         // (an unlimited job runs into every later reservation)
         let job_end = job.time_limit.map(|m| now + m as i64 * 60).unwrap_or(i64::MAX);
-        let blocks = |r: &&&Reservation| r.end_time > now && r.start_time < job_end;
+        let blocking: Vec<(HashSet<usize>, bool)> = resvs
+            .iter()
+            .filter(|r| r.end_time > now && r.start_time < job_end)
+            .map(|r| (in_resv(r), r.maint()))
+            .collect();
         let before = candidates.len();
         let mut maint = false;
-        let left: Vec<&str> = candidates
-            .into_iter()
-            .filter(|n| {
-                let held = resvs.iter().filter(blocks).find(|r| r.nodes.iter().any(|x| x == n));
-                if let Some(r) = held {
-                    maint |= r.maint();
+        let left: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|i| {
+                let held = blocking.iter().find(|(nodes, _)| nodes.contains(i));
+                if let Some((_, m)) = held {
+                    maint |= *m;
                 }
                 held.is_none()
             })
@@ -602,30 +730,17 @@ pub(crate) fn job_candidates<'p>(
             };
             return Err(r);
         }
-        left
+        Cow::Owned(left)
     } else {
         candidates
     };
     Ok(Cands { candidates, part_candidates, req })
 }
 
-/// Every node with all its resources free, as the test of whether a job can
-/// ever start.
-fn idle_cluster<'a>(nodes: &[&'a Node]) -> HashMap<&'a str, Free> {
-    nodes
-        .iter()
-        .enumerate()
-        .map(|(index, n)| {
-            let f =
-                Free { cpus: n.cpus, mem: n.real_memory, gres: n.gres.clone(), whole: true, weight: n.weight, index };
-            (n.name.as_str(), f)
-        })
-        .collect()
-}
-
 /// CPUs node `f` can give this job (cons_tres's available CPUs): free CPUs in
 /// whole tasks, limited by free memory, 0 if GRES or exclusivity rule it out.
-pub(crate) fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
+pub(crate) fn avail_cpus(need: &Need, f: &Free) -> u32 {
+    let shape = need.shape;
     let cpt = shape.cpus_per_task.max(1);
     if shape.exclusive && !f.whole {
         return 0;
@@ -639,10 +754,7 @@ pub(crate) fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
         let by_mem = by_mem.min(u32::MAX as u64) as u32;
         cpus = cpus.min(by_mem / cpt * cpt);
     }
-    let gres_ok = shape.gres_per_node.iter().all(|(name, ty, cnt)| {
-        f.gres.iter().filter(|g| &g.0 == name && (ty.is_none() || &g.1 == ty)).map(|g| g.2).sum::<u64>() >= *cnt
-    });
-    if !gres_ok {
+    if !need.gres_fit(f) {
         return 0;
     }
     cpus
@@ -660,21 +772,13 @@ pub(crate) fn avail_cpus(shape: &Shape, f: &Free) -> u32 {
 /// before an idle one (`recorded/24.11/basic/106`: job 10 on node3, not the
 /// idle node1).
 ///
-/// The table holds the candidates only, in node-table order: a node that is
-/// not one (or not usable) leaves a gap in the indexes, which ends a set as
-/// well. Candidates usually come in that order already (a partition's nodes
-/// as slurm.conf lists them): they are sorted only when they do not.
-fn slurm_pick<'f>(
-    shape: &Shape,
-    candidates: &[&'f str],
-    free: &'f impl FreeOf,
-    want_nodes: u32,
-) -> Option<Vec<String>> {
-    let mut table: Vec<(&str, &Free)> = candidates.iter().filter_map(|n| free.free_of(n).map(|f| (*n, f))).collect();
-    if !table.windows(2).all(|w| w[0].1.index < w[1].1.index) {
-        table.sort_by_key(|(_, f)| f.index);
-        table.dedup_by_key(|(_, f)| f.index);
-    }
+/// The table holds the usable candidates only, in node-table order
+/// (`candidates` come in that order): a node that is not one (or not usable)
+/// leaves a gap in the indexes, which ends a set as well. The nodes chosen
+/// come back by index.
+fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes: u32) -> Option<Vec<usize>> {
+    let shape = need.shape;
+    let table: Vec<(usize, &Free)> = candidates.iter().filter_map(|i| free.free_at(*i).map(|f| (*i, f))).collect();
     // consecutive sets: (start, end) into `table` (inclusive), cpus, nodes, weight
     struct Set {
         start: usize,
@@ -683,14 +787,14 @@ fn slurm_pick<'f>(
         nodes: i64,
         weight: u32,
     }
-    let mut avail: Vec<u32> = table.iter().map(|(_, f)| avail_cpus(shape, f)).collect();
+    let mut avail: Vec<u32> = table.iter().map(|(_, f)| avail_cpus(need, f)).collect();
     let mut sets: Vec<Set> = vec![];
     let mut cur: Option<Set> = None;
     let mut prev_index: Option<usize> = None;
-    for (i, (_, f)) in table.iter().enumerate() {
+    for (i, (index, f)) in table.iter().enumerate() {
         // a node missing from the table (unusable) between two usable ones ends a set
-        let gap = prev_index.map(|p| f.index != p + 1).unwrap_or(false);
-        prev_index = Some(f.index);
+        let gap = prev_index.map(|p| *index != p + 1).unwrap_or(false);
+        prev_index = Some(*index);
         if gap || avail[i] == 0 || cur.as_ref().map(|c| c.weight != f.weight).unwrap_or(false) {
             if let Some(c) = cur.take() {
                 sets.push(c);
@@ -789,7 +893,7 @@ fn slurm_pick<'f>(
         }
         if rem_nodes <= 0 && rem_cpus <= 0 {
             chosen.sort_unstable();
-            return Some(chosen.into_iter().map(|i| table[i].0.to_string()).collect());
+            return Some(chosen.into_iter().map(|i| table[i].0).collect());
         }
         sets[k].cpus = 0;
         sets[k].nodes = 0;
@@ -798,33 +902,33 @@ fn slurm_pick<'f>(
 }
 
 /// Choose nodes for one job: the nodes cons_tres would pick (see
-/// [`slurm_pick`]), tasks laid out on them in order; first fit in partition
+/// [`slurm_pick`]), tasks laid out on them in order; first fit in node-table
 /// order when that finds nothing.
 pub(crate) fn place(
-    shape: &Shape,
-    candidates: &[&str],
+    need: &Need,
+    candidates: &[usize],
     free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
     if required.is_none() {
-        let want_nodes = shape.min_nodes.max(1);
-        if let Some(picked) = slurm_pick(shape, candidates, free, want_nodes) {
-            let picked: Vec<&str> = picked.iter().map(|s| s.as_str()).collect();
-            if let Some(a) = place_in_order(shape, &picked, free, None) {
+        let want_nodes = need.shape.min_nodes.max(1);
+        if let Some(picked) = slurm_pick(need, candidates, free, want_nodes) {
+            if let Some(a) = place_in_order(need, &picked, free, None) {
                 return Some(a);
             }
         }
     }
-    place_in_order(shape, candidates, free, required)
+    place_in_order(need, candidates, free, required)
 }
 
 /// Lay the job's tasks out on `candidates`, first fit in the given order.
 fn place_in_order(
-    shape: &Shape,
-    candidates: &[&str],
+    need: &Need,
+    candidates: &[usize],
     free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
+    let shape = need.shape;
     let cpt = shape.cpus_per_task;
     let mut allocs: Vec<NodeAlloc> = Vec::new();
     let mut tasks_left = shape.tasks;
@@ -839,18 +943,13 @@ fn place_in_order(
         if mem > f.mem {
             return false;
         }
-        shape.gres_per_node.iter().all(|(name, ty, cnt)| {
-            f.gres.iter().filter(|g| &g.0 == name && (ty.is_none() || &g.1 == ty)).map(|g| g.2).sum::<u64>() >= *cnt
-        })
+        need.gres_fit(f)
     };
-    for name in candidates {
+    for &i in candidates {
         if allocs.len() as u32 >= most_nodes {
             break;
         }
-        let f = match free.free_of(name) {
-            Some(f) => f,
-            None => continue,
-        };
+        let Some(f) = free.free_at(i) else { continue };
         let nodes_after = want_nodes.saturating_sub(allocs.len() as u32 + 1);
         // tasks that must still be left for the remaining required nodes (one each)
         let max_tasks_here = tasks_left.saturating_sub(nodes_after);
@@ -880,7 +979,7 @@ fn place_in_order(
             .iter()
             .map(|(n, t, c)| GresAlloc { name: n.clone(), gtype: t.clone(), count: *c, indexes: vec![] })
             .collect();
-        allocs.push(NodeAlloc { node: name.to_string(), cpus, mem_mb: mem, gres });
+        allocs.push(NodeAlloc { node: free.name_at(i).to_string(), cpus, mem_mb: mem, gres });
         tasks_left = tasks_left.saturating_sub(take);
         if tasks_left == 0 && allocs.len() as u32 >= want_nodes {
             break;
@@ -918,24 +1017,20 @@ mod tests {
     }
 
     /// Four 2-CPU, 2000 MB nodes with these CPUs in use.
-    fn free(used: &[u32]) -> HashMap<&'static str, Free> {
-        let names = ["node1", "node2", "node3", "node4"];
-        used.iter()
-            .enumerate()
-            .map(|(i, u)| {
-                (
-                    names[i],
-                    Free {
-                        cpus: 2 - u,
-                        mem: 2000 - 500 * *u as u64,
-                        gres: vec![],
-                        whole: *u == 0,
-                        weight: 1,
-                        index: i,
-                    },
-                )
-            })
-            .collect()
+    fn free(used: &[u32]) -> Table<'static> {
+        let names = vec!["node1", "node2", "node3", "node4"];
+        let free = used
+            .iter()
+            .map(|u| Some(Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1 }))
+            .collect();
+        let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        Table { names, free, index, kinds: Kinds::default() }
+    }
+
+    /// `slurm_pick` over every node, by name.
+    fn slurm_pick(shape: &Shape, _all: &[&str], t: &Table, want: u32) -> Option<Vec<&'static str>> {
+        let picked = super::slurm_pick(&Need::new(shape, &t.kinds), &[0, 1, 2, 3], t, want)?;
+        Some(picked.into_iter().map(|i| ["node1", "node2", "node3", "node4"][i]).collect())
     }
 
     const ALL: [&str; 4] = ["node1", "node2", "node3", "node4"];
