@@ -846,3 +846,31 @@ fn backfill_tests_at_most_bf_max_job_test_jobs() {
     let d = bf_pass(&[&j1, &j2, &j3], &[&n1, &n2], &[&p]);
     assert_eq!(started(&d), vec![3]);
 }
+
+#[test]
+fn backfill_gives_typed_gpus_back_at_the_end_of_an_untyped_request() {
+    // n1 has two GPUs of type a, n2 is busy for an hour; job 2 needs both
+    // nodes (Resources, planned at +60). Job 3 (--gres=gpu:2, 10 minutes)
+    // is backfilled onto n1's GPUs; job 4 (gpu:2 too, 10 minutes) gets them
+    // when job 3 ends, before job 2's window: planned at +10 on n1.
+    let gpus = |mut n: Node| {
+        n.gres = vec![("gpu".into(), Some("a".into()), 2)];
+        n
+    };
+    let n1 = gpus(node("n1", 4));
+    let n2 = gpus(busy("n2", 4, 4));
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n2", 4, NOW, 60);
+    let j2 = limited(wide(2, 2, 2), 10);
+    let gpu_job = |id: u32| {
+        let mut j = limited(job(id), 10);
+        j.desc.gres = Some("gpu:2".into());
+        j
+    };
+    let (j3, j4) = (gpu_job(3), gpu_job(4));
+    let d = bf_pass(&[&j1, &j2, &j3, &j4], &[&n1, &n2], &[&p]);
+    assert_eq!(plan(&d, 2), Some((NOW + 3600, vec!["n1".into(), "n2".into()])));
+    assert!(backfilled(&d, 3), "{:?}", d);
+    assert_eq!(nodes_of(&d, 3), Some(vec!["n1".into()]));
+    assert_eq!(plan(&d, 4), Some((NOW + 600, vec!["n1".into()])), "{:?}", d);
+}
