@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun bench-sched clean conformance coverage fuzz
+.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun bench-sched sim clean conformance coverage fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -58,6 +58,16 @@ bench-flood: build
 # pending jobs (criterion); the last line is backfill_pass_ms=<10k x 100k>
 bench-sched: setup
 	$(CARGO) bench -p spur-sched --bench backfill
+
+# the scheduling simulator (bench/sim/README.md): the real scheduling pass in
+# virtual time, with and without backfill, on the UniLu Gaia trace of the
+# Parallel Workloads Archive (51,987 jobs; 144 nodes x 14 CPUs) and on a
+# generated trace of 10,000 jobs (seed 1; 32 nodes x 16 CPUs)
+sim: setup
+	@mkdir -p target/sim
+	gzip -dc bench/sim/traces/UniLu-Gaia-2014-2.swf.gz > target/sim/UniLu-Gaia-2014-2.swf
+	$(CARGO) run --release -p spur-sim -- --both --swf target/sim/UniLu-Gaia-2014-2.swf
+	$(CARGO) run --release -p spur-sim -- --both --generate 10000 --seed 1
 
 # parallel launch: srun -N1, -N2 -n8, a step in an allocation, -N100 (bench/srun.sh)
 bench-srun: build
