@@ -119,7 +119,6 @@ pub fn make_partition(nodes: &[Node]) -> Partition {
     Partition {
         name: PARTITION.into(),
         nodes: nodes.iter().map(|n| n.name.clone()).collect(),
-        nodes_expr: String::new(),
         default: true,
         oversubscribe: "NO".into(),
         priority_tier: 1,

@@ -1,7 +1,7 @@
 //! Small traces whose schedules are worked out by hand, replayed through the
 //! real scheduling pass, with and without backfill.
 
-use spur_sim::report::metrics;
+use spur_sim::report::{metrics, Metrics};
 use spur_sim::sim::{simulate, Cluster, Outcome};
 use spur_sim::swf::parse;
 
@@ -30,8 +30,11 @@ fn starts(o: &Outcome) -> Vec<(i64, i64, bool)> {
     o.jobs.iter().map(|j| (j.number, j.start, j.backfilled)).collect()
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
+/// The figures that are fractions: mean wait, median wait, utilisation,
+/// mean bounded slowdown, each as expected (to 1e-9).
+fn assert_fractions(m: &Metrics, want: [f64; 4]) {
+    let got = [m.mean_wait_s, m.median_wait_s, m.utilisation, m.mean_bounded_slowdown];
+    assert!(got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-9), "got {got:?}, want {want:?}");
 }
 
 #[test]
@@ -50,13 +53,10 @@ fn backfill_uses_the_hole_without_delaying_the_first_job() {
     assert_eq!(plans, [(None, None), (Some(600), Some(600)), (None, None), (Some(1200), Some(1200))]);
     let m = metrics(&o, ONE_NODE);
     assert_eq!((m.jobs, m.skipped, m.makespan_s, m.max_wait_s, m.backfilled), (4, 0, 2400, 1020, 1));
-    // waits 0, 540, 0, 1020
-    assert!(close(m.mean_wait_s, 390.0), "{}", m.mean_wait_s);
-    assert!(close(m.median_wait_s, 270.0), "{}", m.median_wait_s);
-    // (3*600 + 4*600 + 1*300 + 1*1200) / (4 * 2400)
-    assert!(close(m.utilisation, 5700.0 / 9600.0), "{}", m.utilisation);
-    // 1, (540 + 600) / 600, 1, (1020 + 1200) / 1200
-    assert!(close(m.mean_bounded_slowdown, (1.0 + 1.9 + 1.0 + 1.85) / 4.0), "{}", m.mean_bounded_slowdown);
+    // waits 0, 540, 0, 1020: mean 390, median 270; CPU-seconds
+    // (3*600 + 4*600 + 1*300 + 1*1200) of 4 * 2400; bounded slowdowns 1,
+    // (540 + 600) / 600, 1, (1020 + 1200) / 1200
+    assert_fractions(&m, [390.0, 270.0, 5700.0 / 9600.0, (1.0 + 1.9 + 1.0 + 1.85) / 4.0]);
     // events at 0, 60, 120, 180, 420, 600, 1200, 2400: a pass each
     assert_eq!(m.passes, 8);
     assert_eq!((m.late_vs_plan, m.head_late_vs_plan), (0, 0));
@@ -70,12 +70,9 @@ fn without_backfill_the_small_job_waits_its_turn() {
     assert_eq!(starts(&o), [(1, 0, false), (2, 600, false), (3, 1200, false), (4, 1200, false)]);
     let m = metrics(&o, ONE_NODE);
     assert_eq!((m.jobs, m.makespan_s, m.max_wait_s, m.backfilled, m.plans), (4, 2400, 1080, 0, 0));
-    // waits 0, 540, 1080, 1020
-    assert!(close(m.mean_wait_s, 660.0), "{}", m.mean_wait_s);
-    assert!(close(m.median_wait_s, 780.0), "{}", m.median_wait_s);
-    assert!(close(m.utilisation, 5700.0 / 9600.0), "{}", m.utilisation);
-    // 1, 1.9, (1080 + 300) / 300, 1.85
-    assert!(close(m.mean_bounded_slowdown, (1.0 + 1.9 + 4.6 + 1.85) / 4.0), "{}", m.mean_bounded_slowdown);
+    // waits 0, 540, 1080, 1020: mean 660, median 780; the same CPU-seconds;
+    // bounded slowdowns 1, 1.9, (1080 + 300) / 300, 1.85
+    assert_fractions(&m, [660.0, 780.0, 5700.0 / 9600.0, (1.0 + 1.9 + 4.6 + 1.85) / 4.0]);
     // events at 0, 60, 120, 180, 600, 1200, 1500, 2400
     assert_eq!(m.passes, 8);
 }
@@ -88,6 +85,24 @@ fn backfill_judges_by_the_requested_time() {
     let o = simulate(&trace, ONE_NODE, true).unwrap();
     assert_eq!(starts(&o), [(1, 0, false), (2, 600, false), (3, 1200, false), (4, 1200, false)]);
     assert_eq!(metrics(&o, ONE_NODE).backfilled, 0);
+}
+
+#[test]
+fn backfill_plans_with_time_limits_not_run_times() {
+    // job 1 asks for 10 minutes but ends at 300: backfill (which knows only
+    // the limit) plans job 2 at 600, so job 3 (7 minutes asked, to 540)
+    // fits before it and starts at 120; job 2 then waits for job 3's CPU
+    // (420), later than it could have (300) and earlier than planned (600)
+    let text = String::from("; MaxProcs: 4\n")
+        + &swf(1, 0, 300, 3, 600)
+        + &swf(2, 60, 600, 4, 600)
+        + &swf(3, 120, 300, 1, 400);
+    let o = simulate(&parse(&text).unwrap(), ONE_NODE, true).unwrap();
+    assert_eq!(starts(&o), [(1, 0, false), (2, 420, false), (3, 120, true)]);
+    assert_eq!((o.jobs[1].first_plan, o.jobs[1].head_plan), (Some(600), Some(600)));
+    // without backfill job 2 starts as soon as job 1 ends
+    let o = simulate(&parse(&text).unwrap(), ONE_NODE, false).unwrap();
+    assert_eq!(starts(&o), [(1, 0, false), (2, 300, false), (3, 900, false)]);
 }
 
 #[test]
@@ -109,7 +124,6 @@ fn tasks_spread_over_nodes() {
     let c = Cluster { nodes: 2, cpus: 2 };
     let o = simulate(&parse(&text).unwrap(), c, true).unwrap();
     assert_eq!(starts(&o), [(1, 0, false), (2, 0, false), (3, 100, false)]);
-    let m = metrics(&o, c);
-    // 500 CPU-seconds of 4 x 200
-    assert!(close(m.utilisation, 500.0 / 800.0), "{}", m.utilisation);
+    // waits 0, 0, 100; 500 CPU-seconds of 4 x 200; slowdowns 1, 1, 2
+    assert_fractions(&metrics(&o, c), [100.0 / 3.0, 0.0, 500.0 / 800.0, 4.0 / 3.0]);
 }
