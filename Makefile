@@ -64,8 +64,7 @@ bench-sched: setup
 # Parallel Workloads Archive (51,987 jobs; 144 nodes x 14 CPUs) and on a
 # generated trace of 10,000 jobs (seed 1; 32 nodes x 16 CPUs)
 sim: setup
-	@mkdir -p target/sim
-	gzip -dc bench/sim/traces/UniLu-Gaia-2014-2.swf.gz > target/sim/UniLu-Gaia-2014-2.swf
+	bash bench/sim/fetch-trace.sh target/sim
 	$(CARGO) run --release -p spur-sim -- --both --swf target/sim/UniLu-Gaia-2014-2.swf
 	$(CARGO) run --release -p spur-sim -- --both --generate 10000 --seed 1
 
