@@ -55,6 +55,8 @@ const NO_KILL_INV_DEP: u64 = 1 << 1;
 const SPREAD_JOB: u64 = 1 << 8;
 /// `BACKFILL_SCHED`: the backfill scheduler started the job.
 const BACKFILL_SCHED: u64 = 1 << 32;
+/// `BACKFILL_LAST`: a pending job the last backfill cycle considered.
+const BACKFILL_LAST: u64 = 1 << 33;
 /// `MEM_PER_CPU` of `pn_min_memory`.
 const MEM_PER_CPU: u64 = 1 << 63;
 const NO_VAL: u32 = sys::NO_VAL;
@@ -506,6 +508,11 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
         if p.backfill {
             flags |= BACKFILL_SCHED;
         }
+        // a pending job the last backfill cycle considered: libslurm adds
+        // BACKFILL_LAST when it unpacks such a job
+        if pending && p.considered_at != 0 {
+            flags |= BACKFILL_SCHED | BACKFILL_LAST;
+        }
         if pending {
             r.sched_nodes = xstr_opt(p.sched_nodes.as_deref());
         }
@@ -746,6 +753,8 @@ pub fn message(jobs: &[&Job], ctx: &Ctx) -> *mut sys::job_info_msg_t {
         return null_mut();
     };
     m.last_update = ctx.now as _;
+    // when the backfill scheduler last ran, as far as the jobs tell
+    m.last_backfill = ctx.plans.values().map(|p| p.considered_at).max().unwrap_or(0) as _;
     if jobs.is_empty() {
         return msg;
     }

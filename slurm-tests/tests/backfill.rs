@@ -1,6 +1,7 @@
 //! Issue 15, point 1: the backfill scheduler through the real daemons and
 //! commands. One cluster for the file: two nodes of 4 CPUs, Slurm's default
-//! `SchedulerType=sched/backfill`. A job holding one node blocks a two-node
+//! `SchedulerType=sched/backfill`, a backfill cycle every second
+//! (`bf_interval=1`, as scenario A was recorded). A job holding one node blocks a two-node
 //! job; a short job starts at once on the other node (it ends before the
 //! blocked job can start), a long one waits. `squeue --start` and `scontrol
 //! show job` show the plan as slurmctld does (`StartTime=` the running job's
@@ -34,7 +35,10 @@ fn stamp(t: i64) -> String {
 #[test]
 fn a_short_job_fills_the_hole_before_a_blocked_job_and_a_long_one_waits() {
     // crates/spur-sched/tests/backfill-22.05.md, scenario A, as Slurm 22.05 ran it
-    let c = Cluster::up("backfill", 2, &["--cpus", "4", "--memory", "4000"]);
+    let extra = std::env::temp_dir().join(format!("spur-backfill-{}.conf", std::process::id()));
+    std::fs::write(&extra, "SchedulerParameters=bf_interval=1\n").unwrap();
+    let c = Cluster::up("backfill", 2, &["--cpus", "4", "--memory", "4000", "--extra-conf", &extra.to_string_lossy()]);
+    let _ = std::fs::remove_file(&extra);
     let sleep = ["--wrap", "sleep 300"];
     let first = c.sbatch(&[&["-N1", "-n4", "--time=10"][..], &sleep].concat());
     c.wait_state(&first.to_string(), "RUNNING", T);
@@ -67,6 +71,13 @@ fn a_short_job_fills_the_hole_before_a_blocked_job_and_a_long_one_waits() {
     let start = field(&f, "EndTime");
     assert_eq!(field(&w, "StartTime"), start, "{}\n{}", w, f);
     assert_eq!(field(&w, "SchedNodeList"), "node[1-2]", "{}", w);
+    // considered by the last backfill cycle (slurmctld's BACKFILL_SCHED,
+    // which the library shows as BACKFILL_LAST), at its time
+    wait_for("a backfill cycle", T, || {
+        w = show(wide);
+        field(&w, "Scheduler") == "Backfill:*"
+    });
+    assert!(secs(&field(&w, "LastSchedEval")) >= secs(&field(&w, "SubmitTime")), "{}", w);
     // the long one and the one without a limit would delay it: pending
     // behind it, planned at its end rounded down to the minute, the long
     // one where there is room now, the other on the first job's node
@@ -75,6 +86,7 @@ fn a_short_job_fills_the_hole_before_a_blocked_job_and_a_long_one_waits() {
         let l = show(id);
         assert_eq!((field(&l, "JobState").as_str(), field(&l, "Reason").as_str()), ("PENDING", "Priority"), "{}", l);
         assert_eq!((field(&l, "StartTime"), field(&l, "SchedNodeList")), (later.clone(), node.to_string()), "{}", l);
+        assert_eq!(field(&l, "Scheduler"), "Backfill:*", "{}", l);
     }
     assert_eq!(field(&show(endless), "EndTime"), "Unknown");
     // squeue --start, as Slurm prints it

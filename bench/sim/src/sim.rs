@@ -281,6 +281,8 @@ pub fn simulate(trace: &Trace, cluster: Cluster, backfill: bool) -> Result<Outco
                         j.eligible_time = now;
                     }
                 }
+                // (what the backfill phase looked at: display only)
+                Decision::Considered { .. } => {}
                 Decision::CancelNeverSatisfied { job_id } | Decision::SetAside { job_id, .. } => {
                     return Err(format!("at {}: the scheduler set job {job_id} aside: {d:?}", now - EPOCH));
                 }

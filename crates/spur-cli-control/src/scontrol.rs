@@ -2592,7 +2592,9 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
     }
     if let Some(p) = &ctx.plan {
         // started by the backfill phase; or planned by it (SchedNodeList=)
-        r.flags.backfill_sched = p.backfill;
+        r.flags.backfill_sched = p.backfill || (pending && p.considered_at != 0);
+        // (libslurm's BACKFILL_LAST: considered by the last backfill cycle)
+        r.flags.backfill_last = pending && p.considered_at != 0;
         if pending {
             r.sched_nodes = p.sched_nodes.clone();
         }

@@ -162,6 +162,17 @@ fn job(j: &Job, view: &ClusterView) -> V {
         flags.push("DEPENDENT");
     }
     flags.push("PARTITION_ASSIGNED");
+    // slurmctld's BACKFILL_SCHED (started by backfill, or a pending job its
+    // last cycle considered) and the library's BACKFILL_LAST
+    if let Some(p) = view.plans.get(&j.job_id) {
+        let considered = pending && p.considered_at != 0;
+        if p.backfill || considered {
+            flags.push("BACKFILL_ATTEMPTED");
+        }
+        if considered {
+            flags.push("SCHEDULING_ATTEMPTED");
+        }
+    }
     let held = j.held.is_some();
     let eligible = if !started && (held || j.desc.dependency.is_some()) { 0 } else { j.eligible_time };
     let tres = records::tres_str(j);
@@ -351,7 +362,7 @@ pub fn squeue(o_: &SqueueOpts, m: &Mime, args: &[String], view: &ClusterView, ca
     }
     let doc = o(vec![
         ("jobs", a(jobs.iter().map(|j| job(j, view)).collect())),
-        ("last_backfill", num(0)),
+        ("last_backfill", num(view.plans.values().map(|p| p.considered_at).max().unwrap_or(0))),
         ("last_update", num(view.now)),
         ("meta", meta("squeue", args, view)),
         ("errors", a(vec![])),

@@ -500,6 +500,7 @@ impl Client {
                     start_time: p.start_time,
                     sched_nodes: (!p.sched_nodes.is_empty()).then_some(p.sched_nodes),
                     backfill: p.backfill,
+                    considered_at: p.considered_at,
                 };
                 (p.job_id, plan)
             })
@@ -511,6 +512,10 @@ impl Client {
             if let Some(p) = plans.get(&j.job_id).filter(|p| p.start_time > 0) {
                 j.start_time = p.start_time;
                 j.end_time = j.time_limit.map(|m| p.start_time + m as i64 * 60).unwrap_or(0);
+            }
+            // when the backfill scheduler last looked at it
+            if let Some(p) = plans.get(&j.job_id) {
+                j.last_sched_eval = j.last_sched_eval.max(p.considered_at);
             }
         }
         Ok(view)

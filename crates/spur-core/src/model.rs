@@ -1247,6 +1247,11 @@ pub struct JobPlan {
     pub sched_nodes: Option<String>,
     /// The backfill phase started it (`Scheduler=Backfill`).
     pub backfill: bool,
+    /// A pending job the last backfill phase considered: when that phase
+    /// ran (0: not considered). slurmctld's `BACKFILL_SCHED` with
+    /// `LastSchedEval` at or after its last backfill cycle, which its
+    /// library reports as `BACKFILL_LAST` (`Scheduler=Backfill:*`).
+    pub considered_at: i64,
 }
 
 impl ClusterView {

@@ -370,6 +370,7 @@ pub(crate) fn run(
     let mut running_tasks = running_tasks.clone();
     let mut per_user: HashMap<u32, usize> = HashMap::new();
     let mut tested = 0usize;
+    let mut considered: Vec<u32> = Vec::new();
     for job in waiting {
         if tested >= bf.max_job_test {
             break;
@@ -383,6 +384,7 @@ pub(crate) fn run(
         }
         tested += 1;
         let Some(part) = m.parts.get(job.partition.as_str()) else { continue };
+        considered.push(job.job_id);
         let pn: &[usize] = m.part_nodes.entry(part.name.as_str()).or_insert_with(|| base.indexes(&part.nodes));
         let Ok(Cands { candidates, req, .. }) = job_candidates(job, pn, &base, m.resvs, now) else { continue };
         let shape = shape_of(job);
@@ -435,6 +437,9 @@ pub(crate) fn run(
                 None => break,
             }
         }
+    }
+    if !considered.is_empty() {
+        out.push(Decision::Considered { job_ids: considered });
     }
 }
 

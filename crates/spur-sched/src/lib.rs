@@ -38,6 +38,12 @@ pub enum Decision {
     /// left pending with reason `BadConstraints` and the pass goes on. Given
     /// once, when the job gets that reason; the controller logs it.
     SetAside { job_id: u32, error: String },
+    /// The backfill phase considered these pending jobs (slurmctld sets
+    /// `BACKFILL_SCHED` and `LastSchedEval` on each job its backfill loop
+    /// takes up, and its main scheduler clears the flag: `scontrol show job`
+    /// prints `Scheduler=Backfill:*` for a pending job the last backfill
+    /// cycle looked at). Given once per backfill phase, in queue order.
+    Considered { job_ids: Vec<u32> },
 }
 
 /// The GRES kinds of a pass (a name and perhaps a type), numbered, so that

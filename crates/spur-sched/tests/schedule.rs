@@ -874,3 +874,35 @@ fn backfill_gives_typed_gpus_back_at_the_end_of_an_untyped_request() {
     assert_eq!(nodes_of(&d, 3), Some(vec!["n1".into()]));
     assert_eq!(plan(&d, 4), Some((NOW + 600, vec!["n1".into()])), "{:?}", d);
 }
+
+#[test]
+fn the_backfill_phase_names_the_pending_jobs_it_considered() {
+    // slurmctld marks each job its backfill loop takes up (BACKFILL_SCHED,
+    // LastSchedEval): the blocked top job and the one behind it, in queue
+    // order, not a held job nor one waiting on a dependency, nor a job the
+    // main phase started
+    let n1 = busy("n1", 4, 4);
+    let n2 = node("n2", 4);
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n1", 4, NOW, 60);
+    let j2 = limited(wide(2, 2, 2), 10);
+    let j3 = limited(job(3), 120);
+    let j4 = Job { held: Some(Reason::JobHeldUser), ..job(4) };
+    let mut j5 = job(5);
+    j5.desc.dependency = Some("afterok:1".into());
+    let d = bf_pass(&[&j1, &j2, &j3, &j4, &j5], &[&n1, &n2], &[&p]);
+    let considered: Vec<&Vec<u32>> = d
+        .iter()
+        .filter_map(|x| match x {
+            Decision::Considered { job_ids } => Some(job_ids),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(considered, [&vec![2, 3]], "{:?}", d);
+    // without backfill (sched/builtin) no job is considered
+    let by_id: std::collections::HashMap<u32, &Job> = [&j1, &j2, &j3].iter().map(|j| (j.job_id, *j)).collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None };
+    let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
+    assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
+}

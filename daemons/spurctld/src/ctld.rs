@@ -89,6 +89,9 @@ pub struct Ctld {
     /// `SchedulerType=sched/backfill` (the default) and its
     /// `SchedulerParameters`; `None` for `sched/builtin`.
     pub backfill: Option<spur_sched::backfill::BackfillParams>,
+    /// `SchedulerParameters=sched_interval=` (60 s; -1: never), how often
+    /// slurmctld's main scheduler runs without an event.
+    pub sched_interval: Option<Duration>,
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
@@ -104,6 +107,62 @@ pub struct Plans {
     pub backfilled: HashSet<u32>,
     /// When the phase last ran, and what the queue looked like then.
     pub last_run: Option<(std::time::Instant, (u64, usize, usize))>,
+    /// The pending jobs the last backfill cycle considered, and when it ran
+    /// (`Scheduler=Backfill:*` and `LastSchedEval=` in `scontrol show job`):
+    /// see [`Plans::mark`].
+    pub considered: HashSet<u32>,
+    pub considered_at: i64,
+    /// The marks' clock: the first pass, the last cycle that marked, the
+    /// last clearing, and the queue's shape at the last pass.
+    pub marks: Option<Marks>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Marks {
+    pub cycle: std::time::Instant,
+    pub cleared: std::time::Instant,
+    pub shape: (u64, usize, usize),
+}
+
+impl Plans {
+    /// The marks slurmctld's two schedulers leave on pending jobs, after a
+    /// pass at `at` (`t` in seconds) over a queue of `shape`: its backfill
+    /// cycle (every `bf_interval`, no sooner) flags each pending job it takes
+    /// up (`considered`, when the phase ran) with the cycle's time; its main
+    /// scheduler clears every pending job's flag when it runs, on an event
+    /// (the queue changed) or every `sched_interval`. Spur's backfill phase
+    /// runs on every change of the queue, to start jobs early; only the
+    /// phases that fall where Slurm's cycles would leave marks, so that the
+    /// commands show what Slurm's show.
+    pub fn mark(
+        &mut self,
+        at: std::time::Instant,
+        t: i64,
+        shape: (u64, usize, usize),
+        considered: Option<HashSet<u32>>,
+        bf_interval: Duration,
+        sched_interval: Option<Duration>,
+    ) {
+        let m = self.marks.get_or_insert(Marks { cycle: at, cleared: at, shape });
+        let event = m.shape != shape;
+        m.shape = shape;
+        if event || sched_interval.is_some_and(|i| at.duration_since(m.cleared) >= i) {
+            m.cleared = at;
+            self.considered.clear();
+        }
+        if let Some(c) = considered {
+            if at.duration_since(m.cycle) >= bf_interval {
+                m.cycle = at;
+                self.considered = c;
+                self.considered_at = t;
+            }
+        }
+    }
+
+    /// Whether a backfill cycle is due (Slurm's would run now).
+    pub fn cycle_due(&self, at: std::time::Instant, bf_interval: Duration) -> bool {
+        self.marks.is_none_or(|m| at.duration_since(m.cycle) >= bf_interval)
+    }
 }
 
 /// How long the scheduler leaves a released job alone.
@@ -127,6 +186,13 @@ impl Ctld {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let prolog_contain = conf.prolog_contain();
         let backfill = backfill_of(&conf);
+        let sched_interval =
+            match conf.get("SchedulerParameters").and_then(|p| spur_core::config::scheduler_param(p, "sched_interval"))
+            {
+                Some(-1) => None,
+                Some(n) if n >= 0 => Some(Duration::from_secs(n as u64)),
+                _ => Some(Duration::from_secs(60)),
+            };
         let transport = spur_auth::tls::Transport::from_conf(
             conf.get("TLSType"),
             conf.get("TLSParameters"),
@@ -157,6 +223,7 @@ impl Ctld {
             room: std::sync::OnceLock::new(),
             acct: std::sync::OnceLock::new(),
             backfill,
+            sched_interval,
             plans: Mutex::new(Plans::default()),
         })
     }
@@ -580,7 +647,7 @@ impl Ctld {
             // the queue only: finished jobs are found by id when a dependency
             // names them
             let queue = g.state.queue_ids();
-            let (decisions, truncated, with_backfill) = {
+            let (decisions, truncated, with_backfill, shape) = {
                 let st = &g.state;
                 let jobs: Vec<&Job> = queue.iter().filter_map(|id| st.jobs().get(id)).collect();
                 let nodes: Vec<&Node> = st.nodes().iter().collect();
@@ -594,9 +661,10 @@ impl Ctld {
                 let backfill = self.backfill.as_ref().filter(|bf| {
                     let plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
                     pending > 0
-                        && plans.last_run.as_ref().is_none_or(|(at, was)| {
+                        && (plans.last_run.as_ref().is_none_or(|(at, was)| {
                             *was != shape || at.elapsed() >= Duration::from_secs(bf.interval.max(1) as u64)
-                        })
+                        }) || plans
+                            .cycle_due(std::time::Instant::now(), Duration::from_secs(bf.interval.max(1) as u64)))
                 });
                 let params = spur_sched::Params { depth: spur_sched::DEFAULT_QUEUE_DEPTH, backfill: backfill.cloned() };
                 let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
@@ -607,7 +675,7 @@ impl Ctld {
                     let queued: HashSet<u32> = queue.iter().copied().collect();
                     plans.backfilled.retain(|id| queued.contains(id));
                 }
-                (d, cut, ran)
+                (d, cut, ran, shape)
             };
             if truncated {
                 // more jobs may start: run another pass right after this one
@@ -632,15 +700,28 @@ impl Ctld {
                             | spur_sched::Decision::SetAside { job_id, .. }
                             | spur_sched::Decision::Start { job_id, .. }
                             | spur_sched::Decision::Plan { job_id, .. } => *job_id,
+                            spur_sched::Decision::Considered { .. } => return true,
                         };
                         !quiet.contains(&id)
                     })
                     .collect()
             };
-            if with_backfill {
-                self.plans.lock().unwrap_or_else(|e| e.into_inner()).at.clear();
-            }
+            // the phase's word replaces the last one's at once (a query sees
+            // one or the other, not a mix)
+            let mut planned: HashMap<u32, (i64, Vec<String>)> = HashMap::new();
+            let mut considered: HashSet<u32> = HashSet::new();
+            let replace_plans = |planned: HashMap<u32, (i64, Vec<String>)>, considered: HashSet<u32>| {
+                let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+                if with_backfill {
+                    plans.at = planned;
+                }
+                let interval =
+                    Duration::from_secs(self.backfill.as_ref().map(|b| b.interval.max(1)).unwrap_or(1) as u64);
+                let now = std::time::Instant::now();
+                plans.mark(now, t, shape, with_backfill.then_some(considered), interval, self.sched_interval);
+            };
             if decisions.is_empty() {
+                replace_plans(planned, considered);
                 return;
             }
             let mut reasons = vec![];
@@ -664,8 +745,9 @@ impl Ctld {
                         cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms, extern_step: contain })
                     }
                     spur_sched::Decision::Plan { job_id, start_time, nodes } => {
-                        self.plans.lock().unwrap_or_else(|e| e.into_inner()).at.insert(job_id, (start_time, nodes));
+                        planned.insert(job_id, (start_time, nodes));
                     }
+                    spur_sched::Decision::Considered { job_ids } => considered.extend(job_ids),
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
                         "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
                         job_id,
@@ -673,6 +755,7 @@ impl Ctld {
                     ),
                 }
             }
+            replace_plans(planned, considered);
             let before = cmds.len();
             if !reasons.is_empty() {
                 cmds.insert(0, Command::Reasons { changes: reasons });
@@ -923,5 +1006,40 @@ mod tests {
         }
         assert!(!sup.is_finished(), "the supervisor itself never ends");
         sup.abort();
+    }
+
+    #[test]
+    fn backfill_marks_fall_where_slurms_cycles_would() {
+        let t0 = std::time::Instant::now();
+        let s = |secs: u64| t0 + Duration::from_secs(secs);
+        let bf = Duration::from_secs(30);
+        let main = Some(Duration::from_secs(60));
+        let set = |ids: &[u32]| ids.iter().copied().collect::<HashSet<u32>>();
+        let mut p = Plans::default();
+        let q = (1, 2, 2);
+        // Slurm's first backfill cycle comes bf_interval after the start:
+        // Spur's phase on the submission leaves no mark
+        p.mark(s(0), 100, q, Some(set(&[1, 2])), bf, main);
+        assert!(p.considered.is_empty());
+        assert!(!p.cycle_due(s(10), bf) && p.cycle_due(s(30), bf));
+        p.mark(s(10), 110, q, None, bf, main);
+        p.mark(s(30), 130, q, Some(set(&[1, 2])), bf, main);
+        assert_eq!((p.considered.clone(), p.considered_at), (set(&[1, 2]), 130));
+        // a main pass without an event keeps them; an event clears them
+        p.mark(s(31), 131, q, None, bf, main);
+        assert_eq!(p.considered.len(), 2);
+        p.mark(s(32), 132, (2, 3, 3), Some(set(&[1, 2, 3])), bf, main);
+        assert!(p.considered.is_empty());
+        // the next cycle marks again; sched_interval clears without an event
+        p.mark(s(62), 162, (2, 3, 3), Some(set(&[1, 2, 3])), bf, main);
+        assert_eq!(p.considered.len(), 3);
+        p.mark(s(93), 193, (2, 3, 3), None, bf, main);
+        assert!(p.considered.is_empty());
+        // sched_interval=-1: only events clear
+        let mut p = Plans::default();
+        p.mark(s(0), 100, q, None, bf, None);
+        p.mark(s(30), 130, q, Some(set(&[1])), bf, None);
+        p.mark(s(500), 600, q, None, bf, None);
+        assert_eq!((p.considered.clone(), p.considered_at), (set(&[1]), 130));
     }
 }

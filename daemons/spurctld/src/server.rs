@@ -2059,11 +2059,13 @@ impl Controller for Service {
                 .filter_map(|(id, pending)| {
                     let at = if pending { p.at.get(&id) } else { None };
                     let backfill = !pending && p.backfilled.contains(&id);
-                    (at.is_some() || backfill).then(|| spur_proto::JobPlan {
+                    let considered_at = if pending && p.considered.contains(&id) { p.considered_at } else { 0 };
+                    (at.is_some() || backfill || considered_at != 0).then(|| spur_proto::JobPlan {
                         job_id: id,
                         start_time: at.map(|a| a.0).unwrap_or(0),
                         sched_nodes: at.map(|a| spur_grammar::hostlist::compress(&a.1)).unwrap_or_default(),
                         backfill,
+                        considered_at,
                     })
                 })
                 .collect()
