@@ -82,6 +82,14 @@ fn check_user_reaches(bin: &Path) {
 
 /// Wait until `cond` holds, polling every 10 ms; fail the test naming `what`
 /// after `timeout`.
+/// The value of `Key=` in a `scontrol show` text (the first one).
+pub fn field(text: &str, key: &str) -> String {
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{}=", key)))
+        .unwrap_or_else(|| panic!("no {} in {}", key, text))
+        .to_string()
+}
+
 pub fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {

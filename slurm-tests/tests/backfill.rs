@@ -12,14 +12,6 @@ use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
 
-/// `Key=value` of a `scontrol show job` text.
-fn field(text: &str, key: &str) -> String {
-    text.split_whitespace()
-        .find_map(|w| w.strip_prefix(&format!("{}=", key)))
-        .unwrap_or_else(|| panic!("no {} in {}", key, text))
-        .to_string()
-}
-
 /// A time as Slurm prints it, from `scontrol show job`'s text, in seconds
 /// since the epoch (UTC: the cluster's commands run with the test's TZ).
 fn secs(t: &str) -> i64 {

@@ -385,6 +385,11 @@ pub(crate) fn run(
         tested += 1;
         let Some(part) = m.parts.get(job.partition.as_str()) else { continue };
         considered.push(job.job_id);
+        // (a partition with MaxCPUsPerNode is left to the main phase, which
+        // keeps to the cap: this plan does not count its jobs' CPUs)
+        if part.more.max_cpus_per_node.is_some() {
+            continue;
+        }
         let pn: &[usize] = m.part_nodes.entry(part.name.as_str()).or_insert_with(|| base.indexes(&part.nodes));
         let Ok(Cands { candidates, req, .. }) = job_candidates(job, pn, &base, m.resvs, now) else { continue };
         let shape = shape_of(job);

@@ -190,6 +190,51 @@ impl<'a> Table<'a> {
     }
 }
 
+/// A partition's view of the table under its `MaxCPUsPerNode`: a node's
+/// free CPUs are at most what the cap leaves after the CPUs the partition's
+/// jobs hold there (slurmctld counts the cap over all of the partition's
+/// jobs on the node: measured on 22.05, MaxCPUsPerNode=4 on 8-CPU nodes, a
+/// 3-CPU job waits with Resources beside 4 CPUs of the partition's jobs).
+struct Capped<'a> {
+    cap: u32,
+    view: Table<'a>,
+    used: Vec<u32>,
+}
+
+impl<'a> Capped<'a> {
+    fn new(cap: u32, part: &Partition, jobs: &[&Job], free: &Table<'a>) -> Self {
+        let mut used = vec![0u32; free.names.len()];
+        for j in jobs.iter().filter(|j| j.state.is_active() && j.partition == part.name) {
+            for a in &j.allocs {
+                if let Some(&i) = free.index.get(a.node.as_str()) {
+                    used[i] = used[i].saturating_add(a.cpus);
+                }
+            }
+        }
+        let mut view = free.clone();
+        for (i, f) in view.free.iter_mut().enumerate() {
+            if let Some(f) = f.as_mut() {
+                f.cpus = f.cpus.min(cap.saturating_sub(used[i]));
+            }
+        }
+        Capped { cap, view, used }
+    }
+
+    /// A job started on `allocs` (`ours`: one of the partition's).
+    fn took(&mut self, allocs: &[NodeAlloc], ours: bool, free: &Table) {
+        for a in allocs {
+            let Some(&i) = free.index.get(a.node.as_str()) else { continue };
+            if ours {
+                self.used[i] = self.used[i].saturating_add(a.cpus);
+            }
+            self.view.free[i] = free.free[i].clone().map(|mut f| {
+                f.cpus = f.cpus.min(self.cap.saturating_sub(self.used[i]));
+                f
+            });
+        }
+    }
+}
+
 /// Free resources of one node during a pass.
 #[derive(Clone, Debug)]
 pub(crate) struct Free {
@@ -417,6 +462,13 @@ pub fn schedule_pass<'a>(
     // every node as if idle: a job that does not fit its partition even
     // then can never start (made when first needed)
     let mut whole_cluster: Option<Table> = None;
+    // partitions with MaxCPUsPerNode: their own view of the table (before
+    // any start of the pass: the jobs' record of who holds what is the
+    // snapshot's)
+    let mut capped: HashMap<&str, Capped> = parts
+        .iter()
+        .filter_map(|p| Some((p.name.as_str(), Capped::new(p.more.max_cpus_per_node?, p, jobs, &free))))
+        .collect();
     // each partition's nodes by index, once per pass
     let mut part_nodes: HashMap<&str, Vec<usize>> = HashMap::new();
     let part_by_name: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
@@ -572,7 +624,8 @@ pub fn schedule_pass<'a>(
             // every later one: the job is set aside with Slurm's reason for a
             // job that cannot run, and the others are scheduled.
             let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let p = place(&Need::new(&shape, &free.kinds), &candidates, &free, req.as_ref());
+                let view = capped.get(part.name.as_str()).map(|c| &c.view).unwrap_or(&free);
+                let p = place(&Need::new(&shape, &free.kinds), &candidates, view, req.as_ref());
                 if p.is_some() {
                     return (p, true);
                 }
@@ -593,6 +646,9 @@ pub fn schedule_pass<'a>(
             match placed {
                 (Some(allocs), _) => {
                     free.take(&allocs);
+                    for (name, c) in capped.iter_mut() {
+                        c.took(&allocs, *name == part.name.as_str(), &free);
+                    }
                     if let Some(a) = &job.array {
                         *running_tasks.entry(a.array_job_id).or_default() += 1;
                     }

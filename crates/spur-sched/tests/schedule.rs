@@ -906,3 +906,55 @@ fn the_backfill_phase_names_the_pending_jobs_it_considered() {
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
 }
+
+#[test]
+fn max_cpus_per_node_caps_what_a_partitions_jobs_hold_on_a_node() {
+    // measured on 22.05 (partition lim MaxCPUsPerNode=4 over 8-CPU nodes):
+    // with 4, 4, 4 and 3 of lim's CPUs in use on cn01-04, a 3-CPU lim job
+    // waits with Resources and a 1-CPU one behind it with Priority, while
+    // another partition's jobs still get the nodes' other CPUs
+    let held = [4u32, 4, 4, 3];
+    let nodes: Vec<Node> = (1..=4).map(|i| busy(&format!("n{}", i), 8, held[i - 1])).collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    let mut lim = part("lim", &refs);
+    lim.more.max_cpus_per_node = Some(4);
+    let other = part("p", &refs);
+    let run: Vec<Job> = (0..4)
+        .map(|i| {
+            let mut j = running_on(10 + i as u32, &format!("n{}", i + 1), held[i], NOW, 60);
+            j.partition = "lim".into();
+            j
+        })
+        .collect();
+    let mut three = job(1);
+    three.partition = "lim".into();
+    three.desc.cpus_per_task = Some(3);
+    three.num_cpus = 3;
+    let mut one = job(2);
+    one.partition = "lim".into();
+    let mut jobs: Vec<&Job> = run.iter().collect();
+    jobs.push(&three);
+    jobs.push(&one);
+    let d = pass(&jobs, &refs, &[&lim, &other]);
+    assert_eq!(started(&d), Vec::<u32>::new(), "{:?}", d);
+    assert_eq!((reason(&d, 1), reason(&d, 2)), (Some(Reason::Resources), Some(Reason::Priority)));
+    // alone, the 1-CPU job gets the last CPU the cap leaves (n4); a job of
+    // the other partition takes 4 CPUs of n1
+    let mut big = job(3);
+    big.desc.cpus_per_task = Some(4);
+    big.num_cpus = 4;
+    let mut jobs: Vec<&Job> = run.iter().collect();
+    jobs.push(&one);
+    jobs.push(&big);
+    let d = pass(&jobs, &refs, &[&lim, &other]);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n4"])), "{:?}", d);
+    assert!(nodes_of(&d, 3).is_some(), "{:?}", d);
+    // two 1-CPU lim jobs in one pass: the second finds n4 at the cap
+    let mut one_more = job(4);
+    one_more.partition = "lim".into();
+    let mut jobs: Vec<&Job> = run.iter().collect();
+    jobs.push(&one);
+    jobs.push(&one_more);
+    let d = pass(&jobs, &refs, &[&lim, &other]);
+    assert_eq!((started(&d), reason(&d, 4)), (vec![2], Some(Reason::Resources)), "{:?}", d);
+}

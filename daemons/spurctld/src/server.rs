@@ -394,6 +394,84 @@ impl Service {
         Some(cpus.div_ceil(max_cpus).min(u32::MAX as u64) as u32)
     }
 
+    /// `MaxMemPerCPU` (the partition's, else slurm.conf's): a job asking
+    /// more memory per CPU (`--mem-per-cpu`, else `DefMemPerCPU`) gets as
+    /// many times more CPUs per task and as many times less memory per CPU,
+    /// rounded up (slurmctld's _valid_pn_min_mem; measured on 22.05 with
+    /// MaxMemPerCPU=2000: `--mem-per-cpu=5000` gives CPUs/Task=3,
+    /// MinMemoryCPU=1667M; `--mem-per-cpu=3000 -c2` CPUs/Task=4, 1500M).
+    /// `EnforcePartLimits=ALL|ANY|YES`: a job asking more than its
+    /// partition allows is refused at once rather than left pending
+    /// (slurmctld's _part_access_check, in its order: fewer nodes than
+    /// MinNodes, more than MaxNodes, a time limit over MaxTime). Measured on
+    /// 22.05 (MaxTime=10 MaxNodes=2): `-t 20` gives `Requested time limit is
+    /// invalid (missing or exceeds some limit)`, `-N3` `Node count
+    /// specification invalid`, exit 1, no job id used.
+    fn enforce_part_limits(&self, desc: &JobDesc) -> Result<(), i32> {
+        let on = self.ctld.conf.get("EnforcePartLimits").is_some_and(|v| {
+            let v = v.trim();
+            ["ALL", "ANY", "YES"].iter().any(|x| v.eq_ignore_ascii_case(x))
+        });
+        if !on {
+            return Ok(());
+        }
+        let g = self.ctld.read();
+        let part = match &desc.partition {
+            Some(p) => g.state.partition(p),
+            None => g.state.default_partition(),
+        };
+        // (an unknown partition gets its own error later)
+        let Some(part) = part else { return Ok(()) };
+        if desc.min_nodes.is_some_and(|n| n < part.min_nodes) {
+            return Err(ESLURM_INVALID_NODE_COUNT);
+        }
+        let most = desc.max_nodes.or(desc.min_nodes);
+        if let (Some(n), Some(max)) = (most, part.max_nodes) {
+            if n > max {
+                return Err(ESLURM_INVALID_NODE_COUNT);
+            }
+        }
+        if let (Some(t), Some(max)) = (desc.time_limit, part.max_time) {
+            if t > max {
+                return Err(ESLURM_INVALID_TIME_LIMIT);
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the CPUs per task asked for when it changed them.
+    fn fit_max_mem_per_cpu(&self, desc: &mut JobDesc) -> Option<u32> {
+        if desc.mem_per_node.is_some() {
+            return None;
+        }
+        let conf = &self.ctld.conf;
+        let (part_def, part_max) = {
+            let g = self.ctld.read();
+            let part = match &desc.partition {
+                Some(p) => g.state.partition(p),
+                None => g.state.default_partition(),
+            };
+            (def_mem_per_cpu(conf, part), part.map(|p| p.more.max_mem).filter(|m| m.mb > 0))
+        };
+        let mem = desc.mem_per_cpu.or(part_def).filter(|m| *m > 0)?;
+        let max = match part_max {
+            Some(m) if m.per_cpu => m.mb,
+            Some(_) => return None,
+            None => match conf.get("MaxMemPerCPU").and_then(|v| v.trim().parse::<u64>().ok()) {
+                Some(m) if m > 0 => m,
+                _ => return None,
+            },
+        };
+        if mem <= max {
+            return None;
+        }
+        let ratio = mem.div_ceil(max);
+        let cpt = u64::from(desc.cpus_per_task.unwrap_or(1).max(1));
+        desc.cpus_per_task = Some(cpt.saturating_mul(ratio).min(u64::from(u16::MAX)) as u32);
+        desc.mem_per_cpu = Some(mem.div_ceil(ratio));
+        Some(cpt as u32)
+    }
+
     fn validate_shape(&self, desc: &JobDesc, test_only: bool) -> Result<(), (i32, String)> {
         // `--signal=R:...` needs preemption (slurmctld's _validate_job_desc;
         // recorded/24.11/srun_stepopts/27)
@@ -435,6 +513,16 @@ impl Service {
         {
             return Err((unavailable, "CPU count per node can not be satisfied".into()));
         }
+        // MaxCPUsPerNode: what the partition's jobs may use of any node
+        // (22.05, MaxCPUsPerNode=4 on 8-CPU nodes: `-c6`, `--ntasks-per-node=5`,
+        // `-N1 -n3 -c2` refused without a message; `-O -N1 -n8` accepted)
+        let cap = part.more.max_cpus_per_node;
+        if cap.is_some_and(|c| {
+            cpt > c || desc.ntasks_per_node.is_some_and(|n| n.saturating_mul(cpt) > c && !desc.overcommit())
+        }) {
+            return Err((unavailable, String::new()));
+        }
+        let usable = |n: &Node| cap.map_or(n.cpus, |c| n.cpus.min(c));
         if let Some(m) = desc.mem_per_node {
             if m > max_mem {
                 return Err((unavailable, "Memory specification can not be satisfied".into()));
@@ -451,7 +539,7 @@ impl Service {
             return Ok(());
         }
         let tasks = desc.num_tasks.unwrap_or(want_nodes).max(1) as u64;
-        let total: u64 = nodes.iter().map(|n| (n.cpus / cpt) as u64).sum();
+        let total: u64 = nodes.iter().map(|n| (usable(n) / cpt) as u64).sum();
         if tasks > total && !pend {
             return Err((unavailable, String::new()));
         }
@@ -460,10 +548,16 @@ impl Service {
         // "Requested node configuration is not available")
         // (a node count of 0, or a maximum below the minimum, is refused
         // later with its own error)
+        // Without -N, the partition's MaxNodes bounds them (22.05, MaxNodes=2
+        // and MaxCPUsPerNode=4: `-n9` refused, `-n8` accepted)
         let counts_valid = want_nodes > 0 && desc.max_nodes.is_none_or(|m| m >= want_nodes);
-        if desc.min_nodes.is_some() && counts_valid && tasks <= total {
-            let most = desc.max_nodes.unwrap_or(want_nodes).max(want_nodes) as usize;
-            let mut per: Vec<u64> = nodes.iter().map(|n| (n.cpus / cpt) as u64).collect();
+        let most = match (desc.min_nodes, part.max_nodes) {
+            (Some(_), _) if counts_valid => Some(desc.max_nodes.unwrap_or(want_nodes).max(want_nodes) as usize),
+            (None, Some(m)) => Some(m as usize),
+            _ => None,
+        };
+        if let Some(most) = most.filter(|_| tasks <= total) {
+            let mut per: Vec<u64> = nodes.iter().map(|n| (usable(n) / cpt) as u64).collect();
             per.sort_unstable_by(|a, b| b.cmp(a));
             if tasks > per.iter().take(most).sum::<u64>() {
                 return Err((unavailable, String::new()));
@@ -653,7 +747,8 @@ impl Service {
         if tasks == 0 {
             return Err(ESLURM_BAD_TASK_COUNT);
         }
-        let def_mem = self.ctld.conf.def_mem_per_cpu.unwrap_or(0);
+        // the partition's DefMemPerCPU before slurm.conf's
+        let def_mem = def_mem_per_cpu(&self.ctld.conf, Some(&part)).unwrap_or(0);
         let mem_per_cpu = desc.mem_per_cpu.unwrap_or(if desc.mem_per_node.is_some() { 0 } else { def_mem });
         let t = now();
         if desc.alloc_node.is_empty() {
@@ -1064,6 +1159,11 @@ impl Service {
         if let Err(code) = admitted {
             return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
         }
+        if let Err(code) = self.enforce_part_limits(&desc) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
+        let cpt_before = self.fit_max_mem_per_cpu(&mut desc);
+        let tasks_given = desc.num_tasks.is_some();
         if let Err((code, msg)) = self.validate_shape(&desc, r.test_only) {
             reject!(code, msg);
         }
@@ -1073,6 +1173,12 @@ impl Service {
             Ok(j) => j,
             Err((code, msg)) => reject!(code, msg),
         };
+        if let (Some(cpt), false) = (cpt_before, tasks_given) {
+            // without -n, slurmctld leaves the job's CPU count as asked
+            // (NumCPUs=1 for `--mem-per-cpu=5000` over MaxMemPerCPU=2000,
+            // CPUs/Task=3) until it starts
+            job.num_cpus = job.num_tasks.saturating_mul(cpt).max(job.num_nodes);
+        }
         if let Some(n) = over {
             job.num_nodes = job.num_nodes.max(n);
         }
@@ -2171,3 +2277,14 @@ mod acct;
 #[cfg(test)]
 mod rpc_tests;
 mod steps;
+
+/// The memory per CPU a job gets without `--mem*`: its partition's
+/// `DefMemPerCPU`, else slurm.conf's (a partition's `DefMemPerNode` gives
+/// none per CPU).
+fn def_mem_per_cpu(conf: &spur_core::config::SlurmConf, part: Option<&spur_core::model::Partition>) -> Option<u64> {
+    match part.map(|p| p.more.def_mem).filter(|m| m.mb > 0) {
+        Some(m) if m.per_cpu => Some(m.mb),
+        Some(_) => None,
+        None => conf.def_mem_per_cpu,
+    }
+}
