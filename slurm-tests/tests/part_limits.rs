@@ -3,7 +3,8 @@
 //! the same requests (crates/spur-sched/tests/part-limits-22.05.md). One
 //! cluster for the file: four nodes of 8 CPUs and 16,000 MB, a partition
 //! `lim` over them with MaxTime=10 MaxNodes=2 MaxCPUsPerNode=4
-//! MaxMemPerCPU=2000, and `EnforcePartLimits=ALL`.
+//! MaxMemPerCPU=2000, and `EnforcePartLimits=ALL`; then drained nodes and
+//! `--exclude`: the pending reasons and refusals Slurm gives for them.
 
 use slurm_tests::*;
 use std::time::Duration;
@@ -18,7 +19,8 @@ fn partition_limits_at_submission_and_while_placing() {
         "EnforcePartLimits=ALL\n\
          PartitionName=lim Nodes=node[1-4] MaxTime=10 MaxNodes=2 MaxCPUsPerNode=4 MaxMemPerCPU=2000 State=UP\n\
          PartitionName=defmem Nodes=node[1-2] DefMemPerCPU=700 State=UP\n\
-         PartitionName=big Nodes=node[1-2] DefMemPerCPU=3000 MaxMemPerCPU=2000 State=UP\n",
+         PartitionName=big Nodes=node[1-2] DefMemPerCPU=3000 MaxMemPerCPU=2000 State=UP\n\
+         PartitionName=two Nodes=node[3-4] State=UP\n",
     )
     .unwrap();
     let c = Cluster::up("partlim", 4, &["--cpus", "8", "--memory", "16000", "--extra-conf", &extra.to_string_lossy()]);
@@ -51,10 +53,8 @@ fn partition_limits_at_submission_and_while_placing() {
     // refused: more CPUs on a node than the cap (no message but the error),
     // more tasks than MaxNodes nodes at the cap hold, and a memory request
     // whose CPUs (more per task for MaxMemPerCPU) pass the cap
-    for args in
-        [&["-c6"][..], &["--ntasks-per-node=5"], &["-N1", "-n3", "-c2"], &["-n9"], &["--mem-per-cpu=2500", "-c3"]]
-    {
-        let a: Vec<&str> = [&["-p", "lim"][..], args, &["--wrap", sleep]].concat();
+    let refused = |args: &[&str]| {
+        let a: Vec<&str> = [args, &["--wrap", sleep]].concat();
         let o = c.run("sbatch", &a);
         assert_eq!(
             (o.code, o.stderr.as_str()),
@@ -62,6 +62,15 @@ fn partition_limits_at_submission_and_while_placing() {
             "{:?}",
             args
         );
+    };
+    for args in [
+        &["-p", "lim", "-c6"][..],
+        &["-p", "lim", "--ntasks-per-node=5"],
+        &["-p", "lim", "-N1", "-n3", "-c2"],
+        &["-p", "lim", "-n9"],
+        &["-p", "lim", "--mem-per-cpu=2500", "-c3"],
+    ] {
+        refused(args);
     }
     let show = |id: u32| {
         let o = c.run("scontrol", &["show", "job", &id.to_string()]);
@@ -124,5 +133,35 @@ fn partition_limits_at_submission_and_while_placing() {
     assert_eq!(field(&w, "JobState"), "PENDING");
     let other = c.sbatch(&["-p", "debug", "-N1", "-n4", "--wrap", sleep]);
     c.wait_state(&other.to_string(), "RUNNING", T);
+    c.run("scancel", &["-u", "root"]).ok();
+    // nodes not available (part-limits-22.05.md, "Nodes not available")
+    for args in [&["-x", "node[1-4]"][..], &["-N4", "-x", "node1"], &["-n25", "-x", "node1"]] {
+        refused(args);
+    }
+    c.run("scontrol", &["update", "NodeName=node1", "State=DRAIN", "Reason=test"]).ok();
+    c.run("scontrol", &["update", "NodeName=node[3-4]", "State=DRAIN", "Reason=test"]).ok();
+    let reason = |id: u32| {
+        let mut r = String::new();
+        wait_for("a reason", T, || {
+            let o = c.run("squeue", &["-h", "-o", "%r", "-j", &id.to_string()]);
+            r = o.stdout.trim().to_string();
+            !r.is_empty() && r != "None"
+        });
+        r
+    };
+    // the required node drained; every node of the partition drained;
+    // neither holds back the job behind it
+    let on_node1 = c.sbatch(&["-w", "node1", "--wrap", sleep]);
+    let in_two = c.sbatch(&["-p", "two", "--wrap", sleep]);
+    let behind = c.sbatch(&["-N3", "-x", "node1", "--wrap", sleep]);
+    assert_eq!(reason(on_node1), "ReqNodeNotAvail, UnavailableNodes:node1");
+    assert_eq!(reason(in_two), "ReqNodeNotAvail, UnavailableNodes:node[3-4]");
+    let s = c.run("scontrol", &["show", "job", &on_node1.to_string()]);
+    assert_eq!(field(&s.stdout, "Reason"), "ReqNodeNotAvail,_UnavailableNodes:node1", "{}", s.stdout);
+    // (-N3 without node1: node2 and the drained node[3-4] are all it may
+    // use: it waits for them the same way)
+    assert_eq!(reason(behind), "ReqNodeNotAvail, UnavailableNodes:node[3-4]");
+    let free = c.sbatch(&["-N1", "--wrap", sleep]);
+    c.wait_state(&free.to_string(), "RUNNING", T);
     c.run("scancel", &["-u", "root"]).ok();
 }

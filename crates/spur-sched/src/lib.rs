@@ -163,6 +163,18 @@ impl<'a> Table<'a> {
         Table { names, free, index, kinds }
     }
 
+    /// The usable nodes as if idle, the others not usable: whether a job
+    /// could run on what is up now.
+    fn avail_idle(nodes: &[&'a Node]) -> Self {
+        let mut t = Table::new(nodes, true);
+        for (i, n) in nodes.iter().enumerate() {
+            if !n.is_usable() {
+                t.free[i] = None;
+            }
+        }
+        t
+    }
+
     /// The known ones of `names`, by index, in node-table order.
     pub(crate) fn indexes<S: AsRef<str>>(&self, names: &[S]) -> Vec<usize> {
         let mut v: Vec<usize> = names.iter().filter_map(|n| self.index.get(n.as_ref()).copied()).collect();
@@ -188,6 +200,53 @@ impl<'a> Table<'a> {
             }
         }
     }
+}
+
+/// Why a job that cannot start now could not, as slurmctld words a
+/// missing node (`None`: it waits for resources). Its required nodes
+/// (`--nodelist`) not all usable: `ReqNodeNotAvail, UnavailableNodes:` those
+/// of them that are not. Else, when it fits nowhere on the usable nodes even
+/// were they idle (`fits_avail`) and none of its nodes is busy: the same
+/// with the partition's unusable nodes (`May be reserved for other job`
+/// when there are none).
+fn not_avail(
+    nodes: &[&Node],
+    free: &Table,
+    part_candidates: &[usize],
+    req: Option<&HashSet<String>>,
+    fits_avail: impl FnOnce() -> bool,
+) -> Option<Reason> {
+    let down = |i: &usize| free.free.get(*i).is_some_and(Option::is_none);
+    let listed = |names: Vec<&str>| {
+        let r = if names.is_empty() {
+            "ReqNodeNotAvail, May be reserved for other job".to_string()
+        } else {
+            let names: Vec<String> = names.into_iter().map(String::from).collect();
+            format!("ReqNodeNotAvail, UnavailableNodes:{}", spur_grammar::hostlist::compress(&names))
+        };
+        Some(Reason::Other(r))
+    };
+    if let Some(req) = req {
+        let mut idx: Vec<usize> = req.iter().filter_map(|n| free.index.get(n.as_str()).copied()).collect();
+        idx.sort_unstable();
+        if idx.iter().any(down) {
+            return listed(idx.iter().filter(|i| down(i)).map(|i| free.name_at(*i)).collect());
+        }
+    }
+    let busy = part_candidates
+        .iter()
+        .any(|&i| free.free_at(i).is_some() && nodes.get(i).is_some_and(|n| n.alloc_cpus > 0 || n.alloc_mem > 0));
+    if busy || fits_avail() {
+        return None;
+    }
+    listed(
+        part_candidates
+            .iter()
+            .filter(|i| down(i))
+            .filter(|i| req.is_none_or(|r| r.contains(free.name_at(**i))))
+            .map(|i| free.name_at(*i))
+            .collect(),
+    )
 }
 
 /// A partition's view of the table under its `MaxCPUsPerNode`: a node's
@@ -462,6 +521,11 @@ pub fn schedule_pass<'a>(
     // every node as if idle: a job that does not fit its partition even
     // then can never start (made when first needed)
     let mut whole_cluster: Option<Table> = None;
+    // the usable nodes as if idle (made when first needed)
+    let mut avail_idle: Option<Table> = None;
+    // nodes a job waiting on them (`--nodelist`) keeps later jobs of the
+    // pass off
+    let mut withheld: HashSet<usize> = HashSet::new();
     // partitions with MaxCPUsPerNode: their own view of the table (before
     // any start of the pass: the jobs' record of who holds what is the
     // snapshot's)
@@ -597,13 +661,16 @@ pub fn schedule_pass<'a>(
             _ => vec![None],
         };
         let pn: &[usize] = part_nodes.entry(part.name.as_str()).or_insert_with(|| free.indexes(&part.nodes));
-        let Cands { candidates, part_candidates, req } = match job_candidates(job, pn, &free, resvs, now) {
+        let Cands { mut candidates, part_candidates, req } = match job_candidates(job, pn, &free, resvs, now) {
             Ok(c) => c,
             Err(r) => {
                 set_reason(&mut out, r);
                 continue;
             }
         };
+        if !withheld.is_empty() {
+            candidates = Cow::Owned(candidates.iter().copied().filter(|i| !withheld.contains(i)).collect());
+        }
         let mut started_any = false;
         for task in tasks {
             if let (Some(a), Some(_)) = (&job.array, task) {
@@ -674,9 +741,33 @@ pub fn schedule_pass<'a>(
                     break;
                 }
                 (None, true) => {
-                    blocked_parts.insert(part.name.as_str());
-                    if !started_any {
-                        set_reason(&mut out, Reason::Resources);
+                    // slurmctld's select_nodes: required nodes down or
+                    // drained, or no room on the available nodes even
+                    // were they idle while none is busy, is
+                    // ESLURM_NODE_NOT_AVAIL (ReqNodeNotAvail, which holds
+                    // back no one); a job on required nodes that are busy
+                    // keeps later jobs off them only; else the partition
+                    // waits behind it (Resources, Priority)
+                    let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), || {
+                        let avail = avail_idle.get_or_insert_with(|| Table::avail_idle(nodes));
+                        place(&Need::new(&shape, &avail.kinds), &part_candidates, avail, req.as_ref()).is_some()
+                    });
+                    match why {
+                        Some(r) => {
+                            if !started_any {
+                                set_reason(&mut out, r);
+                            }
+                        }
+                        None => {
+                            if req.as_ref().is_some_and(|r| r.len() as u32 >= shape.min_nodes.max(1)) {
+                                withheld.extend(free.indexes(&req.iter().flatten().collect::<Vec<_>>()));
+                            } else {
+                                blocked_parts.insert(part.name.as_str());
+                            }
+                            if !started_any {
+                                set_reason(&mut out, Reason::Resources);
+                            }
+                        }
                     }
                     waiting.push(job);
                     break;

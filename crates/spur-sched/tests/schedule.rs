@@ -958,3 +958,44 @@ fn max_cpus_per_node_caps_what_a_partitions_jobs_hold_on_a_node() {
     let d = pass(&jobs, &refs, &[&lim, &other]);
     assert_eq!((started(&d), reason(&d, 4)), (vec![2], Some(Reason::Resources)), "{:?}", d);
 }
+
+#[test]
+fn unavailable_nodes_give_req_node_not_avail_and_hold_back_no_one() {
+    // measured on 22.05 (cn01 drained; later every node of gpu drained):
+    // `-w cn01` waits with `ReqNodeNotAvail, UnavailableNodes:cn01`, a job
+    // of a partition whose nodes are all drained with the partition's
+    // drained nodes; neither holds back the jobs behind it
+    let drained = |n: &str| {
+        let mut x = node(n, 2);
+        x.flags.drain = true;
+        x
+    };
+    let ns = [drained("n1"), node("n2", 2), drained("n3"), drained("n4")];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr[..2]);
+    let g = part("g", &nr[2..]);
+    let mut on_n1 = job(1);
+    on_n1.desc.req_nodes = Some("n1".into());
+    let behind = job(2);
+    let mut in_g = job(3);
+    in_g.partition = "g".into();
+    let d = pass(&[&on_n1, &behind, &in_g], &nr, &[&p, &g]);
+    let not_avail = |s: &str| Some(Reason::Other(format!("ReqNodeNotAvail, UnavailableNodes:{}", s)));
+    assert_eq!(reason(&d, 1), not_avail("n1"), "{:?}", d);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["n2"])), "{:?}", d);
+    assert_eq!(reason(&d, 3), not_avail("n[3-4]"), "{:?}", d);
+    // a job whose required node is busy waits with Resources and keeps
+    // the jobs behind it off that node only (slurmctld's job_scheduler)
+    let ns = [busy("n1", 2, 2), node("n2", 2)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let r1 = running_on(9, "n1", 2, NOW, 60);
+    let mut on_n1 = job(1);
+    on_n1.desc.req_nodes = Some("n1".into());
+    let d = pass(&[&r1, &on_n1, &behind], &nr, &[&p]);
+    assert_eq!((reason(&d, 1), nodes_of(&d, 2)), (Some(Reason::Resources), Some(names(&["n2"]))), "{:?}", d);
+    // a two-node job on one busy and one idle node: Resources, and the rest
+    // of the partition waits behind it (Priority)
+    let d = pass(&[&r1, &wide(1, 2, 2), &behind], &nr, &[&p]);
+    assert_eq!((reason(&d, 1), reason(&d, 2)), (Some(Reason::Resources), Some(Reason::Priority)), "{:?}", d);
+}

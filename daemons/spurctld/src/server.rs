@@ -495,9 +495,35 @@ impl Service {
                 None => return Err((ESLURM_DEFAULT_PARTITION_NOT_SET, String::new())),
             },
         };
-        let nodes: Vec<&Node> = part.nodes.iter().filter_map(|n| st.node(n)).collect();
+        let mut nodes: Vec<&Node> = part.nodes.iter().filter_map(|n| st.node(n)).collect();
         let unavailable = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
         let want_nodes = desc.min_nodes.unwrap_or(1);
+        // --exclude: the job may use only the rest, and is refused when they
+        // could never hold it, whatever the release (22.05: `-x cn0[1-4]`,
+        // `-N4 -x cn01` and `-n25 -x cn01` on four 8-CPU nodes refused,
+        // `-N3 -x cn01` accepted)
+        let excluded = match desc
+            .exc_nodes
+            .as_deref()
+            .map(|e| spur_grammar::hostlist::expand_bounded(e, spur_grammar::hostlist::MAX_JOB_HOSTS))
+        {
+            Some(Ok(v)) if !v.is_empty() => {
+                let v: std::collections::HashSet<String> = v.into_iter().collect();
+                nodes.retain(|n| !v.contains(&n.name));
+                true
+            }
+            _ => false,
+        };
+        if excluded && !desc.overcommit() {
+            let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
+            let room: u64 = nodes.iter().map(|n| u64::from(n.cpus / cpt)).sum();
+            let tasks = u64::from(desc.num_tasks.unwrap_or(want_nodes).max(1));
+            if want_nodes as usize > nodes.len() || tasks > room {
+                return Err((unavailable, String::new()));
+            }
+        } else if excluded && want_nodes as usize > nodes.len() {
+            return Err((unavailable, String::new()));
+        }
         // 22.05 accepts a job larger than its partition and leaves it pending
         // (PartitionConfig / PartitionNodeLimit, recorded/22.05/errors/57)
         // (its will-run test still refuses them: recorded/22.05/sbatch_options/141)
