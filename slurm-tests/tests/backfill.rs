@@ -1,7 +1,7 @@
 //! Issue 15, point 1: the backfill scheduler through the real daemons and
 //! commands. One cluster for the file: two nodes of 4 CPUs, Slurm's default
 //! `SchedulerType=sched/backfill`, a backfill cycle every second
-//! (`bf_interval=1`, as scenario A was recorded). A job holding one node blocks a two-node
+//! (`bf_interval=1`, as scenario A was recorded), accounting on. A job holding one node blocks a two-node
 //! job; a short job starts at once on the other node (it ends before the
 //! blocked job can start), a long one waits. `squeue --start` and `scontrol
 //! show job` show the plan as slurmctld does (`StartTime=` the running job's
@@ -28,7 +28,8 @@ fn stamp(t: i64) -> String {
 fn a_short_job_fills_the_hole_before_a_blocked_job_and_a_long_one_waits() {
     // crates/spur-sched/tests/backfill-22.05.md, scenario A, as Slurm 22.05 ran it
     let extra = std::env::temp_dir().join(format!("spur-backfill-{}.conf", std::process::id()));
-    std::fs::write(&extra, "SchedulerParameters=bf_interval=1\n").unwrap();
+    std::fs::write(&extra, "SchedulerParameters=bf_interval=1\nAccountingStorageType=accounting_storage/slurmdbd\n")
+        .unwrap();
     let c = Cluster::up("backfill", 2, &["--cpus", "4", "--memory", "4000", "--extra-conf", &extra.to_string_lossy()]);
     let _ = std::fs::remove_file(&extra);
     let sleep = ["--wrap", "sleep 300"];
@@ -49,6 +50,15 @@ fn a_short_job_fills_the_hole_before_a_blocked_job_and_a_long_one_waits() {
     assert_eq!(field(&s, "Scheduler"), "Backfill", "{}", s);
     let f = show(first);
     assert_eq!(field(&f, "Scheduler"), "Main", "{}", f);
+    // recorded in the job (format version 8): sacct's flags say which
+    // scheduler started each (recorded/24.11/sacct/063: SchedMain,StartReceived)
+    let flags = |id: u32| {
+        let o = c.run("sacct", &["-n", "-X", "-P", "-o", "Flags", "-j", &id.to_string()]);
+        o.ok();
+        o.stdout.trim().to_string()
+    };
+    assert_eq!(flags(short), "SchedBackfill,StartReceived");
+    assert_eq!(flags(first), "SchedMain,StartReceived");
     let first_node = field(&f, "NodeList");
     let other = if first_node == "node1" { "node2" } else { "node1" };
     assert_eq!(field(&s, "NodeList"), other, "{}", s);

@@ -419,7 +419,7 @@ impl AcctJob {
             },
             alloc_mem_mb: job.allocs.iter().map(|a| a.mem_mb).sum(),
             gres: job.desc.gres.clone().unwrap_or_default(),
-            sched_backfill: false,
+            sched_backfill: job.sched_backfill,
             steps,
         }
     }

@@ -470,6 +470,7 @@ impl From<Job> for model::Job {
             done_steps: Vec::new(),
             batch_usage: None,
             cancelled_by: None,
+            sched_backfill: false,
         }
     }
 }

@@ -578,6 +578,10 @@ pub struct Job {
     /// format version 7.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<7, _>")]
     pub cancelled_by: Option<u32>,
+    /// The backfill scheduler started it (`Scheduler=Backfill`, sacct's
+    /// `SchedBackfill`). From format version 8.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<8, _>")]
+    pub sched_backfill: bool,
 }
 
 /// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.

@@ -136,7 +136,11 @@ pub type Version = u16;
 ///   `uid`, who asked; the accounting records (`spur_core::acct`, kinds
 ///   `ACCT_JOB` and `ACCT_QUERY`) are new; every other record is as in
 ///   version 6.
-pub const FORMAT_VERSION: Version = 7;
+/// - 8: a job ends with `sched_backfill` and the command `Start` with
+///   `backfill` (the backfill scheduler started it: `Scheduler=Backfill`
+///   after a failover, sacct's `SchedBackfill`); every other record is as
+///   in version 7.
+pub const FORMAT_VERSION: Version = 8;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -357,6 +357,12 @@ fn version_7_spool_files_read() {
     step_spec_reads("v7");
 }
 
+#[test]
+fn version_8_spool_files_read() {
+    spool_files_read("v8");
+    step_spec_reads("v8");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

@@ -312,7 +312,7 @@ impl From<Command> for crate::Command {
         match v {
             Command::Submit { job } => C::Submit { job: Box::new((*job).into()) },
             Command::Start { job_id, task, allocs, now, pass_ms } => {
-                C::Start { job_id, task, allocs: m(allocs), now, pass_ms, extern_step: false }
+                C::Start { job_id, task, allocs: m(allocs), now, pass_ms, extern_step: false, backfill: false }
             }
             Command::Reasons { changes } => {
                 C::Reasons { changes: changes.into_iter().map(|(id, r)| (id, r.into())).collect() }

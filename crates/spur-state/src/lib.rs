@@ -56,6 +56,10 @@ pub enum Command {
         /// (`PrologFlags=Contain`); format version 5.
         #[serde(default, skip_serializing_if = "spur_format::skip_before::<5, _>")]
         extern_step: bool,
+        /// The backfill phase started it ([`Job::sched_backfill`]); format
+        /// version 8.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<8, _>")]
+        backfill: bool,
     },
     /// Pending reasons changed.
     Reasons {
@@ -251,6 +255,10 @@ pub const STEP_USAGE_VERSION: u16 = 5;
 /// (`StepRequest::resv_port_range`, `Step::resv_ports`: `MpiParams=ports=`)
 /// are written.
 pub const RESV_PORTS_VERSION: u16 = 6;
+
+/// The format version from which a job records that the backfill scheduler
+/// started it (`Job::sched_backfill`, `Command::Start::backfill`).
+pub const SCHED_BACKFILL_VERSION: u16 = 8;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -1086,6 +1094,7 @@ mod order_tests {
                 now: 5,
                 pass_ms: 5000,
                 extern_step: false,
+                backfill: false,
             })
         };
         assert_eq!(start(&mut s, 1), Ok(Applied::Started(4)));
@@ -1128,8 +1137,16 @@ mod order_tests {
             other => panic!("{:?}", other),
         };
         let allocs = vec![NodeAlloc { node: "n1".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
-        s.apply(&Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 10_000, extern_step: false })
-            .unwrap();
+        s.apply(&Command::Start {
+            job_id: id,
+            task: None,
+            allocs,
+            now: 10,
+            pass_ms: 10_000,
+            extern_step: false,
+            backfill: false,
+        })
+        .unwrap();
         id
     }
 
@@ -1193,6 +1210,7 @@ mod order_tests {
             now: 21,
             pass_ms: 21_000,
             extern_step: false,
+            backfill: false,
         })
         .unwrap();
         let task = *s.jobs.keys().max().unwrap();

@@ -51,7 +51,15 @@ fn commands() -> Vec<Command> {
     ];
     for t in 0..TASKS {
         cmds.push(if t % 2 == 0 {
-            Command::Start { job_id: 1, task: Some(t), allocs: vec![], now: 10, pass_ms: 0, extern_step: false }
+            Command::Start {
+                job_id: 1,
+                task: Some(t),
+                allocs: vec![],
+                now: 10,
+                pass_ms: 0,
+                extern_step: false,
+                backfill: false,
+            }
         } else {
             Command::Kill { job_id: 1, task: Some(t), state: JobState::Cancelled, now: 10, uid: None }
         });

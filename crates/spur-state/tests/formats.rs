@@ -283,6 +283,21 @@ fn version_7_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 8: a job records whether the backfill scheduler started it
+/// (none of the scenario's: they start at once, `Scheduler=Main`).
+#[test]
+fn version_8_state_directory_reads() {
+    check_version("v8", 8);
+    let d = copy("v8", "backfill");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let started: Vec<&Job> = g.state.jobs().values().filter(|j| j.start_time > 0).collect();
+    assert!(started.len() >= 4, "{}", started.len());
+    assert!(started.iter().all(|j| !j.sched_backfill));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

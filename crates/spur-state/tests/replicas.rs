@@ -349,8 +349,8 @@ fn command() -> impl Strategy<Value = Command> {
     let part = prop::sample::select(vec!["p", "q", ""]).prop_map(String::from);
     prop_oneof![
         6 => job().prop_map(|j| Command::Submit { job: Box::new(j) }),
-        6 => (job_id(), opt(prop_oneof![0u32..5, Just(u32::MAX)]), prop::collection::vec(alloc(), 0..3), time(), time(), any::<bool>())
-            .prop_map(|(job_id, task, allocs, now, pass_ms, extern_step)| Command::Start { job_id, task, allocs, now, pass_ms, extern_step }),
+        6 => (job_id(), opt(prop_oneof![0u32..5, Just(u32::MAX)]), prop::collection::vec(alloc(), 0..3), time(), time(), any::<bool>(), any::<bool>())
+            .prop_map(|(job_id, task, allocs, now, pass_ms, extern_step, backfill)| Command::Start { job_id, task, allocs, now, pass_ms, extern_step, backfill }),
         1 => prop::collection::vec((job_id(), reason()), 0..3).prop_map(|changes| Command::Reasons { changes }),
         4 => (job_id(), prop::sample::select(vec![0i32, 256, 9, 15, 0x7f, 0x17f, -1, i32::MIN]), any::<bool>(), time())
             .prop_map(|(job_id, exit_status, launch_failed, now)| Command::Complete { job_id, exit_status, launch_failed, now }),

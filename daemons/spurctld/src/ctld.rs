@@ -742,7 +742,15 @@ impl Ctld {
                             // (marked once started: an array's task gets its id then)
                             bf_starts.push(cmds.len());
                         }
-                        cmds.push(Command::Start { job_id, task, allocs, now: t, pass_ms: t_ms, extern_step: contain })
+                        cmds.push(Command::Start {
+                            job_id,
+                            task,
+                            allocs,
+                            now: t,
+                            pass_ms: t_ms,
+                            extern_step: contain,
+                            backfill,
+                        })
                     }
                     spur_sched::Decision::Plan { job_id, start_time, nodes } => {
                         planned.insert(job_id, (start_time, nodes));

@@ -851,6 +851,7 @@ impl Service {
             done_steps: Vec::new(),
             batch_usage: None,
             cancelled_by: None,
+            sched_backfill: false,
             desc,
         })
     }
@@ -2173,12 +2174,12 @@ impl Controller for Service {
         // the backfill scheduler's plans for the jobs in the view (its soft
         // state, taken after the state's lock: the scheduler takes them in
         // that order)
-        let shown: Vec<(u32, bool)> = if q.jobs {
+        let shown: Vec<(u32, bool, bool)> = if q.jobs {
             ids.iter()
                 .filter_map(|i| g.state.jobs().get(i))
                 .filter(|job| q.user_id.is_none_or(|u| job.user_id == u))
                 .filter(|job| sees_job(&caller, private.jobs, job))
-                .map(|j| (j.job_id, j.state == JobState::Pending))
+                .map(|j| (j.job_id, j.state == JobState::Pending, j.sched_backfill))
                 .collect()
         } else {
             vec![]
@@ -2188,9 +2189,11 @@ impl Controller for Service {
             let p = self.ctld.plans.lock().unwrap_or_else(|e| e.into_inner());
             shown
                 .into_iter()
-                .filter_map(|(id, pending)| {
+                .filter_map(|(id, pending, recorded)| {
                     let at = if pending { p.at.get(&id) } else { None };
-                    let backfill = !pending && p.backfilled.contains(&id);
+                    // (recorded in the job from format version 8; before,
+                    // the leader's memory only)
+                    let backfill = !pending && (recorded || p.backfilled.contains(&id));
                     let considered_at = if pending && p.considered.contains(&id) { p.considered_at } else { 0 };
                     (at.is_some() || backfill || considered_at != 0).then(|| spur_proto::JobPlan {
                         job_id: id,

@@ -504,6 +504,7 @@ mod tests {
             now: 10,
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         })
         .unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: 20 }, ESLURM_JOB_NOT_SUSPENDED);
@@ -525,6 +526,7 @@ mod tests {
             now: 61,
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         })
         .unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: 62 }, ESLURM_INVALID_CPU_COUNT);
@@ -667,6 +669,7 @@ mod tests {
             now: i64::MAX - 5,
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         })
         .unwrap();
         refused(

@@ -75,6 +75,7 @@ pub fn running(s: &mut State, node: &str) -> u32 {
         now: 10,
         pass_ms: 10_000,
         extern_step: false,
+        backfill: false,
     });
     assert_eq!(r, Ok(Applied::Started(id)));
     id

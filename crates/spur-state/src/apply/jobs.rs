@@ -95,6 +95,7 @@ impl State {
         self.job_count = self.job_count.saturating_sub(before).saturating_add(after);
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn start(
         &mut self,
         job_id: u32,
@@ -103,13 +104,15 @@ impl State {
         now: i64,
         pass_ms: i64,
         extern_step: bool,
+        backfill: bool,
     ) -> ApplyResult {
         let before = self.records_of(job_id);
-        let r = self.start_record(job_id, task, allocs, now, pass_ms, extern_step);
+        let r = self.start_record(job_id, task, allocs, now, pass_ms, extern_step, backfill);
         self.recount(job_id, before, &r);
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn start_record(
         &mut self,
         job_id: u32,
@@ -118,6 +121,7 @@ impl State {
         now: i64,
         pass_ms: i64,
         extern_step: bool,
+        backfill: bool,
     ) -> ApplyResult {
         let v = self.write_format_version();
         let meta = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
@@ -201,6 +205,8 @@ impl State {
             job.last_sched_eval = now;
             job.requeued_done = false;
             job.start_pass_ms = pass_ms;
+            // (as a replica decodes the entry: false before the version)
+            job.sched_backfill = backfill && v >= crate::SCHED_BACKFILL_VERSION;
             job.allocs = allocs.to_vec();
             job.num_nodes = num_nodes;
             job.num_cpus = num_cpus;
@@ -557,8 +563,16 @@ mod tests {
         assert_eq!(s.apply(&Command::Submit { job: Box::new(jr) }), Ok(Applied::Submitted(j)));
         assert_eq!(s.job_count(), 4);
         // a split-off task moves one count from the meta-record to its own
-        s.apply(&Command::Start { job_id: a, task: Some(1), allocs: vec![], now: 5, pass_ms: 0, extern_step: false })
-            .unwrap();
+        s.apply(&Command::Start {
+            job_id: a,
+            task: Some(1),
+            allocs: vec![],
+            now: 5,
+            pass_ms: 0,
+            extern_step: false,
+            backfill: false,
+        })
+        .unwrap();
         assert_eq!(s.job_count(), 4);
         // a finished job counts until it is purged
         s.apply(&Command::Kill { job_id: j, task: None, state: JobState::Cancelled, now: 6, uid: None }).unwrap();
@@ -580,8 +594,16 @@ mod tests {
         // whatever a command holds (here a task listed twice, which no
         // submission makes), the count is the records' as they are
         let c = submit(&mut s, array(&[7, 7, 8]));
-        s.apply(&Command::Start { job_id: c, task: Some(7), allocs: vec![], now: 8, pass_ms: 0, extern_step: false })
-            .unwrap();
+        s.apply(&Command::Start {
+            job_id: c,
+            task: Some(7),
+            allocs: vec![],
+            now: 8,
+            pass_ms: 0,
+            extern_step: false,
+            backfill: false,
+        })
+        .unwrap();
         s.apply(&Command::Kill { job_id: b, task: Some(2), state: JobState::Cancelled, now: 9, uid: None }).unwrap();
         let d = State::decode(&s.encode().unwrap()).unwrap();
         assert_eq!((s.job_count(), d.job_count()), (11, 11));
@@ -602,6 +624,7 @@ mod tests {
             now: 100,
             pass_ms: 100_000,
             extern_step: false,
+            backfill: false,
         });
         assert_eq!(r, Ok(Applied::Started(id)));
         let j = s.job(id).unwrap();
@@ -621,8 +644,15 @@ mod tests {
     fn start_splits_array_tasks_off_the_meta_record() {
         let mut s = cluster();
         let a = submit(&mut s, array(&[1, 2]));
-        let start =
-            |t| Command::Start { job_id: a, task: Some(t), allocs: vec![], now: 5, pass_ms: 0, extern_step: false };
+        let start = |t| Command::Start {
+            job_id: a,
+            task: Some(t),
+            allocs: vec![],
+            now: 5,
+            pass_ms: 0,
+            extern_step: false,
+            backfill: false,
+        };
         refused(&mut s, start(3), ESLURM_INVALID_ARRAY);
         assert_eq!(s.apply(&start(1)), Ok(Applied::Started(2)));
         assert_eq!(s.job(2).and_then(|j| j.array.as_ref()).and_then(|a| a.task_id), Some(1));
@@ -633,7 +663,15 @@ mod tests {
         let plain = submit(&mut s, job());
         refused(
             &mut s,
-            Command::Start { job_id: plain, task: Some(1), allocs: vec![], now: 5, pass_ms: 0, extern_step: false },
+            Command::Start {
+                job_id: plain,
+                task: Some(1),
+                allocs: vec![],
+                now: 5,
+                pass_ms: 0,
+                extern_step: false,
+                backfill: false,
+            },
             ESLURM_INVALID_ARRAY,
         );
     }
@@ -649,6 +687,7 @@ mod tests {
             now,
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         };
         refused(&mut s, start(99, vec![], 1), ESLURM_INVALID_JOB_ID);
         refused(&mut s, start(id, vec![alloc("nx", 1, 1)], 1), ESLURM_INVALID_NODE_NAME);

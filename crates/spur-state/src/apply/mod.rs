@@ -45,8 +45,8 @@ impl State {
     pub fn apply(&mut self, cmd: &Command) -> ApplyResult {
         match cmd {
             Command::Submit { job } => self.submit(job),
-            Command::Start { job_id, task, allocs, now, pass_ms, extern_step } => {
-                self.start(*job_id, *task, allocs, *now, *pass_ms, *extern_step)
+            Command::Start { job_id, task, allocs, now, pass_ms, extern_step, backfill } => {
+                self.start(*job_id, *task, allocs, *now, *pass_ms, *extern_step, *backfill)
             }
             Command::Reasons { changes } => self.reasons(changes),
             Command::Complete { job_id, exit_status, launch_failed, now } => {

@@ -587,7 +587,8 @@ mod tests {
         batch.desc.script = "#!/bin/sh\n".into();
         let id = submit(&mut s, batch);
         let allocs = vec![alloc("n1", 2, 500), alloc("n2", 2, 500)];
-        let start = Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 0, extern_step: true };
+        let start =
+            Command::Start { job_id: id, task: None, allocs, now: 10, pass_ms: 0, extern_step: true, backfill: false };
         assert_eq!(s.apply(&start), Ok(Applied::Started(id)));
         let j = s.jobs().get(&id).unwrap();
         assert_eq!(j.steps.len(), 1);
@@ -624,6 +625,7 @@ mod tests {
             now: 10,
             pass_ms: 0,
             extern_step: true,
+            backfill: false,
         };
         assert_eq!(old.apply(&start), Ok(Applied::Started(id)));
         assert!(old.jobs().get(&id).unwrap().steps.is_empty());
@@ -651,6 +653,7 @@ mod tests {
                 now: t,
                 pass_ms: 0,
                 extern_step: false,
+                backfill: false,
             };
             assert_eq!(s.apply(&start), Ok(Applied::Started(id)));
         }
@@ -696,6 +699,7 @@ mod tests {
             now: 10,
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         };
         assert_eq!(old.apply(&start), Ok(Applied::Started(id)));
         assert_eq!(old.apply(&create(id, 1, (12000, 12005))), Ok(Applied::StepCreated(0)));

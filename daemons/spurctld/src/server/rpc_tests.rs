@@ -976,6 +976,7 @@ async fn steps_belong_to_their_jobs_owner() {
                 now: now(),
                 pass_ms: 0,
                 extern_step: false,
+                backfill: false,
             }])
             .await
             .unwrap();
@@ -1061,6 +1062,7 @@ async fn steps_belong_to_their_jobs_owner() {
             now: now(),
             pass_ms: 0,
             extern_step: false,
+            backfill: false,
         }])
         .await
         .unwrap();
