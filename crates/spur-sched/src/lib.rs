@@ -38,6 +38,12 @@ pub enum Decision {
     /// left pending with reason `BadConstraints` and the pass goes on. Given
     /// once, when the job gets that reason; the controller logs it.
     SetAside { job_id: u32, error: String },
+    /// `PreemptType=preempt/partition_prio`: end running job `job_id` (of a
+    /// partition of lower PriorityTier) so that a pending job may start:
+    /// `requeue`, back to pending if it may be requeued (`PreemptMode=REQUEUE`),
+    /// else it ends PREEMPTED (`CANCEL`). The pending job starts in a later
+    /// pass, once the resources are back.
+    Preempt { job_id: u32, requeue: bool },
     /// The backfill phase considered these pending jobs (slurmctld sets
     /// `BACKFILL_SCHED` and `LastSchedEval` on each job its backfill loop
     /// takes up, and its main scheduler clears the flag: `scontrol show job`
@@ -185,21 +191,121 @@ impl<'a> Table<'a> {
         v
     }
 
+    /// Give what `allocs` hold back to each node's free resources.
+    pub(crate) fn give(&mut self, allocs: &[NodeAlloc]) {
+        self.apply(allocs, false);
+    }
+
     /// Take what `allocs` give each node from its free resources.
     pub(crate) fn take(&mut self, allocs: &[NodeAlloc]) {
+        self.apply(allocs, true);
+    }
+
+    fn apply(&mut self, allocs: &[NodeAlloc], take: bool) {
         for a in allocs {
             let Some(i) = self.index.get(a.node.as_str()).copied() else { continue };
             let kinds: Vec<Vec<u32>> = a.gres.iter().map(|g| self.kinds.matching(&g.name, &g.gtype)).collect();
             if let Some(f) = self.free[i].as_mut() {
-                f.cpus = f.cpus.saturating_sub(a.cpus);
-                f.mem = f.mem.saturating_sub(a.mem_mb);
-                f.whole = false;
+                if take {
+                    f.cpus = f.cpus.saturating_sub(a.cpus);
+                    f.mem = f.mem.saturating_sub(a.mem_mb);
+                    f.whole = false;
+                } else {
+                    f.cpus = f.cpus.saturating_add(a.cpus);
+                    f.mem = f.mem.saturating_add(a.mem_mb);
+                }
                 for (g, of) in a.gres.iter().zip(&kinds) {
-                    take_gres(&mut f.gres, of, g.count);
+                    if take {
+                        take_gres(&mut f.gres, of, g.count);
+                    } else {
+                        give_gres(&mut f.gres, of, g.count);
+                    }
                 }
             }
         }
     }
+}
+
+/// A pending job that cannot start now, and where it may go.
+struct Preemptor<'a> {
+    job: &'a Job,
+    part: &'a Partition,
+    shape: &'a Shape,
+    candidates: &'a [usize],
+    req: Option<&'a HashSet<String>>,
+}
+
+/// The running jobs to preempt for `p` (with whether each is requeued), as
+/// preempt/partition_prio and cons_tres choose them: jobs of partitions of
+/// a lower PriorityTier whose PreemptMode preempts, on the nodes the job
+/// would get were they all gone; fewer when some of them may stay. None
+/// when jobs already ending (completing, or preempted in this pass) leave
+/// it room, or when even all of them would not.
+fn preemptees(
+    p: &Preemptor,
+    mode: PreemptMode,
+    jobs: &[&Job],
+    parts: &HashMap<&str, &Partition>,
+    free: &Table,
+    preempted: &HashSet<u32>,
+) -> Vec<(u32, bool)> {
+    let mode_of = |part: &Partition| part.more.preempt_mode.as_deref().and_then(PreemptMode::parse).unwrap_or(mode);
+    let tier = p.part.priority_tier;
+    let mut room = free.clone();
+    // what is on its way back already
+    for j in jobs.iter().filter(|j| j.state == JobState::Completing || preempted.contains(&j.job_id)) {
+        room.give(&j.allocs);
+    }
+    let need = Need::new(p.shape, &room.kinds);
+    if place(&need, p.candidates, &room, p.req).is_some() {
+        return vec![];
+    }
+    let on: HashSet<&str> = p.candidates.iter().map(|i| free.name_at(*i)).collect();
+    let mut cands: Vec<(&Job, PreemptMode)> = jobs
+        .iter()
+        .filter(|j| j.state == JobState::Running && !preempted.contains(&j.job_id) && j.job_id != p.job.job_id)
+        .filter(|j| j.allocs.iter().any(|a| on.contains(a.node.as_str())))
+        .filter_map(|j| {
+            let part = parts.get(j.partition.as_str())?;
+            let m = mode_of(part);
+            (part.priority_tier < tier && matches!(m, PreemptMode::Cancel | PreemptMode::Requeue)).then_some((*j, m))
+        })
+        .collect();
+    if cands.is_empty() {
+        return vec![];
+    }
+    // the lowest tier, then the lowest priority, then the youngest first
+    cands.sort_by(|a, b| {
+        let ta = parts.get(a.0.partition.as_str()).map(|x| x.priority_tier).unwrap_or(0);
+        let tb = parts.get(b.0.partition.as_str()).map(|x| x.priority_tier).unwrap_or(0);
+        ta.cmp(&tb)
+            .then(a.0.priority.cmp(&b.0.priority))
+            .then(b.0.start_time.cmp(&a.0.start_time))
+            .then(b.0.job_id.cmp(&a.0.job_id))
+    });
+    let mut all = room.clone();
+    for (j, _) in &cands {
+        all.give(&j.allocs);
+    }
+    let Some(allocs) = place(&need, p.candidates, &all, p.req) else { return vec![] };
+    let chosen: HashSet<&str> = allocs.iter().map(|a| a.node.as_str()).collect();
+    let mut victims: Vec<(&Job, PreemptMode)> =
+        cands.into_iter().filter(|(j, _)| j.allocs.iter().any(|a| chosen.contains(a.node.as_str()))).collect();
+    // keep whoever need not go: the last in the order first
+    let mut i = victims.len();
+    while i > 0 {
+        i -= 1;
+        let mut t = room.clone();
+        for (k, (j, _)) in victims.iter().enumerate() {
+            if k != i {
+                t.give(&j.allocs);
+            }
+        }
+        if place(&need, p.candidates, &t, p.req).is_some() {
+            victims.remove(i);
+        }
+    }
+    victims.into_iter().map(|(j, m)| (j.job_id, m == PreemptMode::Requeue && j.desc.requeue.unwrap_or(true))).collect()
 }
 
 /// Why a job that cannot start now could not, as slurmctld words a
@@ -484,7 +590,7 @@ pub fn schedule_with<'a>(
     resvs: &[&Reservation],
     depth: usize,
 ) -> (Vec<Decision>, bool) {
-    schedule_pass(now, jobs, lookup, nodes, parts, resvs, &Params { depth, backfill: None })
+    schedule_pass(now, jobs, lookup, nodes, parts, resvs, &Params { depth, backfill: None, preempt: None })
 }
 
 /// How a pass schedules: `depth` as [`schedule_depth`]'s, and, for
@@ -494,6 +600,33 @@ pub fn schedule_with<'a>(
 pub struct Params {
     pub depth: usize,
     pub backfill: Option<backfill::BackfillParams>,
+    /// `PreemptType=preempt/partition_prio`, with slurm.conf's
+    /// `PreemptMode` (a partition's own `PreemptMode=` comes first).
+    pub preempt: Option<PreemptMode>,
+}
+
+/// What preempting a job does (slurm.conf's or a partition's `PreemptMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptMode {
+    Off,
+    Cancel,
+    Requeue,
+    /// `SUSPEND` (with `GANG`): not done by Spur; such jobs are not preempted.
+    Suspend,
+}
+
+impl PreemptMode {
+    /// The first word of a `PreemptMode=` value (`REQUEUE,GANG` is REQUEUE).
+    pub fn parse(v: &str) -> Option<PreemptMode> {
+        let first = v.split(',').map(str::trim).find(|w| !w.eq_ignore_ascii_case("GANG") && !w.is_empty());
+        match first.map(str::to_ascii_uppercase).as_deref() {
+            None | Some("OFF") => Some(PreemptMode::Off),
+            Some("CANCEL") => Some(PreemptMode::Cancel),
+            Some("REQUEUE") => Some(PreemptMode::Requeue),
+            Some("SUSPEND") => Some(PreemptMode::Suspend),
+            _ => None,
+        }
+    }
 }
 
 /// One scheduling pass: the main phase (priority order; the first job of a
@@ -526,6 +659,8 @@ pub fn schedule_pass<'a>(
     // nodes a job waiting on them (`--nodelist`) keeps later jobs of the
     // pass off
     let mut withheld: HashSet<usize> = HashSet::new();
+    // jobs this pass preempts
+    let mut preempted: HashSet<u32> = HashSet::new();
     // partitions with MaxCPUsPerNode: their own view of the table (before
     // any start of the pass: the jobs' record of who holds what is the
     // snapshot's)
@@ -759,6 +894,26 @@ pub fn schedule_pass<'a>(
                             }
                         }
                         None => {
+                            if let Some(mode) = params.preempt {
+                                let victims = preemptees(
+                                    &Preemptor {
+                                        job,
+                                        part,
+                                        shape: &shape,
+                                        candidates: &part_candidates,
+                                        req: req.as_ref(),
+                                    },
+                                    mode,
+                                    jobs,
+                                    &part_by_name,
+                                    &free,
+                                    &preempted,
+                                );
+                                for (id, requeue) in victims {
+                                    preempted.insert(id);
+                                    out.push(Decision::Preempt { job_id: id, requeue });
+                                }
+                            }
                             if req.as_ref().is_some_and(|r| r.len() as u32 >= shape.min_nodes.max(1)) {
                                 withheld.extend(free.indexes(&req.iter().flatten().collect::<Vec<_>>()));
                             } else {

@@ -5,7 +5,8 @@
 use spur_core::model::{ArrayInfo, Job, JobDesc, JobState, Node, NodeBase, PartState, Partition, Reason, Reservation};
 use spur_sched::backfill::BackfillParams;
 use spur_sched::{
-    schedule, schedule_depth, schedule_pass, schedule_resv, schedule_with, Decision, Params, DEFAULT_QUEUE_DEPTH,
+    schedule, schedule_depth, schedule_pass, schedule_resv, schedule_with, Decision, Params, PreemptMode,
+    DEFAULT_QUEUE_DEPTH,
 };
 
 const NOW: i64 = 1_000_000;
@@ -697,7 +698,7 @@ fn a_job_that_can_never_fit_is_set_aside_and_others_go_on() {
 fn bf_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
     let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()) };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: None };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
 
@@ -820,7 +821,7 @@ fn backfill_leaves_a_job_without_a_start_in_the_window_unplanned() {
     let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2)].into_iter().collect();
     let lookup = |id: u32| by_id.get(&id).copied();
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_window=5"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf) };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None };
     let d = schedule_pass(NOW, &[&j1, &j2], &lookup, &[&n1], &[&p], &[], &params).0;
     assert_eq!(plan(&d, 2), None);
     let d = bf_pass(&[&j1, &j2], &[&n1], &[&p]);
@@ -839,7 +840,7 @@ fn backfill_tests_at_most_bf_max_job_test_jobs() {
     let lookup = |id: u32| by_id.get(&id).copied();
     // one job tested: the top one, planned; job 3 is not looked at
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_max_job_test=1"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf) };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(plan(&d, 2).is_some());
     assert!(started(&d).is_empty());
@@ -902,7 +903,7 @@ fn the_backfill_phase_names_the_pending_jobs_it_considered() {
     // without backfill (sched/builtin) no job is considered
     let by_id: std::collections::HashMap<u32, &Job> = [&j1, &j2, &j3].iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
 }
@@ -998,4 +999,75 @@ fn unavailable_nodes_give_req_node_not_avail_and_hold_back_no_one() {
     // of the partition waits behind it (Priority)
     let d = pass(&[&r1, &wide(1, 2, 2), &behind], &nr, &[&p]);
     assert_eq!((reason(&d, 1), reason(&d, 2)), (Some(Reason::Resources), Some(Reason::Priority)), "{:?}", d);
+}
+
+/// A pass with `PreemptType=preempt/partition_prio` and slurm.conf's `mode`.
+fn preempt_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], mode: PreemptMode) -> Vec<Decision> {
+    let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: Some(mode) };
+    schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
+}
+
+fn preempts(d: &[Decision]) -> Vec<(u32, bool)> {
+    d.iter()
+        .filter_map(|x| match x {
+            Decision::Preempt { job_id, requeue } => Some((*job_id, *requeue)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_higher_tier_job_preempts_the_fewest_lower_tier_jobs() {
+    // measured on 22.05 (crates/spur-sched/tests/preempt-22.05.md): low
+    // (PriorityTier=1) jobs fill cn01 and cn02; a high (PriorityTier=10) job
+    // of 4 CPUs preempts the one on cn01 only, and starts there later
+    let ns = [busy("n1", 8, 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let mut low = part("low", &nr);
+    low.priority_tier = 1;
+    let mut high = part("high", &nr);
+    high.priority_tier = 10;
+    high.more.preempt_mode = Some("OFF".into());
+    let lowjob = |id: u32, n: &str| {
+        let mut j = running_on(id, n, 8, NOW - 10, 60);
+        j.partition = "low".into();
+        j
+    };
+    let (l1, mut l2) = (lowjob(1, "n1"), lowjob(2, "n2"));
+    let mut h = job(3);
+    h.partition = "high".into();
+    h.desc.cpus_per_task = Some(4);
+    h.num_cpus = 4;
+    let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &high], PreemptMode::Cancel);
+    assert_eq!(preempts(&d), vec![(1, false)], "{:?}", d);
+    assert_eq!(started(&d), Vec::<u32>::new());
+    // REQUEUE: requeued, unless it may not be (--no-requeue: cancelled)
+    let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &high], PreemptMode::Requeue);
+    assert_eq!(preempts(&d), vec![(1, true)], "{:?}", d);
+    let mut wide = wide(4, 2, 16);
+    wide.partition = "high".into();
+    l2.desc.requeue = Some(false);
+    let d = preempt_pass(&[&l1, &l2, &wide], &nr, &[&low, &high], PreemptMode::Requeue);
+    let mut p = preempts(&d);
+    p.sort();
+    assert_eq!(p, vec![(1, true), (2, false)], "{:?}", d);
+    // while the preempted job ends (completing) nothing more is preempted
+    let mut ending = l1.clone();
+    ending.state = JobState::Completing;
+    let d = preempt_pass(&[&ending, &l2, &h], &nr, &[&low, &high], PreemptMode::Cancel);
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
+    // a partition's own PreemptMode=OFF, or the same tier: no preemption
+    let mut off = low.clone();
+    off.more.preempt_mode = Some("OFF".into());
+    let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&off, &high], PreemptMode::Cancel);
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
+    let mut same = high.clone();
+    same.priority_tier = 1;
+    let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &same], PreemptMode::Cancel);
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
+    // SUSPEND is not done: no job is preempted for it
+    let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &high], PreemptMode::Suspend);
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
 }

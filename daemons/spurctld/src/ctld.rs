@@ -92,6 +92,8 @@ pub struct Ctld {
     /// `SchedulerParameters=sched_interval=` (60 s; -1: never), how often
     /// slurmctld's main scheduler runs without an event.
     pub sched_interval: Option<Duration>,
+    /// `PreemptType=preempt/partition_prio`: slurm.conf's `PreemptMode`.
+    pub preempt: Option<spur_sched::PreemptMode>,
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
@@ -186,6 +188,12 @@ impl Ctld {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let prolog_contain = conf.prolog_contain();
         let backfill = backfill_of(&conf);
+        let preempt = conf
+            .get("PreemptType")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("preempt/partition_prio"))
+            .then(|| {
+                conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
+            });
         let sched_interval =
             match conf.get("SchedulerParameters").and_then(|p| spur_core::config::scheduler_param(p, "sched_interval"))
             {
@@ -224,6 +232,7 @@ impl Ctld {
             acct: std::sync::OnceLock::new(),
             backfill,
             sched_interval,
+            preempt,
             plans: Mutex::new(Plans::default()),
         })
     }
@@ -666,7 +675,11 @@ impl Ctld {
                         }) || plans
                             .cycle_due(std::time::Instant::now(), Duration::from_secs(bf.interval.max(1) as u64)))
                 });
-                let params = spur_sched::Params { depth: spur_sched::DEFAULT_QUEUE_DEPTH, backfill: backfill.cloned() };
+                let params = spur_sched::Params {
+                    depth: spur_sched::DEFAULT_QUEUE_DEPTH,
+                    backfill: backfill.cloned(),
+                    preempt: self.preempt,
+                };
                 let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
                 let ran = backfill.is_some() && !cut;
                 if ran {
@@ -699,7 +712,8 @@ impl Ctld {
                             | spur_sched::Decision::CancelNeverSatisfied { job_id }
                             | spur_sched::Decision::SetAside { job_id, .. }
                             | spur_sched::Decision::Start { job_id, .. }
-                            | spur_sched::Decision::Plan { job_id, .. } => *job_id,
+                            | spur_sched::Decision::Plan { job_id, .. }
+                            | spur_sched::Decision::Preempt { job_id, .. } => *job_id,
                             spur_sched::Decision::Considered { .. } => return true,
                         };
                         !quiet.contains(&id)
@@ -728,6 +742,7 @@ impl Ctld {
             let mut eligible = vec![];
             let mut cmds = vec![];
             let mut bf_starts: Vec<usize> = vec![];
+            let mut preempting: Vec<(u32, String)> = vec![];
             // every job gets an extern step (from the version that writes it)
             let contain = self.prolog_contain && g.state.write_format_version() >= spur_state::SPECIAL_STEPS_VERSION;
             for d in decisions {
@@ -756,6 +771,22 @@ impl Ctld {
                         planned.insert(job_id, (start_time, nodes));
                     }
                     spur_sched::Decision::Considered { job_ids } => considered.extend(job_ids),
+                    spur_sched::Decision::Preempt { job_id, requeue } => {
+                        // its processes are ended once the change is committed
+                        if let Some(a) = g.state.jobs().get(&job_id).and_then(|j| j.allocs.first()) {
+                            preempting.push((job_id, a.node.clone()));
+                        }
+                        tracing::info!(
+                            "scheduler: preempting job {} ({})",
+                            job_id,
+                            if requeue { "requeue" } else { "cancel" }
+                        );
+                        cmds.push(if requeue {
+                            Command::Requeue { job_id, hold: false, now: t }
+                        } else {
+                            Command::Kill { job_id, task: None, state: JobState::Preempted, now: t, uid: None }
+                        });
+                    }
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
                         "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
                         job_id,
@@ -772,10 +803,18 @@ impl Ctld {
                 cmds.insert(0, Command::Eligible { job_ids: eligible, now: t });
             }
             let shift = cmds.len() - before;
-            (cmds, bf_starts.into_iter().map(|i| i + shift).collect::<HashSet<usize>>())
+            (cmds, bf_starts.into_iter().map(|i| i + shift).collect::<HashSet<usize>>(), preempting)
         };
-        let (cmds, bf_starts) = cmds;
+        let (cmds, bf_starts, preempting) = cmds;
         let Ok(results) = self.commit(cmds).await else { return };
+        for (id, node) in preempting {
+            // (slurmstepd notes `CANCELLED AT ... DUE TO PREEMPTION`; Spur's
+            // supervisor writes the cancel line without the cause)
+            let me = self.clone();
+            tokio::spawn(async move {
+                me.signal_job(id, &node, libc::SIGKILL, false, true, StopReason::Cancel).await;
+            });
+        }
         let started: Vec<Job> = {
             let g = self.lock();
             let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
