@@ -41,7 +41,7 @@ fn a_high_tier_job_requeues_one_low_job_and_cancels_one_that_may_not_be_requeued
         o.ok();
         o.stdout
     };
-    // --no-requeue: it ends PREEMPTED, the cancel line in its output
+    // --no-requeue: it ends PREEMPTED, slurmstepd's line in its output
     c.wait_state(&once.to_string(), "PREEMPTED", T);
     let s = show(once);
     assert_eq!(
@@ -67,7 +67,9 @@ fn a_high_tier_job_requeues_one_low_job_and_cancels_one_that_may_not_be_requeued
         let want = format!("start\nslurmstepd-node{}: error: *** JOB {} ON node", 1, id);
         let node_free = text.replacen("node2", "node1", 1);
         assert!(
-            node_free.starts_with(&want) && text.contains(" CANCELLED AT ") && text.ends_with(" ***\n"),
+            node_free.starts_with(&want)
+                && text.contains(" CANCELLED AT ")
+                && text.ends_with(" DUE TO PREEMPTION ***\n"),
             "{:?}",
             text
         );

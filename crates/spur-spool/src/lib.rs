@@ -645,10 +645,9 @@ fn signal_exact(p: Proc, sig: Signal) -> io::Result<bool> {
 pub enum Pending {
     /// A signal to the job's processes, or to the script alone.
     Signal { sig: i32, batch_only: bool },
-    /// A cancel or time-limit kill ([`deliver_terminate`]), with
-    /// slurmstepd's cancel line first when `note` says which one
-    /// (`Some(true)`: the time limit).
-    Terminate { kill_wait: u32, note: Option<bool> },
+    /// A cancel, time-limit or preemption kill ([`deliver_terminate`]), with
+    /// slurmstepd's cancel line first when `note` says which one.
+    Terminate { kill_wait: u32, note: Option<Note> },
 }
 
 const PENDING_PREFIX: &str = "pending.";
@@ -660,8 +659,9 @@ impl Pending {
             Pending::Terminate { kill_wait, note } => {
                 let n = match note {
                     None => "-",
-                    Some(false) => "c",
-                    Some(true) => "t",
+                    Some(Note::Cancelled) => "c",
+                    Some(Note::TimeLimit) => "t",
+                    Some(Note::Preemption) => "p",
                 };
                 format!("terminate {} {}\n", kill_wait, n)
             }
@@ -675,8 +675,9 @@ impl Pending {
             ["terminate", kw, n] => Some(Pending::Terminate {
                 kill_wait: kw.parse().ok()?,
                 note: match *n {
-                    "c" => Some(false),
-                    "t" => Some(true),
+                    "c" => Some(Note::Cancelled),
+                    "t" => Some(Note::TimeLimit),
+                    "p" => Some(Note::Preemption),
                     _ => None,
                 },
             }),
@@ -793,18 +794,18 @@ fn ignore_esrch(r: nix::Result<()>) -> io::Result<()> {
 /// Cancel or time-limit kill: SIGCONT and SIGTERM to everything, up to
 /// `kill_wait_secs` for it to end, then SIGKILL. Blocking; returns once no
 /// process of the job is left (or after 5 s of SIGKILL).
-/// `note`: slurmstepd's cancel line first ([`request_cancel_note`];
-/// `Some(true)` for the time limit's). One that arrives before the script
-/// runs is left for the supervisor to carry out once it does ([`Pending`]).
-pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32, note: Option<bool>) {
+/// `note`: slurmstepd's cancel line first ([`request_cancel_note`], with
+/// its cause). One that arrives before the script runs is left for the
+/// supervisor to carry out once it does ([`Pending`]).
+pub fn terminate_job(jobdir: &Path, kill_wait_secs: u32, note: Option<Note>) {
     if has_status(jobdir) && job_procs(jobdir).1.is_empty() {
         return;
     }
     if !post_and_claim(jobdir, Pending::Terminate { kill_wait: kill_wait_secs, note }) {
         return;
     }
-    if let Some(time_limit) = note {
-        let _ = request_cancel_note(jobdir, time_limit);
+    if let Some(n) = note {
+        let _ = request_cancel_note(jobdir, n);
     }
     deliver_terminate(jobdir, kill_wait_secs)
 }
@@ -987,25 +988,63 @@ pub fn slurm_time(epoch: i64) -> String {
     }
 }
 
+/// Why a job is killed, as slurmstepd's cancel line says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// `scancel` (no cause).
+    Cancelled,
+    /// ` DUE TO TIME LIMIT`.
+    TimeLimit,
+    /// ` DUE TO PREEMPTION` (measured on 22.05: crates/spur-sched/tests/preempt-22.05.md).
+    Preemption,
+}
+
+impl Note {
+    /// The signal that asks the job's supervisor for the line.
+    pub fn signal(self) -> Signal {
+        match self {
+            Note::Cancelled => NOTE_CANCELLED,
+            Note::TimeLimit => NOTE_TIME_LIMIT,
+            Note::Preemption => NOTE_PREEMPTION,
+        }
+    }
+
+    /// The note a signal asks for.
+    pub fn of_signal(sig: i32) -> Option<Note> {
+        [Note::Cancelled, Note::TimeLimit, Note::Preemption].into_iter().find(|n| n.signal() as i32 == sig)
+    }
+
+    fn cause(self) -> &'static str {
+        match self {
+            Note::Cancelled => "",
+            Note::TimeLimit => " DUE TO TIME LIMIT",
+            Note::Preemption => " DUE TO PREEMPTION",
+        }
+    }
+}
+
 /// The line slurmstepd writes to the job's stderr when it is told to kill
 /// the job, newline included: `slurmstepd-node1: error: *** JOB 12 ON node1
-/// CANCELLED AT 2025-01-31T12:00:00 ***`, with ` DUE TO TIME LIMIT` before
-/// the closing stars for a time-limit kill.
-pub fn cancel_line(job_id: u32, node: &str, epoch: i64, time_limit: bool) -> String {
+/// CANCELLED AT 2025-01-31T12:00:00 ***`, with the cause (` DUE TO TIME
+/// LIMIT`, ` DUE TO PREEMPTION`) before the closing stars.
+pub fn cancel_line(job_id: u32, node: &str, epoch: i64, note: Note) -> String {
     format!(
         "{}: error: *** JOB {} ON {} CANCELLED AT {}{} ***\n",
         stepd_name(node),
         job_id,
         node,
         slurm_time(epoch),
-        if time_limit { " DUE TO TIME LIMIT" } else { "" }
+        note.cause()
     )
 }
 
-/// The signal that asks a job's supervisor to write [`cancel_line`] into the
-/// job's stderr (a cancel); [`NOTE_TIME_LIMIT`] for a time-limit kill.
+/// The signals that ask a job's supervisor to write [`cancel_line`] into the
+/// job's stderr: a cancel, a time-limit kill, a preemption (SIGURG: ignored
+/// by default, so a supervisor of an older build that does not wait for it
+/// is not hurt; its job gets no line).
 pub const NOTE_CANCELLED: Signal = Signal::SIGUSR1;
 pub const NOTE_TIME_LIMIT: Signal = Signal::SIGUSR2;
+pub const NOTE_PREEMPTION: Signal = Signal::SIGURG;
 
 /// Ask the job's supervisor to write slurmstepd's cancel line
 /// ([`cancel_line`]) into the job's stderr, at most once per run. Call it
@@ -1019,10 +1058,9 @@ pub const NOTE_TIME_LIMIT: Signal = Signal::SIGUSR2;
 /// written and blocks nothing. Supervisors of builds before this one ignore
 /// the signal: their jobs get no line. `Ok(false)` when there is no
 /// supervisor to ask.
-pub fn request_cancel_note(jobdir: &Path, time_limit: bool) -> io::Result<bool> {
+pub fn request_cancel_note(jobdir: &Path, note: Note) -> io::Result<bool> {
     let Some(sup) = supervisor_of(jobdir, &read_proc(jobdir)) else { return Ok(false) };
-    let sig = if time_limit { NOTE_TIME_LIMIT } else { NOTE_CANCELLED };
-    signal_exact(sup, sig)
+    signal_exact(sup, note.signal())
 }
 
 #[cfg(test)]

@@ -431,19 +431,30 @@ fn a_newer_spec_file_is_refused_naming_it() {
 fn cancel_line_is_slurmstepds() {
     let t = slurm_time(1_700_000_000);
     assert_eq!(
-        cancel_line(12, "node1", 1_700_000_000, false),
+        cancel_line(12, "node1", 1_700_000_000, Note::Cancelled),
         format!("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT {} ***\n", t)
     );
     assert_eq!(
-        cancel_line(12, "node1", 1_700_000_000, true),
+        cancel_line(12, "node1", 1_700_000_000, Note::TimeLimit),
         format!("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT {} DUE TO TIME LIMIT ***\n", t)
     );
+    assert_eq!(
+        cancel_line(12, "node1", 1_700_000_000, Note::Preemption),
+        format!("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT {} DUE TO PREEMPTION ***\n", t)
+    );
+    // each note has its own signal, and a terminate posted before the
+    // script runs keeps its note
+    for n in [Note::Cancelled, Note::TimeLimit, Note::Preemption] {
+        assert_eq!(Note::of_signal(n.signal() as i32), Some(n));
+        let p = Pending::Terminate { kill_wait: 3, note: Some(n) };
+        assert_eq!(Pending::parse(&p.to_line()), Some(p));
+    }
 }
 
 #[test]
 fn no_supervisor_no_cancel_note() {
     let tmp = Tmp::new("note");
-    assert!(!request_cancel_note(&tmp.0, false).unwrap());
+    assert!(!request_cancel_note(&tmp.0, Note::Cancelled).unwrap());
 }
 
 /// The mode bits of `p` (permissions only).
@@ -563,7 +574,7 @@ fn a_reused_pid_is_never_signalled() {
     };
     put(sup_start + 1);
     assert_eq!(supervisor_pid(&dir), None);
-    assert!(!request_cancel_note(&dir, false).unwrap());
+    assert!(!request_cancel_note(&dir, Note::Cancelled).unwrap());
     put(sup_start);
     assert_eq!(supervisor_pid(&dir), Some(sup.id() as i32));
     let _ = sup.kill();

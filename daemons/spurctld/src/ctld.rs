@@ -808,11 +808,10 @@ impl Ctld {
         let (cmds, bf_starts, preempting) = cmds;
         let Ok(results) = self.commit(cmds).await else { return };
         for (id, node) in preempting {
-            // (slurmstepd notes `CANCELLED AT ... DUE TO PREEMPTION`; Spur's
-            // supervisor writes the cancel line without the cause)
+            // (slurmstepd's `CANCELLED AT ... DUE TO PREEMPTION` in its output)
             let me = self.clone();
             tokio::spawn(async move {
-                me.signal_job(id, &node, libc::SIGKILL, false, true, StopReason::Cancel).await;
+                me.signal_job(id, &node, libc::SIGKILL, false, true, StopReason::Preemption).await;
             });
         }
         let started: Vec<Job> = {

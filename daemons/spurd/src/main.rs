@@ -685,7 +685,7 @@ impl Agent for Svc {
                     // cancelled before it landed: it ends at once, and its
                     // supervisor reports the end as for any terminated run
                     tracing::info!("job {} was terminated before its launch came; ending it", id);
-                    let note = (why != StopReason::Unspecified).then_some(why == StopReason::Timeout);
+                    let note = note_of(why);
                     tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, kill_wait, note));
                 }
                 Ok(Response::new(LaunchReply { status: ok() }))
@@ -721,7 +721,7 @@ impl Agent for Svc {
             // the cancel line is written by the job's supervisor through its
             // own descriptor of the job's stderr: the agent never opens a
             // path the user chose
-            let note = (why != StopReason::Unspecified).then_some(why == StopReason::Timeout);
+            let note = note_of(why);
             tokio::task::spawn_blocking(move || spur_spool::terminate_job(&dir, kw, note));
         } else {
             let _ = tokio::task::spawn_blocking(move || spur_spool::signal_job(&dir, r.signal, r.batch_only)).await;
@@ -942,3 +942,13 @@ const MAX_REQUEST: usize = 64 << 20;
 
 /// Launch failure: the job could not be started on this node.
 const ESLURMD_EXECVE_FAILED_ANY: i32 = 4020;
+
+/// The cancel line a terminate asks for (none when unspecified).
+fn note_of(why: StopReason) -> Option<spur_spool::Note> {
+    match why {
+        StopReason::Unspecified => None,
+        StopReason::Cancel => Some(spur_spool::Note::Cancelled),
+        StopReason::Timeout => Some(spur_spool::Note::TimeLimit),
+        StopReason::Preemption => Some(spur_spool::Note::Preemption),
+    }
+}

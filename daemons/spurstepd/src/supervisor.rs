@@ -112,6 +112,7 @@ fn waited_signals() -> SigSet {
     set.add(Signal::SIGCHLD);
     set.add(spur_spool::NOTE_CANCELLED);
     set.add(spur_spool::NOTE_TIME_LIMIT);
+    set.add(spur_spool::NOTE_PREEMPTION);
     set
 }
 
@@ -446,9 +447,8 @@ fn carry_out_pending(jobdir: &Path) {
                 let _ = spur_spool::deliver_signal(jobdir, sig, batch_only);
             }
             spur_spool::Pending::Terminate { kill_wait, note } => {
-                if let Some(time_limit) = note {
-                    let sig = if time_limit { spur_spool::NOTE_TIME_LIMIT } else { spur_spool::NOTE_CANCELLED };
-                    let _ = signal::kill(unistd::getpid(), sig);
+                if let Some(n) = note {
+                    let _ = signal::kill(unistd::getpid(), n.signal());
                 }
                 let dir = jobdir.to_path_buf();
                 std::thread::spawn(move || spur_spool::deliver_terminate(&dir, kill_wait));
@@ -566,12 +566,12 @@ struct CancelNote {
 }
 
 impl CancelNote {
-    fn write(&mut self, time_limit: bool) {
+    fn write(&mut self, why: spur_spool::Note) {
         if std::mem::replace(&mut self.written, true) {
             return;
         }
         let Some(fd) = self.stderr.take() else { return };
-        let line = spur_spool::cancel_line(self.job_id, &self.node, spur_auth::now(), time_limit);
+        let line = spur_spool::cancel_line(self.job_id, &self.node, spur_auth::now(), why);
         // A write to a pipe (the job's stderr may be one) can block: it is
         // made by a thread of its own, waited for a moment, then left.
         let (tx, rx) = std::sync::mpsc::channel();
@@ -589,6 +589,7 @@ impl CancelNote {
         let mut set = SigSet::empty();
         set.add(spur_spool::NOTE_CANCELLED);
         set.add(spur_spool::NOTE_TIME_LIMIT);
+        set.add(spur_spool::NOTE_PREEMPTION);
         let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         loop {
             // SAFETY: `set` is an initialised sigset_t, no siginfo is asked
@@ -600,7 +601,9 @@ impl CancelNote {
                 }
                 return;
             }
-            self.write(r == spur_spool::NOTE_TIME_LIMIT as i32);
+            if let Some(n) = spur_spool::Note::of_signal(r) {
+                self.write(n);
+            }
         }
     }
 }
@@ -694,10 +697,8 @@ fn wait_for(child: Pid, note: &mut CancelNote) -> (i32, libc::rusage) {
             }
             break EXIT_1;
         }
-        match waited.wait() {
-            Ok(s) if s == spur_spool::NOTE_CANCELLED => note.write(false),
-            Ok(s) if s == spur_spool::NOTE_TIME_LIMIT => note.write(true),
-            _ => {}
+        if let Some(n) = waited.wait().ok().and_then(|s| spur_spool::Note::of_signal(s as i32)) {
+            note.write(n);
         }
     };
     // a request sent before the kill that ended the script

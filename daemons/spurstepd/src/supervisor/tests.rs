@@ -404,7 +404,7 @@ fn terminate_a_cooperative_job_returns_early() {
     let spec = spec_for(209, &work, "#!/bin/sh\necho started\nsleep 1000\n");
     let dir = start(&spool, &spec);
     assert!(wait_contains(&work.join("slurm-209.out"), "started", 30));
-    assert!(spur_spool::request_cancel_note(&dir, true).unwrap());
+    assert!(spur_spool::request_cancel_note(&dir, spur_spool::Note::TimeLimit).unwrap());
     let t0 = Instant::now();
     terminate_job(&dir, 30, None);
     assert!(t0.elapsed() < Duration::from_secs(20));
@@ -448,7 +448,7 @@ fn requests_before_the_script_runs_are_not_lost() {
         spec_for(212, &work, "#!/bin/bash\ntrap 'echo got TERM' TERM\necho started\nwhile :; do sleep 0.1; done\n");
     let dir = spool.join("job212");
     write_spec(&dir, &spec).unwrap();
-    terminate_job(&dir, 1, Some(true));
+    terminate_job(&dir, 1, Some(spur_spool::Note::TimeLimit));
     start(&spool, &spec);
     let st = status_of(&dir);
     // (SIGKILL after KillWait, or SIGTERM itself if it came before the
@@ -491,9 +491,9 @@ fn cancel_line_goes_to_the_file_the_job_started_with() {
     let spec = spec_for(210, &work, &script);
     let dir = start(&spool, &spec);
     assert!(wait_contains(&work.join("ready"), "ready", 30));
-    assert!(spur_spool::request_cancel_note(&dir, false).unwrap());
+    assert!(spur_spool::request_cancel_note(&dir, spur_spool::Note::Cancelled).unwrap());
     // a second request writes nothing more
-    assert!(spur_spool::request_cancel_note(&dir, true).unwrap());
+    assert!(spur_spool::request_cancel_note(&dir, spur_spool::Note::TimeLimit).unwrap());
     terminate_job(&dir, 30, None);
     let st = status_of(&dir);
     assert!(libc::WIFSIGNALED(st), "status {}", st);
