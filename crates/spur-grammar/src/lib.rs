@@ -12,6 +12,7 @@
 //! | [`jobref`] | job references (`5_3.batch`) | `unfmt_job_id_string` and each command's own |
 //! | [`dependency`] | `--dependency`, `--kill-on-invalid-dep` | `update_job_dependency` |
 //! | [`signal`] | signal names, `--signal` | `sig_name2num`, `get_signal_opts` |
+//! | [`feature`] | `--constraint` expressions | `build_feature_list` |
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -22,6 +23,7 @@
 //! garbage-input test.
 pub mod array;
 pub mod dependency;
+pub mod feature;
 pub mod gres;
 pub mod hostlist;
 pub mod jobref;

@@ -177,6 +177,9 @@ impl FreeOf for Overlay<'_, '_> {
     fn name_at(&self, i: usize) -> &str {
         self.base.name_at(i)
     }
+    fn feats_at(&self, i: usize) -> &[String] {
+        self.base.feats_at(i)
+    }
 }
 
 /// Nodes held for planned jobs: (start, end, nodes by `Free::index`).

@@ -10,6 +10,7 @@
 
 use spur_core::model::{GresAlloc, Job, JobState, Node, NodeAlloc, PartState, Partition, Reason, Reservation};
 use spur_grammar::dependency::{DepKind, Dependency};
+use spur_grammar::feature::{Choice, Constraint};
 use spur_grammar::hostlist::MAX_JOB_HOSTS;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -117,6 +118,8 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 pub(crate) trait FreeOf {
     fn free_at(&self, i: usize) -> Option<&Free>;
     fn name_at(&self, i: usize) -> &str;
+    /// The node's features (slurm.conf `Features=`).
+    fn feats_at(&self, i: usize) -> &[String];
 }
 
 /// The nodes of a pass by their place in the node table (slurm.conf order):
@@ -127,6 +130,7 @@ pub(crate) struct Table<'a> {
     pub(crate) free: Vec<Option<Free>>,
     pub(crate) index: HashMap<&'a str, usize>,
     pub(crate) kinds: Kinds,
+    pub(crate) feats: Vec<&'a [String]>,
 }
 
 impl FreeOf for Table<'_> {
@@ -135,6 +139,9 @@ impl FreeOf for Table<'_> {
     }
     fn name_at(&self, i: usize) -> &str {
         self.names.get(i).copied().unwrap_or("")
+    }
+    fn feats_at(&self, i: usize) -> &[String] {
+        self.feats.get(i).copied().unwrap_or(&[])
     }
 }
 
@@ -166,7 +173,8 @@ impl<'a> Table<'a> {
         }
         let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-        Table { names, free, index, kinds }
+        let feats = nodes.iter().map(|n| n.features.as_slice()).collect();
+        Table { names, free, index, kinds, feats }
     }
 
     /// The usable nodes as if idle, the others not usable: whether a job
@@ -312,14 +320,16 @@ fn preemptees(
 /// missing node (`None`: it waits for resources). Its required nodes
 /// (`--nodelist`) not all usable: `ReqNodeNotAvail, UnavailableNodes:` those
 /// of them that are not. Else, when it fits nowhere on the usable nodes even
-/// were they idle (`fits_avail`) and none of its nodes is busy: the same
-/// with the partition's unusable nodes (`May be reserved for other job`
-/// when there are none).
+/// were they idle (`fits_avail`) and none of its usable nodes is busy in
+/// slurmctld's sense (`busy_at`: one it may not share now; a node merely
+/// in use is not): the same with the unusable ones of the nodes it may
+/// use (`May be reserved for other job` when there are none).
 fn not_avail(
     nodes: &[&Node],
     free: &Table,
     part_candidates: &[usize],
     req: Option<&HashSet<String>>,
+    busy_at: &dyn Fn(usize) -> bool,
     fits_avail: impl FnOnce() -> bool,
 ) -> Option<Reason> {
     let down = |i: &usize| free.free.get(*i).is_some_and(Option::is_none);
@@ -339,9 +349,7 @@ fn not_avail(
             return listed(idx.iter().filter(|i| down(i)).map(|i| free.name_at(*i)).collect());
         }
     }
-    let busy = part_candidates
-        .iter()
-        .any(|&i| free.free_at(i).is_some() && nodes.get(i).is_some_and(|n| n.alloc_cpus > 0 || n.alloc_mem > 0));
+    let busy = part_candidates.iter().any(|&i| free.free_at(i).is_some() && nodes.get(i).is_some() && busy_at(i));
     if busy || fits_avail() {
         return None;
     }
@@ -449,6 +457,16 @@ pub struct Shape {
     /// `--overcommit`: `tasks` is then one per node (sbatch's `min_cpus` of
     /// the node count), not the job's task count, which its CPUs need not hold.
     pub overcommit: bool,
+    /// `--constraint` (None: none, or one that does not read: the
+    /// controller refused those).
+    pub constraint: Option<Constraint>,
+}
+
+/// A job's `--constraint`, read as leniently as either release reads it
+/// (the controller refused what its release does not accept).
+pub(crate) fn constraint_of(job: &Job) -> Option<Constraint> {
+    let c = job.desc.constraint.as_deref().filter(|c| !c.is_empty())?;
+    spur_grammar::feature::parse(c, false).ok().filter(|c| !c.is_empty())
 }
 
 pub fn shape_of(job: &Job) -> Shape {
@@ -479,6 +497,7 @@ pub fn shape_of(job: &Job) -> Shape {
             None
         },
         overcommit,
+        constraint: constraint_of(job),
     }
 }
 
@@ -661,6 +680,8 @@ pub fn schedule_pass<'a>(
     let mut withheld: HashSet<usize> = HashSet::new();
     // jobs this pass preempts
     let mut preempted: HashSet<u32> = HashSet::new();
+    // nodes held by exclusive jobs (made when first needed)
+    let mut exclusive_nodes: Option<HashSet<usize>> = None;
     // partitions with MaxCPUsPerNode: their own view of the table (before
     // any start of the pass: the jobs' record of who holds what is the
     // snapshot's)
@@ -883,7 +904,25 @@ pub fn schedule_pass<'a>(
                     // back no one); a job on required nodes that are busy
                     // keeps later jobs off them only; else the partition
                     // waits behind it (Resources, Priority)
-                    let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), || {
+                    // a node counts as busy for slurmctld's test when it
+                    // cannot be shared: completing, or held by an exclusive
+                    // job, or (for an exclusive job) in use at all (22.05:
+                    // `-C amd -N2` with cn03 drained and cn04 full of an
+                    // 8-CPU job waits with ReqNodeNotAvail)
+                    let held = exclusive_nodes.get_or_insert_with(|| {
+                        let mut s = HashSet::new();
+                        for j in jobs.iter().filter(|j| j.state.is_active() && j.desc.exclusive) {
+                            s.extend(free.indexes(&j.allocs.iter().map(|a| a.node.as_str()).collect::<Vec<_>>()));
+                        }
+                        s
+                    });
+                    let busy_at = |i: usize| {
+                        let n = nodes[i];
+                        n.flags.completing
+                            || held.contains(&i)
+                            || (shape.exclusive && (n.alloc_cpus > 0 || n.alloc_mem > 0))
+                    };
+                    let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), &busy_at, || {
                         let avail = avail_idle.get_or_insert_with(|| Table::avail_idle(nodes));
                         place(&Need::new(&shape, &avail.kinds), &part_candidates, avail, req.as_ref()).is_some()
                     });
@@ -978,7 +1017,14 @@ pub(crate) fn job_candidates<'p>(
             exc.and_then(Result::ok).unwrap_or_default(),
         ),
     };
-    let candidates: Cow<[usize]> = if req.is_none() && exc.is_empty() {
+    let constraint = constraint_of(job);
+    let serves = |i: &usize| {
+        constraint.as_ref().is_none_or(|c| {
+            let f = table.feats_at(*i);
+            c.node_may_serve(&|x: &str| f.iter().any(|y| y == x))
+        })
+    };
+    let candidates: Cow<[usize]> = if req.is_none() && exc.is_empty() && constraint.is_none() {
         Cow::Borrowed(part_nodes)
     } else {
         let exc: HashSet<usize> = exc.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect();
@@ -990,6 +1036,7 @@ pub(crate) fn job_candidates<'p>(
                 .copied()
                 .filter(|i| !exc.contains(i))
                 .filter(|i| req.as_ref().map(|r| r.contains(i)).unwrap_or(true))
+                .filter(serves)
                 .collect(),
         )
     };
@@ -1218,6 +1265,100 @@ pub(crate) fn place(
     free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
+    match need.shape.constraint.as_ref().map(Constraint::choice) {
+        Some(Choice::OneOf(alts)) => return place_one_of(need, candidates, free, required, &alts),
+        Some(Choice::Counts { each, any_rest }) => {
+            return place_counts(need, candidates, free, required, &each, any_rest)
+        }
+        _ => {}
+    }
+    place_plain(need, candidates, free, required)
+}
+
+/// `[a|b]`: the first of the features whose nodes (among `candidates`)
+/// can hold the whole job (22.05: `-C '[intel|amd]' -N2` on two idle intel
+/// nodes and two amd ones got the intel nodes).
+fn place_one_of(
+    need: &Need,
+    candidates: &[usize],
+    free: &impl FreeOf,
+    required: Option<&HashSet<String>>,
+    alts: &[String],
+) -> Option<Vec<NodeAlloc>> {
+    alts.iter().find_map(|a| {
+        let on: Vec<usize> = candidates.iter().copied().filter(|i| free.feats_at(*i).contains(a)).collect();
+        place_plain(need, &on, free, required)
+    })
+}
+
+/// `[a*2&b*1]` (or `a*2`): for each feature in turn, that many nodes that
+/// have it, distinct from those taken before; then, when the job asks for
+/// more nodes than the counts add up to, the rest from `candidates` (any
+/// of them for a lone count). The job's tasks are shared out over the
+/// nodes of each part in proportion.
+fn place_counts(
+    need: &Need,
+    candidates: &[usize],
+    free: &impl FreeOf,
+    required: Option<&HashSet<String>>,
+    each: &[(String, u32)],
+    any_rest: bool,
+) -> Option<Vec<NodeAlloc>> {
+    let shape = need.shape;
+    let counted: u32 = each.iter().map(|(_, k)| *k).fold(0u32, u32::saturating_add);
+    let nodes = shape.min_nodes.max(counted).max(1);
+    if shape.max_nodes.is_some_and(|m| m < nodes) {
+        return None;
+    }
+    let mut parts: Vec<(Option<&str>, u32)> = each.iter().map(|(f, k)| (Some(f.as_str()), *k)).collect();
+    if nodes > counted {
+        parts.push((None, nodes - counted));
+    }
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut allocs: Vec<NodeAlloc> = Vec::new();
+    let mut tasks_left = shape.tasks.max(1);
+    let mut nodes_left = nodes;
+    for (feat, k) in parts {
+        // this part's share of the tasks, at least one per node
+        let tasks = (tasks_left.saturating_mul(k)).div_ceil(nodes_left.max(1)).max(k).min(tasks_left.max(k));
+        let on: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|i| !taken.contains(free.name_at(*i)))
+            .filter(|i| match feat {
+                Some(f) => free.feats_at(*i).iter().any(|x| x == f),
+                None => any_rest || each.iter().any(|(f, _)| free.feats_at(*i).contains(f)),
+            })
+            .collect();
+        let sub =
+            Shape { min_nodes: k, nodes_fixed: true, tasks, max_nodes: Some(k), constraint: None, ..shape.clone() };
+        let sub_need = Need { shape: &sub, gres: need.gres.clone() };
+        let got = place_plain(&sub_need, &on, free, None)?;
+        for a in &got {
+            taken.insert(a.node.clone());
+        }
+        allocs.extend(got);
+        tasks_left = tasks_left.saturating_sub(tasks);
+        nodes_left = nodes_left.saturating_sub(k);
+    }
+    if let Some(r) = required {
+        if !r.iter().all(|n| taken.contains(n)) {
+            return None;
+        }
+    }
+    // in node-table order, as the others
+    let order: HashMap<&str, usize> = candidates.iter().enumerate().map(|(k, i)| (free.name_at(*i), k)).collect();
+    allocs.sort_by_key(|a| order.get(a.node.as_str()).copied().unwrap_or(usize::MAX));
+    Some(allocs)
+}
+
+/// [`place`] without a bracket or count.
+fn place_plain(
+    need: &Need,
+    candidates: &[usize],
+    free: &impl FreeOf,
+    required: Option<&HashSet<String>>,
+) -> Option<Vec<NodeAlloc>> {
     if required.is_none() {
         let want_nodes = need.shape.min_nodes.max(1);
         if let Some(picked) = slurm_pick(need, candidates, free, want_nodes) {
@@ -1321,6 +1462,7 @@ mod tests {
             exclusive: false,
             max_nodes: if fixed { Some(nodes) } else { None },
             overcommit: false,
+            constraint: None,
         }
     }
 
@@ -1332,7 +1474,7 @@ mod tests {
             .map(|u| Some(Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1 }))
             .collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-        Table { names, free, index, kinds: Kinds::default() }
+        Table { names, free, index, kinds: Kinds::default(), feats: vec![&[]; 4] }
     }
 
     /// `slurm_pick` over every node, by name.

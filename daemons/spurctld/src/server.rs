@@ -514,6 +514,39 @@ impl Service {
             }
             _ => false,
         };
+        // --constraint: only the partition's nodes that may serve the job
+        // count, and a count asked of a feature must be there (22.05: `-p
+        // gpu -C intel`, `-C 'intel&amd'`, `-C 'intel*1&amd*1'` refused with
+        // "Requested node configuration is not available";
+        // crates/spur-sched/tests/constraints-22.05.md)
+        // (an expression that does not read, or names a feature no node has,
+        // is refused later with its own error)
+        let known = |f: &str| st.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
+        if let Some(c) = desc
+            .constraint
+            .as_deref()
+            .filter(|c| !c.is_empty() && validate::feature_expr_ok(c, &known))
+            .and_then(|c| spur_grammar::feature::parse(c, false).ok())
+        {
+            nodes.retain(|n| c.node_may_serve(&|f: &str| n.features.iter().any(|x| x == f)));
+            let mut asked = want_nodes as usize;
+            if let spur_grammar::feature::Choice::Counts { each, .. } = c.choice() {
+                for (f, k) in &each {
+                    if nodes.iter().filter(|n| n.features.iter().any(|x| x == f)).count() < *k as usize {
+                        return Err((unavailable, String::new()));
+                    }
+                }
+                let sum: usize = each.iter().map(|(_, k)| *k as usize).sum();
+                // the counted nodes are the job's: more than -N allows is refused
+                if desc.min_nodes.is_some() && desc.max_nodes.unwrap_or(want_nodes).max(want_nodes) < sum as u32 {
+                    return Err((unavailable, String::new()));
+                }
+                asked = asked.max(sum);
+            }
+            if nodes.is_empty() || asked > nodes.len() {
+                return Err((unavailable, String::new()));
+            }
+        }
         if excluded && !desc.overcommit() {
             let cpt = desc.cpus_per_task.unwrap_or(1).max(1);
             let room: u64 = nodes.iter().map(|n| u64::from(n.cpus / cpt)).sum();

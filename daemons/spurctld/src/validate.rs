@@ -451,8 +451,7 @@ pub fn job_update(
         pending_only()?;
         // every feature named must be one some node has (slurmctld's
         // build_feature_list: `Invalid feature specification`, scontrol_surface/092)
-        let names = v.split(|c: char| "&|,()[]*:".contains(c)).map(str::trim);
-        if names.filter(|n| !n.is_empty() && !n.bytes().all(|b| b.is_ascii_digit())).any(|n| !feature_known(n)) {
+        if !feature_expr_ok(v, feature_known) {
             return Err(ESLURM_INVALID_FEATURE);
         }
         out.features = Some(opt(v));
@@ -649,25 +648,22 @@ pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result
     }
 }
 
-/// A job's feature expression (`--constraint`, `--prefer`): feature names
-/// joined by `&`, `|` or `,`, each with an optional `*COUNT`, in `[...]` or
-/// `(...)` groups; every name must be a feature of some node of the cluster
-/// (slurmctld's `build_feature_list` and `_valid_feature_list`). An empty
-/// name (`a&&b`, `a|`) is invalid (recorded/24.11/sbatch_surface/053-054,
-/// 101-102, 130: on a cluster without features, every name is unknown).
+/// A job's feature expression (`--constraint`, `--prefer`) reads as the
+/// release's slurmctld reads it ([`spur_grammar::feature::parse`]) and
+/// every name in it is a feature of some node of the cluster (slurmctld's
+/// `build_feature_list` and `_valid_feature_list`; recorded/24.11/
+/// sbatch_surface/053-054, 101-102, 130: on a cluster without features,
+/// every name is unknown; 22.05's answers in
+/// crates/spur-sched/tests/constraints-22.05.md).
 pub fn feature_expr_ok(expr: &str, known: &dyn Fn(&str) -> bool) -> bool {
     if expr.is_empty() {
         return true;
     }
-    expr.split(['&', '|', ',']).all(|item| {
-        let name = item.trim_matches(['[', ']', '(', ')']);
-        let name = match name.split_once('*') {
-            Some((n, count)) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => n,
-            Some(_) => return false,
-            None => name,
-        };
-        !name.is_empty() && known(name)
-    })
+    let v24 = spur_core::compat::release() != spur_core::compat::Release::V22_05;
+    match spur_grammar::feature::parse(expr, v24) {
+        Ok(c) => c.names().all(known),
+        Err(_) => false,
+    }
 }
 
 /// `--batch` features must be a subset of the job's `--constraint` features
@@ -920,11 +916,11 @@ mod tests {
     #[test]
     fn feature_expressions() {
         let known = |f: &str| f == "a" || f == "b";
-        for ok in ["", "a", "a&b", "a|b", "a,b", "[a*2&b*1]", "(a|b)"] {
+        for ok in ["", "a", "a&b", "a|b", "a,b", "[a*2&b*1]", "(a|b)", "[a|b]", "a&"] {
             assert!(feature_expr_ok(ok, &known), "{}", ok);
         }
-        // recorded/24.11/sbatch_surface/053-054, 101-102
-        for bad in ["c", "a&&b", "a|", "a*x", "a*", "nosuchfeature"] {
+        // recorded/24.11/sbatch_surface/053-054, 101-102; constraints-22.05.md
+        for bad in ["c", "a&&b", "a*x", "a*", "nosuchfeature", "[a|b", "!a", "[a&b]"] {
             assert!(!feature_expr_ok(bad, &known), "{}", bad);
         }
     }
