@@ -23,5 +23,6 @@ pub mod acctprint;
 pub mod json;
 pub mod sacct;
 pub mod sinfo;
+pub mod sprio;
 pub mod squeue;
 pub mod sstat;

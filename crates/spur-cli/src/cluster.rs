@@ -12,7 +12,8 @@ use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const COMMANDS: &[&str] = &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sstat", "scancel", "scontrol"];
+pub const COMMANDS: &[&str] =
+    &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sstat", "sprio", "scancel", "scontrol"];
 
 struct UpOpts {
     dir: PathBuf,

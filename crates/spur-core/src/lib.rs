@@ -9,6 +9,7 @@ pub mod gres_conf;
 pub mod launch;
 pub mod legacy_v0;
 pub mod model;
+pub mod priority;
 pub mod records;
 pub mod request;
 pub mod stepio;

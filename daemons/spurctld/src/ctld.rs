@@ -97,6 +97,12 @@ pub struct Ctld {
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
+    /// `PriorityType=priority/multifactor` with some weight: the weights
+    /// (pending jobs' priorities are set at submission and again at each
+    /// `PriorityCalcPeriod`).
+    pub multifactor: Option<spur_core::priority::Weights>,
+    /// The last `PriorityCalcPeriod` boundary priorities were computed at.
+    pub prio_calc: std::sync::atomic::AtomicI64,
 }
 
 /// What the backfill phase last said, for `squeue --start` and `scontrol
@@ -188,6 +194,7 @@ impl Ctld {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let prolog_contain = conf.prolog_contain();
         let backfill = backfill_of(&conf);
+        let multifactor = spur_core::priority::Weights::from_conf(&conf).filter(|w| w.any());
         let preempt = conf
             .get("PreemptType")
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("preempt/partition_prio"))
@@ -234,7 +241,52 @@ impl Ctld {
             sched_interval,
             preempt,
             plans: Mutex::new(Plans::default()),
+            multifactor,
+            prio_calc: std::sync::atomic::AtomicI64::new(0),
         })
+    }
+
+    /// priority/multifactor: a pending job's priority now (None: the job
+    /// keeps the one it has: held, set by an operator, or not pending).
+    pub fn multifactor_priority(&self, state: &spur_state::State, job: &Job, now: i64) -> Option<u32> {
+        let w = self.multifactor.as_ref()?;
+        if job.state != JobState::Pending || job.priority == 0 || job.held.is_some() || job.desc.priority.is_some() {
+            return None;
+        }
+        let nodes: Vec<&Node> = state.nodes().iter().collect();
+        let parts: Vec<&Partition> = state.partitions().iter().collect();
+        let totals = spur_core::priority::Totals::of(&nodes, &parts);
+        let pf = state.partition(&job.partition).map(|p| p.priority_job_factor).unwrap_or(0);
+        Some(spur_core::priority::factors(job, pf, &totals, w, now).priority())
+    }
+
+    /// priority/multifactor at each `PriorityCalcPeriod` boundary: every
+    /// pending job's priority again (the age factor grows), committed for
+    /// the jobs whose priority changed.
+    fn recalc_priorities(&self, now: i64) -> Vec<Command> {
+        let Some(w) = self.multifactor.as_ref() else { return vec![] };
+        let at = spur_core::priority::calc_time(w, now);
+        if self.prio_calc.swap(at, std::sync::atomic::Ordering::SeqCst) == at {
+            return vec![];
+        }
+        let g = self.lock();
+        let st = &g.state;
+        let nodes: Vec<&Node> = st.nodes().iter().collect();
+        let parts: Vec<&Partition> = st.partitions().iter().collect();
+        let totals = spur_core::priority::Totals::of(&nodes, &parts);
+        let factor: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
+        st.jobs()
+            .values()
+            .filter(|j| j.state == JobState::Pending && j.priority > 0 && j.held.is_none() && j.desc.priority.is_none())
+            .filter_map(|j| {
+                let pf = factor.get(j.partition.as_str()).copied().unwrap_or(0);
+                let p = spur_core::priority::factors(j, pf, &totals, w, now).priority();
+                (p != j.priority).then(|| Command::UpdateJob {
+                    job_id: j.job_id,
+                    update: Box::new(spur_state::JobUpdate { priority: Some(p), ..Default::default() }),
+                })
+            })
+            .collect()
     }
 
     /// The state, for reading or for soft state (see [`Inner`] for the rule
@@ -898,7 +950,7 @@ impl Ctld {
             }
             self.end_extern_steps().await;
             let t = now();
-            let mut cmds = vec![];
+            let mut cmds = self.recalc_priorities(t);
             let mut kills: Vec<(u32, String, StopReason)> = vec![];
             {
                 let g = self.lock();

@@ -1242,6 +1242,14 @@ impl Service {
         if let Some(n) = over {
             job.num_nodes = job.num_nodes.max(n);
         }
+        // priority/multifactor: the job's factors as it is accepted
+        let prio = {
+            let g = self.ctld.read();
+            self.ctld.multifactor_priority(&g.state, &job, now())
+        };
+        if let Some(p) = prio {
+            job.priority = p;
+        }
         if r.test_only {
             return Ok(Response::new(self.will_run(job).await?));
         }

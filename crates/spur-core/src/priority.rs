@@ -1,0 +1,231 @@
+//! `PriorityType=priority/multifactor`: a pending job's priority as the sum
+//! of weighted factors, each between 0 and 1 (slurmctld's
+//! priority_multifactor plugin; measured on 22.05 in
+//! `crates/spur-core/tests/priority-22.05.md`):
+//!
+//! - age: the time since the job became eligible over `PriorityMaxAge`
+//!   (at most 1), as of the last `PriorityCalcPeriod` boundary;
+//! - job size: (the job's nodes over the cluster's + its CPUs over the
+//!   cluster's) / 2, or 1 minus that with `PriorityFavorSmall=YES`;
+//! - partition: the partition's `PriorityJobFactor` over the largest of any
+//!   partition;
+//! - fair-share: 1.0 (Spur records no usage share yet: what slurmctld gives
+//!   a user without usage);
+//! - association and QOS: 0 (no association or QOS priorities in Spur).
+//!
+//! The sum is truncated and the nice value subtracted; a job's priority is
+//! at least 1 (0 means held). The controller sets it with these functions
+//! and `sprio` shows the same factors.
+
+use crate::config::SlurmConf;
+use crate::model::{Job, Node, Partition};
+
+/// The `PriorityWeight*` keys and the settings the factors use.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Weights {
+    pub age: u32,
+    pub assoc: u32,
+    pub fairshare: u32,
+    pub jobsize: u32,
+    pub partition: u32,
+    pub qos: u32,
+    /// `PriorityWeightTRES` as written (shown only).
+    pub tres: Option<String>,
+    /// `PriorityMaxAge` in seconds (default 7 days).
+    pub max_age: i64,
+    /// `PriorityCalcPeriod` in seconds (default 5 minutes).
+    pub calc_period: i64,
+    pub favor_small: bool,
+}
+
+impl Weights {
+    /// The weights of a slurm.conf when its `PriorityType` (or the
+    /// release's default) is priority/multifactor.
+    pub fn from_conf(conf: &SlurmConf) -> Option<Weights> {
+        let ty = crate::compat::priority_type(conf.get("PriorityType"));
+        if !ty.eq_ignore_ascii_case("priority/multifactor") {
+            return None;
+        }
+        let w = |k: &str| conf.get(k).and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(0);
+        let secs = |k: &str, default: i64, unit: i64| {
+            conf.get(k)
+                .and_then(|v| spur_grammar::time::parse_time_limit(v).ok().flatten())
+                .map(|m| i64::from(m) * unit)
+                .unwrap_or(default)
+        };
+        Some(Weights {
+            age: w("PriorityWeightAge"),
+            assoc: w("PriorityWeightAssoc"),
+            fairshare: w("PriorityWeightFairshare"),
+            jobsize: w("PriorityWeightJobSize"),
+            partition: w("PriorityWeightPartition"),
+            qos: w("PriorityWeightQOS"),
+            tres: conf.get("PriorityWeightTRES").filter(|t| !t.is_empty()).map(str::to_string),
+            max_age: secs("PriorityMaxAge", 7 * 86400, 60),
+            calc_period: secs("PriorityCalcPeriod", 300, 60).max(1),
+            favor_small: conf
+                .get("PriorityFavorSmall")
+                .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "true" | "1")),
+        })
+    }
+
+    /// Whether any factor counts (with none, every job keeps priority 1).
+    pub fn any(&self) -> bool {
+        self.age | self.assoc | self.fairshare | self.jobsize | self.partition | self.qos > 0
+    }
+}
+
+/// What the factors need of the cluster.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub nodes: u32,
+    pub cpus: u64,
+    /// The largest `PriorityJobFactor` of any partition.
+    pub max_part_factor: u32,
+}
+
+impl Totals {
+    pub fn of(nodes: &[&Node], parts: &[&Partition]) -> Totals {
+        Totals {
+            nodes: nodes.len() as u32,
+            cpus: nodes.iter().map(|n| u64::from(n.cpus)).sum(),
+            max_part_factor: parts.iter().map(|p| p.priority_job_factor).max().unwrap_or(0),
+        }
+    }
+}
+
+/// One job's factors, weighted (each factor times its weight, as sprio
+/// prints them), and its nice value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Factors {
+    pub age: f64,
+    pub assoc: f64,
+    pub fairshare: f64,
+    pub jobsize: f64,
+    pub partition: f64,
+    pub qos: f64,
+    pub site: i64,
+    pub nice: i64,
+}
+
+impl Factors {
+    /// The sum as sprio shows it: the factors and the site factor, less
+    /// nice, at least 1; not truncated.
+    pub fn sum(&self) -> f64 {
+        let p = self.age + self.assoc + self.fairshare + self.jobsize + self.partition + self.qos + self.site as f64
+            - self.nice as f64;
+        p.max(1.0)
+    }
+
+    /// slurmctld's priority: [`sum`](Self::sum) truncated.
+    pub fn priority(&self) -> u32 {
+        self.sum().min(f64::from(u32::MAX - 1)) as u32
+    }
+}
+
+/// The last `PriorityCalcPeriod` boundary at or before `now`: the factors
+/// change only there.
+pub fn calc_time(w: &Weights, now: i64) -> i64 {
+    now - now.rem_euclid(w.calc_period.max(1))
+}
+
+/// The weighted factors of `job` (in partition `part_factor`'s partition)
+/// as of `now`.
+pub fn factors(job: &Job, part_factor: u32, totals: &Totals, w: &Weights, now: i64) -> Factors {
+    let at = calc_time(w, now);
+    let age = if job.eligible_time > 0 && w.max_age > 0 && at > job.eligible_time {
+        ((at - job.eligible_time) as f64 / w.max_age as f64).min(1.0)
+    } else {
+        0.0
+    };
+    let size = if totals.nodes > 0 && totals.cpus > 0 {
+        let nodes = f64::from(job.num_nodes.max(1)) / f64::from(totals.nodes);
+        let cpus = f64::from(job.num_cpus.max(1)) / totals.cpus as f64;
+        let big = ((nodes + cpus) / 2.0).min(1.0);
+        if w.favor_small {
+            1.0 - big
+        } else {
+            big
+        }
+    } else {
+        0.0
+    };
+    let part =
+        if totals.max_part_factor > 0 { f64::from(part_factor) / f64::from(totals.max_part_factor) } else { 0.0 };
+    Factors {
+        age: age * f64::from(w.age),
+        assoc: 0.0,
+        fairshare: f64::from(w.fairshare),
+        jobsize: size * f64::from(w.jobsize),
+        partition: part * f64::from(w.partition),
+        qos: 0.0,
+        site: 0,
+        nice: i64::from(job.desc.nice.unwrap_or(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured_weights() -> Weights {
+        Weights {
+            age: 1000,
+            fairshare: 1000,
+            jobsize: 1000,
+            partition: 1000,
+            qos: 1000,
+            max_age: 86400,
+            calc_period: 300,
+            ..Default::default()
+        }
+    }
+
+    fn job(nodes: u32, cpus: u32, nice: i32) -> Job {
+        let mut j = Job { num_nodes: nodes, num_cpus: cpus, eligible_time: 1_000_000, ..Default::default() };
+        j.desc.nice = Some(nice);
+        j
+    }
+
+    /// The sprio figures of priority-22.05.md: 6 nodes, 64 CPUs, partition
+    /// factors 1 and 2.
+    #[test]
+    fn the_measured_priorities() {
+        let w = measured_weights();
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2 };
+        let now = 1_000_030;
+        let f3 = factors(&job(2, 16, 0), 1, &t, &w, now);
+        assert_eq!((f3.jobsize.round(), f3.partition, f3.fairshare, f3.age), (292.0, 500.0, 1000.0, 0.0));
+        assert_eq!(f3.priority(), 1791);
+        assert_eq!(factors(&job(1, 1, 100), 1, &t, &w, now).priority(), 1491);
+        assert_eq!(factors(&job(1, 1, 0), 2, &t, &w, now).priority(), 2091);
+        assert_eq!(factors(&job(1, 4, 0), 1, &t, &w, now).priority(), 1614);
+        // the running job -N4 -n32 when it was submitted
+        assert_eq!(factors(&job(4, 32, 0), 1, &t, &w, now).priority(), 2083);
+    }
+
+    #[test]
+    fn age_counts_from_eligibility_at_calc_boundaries() {
+        let w = measured_weights();
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2 };
+        let j = job(1, 1, 0);
+        // within the period it became eligible in: nothing yet
+        assert_eq!(factors(&j, 1, &t, &w, 1_000_100).age, 0.0);
+        // half a day on: half the weight, then at most the weight
+        let later = calc_time(&w, 1_000_000 + 43_200) + 300;
+        let a = factors(&j, 1, &t, &w, later).age;
+        assert!(a > 500.0 && a < 510.0, "{a}");
+        assert_eq!(factors(&j, 1, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
+    }
+
+    #[test]
+    fn favor_small_and_floor() {
+        let w = Weights { jobsize: 1000, favor_small: true, ..measured_weights() };
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1 };
+        let f = factors(&job(1, 1, 0), 1, &t, &w, 1_000_000);
+        assert!((f.jobsize - 908.854).abs() < 0.01, "{}", f.jobsize);
+        let zero = Weights { calc_period: 300, ..Default::default() };
+        assert!(!zero.any());
+        assert_eq!(factors(&job(1, 1, 500), 1, &t, &zero, 1_000_000).priority(), 1);
+    }
+}
