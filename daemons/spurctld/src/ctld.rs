@@ -955,6 +955,8 @@ impl Ctld {
             {
                 let g = self.lock();
                 let timeout = self.conf.slurmd_timeout as i64;
+                let job_requeue =
+                    self.conf.get("JobRequeue").and_then(|v| v.trim().parse::<u16>().ok()).unwrap_or(1) != 0;
                 for n in g.state.nodes() {
                     if timeout > 0
                         && n.base != NodeBase::Down
@@ -970,6 +972,19 @@ impl Ctld {
                         });
                         for j in g.state.jobs().values() {
                             if j.state.is_active() && j.allocs.iter().any(|a| a.node == n.name) {
+                                // the job's processes elsewhere end with it
+                                if let Some(a) = j.allocs.first().filter(|a| a.node != n.name) {
+                                    kills.push((j.job_id, a.node.clone(), StopReason::Unspecified));
+                                }
+                                // a batch job that may be requeued goes back to the
+                                // queue (slurmctld: "requeue job JobId=N due to failure
+                                // of node"; --requeue, else JobRequeue, default 1),
+                                // any other ends NODE_FAIL (measured on 22.05)
+                                if j.batch_flag == 1 && j.desc.requeue.unwrap_or(job_requeue) {
+                                    tracing::info!("requeue job {} due to failure of node {}", j.job_id, n.name);
+                                    cmds.push(Command::Requeue { job_id: j.job_id, hold: false, now: t });
+                                    continue;
+                                }
                                 cmds.push(Command::Kill {
                                     job_id: j.job_id,
                                     task: None,

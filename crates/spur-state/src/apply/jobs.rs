@@ -259,6 +259,10 @@ impl State {
             self.suspend_cpus(&allocs, false);
         }
         let p = self.profile();
+        // slurmctld's reason for a job its failed node ended (measured on
+        // 22.05: NODE_FAIL Reason=NodeDown); as a replica decodes the entry:
+        // None before the version
+        let node_down = self.write_format_version() >= crate::SCHED_BACKFILL_VERSION;
         if let Some(job) = self.job_mut(job_id) {
             let status = exit_status;
             job.exit_status = status;
@@ -284,6 +288,7 @@ impl State {
                 }
                 JobState::Failed => Reason::NonZeroExitCode,
                 JobState::Timeout => Reason::TimeLimit,
+                JobState::NodeFail if node_down => Reason::NodeDown,
                 _ => Reason::None,
             };
             job.end_time = now;
