@@ -82,4 +82,26 @@ fn constraints_refused_accepted_and_placed_as_measured() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let o = c.run("scontrol", &["show", "job", &drained.to_string()]);
     assert_eq!(field(&o.stdout, "Features"), "[amd|intel]");
+
+    // --contiguous and --spread-job on the same nodes, emptied (22.05:
+    // cn02 and cn04 full, `-N2 --contiguous` waits with Resources and a
+    // `-N2` job behind it with Priority; `-n4 --spread-job` on idle nodes
+    // takes all four)
+    c.run("scancel", &["-u", "root"]).ok();
+    c.run("scontrol", &["update", "NodeName=node3", "State=RESUME"]).ok();
+    wait_for("an empty queue", T, || c.run("squeue", &["-h"]).stdout.is_empty());
+    let full2 = c.sbatch(&["-w", "node2", "-n8", "--wrap", sleep]);
+    let full4 = c.sbatch(&["-w", "node4", "-n8", "--wrap", sleep]);
+    c.wait_state(&full2.to_string(), "RUNNING", T);
+    c.wait_state(&full4.to_string(), "RUNNING", T);
+    let contiguous = c.sbatch(&["-N2", "--contiguous", "--wrap", sleep]);
+    let behind = c.sbatch(&["-N2", "--wrap", sleep]);
+    let reason = |id: u32| c.run("squeue", &["-h", "-o", "%r", "-j", &id.to_string()]).stdout.trim().to_string();
+    wait_for("Resources and Priority", T, || reason(contiguous) == "Resources" && reason(behind) == "Priority");
+    c.run("scancel", &["-u", "root"]).ok();
+    wait_for("an empty queue", T, || c.run("squeue", &["-h"]).stdout.is_empty());
+    // (a resumed node answers again at its agent's next heartbeat)
+    wait_for("node3 back", T, || c.run("sinfo", &["-h", "-n", "node3", "-o", "%t"]).stdout.trim() == "idle");
+    assert_eq!(placed(&["-n4", "--spread-job"]).1, "node[1-4]");
+    assert_eq!(placed(&["-n6", "-N2-3", "--spread-job"]).1, "node[1-3]");
 }

@@ -1223,3 +1223,48 @@ fn a_fixed_node_count_skips_the_nodes_too_small_for_it() {
     assert_eq!(nodes_of(&d, 2), Some(names(&["cn02", "cn03"])));
     assert_eq!(nodes_of(&d, 3), Some(names(&["cn01", "cn04"])));
 }
+
+/// `--contiguous` takes one run of consecutive nodes or waits (22.05: cn02
+/// and cn04 full, `-N2 --contiguous` waits with Resources and the `-N2`
+/// job behind it with Priority; with only cn02 full, cn[03-04]).
+#[test]
+fn contiguous_takes_one_run_of_nodes() {
+    let ns = [node("cn01", 8), busy("cn02", 8, 8), node("cn03", 8), busy("cn04", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let mut c = wide(1, 2, 2);
+    c.desc.contiguous_nodes = true;
+    let d = pass(&[&c, &wide(2, 2, 2)], &nr, &[&p]);
+    assert_eq!((nodes_of(&d, 1), reason(&d, 1)), (None, Some(Reason::Resources)));
+    assert_eq!((nodes_of(&d, 2), reason(&d, 2)), (None, Some(Reason::Priority)));
+    let ns = [node("cn01", 8), busy("cn02", 8, 8), node("cn03", 8), node("cn04", 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    assert_eq!(nodes_of(&pass(&[&c], &nr, &[&p]), 1), Some(names(&["cn03", "cn04"])));
+}
+
+/// `--spread-job`: as many nodes as tasks (22.05 on four idle 8-CPU nodes:
+/// `-n4` got cn[01-04] with 4 CPUs; `-n6 -N2-3` cn[01-03] with 6).
+#[test]
+fn spread_job_uses_as_many_nodes_as_it_may() {
+    let ns = [node("cn01", 8), node("cn02", 8), node("cn03", 8), node("cn04", 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let spread = |mut j: Job| {
+        j.desc.accepted = Some(Box::new(spur_core::model::AcceptedOptions { spread_job: true, ..Default::default() }));
+        j
+    };
+    let mut a = spread(job(1));
+    a.num_tasks = 4;
+    a.num_cpus = 4;
+    let d = pass(&[&a], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 1), Some(names(&["cn01", "cn02", "cn03", "cn04"])));
+    let mut b = spread(wide(2, 2, 6));
+    b.desc.max_nodes = Some(3);
+    let d = pass(&[&b], &nr, &[&p]);
+    assert_eq!(nodes_of(&d, 2), Some(names(&["cn01", "cn02", "cn03"])));
+    let cpus: Vec<u32> = match d.iter().find(|x| matches!(x, Decision::Start { job_id: 2, .. })) {
+        Some(Decision::Start { allocs, .. }) => allocs.iter().map(|a| a.cpus).collect(),
+        _ => vec![],
+    };
+    assert_eq!(cpus, [2, 2, 2]);
+}
