@@ -55,7 +55,16 @@ pub fn state_with_jobs() -> (spur_state::State, Vec<Job>) {
         st.apply(&Command::Submit { job: Box::new(job) }).expect("submitted");
     }
     let allocs = vec![spur_core::model::NodeAlloc { node: "node1".into(), cpus: 1, mem_mb: 500, gres: vec![] }];
-    st.apply(&Command::Start { job_id: 6, task: None, allocs, now: 10_000, pass_ms: 0, extern_step: false, backfill: false }).expect("started");
+    st.apply(&Command::Start {
+        job_id: 6,
+        task: None,
+        allocs,
+        now: 10_000,
+        pass_ms: 0,
+        extern_step: false,
+        backfill: false,
+    })
+    .expect("started");
     let jobs = st.jobs().values().cloned().collect();
     (st, jobs)
 }
@@ -189,7 +198,7 @@ pub mod controller {
                     rq::JobControl::Requeue { hold, .. } => {
                         Command::Requeue { job_id: job.job_id, hold: *hold, now: NOW }
                     }
-                    rq::JobControl::Suspend => Command::Suspend { job_id: job.job_id, now: NOW },
+                    rq::JobControl::Suspend => Command::Suspend { job_id: job.job_id, now: NOW, preempted: false },
                     rq::JobControl::Resume => Command::Resume { job_id: job.job_id, now: NOW },
                     rq::JobControl::Top => continue,
                 };

@@ -286,7 +286,8 @@ pub fn simulate(trace: &Trace, cluster: Cluster, backfill: bool) -> Result<Outco
                 // (the simulator runs no preemption: its passes ask for none)
                 Decision::CancelNeverSatisfied { job_id }
                 | Decision::SetAside { job_id, .. }
-                | Decision::Preempt { job_id, .. } => {
+                | Decision::Preempt { job_id, .. }
+                | Decision::Resume { job_id } => {
                     return Err(format!("at {}: the scheduler set job {job_id} aside: {d:?}", now - EPOCH));
                 }
             }

@@ -471,6 +471,7 @@ impl From<Job> for model::Job {
             batch_usage: None,
             cancelled_by: None,
             sched_backfill: false,
+            preempt_suspended: false,
         }
     }
 }

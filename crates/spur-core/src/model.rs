@@ -582,6 +582,10 @@ pub struct Job {
     /// `SchedBackfill`). From format version 8.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<8, _>")]
     pub sched_backfill: bool,
+    /// Suspended by preemption (`PreemptMode=SUSPEND`): the scheduler resumes
+    /// it when its resources are free again. From format version 9.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<9, _>")]
+    pub preempt_suspended: bool,
 }
 
 /// Slurm's `SLURM_BATCH_SCRIPT`: the step number of a job's batch script.

@@ -140,7 +140,11 @@ pub type Version = u16;
 ///   `backfill` (the backfill scheduler started it: `Scheduler=Backfill`
 ///   after a failover, sacct's `SchedBackfill`); every other record is as
 ///   in version 7.
-pub const FORMAT_VERSION: Version = 8;
+/// - 9: a job ends with `preempt_suspended` and the command `Suspend` with
+///   `preempted` (`PreemptMode=SUSPEND`: the scheduler suspended it and
+///   resumes it once its resources are free; an operator's suspension
+///   stays); every other record is as in version 8.
+pub const FORMAT_VERSION: Version = 9;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -43,8 +43,14 @@ pub enum Decision {
     /// partition of lower PriorityTier) so that a pending job may start:
     /// `requeue`, back to pending if it may be requeued (`PreemptMode=REQUEUE`),
     /// else it ends PREEMPTED (`CANCEL`). The pending job starts in a later
-    /// pass, once the resources are back.
-    Preempt { job_id: u32, requeue: bool },
+    /// pass, once the resources are back. `suspend` (`PreemptMode=SUSPEND`):
+    /// it is suspended instead (its CPUs are free at once), and resumed
+    /// ([`Decision::Resume`]) when they are free again.
+    Preempt { job_id: u32, requeue: bool, suspend: bool },
+    /// A job suspended by preemption gets its CPUs back: resume it (a pass
+    /// resumes such jobs before it places any pending one, as Slurm's gang
+    /// scheduler resumes a job when its preemptor ends).
+    Resume { job_id: u32 },
     /// The backfill phase considered these pending jobs (slurmctld sets
     /// `BACKFILL_SCHED` and `LastSchedEval` on each job its backfill loop
     /// takes up, and its main scheduler clears the flag: `scontrol show job`
@@ -256,7 +262,7 @@ fn preemptees(
     parts: &HashMap<&str, &Partition>,
     free: &Table,
     preempted: &HashSet<u32>,
-) -> Vec<(u32, bool)> {
+) -> Vec<(u32, PreemptMode)> {
     let mode_of = |part: &Partition| part.more.preempt_mode.as_deref().and_then(PreemptMode::parse).unwrap_or(mode);
     let tier = p.part.priority_tier;
     let mut room = free.clone();
@@ -276,7 +282,7 @@ fn preemptees(
         .filter_map(|j| {
             let part = parts.get(j.partition.as_str())?;
             let m = mode_of(part);
-            (part.priority_tier < tier && matches!(m, PreemptMode::Cancel | PreemptMode::Requeue)).then_some((*j, m))
+            (part.priority_tier < tier && m != PreemptMode::Off).then_some((*j, m))
         })
         .collect();
     if cands.is_empty() {
@@ -291,9 +297,17 @@ fn preemptees(
             .then(b.0.start_time.cmp(&a.0.start_time))
             .then(b.0.job_id.cmp(&a.0.job_id))
     });
+    // (a suspended job keeps its memory: only its CPUs come back)
+    let back = |j: &Job, m: PreemptMode| -> Vec<NodeAlloc> {
+        if m == PreemptMode::Suspend {
+            cpus_only(&j.allocs)
+        } else {
+            j.allocs.clone()
+        }
+    };
     let mut all = room.clone();
-    for (j, _) in &cands {
-        all.give(&j.allocs);
+    for (j, m) in &cands {
+        all.give(&back(j, *m));
     }
     let Some(allocs) = place(&need, p.candidates, &all, p.req) else { return vec![] };
     let chosen: HashSet<&str> = allocs.iter().map(|a| a.node.as_str()).collect();
@@ -304,16 +318,25 @@ fn preemptees(
     while i > 0 {
         i -= 1;
         let mut t = room.clone();
-        for (k, (j, _)) in victims.iter().enumerate() {
+        for (k, (j, m)) in victims.iter().enumerate() {
             if k != i {
-                t.give(&j.allocs);
+                t.give(&back(j, *m));
             }
         }
         if place(&need, p.candidates, &t, p.req).is_some() {
             victims.remove(i);
         }
     }
-    victims.into_iter().map(|(j, m)| (j.job_id, m == PreemptMode::Requeue && j.desc.requeue.unwrap_or(true))).collect()
+    victims
+        .into_iter()
+        .map(|(j, m)| {
+            let m = match m {
+                PreemptMode::Requeue if !j.desc.requeue.unwrap_or(true) => PreemptMode::Cancel,
+                m => m,
+            };
+            (j.job_id, m)
+        })
+        .collect()
 }
 
 /// Why a job that cannot start now could not, as slurmctld words a
@@ -406,6 +429,11 @@ impl<'a> Capped<'a> {
             });
         }
     }
+}
+
+/// What a suspended job gives back: its CPUs (it keeps its memory and GRES).
+fn cpus_only(allocs: &[NodeAlloc]) -> Vec<NodeAlloc> {
+    allocs.iter().map(|a| NodeAlloc { node: a.node.clone(), cpus: a.cpus, mem_mb: 0, gres: vec![] }).collect()
 }
 
 /// Free resources of one node during a pass.
@@ -636,7 +664,8 @@ pub enum PreemptMode {
     Off,
     Cancel,
     Requeue,
-    /// `SUSPEND` (with `GANG`): not done by Spur; such jobs are not preempted.
+    /// `SUSPEND` (with `GANG`): the job is suspended, its CPUs (not its
+    /// memory) go to the preemptor, and it is resumed once they are free.
     Suspend,
 }
 
@@ -711,6 +740,29 @@ pub fn schedule_pass<'a>(
         }
         if j.state.is_active() {
             singleton_busy.insert((j.user_id, j.desc.name.clone()));
+        }
+    }
+    // jobs suspended by preemption whose CPUs are free again resume first,
+    // the highest tier and priority first (their memory is still theirs)
+    let mut waking: Vec<&Job> =
+        jobs.iter().copied().filter(|j| j.state == JobState::Suspended && j.preempt_suspended).collect();
+    waking.sort_by(|a, b| {
+        let ta = part_by_name.get(a.partition.as_str()).map(|p| p.priority_tier).unwrap_or(0);
+        let tb = part_by_name.get(b.partition.as_str()).map(|p| p.priority_tier).unwrap_or(0);
+        tb.cmp(&ta).then(b.priority.cmp(&a.priority)).then(a.job_id.cmp(&b.job_id))
+    });
+    for j in waking {
+        let cpus = cpus_only(&j.allocs);
+        let fits = cpus
+            .iter()
+            .all(|a| free.index.get(a.node.as_str()).and_then(|&i| free.free_at(i)).is_some_and(|f| f.cpus >= a.cpus));
+        if fits {
+            free.take(&cpus);
+            // (a partition's cap already counts its suspended jobs)
+            for c in capped.values_mut() {
+                c.took(&cpus, false, &free);
+            }
+            out.push(Decision::Resume { job_id: j.job_id });
         }
     }
     let mut pending: Vec<&Job> = jobs.iter().copied().filter(|j| j.state == JobState::Pending).collect();
@@ -834,7 +886,7 @@ pub fn schedule_pass<'a>(
             candidates = Cow::Owned(candidates.iter().copied().filter(|i| !withheld.contains(i)).collect());
         }
         let mut started_any = false;
-        for task in tasks {
+        'tasks: for task in tasks {
             if let (Some(a), Some(_)) = (&job.array, task) {
                 let running = running_tasks.get(&a.array_job_id).copied().unwrap_or(0);
                 if a.max_running > 0 && running >= a.max_running {
@@ -862,7 +914,7 @@ pub fn schedule_pass<'a>(
                 let ever = place(&Need::new(&shape, &all.kinds), &part_candidates, all, req.as_ref()).is_some();
                 (None, ever)
             }));
-            let placed = match placed {
+            let mut placed = match placed {
                 Ok(p) => p,
                 Err(e) => {
                     if job.reason != Reason::BadConstraints {
@@ -872,105 +924,131 @@ pub fn schedule_pass<'a>(
                     continue 'jobs;
                 }
             };
-            match placed {
-                (Some(allocs), _) => {
-                    free.take(&allocs);
-                    for (name, c) in capped.iter_mut() {
-                        c.took(&allocs, *name == part.name.as_str(), &free);
-                    }
-                    if let Some(a) = &job.array {
-                        *running_tasks.entry(a.array_job_id).or_default() += 1;
-                    }
-                    singleton_busy.insert((job.user_id, job.desc.name.clone()));
-                    if params.backfill.is_some() {
-                        started.push(backfill::Started {
-                            job_id: job.job_id,
-                            task,
-                            limit: job.time_limit,
-                            allocs: allocs.clone(),
-                        });
-                    }
-                    out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: false });
-                    started_any = true;
-                }
-                (None, false) => {
-                    // not even on idle nodes (accepted before a check that
-                    // now refuses it, or the nodes changed since): it blocks
-                    // no one (slurmctld's FAIL_BAD_CONSTRAINTS)
-                    if !started_any {
-                        set_reason(&mut out, Reason::BadConstraints);
-                    }
-                    break;
-                }
-                (None, true) => {
-                    // slurmctld's select_nodes: required nodes down or
-                    // drained, or no room on the available nodes even
-                    // were they idle while none is busy, is
-                    // ESLURM_NODE_NOT_AVAIL (ReqNodeNotAvail, which holds
-                    // back no one); a job on required nodes that are busy
-                    // keeps later jobs off them only; else the partition
-                    // waits behind it (Resources, Priority)
-                    // a node counts as busy for slurmctld's test when it
-                    // cannot be shared: completing, or held by an exclusive
-                    // job, or (for an exclusive job) in use at all (22.05:
-                    // `-C amd -N2` with cn03 drained and cn04 full of an
-                    // 8-CPU job waits with ReqNodeNotAvail)
-                    let held = exclusive_nodes.get_or_insert_with(|| {
-                        let mut s = HashSet::new();
-                        for j in jobs.iter().filter(|j| j.state.is_active() && j.desc.exclusive) {
-                            s.extend(free.indexes(&j.allocs.iter().map(|a| a.node.as_str()).collect::<Vec<_>>()));
+            // (a pass that suspends jobs for this one places it again at once)
+            loop {
+                match placed {
+                    (Some(allocs), _) => {
+                        free.take(&allocs);
+                        for (name, c) in capped.iter_mut() {
+                            c.took(&allocs, *name == part.name.as_str(), &free);
                         }
-                        s
-                    });
-                    let busy_at = |i: usize| {
-                        let n = nodes[i];
-                        n.flags.completing
-                            || held.contains(&i)
-                            || (shape.exclusive && (n.alloc_cpus > 0 || n.alloc_mem > 0))
-                    };
-                    let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), &busy_at, || {
-                        let avail = avail_idle.get_or_insert_with(|| Table::avail_idle(nodes));
-                        place(&Need::new(&shape, &avail.kinds), &part_candidates, avail, req.as_ref()).is_some()
-                    });
-                    match why {
-                        Some(r) => {
-                            if !started_any {
-                                set_reason(&mut out, r);
+                        if let Some(a) = &job.array {
+                            *running_tasks.entry(a.array_job_id).or_default() += 1;
+                        }
+                        singleton_busy.insert((job.user_id, job.desc.name.clone()));
+                        if params.backfill.is_some() {
+                            started.push(backfill::Started {
+                                job_id: job.job_id,
+                                task,
+                                limit: job.time_limit,
+                                allocs: allocs.clone(),
+                            });
+                        }
+                        out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: false });
+                        started_any = true;
+                        break;
+                    }
+                    (None, false) => {
+                        // not even on idle nodes (accepted before a check that
+                        // now refuses it, or the nodes changed since): it blocks
+                        // no one (slurmctld's FAIL_BAD_CONSTRAINTS)
+                        if !started_any {
+                            set_reason(&mut out, Reason::BadConstraints);
+                        }
+                        break 'tasks;
+                    }
+                    (None, true) => {
+                        // slurmctld's select_nodes: required nodes down or
+                        // drained, or no room on the available nodes even
+                        // were they idle while none is busy, is
+                        // ESLURM_NODE_NOT_AVAIL (ReqNodeNotAvail, which holds
+                        // back no one); a job on required nodes that are busy
+                        // keeps later jobs off them only; else the partition
+                        // waits behind it (Resources, Priority)
+                        // a node counts as busy for slurmctld's test when it
+                        // cannot be shared: completing, or held by an exclusive
+                        // job, or (for an exclusive job) in use at all (22.05:
+                        // `-C amd -N2` with cn03 drained and cn04 full of an
+                        // 8-CPU job waits with ReqNodeNotAvail)
+                        let held = exclusive_nodes.get_or_insert_with(|| {
+                            let mut s = HashSet::new();
+                            for j in jobs.iter().filter(|j| j.state.is_active() && j.desc.exclusive) {
+                                s.extend(free.indexes(&j.allocs.iter().map(|a| a.node.as_str()).collect::<Vec<_>>()));
                             }
-                        }
-                        None => {
-                            if let Some(mode) = params.preempt {
-                                let victims = preemptees(
-                                    &Preemptor {
-                                        job,
-                                        part,
-                                        shape: &shape,
-                                        candidates: &part_candidates,
-                                        req: req.as_ref(),
-                                    },
-                                    mode,
-                                    jobs,
-                                    &part_by_name,
-                                    &free,
-                                    &preempted,
-                                );
-                                for (id, requeue) in victims {
-                                    preempted.insert(id);
-                                    out.push(Decision::Preempt { job_id: id, requeue });
+                            s
+                        });
+                        let busy_at = |i: usize| {
+                            let n = nodes[i];
+                            n.flags.completing
+                                || held.contains(&i)
+                                || (shape.exclusive && (n.alloc_cpus > 0 || n.alloc_mem > 0))
+                        };
+                        let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), &busy_at, || {
+                            let avail = avail_idle.get_or_insert_with(|| Table::avail_idle(nodes));
+                            place(&Need::new(&shape, &avail.kinds), &part_candidates, avail, req.as_ref()).is_some()
+                        });
+                        match why {
+                            Some(r) => {
+                                if !started_any {
+                                    set_reason(&mut out, r);
                                 }
                             }
-                            if req.as_ref().is_some_and(|r| r.len() as u32 >= shape.min_nodes.max(1)) {
-                                withheld.extend(free.indexes(&req.iter().flatten().collect::<Vec<_>>()));
-                            } else {
-                                blocked_parts.insert(part.name.as_str());
-                            }
-                            if !started_any {
-                                set_reason(&mut out, Reason::Resources);
+                            None => {
+                                if let Some(mode) = params.preempt {
+                                    let victims = preemptees(
+                                        &Preemptor {
+                                            job,
+                                            part,
+                                            shape: &shape,
+                                            candidates: &part_candidates,
+                                            req: req.as_ref(),
+                                        },
+                                        mode,
+                                        jobs,
+                                        &part_by_name,
+                                        &free,
+                                        &preempted,
+                                    );
+                                    let suspend_only =
+                                        !victims.is_empty() && victims.iter().all(|(_, m)| *m == PreemptMode::Suspend);
+                                    for (id, m) in &victims {
+                                        preempted.insert(*id);
+                                        out.push(Decision::Preempt {
+                                            job_id: *id,
+                                            requeue: *m == PreemptMode::Requeue,
+                                            suspend: *m == PreemptMode::Suspend,
+                                        });
+                                    }
+                                    // SUSPEND frees the CPUs at once: the job starts
+                                    // in this pass (22.05: in the same second)
+                                    if suspend_only {
+                                        for (id, _) in &victims {
+                                            if let Some(v) = jobs.iter().find(|j| j.job_id == *id) {
+                                                free.give(&cpus_only(&v.allocs));
+                                            }
+                                        }
+                                        let view = capped.get(part.name.as_str()).map(|c| &c.view).unwrap_or(&free);
+                                        let again =
+                                            place(&Need::new(&shape, &free.kinds), &candidates, view, req.as_ref());
+                                        if again.is_some() {
+                                            placed = (again, true);
+                                            continue;
+                                        }
+                                    }
+                                }
+                                if req.as_ref().is_some_and(|r| r.len() as u32 >= shape.min_nodes.max(1)) {
+                                    withheld.extend(free.indexes(&req.iter().flatten().collect::<Vec<_>>()));
+                                } else {
+                                    blocked_parts.insert(part.name.as_str());
+                                }
+                                if !started_any {
+                                    set_reason(&mut out, Reason::Resources);
+                                }
                             }
                         }
+                        waiting.push(job);
+                        break 'tasks;
                     }
-                    waiting.push(job);
-                    break;
                 }
             }
         }

@@ -1012,7 +1012,7 @@ fn preempt_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], mode: Pree
 fn preempts(d: &[Decision]) -> Vec<(u32, bool)> {
     d.iter()
         .filter_map(|x| match x {
-            Decision::Preempt { job_id, requeue } => Some((*job_id, *requeue)),
+            Decision::Preempt { job_id, requeue, suspend: false } => Some((*job_id, *requeue)),
             _ => None,
         })
         .collect()
@@ -1067,9 +1067,52 @@ fn a_higher_tier_job_preempts_the_fewest_lower_tier_jobs() {
     same.priority_tier = 1;
     let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &same], PreemptMode::Cancel);
     assert_eq!(preempts(&d), vec![], "{:?}", d);
-    // SUSPEND is not done: no job is preempted for it
+    // SUSPEND: suspended instead (measured on 22.05, preempt-22.05.md)
     let d = preempt_pass(&[&l1, &l2, &h], &nr, &[&low, &high], PreemptMode::Suspend);
-    assert_eq!(preempts(&d), vec![], "{:?}", d);
+    let suspended: Vec<u32> = d
+        .iter()
+        .filter_map(|x| match x {
+            Decision::Preempt { job_id, suspend: true, requeue: false } => Some(*job_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(suspended, vec![1], "{:?}", d);
+    // its CPUs are free at once: the high job starts in the same pass
+    assert_eq!(nodes_of(&d, 3), Some(names(&["n1"])), "{:?}", d);
+}
+
+/// A job suspended by preemption resumes once its CPUs are free (its
+/// preemptor ended), before any pending job takes them; one an operator
+/// suspended stays suspended.
+#[test]
+fn a_job_suspended_by_preemption_resumes_when_its_cpus_are_free() {
+    // n1's 8 CPUs: the suspended job's (free in the node's count while it
+    // is suspended); n2 full
+    let ns = [node("n1", 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let mut low = part("low", &nr);
+    low.priority_tier = 1;
+    let mut s = running_on(1, "n1", 8, NOW - 10, 60);
+    s.partition = "low".into();
+    s.state = JobState::Suspended;
+    s.preempt_suspended = true;
+    let mut waiting = job(5);
+    waiting.partition = "low".into();
+    waiting.priority = 1000;
+    let d = preempt_pass(&[&s, &waiting], &nr, &[&low], PreemptMode::Suspend);
+    assert!(d.contains(&Decision::Resume { job_id: 1 }), "{:?}", d);
+    assert_eq!(started(&d), Vec::<u32>::new(), "the resumed job's CPUs are taken");
+    // the preemptor still runs on n1: nothing to resume
+    let ns = [busy("n1", 8, 4), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let d = preempt_pass(&[&s], &nr, &[&low], PreemptMode::Suspend);
+    assert!(!d.iter().any(|x| matches!(x, Decision::Resume { .. })), "{:?}", d);
+    // an operator's suspension stays
+    let ns = [node("n1", 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    s.preempt_suspended = false;
+    let d = preempt_pass(&[&s], &nr, &[&low], PreemptMode::Suspend);
+    assert!(!d.iter().any(|x| matches!(x, Decision::Resume { .. })), "{:?}", d);
 }
 
 // ------------------------------------------------------------------ --constraint

@@ -363,6 +363,12 @@ fn version_8_spool_files_read() {
     step_spec_reads("v8");
 }
 
+#[test]
+fn version_9_spool_files_read() {
+    spool_files_read("v9");
+    step_spec_reads("v9");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

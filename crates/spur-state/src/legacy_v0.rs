@@ -336,7 +336,7 @@ impl From<Command> for crate::Command {
             Command::Eligible { job_ids, now } => C::Eligible { job_ids, now },
             Command::ConsumeJobId => C::ConsumeJobId,
             Command::CancelNeverSatisfied { job_id, now } => C::CancelNeverSatisfied { job_id, now },
-            Command::Suspend { job_id, now } => C::Suspend { job_id, now },
+            Command::Suspend { job_id, now } => C::Suspend { job_id, now, preempted: false },
             Command::Resume { job_id, now } => C::Resume { job_id, now },
             Command::PartitionUpdate { name, update } => C::PartitionUpdate { name, update: update.into() },
             Command::ConsumeBasicPriority => C::ConsumeBasicPriority,

@@ -151,6 +151,10 @@ pub enum Command {
     Suspend {
         job_id: u32,
         now: i64,
+        /// The scheduler suspended it to preempt it
+        /// ([`Job::preempt_suspended`]); format version 9.
+        #[serde(default, skip_serializing_if = "spur_format::skip_before::<9, _>")]
+        preempted: bool,
     },
     Resume {
         job_id: u32,
@@ -259,6 +263,10 @@ pub const RESV_PORTS_VERSION: u16 = 6;
 /// The format version from which a job records that the backfill scheduler
 /// started it (`Job::sched_backfill`, `Command::Start::backfill`).
 pub const SCHED_BACKFILL_VERSION: u16 = 8;
+
+/// The format version from which a job records that preemption suspended
+/// it (`Job::preempt_suspended`, `Command::Suspend::preempted`).
+pub const PREEMPT_SUSPEND_VERSION: u16 = 9;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -1155,11 +1163,11 @@ mod order_tests {
         let mut s = State::new("c".into(), vec![node("n1")], vec![], 1, 1000);
         let id = running(&mut s);
         assert_eq!(s.apply(&Command::Resume { job_id: id, now: 20 }), Err(ESLURM_JOB_NOT_SUSPENDED));
-        s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
+        s.apply(&Command::Suspend { job_id: id, now: 20, preempted: false }).unwrap();
         assert_eq!(s.jobs[&id].state, JobState::Suspended);
         // its CPUs are free, the node stays allocated (sinfo: mix)
         assert_eq!((s.nodes[0].alloc_cpus, s.nodes[0].base), (0, NodeBase::Allocated));
-        assert_eq!(s.apply(&Command::Suspend { job_id: id, now: 21 }), Ok(Applied::Ok));
+        assert_eq!(s.apply(&Command::Suspend { job_id: id, now: 21, preempted: false }), Ok(Applied::Ok));
         s.apply(&Command::Resume { job_id: id, now: 30 }).unwrap();
         assert_eq!((s.jobs[&id].state, s.nodes[0].alloc_cpus), (JobState::Running, 1));
         // a hold of the running job shows once it is requeued
@@ -1176,7 +1184,7 @@ mod order_tests {
         assert_eq!(s.apply(&Command::Requeue { job_id: id, hold: false, now: 42 }), Err(ESLURM_JOB_PENDING));
         // cancelling a suspended job gives its CPUs back exactly once
         let id3 = running(&mut s);
-        s.apply(&Command::Suspend { job_id: id3, now: 43 }).unwrap();
+        s.apply(&Command::Suspend { job_id: id3, now: 43, preempted: false }).unwrap();
         s.apply(&Command::Kill { job_id: id3, task: None, state: JobState::Cancelled, now: 44, uid: None }).unwrap();
         assert_eq!(s.nodes[0].alloc_cpus, 1);
         s.apply(&Command::Complete { job_id: id3, exit_status: 9, launch_failed: false, now: 45 }).unwrap();

@@ -298,6 +298,21 @@ fn version_8_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 9: a job records whether preemption suspended it (none of the
+/// scenario's: no preemption there).
+#[test]
+fn version_9_state_directory_reads() {
+    check_version("v9", 9);
+    let d = copy("v9", "preempt-suspend");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let started: Vec<&Job> = g.state.jobs().values().filter(|j| j.start_time > 0).collect();
+    assert!(started.len() >= 4, "{}", started.len());
+    assert!(g.state.jobs().values().all(|j| !j.preempt_suspended));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

@@ -765,7 +765,8 @@ impl Ctld {
                             | spur_sched::Decision::SetAside { job_id, .. }
                             | spur_sched::Decision::Start { job_id, .. }
                             | spur_sched::Decision::Plan { job_id, .. }
-                            | spur_sched::Decision::Preempt { job_id, .. } => *job_id,
+                            | spur_sched::Decision::Preempt { job_id, .. }
+                            | spur_sched::Decision::Resume { job_id } => *job_id,
                             spur_sched::Decision::Considered { .. } => return true,
                         };
                         !quiet.contains(&id)
@@ -794,7 +795,9 @@ impl Ctld {
             let mut eligible = vec![];
             let mut cmds = vec![];
             let mut bf_starts: Vec<usize> = vec![];
-            let mut preempting: Vec<(u32, String)> = vec![];
+            // (job, batch host, signal): SIGKILL to end a preempted job,
+            // SIGSTOP to suspend one, SIGCONT to resume one
+            let mut preempting: Vec<(u32, String, i32)> = vec![];
             // every job gets an extern step (from the version that writes it)
             let contain = self.prolog_contain && g.state.write_format_version() >= spur_state::SPECIAL_STEPS_VERSION;
             for d in decisions {
@@ -823,21 +826,37 @@ impl Ctld {
                         planned.insert(job_id, (start_time, nodes));
                     }
                     spur_sched::Decision::Considered { job_ids } => considered.extend(job_ids),
-                    spur_sched::Decision::Preempt { job_id, requeue } => {
-                        // its processes are ended once the change is committed
+                    spur_sched::Decision::Preempt { job_id, requeue, suspend } => {
+                        // its processes are ended (or stopped) once the change is committed
                         if let Some(a) = g.state.jobs().get(&job_id).and_then(|j| j.allocs.first()) {
-                            preempting.push((job_id, a.node.clone()));
+                            let sig = if suspend { libc::SIGSTOP } else { libc::SIGKILL };
+                            preempting.push((job_id, a.node.clone(), sig));
                         }
                         tracing::info!(
                             "scheduler: preempting job {} ({})",
                             job_id,
-                            if requeue { "requeue" } else { "cancel" }
+                            if suspend {
+                                "suspend"
+                            } else if requeue {
+                                "requeue"
+                            } else {
+                                "cancel"
+                            }
                         );
-                        cmds.push(if requeue {
+                        cmds.push(if suspend {
+                            Command::Suspend { job_id, now: t, preempted: true }
+                        } else if requeue {
                             Command::Requeue { job_id, hold: false, now: t }
                         } else {
                             Command::Kill { job_id, task: None, state: JobState::Preempted, now: t, uid: None }
                         });
+                    }
+                    spur_sched::Decision::Resume { job_id } => {
+                        if let Some(a) = g.state.jobs().get(&job_id).and_then(|j| j.allocs.first()) {
+                            preempting.push((job_id, a.node.clone(), libc::SIGCONT));
+                        }
+                        tracing::info!("scheduler: resuming job {} (its preemptor ended)", job_id);
+                        cmds.push(Command::Resume { job_id, now: t });
                     }
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
                         "scheduler: placing job {} failed ({}): left pending with reason BadConstraints",
@@ -859,11 +878,13 @@ impl Ctld {
         };
         let (cmds, bf_starts, preempting) = cmds;
         let Ok(results) = self.commit(cmds).await else { return };
-        for (id, node) in preempting {
+        for (id, node, sig) in preempting {
             // (slurmstepd's `CANCELLED AT ... DUE TO PREEMPTION` in its output)
             let me = self.clone();
+            let end = sig == libc::SIGKILL;
             tokio::spawn(async move {
-                me.signal_job(id, &node, libc::SIGKILL, false, true, StopReason::Preemption).await;
+                let why = if end { StopReason::Preemption } else { StopReason::Unspecified };
+                me.signal_job(id, &node, sig, false, end, why).await;
             });
         }
         let started: Vec<Job> = {

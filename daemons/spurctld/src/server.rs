@@ -885,6 +885,7 @@ impl Service {
             batch_usage: None,
             cancelled_by: None,
             sched_backfill: false,
+            preempt_suspended: false,
             desc,
         })
     }
@@ -1604,7 +1605,7 @@ impl Service {
                     }
                     JobControl::Release => Command::Release { job_id: jid },
                     JobControl::Requeue { hold, .. } => Command::Requeue { job_id: jid, hold: *hold, now: t },
-                    JobControl::Suspend => Command::Suspend { job_id: jid, now: t },
+                    JobControl::Suspend => Command::Suspend { job_id: jid, now: t, preempted: false },
                     JobControl::Resume => Command::Resume { job_id: jid, now: t },
                     JobControl::Top => continue,
                     JobControl::Update(req) => {

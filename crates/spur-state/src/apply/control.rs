@@ -97,6 +97,7 @@ impl State {
             j.exit_status = 0;
             j.suspend_time = 0;
             j.pre_sus_time = 0;
+            j.preempt_suspended = false;
             j.submit_time = now;
             if p.node_count_min_only {
                 // a requeued 22.05 job shows a single node count
@@ -121,7 +122,7 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    pub(crate) fn suspend(&mut self, job_id: u32, now: i64) -> ApplyResult {
+    pub(crate) fn suspend(&mut self, job_id: u32, now: i64, preempted: bool) -> ApplyResult {
         let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         match j.state {
             JobState::Running => {}
@@ -134,10 +135,13 @@ impl State {
         let pre_sus_time = j.pre_sus_time.checked_add(ran).ok_or(ESLURM_INVALID_TIME_VALUE)?;
         let allocs = j.allocs.clone();
         self.suspend_cpus(&allocs, true);
+        // (as a replica decodes the entry: false before the version)
+        let preempted = preempted && self.write_format_version() >= crate::PREEMPT_SUSPEND_VERSION;
         if let Some(j) = self.job_mut(job_id) {
             j.pre_sus_time = pre_sus_time;
             j.suspend_time = now;
             j.state = JobState::Suspended;
+            j.preempt_suspended = preempted;
         }
         Ok(Applied::Ok)
     }
@@ -158,14 +162,15 @@ impl State {
             0
         };
         let nice = j.desc.nice.unwrap_or(0);
+        let by_preemption = j.preempt_suspended;
         let nodes = self.plan_nodes(&j.allocs, |n, a| {
             n.alloc_cpus = n.alloc_cpus.checked_add(a.cpus).ok_or(ESLURM_INVALID_CPU_COUNT)?;
             Ok(())
         })?;
         self.put_nodes(nodes);
         // an admin's suspend holds the job's priority at 0 and its resume
-        // gives it a new one (slurmctld job_suspend)
-        let basic = if self.priority_basic { Some(self.next_basic_priority(nice)) } else { None };
+        // gives it a new one (slurmctld job_suspend); preemption's does not
+        let basic = if self.priority_basic && !by_preemption { Some(self.next_basic_priority(nice)) } else { None };
         if let Some(j) = self.job_mut(job_id) {
             if let Some(p) = basic {
                 j.priority = p;
@@ -173,6 +178,7 @@ impl State {
             j.end_time = end_time;
             j.suspend_time = now;
             j.state = JobState::Running;
+            j.preempt_suspended = false;
         }
         Ok(Applied::Ok)
     }
@@ -480,15 +486,15 @@ mod tests {
         let r = running(&mut s, "n1");
         let p = submit(&mut s, job());
         let f = done(&mut s);
-        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 25 }), Ok(Applied::Ok));
+        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 25, preempted: false }), Ok(Applied::Ok));
         assert_eq!(s.job(r).map(|j| (j.state, j.pre_sus_time, j.suspend_time)), Some((JobState::Suspended, 15, 25)));
         assert_eq!(s.node("n1").map(|n| (n.alloc_cpus, n.base)), Some((0, NodeBase::Allocated)));
-        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 26 }), Ok(Applied::Ok));
-        refused(&mut s, Command::Suspend { job_id: p, now: 26 }, ESLURM_JOB_PENDING);
-        refused(&mut s, Command::Suspend { job_id: f, now: 26 }, ESLURM_ALREADY_DONE);
-        refused(&mut s, Command::Suspend { job_id: 99, now: 26 }, ESLURM_INVALID_JOB_ID);
+        assert_eq!(s.apply(&Command::Suspend { job_id: r, now: 26, preempted: false }), Ok(Applied::Ok));
+        refused(&mut s, Command::Suspend { job_id: p, now: 26, preempted: false }, ESLURM_JOB_PENDING);
+        refused(&mut s, Command::Suspend { job_id: f, now: 26, preempted: false }, ESLURM_ALREADY_DONE);
+        refused(&mut s, Command::Suspend { job_id: 99, now: 26, preempted: false }, ESLURM_INVALID_JOB_ID);
         let r2 = running(&mut s, "n2");
-        refused(&mut s, Command::Suspend { job_id: r2, now: i64::MIN }, ESLURM_INVALID_TIME_VALUE);
+        refused(&mut s, Command::Suspend { job_id: r2, now: i64::MIN, preempted: false }, ESLURM_INVALID_TIME_VALUE);
     }
 
     #[test]
@@ -508,7 +514,7 @@ mod tests {
         })
         .unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: 20 }, ESLURM_JOB_NOT_SUSPENDED);
-        s.apply(&Command::Suspend { job_id: id, now: 20 }).unwrap();
+        s.apply(&Command::Suspend { job_id: id, now: 20, preempted: false }).unwrap();
         refused(&mut s, Command::Resume { job_id: id, now: i64::MAX }, ESLURM_INVALID_TIME_VALUE);
         assert_eq!(s.apply(&Command::Resume { job_id: id, now: 50 }), Ok(Applied::Ok));
         assert_eq!(s.job(id).map(|j| (j.state, j.end_time)), Some((JobState::Running, 70 + 30)));
@@ -517,7 +523,7 @@ mod tests {
         refused(&mut s, Command::Resume { job_id: p, now: 1 }, ESLURM_JOB_PENDING);
         refused(&mut s, Command::Resume { job_id: 99, now: 1 }, ESLURM_INVALID_JOB_ID);
         // the node's CPUs were taken meanwhile up to the top
-        s.apply(&Command::Suspend { job_id: id, now: 60 }).unwrap();
+        s.apply(&Command::Suspend { job_id: id, now: 60, preempted: false }).unwrap();
         let big = submit(&mut s, job());
         s.apply(&Command::Start {
             job_id: big,

@@ -293,6 +293,7 @@ impl State {
             };
             job.end_time = now;
             job.steps.clear();
+            job.preempt_suspended = false;
         }
         self.release_nodes(&allocs, now);
         self.sync_queue(job_id);

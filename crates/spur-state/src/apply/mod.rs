@@ -68,7 +68,7 @@ impl State {
             Command::Eligible { job_ids, now } => self.eligible(job_ids, *now),
             Command::ConsumeJobId => self.consume_job_id(),
             Command::CancelNeverSatisfied { job_id, now } => self.cancel_never_satisfied(*job_id, *now),
-            Command::Suspend { job_id, now } => self.suspend(*job_id, *now),
+            Command::Suspend { job_id, now, preempted } => self.suspend(*job_id, *now, *preempted),
             Command::Resume { job_id, now } => self.resume(*job_id, *now),
             Command::PartitionUpdate { name, update } => self.partition_update(name, update),
             Command::ConsumeBasicPriority => self.consume_basic_priority(),
