@@ -6,7 +6,8 @@
 //! 2). One job fills the cluster; five wait: held, `-N2 -n16`, `--nice=100`,
 //! `-p pj`, `-n4`. The figures follow the measured formulas: job size
 //! (nodes/4 + CPUs/32)/2, partition factor/2, fair-share 1, nice
-//! subtracted, the sum truncated.
+//! subtracted, the sum truncated. The cluster imitates 22.05 (`--compat
+//! 22.05`), whose sprio was measured.
 
 use slurm_tests::*;
 use std::time::Duration;
@@ -24,7 +25,11 @@ fn multifactor_priorities_and_sprio() {
          PartitionName=pj Nodes=node[1-2] PriorityJobFactor=2 State=UP\n",
     )
     .unwrap();
-    let c = Cluster::up("priority", 4, &["--cpus", "8", "--memory", "16000", "--extra-conf", &extra.to_string_lossy()]);
+    let c = Cluster::up(
+        "priority",
+        4,
+        &["--cpus", "8", "--memory", "16000", "--compat", "22.05", "--extra-conf", &extra.to_string_lossy()],
+    );
     let _ = std::fs::remove_file(&extra);
     let sleep = "sleep 300";
     let big = c.sbatch(&["-N4", "-n32", "--wrap", sleep]);

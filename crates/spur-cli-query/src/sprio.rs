@@ -39,7 +39,16 @@ const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "sib", None_, "sibling"),
     OptSpec::new(None, "sibling", None_, "sibling"),
     OptSpec::new(None, "usage", None_, "usage"),
+    // 24.11's
+    OptSpec::new(None, "helpformat", None_, "helpformat"),
+    OptSpec::new(None, "autocomplete", Required, "autocomplete"),
 ];
+
+/// Whether this imitates 22.05's sprio (no ACCOUNT or QOSNAME field, no
+/// `--helpformat`).
+fn v22() -> bool {
+    spur_core::compat::profile().usage_texts_22_05
+}
 
 const USAGE: &str = "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
@@ -68,6 +77,48 @@ Help options:
   --usage                         display a brief summary of sprio options
 ";
 
+/// 24.11's help: `--helpformat` added.
+const HELP_24: &str = "Usage: sprio [OPTIONS]
+      --federation                display jobs in federation if a member of one
+  -h, --noheader                  no headers on output
+  -j, --jobs                      comma separated list of jobs
+                                  to view, default is all
+      --local                     display jobs on local cluster only
+  -l, --long                      long report
+  -M, --cluster=cluster_name      cluster to issue commands to.  Default is
+                                  current cluster.  cluster with no name will
+                                  reset to default.
+                                  NOTE: SlurmDBD must be up.
+  -n, --norm                      display normalized values
+  -o, --format=format             format specification
+      --sibling                   display job records separately for each federation cluster
+  -p, --partition=partition_name  comma separated list of partitions
+  -u, --user=user_name            comma separated list of users to view
+  -v, --verbose                   verbosity level
+  -V, --version                   output version information and exit
+  -w, --weights                   show the weights for each priority factor
+
+Help options:
+  --help                          show this help message
+  --helpformat                    print a list of fields that can be specified
+                                  with '--format=' option
+  --usage                         display a brief summary of sprio options
+";
+
+/// 24.11's `--helpformat`: its field letters, eight to a line.
+fn help_format() -> String {
+    let letters = "aAbBcfFijJnNopPrSqQuyYtT";
+    let mut out = String::new();
+    for (k, c) in letters.chars().enumerate() {
+        if k > 0 && k % 8 == 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("%{c:<5}"));
+    }
+    out.push('\n');
+    out
+}
+
 /// sprio's options.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SprioOpts {
@@ -84,16 +135,19 @@ pub struct SprioOpts {
     pub weights: bool,
     pub sibling: bool,
     pub local: bool,
+    /// 22.05's fields and layouts (else 24.11's: ACCOUNT and QOSNAME).
+    pub v22: bool,
 }
 
 /// Options and `SPRIO_FORMAT` into [`SprioOpts`]; `Err`: what to print and
 /// the exit code (usage, help, version, errors).
 pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SprioOpts, Output> {
-    let p = opts::parse("sprio", SPECS, args, Mode::Permute);
+    let specs = if v22() { opts::without(SPECS, &["helpformat", "autocomplete"]) } else { SPECS.to_vec() };
+    let p = opts::parse("sprio", &specs, args, Mode::Permute);
     if let Some(e) = p.error {
         return Err(e.into_output("sprio", 1));
     }
-    let mut o = SprioOpts::default();
+    let mut o = SprioOpts { v22: v22(), ..Default::default() };
     let mut format_given = false;
     for (id, v) in p.opts {
         match id {
@@ -120,7 +174,9 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SprioOpts
             "sibling" => o.sibling = true,
             "local" | "cluster" => o.local = true,
             "version" => return Err(Output::ok(spur_cli_base::version::version_line())),
-            "help" => return Err(Output::ok(HELP)),
+            "help" => return Err(Output::ok(if v22() { HELP } else { HELP_24 })),
+            "helpformat" => return Err(Output::ok(help_format())),
+            "autocomplete" => return Err(Output::ok("")),
             "usage" => return Err(Output::ok(USAGE)),
             _ => {}
         }
@@ -181,6 +237,8 @@ enum F {
     Nice,
     Tres,
     TresNorm,
+    Account,
+    QosName,
 }
 
 const FIELDS: &[FieldDef<F>] = &[
@@ -208,11 +266,21 @@ const FIELDS: &[FieldDef<F>] = &[
     FieldDef { name: None, letter: Some('t'), key: F::TresNorm },
 ];
 
+/// 24.11's letters besides.
+const FIELDS_24: &[FieldDef<F>] = &[
+    FieldDef { name: None, letter: Some('o'), key: F::Account },
+    FieldDef { name: None, letter: Some('n'), key: F::QosName },
+];
+
 /// The format sprio uses without `-o`: the columns of the weights set.
 fn default_format(o: &SprioOpts, w: &Weights) -> String {
     let (long, cols): (&str, [(u32, &str); 6]) = if o.norm {
         (
-            "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t",
+            if o.v22 {
+                "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t"
+            } else {
+                "%.15i %9r %.8u %.8o %10y %10a %10b %10f %10j %10p %10n %10q %20t"
+            },
             [
                 (w.age, " %10a"),
                 (w.assoc, " %10b"),
@@ -224,7 +292,11 @@ fn default_format(o: &SprioOpts, w: &Weights) -> String {
         )
     } else {
         (
-            "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T",
+            if o.v22 {
+                "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T"
+            } else {
+                "%.15i %9r %.8u %.8o %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10n %.10Q %.11N %.20T"
+            },
             [
                 (w.age, " %.10A"),
                 (w.assoc, " %.10B"),
@@ -308,6 +380,8 @@ fn cell(k: F, r: &Row, w: &Weights) -> Cell {
         F::QosNorm => norm(ratio(r.f.qos, w.qos)),
         F::Nice => int(r.f.nice as f64),
         F::Tres | F::TresNorm => String::new(),
+        F::Account => return Cell::opt(r.job.desc.account.as_deref()),
+        F::QosName => return Cell::opt(r.job.desc.qos.as_deref()),
     })
 }
 
@@ -327,6 +401,8 @@ fn header(k: F) -> &'static str {
         F::Qos | F::QosNorm => "QOS",
         F::Nice => "NICE",
         F::Tres | F::TresNorm => "TRES",
+        F::Account => "ACCOUNT",
+        F::QosName => "QOSNAME",
     }
 }
 
@@ -396,7 +472,12 @@ fn sort_rows(rows: &mut [Row], spec: &str) {
 /// The report for a view and the weights of slurm.conf.
 pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
     let format = o.format.clone().unwrap_or_else(|| default_format(o, w));
-    let parsed = parse_short(&format, FIELDS);
+    let table: Vec<FieldDef<F>> = FIELDS
+        .iter()
+        .chain(if o.v22 { &[][..] } else { FIELDS_24 })
+        .map(|d| FieldDef { name: d.name, letter: d.letter, key: d.key })
+        .collect();
+    let parsed = parse_short(&format, &table);
     let mut stderr = String::new();
     for bad in &parsed.invalid {
         stderr.push_str(&format!("sprio: error: Invalid job format specification: {bad}\n"));
@@ -522,10 +603,25 @@ mod tests {
         }
     }
 
+    /// 22.05's output (what was measured).
     fn out(args: &[&str]) -> String {
         let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let o = parse(&a, &HashMap::new()).expect("options");
-        render(&o, &view(), &weights()).stdout
+        render(&SprioOpts { v22: true, ..o }, &view(), &weights()).stdout
+    }
+
+    /// 24.11's `-l` adds ACCOUNT and QOSNAME (its source: sprio.c's long
+    /// formats); `-o %o %n` print them.
+    #[test]
+    fn the_24_11_long_format() {
+        let a: Vec<String> = ["-l", "-h", "-j", "4"].iter().map(|s| s.to_string()).collect();
+        let o = parse(&a, &HashMap::new()).expect("options");
+        let l = render(&SprioOpts { v22: false, ..o }, &view(), &weights()).stdout;
+        assert_eq!(
+            l,
+            "              4 cpu           root   (null)       1491          0          0          0       1000         91        500     (null)          0         100                     \n"
+        );
+        assert_eq!(help_format().lines().next(), Some("%a    %A    %b    %B    %c    %f    %F    %i    "));
     }
 
     #[test]

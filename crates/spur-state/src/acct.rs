@@ -30,6 +30,10 @@ pub fn touched(cmd: &Command, result: &ApplyResult) -> Vec<u32> {
     let mut out = vec![];
     match cmd {
         Command::Submit { .. } => {}
+        // a priority alone (priority/multifactor recomputes every pending
+        // job's each PriorityCalcPeriod): not worth a record each time; the
+        // record takes the priority with the job's next change
+        Command::UpdateJob { update, .. } if update.priority_only() => {}
         Command::Start { job_id, .. }
         | Command::Complete { job_id, .. }
         | Command::Kill { job_id, .. }
@@ -89,5 +93,25 @@ impl State {
     /// The records of every job held.
     pub fn acct_records(&self) -> Vec<AcctJob> {
         self.jobs.keys().filter_map(|&id| self.acct_record(id)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::JobUpdate;
+
+    /// priority/multifactor's recalculation (a priority alone) writes no
+    /// record; any other update of a job does.
+    #[test]
+    fn a_priority_alone_touches_no_record() {
+        let prio =
+            Command::UpdateJob { job_id: 7, update: Box::new(JobUpdate { priority: Some(5), ..Default::default() }) };
+        assert!(touched(&prio, &Ok(Applied::Ok)).is_empty());
+        let more = Command::UpdateJob {
+            job_id: 7,
+            update: Box::new(JobUpdate { priority: Some(5), comment: Some("c".into()), ..Default::default() }),
+        };
+        assert_eq!(touched(&more, &Ok(Applied::Ok)), vec![7]);
     }
 }

@@ -299,7 +299,7 @@ impl PartUpdate {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobUpdate {
     pub time_limit: Option<Option<Minutes>>,
     pub name: Option<String>,
@@ -403,6 +403,13 @@ pub struct JobUpdate {
     /// An operator's `Priority=`: the nice value goes back to 0.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
     pub reset_nice: bool,
+}
+
+impl JobUpdate {
+    /// Whether the update sets the priority and nothing else.
+    pub fn priority_only(&self) -> bool {
+        self.priority.is_some() && *self == JobUpdate { priority: self.priority, ..Default::default() }
+    }
 }
 
 impl JobUpdate {

@@ -971,7 +971,14 @@ impl Ctld {
             }
             self.end_extern_steps().await;
             let t = now();
-            let mut cmds = self.recalc_priorities(t);
+            // (a queue of 100,000 jobs: commits of a few thousand updates each)
+            let mut prios = self.recalc_priorities(t);
+            while prios.len() > 4096 {
+                let rest = prios.split_off(4096);
+                let _ = self.commit(prios).await;
+                prios = rest;
+            }
+            let mut cmds = prios;
             let mut kills: Vec<(u32, String, StopReason)> = vec![];
             {
                 let g = self.lock();
