@@ -5,7 +5,10 @@
 //! `Reason=None`), starts at once, and the suspended job runs again when it
 //! ends. One cluster for the file: two nodes of 8 CPUs, a partition `low`
 //! (PriorityTier=1) and a partition `high` (PriorityTier=10,
-//! PreemptMode=OFF) over both.
+//! PreemptMode=OFF) over both; then a partition `graced` (PriorityTier=1,
+//! PreemptMode=CANCEL, GraceTime=2): its job preempted runs on for its grace
+//! time before it is cancelled (22.05: `PreemptTime=` the choice, `EndTime=`
+//! it plus GraceTime, then `PREEMPTED` with slurmstepd's line).
 
 use slurm_tests::*;
 use std::time::Duration;
@@ -19,7 +22,8 @@ fn a_high_tier_job_suspends_a_low_job_which_resumes_after_it() {
         &extra,
         "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n\
          PartitionName=low Nodes=node[1-2] PriorityTier=1 State=UP\n\
-         PartitionName=high Nodes=node[1-2] PriorityTier=10 PreemptMode=OFF State=UP\n",
+         PartitionName=high Nodes=node[1-2] PriorityTier=10 PreemptMode=OFF State=UP\n\
+         PartitionName=graced Nodes=node[1-2] PriorityTier=1 PreemptMode=CANCEL GraceTime=2 State=UP\n",
     )
     .unwrap();
     let c = Cluster::up("psuspend", 2, &["--cpus", "8", "--memory", "8000", "--extra-conf", &extra.to_string_lossy()]);
@@ -52,4 +56,17 @@ fn a_high_tier_job_suspends_a_low_job_which_resumes_after_it() {
     let resumed = ticks_now();
     wait_for("ticks again", T, || ticks_now() > resumed + 2);
     assert_eq!(c.state(&second.to_string()), "SUSPENDED", "an operator's suspension stays");
+
+    // GraceTime: the preempted job runs on for 2 s, then ends PREEMPTED
+    c.run("scancel", &["-u", "root"]).ok();
+    wait_for("an empty queue", T, || c.run("squeue", &["-h"]).stdout.is_empty());
+    let graced = c.sbatch(&["-p", "graced", "-w", "node1", "-n8", "--mem=2000", "-o", "graced.out", "--wrap", ticks]);
+    c.wait_state(&graced.to_string(), "RUNNING", T);
+    let asked = std::time::Instant::now();
+    let high = c.sbatch(&["-p", "high", "-w", "node1", "-n4", "--mem=1000", "--wrap", "sleep 1"]);
+    c.wait_state(&graced.to_string(), "PREEMPTED", T);
+    assert!(asked.elapsed() >= Duration::from_millis(1500), "ended before its grace time: {:?}", asked.elapsed());
+    c.wait_state(&high.to_string(), "COMPLETED", T);
+    let out = std::fs::read_to_string(c.work.join("graced.out")).unwrap_or_default();
+    assert!(out.contains("DUE TO PREEMPTION ***"), "{out}");
 }

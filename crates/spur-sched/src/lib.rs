@@ -643,7 +643,15 @@ pub fn schedule_with<'a>(
     resvs: &[&Reservation],
     depth: usize,
 ) -> (Vec<Decision>, bool) {
-    schedule_pass(now, jobs, lookup, nodes, parts, resvs, &Params { depth, backfill: None, preempt: None })
+    schedule_pass(
+        now,
+        jobs,
+        lookup,
+        nodes,
+        parts,
+        resvs,
+        &Params { depth, backfill: None, preempt: None, ending: vec![] },
+    )
 }
 
 /// How a pass schedules: `depth` as [`schedule_depth`]'s, and, for
@@ -656,6 +664,10 @@ pub struct Params {
     /// `PreemptType=preempt/partition_prio`, with slurm.conf's
     /// `PreemptMode` (a partition's own `PreemptMode=` comes first).
     pub preempt: Option<PreemptMode>,
+    /// Running jobs already preempted and ending at the end of their
+    /// partition's `GraceTime`: counted as on their way out, never chosen
+    /// again.
+    pub ending: Vec<u32>,
 }
 
 /// What preempting a job does (slurm.conf's or a partition's `PreemptMode`).
@@ -713,8 +725,8 @@ pub fn schedule_pass<'a>(
     // nodes a job waiting on them (`--nodelist`) keeps later jobs of the
     // pass off
     let mut withheld: HashSet<usize> = HashSet::new();
-    // jobs this pass preempts
-    let mut preempted: HashSet<u32> = HashSet::new();
+    // jobs this pass preempts (and those preempted before, in their grace time)
+    let mut preempted: HashSet<u32> = params.ending.iter().copied().collect();
     // nodes held by exclusive jobs (made when first needed)
     let mut exclusive_nodes: Option<HashSet<usize>> = None;
     // partitions with MaxCPUsPerNode: their own view of the table (before

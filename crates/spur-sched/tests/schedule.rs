@@ -698,7 +698,8 @@ fn a_job_that_can_never_fit_is_set_aside_and_others_go_on() {
 fn bf_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
     let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: None };
+    let params =
+        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: None, ending: vec![] };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
 
@@ -821,7 +822,7 @@ fn backfill_leaves_a_job_without_a_start_in_the_window_unplanned() {
     let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2)].into_iter().collect();
     let lookup = |id: u32| by_id.get(&id).copied();
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_window=5"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![] };
     let d = schedule_pass(NOW, &[&j1, &j2], &lookup, &[&n1], &[&p], &[], &params).0;
     assert_eq!(plan(&d, 2), None);
     let d = bf_pass(&[&j1, &j2], &[&n1], &[&p]);
@@ -840,7 +841,7 @@ fn backfill_tests_at_most_bf_max_job_test_jobs() {
     let lookup = |id: u32| by_id.get(&id).copied();
     // one job tested: the top one, planned; job 3 is not looked at
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_max_job_test=1"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![] };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(plan(&d, 2).is_some());
     assert!(started(&d).is_empty());
@@ -903,7 +904,7 @@ fn the_backfill_phase_names_the_pending_jobs_it_considered() {
     // without backfill (sched/builtin) no job is considered
     let by_id: std::collections::HashMap<u32, &Job> = [&j1, &j2, &j3].iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None, ending: vec![] };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
 }
@@ -1005,7 +1006,12 @@ fn unavailable_nodes_give_req_node_not_avail_and_hold_back_no_one() {
 fn preempt_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], mode: PreemptMode) -> Vec<Decision> {
     let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: Some(mode) };
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: Some(BackfillParams::default()),
+        preempt: Some(mode),
+        ending: vec![],
+    };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
 
@@ -1079,6 +1085,35 @@ fn a_higher_tier_job_preempts_the_fewest_lower_tier_jobs() {
     assert_eq!(suspended, vec![1], "{:?}", d);
     // its CPUs are free at once: the high job starts in the same pass
     assert_eq!(nodes_of(&d, 3), Some(names(&["n1"])), "{:?}", d);
+}
+
+/// A job preempted in its partition's GraceTime (`Params::ending`) runs on
+/// but counts as leaving: no other job is preempted in its place.
+#[test]
+fn a_job_in_its_grace_time_is_not_replaced_by_another_victim() {
+    let ns = [busy("n1", 8, 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let mut low = part("low", &nr);
+    low.priority_tier = 1;
+    let mut high = part("high", &nr);
+    high.priority_tier = 10;
+    let lowjob = |id: u32, n: &str| {
+        let mut j = running_on(id, n, 8, NOW - 10, 60);
+        j.partition = "low".into();
+        j
+    };
+    let (l1, l2) = (lowjob(1, "n1"), lowjob(2, "n2"));
+    let mut h = job(3);
+    h.partition = "high".into();
+    h.desc.cpus_per_task = Some(4);
+    h.num_cpus = 4;
+    let by_id: std::collections::HashMap<u32, &Job> = [&l1, &l2, &h].iter().map(|j| (j.job_id, *j)).collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let params =
+        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: Some(PreemptMode::Cancel), ending: vec![1] };
+    let d = schedule_pass(NOW, &[&l1, &l2, &h], &lookup, &nr, &[&low, &high], &[], &params).0;
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
+    assert_eq!(reason(&d, 3), Some(Reason::Resources));
 }
 
 /// A job suspended by preemption resumes once its CPUs are free (its

@@ -97,6 +97,10 @@ pub struct Ctld {
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
+    /// Jobs preempted in their partition's `GraceTime` (leader's soft
+    /// state): job -> (when it ends, requeued rather than cancelled). A new
+    /// leader's scheduler chooses them again, with a new grace time.
+    pub grace: Mutex<HashMap<u32, (i64, bool)>>,
     /// `PriorityType=priority/multifactor` with some weight: the weights
     /// (pending jobs' priorities are set at submission and again at each
     /// `PriorityCalcPeriod`).
@@ -242,6 +246,7 @@ impl Ctld {
             preempt,
             plans: Mutex::new(Plans::default()),
             multifactor,
+            grace: Mutex::new(HashMap::new()),
             prio_calc: std::sync::atomic::AtomicI64::new(0),
         })
     }
@@ -258,6 +263,49 @@ impl Ctld {
         let totals = spur_core::priority::Totals::of(&nodes, &parts);
         let pf = state.partition(&job.partition).map(|p| p.priority_job_factor).unwrap_or(0);
         Some(spur_core::priority::factors(job, pf, &totals, w, now).priority())
+    }
+
+    /// Preempted jobs whose GraceTime is over: requeued or cancelled
+    /// (PREEMPTED), their processes ended as any preempted job's.
+    async fn end_graced(self: &Arc<Self>, t: i64) {
+        let due: Vec<(u32, bool)> = {
+            let mut grace = self.grace.lock().unwrap_or_else(|e| e.into_inner());
+            let due: Vec<(u32, bool)> =
+                grace.iter().filter(|(_, (at, _))| *at <= t).map(|(id, (_, r))| (*id, *r)).collect();
+            for (id, _) in &due {
+                grace.remove(id);
+            }
+            due
+        };
+        if due.is_empty() {
+            return;
+        }
+        let mut cmds = vec![];
+        let mut ends = vec![];
+        {
+            let g = self.lock();
+            for (id, requeue) in due {
+                let Some(j) = g.state.jobs().get(&id).filter(|j| j.state == JobState::Running) else { continue };
+                cmds.push(if requeue {
+                    Command::Requeue { job_id: id, hold: false, now: t }
+                } else {
+                    Command::Kill { job_id: id, task: None, state: JobState::Preempted, now: t, uid: None }
+                });
+                if let Some(a) = j.allocs.first() {
+                    ends.push((id, a.node.clone()));
+                }
+            }
+        }
+        if cmds.is_empty() || self.commit(cmds).await.is_err() {
+            return;
+        }
+        for (id, node) in ends {
+            let me = self.clone();
+            tokio::spawn(async move {
+                me.signal_job(id, &node, libc::SIGKILL, false, true, StopReason::Preemption).await;
+            });
+        }
+        self.sched_wake.notify_one();
     }
 
     /// priority/multifactor at each `PriorityCalcPeriod` boundary: every
@@ -727,10 +775,12 @@ impl Ctld {
                         }) || plans
                             .cycle_due(std::time::Instant::now(), Duration::from_secs(bf.interval.max(1) as u64)))
                 });
+                let ending: Vec<u32> = self.grace.lock().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
                 let params = spur_sched::Params {
                     depth: spur_sched::DEFAULT_QUEUE_DEPTH,
                     backfill: backfill.cloned(),
                     preempt: self.preempt,
+                    ending,
                 };
                 let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
                 let ran = backfill.is_some() && !cut;
@@ -827,6 +877,25 @@ impl Ctld {
                     }
                     spur_sched::Decision::Considered { job_ids } => considered.extend(job_ids),
                     spur_sched::Decision::Preempt { job_id, requeue, suspend } => {
+                        // GraceTime (its partition's): it runs on that long, then
+                        // ends (22.05: PreemptTime= the choice, EndTime= it plus
+                        // the grace time, cancelled at slurmctld's next check)
+                        let grace = g
+                            .state
+                            .jobs()
+                            .get(&job_id)
+                            .and_then(|j| g.state.partition(&j.partition))
+                            .map(|p| p.more.grace_time)
+                            .unwrap_or(0);
+                        if grace > 0 && !suspend {
+                            tracing::info!("scheduler: preempting job {} after its GraceTime of {} s", job_id, grace);
+                            self.grace
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .entry(job_id)
+                                .or_insert((t + i64::from(grace), requeue));
+                            continue;
+                        }
                         // its processes are ended (or stopped) once the change is committed
                         if let Some(a) = g.state.jobs().get(&job_id).and_then(|j| j.allocs.first()) {
                             let sig = if suspend { libc::SIGSTOP } else { libc::SIGKILL };
@@ -964,6 +1033,7 @@ impl Ctld {
             }
             if !leader && was_leader {
                 self.launched.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                self.grace.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
             was_leader = leader;
             if !leader {
@@ -971,6 +1041,7 @@ impl Ctld {
             }
             self.end_extern_steps().await;
             let t = now();
+            self.end_graced(t).await;
             // (a queue of 100,000 jobs: commits of a few thousand updates each)
             let mut prios = self.recalc_priorities(t);
             while prios.len() > 4096 {
