@@ -77,33 +77,16 @@ Help options:
   --usage                         display a brief summary of sprio options
 ";
 
-/// 24.11's help: `--helpformat` added.
-const HELP_24: &str = "Usage: sprio [OPTIONS]
-      --federation                display jobs in federation if a member of one
-  -h, --noheader                  no headers on output
-  -j, --jobs                      comma separated list of jobs
-                                  to view, default is all
-      --local                     display jobs on local cluster only
-  -l, --long                      long report
-  -M, --cluster=cluster_name      cluster to issue commands to.  Default is
-                                  current cluster.  cluster with no name will
-                                  reset to default.
-                                  NOTE: SlurmDBD must be up.
-  -n, --norm                      display normalized values
-  -o, --format=format             format specification
-      --sibling                   display job records separately for each federation cluster
-  -p, --partition=partition_name  comma separated list of partitions
-  -u, --user=user_name            comma separated list of users to view
-  -v, --verbose                   verbosity level
-  -V, --version                   output version information and exit
-  -w, --weights                   show the weights for each priority factor
-
-Help options:
-  --help                          show this help message
-  --helpformat                    print a list of fields that can be specified
-                                  with '--format=' option
-  --usage                         display a brief summary of sprio options
-";
+/// The help: 24.11's lists `--helpformat` besides.
+fn help(v22: bool) -> String {
+    if v22 {
+        return HELP.to_string();
+    }
+    HELP.replace(
+        "  --usage ",
+        "  --helpformat                    print a list of fields that can be specified\n                                  with '--format=' option\n  --usage ",
+    )
+}
 
 /// 24.11's `--helpformat`: its field letters, eight to a line.
 fn help_format() -> String {
@@ -174,7 +157,7 @@ pub fn parse(args: &[String], env: &HashMap<String, String>) -> Result<SprioOpts
             "sibling" => o.sibling = true,
             "local" | "cluster" => o.local = true,
             "version" => return Err(Output::ok(spur_cli_base::version::version_line())),
-            "help" => return Err(Output::ok(if v22() { HELP } else { HELP_24 })),
+            "help" => return Err(Output::ok(help(v22()))),
             "helpformat" => return Err(Output::ok(help_format())),
             "autocomplete" => return Err(Output::ok("")),
             "usage" => return Err(Output::ok(USAGE)),
@@ -622,6 +605,10 @@ mod tests {
             "              4 cpu           root   (null)       1491          0          0          0       1000         91        500     (null)          0         100                     \n"
         );
         assert_eq!(help_format().lines().next(), Some("%a    %A    %b    %B    %c    %f    %F    %i    "));
+        assert!(help(false).ends_with(
+            "  --help                          show this help message\n  --helpformat                    print a list of fields that can be specified\n                                  with '--format=' option\n  --usage                         display a brief summary of sprio options\n"
+        ));
+        assert_eq!(help(true), HELP);
     }
 
     #[test]
