@@ -78,6 +78,11 @@ fn multifactor_priorities_and_sprio() {
     assert_eq!((o.code, o.stdout.as_str()), (0, "Unable to find jobs matching user/id(s) specified\n"));
     let o = c.run("sprio", &["-l", "-o", "%i"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
+    // a released job gets its factors at once, not at the next period
+    c.run("scontrol", &["release", &held.to_string()]).ok();
+    wait_for("the released job's priority", T, || {
+        c.run("squeue", &["-h", "-o", "%Q", "-j", &held.to_string()]).stdout.trim() == "1640"
+    });
     // the highest, alone in its partition, starts first once the big job ends
     c.run("scancel", &[&big.to_string()]).ok();
     c.wait_state(&pj.to_string(), "RUNNING", T);

@@ -310,14 +310,14 @@ impl Ctld {
 
     /// priority/multifactor at each `PriorityCalcPeriod` boundary: every
     /// pending job's priority again (the age factor grows), committed for
-    /// the jobs whose priority changed.
+    /// the jobs whose priority changed; in between, the released ones'.
     fn recalc_priorities(&self, now: i64) -> Vec<Command> {
         let Some(w) = self.multifactor.as_ref() else { return vec![] };
         let at = spur_core::priority::calc_time(w, now);
-        if self.prio_calc.swap(at, std::sync::atomic::Ordering::SeqCst) == at {
-            return vec![];
-        }
-        let g = self.lock();
+        // between boundaries, only the jobs a release (or a requeue of a
+        // held job) left at priority 1 get theirs (slurmctld sets it at once)
+        let all = self.prio_calc.swap(at, std::sync::atomic::Ordering::SeqCst) != at;
+        let g = self.read();
         let st = &g.state;
         let nodes: Vec<&Node> = st.nodes().iter().collect();
         let parts: Vec<&Partition> = st.partitions().iter().collect();
@@ -326,6 +326,7 @@ impl Ctld {
         st.jobs()
             .values()
             .filter(|j| j.state == JobState::Pending && j.priority > 0 && j.held.is_none() && j.desc.priority.is_none())
+            .filter(|j| all || j.priority == 1)
             .filter_map(|j| {
                 let pf = factor.get(j.partition.as_str()).copied().unwrap_or(0);
                 let p = spur_core::priority::factors(j, pf, &totals, w, now).priority();
