@@ -112,6 +112,9 @@ fn srun_alone(c: &Cluster) {
         (1, format!("srun: error: Unable to create step for job {}: Access/permission denied\n", held).as_str())
     );
     c.run("scancel", &[&held.to_string()]).ok();
+    // (its node free again before the next step's placement: with node1
+    // still held, -N2 -n4 would take node2 and node3, as cons_tres would)
+    c.wait_state(&held.to_string(), "CANCELLED", T);
     let o = c.run_as(TEST_USER, "srun", &["--jobid=999999", "true"]);
     assert_eq!(o.code, 1);
     assert!(
