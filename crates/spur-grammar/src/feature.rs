@@ -308,15 +308,16 @@ impl Constraint {
 
     /// Whether a node may hold any part of the job: it passes
     /// [`node_ok`](Self::node_ok) and has one of the bracket's features
-    /// when the bracket says every node has one.
-    pub fn node_may_serve(&self, has: &dyn Fn(&str) -> bool) -> bool {
+    /// when the bracket says every node has one. `choice` is
+    /// [`choice`](Self::choice)'s, made once for all the nodes tested.
+    pub fn node_may_serve(&self, choice: &Choice, has: &dyn Fn(&str) -> bool) -> bool {
         if !self.node_ok(has) {
             return false;
         }
-        match self.choice() {
+        match choice {
             Choice::Plain => true,
             Choice::OneOf(alts) => alts.iter().any(|a| has(a)),
-            Choice::Counts { each, any_rest } => any_rest || each.iter().any(|(n, _)| has(n)),
+            Choice::Counts { each, any_rest } => *any_rest || each.iter().any(|(n, _)| has(n)),
         }
     }
 }
@@ -394,7 +395,8 @@ mod tests {
         );
         assert_eq!(ok("ib*2").choice(), Choice::Counts { each: vec![("ib".into(), 2)], any_rest: true });
         assert_eq!(ok("intel|amd").choice(), Choice::Plain);
-        assert!(ok("[intel|amd]").node_may_serve(&node("cn03")) && !ok("[intel|amd]").node_may_serve(&node("gn01")));
+        let c = ok("[intel|amd]");
+        assert!(c.node_may_serve(&c.choice(), &node("cn03")) && !c.node_may_serve(&c.choice(), &node("gn01")));
     }
 
     #[test]

@@ -1113,11 +1113,14 @@ pub(crate) fn job_candidates<'p>(
             exc.and_then(Result::ok).unwrap_or_default(),
         ),
     };
-    let constraint = constraint_of(job);
+    let constraint = constraint_of(job).map(|c| {
+        let choice = c.choice();
+        (c, choice)
+    });
     let serves = |i: &usize| {
-        constraint.as_ref().is_none_or(|c| {
+        constraint.as_ref().is_none_or(|(c, choice)| {
             let f = table.feats_at(*i);
-            c.node_may_serve(&|x: &str| f.iter().any(|y| y == x))
+            c.node_may_serve(choice, &|x: &str| f.iter().any(|y| y == x))
         })
     };
     let candidates: Cow<[usize]> = if req.is_none() && exc.is_empty() && constraint.is_none() {

@@ -528,10 +528,11 @@ impl Service {
             .filter(|c| !c.is_empty() && validate::feature_expr_ok(c, &known))
             .and_then(|c| spur_grammar::feature::parse(c, false).ok())
         {
-            nodes.retain(|n| c.node_may_serve(&|f: &str| n.features.iter().any(|x| x == f)));
+            let choice = c.choice();
+            nodes.retain(|n| c.node_may_serve(&choice, &|f: &str| n.features.iter().any(|x| x == f)));
             let mut asked = want_nodes as usize;
-            if let spur_grammar::feature::Choice::Counts { each, .. } = c.choice() {
-                for (f, k) in &each {
+            if let spur_grammar::feature::Choice::Counts { each, .. } = &choice {
+                for (f, k) in each {
                     if nodes.iter().filter(|n| n.features.iter().any(|x| x == f)).count() < *k as usize {
                         return Err((unavailable, String::new()));
                     }
