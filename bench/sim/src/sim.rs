@@ -187,8 +187,13 @@ pub fn simulate(trace: &Trace, cluster: Cluster, backfill: bool) -> Result<Outco
         nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i)).collect();
     // job i has id i + 1
     let mut jobs: Vec<Job> = tj.iter().enumerate().map(|(i, t)| make_job(i as u32 + 1, i as u32, t)).collect();
-    let params =
-        Params { depth: usize::MAX, backfill: backfill.then(BackfillParams::default), preempt: None, ending: vec![] };
+    let params = Params {
+        depth: usize::MAX,
+        backfill: backfill.then(BackfillParams::default),
+        preempt: None,
+        ending: vec![],
+        topology: None,
+    };
     let mut out = Outcome { skipped: trace.skipped + wide, ..Default::default() };
     let mut starts: Vec<Option<(i64, bool, u32)>> = vec![None; jobs.len()];
     let mut ends: Vec<i64> = vec![0; jobs.len()];

@@ -1759,6 +1759,24 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 },
             }
         }
+        ScontrolCmd::Show { what: ShowWhat::Absent(Absent::Topology), id, .. }
+            if spur_core::topology::tree_configured(c.conf()) =>
+        {
+            // the switches of topology.conf, read as the controller reads it
+            match spur_core::topology::load(c.conf()) {
+                Ok(Some(t)) => match t.show(id.as_deref()) {
+                    Some(text) => Output::ok(topo_len(&text, std::env::var("SLURM_TOPO_LEN").ok().as_deref())),
+                    None => Output::err(
+                        format!(
+                            "scontrol: error: Topology information contains no switch or node named {}\n",
+                            id.as_deref().unwrap_or_default()
+                        ),
+                        0,
+                    ),
+                },
+                _ => Output::err("scontrol: error: No topology information available\n", 0),
+            }
+        }
         ScontrolCmd::Show { what: ShowWhat::Absent(a), .. } => match a {
             // no federation, burst buffer plugin, front end or topology plugin
             Absent::Frontend => Output::ok("No nodes in the system\n"),
@@ -1897,7 +1915,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 ..Default::default()
             };
             match c.query(&q).await {
-                Ok(view) => render_show(cmd, &view, view.now),
+                Ok(view) => render_show(cmd, &view, view.now, spur_core::topology::max_switch_wait(c.conf())),
                 Err(e) => {
                     let what_s = match what {
                         ShowWhat::Job => "slurm_load_jobs error",
@@ -2091,6 +2109,13 @@ async fn resolve_update_job(
 
 /// `scontrol show config`: slurmctld's key/value list (`%-23s = %s`), the keys
 /// in Slurm's order, values from slurm.conf or Slurm 24.11's defaults.
+/// `SLURM_TOPO_LEN=N`: each line of `show topology` cut to N characters.
+fn topo_len(text: &str, len: Option<&str>) -> String {
+    let Some(n) = len.map(spur_grammar::num::atoi) else { return text.to_string() };
+    let n = n.max(0) as usize;
+    text.lines().map(|l| format!("{}\n", l.chars().take(n).collect::<String>())).collect()
+}
+
 pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
     let get = |k: &str| conf.get(k).map(|v| v.to_string());
     let or = |k: &str, d: &str| get(k).unwrap_or_else(|| d.to_string());
@@ -2238,19 +2263,22 @@ fn show_assoc_mgr(users: bool, assoc: bool, qos: bool) -> String {
 // ---------------------------------------------------------------- show
 
 /// Render a `show job|node|partition` command against a view.
-pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64) -> Output {
+///
+/// `max_switch_wait`: slurm.conf's `SchedulerParameters=max_switch_wait=`
+/// (the wait a job's `Switches=` shows, at most).
+pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64, max_switch_wait: u32) -> Output {
     let ScontrolCmd::Show { flags, what, id } = cmd else {
         return run_local(cmd).unwrap_or_default();
     };
     match what {
-        ShowWhat::Job => show_jobs(view, id.as_deref(), flags, now),
+        ShowWhat::Job => show_jobs(view, id.as_deref(), flags, now, max_switch_wait),
         ShowWhat::Node => show_nodes(view, id.as_deref(), flags),
         ShowWhat::Partition => show_partitions(view, id.as_deref(), flags),
         _ => run_local(cmd).unwrap_or_default(),
     }
 }
 
-fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Output {
+fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, max_switch_wait: u32) -> Output {
     let mut out = Output::default();
     let (mut job_id, mut task) = (None, None);
     let mut het = None;
@@ -2329,6 +2357,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64) -> Outpu
                 })
                 .unwrap_or(0),
             plan: view.plans.get(&j.job_id).cloned(),
+            max_switch_wait,
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
@@ -2386,6 +2415,8 @@ struct JobCtx {
     node_mem: u64,
     /// What the backfill scheduler said of the job.
     plan: Option<spur_core::model::JobPlan>,
+    /// `SchedulerParameters=max_switch_wait=` (seconds).
+    max_switch_wait: u32,
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
@@ -2573,17 +2604,15 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         };
         r.std_paths = Some((err_path, in_path, out_path));
     }
-    // --switches=N[@WAIT] (SBATCH_REQ_SWITCH, SBATCH_WAIT4SWITCH)
-    if let Some(sw) = acc.and_then(|a| a.switches.as_deref()) {
-        let (n, wait) = match sw.split_once('@') {
-            Some((n, w)) => (n, Some(w.to_string())),
-            None => (sw, acc.and_then(|a| a.switch_wait.clone())),
-        };
-        let n = spur_grammar::num::strtol(n, 10).value;
-        if n > 0 {
-            r.req_switch = n.min(u32::MAX as i64) as u32;
-            r.wait4switch = minutes(wait.as_ref()) as u32;
-        }
+    // --switches=N[@WAIT] (SBATCH_REQ_SWITCH, SBATCH_WAIT4SWITCH): the
+    // wait in seconds, at most max_switch_wait (also when none is given)
+    if let Some((n, wait)) = spur_core::topology::job_switches(
+        acc.and_then(|a| a.switches.as_deref()),
+        acc.and_then(|a| a.switch_wait.as_deref()),
+        ctx.max_switch_wait,
+    ) {
+        r.req_switch = n;
+        r.wait4switch = wait;
     }
     match d.kill_on_invalid_dep() {
         Some(true) => r.flags.kill_inv_dep = true,
@@ -3252,7 +3281,7 @@ mod tests {
     fn show(a: &[&str]) -> Output {
         let cmd = parse(&args(a), &HashMap::new()).unwrap();
         let v = view();
-        render_show(&cmd, &v, v.now)
+        render_show(&cmd, &v, v.now, 300)
     }
 
     /// getopt_long's permutation, POSIXLY_CORRECT and `--`, as recorded in
@@ -3733,7 +3762,7 @@ mod tests {
             &["node1".to_string(), "node2".to_string(), "node3".to_string(), "node4".to_string()],
         )
         .unwrap();
-        let o = render_show(&parse(&args(&["show", "partition"]), &e).unwrap(), &v, v.now).stdout;
+        let o = render_show(&parse(&args(&["show", "partition"]), &e).unwrap(), &v, v.now, 300).stdout;
         for line in [
             "   AllowGroups=ALL DenyAccounts=a3 AllowQos=ALL\n",
             "   AllocNodes=node1 Alternate=debug Default=YES CpuBind=cores  QoS=N/A\n",

@@ -30,10 +30,12 @@ struct UpOpts {
     extra_conf: Option<PathBuf>,
     /// The Slurm release to imitate (`--compat 22.05`; see spur_core::compat).
     compat: Option<spur_core::compat::Release>,
+    /// A topology.conf for `TopologyPlugin=topology/tree` (`--topology FILE`).
+    topology: Option<PathBuf>,
 }
 
 fn usage() -> String {
-    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--compat 22.05|24.11]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--topology FILE] [--compat 22.05|24.11]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -52,6 +54,7 @@ pub fn main(args: &[String]) -> i32 {
         wait: true,
         extra_conf: None,
         compat: None,
+        topology: None,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -78,6 +81,7 @@ pub fn main(args: &[String]) -> i32 {
                 "--kill-wait" => o.kill_wait = num(&val()?)?,
                 "--no-wait" => o.wait = false,
                 "--extra-conf" => o.extra_conf = Some(PathBuf::from(val()?)),
+                "--topology" => o.topology = Some(PathBuf::from(val()?)),
                 "--compat" => {
                     let v = val()?;
                     o.compat = Some(
@@ -228,6 +232,11 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
         gres
     ));
     s.push_str(&format!("PartitionName={} Nodes=node[1-{}] Default=YES MaxTime=INFINITE State=UP\n", o.partition, n));
+    if let Some(p) = &o.topology {
+        let t = std::fs::read(p).map_err(|e| format!("spur cluster: {}: {}", p.display(), e))?;
+        std::fs::write(d.join("topology.conf"), t).map_err(|e| e.to_string())?;
+        s.push_str("TopologyPlugin=topology/tree\n");
+    }
     if let Some(p) = &o.extra_conf {
         let extra = std::fs::read_to_string(p).map_err(|e| format!("spur cluster: {}: {}", p.display(), e))?;
         s.push_str(&extra);

@@ -13,4 +13,5 @@ pub mod priority;
 pub mod records;
 pub mod request;
 pub mod stepio;
+pub mod topology;
 pub mod usage;

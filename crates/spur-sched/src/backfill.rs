@@ -180,6 +180,9 @@ impl FreeOf for Overlay<'_, '_> {
     fn feats_at(&self, i: usize) -> &[String] {
         self.base.feats_at(i)
     }
+    fn topo(&self) -> Option<(&crate::topo::TopoPass, bool)> {
+        self.base.topo()
+    }
 }
 
 /// Nodes held for planned jobs: (start, end, nodes by `Free::index`).
@@ -395,7 +398,8 @@ pub(crate) fn run(
         }
         let pn: &[usize] = m.part_nodes.entry(part.name.as_str()).or_insert_with(|| base.indexes(&part.nodes));
         let Ok(Cands { candidates, req, .. }) = job_candidates(job, pn, &base, m.resvs, now) else { continue };
-        let shape = shape_of(job);
+        let mut shape = shape_of(job);
+        shape.switches = base.topo.as_ref().and_then(|(t, _)| t.conf.switch_limit(job, now));
         let need = Need::new(&shape, &base.kinds);
         let dur = job.time_limit.map(|l| l as i64 * 60).unwrap_or(YEAR).max(1);
         let tasks: Vec<Option<u32>> = match &job.array {

@@ -14,8 +14,11 @@ use spur_grammar::feature::{Choice, Constraint};
 use spur_grammar::hostlist::MAX_JOB_HOSTS;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 pub mod backfill;
+mod topo;
+pub use topo::SchedTopology;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decision {
@@ -126,6 +129,8 @@ pub(crate) trait FreeOf {
     fn name_at(&self, i: usize) -> &str;
     /// The node's features (slurm.conf `Features=`).
     fn feats_at(&self, i: usize) -> &[String];
+    /// The switch tree, if any, and whether `--switches` waits hold.
+    fn topo(&self) -> Option<(&topo::TopoPass, bool)>;
 }
 
 /// The nodes of a pass by their place in the node table (slurm.conf order):
@@ -137,6 +142,10 @@ pub(crate) struct Table<'a> {
     pub(crate) index: HashMap<&'a str, usize>,
     pub(crate) kinds: Kinds,
     pub(crate) feats: Vec<&'a [String]>,
+    /// `topology/tree` in this table's indexes, and whether a job's
+    /// `--switches` wait holds it here (not in the tables asking whether a
+    /// job could ever run).
+    pub(crate) topo: Option<(Arc<topo::TopoPass>, bool)>,
 }
 
 impl FreeOf for Table<'_> {
@@ -148,6 +157,9 @@ impl FreeOf for Table<'_> {
     }
     fn feats_at(&self, i: usize) -> &[String] {
         self.feats.get(i).copied().unwrap_or(&[])
+    }
+    fn topo(&self) -> Option<(&topo::TopoPass, bool)> {
+        self.topo.as_ref().map(|(t, hold)| (t.as_ref(), *hold))
     }
 }
 
@@ -180,7 +192,7 @@ impl<'a> Table<'a> {
         let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let feats = nodes.iter().map(|n| n.features.as_slice()).collect();
-        Table { names, free, index, kinds, feats }
+        Table { names, free, index, kinds, feats, topo: None }
     }
 
     /// The usable nodes as if idle, the others not usable: whether a job
@@ -492,6 +504,12 @@ pub struct Shape {
     pub contiguous: bool,
     /// `--spread-job`: as many nodes as it has tasks (at most its maximum).
     pub spread: bool,
+    /// `--switches` was asked (with `TopologyParam=TopoOptional`, only
+    /// these jobs are placed by the tree).
+    pub asks_switches: bool,
+    /// The most leaf switches while the job still waits for them (set by
+    /// the pass from the job's `--switches=N@WAIT`; None: no limit now).
+    pub switches: Option<u32>,
 }
 
 /// A job's `--constraint`, read as leniently as either release reads it
@@ -532,6 +550,8 @@ pub fn shape_of(job: &Job) -> Shape {
         constraint: constraint_of(job),
         contiguous: d.contiguous(),
         spread: d.accepted.as_ref().is_some_and(|a| a.spread_job),
+        asks_switches: topo::SchedTopology::asks_switches(job),
+        switches: None,
     }
 }
 
@@ -650,7 +670,7 @@ pub fn schedule_with<'a>(
         nodes,
         parts,
         resvs,
-        &Params { depth, backfill: None, preempt: None, ending: vec![] },
+        &Params { depth, backfill: None, preempt: None, ending: vec![], topology: None },
     )
 }
 
@@ -668,6 +688,8 @@ pub struct Params {
     /// partition's `GraceTime`: counted as on their way out, never chosen
     /// again.
     pub ending: Vec<u32>,
+    /// `TopologyPlugin=topology/tree`.
+    pub topology: Option<Arc<SchedTopology>>,
 }
 
 /// What preempting a job does (slurm.conf's or a partition's `PreemptMode`).
@@ -717,6 +739,8 @@ pub fn schedule_pass<'a>(
     let mut truncated = false;
     let mut out = Vec::new();
     let mut free = Table::new(nodes, false);
+    let topo_pass = params.topology.as_ref().map(|t| Arc::new(topo::TopoPass::new(t, &free.index)));
+    free.topo = topo_pass.clone().map(|t| (t, true));
     // every node as if idle: a job that does not fit its partition even
     // then can never start (made when first needed)
     let mut whole_cluster: Option<Table> = None;
@@ -855,7 +879,8 @@ pub fn schedule_pass<'a>(
                 continue;
             }
         }
-        let shape = shape_of(job);
+        let mut shape = shape_of(job);
+        shape.switches = params.topology.as_ref().and_then(|t| t.switch_limit(job, now));
         // more CPUs than the partition has at all (slurmctld's partition
         // access check; only a job accepted despite it, as 22.05 does, gets here)
         // (counted once per partition and pass: a queue of 100,000 jobs on
@@ -922,7 +947,11 @@ pub fn schedule_pass<'a>(
                 if p.is_some() {
                     return (p, true);
                 }
-                let all = whole_cluster.get_or_insert_with(|| Table::new(nodes, true));
+                let all = whole_cluster.get_or_insert_with(|| {
+                    let mut t = Table::new(nodes, true);
+                    t.topo = topo_pass.clone().map(|t| (t, false));
+                    t
+                });
                 let ever = place(&Need::new(&shape, &all.kinds), &part_candidates, all, req.as_ref()).is_some();
                 (None, ever)
             }));
@@ -996,7 +1025,11 @@ pub fn schedule_pass<'a>(
                                 || (shape.exclusive && (n.alloc_cpus > 0 || n.alloc_mem > 0))
                         };
                         let why = not_avail(nodes, &free, &part_candidates, req.as_ref(), &busy_at, || {
-                            let avail = avail_idle.get_or_insert_with(|| Table::avail_idle(nodes));
+                            let avail = avail_idle.get_or_insert_with(|| {
+                                let mut t = Table::avail_idle(nodes);
+                                t.topo = topo_pass.clone().map(|t| (t, false));
+                                t
+                            });
                             place(&Need::new(&shape, &avail.kinds), &part_candidates, avail, req.as_ref()).is_some()
                         });
                         match why {
@@ -1473,12 +1506,25 @@ fn place_plain(
     }
     if required.is_none() {
         let want_nodes = need.shape.min_nodes.max(1);
-        if let Some(picked) = pick_knapsack(need, candidates, free, want_nodes) {
+        // topology/tree (not for --contiguous; with TopoOptional only for
+        // jobs that ask for --switches)
+        let tree =
+            free.topo().filter(|(t, _)| !need.shape.contiguous && (!t.conf.optional || need.shape.asks_switches));
+        let picked = match tree {
+            Some((t, hold)) => pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| {
+                topo::topo_pick(need, c, free, want_nodes, t, hold)
+            }),
+            None => {
+                pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| slurm_pick(need, c, free, want_nodes))
+            }
+        };
+        if let Some(picked) = picked {
             if let Some(a) = place_in_order(need, &picked, free, None) {
                 return Some(a);
             }
         }
-        if need.shape.contiguous {
+        // (no first fit past a --switches wait: the job waits for the tree)
+        if need.shape.contiguous || tree.is_some_and(|(_, hold)| hold && need.shape.switches.is_some()) {
             return None;
         }
     }
@@ -1551,8 +1597,14 @@ fn place_spread(need: &Need, candidates: &[usize], free: &impl FreeOf) -> Option
 /// 8-CPU nodes, the first with 2 free, gets the second and third.
 /// A pick that no subset can satisfy (fewer CPUs or nodes available in all
 /// than the job needs) is not retried.
-fn pick_knapsack(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes: u32) -> Option<Vec<usize>> {
-    if let Some(p) = slurm_pick(need, candidates, free, want_nodes) {
+fn pick_knapsack(
+    need: &Need,
+    candidates: &[usize],
+    free: &impl FreeOf,
+    want_nodes: u32,
+    pick: &dyn Fn(&[usize]) -> Option<Vec<usize>>,
+) -> Option<Vec<usize>> {
+    if let Some(p) = pick(candidates) {
         return Some(p);
     }
     let avail: Vec<(usize, u32)> = candidates
@@ -1585,7 +1637,7 @@ fn pick_knapsack(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nod
             continue;
         }
         let idx: Vec<usize> = left.iter().map(|(i, _)| *i).collect();
-        if let Some(p) = slurm_pick(need, &idx, free, want_nodes) {
+        if let Some(p) = pick(&idx) {
             return Some(p);
         }
         if left.len() <= min_nodes {
@@ -1690,6 +1742,8 @@ mod tests {
             constraint: None,
             contiguous: false,
             spread: false,
+            asks_switches: false,
+            switches: None,
         }
     }
 
@@ -1701,7 +1755,7 @@ mod tests {
             .map(|u| Some(Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1 }))
             .collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-        Table { names, free, index, kinds: Kinds::default(), feats: vec![&[]; 4] }
+        Table { names, free, index, kinds: Kinds::default(), feats: vec![&[]; 4], topo: None }
     }
 
     /// `slurm_pick` over every node, by name.
@@ -1711,6 +1765,55 @@ mod tests {
     }
 
     const ALL: [&str; 4] = ["node1", "node2", "node3", "node4"];
+
+    /// The measured tree (s0=node1, s1=node[2-3], s2=node4; s1 and s2
+    /// under a0, s0 under a1) over 8-CPU nodes with these CPUs in use.
+    fn tree_table(used: &[u32], v24: bool) -> Table<'static> {
+        let mut t = free(&[0, 0, 0, 0]);
+        for (f, u) in t.free.iter_mut().zip(used) {
+            *f = Some(Free { cpus: 8 - u, mem: 16000, gres: vec![], whole: *u == 0, weight: 1 });
+        }
+        let names: Vec<String> = ALL.iter().map(|s| s.to_string()).collect();
+        let tree = spur_core::topology::parse(
+            "SwitchName=s0 Nodes=node1\nSwitchName=s1 Nodes=node[2-3]\nSwitchName=s2 Nodes=node4\n\
+             SwitchName=a0 Switches=s[1-2]\nSwitchName=a1 Switches=s0\nSwitchName=top Switches=a[0-1]\n",
+            &names,
+        )
+        .unwrap();
+        let conf = Arc::new(SchedTopology { tree, optional: false, max_switch_wait: 300, v24 });
+        t.topo = Some((Arc::new(topo::TopoPass::new(&conf, &t.index)), true));
+        t
+    }
+
+    fn tree_place(sh: &Shape, t: &Table) -> Vec<String> {
+        let a = place(&Need::new(sh, &t.kinds), &[0, 1, 2, 3], t, None).unwrap_or_default();
+        a.into_iter().map(|a| format!("{}:{}", a.node, a.cpus)).collect()
+    }
+
+    #[test]
+    fn tree_placement_by_release() {
+        let mut sh = shape(1, 1, true);
+        sh.mem_per_cpu = 0;
+        // idle (measured on 22.05): -N2 on the leaf that holds both
+        sh.min_nodes = 2;
+        sh.max_nodes = Some(2);
+        sh.tasks = 2;
+        assert_eq!(tree_place(&sh, &tree_table(&[0, 0, 0, 0], false)), ["node2:1", "node3:1"]);
+        assert_eq!(tree_place(&sh, &tree_table(&[0, 0, 0, 0], true)), ["node2:1", "node3:1"]);
+        // node1 with 2 CPUs free, -n8: 22.05 takes the one-node leaf that
+        // fits by count (node1, then node4: measured, CPU_IDs 2 and 6);
+        // 24.11 also counts CPUs, and node4 alone holds them
+        let mut n8 = shape(8, 1, false);
+        n8.mem_per_cpu = 0;
+        assert_eq!(tree_place(&n8, &tree_table(&[6, 0, 0, 0], false)), ["node1:2", "node4:6"]);
+        assert_eq!(tree_place(&n8, &tree_table(&[6, 0, 0, 0], true)), ["node4:8"]);
+        // a --switches limit still holding: node2 busy, two nodes would
+        // span two leaves, so nothing; none once the wait is over
+        sh.switches = Some(1);
+        assert!(tree_place(&sh, &tree_table(&[0, 8, 0, 0], false)).is_empty());
+        sh.switches = None;
+        assert_eq!(tree_place(&sh, &tree_table(&[0, 8, 0, 0], false)), ["node3:1", "node4:1"]);
+    }
 
     fn job(id: u32, state: JobState, dep: Option<&str>, kill: Option<&str>) -> Job {
         let mut desc = spur_core::model::JobDesc { dependency: dep.map(|d| d.to_string()), ..Default::default() };

@@ -698,8 +698,13 @@ fn a_job_that_can_never_fit_is_set_aside_and_others_go_on() {
 fn bf_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
     let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params =
-        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(BackfillParams::default()), preempt: None, ending: vec![] };
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: Some(BackfillParams::default()),
+        preempt: None,
+        ending: vec![],
+        topology: None,
+    };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
 
@@ -822,7 +827,8 @@ fn backfill_leaves_a_job_without_a_start_in_the_window_unplanned() {
     let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2)].into_iter().collect();
     let lookup = |id: u32| by_id.get(&id).copied();
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_window=5"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![] };
+    let params =
+        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![], topology: None };
     let d = schedule_pass(NOW, &[&j1, &j2], &lookup, &[&n1], &[&p], &[], &params).0;
     assert_eq!(plan(&d, 2), None);
     let d = bf_pass(&[&j1, &j2], &[&n1], &[&p]);
@@ -841,7 +847,8 @@ fn backfill_tests_at_most_bf_max_job_test_jobs() {
     let lookup = |id: u32| by_id.get(&id).copied();
     // one job tested: the top one, planned; job 3 is not looked at
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_max_job_test=1"));
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![] };
+    let params =
+        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![], topology: None };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(plan(&d, 2).is_some());
     assert!(started(&d).is_empty());
@@ -904,7 +911,7 @@ fn the_backfill_phase_names_the_pending_jobs_it_considered() {
     // without backfill (sched/builtin) no job is considered
     let by_id: std::collections::HashMap<u32, &Job> = [&j1, &j2, &j3].iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None, ending: vec![] };
+    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None, ending: vec![], topology: None };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
 }
@@ -1011,6 +1018,7 @@ fn preempt_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], mode: Pree
         backfill: Some(BackfillParams::default()),
         preempt: Some(mode),
         ending: vec![],
+        topology: None,
     };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
@@ -1109,8 +1117,13 @@ fn a_job_in_its_grace_time_is_not_replaced_by_another_victim() {
     h.num_cpus = 4;
     let by_id: std::collections::HashMap<u32, &Job> = [&l1, &l2, &h].iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params =
-        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: Some(PreemptMode::Cancel), ending: vec![1] };
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: None,
+        preempt: Some(PreemptMode::Cancel),
+        ending: vec![1],
+        topology: None,
+    };
     let d = schedule_pass(NOW, &[&l1, &l2, &h], &lookup, &nr, &[&low, &high], &[], &params).0;
     assert_eq!(preempts(&d), vec![], "{:?}", d);
     assert_eq!(reason(&d, 3), Some(Reason::Resources));

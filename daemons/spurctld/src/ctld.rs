@@ -94,6 +94,8 @@ pub struct Ctld {
     pub sched_interval: Option<Duration>,
     /// `PreemptType=preempt/partition_prio`: slurm.conf's `PreemptMode`.
     pub preempt: Option<spur_sched::PreemptMode>,
+    /// `TopologyPlugin=topology/tree`: topology.conf's switches.
+    pub topology: Option<Arc<spur_sched::SchedTopology>>,
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
@@ -205,6 +207,18 @@ impl Ctld {
             .then(|| {
                 conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
             });
+        // (main stopped on a topology.conf that does not read)
+        let topology = spur_core::topology::load(&conf).ok().flatten().map(|tree| {
+            for w in &tree.warnings {
+                tracing::warn!("topology/tree: {}", w);
+            }
+            Arc::new(spur_sched::SchedTopology {
+                tree,
+                optional: spur_core::topology::topo_optional(&conf),
+                max_switch_wait: spur_core::topology::max_switch_wait(&conf),
+                v24: spur_core::compat::release() >= spur_core::compat::Release::V24_11,
+            })
+        });
         let sched_interval =
             match conf.get("SchedulerParameters").and_then(|p| spur_core::config::scheduler_param(p, "sched_interval"))
             {
@@ -244,6 +258,7 @@ impl Ctld {
             backfill,
             sched_interval,
             preempt,
+            topology,
             plans: Mutex::new(Plans::default()),
             multifactor,
             grace: Mutex::new(HashMap::new()),
@@ -782,6 +797,7 @@ impl Ctld {
                     backfill: backfill.cloned(),
                     preempt: self.preempt,
                     ending,
+                    topology: self.topology.clone(),
                 };
                 let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
                 let ran = backfill.is_some() && !cut;

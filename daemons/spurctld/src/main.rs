@@ -183,6 +183,11 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // topology.conf: what slurmctld's tree plugin stops on
+    if let Err(e) = spur_core::topology::load(&conf) {
+        eprintln!("spurctld: fatal: {}", e);
+        std::process::exit(1);
+    }
     init_logging(args.log.as_deref());
     let key_path = spur_auth::key_path(&args.conf);
     let key = match spur_auth::read_key(&key_path) {

@@ -477,7 +477,22 @@ pub fn job_update(
     out.dependency = u.dependency.clone();
     out.begin_time = u.begin_time.map(|t| t.max(now));
     if let Some(sw) = &u.switches {
-        out.switches = Some(sw.clone());
+        // a count alone keeps the job's wait (slurmctld changes wait4switch
+        // only when one is given): 0 for a job that asked for no switches
+        // (`Switches=1@00:00:00`, scontrol_surface 141), none written
+        // (the longest) for one that asked without a wait
+        let acc = job.desc.accepted.as_ref();
+        let asked = acc.and_then(|a| a.switches.as_deref()).filter(|s| {
+            spur_core::topology::job_switches(Some(s), None, 0).is_some()
+        });
+        let wait: Option<String> = match asked {
+            None => Some("0:00".into()),
+            Some(s) => s.split_once('@').map(|(_, w)| w.to_string()).or_else(|| acc.and_then(|a| a.switch_wait.clone())),
+        };
+        out.switches = Some(match wait {
+            Some(w) if !sw.contains('@') => format!("{}@{}", sw, w),
+            _ => sw.clone(),
+        });
     }
     out.extra = u.extra.clone();
     if let Some(e) = u.end_time {
