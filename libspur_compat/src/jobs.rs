@@ -104,6 +104,8 @@ pub struct Ctx<'a> {
     /// What the backfill scheduler said of the jobs (`sched_nodes`,
     /// `BACKFILL_SCHED`).
     pub plans: &'a HashMap<u32, spur_core::model::JobPlan>,
+    /// Each partition's `OverSubscribe=`.
+    pub part_oversubscribe: HashMap<&'a str, &'a str>,
 }
 
 impl<'a> Ctx<'a> {
@@ -136,6 +138,7 @@ impl<'a> Ctx<'a> {
             active,
             cluster: &view.cluster_name,
             plans: &view.plans,
+            part_oversubscribe: view.partitions.iter().map(|p| (p.name.as_str(), p.oversubscribe.as_str())).collect(),
         }
     }
 
@@ -460,7 +463,7 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
     r.cpu_freq_max = NO_VAL;
     r.cpu_freq_gov = NO_VAL;
     r.contiguous = d.contiguous() as u16;
-    r.shared = match d.oversubscribe() {
+    r.shared = match d.oversubscribe_in(ctx.part_oversubscribe.get(j.partition.as_str()).copied()) {
         "NO" => 0,
         "YES" => 1,
         "USER" => sys::JOB_SHARED_USER as u16,

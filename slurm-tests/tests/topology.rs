@@ -1,6 +1,6 @@
 //! Issue 15, point 3: `TopologyPlugin=topology/tree` and `--switches`
 //! through the real daemons and commands, as Slurm 22.05 answered the same
-//! submissions on the same tree (crates/spur-sched/tests/topology-22.05.md).
+//! submissions on the same tree (crates/spur-sched/tests/topology.md).
 //! One cluster for the file: four nodes of 8 CPUs on leaf switches s0=node1,
 //! s1=node[2-3], s2=node4; s1 and s2 under a0, s0 under a1, both under top.
 //! The cluster imitates 22.05 (`--compat 22.05`), whose answers these are.

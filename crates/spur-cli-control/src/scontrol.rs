@@ -2358,6 +2358,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, max_swit
                 .unwrap_or(0),
             plan: view.plans.get(&j.job_id).cloned(),
             max_switch_wait,
+            part_oversubscribe: view.partitions.iter().find(|p| p.name == j.partition).map(|p| p.oversubscribe.clone()),
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
@@ -2417,6 +2418,8 @@ struct JobCtx {
     plan: Option<spur_core::model::JobPlan>,
     /// `SchedulerParameters=max_switch_wait=` (seconds).
     max_switch_wait: u32,
+    /// The job's partition's `OverSubscribe=`.
+    part_oversubscribe: Option<String>,
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
@@ -2498,7 +2501,7 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         delay_boot: minutes(acc.and_then(|a| a.delay_boot.as_ref())) as u32,
         // (its own line after Features=, as scontrol prints a job's reservation)
         resv_name: d.reservation_name().map(String::from),
-        shared: spur_cli_base::show::job_share_value(d.oversubscribe()),
+        shared: spur_cli_base::show::job_share_value(d.oversubscribe_in(ctx.part_oversubscribe.as_deref())),
         contiguous: d.contiguous() as u16,
         network: acc.and_then(|a| a.network.clone()),
         work_dir: Some(d.work_dir.clone()),

@@ -1073,7 +1073,9 @@ fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
         NumNodes => Cell::s(j.num_nodes.to_string()),
         NumTasks => Cell::s(num_tasks_packed(j).to_string()),
         Origin | SiblingsActive | SiblingsActiveRaw | SiblingsViable | SiblingsViableRaw | OriginRaw => Cell::s("NA"),
-        OverSubscribe => Cell::s(j.desc.oversubscribe()),
+        OverSubscribe => Cell::s(j.desc.oversubscribe_in(
+            view.partitions.iter().find(|p| p.name == j.partition).map(|p| p.oversubscribe.as_str()),
+        )),
         Partition => Cell::s(j.partition.clone()),
         PendingTime => {
             let v = if j.start_time != 0 && j.start_time < now {

@@ -47,8 +47,23 @@ fn main() {
         "sprio" => sprio::run(&args, &process::env_map()),
         "scancel" => scancel::run(&args, &process::env_map()),
         "scontrol" => scontrol::run(&args, &process::env_map()),
-        "cluster" => cluster::main(&args),
-        "controller" => controllers::main(&args),
+        "cluster" => {
+            // `spur cluster status | head -1`: end quietly on a closed pipe,
+            // as a C program does, rather than panic in println!
+            // SAFETY: restoring the default action of a signal before any
+            // thread starts
+            let _ = unsafe {
+                nix::sys::signal::signal(nix::sys::signal::Signal::SIGPIPE, nix::sys::signal::SigHandler::SigDfl)
+            };
+            cluster::main(&args)
+        }
+        "controller" => {
+            // SAFETY: as for `cluster`
+            let _ = unsafe {
+                nix::sys::signal::signal(nix::sys::signal::Signal::SIGPIPE, nix::sys::signal::SigHandler::SigDfl)
+            };
+            controllers::main(&args)
+        }
         "--version" | "-V" | "version" => {
             println!("spur {}", env!("CARGO_PKG_VERSION"));
             0

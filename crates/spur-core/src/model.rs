@@ -1400,6 +1400,28 @@ impl JobDesc {
             None => "OK",
         }
     }
+    /// [`JobDesc::oversubscribe`] of a job in a partition of this
+    /// `OverSubscribe=` (slurmctld reports the partition's rule for a job
+    /// that asked for neither: `YES` under `FORCE:N` with N > 1, `NO` under
+    /// `EXCLUSIVE`; measured on 22.05).
+    pub fn oversubscribe_in(&self, part: Option<&str>) -> &'static str {
+        let own = self.oversubscribe();
+        if own != "OK" {
+            return own;
+        }
+        let Some(p) = part else { return own };
+        let (word, count) = match p.split_once(':') {
+            Some((w, c)) => (w, c.trim().parse::<u32>().ok()),
+            None => (p, None),
+        };
+        if word.eq_ignore_ascii_case("FORCE") && count.unwrap_or(4) > 1 {
+            "YES"
+        } else if word.eq_ignore_ascii_case("EXCLUSIVE") {
+            "NO"
+        } else {
+            own
+        }
+    }
     /// `--kill-on-invalid-dep=yes|no` as given (`KillOInInvalidDependent=Yes|No`
     /// appears in `scontrol show job` only when it was); the one reading of
     /// the value, for scontrol and the scheduler.

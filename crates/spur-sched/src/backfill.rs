@@ -88,6 +88,8 @@ pub(crate) struct Started {
     pub task: Option<u32>,
     pub limit: Option<Minutes>,
     pub allocs: Vec<NodeAlloc>,
+    /// Its CPUs may be shared (partition `OverSubscribe`).
+    pub shared: bool,
 }
 
 /// What the main phase leaves to the backfill phase.
@@ -114,11 +116,14 @@ struct Release {
     mem: u64,
     /// (the kinds it is of, count)
     gres: Vec<(Vec<u32>, u64)>,
+    /// The CPUs were shared (partition `OverSubscribe`).
+    shared: bool,
 }
 
-fn releases_of<'r>(at: i64, allocs: &'r [NodeAlloc], t: &'r Table) -> impl Iterator<Item = Release> + 'r {
+fn releases_of<'r>(at: i64, allocs: &'r [NodeAlloc], t: &'r Table, shared: bool) -> impl Iterator<Item = Release> + 'r {
     allocs.iter().map(move |a| Release {
         at,
+        shared,
         index: t.index.get(a.node.as_str()).copied().unwrap_or(usize::MAX),
         cpus: a.cpus,
         mem: a.mem_mb,
@@ -301,7 +306,7 @@ fn earliest(
                 changed.push(b.clone());
             }
             let f = &mut changed[slot[i] as usize];
-            f.cpus += r.cpus;
+            f.use_cpus(r.cpus, r.shared, false);
             f.mem += r.mem;
             for (of, c) in &r.gres {
                 give_gres(&mut f.gres, of, *c);
@@ -362,12 +367,13 @@ pub(crate) fn run(
     let mut releases: Vec<Release> = Vec::new();
     for j in m.jobs.iter().filter(|j| j.state.is_active() && !j.allocs.is_empty()) {
         if let Some(end) = running_end(j, now) {
-            releases.extend(releases_of(end, &j.allocs, &base));
+            let shared = m.parts.get(j.partition.as_str()).is_some_and(|p| crate::share_of(j, p).0 > 1);
+            releases.extend(releases_of(end, &j.allocs, &base, shared));
         }
     }
     for s in m.started {
         if let Some(l) = s.limit {
-            releases.extend(releases_of(now.saturating_add(l as i64 * 60), &s.allocs, &base));
+            releases.extend(releases_of(now.saturating_add(l as i64 * 60), &s.allocs, &base, s.shared));
         }
     }
     releases.sort_by_key(|r| r.at);
@@ -400,6 +406,10 @@ pub(crate) fn run(
         let Ok(Cands { candidates, req, .. }) = job_candidates(job, pn, &base, m.resvs, now) else { continue };
         let mut shape = shape_of(job);
         shape.switches = base.topo.as_ref().and_then(|(t, _)| t.conf.switch_limit(job, now));
+        (shape.share, shape.exclusive) = {
+            let (share, whole) = crate::share_of(job, part);
+            (share, shape.exclusive || whole)
+        };
         let need = Need::new(&shape, &base.kinds);
         let dur = job.time_limit.map(|l| l as i64 * 60).unwrap_or(YEAR).max(1);
         let tasks: Vec<Option<u32>> = match &job.array {
@@ -425,11 +435,11 @@ pub(crate) fn run(
             .flatten();
             match found {
                 Some((t, allocs)) if t <= now => {
-                    base.take(&allocs);
+                    base.take_as(&allocs, shape.share > 1);
                     if job.time_limit.is_some() {
                         let at = now.saturating_add(dur);
                         let pos = releases.partition_point(|r| r.at <= at);
-                        let new: Vec<Release> = releases_of(at, &allocs, &base).collect();
+                        let new: Vec<Release> = releases_of(at, &allocs, &base, shape.share > 1).collect();
                         releases.splice(pos..pos, new);
                     }
                     if let Some(a) = &job.array {

@@ -187,7 +187,7 @@ impl<'a> Table<'a> {
             } else {
                 (n.cpus.saturating_sub(n.alloc_cpus), n.real_memory.saturating_sub(n.alloc_mem))
             };
-            free.push(Some(Free { cpus, mem, gres, whole: idle || n.alloc_cpus == 0, weight: n.weight }));
+            free.push(Some(Free::plain(cpus, mem, gres, idle || n.alloc_cpus == 0, n.weight)));
         }
         let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
@@ -227,17 +227,25 @@ impl<'a> Table<'a> {
         self.apply(allocs, true);
     }
 
+    /// [`Table::take`] for a job whose CPUs may be shared (`shared`).
+    pub(crate) fn take_as(&mut self, allocs: &[NodeAlloc], shared: bool) {
+        self.apply_as(allocs, true, shared);
+    }
+
     fn apply(&mut self, allocs: &[NodeAlloc], take: bool) {
+        self.apply_as(allocs, take, false)
+    }
+
+    fn apply_as(&mut self, allocs: &[NodeAlloc], take: bool, shared: bool) {
         for a in allocs {
             let Some(i) = self.index.get(a.node.as_str()).copied() else { continue };
             let kinds: Vec<Vec<u32>> = a.gres.iter().map(|g| self.kinds.matching(&g.name, &g.gtype)).collect();
             if let Some(f) = self.free[i].as_mut() {
+                f.use_cpus(a.cpus, shared, take);
                 if take {
-                    f.cpus = f.cpus.saturating_sub(a.cpus);
                     f.mem = f.mem.saturating_sub(a.mem_mb);
                     f.whole = false;
                 } else {
-                    f.cpus = f.cpus.saturating_add(a.cpus);
                     f.mem = f.mem.saturating_add(a.mem_mb);
                 }
                 for (g, of) in a.gres.iter().zip(&kinds) {
@@ -423,6 +431,7 @@ impl<'a> Capped<'a> {
         for (i, f) in view.free.iter_mut().enumerate() {
             if let Some(f) = f.as_mut() {
                 f.cpus = f.cpus.min(cap.saturating_sub(used[i]));
+                f.solo = f.solo.min(cap.saturating_sub(used[i]));
             }
         }
         Capped { cap, view, used }
@@ -437,6 +446,7 @@ impl<'a> Capped<'a> {
             }
             self.view.free[i] = free.free[i].clone().map(|mut f| {
                 f.cpus = f.cpus.min(self.cap.saturating_sub(self.used[i]));
+                f.solo = f.solo.min(self.cap.saturating_sub(self.used[i]));
                 f
             });
         }
@@ -458,6 +468,47 @@ pub(crate) struct Free {
     pub(crate) whole: bool,
     /// Scheduling weight.
     pub(crate) weight: u32,
+    /// CPUs not held by jobs that do not share them: what a job that may
+    /// share CPUs (partition `OverSubscribe=FORCE` or `YES` with `-s`) can
+    /// use, each of them by up to its partition's count of jobs.
+    pub(crate) solo: u32,
+    /// CPUs held by jobs that share them (summed over those jobs).
+    pub(crate) shared: u32,
+}
+
+impl Free {
+    /// A node with `cpus` free and nothing shared.
+    pub(crate) fn plain(cpus: u32, mem: u64, gres: Vec<(u32, u64)>, whole: bool, weight: u32) -> Free {
+        Free { cpus, mem, gres, whole, weight, solo: cpus, shared: 0 }
+    }
+
+    /// `cpus` again from `solo` and `shared`: sharing jobs take idle CPUs
+    /// first (their first row), so a job that does not share finds what
+    /// they leave.
+    pub(crate) fn settle(&mut self) {
+        self.cpus = self.solo.saturating_sub(self.shared);
+    }
+
+    /// The CPUs a job sharing each CPU with up to `share - 1` others can
+    /// use (`share` 1: what a job that does not share can).
+    pub(crate) fn cpus_for(&self, share: u32) -> u32 {
+        if share <= 1 {
+            self.cpus
+        } else {
+            self.solo.min(self.solo.saturating_mul(share).saturating_sub(self.shared))
+        }
+    }
+
+    /// Take (or give back) a job's CPUs: shared or not.
+    pub(crate) fn use_cpus(&mut self, cpus: u32, shared: bool, take: bool) {
+        match (shared, take) {
+            (true, true) => self.shared = self.shared.saturating_add(cpus),
+            (true, false) => self.shared = self.shared.saturating_sub(cpus),
+            (false, true) => self.solo = self.solo.saturating_sub(cpus),
+            (false, false) => self.solo = self.solo.saturating_add(cpus),
+        }
+        self.settle();
+    }
 }
 
 /// A job's shape with its GRES request in the pass's kinds.
@@ -510,6 +561,9 @@ pub struct Shape {
     /// The most leaf switches while the job still waits for them (set by
     /// the pass from the job's `--switches=N@WAIT`; None: no limit now).
     pub switches: Option<u32>,
+    /// How many jobs may share each of its CPUs (its partition's
+    /// `OverSubscribe=FORCE:N`, or `YES:N` with `-s`; 1: none).
+    pub share: u32,
 }
 
 /// A job's `--constraint`, read as leniently as either release reads it
@@ -552,6 +606,42 @@ pub fn shape_of(job: &Job) -> Shape {
         spread: d.accepted.as_ref().is_some_and(|a| a.spread_job),
         asks_switches: topo::SchedTopology::asks_switches(job),
         switches: None,
+        share: 1,
+    }
+}
+
+/// A partition's `OverSubscribe=`: how many jobs may share a CPU, whether
+/// that is forced on every job (`FORCE`), and whether each job gets whole
+/// nodes (`EXCLUSIVE`). `YES` and `FORCE` alone allow 4.
+pub(crate) fn oversubscribe_of(v: &str) -> (u32, bool, bool) {
+    let (word, count) = match v.split_once(':') {
+        Some((w, c)) => (w, c.trim().parse::<u32>().ok()),
+        None => (v, None),
+    };
+    match word.trim().to_ascii_uppercase().as_str() {
+        "EXCLUSIVE" => (1, false, true),
+        "FORCE" => (count.unwrap_or(4).max(1), true, false),
+        "YES" => (count.unwrap_or(4).max(1), false, false),
+        _ => (1, false, false),
+    }
+}
+
+/// How many jobs may share each CPU `job` gets in `part`, and whether it
+/// gets whole nodes (slurmctld's `_resolve_shared_status` with cons_tres:
+/// `EXCLUSIVE` gives whole nodes, `FORCE:N` (N > 1) shares every job,
+/// `YES:N` the jobs that asked with `-s`; `--exclusive` never shares).
+pub fn share_of(job: &Job, part: &Partition) -> (u32, bool) {
+    let (n, force, whole) = oversubscribe_of(&part.oversubscribe);
+    if whole {
+        return (1, true);
+    }
+    if job.desc.exclusive {
+        return (1, false);
+    }
+    if force || job.desc.oversubscribe() == "YES" {
+        (n, false)
+    } else {
+        (1, false)
     }
 }
 
@@ -753,6 +843,25 @@ pub fn schedule_pass<'a>(
     let mut preempted: HashSet<u32> = params.ending.iter().copied().collect();
     // nodes held by exclusive jobs (made when first needed)
     let mut exclusive_nodes: Option<HashSet<usize>> = None;
+    // CPUs held by jobs that share them (partitions with OverSubscribe)
+    if parts.iter().any(|p| oversubscribe_of(&p.oversubscribe).0 > 1) {
+        let part_of: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
+        for j in jobs.iter().filter(|j| matches!(j.state, JobState::Running | JobState::Completing)) {
+            let Some(p) = part_of.get(j.partition.as_str()) else { continue };
+            if share_of(j, p).0 <= 1 {
+                continue;
+            }
+            for a in &j.allocs {
+                let Some(&i) = free.index.get(a.node.as_str()) else { continue };
+                if let Some(f) = free.free[i].as_mut() {
+                    // (counted as held alone by the node's total)
+                    f.solo = f.solo.saturating_add(a.cpus).min(nodes[i].cpus);
+                    f.shared = f.shared.saturating_add(a.cpus);
+                    f.settle();
+                }
+            }
+        }
+    }
     // partitions with MaxCPUsPerNode: their own view of the table (before
     // any start of the pass: the jobs' record of who holds what is the
     // snapshot's)
@@ -881,6 +990,10 @@ pub fn schedule_pass<'a>(
         }
         let mut shape = shape_of(job);
         shape.switches = params.topology.as_ref().and_then(|t| t.switch_limit(job, now));
+        (shape.share, shape.exclusive) = {
+            let (share, whole) = share_of(job, part);
+            (share, shape.exclusive || whole)
+        };
         // more CPUs than the partition has at all (slurmctld's partition
         // access check; only a job accepted despite it, as 22.05 does, gets here)
         // (counted once per partition and pass: a queue of 100,000 jobs on
@@ -969,7 +1082,7 @@ pub fn schedule_pass<'a>(
             loop {
                 match placed {
                     (Some(allocs), _) => {
-                        free.take(&allocs);
+                        free.take_as(&allocs, shape.share > 1);
                         for (name, c) in capped.iter_mut() {
                             c.took(&allocs, *name == part.name.as_str(), &free);
                         }
@@ -983,6 +1096,7 @@ pub fn schedule_pass<'a>(
                                 task,
                                 limit: job.time_limit,
                                 allocs: allocs.clone(),
+                                shared: shape.share > 1,
                             });
                         }
                         out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: false });
@@ -1232,7 +1346,7 @@ pub(crate) fn avail_cpus(need: &Need, f: &Free) -> u32 {
     if shape.exclusive && !f.whole {
         return 0;
     }
-    let mut cpus = f.cpus / cpt * cpt;
+    let mut cpus = f.cpus_for(shape.share) / cpt * cpt;
     if shape.mem_per_node > 0 {
         if shape.mem_per_node > f.mem {
             return 0;
@@ -1407,6 +1521,16 @@ pub(crate) fn place(
     free: &impl FreeOf,
     required: Option<&HashSet<String>>,
 ) -> Option<Vec<NodeAlloc>> {
+    if need.shape.share > 1 {
+        // a job that may share CPUs takes idle ones while there are enough
+        // (cons_tres tries idle resources before shared ones: measured on
+        // 22.05, four 8-CPU jobs under FORCE:2 on two nodes went one, two,
+        // one, two)
+        let alone = Shape { share: 1, ..need.shape.clone() };
+        if let Some(a) = place(&Need { shape: &alone, gres: need.gres.clone() }, candidates, free, required) {
+            return Some(a);
+        }
+    }
     match need.shape.constraint.as_ref().map(Constraint::choice) {
         Some(Choice::OneOf(alts)) => return place_one_of(need, candidates, free, required, &alts),
         Some(Choice::Counts { each, any_rest }) => {
@@ -1682,7 +1806,7 @@ fn place_in_order(
         if max_tasks_here == 0 && nodes_after == 0 && allocs.len() as u32 >= want_nodes {
             break;
         }
-        let fit_tasks = (f.cpus / cpt).min(max_tasks_here.max(1));
+        let fit_tasks = (f.cpus_for(shape.share) / cpt).min(max_tasks_here.max(1));
         if fit_tasks == 0 {
             continue;
         }
@@ -1744,16 +1868,14 @@ mod tests {
             spread: false,
             asks_switches: false,
             switches: None,
+            share: 1,
         }
     }
 
     /// Four 2-CPU, 2000 MB nodes with these CPUs in use.
     fn free(used: &[u32]) -> Table<'static> {
         let names = vec!["node1", "node2", "node3", "node4"];
-        let free = used
-            .iter()
-            .map(|u| Some(Free { cpus: 2 - u, mem: 2000 - 500 * *u as u64, gres: vec![], whole: *u == 0, weight: 1 }))
-            .collect();
+        let free = used.iter().map(|u| Some(Free::plain(2 - u, 2000 - 500 * *u as u64, vec![], *u == 0, 1))).collect();
         let index = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         Table { names, free, index, kinds: Kinds::default(), feats: vec![&[]; 4], topo: None }
     }
@@ -1771,7 +1893,7 @@ mod tests {
     fn tree_table(used: &[u32], v24: bool) -> Table<'static> {
         let mut t = free(&[0, 0, 0, 0]);
         for (f, u) in t.free.iter_mut().zip(used) {
-            *f = Some(Free { cpus: 8 - u, mem: 16000, gres: vec![], whole: *u == 0, weight: 1 });
+            *f = Some(Free::plain(8 - u, 16000, vec![], *u == 0, 1));
         }
         let names: Vec<String> = ALL.iter().map(|s| s.to_string()).collect();
         let tree = spur_core::topology::parse(
@@ -1800,9 +1922,14 @@ mod tests {
         sh.tasks = 2;
         assert_eq!(tree_place(&sh, &tree_table(&[0, 0, 0, 0], false)), ["node2:1", "node3:1"]);
         assert_eq!(tree_place(&sh, &tree_table(&[0, 0, 0, 0], true)), ["node2:1", "node3:1"]);
-        // node1 with 2 CPUs free, -n8: 22.05 takes the one-node leaf that
-        // fits by count (node1, then node4: measured, CPU_IDs 2 and 6);
-        // 24.11 also counts CPUs, and node4 alone holds them
+        // idle, -n12 (both measured): 22.05 takes leaf s0 (one node fits by
+        // count) then the tightest other; 24.11 the leaf whose CPUs suffice
+        let mut n12 = shape(12, 1, false);
+        n12.mem_per_cpu = 0;
+        assert_eq!(tree_place(&n12, &tree_table(&[0, 0, 0, 0], false)), ["node1:8", "node4:4"]);
+        assert_eq!(tree_place(&n12, &tree_table(&[0, 0, 0, 0], true)), ["node2:8", "node3:4"]);
+        // node1 with 2 CPUs free, -n8: 22.05 takes node1, then node4
+        // (measured, CPU_IDs 2 and 6); 24.11 node4 alone (measured)
         let mut n8 = shape(8, 1, false);
         n8.mem_per_cpu = 0;
         assert_eq!(tree_place(&n8, &tree_table(&[6, 0, 0, 0], false)), ["node1:2", "node4:6"]);

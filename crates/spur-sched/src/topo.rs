@@ -4,12 +4,12 @@
 //! and `--switches=N@WAIT` holds it (up to WAIT) while it would need more
 //! than N leaf switches.
 //!
-//! Measured on 22.05.8 (`crates/spur-sched/tests/topology-22.05.md`): on
+//! Measured on 22.05.8 (`crates/spur-sched/tests/topology.md`): on
 //! leaves s0=cn01, s1=cn[02-03], s2=cn04 (s1 and s2 under one switch, s0
 //! under another) with every node idle, `-N1` gets cn01, `-N2` cn[02-03],
-//! `-N3` cn[02-04] and `-n12` cn[01,04]. 24.11 (from its source) also
-//! counts a switch's CPUs when asking whether it fits, and takes the nodes
-//! a leaf gave from its parents' counts.
+//! `-N3` cn[02-04] and `-n12` cn[01,04]. 24.11 also counts a switch's
+//! CPUs when asking whether it fits (measured: `-n12` gets cn[02-03]), and
+//! takes the nodes a leaf gave from its parents' counts (from its source).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -966,6 +966,12 @@ impl State {
     /// The nodes with the `RESERVED`/`MAINT` flags of the reservations active at `now`.
     pub fn nodes_with_resv_flags(&self, now: i64) -> Vec<Node> {
         let mut nodes = self.nodes.clone();
+        // jobs sharing CPUs (partition OverSubscribe) hold more than the
+        // node has; slurmctld counts each CPU once (they take idle ones
+        // first): CPUAlloc=8 on an 8-CPU node with two 8-CPU jobs
+        for n in nodes.iter_mut() {
+            n.alloc_cpus = n.alloc_cpus.min(n.cpus);
+        }
         for r in self.reservations.iter().filter(|r| r.active(now)) {
             for n in nodes.iter_mut().filter(|n| r.nodes.contains(&n.name)) {
                 // slurmctld sets RESERVED on every reserved node, and MAINT too for MAINT

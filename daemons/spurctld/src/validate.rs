@@ -482,12 +482,14 @@ pub fn job_update(
         // (`Switches=1@00:00:00`, scontrol_surface 141), none written
         // (the longest) for one that asked without a wait
         let acc = job.desc.accepted.as_ref();
-        let asked = acc.and_then(|a| a.switches.as_deref()).filter(|s| {
-            spur_core::topology::job_switches(Some(s), None, 0).is_some()
-        });
+        let asked = acc
+            .and_then(|a| a.switches.as_deref())
+            .filter(|s| spur_core::topology::job_switches(Some(s), None, 0).is_some());
         let wait: Option<String> = match asked {
             None => Some("0:00".into()),
-            Some(s) => s.split_once('@').map(|(_, w)| w.to_string()).or_else(|| acc.and_then(|a| a.switch_wait.clone())),
+            Some(s) => {
+                s.split_once('@').map(|(_, w)| w.to_string()).or_else(|| acc.and_then(|a| a.switch_wait.clone()))
+            }
         };
         out.switches = Some(match wait {
             Some(w) if !sw.contains('@') => format!("{}@{}", sw, w),
