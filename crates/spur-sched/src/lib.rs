@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 pub mod backfill;
+pub mod gang;
 mod topo;
 pub use topo::SchedTopology;
 
@@ -846,16 +847,22 @@ pub fn schedule_pass<'a>(
     // CPUs held by jobs that share them (partitions with OverSubscribe)
     if parts.iter().any(|p| oversubscribe_of(&p.oversubscribe).0 > 1) {
         let part_of: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
-        for j in jobs.iter().filter(|j| matches!(j.state, JobState::Running | JobState::Completing)) {
+        // (a job suspended by the gang scheduler keeps its place: its CPUs
+        // count as shared, though the node's total no longer holds them)
+        let gang_held = |j: &Job| j.state == JobState::Suspended && j.preempt_suspended;
+        for j in jobs.iter().filter(|j| matches!(j.state, JobState::Running | JobState::Completing) || gang_held(j)) {
             let Some(p) = part_of.get(j.partition.as_str()) else { continue };
             if share_of(j, p).0 <= 1 {
                 continue;
             }
+            let held_alone = !gang_held(j);
             for a in &j.allocs {
                 let Some(&i) = free.index.get(a.node.as_str()) else { continue };
                 if let Some(f) = free.free[i].as_mut() {
-                    // (counted as held alone by the node's total)
-                    f.solo = f.solo.saturating_add(a.cpus).min(nodes[i].cpus);
+                    if held_alone {
+                        // (counted as held alone by the node's total)
+                        f.solo = f.solo.saturating_add(a.cpus).min(nodes[i].cpus);
+                    }
                     f.shared = f.shared.saturating_add(a.cpus);
                     f.settle();
                 }
@@ -896,13 +903,36 @@ pub fn schedule_pass<'a>(
         let tb = part_by_name.get(b.partition.as_str()).map(|p| p.priority_tier).unwrap_or(0);
         tb.cmp(&ta).then(b.priority.cmp(&a.priority)).then(a.job_id.cmp(&b.job_id))
     });
+    // CPUs of the running jobs on each node (a suspended job that shares
+    // CPUs resumes when they leave it room; it is already counted as shared)
+    let mut active: Vec<u32> = nodes.iter().map(|n| n.alloc_cpus).collect();
     for j in waking {
         let cpus = cpus_only(&j.allocs);
+        if part_by_name.get(j.partition.as_str()).is_some_and(|p| share_of(j, p).0 > 1) {
+            let idx: Vec<Option<usize>> = cpus.iter().map(|a| free.index.get(a.node.as_str()).copied()).collect();
+            let fits = cpus.iter().zip(&idx).all(|(a, i)| {
+                i.is_some_and(|i| active[i].saturating_add(a.cpus) <= nodes[i].cpus && free.free_at(i).is_some())
+            });
+            if fits {
+                for (a, i) in cpus.iter().zip(idx) {
+                    if let Some(i) = i {
+                        active[i] = active[i].saturating_add(a.cpus);
+                    }
+                }
+                out.push(Decision::Resume { job_id: j.job_id });
+            }
+            continue;
+        }
         let fits = cpus
             .iter()
             .all(|a| free.index.get(a.node.as_str()).and_then(|&i| free.free_at(i)).is_some_and(|f| f.cpus >= a.cpus));
         if fits {
             free.take(&cpus);
+            for a in &cpus {
+                if let Some(&i) = free.index.get(a.node.as_str()) {
+                    active[i] = active[i].saturating_add(a.cpus);
+                }
+            }
             // (a partition's cap already counts its suspended jobs)
             for c in capped.values_mut() {
                 c.took(&cpus, false, &free);

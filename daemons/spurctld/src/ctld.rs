@@ -96,6 +96,12 @@ pub struct Ctld {
     pub preempt: Option<spur_sched::PreemptMode>,
     /// `TopologyPlugin=topology/tree`: topology.conf's switches.
     pub topology: Option<Arc<spur_sched::SchedTopology>>,
+    /// `PreemptMode=...GANG`: `SchedulerTimeSlice`, how long the jobs that
+    /// share CPUs take turns.
+    pub gang: Option<Duration>,
+    /// The gang scheduler's order of jobs and when its last slice began
+    /// (leader's soft state; a new leader starts a new order).
+    pub gang_state: Mutex<(Vec<u32>, Option<std::time::Instant>)>,
     /// The backfill phase's plan and marks (leader's soft state, rebuilt by
     /// the next pass after a failover).
     pub plans: Mutex<Plans>,
@@ -207,6 +213,20 @@ impl Ctld {
             .then(|| {
                 conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
             });
+        let gang = conf
+            .get("PreemptMode")
+            .is_some_and(|m| m.split(',').any(|w| w.trim().eq_ignore_ascii_case("GANG")))
+            .then(|| {
+                let secs = match conf.get("SchedulerTimeSlice").and_then(|v| v.trim().parse::<u64>().ok()) {
+                    Some(s) if s >= 5 => s,
+                    Some(_) => {
+                        tracing::error!("SchedulerTimeSlice must be at least 5 seconds");
+                        30
+                    }
+                    None => 30,
+                };
+                Duration::from_secs(secs)
+            });
         // (main stopped on a topology.conf that does not read)
         let topology = spur_core::topology::load(&conf).ok().flatten().map(|tree| {
             for w in &tree.warnings {
@@ -259,6 +279,8 @@ impl Ctld {
             sched_interval,
             preempt,
             topology,
+            gang,
+            gang_state: Mutex::new((vec![], None)),
             plans: Mutex::new(Plans::default()),
             multifactor,
             grace: Mutex::new(HashMap::new()),
@@ -799,7 +821,32 @@ impl Ctld {
                     ending,
                     topology: self.topology.clone(),
                 };
-                let (d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
+                let (mut d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
+                if let Some(slice) = self.gang {
+                    // time slicing first: its suspensions and resumptions
+                    // stand, the pass's own resumption of the same jobs goes
+                    let mut gs = self.gang_state.lock().unwrap_or_else(|e| e.into_inner());
+                    let at = std::time::Instant::now();
+                    let cycle = gs.1.is_some_and(|s| at.duration_since(s) >= slice);
+                    let o = spur_sched::gang::evaluate(&jobs, &nodes, &parts, &gs.0, cycle);
+                    if cycle || gs.1.is_none() {
+                        gs.1 = Some(at);
+                    }
+                    gs.0 = o.order;
+                    if !o.decisions.is_empty() {
+                        let ours: HashSet<u32> = o
+                            .decisions
+                            .iter()
+                            .filter_map(|x| match x {
+                                spur_sched::Decision::Resume { job_id }
+                                | spur_sched::Decision::Preempt { job_id, .. } => Some(*job_id),
+                                _ => None,
+                            })
+                            .collect();
+                        d.retain(|x| !matches!(x, spur_sched::Decision::Resume { job_id } if ours.contains(job_id)));
+                        d.splice(0..0, o.decisions);
+                    }
+                }
                 let ran = backfill.is_some() && !cut;
                 if ran {
                     let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
@@ -941,7 +988,7 @@ impl Ctld {
                         if let Some(a) = g.state.jobs().get(&job_id).and_then(|j| j.allocs.first()) {
                             preempting.push((job_id, a.node.clone(), libc::SIGCONT));
                         }
-                        tracing::info!("scheduler: resuming job {} (its preemptor ended)", job_id);
+                        tracing::info!("scheduler: resuming job {}", job_id);
                         cmds.push(Command::Resume { job_id, now: t });
                     }
                     spur_sched::Decision::SetAside { job_id, error } => tracing::error!(
@@ -990,6 +1037,11 @@ impl Ctld {
                 })
                 .collect()
         };
+        if self.gang.is_some() && !started.is_empty() {
+            // a job that started beside an active one is suspended by the
+            // next evaluation: run it now
+            self.sched_wake.notify_one();
+        }
         for job in started {
             self.launched.lock().unwrap_or_else(|e| e.into_inner()).insert(job.job_id);
             let me = self.clone();
