@@ -78,6 +78,15 @@ fn multifactor_priorities_and_sprio() {
     assert_eq!((o.code, o.stdout.as_str()), (0, "Unable to find jobs matching user/id(s) specified\n"));
     let o = c.run("sprio", &["-l", "-o", "%i"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
+    // an operator's priority is the job's own from then on (slurmctld's
+    // direct_set_prio: the recalculation leaves it); a hold and a release
+    // give it its factors again
+    let q = |id: u32| c.run("squeue", &["-h", "-o", "%Q", "-j", &id.to_string()]).stdout.trim().to_string();
+    c.run("scontrol", &["update", &format!("JobId={four}"), "Priority=5000"]).ok();
+    assert_eq!(q(four), "5000");
+    c.run("scontrol", &["hold", &four.to_string()]).ok();
+    c.run("scontrol", &["release", &four.to_string()]).ok();
+    wait_for("the computed priority again", T, || q(four) == "1687");
     // a released job gets its factors at once, not at the next period
     c.run("scontrol", &["release", &held.to_string()]).ok();
     wait_for("the released job's priority", T, || {

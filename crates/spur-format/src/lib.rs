@@ -144,7 +144,11 @@ pub type Version = u16;
 ///   `preempted` (`PreemptMode=SUSPEND`: the scheduler suspended it and
 ///   resumes it once its resources are free; an operator's suspension
 ///   stays); every other record is as in version 8.
-pub const FORMAT_VERSION: Version = 9;
+/// - 10: the command `UpdateJob`'s update (`spur_state::JobUpdate`) ends
+///   with `by_operator`: an operator's `Priority=` stays (slurmctld's
+///   `direct_set_prio`) until the job is released; every other record is as
+///   in version 9.
+pub const FORMAT_VERSION: Version = 10;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -268,6 +268,12 @@ pub const SCHED_BACKFILL_VERSION: u16 = 8;
 /// it (`Job::preempt_suspended`, `Command::Suspend::preempted`).
 pub const PREEMPT_SUSPEND_VERSION: u16 = 9;
 
+/// The format version from which an operator's `Priority=` stays
+/// (`JobUpdate::by_operator`: slurmctld's `direct_set_prio`, kept in the
+/// job's `desc.priority` as `sbatch --priority` keeps it; a release drops
+/// it, and priority/multifactor sets the job's priority again).
+pub const DIRECT_PRIORITY_VERSION: u16 = 10;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
     /// `Some(None)` = UNLIMITED.
@@ -403,6 +409,10 @@ pub struct JobUpdate {
     /// An operator's `Priority=`: the nice value goes back to 0.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<3, _>")]
     pub reset_nice: bool,
+    /// The priority was set by an operator: it stays until the job is
+    /// released (format version 10, [`DIRECT_PRIORITY_VERSION`]).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<10, _>")]
+    pub by_operator: bool,
 }
 
 impl JobUpdate {
@@ -417,6 +427,9 @@ impl JobUpdate {
     /// makes: the controller refuses it while the cluster writes an older
     /// one, rather than log it without the newer fields.
     pub fn min_format_version(&self) -> u16 {
+        if self.by_operator {
+            return DIRECT_PRIORITY_VERSION;
+        }
         if self.array_throttle.is_some()
             || self.admin_comment.is_some()
             || self.extra.is_some()

@@ -313,6 +313,21 @@ fn version_9_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 10: the dependent job's priority, set by an operator, stays
+/// (its record's `desc.priority`, as `sbatch --priority` keeps one).
+#[test]
+fn version_10_state_directory_reads() {
+    check_version("v10", 10);
+    let d = copy("v10", "direct-priority");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let dep = g.state.jobs().values().find(|j| j.desc.name == "dep").expect("the dependent job");
+    assert_eq!((dep.priority, dep.desc.priority), (77, Some(77)));
+    assert!(g.state.jobs().values().filter(|j| j.desc.name != "dep").all(|j| j.desc.priority.is_none()));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

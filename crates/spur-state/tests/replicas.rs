@@ -215,6 +215,8 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
             reboot: shared,
             delay_boot: num_cpus,
             reset_nice,
+            // (format version 10's: varied by two of the other draws)
+            by_operator: reset_nice != refused,
             time_limit,
             name,
             partition,

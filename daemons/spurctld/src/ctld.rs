@@ -822,7 +822,10 @@ impl Ctld {
                     topology: self.topology.clone(),
                 };
                 let (mut d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
-                if let Some(slice) = self.gang {
+                // (a gang suspension is a preemption's: it needs the records
+                // that say so, else the job would stay suspended)
+                let gang = self.gang.filter(|_| st.write_format_version() >= spur_state::PREEMPT_SUSPEND_VERSION);
+                if let Some(slice) = gang {
                     // time slicing first: its suspensions and resumptions
                     // stand, the pass's own resumption of the same jobs goes
                     let mut gs = self.gang_state.lock().unwrap_or_else(|e| e.into_inner());

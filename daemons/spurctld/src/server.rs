@@ -1655,6 +1655,7 @@ impl Service {
                                 // recounted from a new task count) is left out
                                 // rather than refuse what the user asked
                                 u.reset_nice = false;
+                                u.by_operator = false;
                                 if req.num_cpus.is_none() && req.min_cpus_node.is_none() {
                                     u.num_cpus = None;
                                 }

@@ -399,6 +399,9 @@ pub fn job_update(
     if let Some(p) = u.priority {
         authorize(caller, Action::SetPriority, Some(job.user_id))?;
         out.priority = Some(p);
+        // only an operator's priority stays (slurmctld's direct_set_prio);
+        // 0 is a hold
+        out.by_operator = caller.operator && p != 0;
     }
     if let Some(n) = u.nice {
         // only an operator lowers nice below 0 (job_mgr.c: privileged, or

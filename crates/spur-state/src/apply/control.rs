@@ -41,9 +41,15 @@ impl State {
         }
         let nice = j.desc.nice.unwrap_or(0);
         let basic = if self.priority_basic { Some(self.next_basic_priority(nice)) } else { None };
+        let direct = self.write_format_version() >= crate::DIRECT_PRIORITY_VERSION;
         let Some(j) = self.job_mut(job_id) else {
             return Err(ESLURM_INVALID_JOB_ID);
         };
+        if direct && !active {
+            // slurmctld's release clears direct_set_prio: the priority is
+            // computed again
+            j.desc.priority = None;
+        }
         if active {
             // releasing a running job: rc 0 (recorded/24.11/errors/59)
             if j.held.take().is_some() && j.priority == 0 {
@@ -189,6 +195,7 @@ impl State {
         // writes it (the controller refuses such updates before; a snapshot
         // at an older version would lose them, and members would differ)
         let v3 = self.write_format_version() >= 3;
+        let direct = self.write_format_version() >= crate::DIRECT_PRIORITY_VERSION;
         let j = self.jobs.get(&job_id).ok_or(ESLURM_INVALID_JOB_ID)?;
         if j.state.is_finished() {
             return Err(ESLURM_JOB_FINISHED);
@@ -240,6 +247,10 @@ impl State {
         }
         if let Some(p) = update.priority {
             j.priority = p;
+            // (as a replica decodes the entry: not before the version)
+            if update.by_operator && p != 0 && direct {
+                j.desc.priority = Some(p);
+            }
         }
         if let Some(c) = &update.comment {
             j.desc.comment = Some(c.clone());
@@ -629,6 +640,32 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s.job(q).map(|j| (j.desc.cpus_per_task, j.submitted_cpus_per_task())), Some((Some(1), Some(2))));
+    }
+
+    #[test]
+    fn an_operators_priority_stays_until_released() {
+        let mut s = cluster();
+        let upd = |job_id, p| Command::UpdateJob {
+            job_id,
+            update: Box::new(JobUpdate { priority: Some(p), by_operator: true, ..Default::default() }),
+        };
+        // before version 10 the update is applied as a replica decodes it: without the mark
+        s.apply(&Command::SetFormatVersion { version: crate::PREEMPT_SUSPEND_VERSION }).unwrap();
+        let old = submit(&mut s, job());
+        s.apply(&upd(old, 77)).unwrap();
+        assert_eq!(s.job(old).map(|j| (j.priority, j.desc.priority)), Some((77, None)));
+        s.apply(&Command::SetFormatVersion { version: crate::DIRECT_PRIORITY_VERSION }).unwrap();
+        let p = submit(&mut s, job());
+        s.apply(&upd(p, 77)).unwrap();
+        assert_eq!(s.job(p).map(|j| (j.priority, j.desc.priority)), Some((77, Some(77))));
+        // the scheduler's own recalculation carries no mark
+        let recalc = JobUpdate { priority: Some(5), ..Default::default() };
+        s.apply(&Command::UpdateJob { job_id: p, update: Box::new(recalc) }).unwrap();
+        assert_eq!(s.job(p).map(|j| (j.priority, j.desc.priority)), Some((5, Some(77))));
+        // a hold and a release: computed again
+        s.apply(&Command::Hold { job_id: p, reason: Reason::JobHeldAdmin }).unwrap();
+        s.apply(&Command::Release { job_id: p }).unwrap();
+        assert_eq!(s.job(p).map(|j| j.desc.priority), Some(None));
     }
 
     #[test]
