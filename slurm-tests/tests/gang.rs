@@ -1,6 +1,6 @@
 //! Issue 15, point 4: `PreemptMode=GANG`, time slicing of jobs that share
 //! CPUs, through the real daemons, as Slurm 22.05 did it
-//! (crates/spur-sched/tests/oversubscribe-22.05.md): four 8-CPU jobs under
+//! (crates/spur-sched/tests/oversubscribe.md): four 8-CPU jobs under
 //! `OverSubscribe=FORCE:2` on two 8-CPU nodes. Two run and two start
 //! suspended, and the pairs swap every `SchedulerTimeSlice` (5 s, Slurm's
 //! least). The jobs count into a file, so a stopped job is seen to stop.

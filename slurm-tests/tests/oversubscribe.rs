@@ -1,6 +1,6 @@
 //! Issue 15, point 3: partition `OverSubscribe=` (FORCE, YES with `-s`,
 //! EXCLUSIVE) through the real daemons and commands, as Slurm 22.05
-//! answered the same submissions (crates/spur-sched/tests/oversubscribe-22.05.md).
+//! answered the same submissions (crates/spur-sched/tests/oversubscribe.md).
 //! One cluster for the file: four nodes of 8 CPUs; partition `force`
 //! (node[1-2], `FORCE:2`), `yes` (node[3-4], `YES:2`), `excl` (all,
 //! `EXCLUSIVE`). Each scenario's jobs are submitted at once and cancelled

@@ -7,7 +7,7 @@
 //! the active jobs move to the end of the order, so the suspended ones get
 //! their turn. A job that starts beside an active one starts suspended.
 //!
-//! Measured on 22.05 (crates/spur-sched/tests/oversubscribe-22.05.md): four
+//! Measured on 22.05 (crates/spur-sched/tests/oversubscribe.md): four
 //! 8-CPU jobs under `FORCE:2` on two 8-CPU nodes, `SchedulerTimeSlice=10`.
 //! The first two ran and the other two started suspended; every 10 s the
 //! two pairs swapped.
