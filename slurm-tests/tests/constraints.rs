@@ -1,6 +1,6 @@
 //! Issue 15, point 3: `--constraint` through the real daemons and commands,
 //! as Slurm 22.05 answered the same submissions on the same features
-//! (crates/spur-sched/tests/constraints-22.05.md). One cluster for the
+//! (crates/spur-sched/tests/constraints.md). One cluster for the
 //! file: four nodes of 8 CPUs, node1-2 `intel,ib`, node3 `amd`, node4
 //! `amd,ib` (set with `scontrol update`), the jobs submitted in the
 //! measurement's order, each placed with the ones before it running. The

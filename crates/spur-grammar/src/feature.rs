@@ -330,7 +330,7 @@ mod tests {
         parse(e, false).unwrap_or_else(|_| panic!("{e} should read"))
     }
 
-    /// The node features of the measurement (constraints-22.05.md).
+    /// The node features of the measurement (constraints.md).
     fn node(n: &str) -> impl Fn(&str) -> bool + '_ {
         move |f: &str| match n {
             "cn01" | "cn02" => f == "intel" || f == "ib",

@@ -1165,7 +1165,7 @@ fn a_job_suspended_by_preemption_resumes_when_its_cpus_are_free() {
 
 // ------------------------------------------------------------------ --constraint
 
-/// The measured cluster of constraints-22.05.md: cn01-02 `intel,ib`, cn03
+/// The measured cluster of constraints.md: cn01-02 `intel,ib`, cn03
 /// `amd`, cn04 `amd,ib`, 8 CPUs each.
 fn featured() -> Vec<Node> {
     let f = |n: &str, feats: &[&str]| Node { features: names(feats), ..node(n, 8) };

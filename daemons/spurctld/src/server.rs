@@ -518,7 +518,7 @@ impl Service {
         // count, and a count asked of a feature must be there (22.05: `-p
         // gpu -C intel`, `-C 'intel&amd'`, `-C 'intel*1&amd*1'` refused with
         // "Requested node configuration is not available";
-        // crates/spur-sched/tests/constraints-22.05.md)
+        // crates/spur-sched/tests/constraints.md)
         // (an expression that does not read, or names a feature no node has,
         // is refused later with its own error)
         let known = |f: &str| st.nodes().iter().any(|n| n.features.iter().any(|x| x == f));

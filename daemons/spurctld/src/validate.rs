@@ -674,7 +674,7 @@ pub fn job_desc_fields(d: &spur_core::model::JobDesc, max_script: i64) -> Result
 /// `build_feature_list` and `_valid_feature_list`; recorded/24.11/
 /// sbatch_surface/053-054, 101-102, 130: on a cluster without features,
 /// every name is unknown; 22.05's answers in
-/// crates/spur-sched/tests/constraints-22.05.md).
+/// crates/spur-sched/tests/constraints.md).
 pub fn feature_expr_ok(expr: &str, known: &dyn Fn(&str) -> bool) -> bool {
     if expr.is_empty() {
         return true;
@@ -939,7 +939,7 @@ mod tests {
         for ok in ["", "a", "a&b", "a|b", "a,b", "[a*2&b*1]", "(a|b)", "[a|b]", "a&"] {
             assert!(feature_expr_ok(ok, &known), "{}", ok);
         }
-        // recorded/24.11/sbatch_surface/053-054, 101-102; constraints-22.05.md
+        // recorded/24.11/sbatch_surface/053-054, 101-102; constraints.md
         for bad in ["c", "a&&b", "a*x", "a*", "nosuchfeature", "[a|b", "!a", "[a&b]"] {
             assert!(!feature_expr_ok(bad, &known), "{}", bad);
         }
