@@ -104,4 +104,24 @@ fn constraints_refused_accepted_and_placed_as_measured() {
     wait_for("node3 back", T, || c.run("sinfo", &["-h", "-n", "node3", "-o", "%t"]).stdout.trim() == "idle");
     assert_eq!(placed(&["-n4", "--spread-job"]).1, "node[1-4]");
     assert_eq!(placed(&["-n6", "-N2-3", "--spread-job"]).1, "node[1-3]");
+
+    // --nodelist with more nodes asked (22.05, one job at a time): the
+    // required ones, then from the first of them to the end of its run of
+    // nodes, then back (before, Spur left such a job pending with
+    // BadConstraints: its candidates were the required nodes alone)
+    c.run("scancel", &["-u", "root"]).ok();
+    wait_for("an empty queue", T, || c.run("squeue", &["-h"]).stdout.is_empty());
+    for (args, want) in [
+        (&["-N2", "-w", "node4"][..], "node[3-4]"),
+        (&["-N3", "-w", "node1"], "node[1-3]"),
+        (&["-N2", "-w", "node2"], "node[2-3]"),
+        (&["-N3", "-w", "node4"], "node[2-4]"),
+        (&["-N3", "-w", "node[1,4]"], "node[1-2,4]"),
+        (&["-N2", "-w", "node3", "-n4"], "node[3-4]"),
+    ] {
+        let (id, on) = placed(args);
+        assert_eq!(on, want, "{args:?}");
+        c.run("scancel", &[&id.to_string()]).ok();
+        wait_for("an empty queue", T, || c.run("squeue", &["-h"]).stdout.is_empty());
+    }
 }

@@ -68,6 +68,12 @@ fn tree_placement_and_switch_waits_as_measured() {
     assert_eq!(placed(&["-n9"]), "node[1,4]");
     // --contiguous is not placed by the tree
     assert_eq!(placed(&["-N2", "--contiguous"]), "node[1-2]");
+    // --nodelist: the rest around the required nodes' switches (22.05:
+    // -N2 -w cn04 got cn01, the tightest leaf, over the nearer cn02)
+    assert_eq!(placed(&["-N2", "-w", "node4"]), "node[1,4]");
+    assert_eq!(placed(&["-N2", "-w", "node1"]), "node[1,4]");
+    assert_eq!(placed(&["-N3", "-w", "node4"]), "node[2-4]");
+    assert_eq!(placed(&["-N3", "-w", "node[1,4]"]), "node[1-2,4]");
     // node1 with 2 CPUs free: -n8 takes them and node4's (22.05 fits a
     // leaf by its node count; 24.11 would count CPUs and take node4 alone)
     let six = c.sbatch(&["-w", "node1", "-n6", "--wrap", "sleep 300"]).to_string();

@@ -1304,14 +1304,13 @@ pub(crate) fn job_candidates<'p>(
         Cow::Borrowed(part_nodes)
     } else {
         let exc: HashSet<usize> = exc.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect();
-        let req: Option<HashSet<usize>> =
-            req.as_ref().map(|r| r.iter().filter_map(|n| table.index.get(n.as_str()).copied()).collect());
         Cow::Owned(
             part_nodes
                 .iter()
                 .copied()
                 .filter(|i| !exc.contains(i))
-                .filter(|i| req.as_ref().map(|r| r.contains(i)).unwrap_or(true))
+                // (with --nodelist too: the other nodes may complete the
+                // job, as slurmctld adds nodes to the required ones)
                 .filter(serves)
                 .collect(),
         )
@@ -1407,16 +1406,33 @@ pub(crate) fn avail_cpus(need: &Need, f: &Free) -> u32 {
 /// (`candidates` come in that order): a node that is not one (or not usable)
 /// leaves a gap in the indexes, which ends a set as well. The nodes chosen
 /// come back by index.
-fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes: u32) -> Option<Vec<usize>> {
+///
+/// `req` (`--nodelist`, by node index) are taken first; a set holding one of
+/// them is preferred, and filled from the first of them to its end, then
+/// back towards its start (measured on 22.05: `-N2 -w cn04` got cn[03-04],
+/// `-N3 -w cn01` cn[01-03]).
+fn slurm_pick(
+    need: &Need,
+    candidates: &[usize],
+    free: &impl FreeOf,
+    want_nodes: u32,
+    req: &[usize],
+) -> Option<Vec<usize>> {
     let shape = need.shape;
     let table: Vec<(usize, &Free)> = candidates.iter().filter_map(|i| free.free_at(*i).map(|f| (*i, f))).collect();
-    // consecutive sets: (start, end) into `table` (inclusive), cpus, nodes, weight
+    // consecutive sets: (start, end) into `table` (inclusive), cpus, nodes,
+    // weight, the first required node in it
     struct Set {
         start: usize,
         end: usize,
         cpus: i64,
         nodes: i64,
         weight: u32,
+        req_pos: Option<usize>,
+    }
+    let is_req: Vec<bool> = table.iter().map(|(i, _)| req.contains(i)).collect();
+    if is_req.iter().filter(|r| **r).count() != req.len() {
+        return None;
     }
     let mut avail: Vec<u32> = table.iter().map(|(_, f)| avail_cpus(need, f)).collect();
     let mut sets: Vec<Set> = vec![];
@@ -1436,10 +1452,14 @@ fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes:
         if avail[i] == 0 {
             continue;
         }
-        let c = cur.get_or_insert(Set { start: i, end: i, cpus: 0, nodes: 0, weight: f.weight });
+        let c = cur.get_or_insert(Set { start: i, end: i, cpus: 0, nodes: 0, weight: f.weight, req_pos: None });
         c.end = i;
-        c.cpus += avail[i] as i64;
-        c.nodes += 1;
+        if is_req[i] {
+            c.req_pos.get_or_insert(i);
+        } else {
+            c.cpus += avail[i] as i64;
+            c.nodes += 1;
+        }
     }
     if let Some(c) = cur.take() {
         sets.push(c);
@@ -1451,18 +1471,40 @@ fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes:
     let mut rem_nodes = want_nodes.max(1) as i64;
     let mut max_nodes: i64 = shape.max_nodes.map(|m| m as i64).unwrap_or(i64::MAX);
     let mut chosen: Vec<usize> = vec![];
+    // the required nodes first
+    for i in (0..table.len()).filter(|i| is_req[*i]) {
+        if avail[i] == 0 || max_nodes <= 0 {
+            return None;
+        }
+        let mut a = avail[i] as i64;
+        let limit = rem_max_cpus - (rem_nodes - 1).max(0) * cpt;
+        if a > limit {
+            a = limit.max(cpt);
+        }
+        chosen.push(i);
+        rem_cpus -= a;
+        rem_max_cpus -= a;
+        rem_nodes -= 1;
+        max_nodes -= 1;
+    }
+    if !req.is_empty() && rem_nodes <= 0 && rem_cpus <= 0 {
+        chosen.sort_unstable();
+        return Some(chosen.into_iter().map(|i| table[i].0).collect());
+    }
     loop {
         if max_nodes <= 0 {
             break;
         }
         let mut best: Option<usize> = None;
         let (mut best_cpus, mut best_nodes, mut best_suff, mut best_weight) = (0i64, 0i64, false, 0u32);
+        let mut best_req = false;
         for (k, st) in sets.iter().enumerate() {
             if st.nodes == 0 {
                 continue;
             }
             let sufficient = st.cpus >= rem_cpus && st.nodes >= rem_nodes;
-            let mut new_best = best_nodes == 0 || st.weight < best_weight;
+            // (a set holding a required node comes first)
+            let mut new_best = best_nodes == 0 || (!best_req && st.req_pos.is_some()) || st.weight < best_weight;
             // at equal weight: a set that suffices beats one that does not, then
             // the tightest that suffices, else the largest that does not
             let better = if sufficient { !best_suff || st.cpus < best_cpus } else { st.cpus > best_cpus };
@@ -1473,12 +1515,16 @@ fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes:
             if !new_best && !best_suff && shape.contiguous && sufficient {
                 new_best = true;
             }
+            if best_req && st.req_pos.is_none() {
+                new_best = false;
+            }
             if new_best {
                 best = Some(k);
                 best_cpus = st.cpus;
                 best_nodes = st.nodes;
                 best_suff = sufficient;
                 best_weight = st.weight;
+                best_req = st.req_pos.is_some();
             }
         }
         let k = match best {
@@ -1490,7 +1536,12 @@ fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes:
             break;
         }
         let (first, last) = (sets[k].start, sets[k].end);
-        if rem_nodes <= 1 {
+        let order: Vec<usize> = match sets[k].req_pos {
+            // from the required node to the set's end, then back to its start
+            Some(r) => (r..=last).chain((first..r).rev()).collect(),
+            None => (first..=last).collect(),
+        };
+        if rem_nodes <= 1 && sets[k].req_pos.is_none() {
             let mut best_fit: Option<usize> = None;
             for i in first..=last {
                 if chosen.contains(&i) || avail[i] == 0 || (avail[i] as i64) < rem_cpus {
@@ -1511,7 +1562,8 @@ fn slurm_pick(need: &Need, candidates: &[usize], free: &impl FreeOf, want_nodes:
                 }
             }
         }
-        for (i, &free) in avail.iter().enumerate().take(last + 1).skip(first) {
+        for i in order {
+            let free = avail[i];
             if max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0) {
                 break;
             }
@@ -1658,19 +1710,50 @@ fn place_plain(
     if need.shape.spread && required.is_none() {
         return place_spread(need, candidates, free);
     }
+    // topology/tree (not for --contiguous; with TopoOptional only for jobs
+    // that ask for --switches)
+    let tree = free.topo().filter(|(t, _)| !need.shape.contiguous && (!t.conf.optional || need.shape.asks_switches));
+    if let (Some((t, hold)), Some(r)) = (tree, required) {
+        // --nodelist: the rest of the job around the required nodes' switches
+        let want_nodes = need.shape.min_nodes.max(r.len() as u32).max(1);
+        let req: Vec<usize> = candidates.iter().copied().filter(|i| r.contains(free.name_at(*i))).collect();
+        if req.len() == r.len() {
+            let picked = pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| {
+                topo::topo_pick(need, c, free, want_nodes, t, hold, &req)
+            });
+            if let Some(a) = picked.and_then(|p| place_in_order(need, &p, free, required)) {
+                return Some(a);
+            }
+            if hold && need.shape.switches.is_some() {
+                return None;
+            }
+        }
+    }
+    if let (None, Some(r)) = (tree, required) {
+        // --nodelist: the required nodes, then the rest around them
+        let want_nodes = need.shape.min_nodes.max(r.len() as u32).max(1);
+        let req: Vec<usize> = candidates.iter().copied().filter(|i| r.contains(free.name_at(*i))).collect();
+        if req.len() == r.len() {
+            let picked = pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| {
+                slurm_pick(need, c, free, want_nodes, &req)
+            });
+            if let Some(a) = picked.and_then(|p| place_in_order(need, &p, free, required)) {
+                return Some(a);
+            }
+        }
+        // (first fit, the required nodes first)
+        let order: Vec<usize> = req.iter().chain(candidates.iter().filter(|i| !req.contains(i))).copied().collect();
+        return place_in_order(need, &order, free, required);
+    }
     if required.is_none() {
         let want_nodes = need.shape.min_nodes.max(1);
-        // topology/tree (not for --contiguous; with TopoOptional only for
-        // jobs that ask for --switches)
-        let tree =
-            free.topo().filter(|(t, _)| !need.shape.contiguous && (!t.conf.optional || need.shape.asks_switches));
         let picked = match tree {
             Some((t, hold)) => pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| {
-                topo::topo_pick(need, c, free, want_nodes, t, hold)
+                topo::topo_pick(need, c, free, want_nodes, t, hold, &[])
             }),
-            None => {
-                pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| slurm_pick(need, c, free, want_nodes))
-            }
+            None => pick_knapsack(need, candidates, free, want_nodes, &|c: &[usize]| {
+                slurm_pick(need, c, free, want_nodes, &[])
+            }),
         };
         if let Some(picked) = picked {
             if let Some(a) = place_in_order(need, &picked, free, None) {
@@ -1912,7 +1995,7 @@ mod tests {
 
     /// `slurm_pick` over every node, by name.
     fn slurm_pick(shape: &Shape, _all: &[&str], t: &Table, want: u32) -> Option<Vec<&'static str>> {
-        let picked = super::slurm_pick(&Need::new(shape, &t.kinds), &[0, 1, 2, 3], t, want)?;
+        let picked = super::slurm_pick(&Need::new(shape, &t.kinds), &[0, 1, 2, 3], t, want, &[])?;
         Some(picked.into_iter().map(|i| ["node1", "node2", "node3", "node4"][i]).collect())
     }
 
@@ -1970,6 +2053,23 @@ mod tests {
         assert!(tree_place(&sh, &tree_table(&[0, 8, 0, 0], false)).is_empty());
         sh.switches = None;
         assert_eq!(tree_place(&sh, &tree_table(&[0, 8, 0, 0], false)), ["node3:1", "node4:1"]);
+        // --nodelist (measured on 22.05): -N2 -w node4 gets node1 beside it
+        // (22.05 takes a closer leaf only if it fits as tightly; 24.11 if it
+        // fits), -N2 -w node1 node4 (the tightest leaf), -N3 -w node4 node[2-4]
+        let req = |names: &[&str]| -> HashSet<String> { names.iter().map(|n| n.to_string()).collect() };
+        let placed = |sh: &Shape, r: &HashSet<String>, v24: bool| -> Vec<String> {
+            let t = tree_table(&[0, 0, 0, 0], v24);
+            let a = place(&Need::new(sh, &t.kinds), &[0, 1, 2, 3], &t, Some(r)).unwrap_or_default();
+            a.into_iter().map(|a| a.node).collect()
+        };
+        assert_eq!(placed(&sh, &req(&["node4"]), false), ["node1", "node4"]);
+        assert_eq!(placed(&sh, &req(&["node4"]), true), ["node2", "node4"]);
+        assert_eq!(placed(&sh, &req(&["node1"]), false), ["node1", "node4"]);
+        let mut n3 = sh.clone();
+        (n3.min_nodes, n3.max_nodes, n3.tasks) = (3, Some(3), 3);
+        assert_eq!(placed(&n3, &req(&["node4"]), false), ["node2", "node3", "node4"]);
+        assert_eq!(placed(&n3, &req(&["node1"]), false), ["node1", "node2", "node3"]);
+        assert_eq!(placed(&n3, &req(&["node1", "node4"]), false), ["node1", "node2", "node4"]);
     }
 
     fn job(id: u32, state: JobState, dep: Option<&str>, kill: Option<&str>) -> Job {
@@ -2032,6 +2132,18 @@ mod tests {
         assert!(slurm_pick(&shape(3, 1, true), &ALL, &free(&[0, 0, 0, 0]), 1).is_none());
         // four tasks without -N: two nodes, in order
         assert_eq!(slurm_pick(&shape(4, 1, false), &ALL, &free(&[0, 0, 0, 0]), 1).unwrap(), ["node1", "node2"]);
+        // --nodelist (measured on 22.05, 8-CPU nodes there): the required
+        // node, then its set from it to the end, then back
+        let with_req = |sh: &Shape, req: &[usize], want: u32| -> Vec<&'static str> {
+            let t = free(&[0, 0, 0, 0]);
+            let p = super::slurm_pick(&Need::new(sh, &t.kinds), &[0, 1, 2, 3], &t, want, req).unwrap_or_default();
+            p.into_iter().map(|i| ALL[i]).collect()
+        };
+        assert_eq!(with_req(&shape(2, 2, true), &[3], 2), ["node3", "node4"]);
+        assert_eq!(with_req(&shape(3, 3, true), &[0], 3), ["node1", "node2", "node3"]);
+        assert_eq!(with_req(&shape(2, 2, true), &[1], 2), ["node2", "node3"]);
+        assert_eq!(with_req(&shape(3, 3, true), &[3], 3), ["node2", "node3", "node4"]);
+        assert_eq!(with_req(&shape(3, 3, true), &[0, 3], 3), ["node1", "node2", "node4"]);
     }
 
     fn idle_node(name: &str) -> Node {

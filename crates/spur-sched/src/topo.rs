@@ -82,10 +82,11 @@ impl TopoPass {
 }
 
 /// The nodes `_eval_nodes_topo` would choose for `need` among `candidates`
-/// (by table index, ascending); None when it finds none, or when the job's
-/// `--switches` limit still holds (`hold`) and they span more leaves.
+/// (by table index, ascending), with `req` (`--nodelist`, by table index)
+/// among them; None when it finds none, or when the job's `--switches`
+/// limit still holds (`hold`) and they span more leaves.
 // (index loops: several tables by switch and by node, as the C code's)
-#[allow(clippy::needless_range_loop)]
+#[allow(clippy::needless_range_loop, clippy::too_many_arguments)]
 pub(crate) fn topo_pick(
     need: &Need,
     candidates: &[usize],
@@ -93,11 +94,12 @@ pub(crate) fn topo_pick(
     want_nodes: u32,
     t: &TopoPass,
     hold: bool,
+    req: &[usize],
 ) -> Option<Vec<usize>> {
     let shape = need.shape;
     let tree = &t.conf.tree;
     let v24 = t.conf.v24;
-    let size = candidates.iter().copied().max()? + 1;
+    let size = candidates.iter().chain(req).copied().max()? + 1;
     let mut avail = vec![0u32; size];
     let mut weight = vec![0u32; size];
     for &i in candidates {
@@ -117,62 +119,6 @@ pub(crate) fn topo_pick(
     let ns = tree.switches.len();
     let level: Vec<u32> = tree.switches.iter().map(|s| s.level).collect();
     let parent: Vec<Option<usize>> = tree.switches.iter().map(|s| s.parent).collect();
-
-    // each switch's usable nodes, and (24.11) their CPUs
-    let mut sw: Vec<Vec<usize>> = t.nodes.iter().map(|v| v.iter().copied().filter(|&i| on(i)).collect()).collect();
-    let sw_cpus: Vec<i64> = sw.iter().map(|v| v.iter().map(|&i| avail[i] as i64).sum()).collect();
-
-    // the top switch: the highest that has enough, holding the lowest weight
-    let mut top: Option<(usize, u32)> = None;
-    for s in 0..ns {
-        if (sw[s].len() as i64) < rem_nodes || (v24 && rem_cpus > sw_cpus[s]) {
-            continue;
-        }
-        let Some(w) = sw[s].iter().map(|&i| weight[i]).min() else { continue };
-        match top {
-            Some((ts, tw)) if !(level[s] >= level[ts] && w <= tw) => {}
-            _ => top = Some((s, w)),
-        }
-    }
-    let (top, _) = top?;
-    let mut in_top = vec![false; size];
-    for &i in &sw[top] {
-        in_top[i] = true;
-    }
-    for (s, v) in sw.iter_mut().enumerate() {
-        if s != top {
-            v.retain(|&i| in_top[i]);
-        }
-    }
-
-    // the best nodes: weight by weight (lowest first) until enough; the
-    // lighter groups then go to the job whole
-    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for &i in &sw[top] {
-        groups.entry(weight[i]).or_default().push(i);
-    }
-    let mut best = vec![false; size];
-    let (mut best_cnt, mut best_cpus) = (0i64, 0i64);
-    let mut req2: Vec<usize> = vec![];
-    let mut sufficient = false;
-    for g in groups.values() {
-        if sufficient {
-            break;
-        }
-        if best_cnt > 0 {
-            req2 = (0..size).filter(|&i| best[i]).collect();
-        }
-        for &i in g {
-            best[i] = true;
-            best_cnt += 1;
-            best_cpus += avail[i] as i64;
-        }
-        sufficient = best_cpus >= rem_cpus && best_cnt >= rem_nodes;
-    }
-    if !sufficient {
-        return None;
-    }
-
     let mut chosen = vec![false; size];
     let mut required = vec![false; ns];
     // what a node gives the job (`_cpus_to_use`: leave one task's CPUs for
@@ -198,8 +144,94 @@ pub(crate) fn topo_pick(
         }};
     }
     let done = |rem_nodes: i64, rem_cpus: i64| rem_nodes <= 0 && rem_cpus <= 0;
+    // the required nodes first: all usable, no more than the job may have
+    if req.iter().any(|&i| !on(i)) || req.len() as i64 > max_nodes {
+        return None;
+    }
+    for &i in req {
+        take!(i);
+    }
+
+    // each switch's usable nodes, and (24.11) their CPUs
+    let mut sw: Vec<Vec<usize>> = t.nodes.iter().map(|v| v.iter().copied().filter(|&i| on(i)).collect()).collect();
+    let sw_cpus: Vec<i64> = sw.iter().map(|v| v.iter().map(|&i| avail[i] as i64).sum()).collect();
+
+    // the top switch: with required nodes, the highest over them; else the
+    // highest that has enough, holding the lowest weight
+    let mut top: Option<(usize, u32)> = None;
+    for s in 0..ns {
+        if !req.is_empty() {
+            if sw[s].iter().any(|&i| chosen[i]) {
+                required[s] = true;
+                if top.is_none_or(|(ts, _)| level[s] > level[ts]) {
+                    top = Some((s, 0));
+                }
+            }
+            continue;
+        }
+        if (sw[s].len() as i64) < rem_nodes || (v24 && rem_cpus > sw_cpus[s]) {
+            continue;
+        }
+        let Some(w) = sw[s].iter().map(|&i| weight[i]).min() else { continue };
+        match top {
+            Some((ts, tw)) if !(level[s] >= level[ts] && w <= tw) => {}
+            _ => top = Some((s, w)),
+        }
+    }
+    let (top, _) = top?;
+    let mut in_top = vec![false; size];
+    for &i in &sw[top] {
+        in_top[i] = true;
+    }
+    // the required nodes must share a network
+    if req.iter().any(|&i| !in_top[i]) {
+        return None;
+    }
+    for (s, v) in sw.iter_mut().enumerate() {
+        if s != top {
+            v.retain(|&i| in_top[i]);
+        }
+    }
     let mut finished = false;
-    if !req2.is_empty() {
+    if !req.is_empty() {
+        if done(rem_nodes, rem_cpus) {
+            finished = true;
+        } else if max_nodes <= 0 {
+            return None;
+        }
+    }
+
+    // the best nodes: weight by weight (lowest first) until enough; the
+    // lighter groups then go to the job whole
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for &i in &sw[top] {
+        if !chosen[i] {
+            groups.entry(weight[i]).or_default().push(i);
+        }
+    }
+    let mut best = vec![false; size];
+    let (mut best_cnt, mut best_cpus) = (0i64, 0i64);
+    let mut req2: Vec<usize> = vec![];
+    let mut sufficient = finished;
+    for g in groups.values() {
+        if sufficient {
+            break;
+        }
+        if best_cnt > 0 {
+            req2 = (0..size).filter(|&i| best[i]).collect();
+        }
+        for &i in g {
+            best[i] = true;
+            best_cnt += 1;
+            best_cpus += avail[i] as i64;
+        }
+        sufficient = best_cpus >= rem_cpus && best_cnt >= rem_nodes;
+    }
+    if !sufficient {
+        return None;
+    }
+
+    if !finished && !req2.is_empty() {
         for &i in &req2 {
             if max_nodes <= 0 {
                 break;
@@ -232,7 +264,7 @@ pub(crate) fn topo_pick(
             k = parent[s];
         }
     };
-    if !finished && !req2.is_empty() {
+    if !finished && (!req.is_empty() || !req2.is_empty()) {
         'leaves: for s in 0..ns {
             if !required[s] || level[s] != 0 {
                 continue;
