@@ -118,6 +118,9 @@ fn constraints_refused_accepted_and_placed_as_measured() {
         (&["-N3", "-w", "node4"], "node[2-4]"),
         (&["-N3", "-w", "node[1,4]"], "node[1-2,4]"),
         (&["-N2", "-w", "node3", "-n4"], "node[3-4]"),
+        // (the node list's count, not -N: more nodes may come)
+        (&["-n12", "-w", "node3"], "node[3-4]"),
+        (&["-w", "node[1,4]"], "node[1,4]"),
     ] {
         let (id, on) = placed(args);
         assert_eq!(on, want, "{args:?}");

@@ -596,7 +596,10 @@ pub fn shape_of(job: &Job) -> Shape {
             .map(|r| r.items.into_iter().map(|g| (g.name, g.type_, g.count)).collect())
             .unwrap_or_default(),
         exclusive: d.exclusive,
-        max_nodes: if d.min_nodes.is_some() {
+        // (a count that only --nodelist gave, with no maximum, leaves the
+        // maximum open, as Slurm's sbatch leaves it: `-n12 -w cn03` runs on
+        // cn[03-04])
+        max_nodes: if d.min_nodes.is_some() && !(d.max_nodes.is_none() && nodelist_count(d)) {
             Some(d.max_nodes.unwrap_or(job.num_nodes.max(1)).max(job.num_nodes.max(1)))
         } else {
             None
@@ -609,6 +612,19 @@ pub fn shape_of(job: &Job) -> Shape {
         switches: None,
         share: 1,
     }
+}
+
+/// Whether a batch job's node count is the count of its `--nodelist`
+/// (sbatch sets it so when `-N` is not given, and gives a maximum with
+/// `-N`; Slurm leaves the maximum open then). srun and salloc give no
+/// maximum for `-N n`: theirs stay exact.
+pub fn nodelist_count(d: &spur_core::model::JobDesc) -> bool {
+    if d.script.is_empty() {
+        return false;
+    }
+    let Some(list) = d.req_nodes.as_deref().filter(|l| !l.is_empty()) else { return false };
+    let n = spur_grammar::hostlist::count(list).unwrap_or(0);
+    d.min_nodes.is_some_and(|m| u64::from(m) == n)
 }
 
 /// A partition's `OverSubscribe=`: how many jobs may share a CPU, whether

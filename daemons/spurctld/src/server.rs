@@ -611,7 +611,10 @@ impl Service {
         // Without -N, the partition's MaxNodes bounds them (22.05, MaxNodes=2
         // and MaxCPUsPerNode=4: `-n9` refused, `-n8` accepted)
         let counts_valid = want_nodes > 0 && desc.max_nodes.is_none_or(|m| m >= want_nodes);
+        // (a count that only --nodelist gave leaves the maximum open)
+        let open = desc.max_nodes.is_none() && spur_sched::nodelist_count(desc);
         let most = match (desc.min_nodes, part.max_nodes) {
+            (Some(_), m) if open => m.map(|m| m as usize),
             (Some(_), _) if counts_valid => Some(desc.max_nodes.unwrap_or(want_nodes).max(want_nodes) as usize),
             (None, Some(m)) => Some(m as usize),
             _ => None,
