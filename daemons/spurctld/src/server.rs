@@ -1652,13 +1652,17 @@ impl Service {
                         // without it): refused, not logged without it
                         let u = u.and_then(|mut u| {
                             let active = self.ctld.read().state.write_format_version();
+                            // an operator's priority that stays needs version
+                            // 10: before, it is set as any other
+                            if u.min_format_version() > active {
+                                u.by_operator = false;
+                            }
                             if u.min_format_version() > active {
                                 // what only follows from the request (an
                                 // operator's priority resetting nice, the CPUs
                                 // recounted from a new task count) is left out
                                 // rather than refuse what the user asked
                                 u.reset_nice = false;
-                                u.by_operator = false;
                                 if req.num_cpus.is_none() && req.min_cpus_node.is_none() {
                                     u.num_cpus = None;
                                 }
