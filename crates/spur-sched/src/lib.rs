@@ -1487,21 +1487,28 @@ fn slurm_pick(
     let mut rem_nodes = want_nodes.max(1) as i64;
     let mut max_nodes: i64 = shape.max_nodes.map(|m| m as i64).unwrap_or(i64::MAX);
     let mut chosen: Vec<usize> = vec![];
+    // take node `i` with `a` CPUs free: what it gives leaves one task's
+    // CPUs for each node still to come (`_cpus_to_use`)
+    macro_rules! take {
+        ($i:expr, $a:expr) => {{
+            let mut a = $a as i64;
+            let limit = rem_max_cpus - (rem_nodes - 1).max(0) * cpt;
+            if a > limit {
+                a = limit.max(cpt);
+            }
+            chosen.push($i);
+            rem_cpus -= a;
+            rem_max_cpus -= a;
+            rem_nodes -= 1;
+            max_nodes -= 1;
+        }};
+    }
     // the required nodes first
     for i in (0..table.len()).filter(|i| is_req[*i]) {
         if avail[i] == 0 || max_nodes <= 0 {
             return None;
         }
-        let mut a = avail[i] as i64;
-        let limit = rem_max_cpus - (rem_nodes - 1).max(0) * cpt;
-        if a > limit {
-            a = limit.max(cpt);
-        }
-        chosen.push(i);
-        rem_cpus -= a;
-        rem_max_cpus -= a;
-        rem_nodes -= 1;
-        max_nodes -= 1;
+        take!(i, avail[i]);
     }
     if !req.is_empty() && rem_nodes <= 0 && rem_cpus <= 0 {
         chosen.sort_unstable();
@@ -1586,19 +1593,10 @@ fn slurm_pick(
             if chosen.contains(&i) || free == 0 {
                 continue;
             }
-            let mut a = free as i64;
-            if max_nodes == 1 && a < rem_cpus {
+            if max_nodes == 1 && (free as i64) < rem_cpus {
                 continue;
             }
-            let limit = rem_max_cpus - (rem_nodes - 1).max(0) * cpt;
-            if a > limit {
-                a = limit.max(cpt);
-            }
-            chosen.push(i);
-            rem_cpus -= a;
-            rem_max_cpus -= a;
-            rem_nodes -= 1;
-            max_nodes -= 1;
+            take!(i, free);
         }
         if rem_nodes <= 0 && rem_cpus <= 0 {
             chosen.sort_unstable();
