@@ -945,6 +945,34 @@ impl PartState {
     }
 }
 
+/// A partition's `OverSubscribe=` as scheduling reads it (the value was
+/// checked when slurm.conf or scontrol gave it): how many jobs may share a
+/// CPU (`YES` and `FORCE` alone: 4), whether every job shares (`FORCE`),
+/// whether each job gets whole nodes (`EXCLUSIVE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartShare {
+    pub count: u32,
+    pub force: bool,
+    pub exclusive: bool,
+}
+
+impl PartShare {
+    pub fn parse(v: &str) -> PartShare {
+        let (word, count) = match v.split_once(':') {
+            Some((w, c)) => (w.trim(), c.trim().parse::<u32>().ok()),
+            None => (v.trim(), None),
+        };
+        let shares = |force| PartShare { count: count.unwrap_or(4).max(1), force, exclusive: false };
+        if word.eq_ignore_ascii_case("FORCE") {
+            shares(true)
+        } else if word.eq_ignore_ascii_case("YES") {
+            shares(false)
+        } else {
+            PartShare { count: 1, force: false, exclusive: word.eq_ignore_ascii_case("EXCLUSIVE") }
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Partition {
     pub name: String,
@@ -1409,14 +1437,10 @@ impl JobDesc {
         if own != "OK" {
             return own;
         }
-        let Some(p) = part else { return own };
-        let (word, count) = match p.split_once(':') {
-            Some((w, c)) => (w, c.trim().parse::<u32>().ok()),
-            None => (p, None),
-        };
-        if word.eq_ignore_ascii_case("FORCE") && count.unwrap_or(4) > 1 {
+        let Some(p) = part.map(PartShare::parse) else { return own };
+        if p.force && p.count > 1 {
             "YES"
-        } else if word.eq_ignore_ascii_case("EXCLUSIVE") {
+        } else if p.exclusive {
             "NO"
         } else {
             own
@@ -1502,6 +1526,14 @@ mod request_field_tests {
         assert_eq!(d.oversubscribe(), "USER");
         d.exclusive = true;
         assert_eq!(d.oversubscribe(), "NO");
+        // in a partition: its rule for a job that asked for neither
+        let plain = JobDesc::default();
+        let rule = |p: &str| plain.oversubscribe_in(Some(p));
+        assert_eq!(
+            (rule("FORCE:2"), rule("force"), rule("FORCE:1"), rule("EXCLUSIVE"), rule("YES:2")),
+            ("YES", "YES", "OK", "NO", "OK")
+        );
+        assert_eq!(PartShare::parse("YES"), PartShare { count: 4, force: false, exclusive: false });
         assert_eq!(d.reservation_name(), None);
         d.reservation = Some(String::new());
         assert_eq!(d.reservation_name(), None);

@@ -627,28 +627,13 @@ pub fn nodelist_count(d: &spur_core::model::JobDesc) -> bool {
     d.min_nodes.is_some_and(|m| u64::from(m) == n)
 }
 
-/// A partition's `OverSubscribe=`: how many jobs may share a CPU, whether
-/// that is forced on every job (`FORCE`), and whether each job gets whole
-/// nodes (`EXCLUSIVE`). `YES` and `FORCE` alone allow 4.
-pub(crate) fn oversubscribe_of(v: &str) -> (u32, bool, bool) {
-    let (word, count) = match v.split_once(':') {
-        Some((w, c)) => (w, c.trim().parse::<u32>().ok()),
-        None => (v, None),
-    };
-    match word.trim().to_ascii_uppercase().as_str() {
-        "EXCLUSIVE" => (1, false, true),
-        "FORCE" => (count.unwrap_or(4).max(1), true, false),
-        "YES" => (count.unwrap_or(4).max(1), false, false),
-        _ => (1, false, false),
-    }
-}
-
 /// How many jobs may share each CPU `job` gets in `part`, and whether it
 /// gets whole nodes (slurmctld's `_resolve_shared_status` with cons_tres:
 /// `EXCLUSIVE` gives whole nodes, `FORCE:N` (N > 1) shares every job,
 /// `YES:N` the jobs that asked with `-s`; `--exclusive` never shares).
 pub fn share_of(job: &Job, part: &Partition) -> (u32, bool) {
-    let (n, force, whole) = oversubscribe_of(&part.oversubscribe);
+    let spur_core::model::PartShare { count: n, force, exclusive: whole } =
+        spur_core::model::PartShare::parse(&part.oversubscribe);
     if whole {
         return (1, true);
     }
@@ -861,7 +846,7 @@ pub fn schedule_pass<'a>(
     // nodes held by exclusive jobs (made when first needed)
     let mut exclusive_nodes: Option<HashSet<usize>> = None;
     // CPUs held by jobs that share them (partitions with OverSubscribe)
-    if parts.iter().any(|p| oversubscribe_of(&p.oversubscribe).0 > 1) {
+    if parts.iter().any(|p| spur_core::model::PartShare::parse(&p.oversubscribe).count > 1) {
         let part_of: HashMap<&str, &Partition> = parts.iter().map(|p| (p.name.as_str(), *p)).collect();
         // (a job suspended by the gang scheduler keeps its place: its CPUs
         // count as shared, though the node's total no longer holds them)
