@@ -116,11 +116,8 @@ pub fn max_switch_wait(conf: &SlurmConf) -> u32 {
 /// switches, and how long (seconds) to wait for them, at most
 /// `max_wait` (also the wait when none is given). None: not asked (or 0).
 pub fn job_switches(given: Option<&str>, switch_wait: Option<&str>, max_wait: u32) -> Option<(u32, u32)> {
-    let sw = given?;
-    let (n, wait) = match sw.split_once('@') {
-        Some((n, w)) => (n, Some(w)),
-        None => (sw, switch_wait),
-    };
+    let (n, wait) = split_switches(given?);
+    let wait = wait.or(switch_wait);
     let n = spur_grammar::num::strtol(n, 10).value;
     if n <= 0 {
         return None;
@@ -130,6 +127,14 @@ pub fn job_switches(given: Option<&str>, switch_wait: Option<&str>, max_wait: u3
         _ => max_wait,
     };
     Some((n.min(u32::MAX as i64) as u32, wait))
+}
+
+/// `--switches=N[@WAIT]` as written: the count and the wait, if given.
+pub fn split_switches(v: &str) -> (&str, Option<&str>) {
+    match v.split_once('@') {
+        Some((n, w)) => (n, Some(w)),
+        None => (v, None),
+    }
 }
 
 /// The tree of slurm.conf's `TopologyPlugin=topology/tree` (None: another

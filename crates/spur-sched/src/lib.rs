@@ -796,6 +796,11 @@ pub enum PreemptMode {
 }
 
 impl PreemptMode {
+    /// Whether a `PreemptMode=` value holds `GANG` (time slicing).
+    pub fn has_gang(v: &str) -> bool {
+        v.split(',').any(|w| w.trim().eq_ignore_ascii_case("GANG"))
+    }
+
     /// The first word of a `PreemptMode=` value (`REQUEUE,GANG` is REQUEUE).
     pub fn parse(v: &str) -> Option<PreemptMode> {
         let first = v.split(',').map(str::trim).find(|w| !w.eq_ignore_ascii_case("GANG") && !w.is_empty());

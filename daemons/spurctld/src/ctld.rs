@@ -213,20 +213,17 @@ impl Ctld {
             .then(|| {
                 conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
             });
-        let gang = conf
-            .get("PreemptMode")
-            .is_some_and(|m| m.split(',').any(|w| w.trim().eq_ignore_ascii_case("GANG")))
-            .then(|| {
-                let secs = match conf.get("SchedulerTimeSlice").and_then(|v| v.trim().parse::<u64>().ok()) {
-                    Some(s) if s >= 5 => s,
-                    Some(_) => {
-                        tracing::error!("SchedulerTimeSlice must be at least 5 seconds");
-                        30
-                    }
-                    None => 30,
-                };
-                Duration::from_secs(secs)
-            });
+        let gang = conf.get("PreemptMode").is_some_and(spur_sched::PreemptMode::has_gang).then(|| {
+            let secs = match conf.get("SchedulerTimeSlice").and_then(|v| v.trim().parse::<u64>().ok()) {
+                Some(s) if s >= 5 => s,
+                Some(_) => {
+                    tracing::error!("SchedulerTimeSlice must be at least 5 seconds");
+                    30
+                }
+                None => 30,
+            };
+            Duration::from_secs(secs)
+        });
         // (main stopped on a topology.conf that does not read)
         let topology = spur_core::topology::load(&conf).ok().flatten().map(|tree| {
             for w in &tree.warnings {

@@ -490,9 +490,10 @@ pub fn job_update(
             .filter(|s| spur_core::topology::job_switches(Some(s), None, 0).is_some());
         let wait: Option<String> = match asked {
             None => Some("0:00".into()),
-            Some(s) => {
-                s.split_once('@').map(|(_, w)| w.to_string()).or_else(|| acc.and_then(|a| a.switch_wait.clone()))
-            }
+            Some(s) => spur_core::topology::split_switches(s)
+                .1
+                .map(str::to_string)
+                .or_else(|| acc.and_then(|a| a.switch_wait.clone())),
         };
         out.switches = Some(match wait {
             Some(w) if !sw.contains('@') => format!("{}@{}", sw, w),
