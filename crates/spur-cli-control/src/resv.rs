@@ -305,10 +305,13 @@ fn name_list(v: &str) -> NameList {
     }
     let mut l = NameList::default();
     for it in items {
-        match it.split_at(1) {
-            ("-", name) => l.remove.push(name.to_string()),
-            ("+", name) => l.add.push(name.to_string()),
-            _ => l.add.push(it.to_string()),
+        // (by prefix, not by byte: a name may start with any character)
+        if let Some(name) = it.strip_prefix('-') {
+            l.remove.push(name.to_string());
+        } else if let Some(name) = it.strip_prefix('+') {
+            l.add.push(name.to_string());
+        } else {
+            l.add.push(it.to_string());
         }
     }
     l
@@ -542,6 +545,9 @@ mod tests {
             ScontrolCmd::Reservation { req: ReservationRequest::Update(s), .. } => {
                 assert_eq!(s.name, "b");
                 assert_eq!(s.users, Some(NameList { set: None, add: vec!["a".into(), "b".into()], remove: vec![] }));
+                // a name after the first that starts with a multi-byte character (found by
+                // the fuzzer: it panicked cutting the character's first byte)
+                assert_eq!(name_list("+root,\u{FFFD}x").add, vec!["root".to_string(), "\u{FFFD}x".to_string()]);
             }
             other => panic!("{:?}", other),
         }
