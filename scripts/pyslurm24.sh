@@ -96,7 +96,7 @@ missing="$(for f in $(find "$R$build" -name '*.so'); do nm -D --undefined-only "
 [ -z "$missing" ] || { echo "pyslurm24.sh: Spur's library lacks pyslurm's imports:" $missing >&2; exit 1; }
 B="$R/opt/pysl/bin24"
 rm -rf "$B" && mkdir -p "$B" && cp "$root/target/debug/spur" "$B/spur" || exit 1
-for c in sacct salloc sbatch scancel scontrol sinfo sprio squeue srun sstat; do ln -s spur "$B/$c"; done
+for c in sacct sacctmgr salloc sbatch scancel scontrol sinfo sprio squeue srun sstat; do ln -s spur "$B/$c"; done
 mkdir -p "$R/opt/pysl/envfix"
 cat >"$R/opt/pysl/envfix/sitecustomize.py" <<'EOF'
 # pyslurm loads its modules with RTLD_DEEPBIND: their `environ` binds to

@@ -1,16 +1,35 @@
-//! sacct's and sstat's command lines and environment
-//! (`spur_cli_query::sacct::parse`, `sstat::parse`; words split on NUL,
-//! `\x01NAME=VALUE` an environment entry); then sacct's output for a few
+//! sacct's, sstat's and sacctmgr's command lines and environment
+//! (`spur_cli_query::sacct::parse`, `sstat::parse`, `sacctmgr::parse`;
+//! words split on NUL, `\x01NAME=VALUE` an environment entry); sacctmgr's
+//! listing or its checked and echoed change of a few QOS records (`-i`: no
+//! question asked, nothing sent); then sacct's output for a few
 //! records of every kind: the field list, widths, units, states, the time
 //! window read from `-S`/`-E`, and the `--json`/`--yaml` documents.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use spur_cli_query::{sacct, sstat};
+use spur_cli_query::{sacct, sacctmgr, sstat};
 use spur_core::acct::{AcctJob, AcctState, AcctStep};
 
 fuzz_target!(|data: &[u8]| {
     let (args, env) = spur_fuzz::command_line(data);
     let _ = sstat::parse(&args);
+    if let Ok((mut o, cmd)) = sacctmgr::parse(&args) {
+        o.immediate = true;
+        let mut high = spur_core::qos::Qos::new(2, "high", "high");
+        high.preempt = vec![1];
+        let all = vec![spur_core::qos::Qos::normal(), high];
+        match cmd {
+            sacctmgr::Cmd::List { names, format } => {
+                let _ = sacctmgr::render_list(&o, &names, &format, &all);
+            }
+            sacctmgr::Cmd::Help | sacctmgr::Cmd::Version => {}
+            cmd => {
+                if let Ok(conf) = spur_core::config::parse_str("ClusterName=c\nSlurmctldHost=h\n", std::path::Path::new("slurm.conf")) {
+                    let _ = sacctmgr::change(&o, &conf, |_| Ok(vec![]), cmd, &all);
+                }
+            }
+        }
+    }
     let Ok(o) = sacct::parse(&args, &env, 1_700_000_000, 0) else { return };
     // (a field is as wide as asked, as Slurm's: widths of a million or more
     // are left out)

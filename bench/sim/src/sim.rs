@@ -193,6 +193,7 @@ pub fn simulate(trace: &Trace, cluster: Cluster, backfill: bool) -> Result<Outco
         preempt: None,
         ending: vec![],
         topology: None,
+        qos: None,
     };
     let mut out = Outcome { skipped: trace.skipped + wide, ..Default::default() };
     let mut starts: Vec<Option<(i64, bool, u32)>> = vec![None; jobs.len()];

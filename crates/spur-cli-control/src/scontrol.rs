@@ -2359,6 +2359,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, max_swit
             plan: view.plans.get(&j.job_id).cloned(),
             max_switch_wait,
             part_oversubscribe: view.partitions.iter().find(|p| p.name == j.partition).map(|p| p.oversubscribe.clone()),
+            accounting: !view.qos.is_empty(),
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
@@ -2420,6 +2421,9 @@ struct JobCtx {
     max_switch_wait: u32,
     /// The job's partition's `OverSubscribe=`.
     part_oversubscribe: Option<String>,
+    /// The cluster keeps accounting (the view has QOS records): a job's
+    /// QOS is shown.
+    accounting: bool,
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
@@ -2448,7 +2452,7 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         priority: j.priority,
         nice: d.nice.unwrap_or(0) as i64,
         account: d.account.clone(),
-        qos: d.qos.clone().filter(|_| spur_core::compat::profile().job_qos_shown_without_accounting),
+        qos: d.qos.clone().filter(|_| ctx.accounting || spur_core::compat::profile().job_qos_shown_without_accounting),
         state: j.state.name().to_string(),
         // (a job that never started has run for no time)
         phase: match j.state {

@@ -22,6 +22,7 @@
 pub mod acctprint;
 pub mod json;
 pub mod sacct;
+pub mod sacctmgr;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;

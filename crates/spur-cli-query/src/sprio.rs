@@ -469,7 +469,7 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
     let items: Vec<Item<F>> = parsed.items.into_iter().filter(|i| !matches!(i.kind, ItemKind::Invalid)).collect();
     let nodes: Vec<&Node> = view.nodes.iter().collect();
     let parts: Vec<&Partition> = view.partitions.iter().collect();
-    let totals = Totals::of(&nodes, &parts);
+    let totals = Totals::of(&nodes, &parts).with_qos(&view.qos);
     let pf: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
     let mut rows: Vec<Row> = view
         .jobs
@@ -481,7 +481,8 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
         .filter(|j| o.users.as_ref().is_none_or(|u| u.iter().any(|n| *n == j.user_name || *n == j.user_id.to_string())))
         .filter(|j| o.parts.as_ref().is_none_or(|p| p.contains(&j.partition)))
         .map(|j| {
-            let mut f = factors(j, pf.get(j.partition.as_str()).copied().unwrap_or(0), &totals, w, view.now);
+            let qp = spur_core::qos::of_job(&view.qos, j).map(|q| q.priority).unwrap_or(0);
+            let mut f = factors(j, pf.get(j.partition.as_str()).copied().unwrap_or(0), qp, &totals, w, view.now);
             if j.desc.priority.is_some() {
                 // set outright: SITE and NICE print 0
                 f.nice = 0;

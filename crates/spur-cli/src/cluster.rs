@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sstat", "sprio", "scancel", "scontrol"];
+    &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sacctmgr", "sstat", "sprio", "scancel", "scontrol"];
 
 struct UpOpts {
     dir: PathBuf,

@@ -1,4 +1,4 @@
-//! `spur`: one multi-call binary. Called as `sbatch`, `squeue`, `sinfo`, `sprio`,
+//! `spur`: one multi-call binary. Called as `sbatch`, `squeue`, `sinfo`, `sprio`, `sacctmgr`,
 //! `scancel` or `scontrol` (links to it), it is that Slurm command; called as
 //! `spur CMD ...` it is the same, plus Spur's own verbs (`spur cluster ...`,
 //! `spur controller ...`).
@@ -17,7 +17,7 @@ mod controllers;
 
 use spur_cli_base::process;
 use spur_cli_control::{scancel, scontrol};
-use spur_cli_query::{sacct, sinfo, sprio, squeue, sstat};
+use spur_cli_query::{sacct, sacctmgr, sinfo, sprio, squeue, sstat};
 use spur_cli_submit::{salloc, sbatch, srun};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
             Some(c) => (c.clone(), argv[2..].to_vec()),
             None => {
                 eprintln!(
-                    "Usage: spur {{sbatch|srun|salloc|squeue|sinfo|sacct|sstat|sprio|scancel|scontrol|cluster}} ..."
+                    "Usage: spur {{sbatch|srun|salloc|squeue|sinfo|sacct|sacctmgr|sstat|sprio|scancel|scontrol|cluster}} ..."
                 );
                 std::process::exit(1);
             }
@@ -43,6 +43,7 @@ fn main() {
         "squeue" => squeue::run(&args, &process::env_map()),
         "sinfo" => sinfo::run(&args, &process::env_map()),
         "sacct" => sacct::run(&args, &process::env_map()),
+        "sacctmgr" => sacctmgr::run(&args, &process::env_map()),
         "sstat" => sstat::run(&args, &process::env_map()),
         "sprio" => sprio::run(&args, &process::env_map()),
         "scancel" => scancel::run(&args, &process::env_map()),

@@ -145,6 +145,11 @@ impl Client {
         block(self.inner.reservation(req))
     }
 
+    /// `sacctmgr add|modify|delete qos` ([`crate::Client::qos`]).
+    pub fn qos(&self, req: spur_proto::QosRequest) -> Result<Vec<String>, ClientError> {
+        block(self.inner.qos(req))
+    }
+
     pub fn ping(&self) -> Result<PingInfo, ClientError> {
         block(self.inner.ping())
     }

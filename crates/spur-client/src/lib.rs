@@ -45,6 +45,8 @@ pub mod blocking;
 
 /// User and group names (getpwuid_r and friends).
 pub use spur_auth::users;
+/// The messages of `sacctmgr`'s QOS RPC ([`Client::qos`]).
+pub use spur_proto::{qos_request::Op as QosOp, QosRequest, QosSetting};
 
 /// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf.
 /// Why a step was not created or did not start (`Client::step_create`).
@@ -584,6 +586,14 @@ impl Client {
         let r = call!(self, reservation, pb::ReservationRequest::from(req))?;
         check(&r.status)?;
         Ok(r.name)
+    }
+
+    /// `sacctmgr add|modify|delete qos`: the names of the QOS it added,
+    /// modified or deleted (none: nothing was).
+    pub async fn qos(&self, req: pb::QosRequest) -> Result<Vec<String>, ClientError> {
+        let r = call!(self, qos, req)?;
+        check(&r.status)?;
+        Ok(r.names)
     }
 
     /// The leader's answer to a ping.

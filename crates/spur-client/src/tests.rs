@@ -119,6 +119,10 @@ impl Controller for Fake {
         self.gate()?;
         Ok(Response::new(pb::StepStatReply::default()))
     }
+    async fn qos(&self, _: Request<pb::QosRequest>) -> R<pb::QosReply> {
+        self.gate()?;
+        Ok(Response::new(pb::QosReply::default()))
+    }
 }
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

@@ -10,6 +10,7 @@ pub mod launch;
 pub mod legacy_v0;
 pub mod model;
 pub mod priority;
+pub mod qos;
 pub mod records;
 pub mod request;
 pub mod stepio;

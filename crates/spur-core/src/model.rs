@@ -1269,6 +1269,10 @@ pub struct ClusterView {
     /// Reservations in creation order (`scontrol show reservation`, `sinfo -T`).
     #[serde(default)]
     pub reservations: Vec<Reservation>,
+    /// The QOS records (`sacctmgr show qos`, a job's QOS priority and
+    /// limits); format version 11.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<11, _>")]
+    pub qos: Vec<crate::qos::Qos>,
     /// What the backfill scheduler said of the jobs, by id: not part of the
     /// view's format (the leader's soft state, sent beside it).
     #[serde(skip)]

@@ -11,7 +11,9 @@
 //!   partition;
 //! - fair-share: 1.0 (Spur records no usage share yet: what slurmctld gives
 //!   a user without usage);
-//! - association and QOS: 0 (no association or QOS priorities in Spur).
+//! - QOS: the job's QOS's priority over the largest of any QOS
+//!   (`sacctmgr add|modify qos ... Priority=`; `spur_core::qos`);
+//! - association: 0 (no association priorities in Spur).
 //!
 //! The sum is truncated and the nice value subtracted; a job's priority is
 //! at least 1 (0 means held). The controller sets it with these functions
@@ -82,6 +84,8 @@ pub struct Totals {
     pub cpus: u64,
     /// The largest `PriorityJobFactor` of any partition.
     pub max_part_factor: u32,
+    /// The largest priority of any QOS.
+    pub max_qos_priority: u32,
 }
 
 impl Totals {
@@ -90,7 +94,13 @@ impl Totals {
             nodes: nodes.len() as u32,
             cpus: nodes.iter().map(|n| u64::from(n.cpus)).sum(),
             max_part_factor: parts.iter().map(|p| p.priority_job_factor).max().unwrap_or(0),
+            max_qos_priority: 0,
         }
+    }
+
+    /// With the QOS records' largest priority.
+    pub fn with_qos(self, qos: &[crate::qos::Qos]) -> Totals {
+        Totals { max_qos_priority: crate::qos::max_priority(qos), ..self }
     }
 }
 
@@ -129,9 +139,9 @@ pub fn calc_time(w: &Weights, now: i64) -> i64 {
     now - now.rem_euclid(w.calc_period.max(1))
 }
 
-/// The weighted factors of `job` (in partition `part_factor`'s partition)
-/// as of `now`.
-pub fn factors(job: &Job, part_factor: u32, totals: &Totals, w: &Weights, now: i64) -> Factors {
+/// The weighted factors of `job` (in partition `part_factor`'s partition,
+/// of a QOS of priority `qos_priority`) as of `now`.
+pub fn factors(job: &Job, part_factor: u32, qos_priority: u32, totals: &Totals, w: &Weights, now: i64) -> Factors {
     let at = calc_time(w, now);
     let age = if job.eligible_time > 0 && w.max_age > 0 && at > job.eligible_time {
         ((at - job.eligible_time) as f64 / w.max_age as f64).min(1.0)
@@ -158,7 +168,11 @@ pub fn factors(job: &Job, part_factor: u32, totals: &Totals, w: &Weights, now: i
         fairshare: f64::from(w.fairshare),
         jobsize: size * f64::from(w.jobsize),
         partition: part * f64::from(w.partition),
-        qos: 0.0,
+        qos: if totals.max_qos_priority > 0 {
+            f64::from(qos_priority) / f64::from(totals.max_qos_priority) * f64::from(w.qos)
+        } else {
+            0.0
+        },
         site: 0,
         nice: i64::from(job.desc.nice.unwrap_or(0)),
     }
@@ -192,40 +206,40 @@ mod tests {
     #[test]
     fn the_measured_priorities() {
         let w = measured_weights();
-        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2 };
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2, max_qos_priority: 0 };
         let now = 1_000_030;
-        let f3 = factors(&job(2, 16, 0), 1, &t, &w, now);
+        let f3 = factors(&job(2, 16, 0), 1, 0, &t, &w, now);
         assert_eq!((f3.jobsize.round(), f3.partition, f3.fairshare, f3.age), (292.0, 500.0, 1000.0, 0.0));
         assert_eq!(f3.priority(), 1791);
-        assert_eq!(factors(&job(1, 1, 100), 1, &t, &w, now).priority(), 1491);
-        assert_eq!(factors(&job(1, 1, 0), 2, &t, &w, now).priority(), 2091);
-        assert_eq!(factors(&job(1, 4, 0), 1, &t, &w, now).priority(), 1614);
+        assert_eq!(factors(&job(1, 1, 100), 1, 0, &t, &w, now).priority(), 1491);
+        assert_eq!(factors(&job(1, 1, 0), 2, 0, &t, &w, now).priority(), 2091);
+        assert_eq!(factors(&job(1, 4, 0), 1, 0, &t, &w, now).priority(), 1614);
         // the running job -N4 -n32 when it was submitted
-        assert_eq!(factors(&job(4, 32, 0), 1, &t, &w, now).priority(), 2083);
+        assert_eq!(factors(&job(4, 32, 0), 1, 0, &t, &w, now).priority(), 2083);
     }
 
     #[test]
     fn age_counts_from_eligibility_at_calc_boundaries() {
         let w = measured_weights();
-        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2 };
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2, max_qos_priority: 0 };
         let j = job(1, 1, 0);
         // within the period it became eligible in: nothing yet
-        assert_eq!(factors(&j, 1, &t, &w, 1_000_100).age, 0.0);
+        assert_eq!(factors(&j, 1, 0, &t, &w, 1_000_100).age, 0.0);
         // half a day on: half the weight, then at most the weight
         let later = calc_time(&w, 1_000_000 + 43_200) + 300;
-        let a = factors(&j, 1, &t, &w, later).age;
+        let a = factors(&j, 1, 0, &t, &w, later).age;
         assert!(a > 500.0 && a < 510.0, "{a}");
-        assert_eq!(factors(&j, 1, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
+        assert_eq!(factors(&j, 1, 0, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
     }
 
     #[test]
     fn favor_small_and_floor() {
         let w = Weights { jobsize: 1000, favor_small: true, ..measured_weights() };
-        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1 };
-        let f = factors(&job(1, 1, 0), 1, &t, &w, 1_000_000);
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1, max_qos_priority: 0 };
+        let f = factors(&job(1, 1, 0), 1, 0, &t, &w, 1_000_000);
         assert!((f.jobsize - 908.854).abs() < 0.01, "{}", f.jobsize);
         let zero = Weights { calc_period: 300, ..Default::default() };
         assert!(!zero.any());
-        assert_eq!(factors(&job(1, 1, 500), 1, &t, &zero, 1_000_000).priority(), 1);
+        assert_eq!(factors(&job(1, 1, 500), 1, 0, &t, &zero, 1_000_000).priority(), 1);
     }
 }

@@ -148,7 +148,12 @@ pub type Version = u16;
 ///   with `by_operator`: an operator's `Priority=` stays (slurmctld's
 ///   `direct_set_prio`) until the job is released; every other record is as
 ///   in version 9.
-pub const FORMAT_VERSION: Version = 10;
+/// - 11: the state (`spur_state::State`) ends with `qos`, the QOS records
+///   (`spur_core::qos::Qos`: `sacctmgr add|modify|delete qos`), and the
+///   commands `QosCreate`, `QosUpdate` and `QosDelete` are new, as is the
+///   view's `qos` (`spur_core::model::ClusterView`); every other record is
+///   as in version 10.
+pub const FORMAT_VERSION: Version = 11;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -148,7 +148,8 @@ fn pass_with(w: &World, bf: &BackfillParams, topology: Option<Arc<SchedTopology>
     let nr: Vec<&Node> = w.nodes.iter().collect();
     let pr: Vec<&Partition> = w.parts.iter().collect();
     let lookup = |_: u32| None;
-    let params = Params { depth: usize::MAX, backfill: Some(bf.clone()), preempt: None, ending: vec![], topology };
+    let params =
+        Params { depth: usize::MAX, backfill: Some(bf.clone()), preempt: None, ending: vec![], topology, qos: None };
     let (d, cut) = schedule_pass(NOW, &jr, &lookup, &nr, &pr, &[], &params);
     assert!(!cut);
     let count = |f: &dyn Fn(&Decision) -> bool| d.iter().filter(|x| f(x)).count();

@@ -104,6 +104,9 @@ pub(crate) struct MainPhase<'a> {
     /// Each usable node's free resources after the main phase's starts.
     pub free: &'a Table<'a>,
     pub started: &'a [Started],
+    /// The QOS limits and the running jobs they count (after the main
+    /// phase's starts).
+    pub qos: Option<(&'a crate::qos::QosPolicy, &'a mut crate::qos::QosUsage)>,
 }
 
 /// Resources of one node coming back at `at`.
@@ -396,6 +399,9 @@ pub(crate) fn run(
         }
         tested += 1;
         let Some(part) = m.parts.get(job.partition.as_str()) else { continue };
+        if m.qos.as_ref().is_some_and(|(q, u)| u.blocks(q, job).is_some()) {
+            continue;
+        }
         considered.push(job.job_id);
         // (a partition with MaxCPUsPerNode is left to the main phase, which
         // keeps to the cap: this plan does not count its jobs' CPUs)
@@ -427,6 +433,9 @@ pub(crate) fn run(
                     break;
                 }
             }
+            if m.qos.as_ref().is_some_and(|(q, u)| u.blocks(q, job).is_some()) {
+                break;
+            }
             // (a fault in placing one job leaves it to the next pass)
             let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 earliest(now, horizon, dur, &need, &candidates, req.as_ref(), &base, &totals, &releases, &held)
@@ -444,6 +453,9 @@ pub(crate) fn run(
                     }
                     if let Some(a) = &job.array {
                         *running_tasks.entry(a.array_job_id).or_default() += 1;
+                    }
+                    if let Some((q, u)) = m.qos.as_mut() {
+                        u.started(q, job, &allocs);
                     }
                     out.push(Decision::Start { job_id: job.job_id, task, allocs, backfill: true });
                 }

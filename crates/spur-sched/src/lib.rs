@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 pub mod backfill;
 pub mod gang;
+pub mod qos;
 mod topo;
 pub use topo::SchedTopology;
 
@@ -283,9 +284,13 @@ fn preemptees(
     parts: &HashMap<&str, &Partition>,
     free: &Table,
     preempted: &HashSet<u32>,
+    by_qos: Option<&qos::QosPolicy>,
 ) -> Vec<(u32, PreemptMode)> {
     let mode_of = |part: &Partition| part.more.preempt_mode.as_deref().and_then(PreemptMode::parse).unwrap_or(mode);
     let tier = p.part.priority_tier;
+    // preempt/qos: whom the job's QOS lists, in the mode of their own QOS
+    // (else the cluster's), the lowest QOS priority first
+    let qos_rank = |j: &Job| by_qos.and_then(|q| q.of_job(j)).map(|q| q.priority).unwrap_or(0);
     let mut room = free.clone();
     // what is on its way back already
     for j in jobs.iter().filter(|j| j.state == JobState::Completing || preempted.contains(&j.job_id)) {
@@ -301,6 +306,11 @@ fn preemptees(
         .filter(|j| j.state == JobState::Running && !preempted.contains(&j.job_id) && j.job_id != p.job.job_id)
         .filter(|j| j.allocs.iter().any(|a| on.contains(a.node.as_str())))
         .filter_map(|j| {
+            if let Some(q) = by_qos {
+                let m = q.preempt_mode_of(j).and_then(PreemptMode::parse).unwrap_or(mode);
+                // (PreemptMode=WITHIN in slurm.conf is not read: a QOS's own)
+                return (q.may_preempt(p.job, j, false) && m != PreemptMode::Off).then_some((*j, m));
+            }
             let part = parts.get(j.partition.as_str())?;
             let m = mode_of(part);
             (part.priority_tier < tier && m != PreemptMode::Off).then_some((*j, m))
@@ -309,10 +319,23 @@ fn preemptees(
     if cands.is_empty() {
         return vec![];
     }
-    // the lowest tier, then the lowest priority, then the youngest first
+    // the lowest tier (QOS priority), then the lowest priority, then the
+    // youngest first
     cands.sort_by(|a, b| {
-        let ta = parts.get(a.0.partition.as_str()).map(|x| x.priority_tier).unwrap_or(0);
-        let tb = parts.get(b.0.partition.as_str()).map(|x| x.priority_tier).unwrap_or(0);
+        let rank = |j: &Job| match by_qos {
+            Some(_) => qos_rank(j),
+            None => parts.get(j.partition.as_str()).map(|x| x.priority_tier).unwrap_or(0),
+        };
+        let (ta, tb) = (rank(a.0), rank(b.0));
+        if by_qos.is_some() {
+            // preempt/qos (measured on 22.05, crates/spur-sched/tests/qos.md):
+            // the lowest QOS priority, then the fewest nodes, then the oldest
+            return ta
+                .cmp(&tb)
+                .then(a.0.num_nodes.cmp(&b.0.num_nodes))
+                .then(a.0.start_time.cmp(&b.0.start_time))
+                .then(a.0.job_id.cmp(&b.0.job_id));
+        }
         ta.cmp(&tb)
             .then(a.0.priority.cmp(&b.0.priority))
             .then(b.0.start_time.cmp(&a.0.start_time))
@@ -331,9 +354,23 @@ fn preemptees(
         all.give(&back(j, *m));
     }
     let Some(allocs) = place(&need, p.candidates, &all, p.req) else { return vec![] };
-    let chosen: HashSet<&str> = allocs.iter().map(|a| a.node.as_str()).collect();
-    let mut victims: Vec<(&Job, PreemptMode)> =
-        cands.into_iter().filter(|(j, _)| j.allocs.iter().any(|a| chosen.contains(a.node.as_str()))).collect();
+    let mut victims: Vec<(&Job, PreemptMode)> = if by_qos.is_some() {
+        // preempt/qos: the candidates in their order until the job fits,
+        // wherever they run (22.05 took the oldest job, on either node)
+        let mut t = room.clone();
+        let mut taken = vec![];
+        for c in cands {
+            t.give(&back(c.0, c.1));
+            taken.push(c);
+            if place(&need, p.candidates, &t, p.req).is_some() {
+                break;
+            }
+        }
+        taken
+    } else {
+        let chosen: HashSet<&str> = allocs.iter().map(|a| a.node.as_str()).collect();
+        cands.into_iter().filter(|(j, _)| j.allocs.iter().any(|a| chosen.contains(a.node.as_str()))).collect()
+    };
     // keep whoever need not go: the last in the order first
     let mut i = victims.len();
     while i > 0 {
@@ -762,7 +799,7 @@ pub fn schedule_with<'a>(
         nodes,
         parts,
         resvs,
-        &Params { depth, backfill: None, preempt: None, ending: vec![], topology: None },
+        &Params { depth, backfill: None, preempt: None, ending: vec![], topology: None, qos: None },
     )
 }
 
@@ -782,6 +819,9 @@ pub struct Params {
     pub ending: Vec<u32>,
     /// `TopologyPlugin=topology/tree`.
     pub topology: Option<Arc<SchedTopology>>,
+    /// The QOS records, with `PreemptType=preempt/qos` and
+    /// `AccountingStorageEnforce=limits` (`None`: no accounting).
+    pub qos: Option<Arc<qos::QosPolicy>>,
 }
 
 /// What preempting a job does (slurm.conf's or a partition's `PreemptMode`).
@@ -956,6 +996,8 @@ pub fn schedule_pass<'a>(
             .then(a.job_id.cmp(&b.job_id))
     });
     let mut blocked_parts: HashSet<&str> = HashSet::new();
+    // the running jobs the QOS limits count
+    let mut qos_use = params.qos.as_deref().map(|q| (q, qos::QosUsage::new(q, jobs)));
     'jobs: for job in pending {
         let set_reason = |out: &mut Vec<Decision>, r: Reason| {
             if job.reason != r {
@@ -1051,6 +1093,10 @@ pub fn schedule_pass<'a>(
                 continue;
             }
         }
+        if let Some(r) = qos_use.as_ref().and_then(|(q, u)| u.blocks(q, job)) {
+            set_reason(&mut out, r);
+            continue;
+        }
         if blocked_parts.contains(part.name.as_str()) {
             set_reason(&mut out, Reason::Priority);
             waiting.push(job);
@@ -1079,6 +1125,12 @@ pub fn schedule_pass<'a>(
                     if !started_any {
                         set_reason(&mut out, Reason::JobArrayTaskLimit);
                     }
+                    break;
+                }
+            }
+            if started_any {
+                if let Some(r) = qos_use.as_ref().and_then(|(q, u)| u.blocks(q, job)) {
+                    set_reason(&mut out, r);
                     break;
                 }
             }
@@ -1126,6 +1178,9 @@ pub fn schedule_pass<'a>(
                             *running_tasks.entry(a.array_job_id).or_default() += 1;
                         }
                         singleton_busy.insert((job.user_id, job.desc.name.clone()));
+                        if let Some((q, u)) = qos_use.as_mut() {
+                            u.started(q, job, &allocs);
+                        }
                         if params.backfill.is_some() {
                             started.push(backfill::Started {
                                 job_id: job.job_id,
@@ -1203,6 +1258,7 @@ pub fn schedule_pass<'a>(
                                         &part_by_name,
                                         &free,
                                         &preempted,
+                                        params.qos.as_deref().filter(|q| q.preempt),
                                     );
                                     let suspend_only =
                                         !victims.is_empty() && victims.iter().all(|(_, m)| *m == PreemptMode::Suspend);
@@ -1258,6 +1314,7 @@ pub fn schedule_pass<'a>(
             resvs,
             free: &free,
             started: &started,
+            qos: qos_use.as_mut().map(|(q, u)| (*q, u)),
         };
         backfill::run(&mut main, bf, &waiting, &running_tasks, &mut out);
     }

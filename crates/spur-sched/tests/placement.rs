@@ -198,7 +198,7 @@ proptest! {
         let jr: Vec<&Job> = jobs.iter().collect();
         // with the backfill phase: its starts must hold to the same rules
         let lookup = |id: u32| jobs.get(id as usize - 1);
-        let params = Params { depth: usize::MAX, backfill: Some(BackfillParams::default()), preempt: None, ending: vec![], topology: None };
+        let params = Params { depth: usize::MAX, backfill: Some(BackfillParams::default()), preempt: None, ending: vec![], topology: None, qos: None };
         let d = schedule_pass(NOW, &jr, &lookup, &nr, &[&part], &[], &params).0;
 
         let by_name: HashMap<&str, &Node> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();

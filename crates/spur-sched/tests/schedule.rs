@@ -704,6 +704,7 @@ fn bf_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision
         preempt: None,
         ending: vec![],
         topology: None,
+        qos: None,
     };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
@@ -827,8 +828,14 @@ fn backfill_leaves_a_job_without_a_start_in_the_window_unplanned() {
     let by_id: std::collections::HashMap<u32, &Job> = [(1, &j1), (2, &j2)].into_iter().collect();
     let lookup = |id: u32| by_id.get(&id).copied();
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_window=5"));
-    let params =
-        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![], topology: None };
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: Some(bf),
+        preempt: None,
+        ending: vec![],
+        topology: None,
+        qos: None,
+    };
     let d = schedule_pass(NOW, &[&j1, &j2], &lookup, &[&n1], &[&p], &[], &params).0;
     assert_eq!(plan(&d, 2), None);
     let d = bf_pass(&[&j1, &j2], &[&n1], &[&p]);
@@ -847,8 +854,14 @@ fn backfill_tests_at_most_bf_max_job_test_jobs() {
     let lookup = |id: u32| by_id.get(&id).copied();
     // one job tested: the top one, planned; job 3 is not looked at
     let bf = BackfillParams::from_scheduler_parameters(Some("bf_max_job_test=1"));
-    let params =
-        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: Some(bf), preempt: None, ending: vec![], topology: None };
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: Some(bf),
+        preempt: None,
+        ending: vec![],
+        topology: None,
+        qos: None,
+    };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(plan(&d, 2).is_some());
     assert!(started(&d).is_empty());
@@ -911,7 +924,8 @@ fn the_backfill_phase_names_the_pending_jobs_it_considered() {
     // without backfill (sched/builtin) no job is considered
     let by_id: std::collections::HashMap<u32, &Job> = [&j1, &j2, &j3].iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
-    let params = Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None, ending: vec![], topology: None };
+    let params =
+        Params { depth: DEFAULT_QUEUE_DEPTH, backfill: None, preempt: None, ending: vec![], topology: None, qos: None };
     let d = schedule_pass(NOW, &[&j1, &j2, &j3], &lookup, &[&n1, &n2], &[&p], &[], &params).0;
     assert!(!d.iter().any(|x| matches!(x, Decision::Considered { .. })), "{:?}", d);
 }
@@ -1011,14 +1025,26 @@ fn unavailable_nodes_give_req_node_not_avail_and_hold_back_no_one() {
 
 /// A pass with `PreemptType=preempt/partition_prio` and slurm.conf's `mode`.
 fn preempt_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition], mode: PreemptMode) -> Vec<Decision> {
+    pass_with(jobs, nodes, parts, Some(mode), None)
+}
+
+/// A pass with backfill, slurm.conf's `PreemptMode` and the QOS records.
+fn pass_with(
+    jobs: &[&Job],
+    nodes: &[&Node],
+    parts: &[&Partition],
+    preempt: Option<PreemptMode>,
+    qos: Option<spur_sched::qos::QosPolicy>,
+) -> Vec<Decision> {
     let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
     let lookup = |id: u32| by_id.get(&id).copied();
     let params = Params {
         depth: DEFAULT_QUEUE_DEPTH,
         backfill: Some(BackfillParams::default()),
-        preempt: Some(mode),
+        preempt,
         ending: vec![],
         topology: None,
+        qos: qos.map(std::sync::Arc::new),
     };
     schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
 }
@@ -1123,6 +1149,7 @@ fn a_job_in_its_grace_time_is_not_replaced_by_another_victim() {
         preempt: Some(PreemptMode::Cancel),
         ending: vec![1],
         topology: None,
+        qos: None,
     };
     let d = schedule_pass(NOW, &[&l1, &l2, &h], &lookup, &nr, &[&low, &high], &[], &params).0;
     assert_eq!(preempts(&d), vec![], "{:?}", d);
@@ -1358,4 +1385,113 @@ fn spread_job_uses_as_many_nodes_as_it_may() {
         _ => vec![],
     };
     assert_eq!(cpus, [2, 2, 2]);
+}
+
+/// A pass with accounting's QOS records: `PreemptType=preempt/qos` (with
+/// slurm.conf's `mode`) when `preempt`, `AccountingStorageEnforce=limits`
+/// when `limits`.
+fn qos_pass(
+    jobs: &[&Job],
+    nodes: &[&Node],
+    parts: &[&Partition],
+    qos: Vec<spur_core::qos::Qos>,
+    mode: Option<PreemptMode>,
+    limits: bool,
+) -> Vec<Decision> {
+    let policy = spur_sched::qos::QosPolicy { qos, preempt: mode.is_some(), limits };
+    pass_with(jobs, nodes, parts, mode, Some(policy))
+}
+
+/// `normal` (id 1), `low` (id 2, priority 10) and `high` (id 3, priority
+/// 100, preempting both, requeue).
+fn qos_records() -> Vec<spur_core::qos::Qos> {
+    use spur_core::qos::Qos;
+    let mut low = Qos::new(2, "low", "low");
+    low.priority = 10;
+    let mut high = Qos::new(3, "high", "high");
+    high.priority = 100;
+    high.preempt = vec![1, 2];
+    vec![Qos::normal(), low, high]
+}
+
+fn in_qos(mut j: Job, q: &str) -> Job {
+    j.desc.qos = Some(q.into());
+    j
+}
+
+#[test]
+fn preempt_qos_takes_the_jobs_of_the_qos_it_lists_lowest_qos_priority_first() {
+    // two full 8-CPU nodes: a normal job on n1, a low one on n2; a high job
+    // of 4 CPUs preempts one of them: the lower QOS priority (normal, 0) goes
+    let ns = [busy("n1", 8, 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let normal = running_on(1, "n1", 8, NOW - 10, 60);
+    let low = in_qos(running_on(2, "n2", 8, NOW - 10, 60), "low");
+    let mut h = in_qos(job(3), "high");
+    h.num_cpus = 4;
+    h.desc.cpus_per_task = Some(4);
+    let d = qos_pass(&[&normal, &low, &h], &nr, &[&p], qos_records(), Some(PreemptMode::Requeue), false);
+    assert_eq!(preempts(&d), vec![(1, true)], "{:?}", d);
+    // a QOS's own PreemptMode wins over slurm.conf's: normal cancels
+    let mut q = qos_records();
+    q[0].preempt_mode = Some("CANCEL".into());
+    let d = qos_pass(&[&normal, &low, &h], &nr, &[&p], q, Some(PreemptMode::Requeue), false);
+    assert_eq!(preempts(&d), vec![(1, false)], "{:?}", d);
+    // a job of a QOS no one lists is never preempted, whatever its partition
+    let mut hl = in_qos(job(4), "low");
+    hl.num_cpus = 4;
+    hl.desc.cpus_per_task = Some(4);
+    let d = qos_pass(&[&normal, &low, &hl], &nr, &[&p], qos_records(), Some(PreemptMode::Requeue), false);
+    assert_eq!((preempts(&d), reason(&d, 4)), (vec![], Some(Reason::Resources)), "{:?}", d);
+    // and without preempt/qos nothing is
+    let d = qos_pass(&[&normal, &low, &h], &nr, &[&p], qos_records(), None, false);
+    assert_eq!(preempts(&d), vec![], "{:?}", d);
+}
+
+#[test]
+fn qos_limits_hold_jobs_with_their_reasons_and_hold_back_no_one() {
+    let ns = [node("n1", 8), node("n2", 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let mut q = qos_records();
+    q[0].max_jobs_pu = Some(1);
+    q[1].max_wall = Some(10);
+    q[2].grp_jobs = Some(1);
+    let r1 = running_on(1, "n1", 1, NOW - 10, 60);
+    // normal: one running already, the next waits (the same user's)
+    let j2 = job(2);
+    // another user's normal job runs
+    let mut j3 = job(3);
+    j3.user_id = 7;
+    // low: over MaxWall
+    let j4 = limited(in_qos(job(4), "low"), 30);
+    // high: the first runs, the second waits on GrpJobs
+    let (j5, j6) = (in_qos(job(5), "high"), in_qos(job(6), "high"));
+    let d = qos_pass(&[&r1, &j2, &j3, &j4, &j5, &j6], &nr, &[&p], q.clone(), None, true);
+    assert_eq!(started(&d), vec![3, 5], "{:?}", d);
+    let other = |s: &str| Some(Reason::Other(s.into()));
+    assert_eq!(reason(&d, 2), other("QOSMaxJobsPerUserLimit"));
+    assert_eq!(reason(&d, 4), other("QOSMaxWallDurationPerJobLimit"));
+    assert_eq!(reason(&d, 6), other("QOSGrpJobsLimit"));
+    // without AccountingStorageEnforce=limits they all run
+    let d = qos_pass(&[&r1, &j2, &j3, &j4, &j5, &j6], &nr, &[&p], q, None, false);
+    assert_eq!(started(&d).len(), 5, "{:?}", d);
+}
+
+#[test]
+fn preempt_qos_takes_the_oldest_job_wherever_it_runs() {
+    // measured on 22.05 (qos.md, "Victim choice"): four 4-CPU normal jobs,
+    // two on each 8-CPU node; a 4-CPU high job preempts the oldest, also
+    // when it runs on the second node
+    let ns = [busy("n1", 8, 8), busy("n2", 8, 8)];
+    let nr: Vec<&Node> = ns.iter().collect();
+    let p = part("p", &nr);
+    let j = |id: u32, n: &str, start: i64| running_on(id, n, 4, start, 60);
+    let (a, b, c, d) = (j(20, "n2", NOW - 40), j(21, "n1", NOW - 30), j(22, "n1", NOW - 20), j(23, "n2", NOW - 10));
+    let mut h = in_qos(job(24), "high");
+    h.num_cpus = 4;
+    h.desc.cpus_per_task = Some(4);
+    let dec = qos_pass(&[&a, &b, &c, &d, &h], &nr, &[&p], qos_records(), Some(PreemptMode::Requeue), false);
+    assert_eq!(preempts(&dec), vec![(20, true)], "{:?}", dec);
 }

@@ -376,6 +376,12 @@ fn version_10_spool_files_read() {
     step_spec_reads("v10");
 }
 
+#[test]
+fn version_11_spool_files_read() {
+    spool_files_read("v11");
+    step_spec_reads("v11");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

@@ -63,7 +63,10 @@ pub fn touched(cmd: &Command, result: &ApplyResult) -> Vec<u32> {
         | Command::ResvCreate { .. }
         | Command::ResvUpdate { .. }
         | Command::ResvDelete { .. }
-        | Command::SetFormatVersion { .. } => {}
+        | Command::SetFormatVersion { .. }
+        | Command::QosCreate { .. }
+        | Command::QosUpdate { .. }
+        | Command::QosDelete { .. } => {}
     }
     // a record the command made (a submission, a task split off)
     if let Applied::Submitted(n) | Applied::Started(n) | Applied::Ended(n) = applied {

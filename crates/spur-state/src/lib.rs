@@ -235,6 +235,20 @@ pub enum Command {
         step_id: u32,
         usage: Box<spur_core::usage::NodeUsage>,
     },
+    /// `sacctmgr add qos`: new records (the leader gave their ids). Since
+    /// format version 11.
+    QosCreate {
+        qos: Vec<spur_core::qos::Qos>,
+    },
+    /// `sacctmgr modify qos`: the whole new records. Since format version 11.
+    QosUpdate {
+        qos: Vec<spur_core::qos::Qos>,
+    },
+    /// `sacctmgr delete qos`: they go, and leave the preempt lists of the
+    /// others. Since format version 11.
+    QosDelete {
+        names: Vec<String>,
+    },
 }
 
 /// The format version from which steps (`Command::StepCreate`,
@@ -273,6 +287,10 @@ pub const PREEMPT_SUSPEND_VERSION: u16 = 9;
 /// job's `desc.priority` as `sbatch --priority` keeps it; a release drops
 /// it, and priority/multifactor sets the job's priority again).
 pub const DIRECT_PRIORITY_VERSION: u16 = 10;
+
+/// The format version from which QOS records (`State::qos`,
+/// `Command::QosCreate`, `QosUpdate`, `QosDelete`) are written.
+pub const QOS_VERSION: u16 = 11;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -598,6 +616,10 @@ pub struct State {
     /// `spur_format::MIN_VERSION` meanwhile. Since format version 1.
     #[serde(default)]
     format_version: u16,
+    /// The QOS records (`None`: none changed yet, the cluster has
+    /// [`spur_core::qos::Qos::normal`] alone). Format version 11.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<11, _>")]
+    qos: Option<Vec<spur_core::qos::Qos>>,
     /// Ids of the jobs not yet finished, kept by every command that starts,
     /// ends, splits, requeues or purges a job, so that a scheduling pass
     /// costs what the queue holds, not every finished job still remembered.
@@ -972,6 +994,7 @@ impl State {
             nodes: self.nodes_with_resv_flags(now),
             partitions: self.partitions.clone(),
             reservations: self.reservations.clone(),
+            qos: self.qos().into_owned(),
             plans: Default::default(),
         }
     }

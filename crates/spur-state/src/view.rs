@@ -23,6 +23,9 @@ pub struct ViewOut<'a> {
     pub partitions: &'a [Partition],
     /// (those the caller may see: PrivateData=reservations)
     pub reservations: Vec<&'a Reservation>,
+    /// The QOS records; format version 11.
+    #[serde(skip_serializing_if = "spur_format::skip_before::<11, _>")]
+    pub qos: Cow<'a, [spur_core::qos::Qos]>,
 }
 
 impl ViewOut<'_> {
@@ -269,6 +272,7 @@ mod tests {
                 nodes: vec![node.clone()],
                 partitions: vec![part.clone()],
                 reservations: vec![resv.clone()],
+                qos: vec![spur_core::qos::Qos::normal()],
                 plans: Default::default(),
             };
             let out = ViewOut {
@@ -278,6 +282,7 @@ mod tests {
                 nodes: Cow::Borrowed(std::slice::from_ref(&node)),
                 partitions: std::slice::from_ref(&part),
                 reservations: vec![&resv],
+                qos: Cow::Owned(vec![spur_core::qos::Qos::normal()]),
             };
             let v = spur_format::FORMAT_VERSION;
             let bytes = out.encode(v).unwrap();

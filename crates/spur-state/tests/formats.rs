@@ -328,6 +328,24 @@ fn version_10_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 11: the cluster kept accounting, and a QOS record added with
+/// sacctmgr (`fixqos`: Priority=5, Preempt=normal, MaxJobsPerUser=4)
+/// comes back beside `normal`; the jobs run in `normal`.
+#[test]
+fn version_11_state_directory_reads() {
+    check_version("v11", 11);
+    let d = copy("v11", "qos");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let qos = g.state.qos();
+    assert_eq!(qos.iter().map(|q| (q.id, q.name.as_str())).collect::<Vec<_>>(), [(1, "normal"), (2, "fixqos")]);
+    let f = &qos[1];
+    assert_eq!((f.priority, f.preempt.clone(), f.max_jobs_pu), (5, vec![1], Some(4)));
+    assert!(g.state.jobs().values().all(|j| j.desc.qos.as_deref() == Some("normal")));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

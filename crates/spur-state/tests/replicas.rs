@@ -393,7 +393,29 @@ fn command() -> impl Strategy<Value = Command> {
                 let usage = spur_core::usage::NodeUsage { node: node.into(), ntasks: 1, max_rss_kb: rss, tot_rss_kb: rss, ..Default::default() };
                 Command::StepUsage { job_id, step_id, usage: Box::new(usage) }
             }),
+        1 => prop::collection::vec(qos_record(), 0..3).prop_map(|qos| Command::QosCreate { qos }),
+        1 => prop::collection::vec(qos_record(), 0..3).prop_map(|qos| Command::QosUpdate { qos }),
+        1 => prop::collection::vec(prop::sample::select(vec!["normal", "q2", "Q2", ""]), 0..3)
+            .prop_map(|n| Command::QosDelete { names: n.into_iter().map(String::from).collect() }),
     ]
+}
+
+/// A QOS record, ids and names clashing with others and preempting any id.
+fn qos_record() -> impl Strategy<Value = spur_core::qos::Qos> {
+    (
+        prop_oneof![0u32..4, Just(u32::MAX)],
+        prop::sample::select(vec!["normal", "q2", "Q2", ""]),
+        any::<u32>(),
+        prop::collection::vec(prop_oneof![0u32..4, Just(u32::MAX)], 0..3),
+        opt(any::<u32>()),
+    )
+        .prop_map(|(id, name, priority, preempt, max_jobs_pu)| {
+            let mut q = spur_core::qos::Qos::new(id, name, name);
+            q.priority = priority;
+            q.preempt = preempt;
+            q.max_jobs_pu = max_jobs_pu;
+            q
+        })
 }
 
 /// A step request of any shape, sizes included that no job can hold.

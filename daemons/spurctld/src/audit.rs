@@ -334,6 +334,30 @@ impl Outcome for ReservationReply {
     }
 }
 
+impl Audited for QosRequest {
+    const RPC: &'static str = "qos";
+    fn op(&self) -> &'static str {
+        match qos_request::Op::try_from(self.op) {
+            Ok(qos_request::Op::Add) => "add",
+            Ok(qos_request::Op::Modify) => "modify",
+            Ok(qos_request::Op::Delete) => "delete",
+            Err(_) => "none",
+        }
+    }
+    fn target(&self) -> String {
+        self.names.join(",")
+    }
+}
+
+impl Outcome for QosReply {
+    fn result(&self) -> (String, bool) {
+        single(&self.status)
+    }
+    fn made(&self) -> Option<String> {
+        None
+    }
+}
+
 impl Audited for RegisterRequest {
     const RPC: &'static str = "register";
     fn op(&self) -> &'static str {

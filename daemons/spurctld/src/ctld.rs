@@ -92,8 +92,13 @@ pub struct Ctld {
     /// `SchedulerParameters=sched_interval=` (60 s; -1: never), how often
     /// slurmctld's main scheduler runs without an event.
     pub sched_interval: Option<Duration>,
-    /// `PreemptType=preempt/partition_prio`: slurm.conf's `PreemptMode`.
+    /// `PreemptType=preempt/partition_prio` or `preempt/qos`: slurm.conf's
+    /// `PreemptMode`.
     pub preempt: Option<spur_sched::PreemptMode>,
+    /// With accounting (`AccountingStorageType`): the QOS records count
+    /// (`preempt/qos`, `AccountingStorageEnforce=limits`: the flags of the
+    /// pass's `QosPolicy`).
+    pub qos: Option<(bool, bool)>,
     /// `TopologyPlugin=topology/tree`: topology.conf's switches.
     pub topology: Option<Arc<spur_sched::SchedTopology>>,
     /// `PreemptMode=...GANG`: `SchedulerTimeSlice`, how long the jobs that
@@ -207,12 +212,15 @@ impl Ctld {
         let prolog_contain = conf.prolog_contain();
         let backfill = backfill_of(&conf);
         let multifactor = spur_core::priority::Weights::from_conf(&conf).filter(|w| w.any());
-        let preempt = conf
-            .get("PreemptType")
-            .is_some_and(|t| t.trim().eq_ignore_ascii_case("preempt/partition_prio"))
-            .then(|| {
-                conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
-            });
+        let preempt_type = conf.get("PreemptType").map(|t| t.trim().to_ascii_lowercase());
+        let qos_preempt = preempt_type.as_deref() == Some("preempt/qos");
+        let qos = conf.accounting_enabled().then(|| {
+            let enforce = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
+            (qos_preempt, enforce.split(',').any(|w| matches!(w.trim(), "limits" | "safe")))
+        });
+        let preempt = matches!(preempt_type.as_deref(), Some("preempt/partition_prio" | "preempt/qos")).then(|| {
+            conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
+        });
         let gang = conf.get("PreemptMode").is_some_and(spur_sched::PreemptMode::has_gang).then(|| {
             let secs = match conf.get("SchedulerTimeSlice").and_then(|v| v.trim().parse::<u64>().ok()) {
                 Some(s) if s >= 5 => s,
@@ -275,6 +283,7 @@ impl Ctld {
             backfill,
             sched_interval,
             preempt,
+            qos,
             topology,
             gang,
             gang_state: Mutex::new((vec![], None)),
@@ -294,9 +303,11 @@ impl Ctld {
         }
         let nodes: Vec<&Node> = state.nodes().iter().collect();
         let parts: Vec<&Partition> = state.partitions().iter().collect();
-        let totals = spur_core::priority::Totals::of(&nodes, &parts);
+        let qos = state.qos();
+        let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
         let pf = state.partition(&job.partition).map(|p| p.priority_job_factor).unwrap_or(0);
-        Some(spur_core::priority::factors(job, pf, &totals, w, now).priority())
+        let qp = spur_core::qos::of_job(&qos, job).map(|q| q.priority).unwrap_or(0);
+        Some(spur_core::priority::factors(job, pf, qp, &totals, w, now).priority())
     }
 
     /// Preempted jobs whose GraceTime is over: requeued or cancelled
@@ -355,7 +366,8 @@ impl Ctld {
         let st = &g.state;
         let nodes: Vec<&Node> = st.nodes().iter().collect();
         let parts: Vec<&Partition> = st.partitions().iter().collect();
-        let totals = spur_core::priority::Totals::of(&nodes, &parts);
+        let qos = st.qos();
+        let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
         let factor: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
         st.jobs()
             .values()
@@ -363,7 +375,8 @@ impl Ctld {
             .filter(|j| all || j.priority == 1)
             .filter_map(|j| {
                 let pf = factor.get(j.partition.as_str()).copied().unwrap_or(0);
-                let p = spur_core::priority::factors(j, pf, &totals, w, now).priority();
+                let qp = spur_core::qos::of_job(&qos, j).map(|q| q.priority).unwrap_or(0);
+                let p = spur_core::priority::factors(j, pf, qp, &totals, w, now).priority();
                 (p != j.priority).then(|| Command::UpdateJob {
                     job_id: j.job_id,
                     update: Box::new(spur_state::JobUpdate { priority: Some(p), ..Default::default() }),
@@ -817,6 +830,9 @@ impl Ctld {
                     preempt: self.preempt,
                     ending,
                     topology: self.topology.clone(),
+                    qos: self.qos.map(|(preempt, limits)| {
+                        Arc::new(spur_sched::qos::QosPolicy { qos: st.qos().into_owned(), preempt, limits })
+                    }),
                 };
                 let (mut d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
                 // (a gang suspension is a preemption's: it needs the records
@@ -941,16 +957,17 @@ impl Ctld {
                     }
                     spur_sched::Decision::Considered { job_ids } => considered.extend(job_ids),
                     spur_sched::Decision::Preempt { job_id, requeue, suspend } => {
-                        // GraceTime (its partition's): it runs on that long, then
-                        // ends (22.05: PreemptTime= the choice, EndTime= it plus
-                        // the grace time, cancelled at slurmctld's next check)
-                        let grace = g
-                            .state
-                            .jobs()
-                            .get(&job_id)
-                            .and_then(|j| g.state.partition(&j.partition))
-                            .map(|p| p.more.grace_time)
-                            .unwrap_or(0);
+                        // GraceTime (its partition's, or its QOS's under
+                        // preempt/qos): it runs on that long, then ends (22.05:
+                        // PreemptTime= the choice, EndTime= it plus the grace
+                        // time, cancelled at slurmctld's next check)
+                        let victim = g.state.jobs().get(&job_id);
+                        let grace = if self.qos.is_some_and(|(p, _)| p) {
+                            let all = g.state.qos();
+                            victim.and_then(|j| spur_core::qos::of_job(&all, j)).map(|q| q.grace_time).unwrap_or(0)
+                        } else {
+                            victim.and_then(|j| g.state.partition(&j.partition)).map(|p| p.more.grace_time).unwrap_or(0)
+                        };
                         if grace > 0 && !suspend {
                             tracing::info!("scheduler: preempting job {} after its GraceTime of {} s", job_id, grace);
                             self.grace

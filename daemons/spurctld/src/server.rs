@@ -1227,6 +1227,9 @@ impl Service {
         if let Err(code) = self.enforce_part_limits(&desc) {
             return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
         }
+        if let Err(code) = self.qos_admits(&mut desc, id.uid) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         let cpt_before = self.fit_max_mem_per_cpu(&mut desc);
         let tasks_given = desc.num_tasks.is_some();
         if let Err((code, msg)) = self.validate_shape(&desc, r.test_only) {
@@ -1246,6 +1249,9 @@ impl Service {
         }
         if let Some(n) = over {
             job.num_nodes = job.num_nodes.max(n);
+        }
+        if let Err((code, msg)) = self.qos_limits(&job) {
+            return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
         }
         // priority/multifactor: the job's factors as it is accepted
         let prio = {
@@ -2219,6 +2225,8 @@ impl Controller for Service {
                         validate::authorize(&caller, see, None).is_ok()
                     })
                     .collect(),
+                // (none without accounting: no QOS records to show)
+                qos: if self.ctld.qos.is_some() { s.qos() } else { Cow::Borrowed(&[]) },
             };
             out.encode(version)
         };
@@ -2351,9 +2359,14 @@ impl Controller for Service {
         let id = self.who(&req)?;
         self.step_stat_as(id, req).await
     }
+
+    async fn qos(&self, req: Request<QosRequest>) -> R<QosReply> {
+        self.qos_rpc(req).await
+    }
 }
 
 mod acct;
+mod qos;
 #[cfg(test)]
 mod rpc_tests;
 mod steps;

@@ -106,6 +106,8 @@ pub enum Action {
     ChangeControllers,
     /// srun: create a step in a job (and end it, or end the allocation).
     CreateStep,
+    /// sacctmgr add|modify|delete qos.
+    ManageQos,
 }
 
 /// The authorisation matrix (SECURITY.md, "Authorisation"): whether `c`
@@ -155,6 +157,9 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
         CreateStep => (owner == Some(c.uid) || c.slurm_user, ESLURM_ACCESS_DENIED),
         // changing who holds the replicated log: administrators
         ChangeControllers => (c.super_user, ESLURM_ACCESS_DENIED),
+        // slurmdbd: AdminLevel=Administrator (root and SlurmUser; Spur
+        // keeps no user records)
+        ManageQos => (c.super_user, ESLURM_ACCESS_DENIED),
     };
     if allowed {
         Ok(())

@@ -27,6 +27,7 @@ mod fixtures;
 mod jobs;
 mod nodes;
 mod partitions;
+mod qos;
 mod reservations;
 mod steps;
 
@@ -83,6 +84,9 @@ impl State {
                 self.step_complete(*job_id, *step_id, *exit_status, *now)
             }
             Command::StepUsage { job_id, step_id, usage } => self.step_usage(*job_id, *step_id, usage),
+            Command::QosCreate { qos } => self.qos_create(qos),
+            Command::QosUpdate { qos } => self.qos_update(qos),
+            Command::QosDelete { names } => self.qos_delete(names),
         }
     }
 

@@ -1,0 +1,104 @@
+//! QOS records: `QosCreate`, `QosUpdate`, `QosDelete` (the leader has
+//! resolved `sacctmgr`'s settings into whole records and given new ones
+//! their ids).
+
+use crate::{Applied, ApplyResult, State, QOS_VERSION};
+use spur_core::errors::*;
+use spur_core::qos::Qos;
+
+impl State {
+    /// The QOS records (`normal` alone until the first change).
+    pub fn qos(&self) -> std::borrow::Cow<'_, [Qos]> {
+        match &self.qos {
+            Some(q) => std::borrow::Cow::Borrowed(q.as_slice()),
+            None => std::borrow::Cow::Owned(vec![Qos::normal()]),
+        }
+    }
+
+    fn qos_check(&self, qos: &[Qos]) -> Result<Vec<Qos>, i32> {
+        if self.write_format_version() < QOS_VERSION {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        let all = self.qos().into_owned();
+        // a record's preempt list names records that exist (or come with it)
+        for q in qos {
+            if q.name.is_empty() || q.preempt.iter().any(|id| !all.iter().chain(qos).any(|o| o.id == *id)) {
+                return Err(ESLURM_INVALID_QOS);
+            }
+        }
+        Ok(all)
+    }
+
+    pub(crate) fn qos_create(&mut self, qos: &[Qos]) -> ApplyResult {
+        let mut all = self.qos_check(qos)?;
+        for (i, q) in qos.iter().enumerate() {
+            let dup = |o: &Qos| o.id == q.id || o.name.eq_ignore_ascii_case(&q.name);
+            if all.iter().any(dup) || qos[..i].iter().any(dup) {
+                return Err(ESLURM_INVALID_QOS);
+            }
+        }
+        all.extend(qos.iter().cloned());
+        self.qos = Some(all);
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn qos_update(&mut self, qos: &[Qos]) -> ApplyResult {
+        let mut all = self.qos_check(qos)?;
+        for q in qos {
+            match all.iter_mut().find(|o| o.id == q.id && o.name == q.name) {
+                Some(o) => *o = q.clone(),
+                None => return Err(ESLURM_INVALID_QOS),
+            }
+        }
+        self.qos = Some(all);
+        Ok(Applied::Ok)
+    }
+
+    pub(crate) fn qos_delete(&mut self, names: &[String]) -> ApplyResult {
+        let mut all = self.qos_check(&[])?;
+        let mut gone = vec![];
+        for n in names {
+            match all.iter().position(|o| o.name.eq_ignore_ascii_case(n)) {
+                Some(i) => gone.push(all.remove(i).id),
+                None => return Err(ESLURM_INVALID_QOS),
+            }
+        }
+        for q in &mut all {
+            q.preempt.retain(|id| !gone.contains(id));
+        }
+        self.qos = Some(all);
+        Ok(Applied::Ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::*;
+    use crate::Command;
+    use spur_core::errors::*;
+    use spur_core::qos::Qos;
+
+    #[test]
+    fn qos_records_are_created_updated_and_deleted() {
+        let mut s = cluster();
+        assert_eq!(s.qos().iter().map(|q| q.name.as_str()).collect::<Vec<_>>(), ["normal"]);
+        let mut high = Qos::new(2, "high", "high");
+        high.preempt = vec![1];
+        // not before the cluster writes version 11
+        s.apply(&Command::SetFormatVersion { version: 10 }).unwrap();
+        refused(&mut s, Command::QosCreate { qos: vec![high.clone()] }, ESLURM_NOT_SUPPORTED);
+        s.apply(&Command::SetFormatVersion { version: 11 }).unwrap();
+        s.apply(&Command::QosCreate { qos: vec![high.clone()] }).unwrap();
+        refused(&mut s, Command::QosCreate { qos: vec![Qos::new(3, "HIGH", "")] }, ESLURM_INVALID_QOS);
+        let mut bad = Qos::new(3, "x", "");
+        bad.preempt = vec![9];
+        refused(&mut s, Command::QosCreate { qos: vec![bad] }, ESLURM_INVALID_QOS);
+        high.priority = 100;
+        s.apply(&Command::QosUpdate { qos: vec![high.clone()] }).unwrap();
+        assert_eq!(s.qos()[1].priority, 100);
+        refused(&mut s, Command::QosUpdate { qos: vec![Qos::new(7, "nope", "")] }, ESLURM_INVALID_QOS);
+        s.apply(&Command::QosDelete { names: vec!["normal".into()] }).unwrap();
+        assert_eq!((s.qos().len(), s.qos()[0].preempt.len()), (1, 0));
+        refused(&mut s, Command::QosDelete { names: vec!["normal".into()] }, ESLURM_INVALID_QOS);
+    }
+}
