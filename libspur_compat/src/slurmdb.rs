@@ -1484,10 +1484,12 @@ pub unsafe extern "C" fn slurmdb_clusters_get(
 }
 
 /// `List slurmdb_qos_get(void *db_conn, slurmdb_qos_cond_t *qos_cond)`:
-/// Spur's one QOS, `normal` (id 1), as slurmdbd returns the QOS it creates
-/// at install: "Normal QOS default", priority 0, no limits (INFINITE), usage
-/// factor 1, preemption off; when the condition's names, ids and
-/// descriptions (any empty) match it. NULL when accounting is off.
+/// the cluster's QOS records (`sacctmgr show qos`: `normal`, id 1, "Normal
+/// QOS default", and those added since), as slurmdbd returns them: unset
+/// limits INFINITE, the preempt list as a bit string of QOS ids, `PreemptMode`
+/// OFF when it is the cluster's; those the condition's names, ids and
+/// descriptions (any empty) match. NULL when accounting is off or the
+/// controller does not answer.
 ///
 /// # Safety
 /// `db_conn` is not read; `qos_cond` is NULL or a condition whose Lists are
@@ -1502,44 +1504,86 @@ pub unsafe extern "C" fn slurmdb_qos_get(
         if !accounting_on() {
             return std::ptr::null_mut();
         }
-        const NAME: &str = "normal";
-        const DESC: &str = "Normal QOS default";
-        let matches = if qos_cond.is_null() {
-            true
+        let Ok(view) = crate::conn::call(|c| c.query(&spur_core::request::Query::default())) else {
+            return std::ptr::null_mut();
+        };
+        let (names, ids, descs) = if qos_cond.is_null() {
+            (vec![], vec![], vec![])
         } else {
             // SAFETY: a condition of NULL or live Lists (the contract).
-            let (names, ids, descs) = unsafe {
+            unsafe {
                 let c = &*qos_cond;
                 (
                     crate::list::list_strings(c.name_list),
                     crate::list::list_strings(c.id_list),
                     crate::list::list_strings(c.description_list),
                 )
-            };
-            (names.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case(NAME)))
-                && (ids.is_empty() || ids.iter().any(|i| i.trim() == "1"))
-                && (descs.is_empty() || descs.iter().any(|d| d.eq_ignore_ascii_case(DESC)))
-        };
-        let mut recs = vec![];
-        if matches {
-            let p = crate::xmalloc::xnew::<sys::slurmdb_qos_rec_t>();
-            if !p.is_null() {
-                // SAFETY: a new zeroed record.
-                let q = unsafe { &mut *p };
-                qos_defaults(q, sys::INFINITE);
-                q.id = 1;
-                q.name = crate::xmalloc::xstrdup(NAME);
-                q.description = crate::xmalloc::xstrdup(DESC);
-                q.flags = 0;
-                q.grace_time = 0;
-                q.priority = 0;
-                q.preempt_mode = sys::PREEMPT_MODE_OFF as u16;
-                q.usage_factor = 1.0;
-                recs.push(p.cast());
             }
+        };
+        let top = view.qos.iter().map(|q| q.id).max().unwrap_or(0);
+        let mut recs = vec![];
+        for r in &view.qos {
+            let matches = (names.is_empty() || names.iter().any(|n| n.eq_ignore_ascii_case(&r.name)))
+                && (ids.is_empty() || ids.iter().any(|i| i.trim() == r.id.to_string()))
+                && (descs.is_empty() || descs.iter().any(|d| d.eq_ignore_ascii_case(&r.description)));
+            if !matches {
+                continue;
+            }
+            let p = crate::xmalloc::xnew::<sys::slurmdb_qos_rec_t>();
+            if p.is_null() {
+                continue;
+            }
+            // SAFETY: a new zeroed record.
+            let q = unsafe { &mut *p };
+            qos_defaults(q, sys::INFINITE);
+            let lim = |v: Option<u32>| v.unwrap_or(sys::INFINITE);
+            q.id = r.id;
+            q.name = crate::xmalloc::xstrdup(&r.name);
+            q.description = crate::xmalloc::xstrdup(&r.description);
+            q.flags = r.flags_bits();
+            q.grace_time = r.grace_time;
+            q.priority = r.priority;
+            q.preempt_mode = r.preempt_mode.as_deref().map(preempt_mode_num).unwrap_or(sys::PREEMPT_MODE_OFF as u16);
+            q.preempt_exempt_time = lim(r.preempt_exempt_time);
+            q.usage_factor = r.usage_factor;
+            q.usage_thres = r.usage_thres.unwrap_or(sys::INFINITE as f64);
+            q.grp_jobs = lim(r.grp_jobs);
+            q.grp_submit_jobs = lim(r.grp_submit);
+            q.grp_wall = lim(r.grp_wall);
+            q.max_jobs_pu = lim(r.max_jobs_pu);
+            q.max_submit_jobs_pu = lim(r.max_submit_pu);
+            q.max_jobs_pa = lim(r.max_jobs_pa);
+            q.max_submit_jobs_pa = lim(r.max_submit_pa);
+            q.max_wall_pj = lim(r.max_wall);
+            if !r.preempt.is_empty() {
+                let b = crate::bitstr::slurm_bit_alloc(i64::from(top) + 1);
+                for id in &r.preempt {
+                    // SAFETY: a bit string of `top + 1` bits, and ids up to `top`.
+                    unsafe { crate::bitstr::slurm_bit_set(b, i64::from(*id)) };
+                }
+                q.preempt_bitstr = b;
+            }
+            recs.push(p.cast());
         }
         crate::list::list_from(recs, Some(slurmdb_destroy_qos_rec))
     })
+}
+
+/// slurmdb's `preempt_mode_num` of a QOS's `PreemptMode` (`REQUEUE`,
+/// `SUSPEND,GANG`, ...).
+fn preempt_mode_num(m: &str) -> u16 {
+    let mut v = 0u32;
+    for w in m.split(',') {
+        v |= match w.trim().to_ascii_uppercase().as_str() {
+            "CANCEL" => sys::PREEMPT_MODE_CANCEL,
+            "REQUEUE" => sys::PREEMPT_MODE_REQUEUE,
+            "SUSPEND" => sys::PREEMPT_MODE_SUSPEND,
+            "GANG" => sys::PREEMPT_MODE_GANG,
+            "WITHIN" => sys::PREEMPT_MODE_WITHIN,
+            _ => 0,
+        };
+    }
+    v as u16
 }
 
 #[cfg(test)]

@@ -173,5 +173,17 @@ fn accounting_records_as_sacct_shows_them() {
         let q = &*items[0].cast::<sys::slurmdb_qos_rec_t>();
         assert_eq!((text(q.name).as_str(), q.id), ("normal", 1));
         spur_compat::list::slurm_list_destroy(l);
+
+        // a QOS sacctmgr adds is the library's next record
+        c.run("sacctmgr", &["-i", "add", "qos", "high", "Priority=100", "Preempt=normal", "MaxJobsPU=3"]).ok();
+        let l = spur_compat::slurmdb::slurmdb_qos_get(std::ptr::null_mut(), std::ptr::null_mut());
+        let items = spur_compat::list::list_items(l);
+        assert_eq!(items.len(), 2);
+        let q = &*items[1].cast::<sys::slurmdb_qos_rec_t>();
+        assert_eq!((text(q.name).as_str(), q.id, q.priority, q.max_jobs_pu), ("high", 2, 100, 3));
+        assert_eq!(q.grp_jobs, sys::INFINITE);
+        assert!(!q.preempt_bitstr.is_null());
+        assert_eq!(spur_compat::bitstr::slurm_bit_test(q.preempt_bitstr, 1), 1);
+        spur_compat::list::slurm_list_destroy(l);
     }
 }
