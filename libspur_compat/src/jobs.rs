@@ -407,7 +407,9 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
     // where
     r.partition = xstr_nonempty(&j.partition);
     r.account = xstr_opt(d.account.as_deref());
-    r.qos = xstr_opt(d.qos.as_deref().filter(|_| profile().job_qos_shown_without_accounting));
+    // (with accounting, `normal` for a job that named none, as scontrol)
+    let accounting = crate::slurmdb::accounting_on();
+    r.qos = xstr_opt(d.qos_shown(accounting).filter(|_| accounting || profile().job_qos_shown_without_accounting));
     r.resv_name = xstr_opt(d.reservation_name());
     r.nodes = xstr_nonempty(&records::job_nodes(j));
     r.node_inx = xindex(&ctx.index_pairs(&j.node_names()));

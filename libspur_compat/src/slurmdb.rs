@@ -841,7 +841,7 @@ const DB_CONN_MAGIC: u32 = 0x5350_4442; // "SPDB"
 
 /// Whether slurm.conf turns accounting on (errno set when the
 /// configuration cannot be read).
-fn accounting_on() -> bool {
+pub(crate) fn accounting_on() -> bool {
     crate::conn::conf().map(|c| c.accounting_enabled()).unwrap_or(false)
 }
 

@@ -729,7 +729,7 @@ pub(crate) fn alloc_response(job_id: u32, job: Option<&Job>) -> *mut sys::resour
     m.pn_min_memory = NO_VAL64;
     let Some(j) = job else { return r };
     m.account = xstr_opt(j.desc.account.as_deref());
-    m.qos = xstr_opt(j.desc.qos.as_deref());
+    m.qos = xstr_opt(j.desc.qos_shown(crate::slurmdb::accounting_on()));
     m.partition = xstr_opt(Some(j.partition.as_str()).filter(|p| !p.is_empty()));
     m.resv_name = xstr_opt(j.desc.reservation.as_deref());
     if matches!(j.state, JobState::Running | JobState::Suspended) && !j.allocs.is_empty() {

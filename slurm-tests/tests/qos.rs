@@ -176,8 +176,16 @@ fn qos_records_priority_preemption_and_limits() {
         c.run("squeue", &["-h", "-o", "%r", "-j", &j3]).stdout.trim() == "QOSMaxWallDurationPerJobLimit"
     });
     c.run("scancel", &[&j3]).ok();
-    // a QOS goes, and is no longer one to ask for
+    // a QOS goes: its pending jobs wait with InvalidQOS (held or not), and
+    // it is no longer one to ask for
+    let held = c.sbatch(&["--qos=lim", "-H", "--wrap", "true"]).to_string();
     sacctmgr(&["-i", "delete", "qos", "lim"]).ok();
+    wait_for("InvalidQOS", T, || c.run("squeue", &["-h", "-o", "%q %r", "-j", &held]).stdout == "(null) InvalidQOS\n");
+    c.run("scontrol", &["release", &held]).ok();
+    assert_eq!(field(&c.run("scontrol", &["show", "job", &held]).stdout, "QOS"), "(null)");
     let o = c.run("sbatch", &["--qos=lim", "--wrap", "true"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "sbatch: error: Batch job submission failed: Invalid qos specification\n")
+    );
 }

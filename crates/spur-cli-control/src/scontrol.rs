@@ -2452,7 +2452,10 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         priority: j.priority,
         nice: d.nice.unwrap_or(0) as i64,
         account: d.account.clone(),
-        qos: d.qos.clone().filter(|_| ctx.accounting || spur_core::compat::profile().job_qos_shown_without_accounting),
+        qos: d
+            .qos_shown(ctx.accounting)
+            .map(str::to_string)
+            .filter(|_| ctx.accounting || spur_core::compat::profile().job_qos_shown_without_accounting),
         state: j.state.name().to_string(),
         // (a job that never started has run for no time)
         phase: match j.state {

@@ -316,6 +316,8 @@ fn default_format(o: &SprioOpts, w: &Weights) -> String {
 struct Row<'a> {
     job: &'a Job,
     f: Factors,
+    /// The cluster keeps accounting (a job that named no QOS is in `normal`).
+    accounting: bool,
 }
 
 impl Row<'_> {
@@ -364,7 +366,7 @@ fn cell(k: F, r: &Row, w: &Weights) -> Cell {
         F::Nice => int(r.f.nice as f64),
         F::Tres | F::TresNorm => String::new(),
         F::Account => return Cell::opt(r.job.desc.account.as_deref()),
-        F::QosName => return Cell::opt(r.job.desc.qos.as_deref()),
+        F::QosName => return Cell::opt(r.job.desc.qos_shown(r.accounting)),
     })
 }
 
@@ -487,7 +489,7 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
                 // set outright: SITE and NICE print 0
                 f.nice = 0;
             }
-            Row { job: j, f }
+            Row { job: j, f, accounting: !view.qos.is_empty() }
         })
         .collect();
     let mut out = String::new();

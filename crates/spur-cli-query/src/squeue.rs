@@ -1089,7 +1089,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
         Priority => Cell::s(format!("{:16.14}", j.priority as f64 / 4294967295.0)),
         PriorityLong => Cell::s(j.priority.to_string()),
         Profile => Cell::s("NotSet"),
-        Qos => opt_cell(&j.desc.qos),
+        Qos => Cell::opt(j.desc.qos_shown(!view.qos.is_empty())),
         Reason => Cell::s(r.reason.clone().unwrap_or_else(|| reason_text(j))),
         ReasonList => {
             let st = j.state;
@@ -1449,7 +1449,7 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
         }
     }
     if let Some(q) = &o.qos {
-        let a = j.desc.qos.as_deref();
+        let a = j.desc.qos_shown(true);
         if !q.iter().any(|x| a.map(|a| a.eq_ignore_ascii_case(x)).unwrap_or(false)) {
             return None;
         }

@@ -1408,6 +1408,23 @@ mod tests {
 
 /// Request fields read the way scontrol and squeue show them.
 impl JobDesc {
+    /// The job's QOS as the commands show it: `None` (`(null)`) when it
+    /// asked for none, or when its QOS was deleted (`sacctmgr delete qos`
+    /// leaves an empty name: [`crate::qos::DELETED`]).
+    pub fn qos_name(&self) -> Option<&str> {
+        self.qos.as_deref().filter(|q| !q.is_empty())
+    }
+
+    /// The QOS the commands show for the job: the one it asked for; with
+    /// accounting (`accounting`), `normal` when it asked for none (the
+    /// default QOS it runs in); none once its QOS was deleted.
+    pub fn qos_shown(&self, accounting: bool) -> Option<&str> {
+        match self.qos.as_deref() {
+            None => accounting.then_some("normal"),
+            Some(q) => Some(q).filter(|q| !q.is_empty()),
+        }
+    }
+
     /// `--tmp` in MB, 0 when not given (`MinTmpDiskNode=`, squeue `%d`).
     pub fn tmp_disk_mb(&self) -> u64 {
         self.tmp_mb.unwrap_or(0)

@@ -183,6 +183,11 @@ pub fn max_priority(all: &[Qos]) -> u32 {
     all.iter().map(|q| q.priority).max().unwrap_or(0)
 }
 
+/// A job's QOS name once `sacctmgr delete qos` deleted its QOS: a pending
+/// job then waits with `InvalidQOS`, a running one runs on, and both show
+/// `QOS=(null)` (measured on 22.05).
+pub const DELETED: &str = "";
+
 /// The QOS a job runs in: the one it asked for, else `normal` (the
 /// default QOS: Spur keeps no associations to give another).
 pub fn of_job<'a>(all: &'a [Qos], job: &crate::model::Job) -> Option<&'a Qos> {

@@ -1004,6 +1004,12 @@ pub fn schedule_pass<'a>(
                 out.push(Decision::Reason { job_id: job.job_id, reason: r });
             }
         };
+        // its QOS deleted: it waits with InvalidQOS, held or not (22.05
+        // sets it on every pending job of the QOS at once)
+        if params.qos.is_some() && job.desc.qos.as_deref() == Some(spur_core::qos::DELETED) {
+            set_reason(&mut out, Reason::Other("InvalidQOS".into()));
+            continue;
+        }
         if let Some(h) = &job.held {
             set_reason(&mut out, h.clone());
             continue;

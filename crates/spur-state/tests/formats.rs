@@ -330,7 +330,8 @@ fn version_10_state_directory_reads() {
 
 /// Version 11: the cluster kept accounting, and a QOS record added with
 /// sacctmgr (`fixqos`: Priority=5, Preempt=normal, MaxJobsPerUser=4)
-/// comes back beside `normal`; the jobs run in `normal`.
+/// comes back beside `normal`; the jobs run in `normal`, which they did not
+/// name.
 #[test]
 fn version_11_state_directory_reads() {
     check_version("v11", 11);
@@ -341,7 +342,8 @@ fn version_11_state_directory_reads() {
     assert_eq!(qos.iter().map(|q| (q.id, q.name.as_str())).collect::<Vec<_>>(), [(1, "normal"), (2, "fixqos")]);
     let f = &qos[1];
     assert_eq!((f.priority, f.preempt.clone(), f.max_jobs_pu), (5, vec![1], Some(4)));
-    assert!(g.state.jobs().values().all(|j| j.desc.qos.as_deref() == Some("normal")));
+    // (a job that names none runs in `normal` and keeps that it named none)
+    assert!(g.state.jobs().values().all(|j| j.desc.qos.is_none() && j.desc.qos_shown(true) == Some("normal")));
     drop(g);
     let _ = std::fs::remove_dir_all(&d);
 }

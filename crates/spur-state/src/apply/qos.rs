@@ -66,6 +66,17 @@ impl State {
         for q in &mut all {
             q.preempt.retain(|id| !gone.contains(id));
         }
+        // the jobs not finished that ran in one of them are left without
+        // (a job that named none ran in `normal`)
+        let ids: Vec<u32> = self.queue_ids().into_iter().collect();
+        for id in ids {
+            if let Some(j) = self.jobs.get_mut(&id) {
+                let name = j.desc.qos.as_deref().unwrap_or("normal");
+                if !j.state.is_finished() && names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                    j.desc.qos = Some(spur_core::qos::DELETED.to_string());
+                }
+            }
+        }
         self.qos = Some(all);
         Ok(Applied::Ok)
     }
@@ -97,8 +108,14 @@ mod tests {
         s.apply(&Command::QosUpdate { qos: vec![high.clone()] }).unwrap();
         assert_eq!(s.qos()[1].priority, 100);
         refused(&mut s, Command::QosUpdate { qos: vec![Qos::new(7, "nope", "")] }, ESLURM_INVALID_QOS);
+        // jobs of a deleted QOS are left without one; others keep theirs
+        let mut in_high = job();
+        in_high.desc.qos = Some("high".into());
+        let (a, b) = (submit(&mut s, job()), submit(&mut s, in_high));
         s.apply(&Command::QosDelete { names: vec!["normal".into()] }).unwrap();
         assert_eq!((s.qos().len(), s.qos()[0].preempt.len()), (1, 0));
+        let qos_of = |id: u32| s.jobs().get(&id).and_then(|j| j.desc.qos.clone());
+        assert_eq!((qos_of(a), qos_of(b)), (Some(spur_core::qos::DELETED.into()), Some("high".into())));
         refused(&mut s, Command::QosDelete { names: vec!["normal".into()] }, ESLURM_INVALID_QOS);
     }
 }

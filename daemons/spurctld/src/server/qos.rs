@@ -110,7 +110,9 @@ impl Service {
 impl Service {
     /// A submission's QOS, with accounting: the one it names must exist
     /// (`Invalid qos specification`; Spur keeps no associations, so any
-    /// QOS that exists is allowed), and a job naming none runs in `normal`.
+    /// QOS that exists is allowed), and is kept as the record spells it; a
+    /// job naming none runs in `normal` (and keeps `desc.qos` unset, as
+    /// slurmctld keeps that it used the default: `USING_DEFAULT_QOS`).
     pub(super) fn qos_admits(&self, desc: &mut spur_core::model::JobDesc, _uid: u32) -> Result<(), i32> {
         if self.ctld.qos.is_none() {
             return Ok(());
@@ -120,7 +122,9 @@ impl Service {
         let Some(q) = qos::find(&all, desc.qos.as_deref().unwrap_or("normal")) else {
             return Err(ESLURM_INVALID_QOS);
         };
-        desc.qos = Some(q.name.clone());
+        if desc.qos.is_some() {
+            desc.qos = Some(q.name.clone());
+        }
         Ok(())
     }
 
