@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         ScontrolCmd::Show { what: ShowWhat::Hostnames, id: Some(e), .. }
             if spur_grammar::hostlist::count(e).is_ok_and(|c| c > 10_000) => {}
         ScontrolCmd::Show { .. } => {
-            let _ = scontrol::render_show(&cmd, &view, view.now, 300);
+            let _ = scontrol::render_show(&cmd, &view, view.now, &scontrol::ShowConf::default());
         }
         ScontrolCmd::Hold { job_ids, user, .. } => job_control(job_ids, JobControl::Hold { user: *user }),
         ScontrolCmd::Release { job_ids, .. } => job_control(job_ids, JobControl::Release),

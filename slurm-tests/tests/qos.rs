@@ -147,7 +147,12 @@ fn qos_records_priority_preemption_and_limits() {
         (field(&o, "JobState"), field(&o, "Reason"), field(&o, "Restarts")),
         ("PENDING".into(), "BeginTime".into(), "1".into())
     );
+    assert!(!o.contains("PreemptEligibleTime="), "{o}");
     assert_eq!(c.state(&b), "RUNNING");
+    // a started job that may be preempted says from when (its start: no
+    // PreemptExemptTime), and that it was not
+    let o = c.run("scontrol", &["show", "job", &h]).stdout;
+    assert_eq!((field(&o, "PreemptEligibleTime"), field(&o, "PreemptTime")), (field(&o, "StartTime"), "None".into()));
     let line = c.wait_file("a.out", "DUE TO PREEMPTION", T);
     assert!(line.contains(&format!("*** JOB {a} ON ")), "{line}");
     c.run("scancel", &[&a, &b, &h]).ok();

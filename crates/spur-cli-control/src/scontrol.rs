@@ -1915,7 +1915,7 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
                 ..Default::default()
             };
             match c.query(&q).await {
-                Ok(view) => render_show(cmd, &view, view.now, spur_core::topology::max_switch_wait(c.conf())),
+                Ok(view) => render_show(cmd, &view, view.now, &ShowConf::of(c.conf())),
                 Err(e) => {
                     let what_s = match what {
                         ShowWhat::Job => "slurm_load_jobs error",
@@ -2262,23 +2262,45 @@ fn show_assoc_mgr(users: bool, assoc: bool, qos: bool) -> String {
 
 // ---------------------------------------------------------------- show
 
+/// What slurm.conf adds to `show job`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShowConf {
+    /// `SchedulerParameters=max_switch_wait=` (the wait a job's `Switches=`
+    /// shows, at most).
+    pub max_switch_wait: u32,
+    /// Preemption (`PreemptEligibleTime=`/`PreemptTime=` of started jobs).
+    pub preempt: Option<spur_core::qos::PreemptConf>,
+}
+
+impl Default for ShowConf {
+    fn default() -> ShowConf {
+        ShowConf { max_switch_wait: 300, preempt: None }
+    }
+}
+
+impl ShowConf {
+    pub fn of(conf: &spur_core::config::SlurmConf) -> ShowConf {
+        ShowConf {
+            max_switch_wait: spur_core::topology::max_switch_wait(conf),
+            preempt: spur_core::qos::PreemptConf::from_conf(conf),
+        }
+    }
+}
+
 /// Render a `show job|node|partition` command against a view.
-///
-/// `max_switch_wait`: slurm.conf's `SchedulerParameters=max_switch_wait=`
-/// (the wait a job's `Switches=` shows, at most).
-pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64, max_switch_wait: u32) -> Output {
+pub fn render_show(cmd: &ScontrolCmd, view: &ClusterView, now: i64, sc: &ShowConf) -> Output {
     let ScontrolCmd::Show { flags, what, id } = cmd else {
         return run_local(cmd).unwrap_or_default();
     };
     match what {
-        ShowWhat::Job => show_jobs(view, id.as_deref(), flags, now, max_switch_wait),
+        ShowWhat::Job => show_jobs(view, id.as_deref(), flags, now, sc),
         ShowWhat::Node => show_nodes(view, id.as_deref(), flags),
         ShowWhat::Partition => show_partitions(view, id.as_deref(), flags),
         _ => run_local(cmd).unwrap_or_default(),
     }
 }
 
-fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, max_switch_wait: u32) -> Output {
+fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, sc: &ShowConf) -> Output {
     let mut out = Output::default();
     let (mut job_id, mut task) = (None, None);
     let mut het = None;
@@ -2357,7 +2379,10 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, max_swit
                 })
                 .unwrap_or(0),
             plan: view.plans.get(&j.job_id).cloned(),
-            max_switch_wait,
+            max_switch_wait: sc.max_switch_wait,
+            preemptable_time: sc.preempt.as_ref().map_or(0, |p| {
+                p.preemptable_time(j, view.partitions.iter().find(|x| x.name == j.partition), &view.qos)
+            }),
             part_oversubscribe: view.partitions.iter().find(|p| p.name == j.partition).map(|p| p.oversubscribe.clone()),
             accounting: !view.qos.is_empty(),
         };
@@ -2419,6 +2444,9 @@ struct JobCtx {
     plan: Option<spur_core::model::JobPlan>,
     /// `SchedulerParameters=max_switch_wait=` (seconds).
     max_switch_wait: u32,
+    /// When the job may first be preempted (0: it may not, or preemption
+    /// is off): `PreemptEligibleTime=`.
+    preemptable_time: i64,
     /// The job's partition's `OverSubscribe=`.
     part_oversubscribe: Option<String>,
     /// The cluster keeps accounting (the view has QOS records): a job's
@@ -2443,6 +2471,9 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
     };
     let mut r = JobInfo {
         job_id: j.job_id,
+        // (a job preempted and ended: when; one in its grace time is not known here)
+        preemptable_time: ctx.preemptable_time,
+        preempt_time: if j.state == JobState::Preempted && ctx.preemptable_time != 0 { j.end_time } else { 0 },
         array_task_id: NO_VAL,
         name: Some(d.name.clone()),
         user: j.user_name.clone(),
@@ -3291,7 +3322,7 @@ mod tests {
     fn show(a: &[&str]) -> Output {
         let cmd = parse(&args(a), &HashMap::new()).unwrap();
         let v = view();
-        render_show(&cmd, &v, v.now, 300)
+        render_show(&cmd, &v, v.now, &ShowConf::default())
     }
 
     /// getopt_long's permutation, POSIXLY_CORRECT and `--`, as recorded in
@@ -3772,7 +3803,7 @@ mod tests {
             &["node1".to_string(), "node2".to_string(), "node3".to_string(), "node4".to_string()],
         )
         .unwrap();
-        let o = render_show(&parse(&args(&["show", "partition"]), &e).unwrap(), &v, v.now, 300).stdout;
+        let o = render_show(&parse(&args(&["show", "partition"]), &e).unwrap(), &v, v.now, &ShowConf::default()).stdout;
         for line in [
             "   AllowGroups=ALL DenyAccounts=a3 AllowQos=ALL\n",
             "   AllocNodes=node1 Alternate=debug Default=YES CpuBind=cores  QoS=N/A\n",

@@ -178,6 +178,70 @@ impl Qos {
     }
 }
 
+/// What slurm.conf says of preemption, for the line `scontrol show job`
+/// prints of a started job that may be preempted (`PreemptEligibleTime=`,
+/// `PreemptTime=`; slurmctld packs it when the cluster's `PreemptMode` and
+/// the job's are not OFF).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PreemptConf {
+    /// `PreemptType=preempt/qos` (else `preempt/partition_prio`).
+    pub by_qos: bool,
+    /// slurm.conf's `PreemptMode`.
+    pub mode: String,
+    /// `PreemptExemptTime`, seconds.
+    pub exempt: u32,
+}
+
+/// Whether a `PreemptMode` value preempts (CANCEL, REQUEUE or SUSPEND;
+/// GANG and WITHIN alone do not).
+pub fn mode_preempts(m: &str) -> bool {
+    m.split(',').any(|w| matches!(w.trim().to_ascii_uppercase().as_str(), "CANCEL" | "REQUEUE" | "SUSPEND"))
+}
+
+impl PreemptConf {
+    /// `None` without preemption (`PreemptType` none, or `PreemptMode`
+    /// OFF).
+    pub fn from_conf(conf: &crate::config::SlurmConf) -> Option<PreemptConf> {
+        let ty = conf.get("PreemptType")?.trim().to_ascii_lowercase();
+        let by_qos = match ty.as_str() {
+            "preempt/qos" => true,
+            "preempt/partition_prio" => false,
+            _ => return None,
+        };
+        let mode = conf.get("PreemptMode").unwrap_or("OFF").to_string();
+        if !mode_preempts(&mode) {
+            return None;
+        }
+        let exempt = conf.get("PreemptExemptTime").and_then(secs).unwrap_or(0);
+        Some(PreemptConf { by_qos, mode, exempt })
+    }
+
+    /// When `job` (started, in partition `part`) may first be preempted
+    /// (its start plus the exempt time of its QOS or slurm.conf), or 0
+    /// when its preempt mode is OFF or it has not started.
+    pub fn preemptable_time(
+        &self,
+        job: &crate::model::Job,
+        part: Option<&crate::model::Partition>,
+        all: &[Qos],
+    ) -> i64 {
+        if job.start_time == 0 || job.state == crate::model::JobState::Pending {
+            return 0;
+        }
+        let q = of_job(all, job);
+        let mode = if self.by_qos {
+            q.and_then(|q| q.preempt_mode.as_deref()).unwrap_or(&self.mode)
+        } else {
+            part.and_then(|p| p.more.preempt_mode.as_deref()).unwrap_or(&self.mode)
+        };
+        if !mode_preempts(mode) {
+            return 0;
+        }
+        let exempt = q.and_then(|q| q.preempt_exempt_time).unwrap_or(self.exempt);
+        job.start_time + i64::from(exempt)
+    }
+}
+
 /// The largest priority of any QOS (the QOS factor's denominator).
 pub fn max_priority(all: &[Qos]) -> u32 {
     all.iter().map(|q| q.priority).max().unwrap_or(0)
