@@ -106,6 +106,11 @@ pub struct Ctx<'a> {
     pub plans: &'a HashMap<u32, spur_core::model::JobPlan>,
     /// Each partition's `OverSubscribe=`.
     pub part_oversubscribe: HashMap<&'a str, &'a str>,
+    /// slurm.conf's preemption, the partitions and the QOS records (a
+    /// started job's `preemptable_time`).
+    pub preempt: Option<spur_core::qos::PreemptConf>,
+    pub parts: &'a [spur_core::model::Partition],
+    pub qos: &'a [spur_core::qos::Qos],
 }
 
 impl<'a> Ctx<'a> {
@@ -139,6 +144,9 @@ impl<'a> Ctx<'a> {
             cluster: &view.cluster_name,
             plans: &view.plans,
             part_oversubscribe: view.partitions.iter().map(|p| (p.name.as_str(), p.oversubscribe.as_str())).collect(),
+            preempt: crate::conn::conf().ok().and_then(|c| spur_core::qos::PreemptConf::from_conf(&c)),
+            parts: &view.partitions,
+            qos: &view.qos,
         }
     }
 
@@ -411,6 +419,13 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
     let accounting = crate::slurmdb::accounting_on();
     r.qos = xstr_opt(d.qos_shown(accounting).filter(|_| accounting || profile().job_qos_shown_without_accounting));
     r.resv_name = xstr_opt(d.reservation_name());
+    // (as scontrol: from when a started job may be preempted; a preempted one's end)
+    r.preemptable_time = ctx
+        .preempt
+        .as_ref()
+        .map_or(0, |p| p.preemptable_time(j, ctx.parts.iter().find(|x| x.name == j.partition), ctx.qos))
+        as _;
+    r.preempt_time = if j.state == JobState::Preempted && r.preemptable_time != 0 { j.end_time as _ } else { 0 };
     r.nodes = xstr_nonempty(&records::job_nodes(j));
     r.node_inx = xindex(&ctx.index_pairs(&j.node_names()));
     r.req_nodes = xstr_opt(d.req_nodes.as_deref());
