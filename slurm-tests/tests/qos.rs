@@ -138,9 +138,22 @@ fn qos_records_priority_preemption_and_limits() {
     );
     c.run("scancel", &[&n, &l]).ok();
 
-    // preempt/qos: a high job takes the oldest normal job's CPUs; it is
-    // requeued (REQUEUE), and its output says why
+    // within normal's PreemptExemptTime its jobs are not preempted; the
+    // high job waits, and their show job says from when they may be
+    sacctmgr(&["-i", "modify", "qos", "normal", "set", "PreemptExemptTime=1:00:00"]).ok();
     let h = c.sbatch(&["-n8", "--qos=high", "--wrap", sleep]).to_string();
+    wait_for("the high job's reason", T, || c.run("squeue", &["-h", "-o", "%r", "-j", &h]).stdout == "Resources\n");
+    assert_eq!((c.state(&a), c.state(&b)), ("RUNNING".into(), "RUNNING".into()));
+    let o = c.run("scontrol", &["show", "job", &a]).stdout;
+    let at = |k: &str| {
+        let v = field(&o, k);
+        let out = std::process::Command::new("date").args(["-d", &v, "+%s"]).output().expect("date");
+        String::from_utf8_lossy(&out.stdout).trim().parse::<i64>().unwrap_or(0)
+    };
+    assert_eq!(at("PreemptEligibleTime") - at("StartTime"), 3600, "{o}");
+    // preempt/qos: once it may, the high job takes the oldest normal job's
+    // CPUs; it is requeued (REQUEUE), and its output says why
+    sacctmgr(&["-i", "modify", "qos", "normal", "set", "PreemptExemptTime=0"]).ok();
     c.wait_state(&h, "RUNNING", T);
     let o = c.run("scontrol", &["show", "job", &a]).stdout;
     assert_eq!(

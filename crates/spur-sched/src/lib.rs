@@ -264,6 +264,7 @@ impl<'a> Table<'a> {
 
 /// A pending job that cannot start now, and where it may go.
 struct Preemptor<'a> {
+    now: i64,
     job: &'a Job,
     part: &'a Partition,
     shape: &'a Shape,
@@ -308,8 +309,10 @@ fn preemptees(
         .filter_map(|j| {
             if let Some(q) = by_qos {
                 let m = q.preempt_mode_of(j).and_then(PreemptMode::parse).unwrap_or(mode);
-                // (PreemptMode=WITHIN in slurm.conf is not read: a QOS's own)
-                return (q.may_preempt(p.job, j, false) && m != PreemptMode::Off).then_some((*j, m));
+                // (PreemptMode=WITHIN in slurm.conf is not read: a QOS's own;
+                // a job within its PreemptExemptTime is not a candidate)
+                let ok = q.may_preempt(p.job, j, false) && m != PreemptMode::Off && q.preemptable_at(j) <= p.now;
+                return ok.then_some((*j, m));
             }
             let part = parts.get(j.partition.as_str())?;
             let m = mode_of(part);
@@ -1253,6 +1256,7 @@ pub fn schedule_pass<'a>(
                                 if let Some(mode) = params.preempt {
                                     let victims = preemptees(
                                         &Preemptor {
+                                            now,
                                             job,
                                             part,
                                             shape: &shape,

@@ -17,6 +17,8 @@ pub struct QosPolicy {
     /// `AccountingStorageEnforce` holds `limits` (or `safe`): the limits
     /// hold.
     pub limits: bool,
+    /// slurm.conf's `PreemptExemptTime`, seconds (a QOS's own first).
+    pub exempt: u32,
 }
 
 impl QosPolicy {
@@ -34,6 +36,13 @@ impl QosPolicy {
             return within && by.priority > of.priority;
         }
         a.preempt.contains(&b.id)
+    }
+
+    /// When a running job may first be preempted: its start plus its QOS's
+    /// `PreemptExemptTime` (else slurm.conf's).
+    pub fn preemptable_at(&self, job: &Job) -> i64 {
+        let exempt = self.of_job(job).and_then(|q| q.preempt_exempt_time).unwrap_or(self.exempt);
+        job.start_time.saturating_add(i64::from(exempt))
     }
 
     /// The preempt mode of a job's QOS (`None`: the cluster's).

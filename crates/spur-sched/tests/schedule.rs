@@ -1398,7 +1398,7 @@ fn qos_pass(
     mode: Option<PreemptMode>,
     limits: bool,
 ) -> Vec<Decision> {
-    let policy = spur_sched::qos::QosPolicy { qos, preempt: mode.is_some(), limits };
+    let policy = spur_sched::qos::QosPolicy { qos, preempt: mode.is_some(), limits, exempt: 0 };
     pass_with(jobs, nodes, parts, mode, Some(policy))
 }
 
@@ -1447,6 +1447,12 @@ fn preempt_qos_takes_the_jobs_of_the_qos_it_lists_lowest_qos_priority_first() {
     // and without preempt/qos nothing is
     let d = qos_pass(&[&normal, &low, &h], &nr, &[&p], qos_records(), None, false);
     assert_eq!(preempts(&d), vec![], "{:?}", d);
+    // a job within its QOS's PreemptExemptTime (normal's: 60 s; it ran 10)
+    // is passed over: the low job goes
+    let mut q = qos_records();
+    q[0].preempt_exempt_time = Some(60);
+    let d = qos_pass(&[&normal, &low, &h], &nr, &[&p], q, Some(PreemptMode::Requeue), false);
+    assert_eq!(preempts(&d), vec![(2, true)], "{:?}", d);
 }
 
 #[test]

@@ -99,6 +99,8 @@ pub struct Ctld {
     /// (`preempt/qos`, `AccountingStorageEnforce=limits`: the flags of the
     /// pass's `QosPolicy`).
     pub qos: Option<(bool, bool)>,
+    /// slurm.conf's `PreemptExemptTime`, seconds (preempt/qos).
+    pub preempt_exempt: u32,
     /// `TopologyPlugin=topology/tree`: topology.conf's switches.
     pub topology: Option<Arc<spur_sched::SchedTopology>>,
     /// `PreemptMode=...GANG`: `SchedulerTimeSlice`, how long the jobs that
@@ -218,6 +220,7 @@ impl Ctld {
             let enforce = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
             (qos_preempt, enforce.split(',').any(|w| matches!(w.trim(), "limits" | "safe")))
         });
+        let preempt_exempt = spur_core::qos::PreemptConf::from_conf(&conf).map(|p| p.exempt).unwrap_or(0);
         let preempt = matches!(preempt_type.as_deref(), Some("preempt/partition_prio" | "preempt/qos")).then(|| {
             conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
         });
@@ -284,6 +287,7 @@ impl Ctld {
             sched_interval,
             preempt,
             qos,
+            preempt_exempt,
             topology,
             gang,
             gang_state: Mutex::new((vec![], None)),
@@ -831,7 +835,12 @@ impl Ctld {
                     ending,
                     topology: self.topology.clone(),
                     qos: self.qos.map(|(preempt, limits)| {
-                        Arc::new(spur_sched::qos::QosPolicy { qos: st.qos().into_owned(), preempt, limits })
+                        Arc::new(spur_sched::qos::QosPolicy {
+                            qos: st.qos().into_owned(),
+                            preempt,
+                            limits,
+                            exempt: self.preempt_exempt,
+                        })
                     }),
                 };
                 let (mut d, cut) = spur_sched::schedule_pass(t, &jobs, &lookup, &nodes, &parts, &resvs, &params);
