@@ -136,6 +136,16 @@ fn qos_records_priority_preemption_and_limits() {
              {l:>15} debug            100          0        100\n"
         )
     );
+    // scontrol update QOS=: a pending job's changes; one that does not
+    // exist, or a running job's, is refused as 22.05 refuses it
+    c.run("scontrol", &["update", &format!("JobId={n}"), "QOS=low"]).ok();
+    assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &n]).stdout, "low\n");
+    let o = c.run("scontrol", &["update", &format!("JobId={n}"), "QOS=nosuch"]);
+    assert_eq!((o.code, o.stderr.clone()), (1, format!("Invalid qos specification for job {n}\n")));
+    let o = c.run("scontrol", &["update", &format!("JobId={a}"), "QOS=low"]);
+    assert_eq!((o.code, o.stderr.clone()), (1, format!("Job is no longer pending execution for job {a}\n")));
+    c.run("scontrol", &["update", &format!("JobId={n}"), "QOS="]).ok();
+    assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &n]).stdout, "normal\n");
     c.run("scancel", &[&n, &l]).ok();
 
     // within normal's PreemptExemptTime its jobs are not preempted; the

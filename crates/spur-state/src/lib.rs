@@ -431,6 +431,10 @@ pub struct JobUpdate {
     /// released (format version 10, [`DIRECT_PRIORITY_VERSION`]).
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<10, _>")]
     pub by_operator: bool,
+    /// `QOS=`: the QOS the pending job runs in from now on (empty: the
+    /// default, `normal`); format version 11 ([`QOS_VERSION`]).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<11, _>")]
+    pub qos: Option<String>,
 }
 
 impl JobUpdate {
@@ -445,6 +449,9 @@ impl JobUpdate {
     /// makes: the controller refuses it while the cluster writes an older
     /// one, rather than log it without the newer fields.
     pub fn min_format_version(&self) -> u16 {
+        if self.qos.is_some() {
+            return QOS_VERSION;
+        }
         if self.by_operator {
             return DIRECT_PRIORITY_VERSION;
         }

@@ -217,6 +217,8 @@ fn job_update() -> impl Strategy<Value = JobUpdate> {
             reset_nice,
             // (format version 10's: varied by two of the other draws)
             by_operator: reset_nice != refused,
+            // (format version 11's: a QOS name, empty, or none)
+            qos: partition.clone().filter(|_| refused),
             time_limit,
             name,
             partition,

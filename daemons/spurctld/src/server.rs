@@ -1628,6 +1628,8 @@ impl Service {
                         let owner = self.caller_uid(job.user_id);
                         let u = {
                             let g = self.ctld.read();
+                            let qos_of =
+                                &|name: &str| spur_core::qos::find(&g.state.qos(), name).map(|q| q.name.clone());
                             validate::job_update(
                                 req,
                                 &job,
@@ -1650,6 +1652,7 @@ impl Service {
                                             .map(|r| validate::resv_admits(&r.users, &job.user_name))
                                     },
                                     owner,
+                                    qos: self.ctld.qos.map(|_| qos_of as validate::QosLookup),
                                 },
                             )
                         };

@@ -221,6 +221,9 @@ pub fn resv_admits(users: &[String], user: &str) -> bool {
     users.iter().any(|u| u == user)
 }
 
+/// A QOS by name, as its record spells it.
+pub type QosLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// What [`job_update`] looks up in the cluster besides nodes.
 pub struct Lookups<'a> {
     /// A feature some node has.
@@ -232,6 +235,9 @@ pub struct Lookups<'a> {
     pub reservation: &'a dyn Fn(&str) -> Option<bool>,
     /// The job's owner as a caller (a reservation must admit them).
     pub owner: Caller,
+    /// With accounting: a QOS by name (case-insensitive), as its record
+    /// spells it; `None` without accounting.
+    pub qos: Option<QosLookup<'a>>,
 }
 
 /// The state machine's change for `scontrol update JobId=…` on `job`, or the
@@ -311,7 +317,13 @@ pub fn job_update(
         }
     }
     // `QOS=`: without accounting there is no QOS to change to (the job's
-    // stays, scontrol_surface/096)
+    // stays, scontrol_surface/096); with it, a pending job's QOS changes to
+    // one that exists (empty: back to the default; measured on 22.05,
+    // crates/spur-sched/tests/qos.md B8)
+    if let (Some(q), Some(find)) = (&u.qos, look.qos) {
+        pending_only()?;
+        out.qos = Some(if q.is_empty() { String::new() } else { find(q).ok_or(ESLURM_INVALID_QOS)? });
+    }
     if u.reset_accrue_time {
         pending_only()?;
     }
@@ -916,7 +928,7 @@ mod tests {
     }
 
     fn look() -> Lookups<'static> {
-        Lookups { feature_known: &feature_f, gres_known: &gres_gpu, reservation: &resv, owner: USER }
+        Lookups { feature_known: &feature_f, gres_known: &gres_gpu, reservation: &resv, owner: USER, qos: None }
     }
 
     fn job(state: JobState) -> Job {

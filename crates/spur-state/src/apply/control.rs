@@ -356,6 +356,9 @@ impl State {
         if let Some(r) = &update.reservation {
             j.desc.reservation = Some(r.clone()).filter(|r| !r.is_empty());
         }
+        if let Some(q) = &update.qos {
+            j.desc.qos = Some(q.clone()).filter(|q| !q.is_empty());
+        }
         if let Some(w) = &update.wckey {
             j.desc.accepted.get_or_insert_with(Default::default).wckey = Some(w.clone());
         }
