@@ -151,8 +151,9 @@ pub type Version = u16;
 /// - 11: the state (`spur_state::State`) ends with `qos`, the QOS records
 ///   (`spur_core::qos::Qos`: `sacctmgr add|modify|delete qos`), and the
 ///   commands `QosCreate`, `QosUpdate` and `QosDelete` are new, as is the
-///   view's `qos` (`spur_core::model::ClusterView`); every other record is
-///   as in version 10.
+///   view's `qos` (`spur_core::model::ClusterView`); the command
+///   `UpdateJob`'s update ends with `qos` (`scontrol update QOS=`); every
+///   other record is as in version 10.
 pub const FORMAT_VERSION: Version = 11;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
