@@ -24,7 +24,9 @@ fuzz_target!(|data: &[u8]| {
             }
             sacctmgr::Cmd::Help | sacctmgr::Cmd::Version => {}
             cmd => {
-                if let Ok(conf) = spur_core::config::parse_str("ClusterName=c\nSlurmctldHost=h\n", std::path::Path::new("slurm.conf")) {
+                if let Ok(conf) =
+                    spur_core::config::parse_str("ClusterName=c\nSlurmctldHost=h\n", std::path::Path::new("slurm.conf"))
+                {
                     let _ = sacctmgr::change(&o, &conf, |_| Ok(vec![]), cmd, &all);
                 }
             }

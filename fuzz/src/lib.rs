@@ -180,11 +180,13 @@ pub mod controller {
                         let feature = |f: &str| st.nodes().iter().any(|n| n.features.iter().any(|x| x == f));
                         let gres = |g: &str| st.nodes().iter().any(|n| n.gres.iter().any(|x| x.0 == g));
                         let resv = |r: &str| st.reservations().iter().find(|x| x.name == r).map(|_| true);
+                        let qos_of = |q: &str| spur_core::qos::find(&st.qos(), q).map(|q| q.name.clone());
                         let look = validate::Lookups {
                             feature_known: &feature,
                             gres_known: &gres,
                             reservation: &resv,
                             owner: USER,
+                            qos: Some(&qos_of),
                         };
                         match validate::job_update(u, job, &caller, NOW, &known, part_max, &look) {
                             Ok(u) => Command::UpdateJob { job_id: job.job_id, update: Box::new(u) },
