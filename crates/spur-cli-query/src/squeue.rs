@@ -1407,7 +1407,15 @@ fn job_state_matches(list: &[JobState], st: JobState) -> bool {
     list.contains(&st)
 }
 
-fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32) -> Option<Option<Vec<u32>>> {
+/// (`accounting`: the cluster keeps QOS records, and a job that named no
+/// QOS is in `normal` for `-q`.)
+fn filter_job(
+    o: &SqueueOpts,
+    users: &Option<Vec<u32>>,
+    j: &Job,
+    caller_uid: u32,
+    accounting: bool,
+) -> Option<Option<Vec<u32>>> {
     // returns None = filtered out; Some(partial task set) = keep
     let mut partial: Option<Vec<u32>> = None;
     if !o.job_list.is_empty() {
@@ -1449,7 +1457,7 @@ fn filter_job(o: &SqueueOpts, users: &Option<Vec<u32>>, j: &Job, caller_uid: u32
         }
     }
     if let Some(q) = &o.qos {
-        let a = j.desc.qos_shown(true);
+        let a = j.desc.qos_shown(accounting);
         if !q.iter().any(|x| a.map(|a| a.eq_ignore_ascii_case(x)).unwrap_or(false)) {
             return None;
         }
@@ -1838,7 +1846,7 @@ pub fn selected_jobs<'a>(o: &SqueueOpts, view: &'a ClusterView, caller_uid: u32)
     let users: Option<Vec<u32>> = if o.me { Some(vec![caller_uid]) } else { o.users.clone() };
     view.jobs
         .iter()
-        .filter(|j| filter_job(o, &users, j, caller_uid).is_some())
+        .filter(|j| filter_job(o, &users, j, caller_uid, !view.qos.is_empty()).is_some())
         .filter(|j| match &o.partitions {
             Some(parts) => j.partition.split(',').any(|p| parts.iter().any(|x| x == p)),
             None => true,
@@ -1974,7 +1982,7 @@ pub fn render(o: &SqueueOpts, view: &ClusterView, caller_uid: u32, caller_name: 
 
     let mut recs: Vec<Rec> = Vec::new();
     for j in jobs {
-        let Some(partial) = filter_job(o, &users, j, caller_uid) else { continue };
+        let Some(partial) = filter_job(o, &users, j, caller_uid, !view.qos.is_empty()) else { continue };
         if let Some(parts) = &o.partitions {
             if !j.partition.split(',').any(|p| parts.iter().any(|x| x == p)) {
                 continue;
