@@ -473,6 +473,9 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
     let parts: Vec<&Partition> = view.partitions.iter().collect();
     let totals = Totals::of(&nodes, &parts).with_qos(&view.qos);
     let pf: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
+    // (with accounting, as the controller computed them at the last
+    // PriorityCalcPeriod boundary; without, the whole weight)
+    let fs = view.assocs.as_ref().filter(|_| !view.qos.is_empty()).map(|_| &view.fair_share);
     let mut rows: Vec<Row> = view
         .jobs
         .iter()
@@ -484,7 +487,8 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
         .filter(|j| o.parts.as_ref().is_none_or(|p| p.contains(&j.partition)))
         .map(|j| {
             let qp = spur_core::qos::of_job(&view.qos, j).map(|q| q.priority).unwrap_or(0);
-            let mut f = factors(j, pf.get(j.partition.as_str()).copied().unwrap_or(0), qp, &totals, w, view.now);
+            let share = fs.as_ref().map(|f| spur_core::assoc::job_factor(f, j)).unwrap_or(1.0);
+            let mut f = factors(j, pf.get(j.partition.as_str()).copied().unwrap_or(0), qp, share, &totals, w, view.now);
             if j.desc.priority.is_some() {
                 // set outright: SITE and NICE print 0
                 f.nice = 0;
@@ -529,7 +533,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
             1,
         ));
     };
-    let q = QueryRequest { jobs: true, partitions: true, nodes: true, ..Default::default() };
+    let q = QueryRequest { jobs: true, partitions: true, nodes: true, with_fair_share: true, ..Default::default() };
     match runtime().block_on(c.query(&q)) {
         Ok(view) => emit(&render(&opts, &view, &w)),
         Err(e) => emit(&load_error("Couldn't get priority factors from controller", &e)),

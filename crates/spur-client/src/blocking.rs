@@ -150,6 +150,11 @@ impl Client {
         block(self.inner.qos(req))
     }
 
+    /// `sacctmgr add|modify|delete account|user` ([`crate::Client::assoc`]).
+    pub fn assoc(&self, req: spur_proto::AssocRequest) -> Result<Vec<String>, ClientError> {
+        block(self.inner.assoc(req))
+    }
+
     pub fn ping(&self) -> Result<PingInfo, ClientError> {
         block(self.inner.ping())
     }

@@ -46,7 +46,10 @@ pub mod blocking;
 /// User and group names (getpwuid_r and friends).
 pub use spur_auth::users;
 /// The messages of `sacctmgr`'s QOS RPC ([`Client::qos`]).
-pub use spur_proto::{qos_request::Op as QosOp, QosRequest, QosSetting};
+pub use spur_proto::{
+    assoc_request::Entity as AssocEntity, assoc_request::Op as AssocOp, qos_request::Op as QosOp, AssocRequest,
+    QosRequest, QosSetting,
+};
 
 /// Where slurm.conf is: `$SLURM_CONF`, else /etc/slurm/slurm.conf.
 /// Why a step was not created or did not start (`Client::step_create`).
@@ -507,6 +510,7 @@ impl Client {
                 (p.job_id, plan)
             })
             .collect();
+        view.fair_share = r.fair_share.into_iter().map(|f| ((f.user, f.account), f.factor)).collect();
         // a pending job's expected start is its start time, as slurmctld
         // sends it (and its end, the start plus its limit)
         let ClusterView { jobs, plans, .. } = &mut view;
@@ -592,6 +596,13 @@ impl Client {
     /// modified or deleted (none: nothing was).
     pub async fn qos(&self, req: pb::QosRequest) -> Result<Vec<String>, ClientError> {
         let r = call!(self, qos, req)?;
+        check(&r.status)?;
+        Ok(r.names)
+    }
+
+    /// `sacctmgr add|modify|delete account|user`: what it changed.
+    pub async fn assoc(&self, req: pb::AssocRequest) -> Result<Vec<String>, ClientError> {
+        let r = call!(self, assoc, req)?;
         check(&r.status)?;
         Ok(r.names)
     }

@@ -68,7 +68,7 @@ impl Controller for Fake {
         let view =
             spur_core::records::encode_view(&ClusterView { cluster_name: "fake".into(), ..Default::default() }, 1)
                 .unwrap();
-        Ok(Response::new(pb::QueryReply { status: None, view, plans: vec![] }))
+        Ok(Response::new(pb::QueryReply { status: None, view, plans: vec![], fair_share: vec![] }))
     }
     async fn cancel(&self, _: Request<pb::CancelRequest>) -> R<pb::CancelReply> {
         self.gate()?;
@@ -122,6 +122,10 @@ impl Controller for Fake {
     async fn qos(&self, _: Request<pb::QosRequest>) -> R<pb::QosReply> {
         self.gate()?;
         Ok(Response::new(pb::QosReply::default()))
+    }
+    async fn assoc(&self, _: Request<pb::AssocRequest>) -> R<pb::AssocReply> {
+        self.gate()?;
+        Ok(Response::new(pb::AssocReply::default()))
     }
 }
 

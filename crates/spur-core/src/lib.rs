@@ -2,6 +2,7 @@
 //! and the release Spur imitates. Slurm's grammars (hostlists, times, sizes,
 //! GRES, ...) are in `spur_grammar`. No network, no async: only reading files.
 pub mod acct;
+pub mod assoc;
 pub mod compat;
 pub mod config;
 pub mod errors;

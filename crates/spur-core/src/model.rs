@@ -1273,10 +1273,21 @@ pub struct ClusterView {
     /// limits); format version 11.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<11, _>")]
     pub qos: Vec<crate::qos::Qos>,
+    /// The accounts, users and associations with their usage (`sacctmgr
+    /// show assoc`, `sshare`, the fair-share factor); `None` without
+    /// accounting. Format version 12.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<12, _>")]
+    pub assocs: Option<crate::assoc::Assocs>,
     /// What the backfill scheduler said of the jobs, by id: not part of the
     /// view's format (the leader's soft state, sent beside it).
     #[serde(skip)]
     pub plans: std::collections::HashMap<u32, JobPlan>,
+    /// The fair-share factor of each user association (user, account),
+    /// as the leader computed it at the last `PriorityCalcPeriod` boundary
+    /// (asked for with `Query::with_fair_share`; sent beside the view, not
+    /// part of its format). Empty without accounting.
+    #[serde(skip)]
+    pub fair_share: std::collections::HashMap<(String, String), f64>,
 }
 
 /// The backfill scheduler's word on one job.

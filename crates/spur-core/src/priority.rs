@@ -9,8 +9,10 @@
 //!   cluster's) / 2, or 1 minus that with `PriorityFavorSmall=YES`;
 //! - partition: the partition's `PriorityJobFactor` over the largest of any
 //!   partition;
-//! - fair-share: 1.0 (Spur records no usage share yet: what slurmctld gives
-//!   a user without usage);
+//! - fair-share: with accounting, the Fair Tree factor of the job's
+//!   association (`spur_core::assoc`: its rank among the user associations
+//!   by the usage each ran up against its shares; 0 for a job without
+//!   one); without accounting, 1.0 (no usage recorded);
 //! - QOS: the job's QOS's priority over the largest of any QOS
 //!   (`sacctmgr add|modify qos ... Priority=`; `spur_core::qos`);
 //! - association: 0 (no association priorities in Spur).
@@ -38,6 +40,8 @@ pub struct Weights {
     /// `PriorityCalcPeriod` in seconds (default 5 minutes).
     pub calc_period: i64,
     pub favor_small: bool,
+    /// `PriorityDecayHalfLife` in seconds (usage's decay).
+    pub half_life: i64,
 }
 
 impl Weights {
@@ -68,6 +72,7 @@ impl Weights {
             favor_small: conf
                 .get("PriorityFavorSmall")
                 .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "true" | "1")),
+            half_life: crate::assoc::half_life(conf),
         })
     }
 
@@ -140,8 +145,17 @@ pub fn calc_time(w: &Weights, now: i64) -> i64 {
 }
 
 /// The weighted factors of `job` (in partition `part_factor`'s partition,
-/// of a QOS of priority `qos_priority`) as of `now`.
-pub fn factors(job: &Job, part_factor: u32, qos_priority: u32, totals: &Totals, w: &Weights, now: i64) -> Factors {
+/// of a QOS of priority `qos_priority`, with fair-share factor
+/// `fair_share`) as of `now`.
+pub fn factors(
+    job: &Job,
+    part_factor: u32,
+    qos_priority: u32,
+    fair_share: f64,
+    totals: &Totals,
+    w: &Weights,
+    now: i64,
+) -> Factors {
     let at = calc_time(w, now);
     let age = if job.eligible_time > 0 && w.max_age > 0 && at > job.eligible_time {
         ((at - job.eligible_time) as f64 / w.max_age as f64).min(1.0)
@@ -165,7 +179,7 @@ pub fn factors(job: &Job, part_factor: u32, qos_priority: u32, totals: &Totals, 
     Factors {
         age: age * f64::from(w.age),
         assoc: 0.0,
-        fairshare: f64::from(w.fairshare),
+        fairshare: fair_share * f64::from(w.fairshare),
         jobsize: size * f64::from(w.jobsize),
         partition: part * f64::from(w.partition),
         qos: if totals.max_qos_priority > 0 {
@@ -208,14 +222,14 @@ mod tests {
         let w = measured_weights();
         let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2, max_qos_priority: 0 };
         let now = 1_000_030;
-        let f3 = factors(&job(2, 16, 0), 1, 0, &t, &w, now);
+        let f3 = factors(&job(2, 16, 0), 1, 0, 1.0, &t, &w, now);
         assert_eq!((f3.jobsize.round(), f3.partition, f3.fairshare, f3.age), (292.0, 500.0, 1000.0, 0.0));
         assert_eq!(f3.priority(), 1791);
-        assert_eq!(factors(&job(1, 1, 100), 1, 0, &t, &w, now).priority(), 1491);
-        assert_eq!(factors(&job(1, 1, 0), 2, 0, &t, &w, now).priority(), 2091);
-        assert_eq!(factors(&job(1, 4, 0), 1, 0, &t, &w, now).priority(), 1614);
+        assert_eq!(factors(&job(1, 1, 100), 1, 0, 1.0, &t, &w, now).priority(), 1491);
+        assert_eq!(factors(&job(1, 1, 0), 2, 0, 1.0, &t, &w, now).priority(), 2091);
+        assert_eq!(factors(&job(1, 4, 0), 1, 0, 1.0, &t, &w, now).priority(), 1614);
         // the running job -N4 -n32 when it was submitted
-        assert_eq!(factors(&job(4, 32, 0), 1, 0, &t, &w, now).priority(), 2083);
+        assert_eq!(factors(&job(4, 32, 0), 1, 0, 1.0, &t, &w, now).priority(), 2083);
     }
 
     #[test]
@@ -224,22 +238,22 @@ mod tests {
         let t = Totals { nodes: 6, cpus: 64, max_part_factor: 2, max_qos_priority: 0 };
         let j = job(1, 1, 0);
         // within the period it became eligible in: nothing yet
-        assert_eq!(factors(&j, 1, 0, &t, &w, 1_000_100).age, 0.0);
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &w, 1_000_100).age, 0.0);
         // half a day on: half the weight, then at most the weight
         let later = calc_time(&w, 1_000_000 + 43_200) + 300;
-        let a = factors(&j, 1, 0, &t, &w, later).age;
+        let a = factors(&j, 1, 0, 1.0, &t, &w, later).age;
         assert!(a > 500.0 && a < 510.0, "{a}");
-        assert_eq!(factors(&j, 1, 0, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
     }
 
     #[test]
     fn favor_small_and_floor() {
         let w = Weights { jobsize: 1000, favor_small: true, ..measured_weights() };
         let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1, max_qos_priority: 0 };
-        let f = factors(&job(1, 1, 0), 1, 0, &t, &w, 1_000_000);
+        let f = factors(&job(1, 1, 0), 1, 0, 1.0, &t, &w, 1_000_000);
         assert!((f.jobsize - 908.854).abs() < 0.01, "{}", f.jobsize);
         let zero = Weights { calc_period: 300, ..Default::default() };
         assert!(!zero.any());
-        assert_eq!(factors(&job(1, 1, 500), 1, 0, &t, &zero, 1_000_000).priority(), 1);
+        assert_eq!(factors(&job(1, 1, 500), 1, 0, 1.0, &t, &zero, 1_000_000).priority(), 1);
     }
 }

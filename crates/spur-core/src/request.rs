@@ -217,6 +217,8 @@ pub struct Query {
     /// Only this user's jobs (`squeue -u` with one user, as Slurm's
     /// `slurm_load_job_user`).
     pub user_id: Option<u32>,
+    /// With the leader's fair-share factors (`ClusterView::fair_share`).
+    pub with_fair_share: bool,
 }
 
 /// A submission's answer.

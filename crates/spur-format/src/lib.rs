@@ -154,7 +154,14 @@ pub type Version = u16;
 ///   view's `qos` (`spur_core::model::ClusterView`); the command
 ///   `UpdateJob`'s update ends with `qos` (`scontrol update QOS=`); every
 ///   other record is as in version 10.
-pub const FORMAT_VERSION: Version = 11;
+/// - 12: the state ends with `assocs`, the accounts, users and user
+///   associations with the usage each has run up (`spur_core::assoc`:
+///   `sacctmgr add|modify|delete account|user`, `sshare`, the fair-share
+///   factor), and the commands `AssocPut` and `AssocDelete` are new, as is
+///   the view's `assocs`; a job that stops running (`Complete`, `Requeue`)
+///   charges its association its usage; every other record is as in
+///   version 11.
+pub const FORMAT_VERSION: Version = 12;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

@@ -103,6 +103,7 @@ impl From<&rq::Query> for pb::QueryRequest {
             all_finished: q.all_finished,
             with_script: q.with_script,
             user_id: q.user_id,
+            with_fair_share: q.with_fair_share,
             // the reply's view is written at what this build reads
             max_format_version: spur_format::FORMAT_VERSION as u32,
         }
@@ -119,6 +120,7 @@ impl From<pb::QueryRequest> for rq::Query {
             all_finished: q.all_finished,
             with_script: q.with_script,
             user_id: q.user_id,
+            with_fair_share: q.with_fair_share,
         }
     }
 }

@@ -66,7 +66,9 @@ pub fn touched(cmd: &Command, result: &ApplyResult) -> Vec<u32> {
         | Command::SetFormatVersion { .. }
         | Command::QosCreate { .. }
         | Command::QosUpdate { .. }
-        | Command::QosDelete { .. } => {}
+        | Command::QosDelete { .. }
+        | Command::AssocPut { .. }
+        | Command::AssocDelete { .. } => {}
     }
     // a record the command made (a submission, a task split off)
     if let Applied::Submitted(n) | Applied::Started(n) | Applied::Ended(n) = applied {

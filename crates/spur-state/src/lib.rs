@@ -249,6 +249,22 @@ pub enum Command {
     QosDelete {
         names: Vec<String>,
     },
+    /// `sacctmgr add|modify account|user`: accounts, users and user
+    /// associations added or replaced (an association keeps its usage).
+    /// Since format version 12.
+    AssocPut {
+        accounts: Vec<spur_core::assoc::Account>,
+        users: Vec<spur_core::assoc::User>,
+        links: Vec<spur_core::assoc::Link>,
+    },
+    /// `sacctmgr delete account|user`: accounts, users (each with its
+    /// associations) and associations (user, account) removed. Since format
+    /// version 12.
+    AssocDelete {
+        accounts: Vec<String>,
+        users: Vec<String>,
+        links: Vec<(String, String)>,
+    },
 }
 
 /// The format version from which steps (`Command::StepCreate`,
@@ -291,6 +307,11 @@ pub const DIRECT_PRIORITY_VERSION: u16 = 10;
 /// The format version from which QOS records (`State::qos`,
 /// `Command::QosCreate`, `QosUpdate`, `QosDelete`) are written.
 pub const QOS_VERSION: u16 = 11;
+
+/// The format version from which accounts, users and associations
+/// (`State::assocs`, `Command::AssocPut`, `AssocDelete`) are written, and a
+/// job that stops running charges its association its usage.
+pub const ASSOC_VERSION: u16 = 12;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
@@ -627,6 +648,17 @@ pub struct State {
     /// [`spur_core::qos::Qos::normal`] alone). Format version 11.
     #[serde(default, skip_serializing_if = "spur_format::skip_before::<11, _>")]
     qos: Option<Vec<spur_core::qos::Qos>>,
+    /// The accounts, users and associations, with their usage (`None`:
+    /// none changed yet, the cluster has [`spur_core::assoc::Assocs`]'s
+    /// default, `root`). Format version 12.
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<12, _>")]
+    assocs: Option<spur_core::assoc::Assocs>,
+    /// `PriorityDecayHalfLife` in seconds, set by the controller from
+    /// slurm.conf (like `priority_basic`): how a job's usage decays when it
+    /// is charged. Not part of the replicated state (0, no decay, until
+    /// set); kept by a member when it installs a snapshot.
+    #[serde(skip)]
+    half_life: i64,
     /// Ids of the jobs not yet finished, kept by every command that starts,
     /// ends, splits, requeues or purges a job, so that a scheduling pass
     /// costs what the queue holds, not every finished job still remembered.
@@ -855,6 +887,12 @@ impl State {
     /// replicated state (MaxJobCount).
     pub fn keep_local_settings(&mut self, from: &State) {
         self.max_job_count = from.max_job_count;
+        self.half_life = from.half_life;
+    }
+
+    /// `PriorityDecayHalfLife` in seconds, set by the controller at start.
+    pub fn set_half_life(&mut self, secs: i64) {
+        self.half_life = secs;
     }
 
     /// PriorityType=priority/basic, set by the controller at start.
@@ -1002,7 +1040,9 @@ impl State {
             partitions: self.partitions.clone(),
             reservations: self.reservations.clone(),
             qos: self.qos().into_owned(),
+            assocs: Some(self.assocs().into_owned()),
             plans: Default::default(),
+            fair_share: Default::default(),
         }
     }
 

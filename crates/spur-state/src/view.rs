@@ -26,6 +26,10 @@ pub struct ViewOut<'a> {
     /// The QOS records; format version 11.
     #[serde(skip_serializing_if = "spur_format::skip_before::<11, _>")]
     pub qos: Cow<'a, [spur_core::qos::Qos]>,
+    /// The accounts, users and associations (with accounting); format
+    /// version 12.
+    #[serde(skip_serializing_if = "spur_format::skip_before::<12, _>")]
+    pub assocs: Option<Cow<'a, spur_core::assoc::Assocs>>,
 }
 
 impl ViewOut<'_> {
@@ -273,7 +277,9 @@ mod tests {
                 partitions: vec![part.clone()],
                 reservations: vec![resv.clone()],
                 qos: vec![spur_core::qos::Qos::normal()],
+                assocs: Some(Default::default()),
                 plans: Default::default(),
+                fair_share: Default::default(),
             };
             let out = ViewOut {
                 cluster_name: "c",
@@ -283,6 +289,7 @@ mod tests {
                 partitions: std::slice::from_ref(&part),
                 reservations: vec![&resv],
                 qos: Cow::Owned(vec![spur_core::qos::Qos::normal()]),
+                assocs: Some(Cow::Owned(Default::default())),
             };
             let v = spur_format::FORMAT_VERSION;
             let bytes = out.encode(v).unwrap();

@@ -399,7 +399,47 @@ fn command() -> impl Strategy<Value = Command> {
         1 => prop::collection::vec(qos_record(), 0..3).prop_map(|qos| Command::QosUpdate { qos }),
         1 => prop::collection::vec(prop::sample::select(vec!["normal", "q2", "Q2", ""]), 0..3)
             .prop_map(|n| Command::QosDelete { names: n.into_iter().map(String::from).collect() }),
+        1 => (prop::collection::vec(account_record(), 0..3), prop::collection::vec(link_record(), 0..3))
+            .prop_map(|(accounts, links)| {
+                let users = links
+                    .iter()
+                    .map(|l| spur_core::assoc::User { name: l.user.clone(), default_account: l.account.clone() })
+                    .collect();
+                Command::AssocPut { accounts, users, links }
+            }),
+        1 => (
+            prop::collection::vec(prop::sample::select(vec!["root", "a1", "a2", ""]), 0..3),
+            prop::collection::vec(prop::sample::select(vec!["root", "u1", ""]), 0..2),
+        )
+            .prop_map(|(a, u)| Command::AssocDelete {
+                accounts: a.iter().map(|s| s.to_string()).collect(),
+                users: u.iter().map(|s| s.to_string()).collect(),
+                links: a.iter().zip(u.iter()).map(|(a, u)| (u.to_string(), a.to_string())).collect(),
+            }),
     ]
+}
+
+/// An account, its name and parent clashing with others (loops included).
+fn account_record() -> impl Strategy<Value = spur_core::assoc::Account> {
+    (
+        prop::sample::select(vec!["root", "a1", "a2", ""]),
+        prop::sample::select(vec!["root", "a1", "a2", "", "zz"]),
+        any::<u32>(),
+    )
+        .prop_map(|(name, parent, shares)| spur_core::assoc::Account {
+            id: 0,
+            name: name.into(),
+            description: name.into(),
+            organization: name.into(),
+            parent: parent.into(),
+            shares,
+        })
+}
+
+/// A user's association with an account that may not exist.
+fn link_record() -> impl Strategy<Value = spur_core::assoc::Link> {
+    (prop::sample::select(vec!["root", "u1", ""]), prop::sample::select(vec!["root", "a1", "a2", "zz"]), any::<u32>())
+        .prop_map(|(user, account, shares)| spur_core::assoc::Link::new(user, account, shares))
 }
 
 /// A QOS record, ids and names clashing with others and preempting any id.

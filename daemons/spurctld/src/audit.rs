@@ -358,6 +358,31 @@ impl Outcome for QosReply {
     }
 }
 
+impl Audited for AssocRequest {
+    const RPC: &'static str = "assoc";
+    fn op(&self) -> &'static str {
+        match assoc_request::Op::try_from(self.op) {
+            Ok(assoc_request::Op::Add) => "add",
+            Ok(assoc_request::Op::Modify) => "modify",
+            Ok(assoc_request::Op::Delete) => "delete",
+            Err(_) => "none",
+        }
+    }
+    fn target(&self) -> String {
+        let kind = if self.entity == assoc_request::Entity::User as i32 { "user" } else { "account" };
+        format!("{} {}", kind, self.names.join(","))
+    }
+}
+
+impl Outcome for AssocReply {
+    fn result(&self) -> (String, bool) {
+        single(&self.status)
+    }
+    fn made(&self) -> Option<String> {
+        None
+    }
+}
+
 impl Audited for RegisterRequest {
     const RPC: &'static str = "register";
     fn op(&self) -> &'static str {

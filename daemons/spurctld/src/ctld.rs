@@ -99,6 +99,12 @@ pub struct Ctld {
     /// (`preempt/qos`, `AccountingStorageEnforce=limits`: the flags of the
     /// pass's `QosPolicy`).
     pub qos: Option<(bool, bool)>,
+    /// `AccountingStorageEnforce=associations` (or `limits`, `qos`, `safe`,
+    /// which imply it): a job must run in an association of its user.
+    pub enforce_assoc: bool,
+    /// The fair-share factor of each association (user, account), as of
+    /// the last `PriorityCalcPeriod` boundary (Fair Tree), with that time.
+    pub fair_share: Mutex<(i64, Arc<spur_core::assoc::Factors>)>,
     /// slurm.conf's `PreemptExemptTime`, seconds (preempt/qos).
     pub preempt_exempt: u32,
     /// `TopologyPlugin=topology/tree`: topology.conf's switches.
@@ -220,6 +226,10 @@ impl Ctld {
             let enforce = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
             (qos_preempt, enforce.split(',').any(|w| matches!(w.trim(), "limits" | "safe")))
         });
+        let enforce_assoc = conf.accounting_enabled() && {
+            let e = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
+            e.split(',').any(|w| matches!(w.trim(), "associations" | "limits" | "qos" | "safe"))
+        };
         let preempt_exempt = spur_core::qos::PreemptConf::from_conf(&conf).map(|p| p.exempt).unwrap_or(0);
         let preempt = matches!(preempt_type.as_deref(), Some("preempt/partition_prio" | "preempt/qos")).then(|| {
             conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
@@ -287,6 +297,8 @@ impl Ctld {
             sched_interval,
             preempt,
             qos,
+            enforce_assoc,
+            fair_share: Mutex::new((i64::MIN, Arc::new(HashMap::new()))),
             preempt_exempt,
             topology,
             gang,
@@ -296,6 +308,29 @@ impl Ctld {
             grace: Mutex::new(HashMap::new()),
             prio_calc: std::sync::atomic::AtomicI64::new(0),
         })
+    }
+
+    /// The fair-share factors as of the `PriorityCalcPeriod` boundary at or
+    /// before `now` (computed once per boundary, or after a change of the
+    /// associations); `None` without accounting (every job gets the whole
+    /// weight: no usage is recorded).
+    pub fn fair_share(&self, state: &spur_state::State, now: i64) -> Option<Arc<spur_core::assoc::Factors>> {
+        let w = self.multifactor.as_ref()?;
+        self.qos?;
+        let at = spur_core::priority::calc_time(w, now);
+        let mut c = self.fair_share.lock().unwrap_or_else(|e| e.into_inner());
+        if c.0 != at {
+            let qos = state.qos();
+            let jobs = state.queue_ids().into_iter().filter_map(|i| state.job(i));
+            let f = spur_core::assoc::factors_at(&state.assocs(), jobs, &qos, at, w.half_life);
+            *c = (at, Arc::new(f));
+        }
+        Some(c.1.clone())
+    }
+
+    /// The associations changed: the fair-share factors are computed again.
+    pub fn fair_share_changed(&self) {
+        self.fair_share.lock().unwrap_or_else(|e| e.into_inner()).0 = i64::MIN;
     }
 
     /// priority/multifactor: a pending job's priority now (None: the job
@@ -311,7 +346,8 @@ impl Ctld {
         let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
         let pf = state.partition(&job.partition).map(|p| p.priority_job_factor).unwrap_or(0);
         let qp = spur_core::qos::of_job(&qos, job).map(|q| q.priority).unwrap_or(0);
-        Some(spur_core::priority::factors(job, pf, qp, &totals, w, now).priority())
+        let fs = self.fair_share(state, now).map(|f| spur_core::assoc::job_factor(&f, job)).unwrap_or(1.0);
+        Some(spur_core::priority::factors(job, pf, qp, fs, &totals, w, now).priority())
     }
 
     /// Preempted jobs whose GraceTime is over: requeued or cancelled
@@ -373,6 +409,7 @@ impl Ctld {
         let qos = st.qos();
         let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
         let factor: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
+        let fs = self.fair_share(st, now);
         st.jobs()
             .values()
             .filter(|j| j.state == JobState::Pending && j.priority > 0 && j.held.is_none() && j.desc.priority.is_none())
@@ -380,7 +417,8 @@ impl Ctld {
             .filter_map(|j| {
                 let pf = factor.get(j.partition.as_str()).copied().unwrap_or(0);
                 let qp = spur_core::qos::of_job(&qos, j).map(|q| q.priority).unwrap_or(0);
-                let p = spur_core::priority::factors(j, pf, qp, &totals, w, now).priority();
+                let f = fs.as_ref().map(|f| spur_core::assoc::job_factor(f, j)).unwrap_or(1.0);
+                let p = spur_core::priority::factors(j, pf, qp, f, &totals, w, now).priority();
                 (p != j.priority).then(|| Command::UpdateJob {
                     job_id: j.job_id,
                     update: Box::new(spur_state::JobUpdate { priority: Some(p), ..Default::default() }),

@@ -254,6 +254,7 @@ fn main() {
         // PriorityType, or the imitated release's default when the key is absent
         // (spur_core::compat: 22.05 priority/basic, 24.11 priority/multifactor)
         state.set_priority_basic(spur_core::compat::priority_type(conf.get("PriorityType")) == "priority/basic");
+        state.set_half_life(spur_core::assoc::half_life(&conf));
         state.set_release(spur_core::compat::release());
         state.set_max_job_count(Some(conf.max_job_count));
         state

@@ -653,12 +653,24 @@ impl Service {
         } else {
             id
         };
-        if desc.account.is_none() && id.uid == 0 && self.ctld.conf.accounting_enabled() {
-            // with accounting, a job charges its user's default account:
-            // root's is `root`, the association slurmdbd makes with every
-            // cluster (sacctmgr add cluster; recorded/24.11/sacct/033).
-            // Other users' come from associations, which Spur does not keep
-            desc.account = Some("root".into());
+        let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
+        if self.ctld.conf.accounting_enabled() {
+            // with accounting, a job that names no account charges its
+            // user's default one (root's is `root`, the association slurmdbd
+            // makes with every cluster: recorded/24.11/sacct/033); under
+            // AccountingStorageEnforce=associations the user must be
+            // associated with it (slurmctld: ESLURM_INVALID_ACCOUNT)
+            let g = self.ctld.read();
+            let a = g.state.assocs();
+            if desc.account.is_none() {
+                desc.account = a.default_account(&user_name).map(str::to_string);
+            }
+            if let Some(acc) = desc.account.as_mut() {
+                *acc = acc.to_ascii_lowercase();
+            }
+            if self.ctld.enforce_assoc && desc.account.as_deref().is_none_or(|acc| a.link(&user_name, acc).is_none()) {
+                return Err(ESLURM_INVALID_ACCOUNT);
+            }
         }
         let g = self.ctld.read();
         let st = &g.state;
@@ -667,7 +679,6 @@ impl Service {
             None => st.default_partition().ok_or(ESLURM_DEFAULT_PARTITION_NOT_SET)?.clone(),
         };
         drop(g);
-        let user_name = spur_auth::users::user_name(id.uid).ok_or(ESLURM_USER_ID_MISSING)?;
         let group_name = spur_auth::users::group_name(id.gid).unwrap_or_else(|| id.gid.to_string());
         let caller = self.caller(id);
         partition_limits(&part, &desc, &submitter, id.uid)?;
@@ -2196,7 +2207,12 @@ impl Controller for Service {
             for i in &ids {
                 if let Some(j) = g.state.jobs().get(i) {
                     if let Err(code) = validate::authorize(&caller, Action::ReadScript, Some(j.user_id)) {
-                        return Ok(Response::new(QueryReply { status: st(code), view: vec![], plans: vec![] }));
+                        return Ok(Response::new(QueryReply {
+                            status: st(code),
+                            view: vec![],
+                            plans: vec![],
+                            fair_share: vec![],
+                        }));
                     }
                 }
             }
@@ -2230,6 +2246,7 @@ impl Controller for Service {
                     .collect(),
                 // (none without accounting: no QOS records to show)
                 qos: if self.ctld.qos.is_some() { s.qos() } else { Cow::Borrowed(&[]) },
+                assocs: self.ctld.qos.is_some().then(|| s.assocs()),
             };
             out.encode(version)
         };
@@ -2268,7 +2285,23 @@ impl Controller for Service {
                 .collect()
         };
         let bytes = bytes.map_err(|e| tonic::Status::internal(e.to_string()))?;
-        Ok(Response::new(QueryReply { status: st(0), view: bytes, plans }))
+        let fair_share = if q.with_fair_share {
+            let g = self.ctld.read();
+            let f = self.ctld.fair_share(&g.state, now());
+            f.map(|f| {
+                f.iter()
+                    .map(|((user, account), factor)| spur_proto::FairShare {
+                        user: user.clone(),
+                        account: account.clone(),
+                        factor: *factor,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+        } else {
+            vec![]
+        };
+        Ok(Response::new(QueryReply { status: st(0), view: bytes, plans, fair_share }))
     }
 
     async fn cancel(&self, req: Request<CancelRequest>) -> R<CancelReply> {
@@ -2366,9 +2399,13 @@ impl Controller for Service {
     async fn qos(&self, req: Request<QosRequest>) -> R<QosReply> {
         self.qos_rpc(req).await
     }
+    async fn assoc(&self, req: Request<AssocRequest>) -> R<AssocReply> {
+        self.assoc_rpc(req).await
+    }
 }
 
 mod acct;
+mod assoc;
 mod qos;
 #[cfg(test)]
 mod rpc_tests;

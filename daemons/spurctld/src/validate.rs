@@ -108,6 +108,8 @@ pub enum Action {
     CreateStep,
     /// sacctmgr add|modify|delete qos.
     ManageQos,
+    /// sacctmgr add|modify|delete account|user.
+    ManageAccounts,
 }
 
 /// The authorisation matrix (SECURITY.md, "Authorisation"): whether `c`
@@ -159,7 +161,7 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
         ChangeControllers => (c.super_user, ESLURM_ACCESS_DENIED),
         // slurmdbd: AdminLevel=Administrator (root and SlurmUser; Spur
         // keeps no user records)
-        ManageQos => (c.super_user, ESLURM_ACCESS_DENIED),
+        ManageQos | ManageAccounts => (c.super_user, ESLURM_ACCESS_DENIED),
     };
     if allowed {
         Ok(())

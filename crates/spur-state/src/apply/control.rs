@@ -88,6 +88,7 @@ impl State {
             self.suspend_cpus(&allocs, false);
         }
         if was_active {
+            self.charge_usage(job_id, now);
             self.release_nodes(&allocs, now);
         }
         let p = self.profile();

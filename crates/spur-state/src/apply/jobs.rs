@@ -253,8 +253,9 @@ impl State {
             // already recorded (a repeated report): nothing to do
             return Ok(Applied::Ok);
         }
-        let allocs = job.allocs.clone();
-        if job.state == JobState::Suspended {
+        let (allocs, suspended) = (job.allocs.clone(), job.state == JobState::Suspended);
+        self.charge_usage(job_id, now);
+        if suspended {
             // its CPUs were given back at suspension
             self.suspend_cpus(&allocs, false);
         }

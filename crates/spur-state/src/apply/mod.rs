@@ -87,6 +87,8 @@ impl State {
             Command::QosCreate { qos } => self.qos_create(qos),
             Command::QosUpdate { qos } => self.qos_update(qos),
             Command::QosDelete { names } => self.qos_delete(names),
+            Command::AssocPut { accounts, users, links } => self.assoc_put(accounts, users, links),
+            Command::AssocDelete { accounts, users, links } => self.assoc_delete(accounts, users, links),
         }
     }
 

@@ -2,11 +2,82 @@
 //! resolved `sacctmgr`'s settings into whole records and given new ones
 //! their ids).
 
-use crate::{Applied, ApplyResult, State, QOS_VERSION};
+use crate::{Applied, ApplyResult, State, ASSOC_VERSION, QOS_VERSION};
 use spur_core::errors::*;
 use spur_core::qos::Qos;
 
 impl State {
+    /// The accounts, users and associations (`root` alone until the first
+    /// change).
+    pub fn assocs(&self) -> std::borrow::Cow<'_, spur_core::assoc::Assocs> {
+        match &self.assocs {
+            Some(a) => std::borrow::Cow::Borrowed(a),
+            None => std::borrow::Cow::Owned(Default::default()),
+        }
+    }
+
+    /// `sacctmgr add|modify account|user`: every account has a parent that
+    /// exists (or comes with it), every association an account.
+    pub(crate) fn assoc_put(
+        &mut self,
+        accounts: &[spur_core::assoc::Account],
+        users: &[spur_core::assoc::User],
+        links: &[spur_core::assoc::Link],
+    ) -> ApplyResult {
+        if self.write_format_version() < ASSOC_VERSION {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        let mut all = self.assocs().into_owned();
+        all.put(accounts, users, links);
+        let known = |n: &str| all.accounts.iter().any(|a| a.name == n);
+        if accounts.iter().any(|a| a.name.is_empty() || (a.name != "root" && !known(&a.parent)))
+            || links.iter().any(|l| l.user.is_empty() || !known(&l.account))
+            || accounts.iter().any(|a| a.name != "root" && all.is_within(&a.parent, &a.name))
+        {
+            return Err(ESLURM_INVALID_ACCOUNT);
+        }
+        self.assocs = Some(all);
+        Ok(Applied::Ok)
+    }
+
+    /// `sacctmgr delete account|user`; `root` stays.
+    pub(crate) fn assoc_delete(
+        &mut self,
+        accounts: &[String],
+        users: &[String],
+        links: &[(String, String)],
+    ) -> ApplyResult {
+        if self.write_format_version() < ASSOC_VERSION {
+            return Err(ESLURM_NOT_SUPPORTED);
+        }
+        let mut all = self.assocs().into_owned();
+        if accounts
+            .iter()
+            .any(|a| a == "root" || all.accounts.iter().any(|c| c.parent == *a && !accounts.contains(&c.name)))
+        {
+            return Err(ESLURM_INVALID_ACCOUNT);
+        }
+        all.delete(accounts, users, links);
+        self.assocs = Some(all);
+        Ok(Applied::Ok)
+    }
+
+    /// A job stops running (it ended or was requeued): its association is
+    /// charged its billed CPUs for the time it ran (from format version 12).
+    pub(crate) fn charge_usage(&mut self, job_id: u32, now: i64) {
+        if self.write_format_version() < ASSOC_VERSION {
+            return;
+        }
+        let Some(j) = self.jobs.get(&job_id) else { return };
+        let secs = spur_core::assoc::run_secs(j, now);
+        let Some(account) = j.desc.account.clone() else { return };
+        let factor = spur_core::qos::of_job(&self.qos(), j).map(|q| q.usage_factor).unwrap_or(1.0);
+        let cpus = f64::from(j.num_cpus) * factor;
+        let user = j.user_name.clone();
+        let hl = self.half_life;
+        self.assocs.get_or_insert_with(Default::default).charge(&user, &account, cpus, secs, now, hl);
+    }
+
     /// The QOS records (`normal` alone until the first change).
     pub fn qos(&self) -> std::borrow::Cow<'_, [Qos]> {
         match &self.qos {

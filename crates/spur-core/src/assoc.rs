@@ -1,0 +1,865 @@
+//! Accounts, users and associations (slurmdbd's tables, which Spur keeps
+//! in its replicated state), the usage each association has run up, and
+//! the fair-share factor priority/multifactor takes from them (Slurm's
+//! Fair Tree, the default `PriorityFlags` since 19.05).
+//!
+//! - An account has a parent (`root` at the top) and a number of shares
+//!   (`Fairshare=`, 1 by default); a user is associated with one or more
+//!   accounts ([`Link`]), each with its own shares, and has a default
+//!   account, which a job that names none is charged to.
+//! - Usage: a job charges its association its billed CPUs (CPUs times its
+//!   QOS's `UsageFactor`) for every second it runs, decayed with
+//!   `PriorityDecayHalfLife` (7 days by default; 0: no decay), as
+//!   priority_multifactor's decay thread does each `PriorityCalcPeriod`.
+//!   A finished run is added to its [`Link`] when the job ends
+//!   ([`Assocs::charge`]); a running job's is counted as of now by
+//!   whoever reads the usage ([`run_usage`]).
+//! - Fair Tree: at each level of the account tree, an association's level
+//!   fair-share is its share of its siblings' shares over its share of
+//!   their usage; walking the tree with the highest first ranks every user
+//!   association, and a user's factor is its rank over the number of user
+//!   associations (ties share a rank). [`fair_tree`].
+//!
+//! A cluster starts with what slurmdbd makes with a cluster: the account
+//! `root` and the user `root` in it. Measured on 22.05 in
+//! `crates/spur-sched/tests/fairshare-22.05.md`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// An account (an account association: Spur keeps one per account, on the
+/// cluster, with no partition).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    /// The association's id (`sshare -o ID`, `sacctmgr show assoc
+    /// format=id`): 1 for root, then one more per association added.
+    pub id: u32,
+    pub name: String,
+    pub description: String,
+    pub organization: String,
+    /// The parent account; empty for `root`.
+    pub parent: String,
+    /// `Fairshare=` (raw shares).
+    pub shares: u32,
+}
+
+/// A user record: its default account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct User {
+    pub name: String,
+    pub default_account: String,
+}
+
+/// A user's association with an account, and the usage it has run up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    /// The association's id.
+    pub id: u32,
+    pub user: String,
+    pub account: String,
+    pub shares: u32,
+    /// Decayed CPU-seconds as of `usage_at` (finished runs only).
+    #[serde(default)]
+    pub usage: f64,
+    #[serde(default)]
+    pub usage_at: i64,
+}
+
+/// The accounts, users and associations of the cluster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assocs {
+    pub accounts: Vec<Account>,
+    pub users: Vec<User>,
+    pub links: Vec<Link>,
+}
+
+impl Default for Assocs {
+    /// What slurmdbd makes with a cluster: account `root` and user `root`.
+    fn default() -> Self {
+        Assocs {
+            accounts: vec![Account {
+                id: 1,
+                name: "root".into(),
+                description: "default root account".into(),
+                organization: "root".into(),
+                parent: String::new(),
+                shares: 1,
+            }],
+            users: vec![User { name: "root".into(), default_account: "root".into() }],
+            links: vec![Link { id: 2, ..Link::new("root", "root", 1) }],
+        }
+    }
+}
+
+impl Link {
+    pub fn new(user: &str, account: &str, shares: u32) -> Link {
+        Link { id: 0, user: user.into(), account: account.into(), shares, usage: 0.0, usage_at: 0 }
+    }
+}
+
+impl Assocs {
+    pub fn account(&self, name: &str) -> Option<&Account> {
+        self.accounts.iter().find(|a| a.name.eq_ignore_ascii_case(name))
+    }
+    pub fn user(&self, name: &str) -> Option<&User> {
+        self.users.iter().find(|u| u.name == name)
+    }
+    pub fn link(&self, user: &str, account: &str) -> Option<&Link> {
+        self.links.iter().find(|l| l.user == user && l.account.eq_ignore_ascii_case(account))
+    }
+    /// A user's default account, if the user has a record.
+    pub fn default_account(&self, user: &str) -> Option<&str> {
+        self.user(user).map(|u| u.default_account.as_str())
+    }
+    /// `account` and every account below it.
+    pub fn subtree(&self, account: &str) -> Vec<String> {
+        let mut out = vec![account.to_string()];
+        let mut i = 0;
+        while i < out.len() {
+            let p = out[i].clone();
+            out.extend(self.accounts.iter().filter(|a| a.parent == p).map(|a| a.name.clone()));
+            i += 1;
+        }
+        out
+    }
+    /// Whether `account` is `of` or below it.
+    pub fn is_within(&self, account: &str, of: &str) -> bool {
+        let mut a = account;
+        for _ in 0..=self.accounts.len() {
+            if a == of {
+                return true;
+            }
+            match self.account(a) {
+                Some(r) if !r.parent.is_empty() => a = &r.parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The largest association id given.
+    fn last_id(&self) -> u32 {
+        self.accounts.iter().map(|a| a.id).chain(self.links.iter().map(|l| l.id)).max().unwrap_or(0)
+    }
+
+    /// Add or replace records (by name; a link by user and account, keeping
+    /// the usage it has run up); a new association gets the next id.
+    pub fn put(&mut self, accounts: &[Account], users: &[User], links: &[Link]) {
+        let mut next = self.last_id();
+        for a in accounts {
+            match self.accounts.iter_mut().find(|x| x.name == a.name) {
+                Some(x) => *x = Account { id: x.id, ..a.clone() },
+                None => {
+                    next += 1;
+                    self.accounts.push(Account { id: next, ..a.clone() })
+                }
+            }
+        }
+        for u in users {
+            match self.users.iter_mut().find(|x| x.name == u.name) {
+                Some(x) => *x = u.clone(),
+                None => self.users.push(u.clone()),
+            }
+        }
+        for l in links {
+            match self.links.iter_mut().find(|x| x.user == l.user && x.account == l.account) {
+                Some(x) => x.shares = l.shares,
+                None => {
+                    next += 1;
+                    self.links.push(Link { id: next, usage: 0.0, usage_at: 0, ..l.clone() })
+                }
+            }
+        }
+    }
+
+    /// Remove accounts (with their links), users (with theirs) and links
+    /// (user, account).
+    pub fn delete(&mut self, accounts: &[String], users: &[String], links: &[(String, String)]) {
+        self.accounts.retain(|a| !accounts.contains(&a.name));
+        self.users.retain(|u| !users.contains(&u.name));
+        self.links.retain(|l| {
+            !accounts.contains(&l.account)
+                && !users.contains(&l.user)
+                && !links.iter().any(|(u, a)| *u == l.user && *a == l.account)
+        });
+    }
+
+    /// A finished run: `cpus` billed CPUs for `secs` seconds up to `end`,
+    /// charged to `user`'s association with `account` (nothing when it has
+    /// none), decayed with half-life `hl` seconds.
+    pub fn charge(&mut self, user: &str, account: &str, cpus: f64, secs: i64, end: i64, hl: i64) {
+        let Some(l) = self.links.iter_mut().find(|l| l.user == user && l.account.eq_ignore_ascii_case(account)) else {
+            return;
+        };
+        if secs <= 0 || !cpus.is_finite() || cpus <= 0.0 {
+            return;
+        }
+        let at = end.max(l.usage_at);
+        let v =
+            decay(l.usage, at.saturating_sub(l.usage_at), hl) + run_usage(cpus, end.saturating_sub(secs), end, at, hl);
+        if v.is_finite() {
+            l.usage = v;
+            l.usage_at = at;
+        }
+    }
+}
+
+/// `PriorityDecayHalfLife` in seconds (`[days-]hours[:minutes]`, 7 days
+/// by default; 0: usage does not decay).
+pub fn half_life(conf: &crate::config::SlurmConf) -> i64 {
+    conf.get("PriorityDecayHalfLife")
+        .and_then(|v| spur_grammar::time::parse_time_limit(v).ok().flatten())
+        .map(|m| i64::from(m) * 60)
+        .unwrap_or(7 * 86400)
+}
+
+/// `v` decayed over `secs` seconds.
+pub fn decay(v: f64, secs: i64, hl: i64) -> f64 {
+    if hl <= 0 || secs <= 0 || v == 0.0 {
+        v
+    } else {
+        v * 0.5f64.powf(secs as f64 / hl as f64)
+    }
+}
+
+/// The usage, as of `at`, of `cpus` billed CPUs that ran from `start` to
+/// `end` (at most `at`): each second's CPUs decayed from that second to
+/// `at`.
+pub fn run_usage(cpus: f64, start: i64, end: i64, at: i64, hl: i64) -> f64 {
+    if end <= start || !cpus.is_finite() || cpus <= 0.0 {
+        return 0.0;
+    }
+    if hl <= 0 {
+        return cpus * end.saturating_sub(start) as f64;
+    }
+    let k = std::f64::consts::LN_2 / hl as f64;
+    let w = |t: i64| (-(k * at.saturating_sub(t) as f64)).exp();
+    (cpus / k * (w(end) - w(start))).max(0.0)
+}
+
+/// The seconds a job has run (less the time it was suspended) as of `now`.
+pub fn run_secs(job: &crate::model::Job, now: i64) -> i64 {
+    use crate::model::JobState;
+    if job.start_time == 0 {
+        return 0;
+    }
+    let since = if job.suspend_time != 0 { job.suspend_time } else { job.start_time };
+    let current = if job.state == JobState::Suspended { 0 } else { now.saturating_sub(since).max(0) };
+    job.pre_sus_time.saturating_add(current).max(0)
+}
+
+/// The fair-share factor of each user association, by (user, account).
+pub type Factors = HashMap<(String, String), f64>;
+
+/// One association as `sshare` shows it, in the tree's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub id: u32,
+    pub account: String,
+    /// `None`: the account's own association.
+    pub user: Option<String>,
+    /// 0 for root, then one per level down.
+    pub depth: usize,
+    /// `None` for root.
+    pub raw_shares: Option<u32>,
+    pub norm_shares: f64,
+    pub raw_usage: f64,
+    /// Fair Tree's: its usage over its parent's.
+    pub eff_usage: f64,
+    /// Shares over usage at its level (infinite without usage); `None` for
+    /// root.
+    pub level_fs: Option<f64>,
+    /// A user association's factor (rank over the user associations).
+    pub fs_factor: Option<f64>,
+}
+
+/// A running job's usage so far: (user, account, decayed usage as of the
+/// time given to [`fair_tree`]).
+pub type Running<'a> = (&'a str, &'a str, f64);
+
+/// Fair Tree over the associations: every association's row, in `sshare`'s
+/// order (root; under each account its users by name, then its accounts by
+/// name, each followed by what is below it), usage as of `at`.
+pub fn fair_tree(a: &Assocs, running: &[Running], at: i64, hl: i64) -> Vec<Row> {
+    // each link's usage now, then each account's (its links and accounts)
+    let mut link_use: HashMap<(&str, &str), f64> = HashMap::new();
+    for l in &a.links {
+        link_use.insert((l.user.as_str(), l.account.as_str()), decay(l.usage, at.saturating_sub(l.usage_at), hl));
+    }
+    for (u, acct, v) in running {
+        if let Some(l) = a.link(u, acct) {
+            *link_use.entry((l.user.as_str(), l.account.as_str())).or_default() += v;
+        }
+    }
+    let mut kids: HashMap<&str, (Vec<&Link>, Vec<&Account>)> = HashMap::new();
+    for l in &a.links {
+        kids.entry(l.account.as_str()).or_default().0.push(l);
+    }
+    for acc in &a.accounts {
+        if !acc.parent.is_empty() {
+            kids.entry(acc.parent.as_str()).or_default().1.push(acc);
+        }
+    }
+    for (users, accts) in kids.values_mut() {
+        users.sort_by(|x, y| x.user.cmp(&y.user));
+        accts.sort_by(|x, y| x.name.cmp(&y.name));
+    }
+    fn acct_use<'a>(
+        name: &'a str,
+        kids: &HashMap<&'a str, (Vec<&'a Link>, Vec<&'a Account>)>,
+        link_use: &HashMap<(&str, &str), f64>,
+        memo: &mut HashMap<&'a str, f64>,
+        depth: usize,
+    ) -> f64 {
+        if let Some(v) = memo.get(name) {
+            return *v;
+        }
+        let mut sum = 0.0;
+        if let Some((users, accts)) = kids.get(name) {
+            sum += users
+                .iter()
+                .map(|l| link_use.get(&(l.user.as_str(), l.account.as_str())).copied().unwrap_or(0.0))
+                .sum::<f64>();
+            if depth < 64 {
+                for c in accts {
+                    sum += acct_use(&c.name, kids, link_use, memo, depth + 1);
+                }
+            }
+        }
+        memo.insert(name, sum);
+        sum
+    }
+    let mut memo = HashMap::new();
+    let root_use = acct_use("root", &kids, &link_use, &mut memo, 0);
+
+    // the rows, in tree order; level fair-share of each
+    let mut rows = vec![Row {
+        id: a.account("root").map(|r| r.id).unwrap_or(1),
+        account: "root".into(),
+        user: None,
+        depth: 0,
+        raw_shares: None,
+        norm_shares: 1.0,
+        raw_usage: root_use,
+        eff_usage: 1.0,
+        level_fs: None,
+        fs_factor: None,
+    }];
+    // (row index, children row indexes) for the ranking walk
+    let mut children_of: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut stack: Vec<(usize, &str, usize)> = vec![(0, "root", 0)];
+    let mut seen = std::collections::HashSet::new();
+    while let Some((row, name, depth)) = stack.pop() {
+        if !seen.insert(name) || depth > 64 {
+            continue;
+        }
+        let Some((users, accts)) = kids.get(name) else { continue };
+        let level: u64 =
+            users.iter().map(|l| u64::from(l.shares)).chain(accts.iter().map(|c| u64::from(c.shares))).sum();
+        let parent_use = rows[row].raw_usage;
+        let mut mine = vec![];
+        let mut sub = vec![];
+        let push = |rows: &mut Vec<Row>, id: u32, account: &str, user: Option<&str>, shares: u32, usage: f64| {
+            let s = if level > 0 { f64::from(shares) / level as f64 } else { 0.0 };
+            let u = if parent_use > 0.0 { usage / parent_use } else { 0.0 };
+            let lfs = if s == 0.0 {
+                0.0
+            } else if u == 0.0 {
+                f64::INFINITY
+            } else {
+                s / u
+            };
+            rows.push(Row {
+                id,
+                account: account.to_string(),
+                user: user.map(str::to_string),
+                depth: depth + 1,
+                raw_shares: Some(shares),
+                norm_shares: s,
+                raw_usage: usage,
+                eff_usage: u,
+                level_fs: Some(lfs),
+                fs_factor: None,
+            });
+            rows.len() - 1
+        };
+        for l in users {
+            let v = link_use.get(&(l.user.as_str(), l.account.as_str())).copied().unwrap_or(0.0);
+            mine.push(push(&mut rows, l.id, &l.account, Some(&l.user), l.shares, v));
+        }
+        for c in accts {
+            let v = memo.get(c.name.as_str()).copied().unwrap_or(0.0);
+            let i = push(&mut rows, c.id, &c.name, None, c.shares, v);
+            mine.push(i);
+            sub.push((i, c.name.as_str(), depth + 1));
+        }
+        children_of.insert(row, mine);
+        // (depth first, in order: push in reverse)
+        for s in sub.into_iter().rev() {
+            stack.push(s);
+        }
+    }
+    // the rows were pushed level by level; put them in tree order
+    let mut order = vec![];
+    fn walk(i: usize, children_of: &HashMap<usize, Vec<usize>>, order: &mut Vec<usize>) {
+        order.push(i);
+        if let Some(c) = children_of.get(&i) {
+            for &k in c {
+                walk(k, children_of, order);
+            }
+        }
+    }
+    walk(0, &children_of, &mut order);
+
+    // the ranking (fair_tree.c's _calc_tree_fs): siblings by level
+    // fair-share, highest first, users before accounts on a tie; a user
+    // tied with the one before keeps its rank
+    let users = a.links.len() as u32;
+    let (mut rank, mut rnt) = (users, users);
+    fn rank_level(
+        level: &[usize],
+        rows: &mut [Row],
+        children_of: &HashMap<usize, Vec<usize>>,
+        rank: &mut u32,
+        rnt: &mut u32,
+        users: u32,
+        tied_in: bool,
+    ) {
+        let mut sorted = level.to_vec();
+        let lfs = |r: &Row| r.level_fs.unwrap_or(0.0);
+        sorted.sort_by(|&x, &y| {
+            lfs(&rows[y])
+                .partial_cmp(&lfs(&rows[x]))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then((rows[x].user.is_none()).cmp(&rows[y].user.is_none()))
+        });
+        let mut prev: Option<f64> = None;
+        for (i, &r) in sorted.iter().enumerate() {
+            let tied = if i == 0 && tied_in { true } else { prev == Some(lfs(&rows[r])) };
+            if rows[r].user.is_some() {
+                if !tied {
+                    *rank = *rnt;
+                }
+                rows[r].fs_factor = Some(if users > 0 { f64::from(*rank) / f64::from(users) } else { 0.0 });
+                *rnt = rnt.saturating_sub(1);
+            } else if let Some(c) = children_of.get(&r) {
+                rank_level(c, rows, children_of, rank, rnt, users, tied);
+            }
+            prev = Some(lfs(&rows[r]));
+        }
+    }
+    if let Some(top) = children_of.get(&0) {
+        rank_level(top, &mut rows, &children_of, &mut rank, &mut rnt, users, false);
+    }
+    order.into_iter().map(|i| rows[i].clone()).collect()
+}
+
+/// The usage of the running (and suspended) jobs among `jobs` as of `at`:
+/// their billed CPUs (times their QOS's `UsageFactor`) over the time they
+/// have run.
+pub fn running<'a>(
+    jobs: impl Iterator<Item = &'a crate::model::Job>,
+    qos: &[crate::qos::Qos],
+    at: i64,
+    hl: i64,
+) -> Vec<Running<'a>> {
+    jobs.filter(|j| j.state.is_active() && j.start_time > 0)
+        .filter_map(|j| {
+            let acct = j.desc.account.as_deref()?;
+            let factor = crate::qos::of_job(qos, j).map(|q| q.usage_factor).unwrap_or(1.0);
+            let secs = run_secs(j, at);
+            Some((
+                j.user_name.as_str(),
+                acct,
+                run_usage(f64::from(j.num_cpus) * factor, at.saturating_sub(secs), at, at, hl),
+            ))
+        })
+        .collect()
+}
+
+/// The fair-share factor of every user association as of `at`, the jobs
+/// among `jobs` that run counted.
+pub fn factors_at<'a>(
+    a: &Assocs,
+    jobs: impl Iterator<Item = &'a crate::model::Job>,
+    qos: &[crate::qos::Qos],
+    at: i64,
+    hl: i64,
+) -> Factors {
+    let run = running(jobs, qos, at, hl);
+    factors(&fair_tree(a, &run, at, hl))
+}
+
+/// A job's fair-share factor among `factors` (0 without an association).
+pub fn job_factor(factors: &Factors, job: &crate::model::Job) -> f64 {
+    let acct = job.desc.account.as_deref().unwrap_or_default().to_ascii_lowercase();
+    factors.get(&(job.user_name.clone(), acct)).copied().unwrap_or(0.0)
+}
+
+/// The fair-share factor (0 to 1) of each user association in `rows`.
+pub fn factors(rows: &[Row]) -> Factors {
+    rows.iter().filter_map(|r| Some(((r.user.clone()?, r.account.to_ascii_lowercase()), r.fs_factor?))).collect()
+}
+
+/// What `sacctmgr` asks of the accounts and users.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Modify,
+    Delete,
+}
+
+/// Which records a change is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entity {
+    Account,
+    User,
+}
+
+/// A change as `sacctmgr` gives it: the accounts or users named, the
+/// accounts a user change is about (`Account=` of `add user`, `where
+/// account=` of `modify|delete user`), and the `Key=value` settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub op: Op,
+    pub entity: Entity,
+    pub names: Vec<String>,
+    pub accounts: Vec<String>,
+    pub settings: Vec<(String, String)>,
+}
+
+/// A change resolved against the records: what to put and what to delete,
+/// and the names it touched (as sacctmgr lists them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Planned {
+    pub accounts: Vec<Account>,
+    pub users: Vec<User>,
+    pub links: Vec<Link>,
+    pub del_accounts: Vec<String>,
+    pub del_users: Vec<String>,
+    pub del_links: Vec<(String, String)>,
+    /// The accounts or users changed, or (user, account) pairs as
+    /// `U = user A = account` for associations.
+    pub touched: Vec<String>,
+    /// Associations added: (user or "", account, parent).
+    pub new_assocs: Vec<(String, String, String)>,
+}
+
+impl Planned {
+    pub fn is_empty(&self) -> bool {
+        self.accounts.is_empty()
+            && self.users.is_empty()
+            && self.links.is_empty()
+            && self.del_accounts.is_empty()
+            && self.del_users.is_empty()
+            && self.del_links.is_empty()
+    }
+}
+
+/// Why a change cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Nothing matched or nothing is new.
+    Nothing,
+    /// An account named (as parent or to associate with) does not exist.
+    NoAccount(String),
+    /// A setting's value does not read: (key as sacctmgr names it, value).
+    BadValue(&'static str, String),
+    /// A key Spur does not keep (association limits and the like).
+    Unsupported(String),
+    /// Deleting accounts that still have accounts below them.
+    HasChildren(Vec<String>),
+    /// A default account the user is not associated with.
+    NotAssociated(String, String),
+    /// A parent within the account itself.
+    Loop,
+}
+
+/// Whether `word` names `full` (at least `min` letters of it, any case).
+fn is(word: &str, full: &str, min: usize) -> bool {
+    word.len() >= min.min(full.len())
+        && word.len() <= full.len()
+        && full.as_bytes()[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// A `Fairshare=` value: a number, `-1` (the default, 1); `parent` is not
+/// kept by Spur.
+fn shares_of(v: &str) -> Result<u32, Refusal> {
+    let t = v.trim();
+    if t == "-1" {
+        return Ok(1);
+    }
+    if t.eq_ignore_ascii_case("parent") {
+        return Err(Refusal::Unsupported("Fairshare=parent".into()));
+    }
+    t.parse::<u32>().map_err(|_| Refusal::BadValue("Fairshare", v.to_string()))
+}
+
+/// The settings of a change, read: (description, organization, parent,
+/// shares, default account).
+#[derive(Default)]
+struct Settings {
+    description: Option<String>,
+    organization: Option<String>,
+    parent: Option<String>,
+    shares: Option<u32>,
+    default_account: Option<String>,
+}
+
+fn read_settings(entity: Entity, settings: &[(String, String)]) -> Result<Settings, Refusal> {
+    let mut s = Settings::default();
+    for (k, v) in settings {
+        let k = k.as_str();
+        let val = v.trim_matches(|c| c == '"' || c == '\'').to_string();
+        if is(k, "fairshare", 1) || is(k, "shares", 1) {
+            s.shares = Some(shares_of(&val)?);
+        } else if entity == Entity::Account && is(k, "description", 1) {
+            s.description = Some(val);
+        } else if entity == Entity::Account && is(k, "organization", 1) {
+            s.organization = Some(val.to_ascii_lowercase());
+        } else if entity == Entity::Account && is(k, "parent", 1) {
+            s.parent = Some(val.to_ascii_lowercase());
+        } else if entity == Entity::User && is(k, "defaultaccount", 3) {
+            s.default_account = Some(val.to_ascii_lowercase());
+        } else {
+            return Err(Refusal::Unsupported(k.to_string()));
+        }
+    }
+    Ok(s)
+}
+
+/// Resolve `c` against the records `a`.
+pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
+    let s = read_settings(c.entity, &c.settings)?;
+    let mut p = Planned::default();
+    let names: Vec<String> = c.names.iter().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
+    match (c.entity, c.op) {
+        (Entity::Account, Op::Add) => {
+            let parent = s.parent.clone().unwrap_or_else(|| "root".into());
+            let Some(par) = a.account(&parent) else { return Err(Refusal::NoAccount(parent)) };
+            for n in names.iter().map(|n| n.to_ascii_lowercase()) {
+                if a.account(&n).is_some() || p.accounts.iter().any(|x| x.name == n) {
+                    continue;
+                }
+                p.accounts.push(Account {
+                    id: 0,
+                    name: n.clone(),
+                    description: s.description.clone().unwrap_or_else(|| n.clone()),
+                    organization: s.organization.clone().unwrap_or_else(|| {
+                        if par.name == "root" {
+                            n.clone()
+                        } else {
+                            par.organization.clone()
+                        }
+                    }),
+                    parent: par.name.clone(),
+                    shares: s.shares.unwrap_or(1),
+                });
+                p.touched.push(n.clone());
+                p.new_assocs.push((String::new(), n, par.name.clone()));
+            }
+        }
+        (Entity::Account, Op::Modify) => {
+            if let Some(par) = &s.parent {
+                if a.account(par).is_none() {
+                    return Err(Refusal::NoAccount(par.clone()));
+                }
+            }
+            for acc in a.accounts.iter().filter(|x| names.iter().any(|n| n.eq_ignore_ascii_case(&x.name))) {
+                let mut m = acc.clone();
+                if let Some(d) = &s.description {
+                    m.description = d.clone();
+                }
+                if let Some(o) = &s.organization {
+                    m.organization = o.clone();
+                }
+                if let Some(sh) = s.shares {
+                    m.shares = sh;
+                }
+                if let Some(par) = &s.parent {
+                    if m.name == "root" || a.is_within(par, &m.name) {
+                        return Err(Refusal::Loop);
+                    }
+                    m.parent = par.clone();
+                }
+                p.touched.push(m.name.clone());
+                p.accounts.push(m);
+            }
+        }
+        (Entity::Account, Op::Delete) => {
+            let gone: Vec<String> = a
+                .accounts
+                .iter()
+                .filter(|x| x.name != "root" && names.iter().any(|n| n.eq_ignore_ascii_case(&x.name)))
+                .map(|x| x.name.clone())
+                .collect();
+            let kids: Vec<String> = a
+                .accounts
+                .iter()
+                .filter(|x| gone.contains(&x.parent) && !gone.contains(&x.name))
+                .map(|x| x.name.clone())
+                .collect();
+            if !kids.is_empty() {
+                return Err(Refusal::HasChildren(kids));
+            }
+            p.touched = gone.clone();
+            p.del_accounts = gone;
+        }
+        (Entity::User, Op::Add) => {
+            let accounts: Vec<String> = c.accounts.iter().map(|x| x.to_ascii_lowercase()).collect();
+            for acc in accounts.iter().chain(s.default_account.iter()) {
+                if a.account(acc).is_none() {
+                    return Err(Refusal::NoAccount(acc.clone()));
+                }
+            }
+            if accounts.is_empty() {
+                return Err(Refusal::NoAccount(String::new()));
+            }
+            for u in &names {
+                for acc in &accounts {
+                    if a.link(u, acc).is_some() || p.links.iter().any(|l| l.user == *u && l.account == *acc) {
+                        continue;
+                    }
+                    p.links.push(Link::new(u, acc, s.shares.unwrap_or(1)));
+                    p.new_assocs.push((u.clone(), acc.clone(), acc.clone()));
+                }
+                if a.user(u).is_none() && !p.users.iter().any(|x| x.name == *u) {
+                    let def = s.default_account.clone().unwrap_or_else(|| accounts[0].clone());
+                    p.users.push(User { name: u.clone(), default_account: def });
+                    p.touched.push(u.clone());
+                }
+            }
+        }
+        (Entity::User, Op::Modify) => {
+            for u in a.users.iter().filter(|x| names.contains(&x.name)) {
+                if let Some(d) = &s.default_account {
+                    if a.link(&u.name, d).is_none() {
+                        return Err(Refusal::NotAssociated(u.name.clone(), d.clone()));
+                    }
+                    p.users.push(User { name: u.name.clone(), default_account: d.clone() });
+                    p.touched.push(u.name.clone());
+                }
+            }
+            if let Some(sh) = s.shares {
+                for l in a.links.iter().filter(|l| names.contains(&l.user)) {
+                    if !c.accounts.is_empty() && !c.accounts.iter().any(|x| x.eq_ignore_ascii_case(&l.account)) {
+                        continue;
+                    }
+                    p.links.push(Link { shares: sh, ..l.clone() });
+                    p.touched.push(format!("C = {:<10} A = {:<10} U = {:<9}", "", l.account, l.user));
+                }
+            }
+        }
+        (Entity::User, Op::Delete) => {
+            if c.accounts.is_empty() {
+                for u in a.users.iter().filter(|x| names.contains(&x.name)) {
+                    p.del_users.push(u.name.clone());
+                    p.touched.push(u.name.clone());
+                }
+            } else {
+                for l in a.links.iter().filter(|l| {
+                    names.contains(&l.user) && c.accounts.iter().any(|x| x.eq_ignore_ascii_case(&l.account))
+                }) {
+                    p.del_links.push((l.user.clone(), l.account.clone()));
+                    p.touched.push(format!("U = {} A = {}", l.user, l.account));
+                }
+            }
+        }
+    }
+    if p.is_empty() {
+        return Err(Refusal::Nothing);
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acct(name: &str, parent: &str, shares: u32) -> Account {
+        Account {
+            id: 0,
+            name: name.into(),
+            description: name.into(),
+            organization: name.into(),
+            parent: parent.into(),
+            shares,
+        }
+    }
+
+    fn tree() -> Assocs {
+        let mut a = Assocs::default();
+        a.put(
+            &[acct("research", "root", 1), acct("ml", "research", 1), acct("physics", "root", 3)],
+            &[User { name: "u1".into(), default_account: "physics".into() }],
+            &[Link::new("root", "research", 1), Link::new("root", "ml", 1), Link::new("u1", "physics", 1)],
+        );
+        a
+    }
+
+    #[test]
+    fn rows_come_in_sshares_order() {
+        let rows = fair_tree(&tree(), &[], 100, 3600);
+        let names: Vec<(usize, &str, Option<&str>)> =
+            rows.iter().map(|r| (r.depth, r.account.as_str(), r.user.as_deref())).collect();
+        assert_eq!(
+            names,
+            [
+                (0, "root", None),
+                (1, "root", Some("root")),
+                (1, "physics", None),
+                (2, "physics", Some("u1")),
+                (1, "research", None),
+                (2, "research", Some("root")),
+                (2, "ml", None),
+                (3, "ml", Some("root")),
+            ]
+        );
+        // shares at each level: root's user 1, physics 3, research 1 of 5
+        assert_eq!(rows[1].norm_shares, 0.2);
+        assert_eq!(rows[2].norm_shares, 0.6);
+        // no usage: every user ties at the top
+        assert!(rows.iter().filter_map(|r| r.fs_factor).all(|f| f == 1.0));
+    }
+
+    #[test]
+    fn usage_lowers_a_users_rank() {
+        let mut a = tree();
+        a.charge("root", "research", 8.0, 100, 1000, 0);
+        let rows = fair_tree(&a, &[("u1", "physics", 200.0)], 1000, 0);
+        let f = factors(&rows);
+        // research used 800 with 1/5 of the shares, physics 200 with 3/5;
+        // root's own user has none (infinite): it ranks first, then
+        // physics's user, then research's: ml's (none) above its own
+        let of = |u: &str, a: &str| f[&(u.to_string(), a.to_string())];
+        assert_eq!(
+            [of("root", "root"), of("u1", "physics"), of("root", "ml"), of("root", "research")],
+            [1.0, 0.75, 0.5, 0.25]
+        );
+        assert_eq!(rows[0].raw_usage, 1000.0);
+        let lfs = rows.iter().find(|r| r.account == "physics" && r.user.is_none()).unwrap().level_fs.unwrap();
+        assert!((lfs - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn usage_decays_by_half_each_half_life() {
+        let mut a = tree();
+        a.charge("u1", "physics", 1.0, 10, 1000, 3600);
+        let l = a.link("u1", "physics").unwrap();
+        // ten CPU-seconds just before the end: a little under 10
+        assert!(l.usage < 10.0 && l.usage > 9.99);
+        let rows = fair_tree(&a, &[], 1000 + 3600, 3600);
+        assert!((rows[0].raw_usage - l.usage / 2.0).abs() < 1e-9);
+        // without decay, CPU-seconds
+        assert_eq!(run_usage(2.0, 0, 50, 500, 0), 100.0);
+    }
+
+    #[test]
+    fn deleting_an_account_drops_its_links() {
+        let mut a = tree();
+        a.delete(&["ml".into()], &[], &[]);
+        assert!(a.link("root", "ml").is_none() && a.account("ml").is_none());
+        assert_eq!(a.subtree("root").len(), 3);
+        assert!(a.is_within("research", "root") && !a.is_within("root", "research"));
+    }
+}
