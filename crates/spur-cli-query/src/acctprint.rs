@@ -64,6 +64,8 @@ pub enum Val {
     Date(i64),
     /// Seconds; `None` is unset.
     Secs(Option<u64>),
+    /// A double (`print_fields_double`); `None` is unset.
+    Double(Option<f64>),
 }
 
 impl Val {
@@ -257,6 +259,7 @@ impl Layout {
                 (Val::Num(None), _) | (Val::Secs(None), _) => None,
                 (Val::Secs(Some(x)), _) => Some(spur_grammar::time::fmt_secs_scontrol(*x as i64)),
                 (Val::Date(t), _) => Some(date_text(*t, if self.parsable != Parsable::No { 256 } else { abs + 1 })),
+                (Val::Double(d), _) => d.map(c_fixed),
             };
             if self.parsable != Parsable::No {
                 out.push_str(&self.parsable_cell(text.as_deref().unwrap_or(""), last));
@@ -276,12 +279,57 @@ impl Layout {
                     }
                 }
                 (Val::Date(_), Some(s)) => out.push_str(&padded(&s, len, true)),
+                (Val::Double(Some(d)), Some(s)) if s.len() > abs => {
+                    // too wide: `%*.*e` with the width as the precision,
+                    // narrowed by what the exponent form overflows
+                    let mut width = abs;
+                    let e = format!("{:>w$}", c_exp(*d, width), w = width);
+                    if e.len() > width {
+                        width = width.saturating_sub(e.len() - width);
+                    }
+                    let text = c_exp(*d, width);
+                    let fill = " ".repeat(width.saturating_sub(text.len()));
+                    if len >= 0 {
+                        out.push_str(&format!("{}{} ", fill, text));
+                    } else {
+                        out.push_str(&format!("{}{} ", text, fill));
+                    }
+                }
                 (_, None) => out.push_str(&padded(" ", len.checked_abs().unwrap_or(i32::MAX), false)),
                 (_, Some(s)) => out.push_str(&padded(&s, len, false)),
             }
         }
         out.push('\n');
         out
+    }
+}
+
+/// C's `%f`: six decimals; `inf`, `-inf`, `nan` as C prints them.
+pub fn c_fixed(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{:.6}", v)
+    }
+}
+
+/// C's `%.Ne`: mantissa, `e`, a sign and at least two exponent digits.
+pub fn c_exp(v: f64, precision: usize) -> String {
+    if !v.is_finite() {
+        return c_fixed(v);
+    }
+    let r = format!("{:.*e}", precision.min(64), v);
+    match r.split_once('e') {
+        Some((m, e)) => {
+            let (sign, digits) = match e.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', e),
+            };
+            format!("{}e{}{:0>2}", m, sign, digits)
+        }
+        None => r,
     }
 }
 

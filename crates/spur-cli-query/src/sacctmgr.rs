@@ -11,8 +11,9 @@
 //!   question `Would you like to commit changes?` read from stdin, and the
 //!   change sent to the controller (administrators only).
 //!
-//! Spur keeps no accounts, users, associations or clusters in a database:
-//! the other entities are refused with a message saying so.
+//! Accounts, users and associations: `crate::sacctmgr_assoc`. Spur keeps
+//! no clusters, coordinators, WCKeys or other entities in a database: they
+//! are refused with a message saying so.
 
 use crate::acctprint::{Field, Kind, Layout, Parsable, Val};
 use spur_cli_base::output::Output;
@@ -37,10 +38,23 @@ pub struct Opts {
 pub enum Cmd {
     Help,
     Version,
-    List { names: Vec<String>, format: Vec<String> },
-    Add { names: Vec<String>, settings: Vec<QosSet> },
-    Modify { names: Vec<String>, settings: Vec<QosSet> },
-    Delete { names: Vec<String> },
+    List {
+        names: Vec<String>,
+        format: Vec<String>,
+    },
+    Add {
+        names: Vec<String>,
+        settings: Vec<QosSet>,
+    },
+    Modify {
+        names: Vec<String>,
+        settings: Vec<QosSet>,
+    },
+    Delete {
+        names: Vec<String>,
+    },
+    /// A command on accounts, users or associations.
+    Assoc(crate::sacctmgr_assoc::AssocCmd),
 }
 
 /// One `Key=value`, `Key+=value` or `Key-=value`.
@@ -77,14 +91,45 @@ enum F {
 }
 
 /// Spellings of a field with the least prefix each.
-type Spellings = &'static [(&'static str, usize)];
+pub(crate) type Spellings = &'static [(&'static str, usize)];
+
+/// A field of a listing: (accepted spellings, column, width, value).
+pub(crate) type FieldOf<T> = (Spellings, &'static str, i32, T);
+
+/// A field of a format list and the width it was given.
+pub(crate) type Chosen<'t, T> = (&'t FieldOf<T>, Option<i32>);
+
+/// A `format=` list (or `default` without one) read against `table`: each
+/// item's field and the width it gives (`NAME%W`; none, or 0: the
+/// field's), or sacctmgr's error for a field it does not know.
+pub(crate) fn read_format<'t, T>(
+    format: &[String],
+    default: &str,
+    table: &'t [FieldOf<T>],
+) -> Result<Vec<Chosen<'t, T>>, Output> {
+    let list: Vec<String> =
+        if format.is_empty() { default.split(',').map(str::to_string).collect() } else { format.to_vec() };
+    let mut out = vec![];
+    for item in &list {
+        let (name, width) = match item.find('%') {
+            Some(p) => (&item[..p], Some(spur_grammar::num::atoi(&item[p + 1..]) as i32)),
+            None => (item.as_str(), None),
+        };
+        let found = table.iter().find(|(spell, ..)| spell.iter().any(|(full, min)| names(name, full, *min)));
+        let Some(f) = found else {
+            return Err(Output::err(format!("Unknown field '{}'\n", name), 1));
+        };
+        out.push((f, width.filter(|w| *w != 0)));
+    }
+    Ok(out)
+}
 
 /// The columns of a listing: (name, value).
 type Cols = Vec<(&'static str, F)>;
 
 /// sacctmgr's field names for QOS, in the order its parser tries them:
 /// (accepted spellings, column, width, value).
-const FIELDS: &[(Spellings, &str, i32, F)] = &[
+const FIELDS: &[FieldOf<F>] = &[
     (&[("Description", 3)], "Descr", 20, F::Desc),
     (&[("Flags", 2)], "Flags", 20, F::Flags),
     (&[("GraceTime", 3)], "GraceTime", 10, F::Grace),
@@ -125,13 +170,7 @@ const DEFAULT_FORMAT: &str = "Name,Prio,GraceT,Preempt,PreemptE,PreemptM,Flags%4
 GrpTRES,GrpTRESMins,GrpTRESRunMins,GrpJ,GrpS,GrpW,MaxTRES,MaxTRESPerN,MaxTRESMins,MaxW,MaxTRESPerUser,\
 MaxJobsPerUser,MaxSubmitJobsPerUser,MaxTRESPerAcct,MaxJobsPerAcct,MaxSubmitJobsPerAcct,MinTRES";
 
-/// Whether `word` (a key as typed) names `full`: a prefix of it, at least
-/// `min` long (sacctmgr's `xstrncasecmp(full, word, MAX(len, min))`).
-fn names(word: &str, full: &str, min: usize) -> bool {
-    word.len() >= min.min(full.len())
-        && word.len() <= full.len()
-        && full.as_bytes()[..word.len()].eq_ignore_ascii_case(word.as_bytes())
-}
+use spur_grammar::keyword::abbrev as names;
 
 /// A `Key[+-]=value` word: (key, op, value); `None` without `=`.
 fn split_kv(w: &str) -> Option<(&str, char, &str)> {
@@ -174,7 +213,11 @@ sacctmgr [<OPTION>] [<COMMAND>]                                            \n\
      add|create qos <NAMES> [<SPECS>]                                      \n\
      delete|remove qos where <SPECS>                                       \n\
      list|show qos [where <SPECS>] [format=<FIELDS>]                       \n\
-     modify|update qos where <SPECS> set <SPECS>                           \n";
+     modify|update qos where <SPECS> set <SPECS>                           \n\
+     add|create account|user <NAMES> [<SPECS>]                             \n\
+     delete|remove account|user where <SPECS>                              \n\
+     list|show account|user|association [where <SPECS>] [format=<FIELDS>]  \n\
+     modify|update account|user where <SPECS> set <SPECS>                  \n";
 
 /// Parse the command line: the options, then the command.
 pub fn parse(args: &[String]) -> Result<(Opts, Cmd), Output> {
@@ -287,6 +330,22 @@ pub fn parse(args: &[String]) -> Result<(Opts, Cmd), Output> {
         return Err(no_entity());
     };
     let e = entity.to_ascii_lowercase();
+    {
+        use crate::sacctmgr_assoc::{parse_words, What};
+        let what = if names(&e, "account", 1) {
+            Some(What::Account)
+        } else if names(&e, "user", 1) {
+            Some(What::User)
+        } else if names(&e, "association", 2) && (kind == 1 || kind == 3) {
+            Some(What::Assoc)
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            let words: Vec<&str> = words.iter().map(|w| &**w).collect();
+            return parse_words(kind, what, &words).map(|c| (o, Cmd::Assoc(c)));
+        }
+    }
     if !names(&e, "qos", 1) {
         let known = [
             ("account", 1),
@@ -310,7 +369,7 @@ pub fn parse(args: &[String]) -> Result<(Opts, Cmd), Output> {
         if known.iter().any(|(k, m)| names(&e, k, *m)) {
             return Err(Output::err(
                 format!(
-                    " Spur keeps no {} records: its accounting store holds QOS records and jobs only (see sacct)\n",
+                    " Spur keeps no {} records: its accounting store holds QOS records, accounts, users and their associations, and jobs (see sacct)\n",
                     entity
                 ),
                 1,
@@ -395,21 +454,11 @@ pub fn parse(args: &[String]) -> Result<(Opts, Cmd), Output> {
 /// The columns of a format list, or sacctmgr's error for a field it does
 /// not know.
 fn layout(o: &Opts, format: &[String]) -> Result<(Layout, Cols), Output> {
-    let list: Vec<String> =
-        if format.is_empty() { DEFAULT_FORMAT.split(',').map(str::to_string).collect() } else { format.to_vec() };
     let mut cols = vec![];
     let mut widths = vec![];
-    for item in &list {
-        let (name, width) = match item.find('%') {
-            Some(p) => (&item[..p], Some(spur_grammar::num::atoi(&item[p + 1..]) as i32)),
-            None => (item.as_str(), None),
-        };
-        let found = FIELDS.iter().find(|(spell, ..)| spell.iter().any(|(full, min)| names(name, full, *min)));
-        let Some((_, col, len, f)) = found else {
-            return Err(Output::err(format!("Unknown field '{}'\n", name), 1));
-        };
+    for ((_, col, len, f), width) in read_format(format, DEFAULT_FORMAT, FIELDS)? {
         cols.push((*col, *f));
-        widths.push(width.filter(|w| *w != 0).unwrap_or(*len));
+        widths.push(width.unwrap_or(*len));
     }
     let l =
         Layout { cols: (0..cols.len()).collect(), widths, parsable: o.parsable, delimiter: None, header: !o.noheader };
@@ -595,7 +644,7 @@ fn echo(c: &Checked, all: &[Qos]) -> String {
 
 /// Ask before committing (`commit_check`): `y` commits; anything else, or
 /// the end of input, does not.
-fn commit_check(o: &Opts, out: &mut String) -> bool {
+pub(crate) fn commit_check(o: &Opts, out: &mut String) -> bool {
     if o.immediate {
         return true;
     }
@@ -786,11 +835,23 @@ pub fn run(args: &[String], _env: &HashMap<String, String>) -> i32 {
         ));
     }
     let rt = runtime();
-    let view: ClusterView = match rt.block_on(c.query(&QueryRequest::default())) {
+    // (a delete lists the jobs that keep it from being made)
+    let jobs = matches!(&cmd, Cmd::Assoc(a) if a.kind == 3);
+    let view: ClusterView = match rt.block_on(c.query(&QueryRequest { jobs, ..Default::default() })) {
         Ok(v) => v,
         Err(e) => return emit(&Output::err(format!("sacctmgr: error: {}\n", e), 1)),
     };
+    let assocs = view.assocs.clone().unwrap_or_default();
     match cmd {
+        Cmd::Assoc(a) if a.kind == 1 => emit(&crate::sacctmgr_assoc::render_list(&o, &a, &assocs, &view.cluster_name)),
+        Cmd::Assoc(a) => emit(&crate::sacctmgr_assoc::change(
+            &o,
+            &view.cluster_name,
+            |req| rt.block_on(c.assoc(req)),
+            &a,
+            &assocs,
+            &view.jobs,
+        )),
         Cmd::List { names, format } => emit(&render_list(&o, &names, &format, &view.qos)),
         cmd => emit(&change(&o, c.conf(), |req| rt.block_on(c.qos(req)), cmd, &view.qos)),
     }
@@ -829,7 +890,7 @@ mod tests {
         let (o, c) = parse(&args(&["-nP", "show", "qos", "format=name,prio"])).unwrap();
         assert_eq!((o.noheader, o.parsable), (true, Parsable::NoEnding));
         assert_eq!(c, Cmd::List { names: vec![], format: vec!["name".into(), "prio".into()] });
-        assert!(parse(&args(&["show", "user"])).is_err());
+        assert!(parse(&args(&["show", "cluster"])).is_err());
         assert!(parse(&args(&["frob"])).is_err());
         assert!(parse(&args(&[])).is_err());
     }

@@ -12,8 +12,10 @@ use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const COMMANDS: &[&str] =
-    &["sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sacctmgr", "sstat", "sprio", "scancel", "scontrol"];
+pub const COMMANDS: &[&str] = &[
+    "sbatch", "srun", "salloc", "squeue", "sinfo", "sacct", "sacctmgr", "sstat", "sprio", "sshare", "scancel",
+    "scontrol",
+];
 
 struct UpOpts {
     dir: PathBuf,

@@ -17,7 +17,7 @@ mod controllers;
 
 use spur_cli_base::process;
 use spur_cli_control::{scancel, scontrol};
-use spur_cli_query::{sacct, sacctmgr, sinfo, sprio, squeue, sstat};
+use spur_cli_query::{sacct, sacctmgr, sinfo, sprio, squeue, sshare, sstat};
 use spur_cli_submit::{salloc, sbatch, srun};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
             Some(c) => (c.clone(), argv[2..].to_vec()),
             None => {
                 eprintln!(
-                    "Usage: spur {{sbatch|srun|salloc|squeue|sinfo|sacct|sacctmgr|sstat|sprio|scancel|scontrol|cluster}} ..."
+                    "Usage: spur {{sbatch|srun|salloc|squeue|sinfo|sacct|sacctmgr|sstat|sprio|sshare|scancel|scontrol|cluster}} ..."
                 );
                 std::process::exit(1);
             }
@@ -46,6 +46,7 @@ fn main() {
         "sacctmgr" => sacctmgr::run(&args, &process::env_map()),
         "sstat" => sstat::run(&args, &process::env_map()),
         "sprio" => sprio::run(&args, &process::env_map()),
+        "sshare" => sshare::run(&args, &process::env_map()),
         "scancel" => scancel::run(&args, &process::env_map()),
         "scontrol" => scontrol::run(&args, &process::env_map()),
         "cluster" => {

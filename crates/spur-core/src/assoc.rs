@@ -25,6 +25,7 @@
 //! `crates/spur-sched/tests/fairshare-22.05.md`.
 
 use serde::{Deserialize, Serialize};
+use spur_grammar::keyword::abbrev as is;
 use std::collections::HashMap;
 
 /// An account (an account association: Spur keeps one per account, on the
@@ -182,6 +183,15 @@ impl Assocs {
                 && !users.contains(&l.user)
                 && !links.iter().any(|(u, a)| *u == l.user && *a == l.account)
         });
+        // a user whose default account (or association with it) went keeps
+        // no default (D10, D18)
+        for u in self.users.iter_mut() {
+            let gone = accounts.contains(&u.default_account)
+                || links.iter().any(|(x, a)| *x == u.name && *a == u.default_account);
+            if gone {
+                u.default_account.clear();
+            }
+        }
     }
 
     /// A finished run: `cpus` billed CPUs for `secs` seconds up to `end`,
@@ -339,7 +349,7 @@ pub fn fair_tree(a: &Assocs, running: &[Running], at: i64, hl: i64) -> Vec<Row> 
         user: None,
         depth: 0,
         raw_shares: None,
-        norm_shares: 1.0,
+        norm_shares: 0.0,
         raw_usage: root_use,
         eff_usage: 1.0,
         level_fs: None,
@@ -529,7 +539,7 @@ pub struct Change {
 }
 
 /// A change resolved against the records: what to put and what to delete,
-/// and the names it touched (as sacctmgr lists them).
+/// and what it did as sacctmgr lists it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Planned {
     pub accounts: Vec<Account>,
@@ -538,11 +548,24 @@ pub struct Planned {
     pub del_accounts: Vec<String>,
     pub del_users: Vec<String>,
     pub del_links: Vec<(String, String)>,
-    /// The accounts or users changed, or (user, account) pairs as
-    /// `U = user A = account` for associations.
-    pub touched: Vec<String>,
-    /// Associations added: (user or "", account, parent).
-    pub new_assocs: Vec<(String, String, String)>,
+    /// Accounts added, or named by a delete.
+    pub named_accounts: Vec<String>,
+    /// Users added (new records).
+    pub new_users: Vec<String>,
+    /// Accounts whose description or organization changed.
+    pub modified_accounts: Vec<String>,
+    /// Account associations whose shares or parent changed: (account, its
+    /// parent before).
+    pub modified_assocs: Vec<(String, String)>,
+    /// Users whose default account changed.
+    pub modified_users: Vec<String>,
+    /// User associations whose shares changed, or that a delete removes:
+    /// (user, account).
+    pub touched_links: Vec<(String, String)>,
+    /// Users a delete removes with their last association.
+    pub emptied_users: Vec<String>,
+    /// `DefaultAccount=` was given.
+    pub default_given: bool,
 }
 
 impl Planned {
@@ -554,6 +577,18 @@ impl Planned {
             && self.del_users.is_empty()
             && self.del_links.is_empty()
     }
+
+    /// What the controller reports it changed: the names touched.
+    pub fn names(&self) -> Vec<String> {
+        let mut n: Vec<String> = self.named_accounts.clone();
+        n.extend(self.new_users.iter().cloned());
+        n.extend(self.modified_accounts.iter().cloned());
+        n.extend(self.modified_assocs.iter().map(|(a, _)| a.clone()));
+        n.extend(self.modified_users.iter().cloned());
+        n.extend(self.touched_links.iter().map(|(u, a)| format!("{u}@{a}")));
+        n.extend(self.del_users.iter().cloned());
+        n
+    }
 }
 
 /// Why a change cannot be made.
@@ -561,25 +596,21 @@ impl Planned {
 pub enum Refusal {
     /// Nothing matched or nothing is new.
     Nothing,
-    /// An account named (as parent or to associate with) does not exist.
+    /// An account named does not exist: as a parent (`add account`), or to
+    /// associate a user with (`add user`).
+    NoParent(String),
     NoAccount(String),
+    /// `add user` without `Account=`.
+    NoAccountGiven,
     /// A setting's value does not read: (key as sacctmgr names it, value).
     BadValue(&'static str, String),
     /// A key Spur does not keep (association limits and the like).
     Unsupported(String),
-    /// Deleting accounts that still have accounts below them.
-    HasChildren(Vec<String>),
-    /// A default account the user is not associated with.
-    NotAssociated(String, String),
+    /// A default account some of the users are not associated with: (the
+    /// account, the users).
+    NotAssociated(String, Vec<String>),
     /// A parent within the account itself.
     Loop,
-}
-
-/// Whether `word` names `full` (at least `min` letters of it, any case).
-fn is(word: &str, full: &str, min: usize) -> bool {
-    word.len() >= min.min(full.len())
-        && word.len() <= full.len()
-        && full.as_bytes()[..word.len()].eq_ignore_ascii_case(word.as_bytes())
 }
 
 /// A `Fairshare=` value: a number, `-1` (the default, 1); `parent` is not
@@ -592,11 +623,10 @@ fn shares_of(v: &str) -> Result<u32, Refusal> {
     if t.eq_ignore_ascii_case("parent") {
         return Err(Refusal::Unsupported("Fairshare=parent".into()));
     }
-    t.parse::<u32>().map_err(|_| Refusal::BadValue("Fairshare", v.to_string()))
+    t.parse::<u32>().map_err(|_| Refusal::BadValue("FairShare", v.to_string()))
 }
 
-/// The settings of a change, read: (description, organization, parent,
-/// shares, default account).
+/// The settings of a change, read.
 #[derive(Default)]
 struct Settings {
     description: Option<String>,
@@ -611,7 +641,7 @@ fn read_settings(entity: Entity, settings: &[(String, String)]) -> Result<Settin
     for (k, v) in settings {
         let k = k.as_str();
         let val = v.trim_matches(|c| c == '"' || c == '\'').to_string();
-        if is(k, "fairshare", 1) || is(k, "shares", 1) {
+        if is(k, "fairshare", 2) || is(k, "shares", 1) {
             s.shares = Some(shares_of(&val)?);
         } else if entity == Entity::Account && is(k, "description", 1) {
             s.description = Some(val);
@@ -628,50 +658,51 @@ fn read_settings(entity: Entity, settings: &[(String, String)]) -> Result<Settin
     Ok(s)
 }
 
-/// Resolve `c` against the records `a`.
+/// Resolve `c` against the records `a` (sacctmgr's and slurmdbd's rules,
+/// measured in `crates/spur-sched/tests/fairshare-22.05.md`).
 pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
     let s = read_settings(c.entity, &c.settings)?;
-    let mut p = Planned::default();
+    let mut p = Planned { default_given: s.default_account.is_some(), ..Default::default() };
     let names: Vec<String> = c.names.iter().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
+    let named = |n: &str| names.iter().any(|x| x.eq_ignore_ascii_case(n));
     match (c.entity, c.op) {
         (Entity::Account, Op::Add) => {
             let parent = s.parent.clone().unwrap_or_else(|| "root".into());
-            let Some(par) = a.account(&parent) else { return Err(Refusal::NoAccount(parent)) };
+            let Some(par) = a.account(&parent) else { return Err(Refusal::NoParent(parent)) };
             for n in names.iter().map(|n| n.to_ascii_lowercase()) {
                 if a.account(&n).is_some() || p.accounts.iter().any(|x| x.name == n) {
                     continue;
                 }
+                // (the organization defaults to the account's name under
+                // root, else to the parent's name: B7)
+                let org = if par.name == "root" { n.clone() } else { par.name.clone() };
                 p.accounts.push(Account {
                     id: 0,
                     name: n.clone(),
                     description: s.description.clone().unwrap_or_else(|| n.clone()),
-                    organization: s.organization.clone().unwrap_or_else(|| {
-                        if par.name == "root" {
-                            n.clone()
-                        } else {
-                            par.organization.clone()
-                        }
-                    }),
+                    organization: s.organization.clone().unwrap_or(org),
                     parent: par.name.clone(),
                     shares: s.shares.unwrap_or(1),
                 });
-                p.touched.push(n.clone());
-                p.new_assocs.push((String::new(), n, par.name.clone()));
+                p.named_accounts.push(n);
             }
         }
         (Entity::Account, Op::Modify) => {
             if let Some(par) = &s.parent {
                 if a.account(par).is_none() {
-                    return Err(Refusal::NoAccount(par.clone()));
+                    return Err(Refusal::NoParent(par.clone()));
                 }
             }
-            for acc in a.accounts.iter().filter(|x| names.iter().any(|n| n.eq_ignore_ascii_case(&x.name))) {
+            for acc in a.accounts.iter().filter(|x| named(&x.name)) {
                 let mut m = acc.clone();
                 if let Some(d) = &s.description {
                     m.description = d.clone();
                 }
                 if let Some(o) = &s.organization {
                     m.organization = o.clone();
+                }
+                if s.description.is_some() || s.organization.is_some() {
+                    p.modified_accounts.push(m.name.clone());
                 }
                 if let Some(sh) = s.shares {
                     m.shares = sh;
@@ -682,62 +713,70 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                     }
                     m.parent = par.clone();
                 }
-                p.touched.push(m.name.clone());
+                if s.shares.is_some() || s.parent.is_some() {
+                    p.modified_assocs.push((m.name.clone(), acc.parent.clone()));
+                }
                 p.accounts.push(m);
             }
         }
         (Entity::Account, Op::Delete) => {
-            let gone: Vec<String> = a
-                .accounts
-                .iter()
-                .filter(|x| x.name != "root" && names.iter().any(|n| n.eq_ignore_ascii_case(&x.name)))
-                .map(|x| x.name.clone())
-                .collect();
-            let kids: Vec<String> = a
-                .accounts
-                .iter()
-                .filter(|x| gone.contains(&x.parent) && !gone.contains(&x.name))
-                .map(|x| x.name.clone())
-                .collect();
-            if !kids.is_empty() {
-                return Err(Refusal::HasChildren(kids));
+            // an account goes with every account below it (D5)
+            for acc in a.accounts.iter().filter(|x| x.name != "root" && named(&x.name)) {
+                p.named_accounts.push(acc.name.clone());
+                for sub in a.subtree(&acc.name) {
+                    if !p.del_accounts.contains(&sub) {
+                        p.del_accounts.push(sub);
+                    }
+                }
             }
-            p.touched = gone.clone();
-            p.del_accounts = gone;
         }
         (Entity::User, Op::Add) => {
             let accounts: Vec<String> = c.accounts.iter().map(|x| x.to_ascii_lowercase()).collect();
+            if accounts.is_empty() {
+                return Err(Refusal::NoAccountGiven);
+            }
             for acc in accounts.iter().chain(s.default_account.iter()) {
                 if a.account(acc).is_none() {
                     return Err(Refusal::NoAccount(acc.clone()));
                 }
             }
-            if accounts.is_empty() {
-                return Err(Refusal::NoAccount(String::new()));
-            }
             for u in &names {
+                let mut first_new = None;
                 for acc in &accounts {
                     if a.link(u, acc).is_some() || p.links.iter().any(|l| l.user == *u && l.account == *acc) {
                         continue;
                     }
                     p.links.push(Link::new(u, acc, s.shares.unwrap_or(1)));
-                    p.new_assocs.push((u.clone(), acc.clone(), acc.clone()));
+                    first_new.get_or_insert(acc.clone());
                 }
-                if a.user(u).is_none() && !p.users.iter().any(|x| x.name == *u) {
-                    let def = s.default_account.clone().unwrap_or_else(|| accounts[0].clone());
-                    p.users.push(User { name: u.clone(), default_account: def });
-                    p.touched.push(u.clone());
+                match a.user(u) {
+                    None => {
+                        let def = s.default_account.clone().unwrap_or_else(|| accounts[0].clone());
+                        p.users.push(User { name: u.clone(), default_account: def });
+                        p.new_users.push(u.clone());
+                    }
+                    // a user left without a default takes the first new
+                    // association's account (D13)
+                    Some(x) if x.default_account.is_empty() => {
+                        if let Some(acc) = s.default_account.clone().or(first_new) {
+                            p.users.push(User { name: u.clone(), default_account: acc });
+                        }
+                    }
+                    Some(_) => {}
                 }
             }
         }
         (Entity::User, Op::Modify) => {
-            for u in a.users.iter().filter(|x| names.contains(&x.name)) {
-                if let Some(d) = &s.default_account {
-                    if a.link(&u.name, d).is_none() {
-                        return Err(Refusal::NotAssociated(u.name.clone(), d.clone()));
-                    }
+            let users: Vec<&User> = a.users.iter().filter(|x| names.contains(&x.name)).collect();
+            if let Some(d) = &s.default_account {
+                let strays: Vec<String> =
+                    users.iter().filter(|u| a.link(&u.name, d).is_none()).map(|u| u.name.clone()).collect();
+                if !strays.is_empty() {
+                    return Err(Refusal::NotAssociated(d.clone(), strays));
+                }
+                for u in &users {
                     p.users.push(User { name: u.name.clone(), default_account: d.clone() });
-                    p.touched.push(u.name.clone());
+                    p.modified_users.push(u.name.clone());
                 }
             }
             if let Some(sh) = s.shares {
@@ -746,7 +785,7 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                         continue;
                     }
                     p.links.push(Link { shares: sh, ..l.clone() });
-                    p.touched.push(format!("C = {:<10} A = {:<10} U = {:<9}", "", l.account, l.user));
+                    p.touched_links.push((l.user.clone(), l.account.clone()));
                 }
             }
         }
@@ -754,14 +793,22 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
             if c.accounts.is_empty() {
                 for u in a.users.iter().filter(|x| names.contains(&x.name)) {
                     p.del_users.push(u.name.clone());
-                    p.touched.push(u.name.clone());
                 }
             } else {
                 for l in a.links.iter().filter(|l| {
                     names.contains(&l.user) && c.accounts.iter().any(|x| x.eq_ignore_ascii_case(&l.account))
                 }) {
                     p.del_links.push((l.user.clone(), l.account.clone()));
-                    p.touched.push(format!("U = {} A = {}", l.user, l.account));
+                    p.touched_links.push((l.user.clone(), l.account.clone()));
+                }
+                // a user's last association takes the user with it (D1)
+                for u in a.users.iter().filter(|x| names.contains(&x.name)) {
+                    let left = a.links.iter().filter(|l| l.user == u.name).count();
+                    let going = p.del_links.iter().filter(|(x, _)| *x == u.name).count();
+                    if left > 0 && left == going {
+                        p.del_users.push(u.name.clone());
+                        p.emptied_users.push(u.name.clone());
+                    }
                 }
             }
         }

@@ -269,9 +269,7 @@ pub fn find<'a>(all: &'a [Qos], name: &str) -> Option<&'a Qos> {
 /// `MaxJobsPU`); `Err` is what sacctmgr prints for it: `(text, to_stdout)`.
 pub fn set(q: &mut Qos, key: &str, op: char, value: &str, all: &[Qos]) -> Result<&'static str, (String, bool)> {
     let k = key.to_ascii_lowercase();
-    let is = |full: &str, min: usize| {
-        k.len() >= min.min(full.len()) && k.len() <= full.len() && full.to_ascii_lowercase().starts_with(&k)
-    };
+    let is = |full: &str, min: usize| spur_grammar::keyword::abbrev(&k, full, min);
     let arg = format!("{}{}={}", key, if op == '=' { String::new() } else { op.to_string() }, value);
     let invalid = |what: &str| (format!("sacctmgr: error: Invalid value for {} ({})\n", what, value), false);
     // sacctmgr's get_uint: -1 clears; else a whole number
@@ -432,9 +430,7 @@ pub fn preempt_loop(all: &[Qos], changed: &[Qos]) -> bool {
 /// The TRES column a key sets (`MaxTRESPerUser` is `MaxTRESPU`) and the
 /// name sacctmgr echoes.
 fn tres_key(k: &str) -> Option<(&'static str, &'static str)> {
-    let is = |full: &str, min: usize| {
-        k.len() >= min.min(full.len()) && k.len() <= full.len() && full.to_ascii_lowercase().starts_with(k)
-    };
+    let is = |full: &str, min: usize| spur_grammar::keyword::abbrev(k, full, min);
     Some(if is("MaxTRESPerUser", 11) || is("MaxTRESPU", 9) {
         ("MaxTRESPU", "MaxTRESPerUser")
     } else if is("MaxTRESPerAccount", 11) || is("MaxTRESPA", 9) {

@@ -13,6 +13,7 @@
 //! | [`dependency`] | `--dependency`, `--kill-on-invalid-dep` | `update_job_dependency` |
 //! | [`signal`] | signal names, `--signal` | `sig_name2num`, `get_signal_opts` |
 //! | [`feature`] | `--constraint` expressions | `build_feature_list` |
+//! | [`keyword`] | keyword abbreviations | sacctmgr's `xstrncasecmp(.., MAX(len, min))` |
 //!
 //! This is the lowest crate of Spur: it depends on nothing of Spur, does no
 //! I/O (the one exception: `time` asks the C library for the local time
@@ -27,6 +28,7 @@ pub mod feature;
 pub mod gres;
 pub mod hostlist;
 pub mod jobref;
+pub mod keyword;
 pub mod num;
 pub mod signal;
 pub mod size;

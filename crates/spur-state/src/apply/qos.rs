@@ -40,7 +40,8 @@ impl State {
         Ok(Applied::Ok)
     }
 
-    /// `sacctmgr delete account|user`; `root` stays.
+    /// `sacctmgr delete account|user`: an account goes with every account
+    /// below it; `root` stays.
     pub(crate) fn assoc_delete(
         &mut self,
         accounts: &[String],
@@ -51,13 +52,19 @@ impl State {
             return Err(ESLURM_NOT_SUPPORTED);
         }
         let mut all = self.assocs().into_owned();
-        if accounts
-            .iter()
-            .any(|a| a == "root" || all.accounts.iter().any(|c| c.parent == *a && !accounts.contains(&c.name)))
-        {
+        if accounts.iter().any(|a| a == "root") {
             return Err(ESLURM_INVALID_ACCOUNT);
         }
-        all.delete(accounts, users, links);
+        // (an account goes with the accounts below it)
+        let mut gone: Vec<String> = vec![];
+        for a in accounts {
+            for sub in all.subtree(a) {
+                if !gone.contains(&sub) {
+                    gone.push(sub);
+                }
+            }
+        }
+        all.delete(&gone, users, links);
         self.assocs = Some(all);
         Ok(Applied::Ok)
     }
