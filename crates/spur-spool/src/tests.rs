@@ -382,6 +382,12 @@ fn version_11_spool_files_read() {
     step_spec_reads("v11");
 }
 
+#[test]
+fn version_12_spool_files_read() {
+    spool_files_read("v12");
+    step_spec_reads("v12");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

@@ -348,6 +348,28 @@ fn version_11_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 12: the cluster keeps accounts, users and associations: the
+/// account `fixacct` (Fairshare=2) added with sacctmgr, below `root`, and
+/// root's association with it, come back beside root's own (the jobs that
+/// ended ran less than a second: nothing was charged).
+#[test]
+fn version_12_state_directory_reads() {
+    check_version("v12", 12);
+    let d = copy("v12", "assoc");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let a = g.state.assocs();
+    let accts: Vec<(u32, &str, &str, u32)> =
+        a.accounts.iter().map(|x| (x.id, x.name.as_str(), x.parent.as_str(), x.shares)).collect();
+    assert_eq!(accts, [(1, "root", "", 1), (3, "fixacct", "root", 2)]);
+    let links: Vec<(u32, &str, &str)> = a.links.iter().map(|l| (l.id, l.user.as_str(), l.account.as_str())).collect();
+    assert_eq!(links, [(2, "root", "root"), (4, "root", "fixacct")]);
+    assert_eq!(a.default_account("root"), Some("root"));
+    assert!(a.links.iter().all(|l| l.usage == 0.0));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]
