@@ -43,11 +43,22 @@ pub struct BackfillParams {
     /// `bf_interval` (seconds): how often the controller runs the phase when
     /// nothing changed. Default 30.
     pub interval: i64,
+    /// `SchedulerType=sched/builtin`: the phase starts nothing and only
+    /// estimates start times, as sched/builtin's agent does
+    /// ([`BackfillParams::builtin`]).
+    pub builtin: bool,
 }
 
 impl Default for BackfillParams {
     fn default() -> Self {
-        BackfillParams { window: 1440 * 60, resolution: 60, max_job_test: 500, max_job_user: 0, interval: 30 }
+        BackfillParams {
+            window: 1440 * 60,
+            resolution: 60,
+            max_job_test: 500,
+            max_job_user: 0,
+            interval: 30,
+            builtin: false,
+        }
     }
 }
 
@@ -76,6 +87,39 @@ impl BackfillParams {
         }
         if let Some(n) = get("bf_max_job_user").filter(|n| *n >= 0) {
             p.max_job_user = n as usize;
+        }
+        p
+    }
+
+    /// `SchedulerType=sched/builtin`: every `interval=` seconds (30 by
+    /// default) its agent estimates the start of the first 50 waiting jobs
+    /// (`max_job_bf=` or `bf_max_job_test=`) in priority order, each from
+    /// the running jobs' ends alone (a will-run test: no window, no room
+    /// held for the jobs before it), then no earlier than the expected end
+    /// of the job estimated before it when their nodes overlap. Its keys
+    /// are found anywhere in `SchedulerParameters`, as sched/builtin's
+    /// `xstrcasestr` finds them (`bf_interval=` sets `interval=` too).
+    pub fn builtin(text: Option<&str>) -> Self {
+        let find = |key: &str| -> Option<i64> {
+            let t = text?.to_ascii_lowercase();
+            let at = t.find(key)?;
+            Some(i64::from(spur_grammar::num::atoi(&t[at + key.len()..])))
+        };
+        let mut p = BackfillParams {
+            window: YEAR * 10,
+            resolution: 1,
+            max_job_test: 50,
+            max_job_user: 0,
+            interval: 30,
+            builtin: true,
+        };
+        if let Some(i) = find("interval=").filter(|i| *i >= 1) {
+            p.interval = i;
+        }
+        for key in ["max_job_bf=", "bf_max_job_test="] {
+            if let Some(n) = find(key).filter(|n| *n >= 1) {
+                p.max_job_test = n as usize;
+            }
         }
         p
     }
@@ -386,6 +430,10 @@ pub(crate) fn run(
     let mut per_user: HashMap<u32, usize> = HashMap::new();
     let mut tested = 0usize;
     let mut considered: Vec<u32> = Vec::new();
+    // sched/builtin: the nodes of the jobs estimated so far, and the
+    // expected end of the last one
+    let mut estimated: HashSet<usize> = HashSet::new();
+    let mut last_end = now - 1;
     for job in waiting {
         if tested >= bf.max_job_test {
             break;
@@ -443,6 +491,19 @@ pub(crate) fn run(
             .ok()
             .flatten();
             match found {
+                Some((t, allocs)) if bf.builtin => {
+                    let at: Vec<usize> =
+                        allocs.iter().filter_map(|a| base.index.get(a.node.as_str()).copied()).collect();
+                    let mut start = t.max(now);
+                    if start <= last_end && at.iter().any(|i| estimated.contains(i)) {
+                        start = last_end;
+                    }
+                    estimated.extend(at);
+                    last_end = start.saturating_add(dur);
+                    // (sched/builtin sets the start alone, no node list)
+                    out.push(Decision::Plan { job_id: job.job_id, start_time: start, nodes: vec![] });
+                    break;
+                }
                 Some((t, allocs)) if t <= now => {
                     base.take_as(&allocs, shape.share > 1);
                     if job.time_limit.is_some() {
@@ -472,7 +533,7 @@ pub(crate) fn run(
             }
         }
     }
-    if !considered.is_empty() {
+    if !considered.is_empty() && !bf.builtin {
         out.push(Decision::Considered { job_ids: considered });
     }
 }
@@ -488,7 +549,17 @@ mod tests {
         let p = BackfillParams::from_scheduler_parameters(Some(
             "bf_continue,BF_WINDOW=60,bf_resolution=30,bf_interval=1,bf_max_job_test=10,bf_max_job_user=2",
         ));
-        assert_eq!(p, BackfillParams { window: 3600, resolution: 30, max_job_test: 10, max_job_user: 2, interval: 1 });
+        assert_eq!(
+            p,
+            BackfillParams {
+                window: 3600,
+                resolution: 30,
+                max_job_test: 10,
+                max_job_user: 2,
+                interval: 1,
+                builtin: false
+            }
+        );
         // out of range or unreadable: the default
         let p = BackfillParams::from_scheduler_parameters(Some("bf_window=0,bf_resolution=x,bf_interval=99999"));
         assert_eq!(p, d);

@@ -779,6 +779,54 @@ fn backfill_fills_a_hole_without_delaying_the_top_job() {
     assert!(d.iter().all(|x| !matches!(x, Decision::Plan { .. })));
 }
 
+/// One pass of `SchedulerType=sched/builtin` with its agent's estimates.
+fn builtin_pass(jobs: &[&Job], nodes: &[&Node], parts: &[&Partition]) -> Vec<Decision> {
+    let by_id: std::collections::HashMap<u32, &Job> = jobs.iter().map(|j| (j.job_id, *j)).collect();
+    let lookup = |id: u32| by_id.get(&id).copied();
+    let params = Params {
+        depth: DEFAULT_QUEUE_DEPTH,
+        backfill: Some(BackfillParams::builtin(Some("interval=5"))),
+        preempt: None,
+        ending: vec![],
+        topology: None,
+        qos: None,
+    };
+    schedule_pass(NOW, jobs, &lookup, nodes, parts, &[], &params).0
+}
+
+#[test]
+fn builtin_estimates_start_times_and_starts_nothing_out_of_order() {
+    // the scenario of backfill_fills_a_hole: job 1 holds n1 for 9 more
+    // minutes; job 2 needs both nodes, jobs 3-5 one CPU each
+    let n1 = busy("n1", 4, 4);
+    let n2 = node("n2", 4);
+    let p = part("p", &[&n1, &n2]);
+    let j1 = running_on(1, "n1", 4, NOW - 60, 10);
+    let j2 = limited(wide(2, 2, 2), 10);
+    let j3 = limited(job(3), 5);
+    let j4 = limited(job(4), 30);
+    let j5 = job(5);
+    let jobs = [&j1, &j2, &j3, &j4, &j5];
+    let d = builtin_pass(&jobs, &[&n1, &n2], &[&p]);
+    // nothing starts past job 2 (strict priority order)
+    assert_eq!(started(&d), Vec::<u32>::new());
+    assert_eq!(reason(&d, 3), Some(Reason::Priority));
+    // job 2 when job 1 ends; no node list (sched/builtin sets none)
+    assert_eq!(plan(&d, 2), Some((NOW + 540, vec![])));
+    // job 3 fits now on n2 by itself (a will-run test holds no room for
+    // job 2), but its node overlaps job 2's, estimated to start no earlier
+    // than job 2's expected end; job 4 no earlier than job 3's; job 5 (no
+    // limit) no earlier than job 4's
+    assert_eq!(plan(&d, 3), Some((NOW + 540 + 600, vec![])));
+    assert_eq!(plan(&d, 4), Some((NOW + 540 + 600 + 300, vec![])));
+    assert_eq!(plan(&d, 5), Some((NOW + 540 + 600 + 300 + 1800, vec![])));
+    assert!(d.iter().all(|x| !matches!(x, Decision::Considered { .. })));
+    // its parameters, found anywhere in SchedulerParameters
+    let b = BackfillParams::builtin(Some("bf_interval=7,max_job_bf=3"));
+    assert_eq!((b.interval, b.max_job_test, b.builtin), (7, 3, true));
+    assert_eq!(BackfillParams::builtin(None).interval, 30);
+}
+
 #[test]
 fn backfill_plans_in_priority_order_and_respects_every_plan() {
     // n1: 2 of 4 CPUs free until job 1 ends in 10 minutes; n2 busy for an

@@ -208,10 +208,17 @@ pub fn now() -> i64 {
     spur_auth::now()
 }
 
-/// slurm.conf's scheduler: backfill unless `SchedulerType=sched/builtin`.
+/// slurm.conf's scheduler: backfill unless `SchedulerType=sched/builtin`,
+/// whose phase only estimates start times
+/// (`spur_sched::backfill::BackfillParams::builtin`).
 fn backfill_of(conf: &SlurmConf) -> Option<spur_sched::backfill::BackfillParams> {
     let builtin = conf.get("SchedulerType").is_some_and(|t| t.trim().eq_ignore_ascii_case("sched/builtin"));
-    (!builtin).then(|| spur_sched::backfill::BackfillParams::from_scheduler_parameters(conf.get("SchedulerParameters")))
+    let params = conf.get("SchedulerParameters");
+    Some(if builtin {
+        spur_sched::backfill::BackfillParams::builtin(params)
+    } else {
+        spur_sched::backfill::BackfillParams::from_scheduler_parameters(params)
+    })
 }
 
 impl Ctld {
