@@ -10,9 +10,11 @@
 //! they can answer is served from them: a connection handle when
 //! AccountingStorageType turns accounting on (`slurmdb_connection_get`),
 //! the job records sacct reads (`slurmdb_jobs_get`), this cluster's record
-//! (`slurmdb_clusters_get`) and its one QOS, `normal`
-//! (`slurmdb_qos_get`). Users, accounts and associations Spur has not:
-//! those calls stay unserved.
+//! (`slurmdb_clusters_get`) and its QOS records (`slurmdb_qos_get`). The
+//! controllers keep accounts, users and associations too (`sacctmgr`,
+//! `sshare`), but no consumer of the ABI study reads them through the
+//! library: `slurmdb_users_get`, `slurmdb_accounts_get` and
+//! `slurmdb_associations_get` stay unserved.
 
 // (enumerators are cast to the fields' types)
 #![allow(clippy::unnecessary_cast)]
