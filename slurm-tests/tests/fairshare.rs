@@ -178,5 +178,60 @@ fn accounts_users_usage_and_fair_share() {
     assert_eq!((o.code, o.stdout.as_str()), (0, " Deleting accounts...\n  chem\n"));
     let o = sacctmgr(&["-n", "-P", "list", "account", "format=account"]);
     assert_eq!(o.stdout, "physics\nroot\n");
+
+    // QOS lists: an association runs in its account's (normal at the top)
+    // until it is given its own; the lists show sorted by name
+    sacctmgr(&["-i", "add", "qos", "high"]).ok();
+    sacctmgr(&["-i", "add", "qos", "low"]).ok();
+    let qos_of = |who: &str| sacctmgr(&["-n", "-P", "list", "assoc", who, "format=account,user,qos,defaultqos"]).stdout;
+    assert_eq!(qos_of("user=spurtest"), "physics|spurtest|normal|\n");
+    let o = sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS+=high"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (0, " Modified user associations...\n  C = spur       A = physics              U = spurtest \n")
+    );
+    assert_eq!(qos_of("user=spurtest"), "physics|spurtest|high,normal|\n");
+    let o = sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS=nosuch"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            1,
+            "sacctmgr: error: You gave a bad qos 'nosuch'. Valid QOS's are normal,high,low\n \
+             Unknown option: QOS=nosuch\n Use keyword 'where' to modify condition\n"
+        )
+    );
+    // an account's default QOS is the QOS of its jobs that name none
+    let o = sacctmgr(&["-i", "add", "account", "bio", "QOS=normal,low", "DefaultQOS=low"]);
+    assert!(
+        o.stdout.ends_with(" Settings\n  Parent        = root\n  QOS           = low,normal\n  DefQOS        = low\n"),
+        "{}",
+        o.stdout
+    );
+    sacctmgr(&["-i", "add", "user", "root", "Account=bio"]).ok();
+    assert_eq!(qos_of("account=bio"), "bio||low,normal|low\nbio|root|low,normal|low\n");
+    let j = c.sbatch(&["-A", "bio", "--hold", "--wrap", "true"]).to_string();
+    assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "low\n");
+    // and `QOS=` asks for it again
+    c.run("scontrol", &["update", &format!("JobId={j}"), "QOS=normal"]).ok();
+    assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "normal\n");
+    c.run("scontrol", &["update", &format!("JobId={j}"), "QOS="]).ok();
+    assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "low\n");
+    c.run("scancel", &[&j]).ok();
+    // a default QOS outside the list: said, not made, and exit 0 (L14)
+    let o = sacctmgr(&["-i", "modify", "account", "bio", "set", "DefaultQOS=high"]);
+    assert_eq!(
+        (o.code, o.stdout.as_str(), o.stderr.as_str()),
+        (
+            0,
+            "",
+            " These associations don't have access to their default qos.\n \
+             Please give them access before they the default can be set to this.\n  \
+             DefQOS = high       C = spur       A = bio                  \n"
+        )
+    );
+    assert_eq!(qos_of("account=bio"), "bio||low,normal|low\nbio|root|low,normal|low\n");
+    // an empty list is its account's again (X6)
+    sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS="]).ok();
+    assert_eq!(qos_of("user=spurtest"), "physics|spurtest|normal|\n");
     c.down();
 }

@@ -63,6 +63,14 @@ fn qos_records_priority_preemption_and_limits() {
         )
     );
     sacctmgr(&["-i", "create", "qos", "low", "Priority=10"]).ok();
+    // under AccountingStorageEnforce=qos a user's jobs may run only in the
+    // QOS its association lists (root's: normal until granted more)
+    let o = c.run("sbatch", &["--qos=low", "--wrap", "true"]);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (1, "sbatch: error: Batch job submission failed: Invalid qos specification\n")
+    );
+    sacctmgr(&["-i", "modify", "user", "root", "set", "QOS+=high,low"]).ok();
     let o = sacctmgr(&["show", "qos", "format=Name,Priority,Preempt,PreemptMode,GraceTime,UsageFactor,MaxJobsPU"]);
     assert_eq!(
         o.stdout,
@@ -184,6 +192,15 @@ fn qos_records_priority_preemption_and_limits() {
     // limits: MaxJobsPerUser holds the second job with its reason; the
     // submit limits and DenyOnLimit refuse at once
     sacctmgr(&["-i", "add", "qos", "lim", "MaxJobsPerUser=1", "MaxSubmitJobsPerUser=2"]).ok();
+    // (nor may a user move a pending job to one outside it; an operator may)
+    sacctmgr(&["-i", "add", "user", TEST_USER, "Account=root"]).ok();
+    let x = c.sbatch_as(TEST_USER, &["--hold", "--wrap", "true"]);
+    let o = c.run_as(TEST_USER, "scontrol", &["update", &format!("JobId={x}"), "QOS=lim"]);
+    assert_eq!((o.code, o.stderr.clone()), (1, format!("Invalid qos specification for job {x}\n")));
+    let o = c.run("scontrol", &["update", &format!("JobId={x}"), "QOS=lim"]);
+    assert_eq!((o.code, c.run("squeue", &["-h", "-o", "%q", "-j", &x]).stdout), (0, "lim\n".into()));
+    c.run("scancel", &[&x]).ok();
+    sacctmgr(&["-i", "modify", "user", "root", "set", "QOS+=lim"]).ok();
     let j1 = c.sbatch(&["--qos=lim", "--wrap", sleep]).to_string();
     let j2 = c.sbatch(&["--qos=lim", "--wrap", sleep]).to_string();
     c.wait_state(&j1, "RUNNING", T);

@@ -850,6 +850,7 @@ pub fn run(args: &[String], _env: &HashMap<String, String>) -> i32 {
             |req| rt.block_on(c.assoc(req)),
             &a,
             &assocs,
+            &view.qos,
             &view.jobs,
         )),
         Cmd::List { names, format } => emit(&render_list(&o, &names, &format, &view.qos)),

@@ -13,8 +13,10 @@
 //!   DefaultAccount=|Fairshare=`;
 //! - `delete account NAMES`, `delete user NAMES [where account=A]`.
 //!
-//! The limits of associations (GrpTRES, MaxJobs, QOS lists and the like)
-//! are not kept: setting one is refused, listing one prints it empty.
+//! QOS lists (`QOS=`, `QOS+=`, `QOS-=`, `DefaultQOS=`) are kept on accounts
+//! and user associations. The limits of associations (GrpTRES, MaxJobs and
+//! the like) are not kept: setting one is refused, listing one prints it
+//! empty.
 
 use crate::acctprint::{Field, Kind, Layout, Val};
 use crate::sacctmgr::Opts;
@@ -226,6 +228,12 @@ fn table(o: &Opts, cols: &[(&'static str, i32, C)], rows: &[RowOf], a: &Assocs, 
         header: !o.noheader,
     };
     let mut out = l.header_text(&fields);
+    // an association's QOS list and default, its own or inherited
+    let qos_of = |r: &RowOf| match (r.link, r.account) {
+        (Some(l), _) => a.link_qos(l),
+        (None, Some(x)) => a.account_qos(&x.name),
+        _ => (vec![], None),
+    };
     for r in rows {
         out.push_str(&l.row(&fields, |i| {
             let assoc = r.link.is_some() || r.account.is_some() && r.user.is_none();
@@ -236,7 +244,7 @@ fn table(o: &Opts, cols: &[(&'static str, i32, C)], rows: &[RowOf], a: &Assocs, 
                 C::Admin => Val::s(if r.user.is_some_and(|u| u.name == "root") { "Administrator" } else { "None" }),
                 C::Cluster if assoc => Val::s(cluster),
                 C::DefAcct => Val::Str(r.user.map(|u| u.default_account.clone()).filter(|d| !d.is_empty())),
-                C::DefQos => Val::null(),
+                C::DefQos if assoc => Val::Str(qos_of(r).1),
                 C::Descr => Val::Str(r.account.map(|x| x.description.clone())),
                 C::Id if assoc => Val::n(u64::from(r.link.map(|l| l.id).or(r.account.map(|x| x.id)).unwrap_or(0))),
                 C::Org => Val::Str(r.account.map(|x| x.organization.clone())),
@@ -247,7 +255,7 @@ fn table(o: &Opts, cols: &[(&'static str, i32, C)], rows: &[RowOf], a: &Assocs, 
                     Val::Str(r.account.map(|x| x.parent.clone()).filter(|p| !p.is_empty()))
                 }
                 C::Priority => Val::null(),
-                C::Qos if assoc => Val::s("normal"),
+                C::Qos if assoc => Val::s(qos_of(r).0.join(",")),
                 C::Share if assoc => {
                     Val::n(u64::from(r.link.map(|l| l.shares).or(r.account.map(|x| x.shares)).unwrap_or(1)))
                 }
@@ -440,6 +448,38 @@ fn refusal(c: &AssocCmd, r: &Refusal, cluster: &str) -> Output {
             out(&t, String::new())
         }
         Refusal::Loop => out("", " Error with request: The account is its own parent or ancestor\n".into()),
+        // (22.05 changes nothing, says why, and exits 0)
+        Refusal::NoDefaultAccess(stray) => {
+            let mut t = String::from(
+                " These associations don't have access to their default qos.\n \
+                 Please give them access before they the default can be set to this.\n",
+            );
+            for (d, acc, user) in stray {
+                t.push_str(&format!("  DefQOS = {:<10} C = {:<10} A = {:<20} ", d, cluster, acc));
+                if let Some(u) = user {
+                    t.push_str(&format!("U = {:<9}", u));
+                }
+                t.push('\n');
+            }
+            Output { stdout: String::new(), stderr: t, code: 0 }
+        }
+        Refusal::BadQos(name, valid) => {
+            let typed = c
+                .settings
+                .iter()
+                .find(|(k, v)| is(k.trim_end_matches(['+', '-']), "qoslevel", 1) && v.contains(name.as_str()))
+                .or_else(|| c.settings.iter().find(|(_, v)| v.contains(name.as_str())))
+                .map(|(k, v)| format!("{}={}", k, v))
+                .unwrap_or_default();
+            out(
+                "",
+                format!(
+                    "sacctmgr: error: You gave a bad qos '{}'. Valid QOS's are {}\n Unknown option: {}\n \
+                     Use keyword 'where' to modify condition\n",
+                    name, valid, typed
+                ),
+            )
+        }
     }
 }
 
@@ -473,12 +513,20 @@ fn echo_add(c: &AssocCmd, p: &assoc::Planned, cluster: &str) -> String {
         }
         // (the parent is listed with the limits, or alone when not root)
         let parent = first.map(|a| a.parent.as_str()).unwrap_or("root");
-        if shares_given || parent != "root" {
+        let qos_given = given("qoslevel", 1) || given("qos+", 4) || given("qos-", 4);
+        let def_given = given("defaultqos", 3);
+        if shares_given || parent != "root" || qos_given || def_given {
             out.push_str(" Settings\n");
             if shares_given {
                 out.push_str(&format!("  Fairshare     = {}\n", first.map(|a| a.shares).unwrap_or(1)));
             }
             out.push_str(&format!("  Parent        = {}\n", parent));
+            if let Some(a) = first.filter(|_| qos_given) {
+                out.push_str(&format!("  QOS           = {}\n", a.qos.join(",")));
+            }
+            if let Some(d) = first.and_then(|a| a.def_qos.as_ref()).filter(|_| def_given) {
+                out.push_str(&format!("  DefQOS        = {}\n", d));
+            }
         }
     } else {
         if !p.new_users.is_empty() {
@@ -496,8 +544,15 @@ fn echo_add(c: &AssocCmd, p: &assoc::Planned, cluster: &str) -> String {
             out.push_str(&format!("  U = {:<9.9} A = {:<10.10} C = {:<10.10}\n", l.user, l.account, cluster));
         }
         out.push_str(" Non Default Settings\n");
+        let first = p.links.first();
         if shares_given {
-            out.push_str(&format!("  Fairshare     = {}\n", p.links.first().map(|l| l.shares).unwrap_or(1)));
+            out.push_str(&format!("  Fairshare     = {}\n", first.map(|l| l.shares).unwrap_or(1)));
+        }
+        if let Some(l) = first.filter(|l| !l.qos.is_empty()) {
+            out.push_str(&format!("  QOS           = {}\n", l.qos.join(",")));
+        }
+        if let Some(d) = first.and_then(|l| l.def_qos.as_ref()) {
+            out.push_str(&format!("  DefQOS        = {}\n", d));
         }
     }
     out
@@ -586,6 +641,7 @@ pub fn change(
     send: impl FnOnce(AssocRequest) -> Result<Vec<String>, ClientError>,
     c: &AssocCmd,
     a: &Assocs,
+    qos: &[spur_core::qos::Qos],
     jobs: &[spur_core::model::Job],
 ) -> Output {
     let entity = match c.what {
@@ -616,7 +672,7 @@ pub fn change(
     }
     let change =
         Change { op, entity, names: c.names.clone(), accounts: c.accounts.clone(), settings: c.settings.clone() };
-    let planned = match assoc::plan(a, &change) {
+    let planned = match assoc::plan(a, &change, qos) {
         Ok(p) => p,
         Err(r) => return refusal(c, &r, cluster),
     };
@@ -695,6 +751,7 @@ pub fn change(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spur_core::qos::Qos;
 
     fn words(kind: usize, what: What, w: &[&str]) -> AssocCmd {
         parse_words(kind, what, w).unwrap()
@@ -709,6 +766,8 @@ mod tests {
             organization: "org".into(),
             parent: p.into(),
             shares: 1,
+            qos: vec![],
+            def_qos: None,
         };
         a.put(
             &[acct("research", "root"), acct("ml", "research")],
@@ -755,7 +814,7 @@ mod tests {
         let o = Opts { immediate: true, ..Default::default() };
         let none: &[spur_core::model::Job] = &[];
         let c = words(0, What::Account, &["physics", "Fairshare=3"]);
-        let out = change(&o, "c", |r| Ok(r.names), &c, &a, none);
+        let out = change(&o, "c", |r| Ok(r.names), &c, &a, &[Qos::normal()], none);
         assert_eq!(
             out.stdout,
             " Adding Account(s)\n  physics\n Settings\n  Description     = Account Name\n  \
@@ -764,10 +823,10 @@ mod tests {
         );
         // an existing account adds nothing, and nothing is sent
         let c = words(0, What::Account, &["ml"]);
-        let out = change(&o, "c", |_| unreachable!("nothing is sent"), &c, &a, none);
+        let out = change(&o, "c", |_| unreachable!("nothing is sent"), &c, &a, &[Qos::normal()], none);
         assert_eq!((out.code, out.stdout.as_str()), (1, " Nothing new added.\n"));
         let c = words(0, What::User, &["amy", "account=nosuch"]);
-        let out = change(&o, "c", |_| unreachable!("nothing is sent"), &c, &a, none);
+        let out = change(&o, "c", |_| unreachable!("nothing is sent"), &c, &a, &[Qos::normal()], none);
         assert_eq!(
             (out.code, out.stdout.as_str(), out.stderr.as_str()),
             (
@@ -779,7 +838,7 @@ mod tests {
         // refused by the controller: a non-administrator's delete
         let c = words(3, What::Account, &["ml"]);
         let denied = |_| Err(ClientError::Slurm(spur_core::errors::ESLURM_ACCESS_DENIED, String::new()));
-        let out = change(&o, "c", denied, &c, &a, none);
+        let out = change(&o, "c", denied, &c, &a, &[Qos::normal()], none);
         assert_eq!(
             (out.code, out.stdout.as_str(), out.stderr.as_str()),
             (
@@ -791,7 +850,7 @@ mod tests {
         );
         // a user's last association takes the user with it
         let c = words(3, What::User, &["bob", "where", "account=ml"]);
-        let out = change(&o, "c", |r| Ok(r.names), &c, &a, none);
+        let out = change(&o, "c", |r| Ok(r.names), &c, &a, &[Qos::normal()], none);
         assert_eq!(
             out.stdout,
             " Deleting user associations...\n  C = c          A = ml         U = bob      \n \

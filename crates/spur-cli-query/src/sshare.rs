@@ -411,6 +411,8 @@ mod tests {
             organization: n.into(),
             parent: p.into(),
             shares: s,
+            qos: vec![],
+            def_qos: None,
         };
         a.put(
             &[acct("research", "root", 1), acct("ml", "research", 1)],

@@ -42,6 +42,12 @@ pub struct Account {
     pub parent: String,
     /// `Fairshare=` (raw shares).
     pub shares: u32,
+    /// `QOS=`: the QOS its jobs may run in (empty: its parent's).
+    #[serde(default)]
+    pub qos: Vec<String>,
+    /// `DefaultQOS=` (`None`: its parent's).
+    #[serde(default)]
+    pub def_qos: Option<String>,
 }
 
 /// A user record: its default account.
@@ -59,6 +65,11 @@ pub struct Link {
     pub user: String,
     pub account: String,
     pub shares: u32,
+    /// `QOS=` (empty: its account's), `DefaultQOS=` (`None`: its account's).
+    #[serde(default)]
+    pub qos: Vec<String>,
+    #[serde(default)]
+    pub def_qos: Option<String>,
     /// Decayed CPU-seconds as of `usage_at` (finished runs only).
     #[serde(default)]
     pub usage: f64,
@@ -85,6 +96,8 @@ impl Default for Assocs {
                 organization: "root".into(),
                 parent: String::new(),
                 shares: 1,
+                qos: vec![],
+                def_qos: None,
             }],
             users: vec![User { name: "root".into(), default_account: "root".into() }],
             links: vec![Link { id: 2, ..Link::new("root", "root", 1) }],
@@ -94,7 +107,16 @@ impl Default for Assocs {
 
 impl Link {
     pub fn new(user: &str, account: &str, shares: u32) -> Link {
-        Link { id: 0, user: user.into(), account: account.into(), shares, usage: 0.0, usage_at: 0 }
+        Link {
+            id: 0,
+            user: user.into(),
+            account: account.into(),
+            shares,
+            qos: vec![],
+            def_qos: None,
+            usage: 0.0,
+            usage_at: 0,
+        }
     }
 }
 
@@ -112,6 +134,35 @@ impl Assocs {
     pub fn default_account(&self, user: &str) -> Option<&str> {
         self.user(user).map(|u| u.default_account.as_str())
     }
+    /// The QOS an account's jobs may run in and its default QOS: its own,
+    /// else its parent's (`normal` at the top), as `sacctmgr list assoc`
+    /// shows them.
+    pub fn account_qos(&self, account: &str) -> (Vec<String>, Option<String>) {
+        let (mut list, mut def) = (None, None);
+        let mut a = account;
+        for _ in 0..=self.accounts.len() {
+            let Some(r) = self.account(a) else { break };
+            if list.is_none() && !r.qos.is_empty() {
+                list = Some(r.qos.clone());
+            }
+            if def.is_none() {
+                def = r.def_qos.clone();
+            }
+            if r.parent.is_empty() {
+                break;
+            }
+            a = &r.parent;
+        }
+        (list.unwrap_or_else(|| vec!["normal".into()]), def)
+    }
+
+    /// A user association's QOS and default QOS (its own, else its
+    /// account's).
+    pub fn link_qos(&self, l: &Link) -> (Vec<String>, Option<String>) {
+        let (list, def) = self.account_qos(&l.account);
+        (if l.qos.is_empty() { list } else { l.qos.clone() }, l.def_qos.clone().or(def))
+    }
+
     /// `account` and every account below it.
     pub fn subtree(&self, account: &str) -> Vec<String> {
         let mut out = vec![account.to_string()];
@@ -164,7 +215,11 @@ impl Assocs {
         }
         for l in links {
             match self.links.iter_mut().find(|x| x.user == l.user && x.account == l.account) {
-                Some(x) => x.shares = l.shares,
+                Some(x) => {
+                    x.shares = l.shares;
+                    x.qos = l.qos.clone();
+                    x.def_qos = l.def_qos.clone();
+                }
                 None => {
                     next += 1;
                     self.links.push(Link { id: next, usage: 0.0, usage_at: 0, ..l.clone() })
@@ -611,6 +666,12 @@ pub enum Refusal {
     NotAssociated(String, Vec<String>),
     /// A parent within the account itself.
     Loop,
+    /// A QOS that does not exist: (the name, the valid ones).
+    BadQos(String, String),
+    /// Associations whose default QOS the change would leave outside their
+    /// QOS list: (the default QOS, account, user). sacctmgr says so and
+    /// changes nothing (L14, X2, X5).
+    NoDefaultAccess(Vec<(String, String, Option<String>)>),
 }
 
 /// A `Fairshare=` value: a number, `-1` (the default, 1); `parent` is not
@@ -634,14 +695,46 @@ struct Settings {
     parent: Option<String>,
     shares: Option<u32>,
     default_account: Option<String>,
+    /// `QOS=`, `QOS+=`, `QOS-=`: the operation and the names.
+    qos: Option<(char, Vec<String>)>,
+    def_qos: Option<String>,
 }
 
-fn read_settings(entity: Entity, settings: &[(String, String)]) -> Result<Settings, Refusal> {
+fn read_settings(entity: Entity, settings: &[(String, String)], qos: &[crate::qos::Qos]) -> Result<Settings, Refusal> {
     let mut s = Settings::default();
+    let valid = || qos.iter().map(|q| q.name.as_str()).collect::<Vec<_>>().join(",");
+    let known = |n: &str| -> Result<String, Refusal> {
+        crate::qos::find(qos, n).map(|q| q.name.clone()).ok_or_else(|| Refusal::BadQos(n.to_string(), valid()))
+    };
     for (k, v) in settings {
-        let k = k.as_str();
+        let (k, op) = match k.strip_suffix('+').map(|k| (k, '+')).or_else(|| k.strip_suffix('-').map(|k| (k, '-'))) {
+            Some(x) => x,
+            None => (k.as_str(), '='),
+        };
         let val = v.trim_matches(|c| c == '"' || c == '\'').to_string();
-        if is(k, "fairshare", 2) || is(k, "shares", 1) {
+        if is(k, "qoslevel", 1) {
+            let mut names = vec![];
+            for n in val.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                // (`QOS=+a` is `QOS+=a`)
+                let (n, o) =
+                    match n.strip_prefix('+').map(|n| (n, '+')).or_else(|| n.strip_prefix('-').map(|n| (n, '-'))) {
+                        Some(x) => x,
+                        None => (n, op),
+                    };
+                let name = known(n)?;
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+                s.qos = Some((o, names.clone()));
+            }
+            if names.is_empty() {
+                s.qos = Some((op, vec![]));
+            }
+        } else if is(k, "defaultqos", 3) {
+            s.def_qos = Some(known(&val)?);
+        } else if op != '=' {
+            return Err(Refusal::Unsupported(format!("{}{}", k, op)));
+        } else if is(k, "fairshare", 2) || is(k, "shares", 1) {
             s.shares = Some(shares_of(&val)?);
         } else if entity == Entity::Account && is(k, "description", 1) {
             s.description = Some(val);
@@ -658,10 +751,25 @@ fn read_settings(entity: Entity, settings: &[(String, String)]) -> Result<Settin
     Ok(s)
 }
 
-/// Resolve `c` against the records `a` (sacctmgr's and slurmdbd's rules,
-/// measured in `crates/spur-sched/tests/fairshare-22.05.md`).
-pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
-    let s = read_settings(c.entity, &c.settings)?;
+// (sacctmgr's and slurmdbd's rules, measured in
+// `crates/spur-sched/tests/fairshare-22.05.md`)
+/// A QOS list changed by `QOS=`, `QOS+=`, `QOS-=` from `current` (the
+/// effective one), in name order as sacctmgr lists it.
+fn qos_list(current: &[String], change: &(char, Vec<String>)) -> Vec<String> {
+    let mut out: Vec<String> = match change.0 {
+        '=' => change.1.clone(),
+        '+' => current.iter().chain(change.1.iter()).cloned().collect(),
+        _ => current.iter().filter(|q| !change.1.contains(q)).cloned().collect(),
+    };
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Resolve `c` against the records `a` and the QOS records `qos` (for
+/// `QOS=` and `DefaultQOS=`).
+pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, Refusal> {
+    let s = read_settings(c.entity, &c.settings, qos)?;
     let mut p = Planned { default_given: s.default_account.is_some(), ..Default::default() };
     let names: Vec<String> = c.names.iter().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
     let named = |n: &str| names.iter().any(|x| x.eq_ignore_ascii_case(n));
@@ -683,6 +791,8 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                     organization: s.organization.clone().unwrap_or(org),
                     parent: par.name.clone(),
                     shares: s.shares.unwrap_or(1),
+                    qos: s.qos.as_ref().map(|q| qos_list(&a.account_qos(&par.name).0, q)).unwrap_or_default(),
+                    def_qos: s.def_qos.clone(),
                 });
                 p.named_accounts.push(n);
             }
@@ -707,14 +817,30 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                 if let Some(sh) = s.shares {
                     m.shares = sh;
                 }
+                if let Some(q) = &s.qos {
+                    m.qos = qos_list(&a.account_qos(&m.name).0, q);
+                }
+                if let Some(d) = &s.def_qos {
+                    m.def_qos = Some(d.clone());
+                }
                 if let Some(par) = &s.parent {
                     if m.name == "root" || a.is_within(par, &m.name) {
                         return Err(Refusal::Loop);
                     }
                     m.parent = par.clone();
                 }
-                if s.shares.is_some() || s.parent.is_some() {
+                if s.shares.is_some() || s.parent.is_some() || s.qos.is_some() || s.def_qos.is_some() {
                     p.modified_assocs.push((m.name.clone(), acc.parent.clone()));
+                }
+                // (a QOS change reaches the user associations below that
+                // keep no list of their own: slurmdbd lists them too, L7)
+                if s.qos.is_some() || s.def_qos.is_some() {
+                    for sub in a.subtree(&m.name) {
+                        let mut users: Vec<&Link> =
+                            a.links.iter().filter(|l| l.account == sub && l.qos.is_empty()).collect();
+                        users.sort_by(|x, y| x.user.cmp(&y.user));
+                        p.touched_links.extend(users.iter().map(|l| (l.user.clone(), l.account.clone())));
+                    }
                 }
                 p.accounts.push(m);
             }
@@ -746,7 +872,12 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                     if a.link(u, acc).is_some() || p.links.iter().any(|l| l.user == *u && l.account == *acc) {
                         continue;
                     }
-                    p.links.push(Link::new(u, acc, s.shares.unwrap_or(1)));
+                    let mut l = Link::new(u, acc, s.shares.unwrap_or(1));
+                    if let Some(q) = &s.qos {
+                        l.qos = qos_list(&a.account_qos(acc).0, q);
+                    }
+                    l.def_qos = s.def_qos.clone();
+                    p.links.push(l);
                     first_new.get_or_insert(acc.clone());
                 }
                 match a.user(u) {
@@ -779,12 +910,24 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
                     p.modified_users.push(u.name.clone());
                 }
             }
-            if let Some(sh) = s.shares {
-                for l in a.links.iter().filter(|l| names.contains(&l.user)) {
+            if s.shares.is_some() || s.qos.is_some() || s.def_qos.is_some() {
+                let mut links: Vec<&Link> = a.links.iter().filter(|l| names.contains(&l.user)).collect();
+                links.sort_by(|x, y| (&x.account, &x.user).cmp(&(&y.account, &y.user)));
+                for l in links {
                     if !c.accounts.is_empty() && !c.accounts.iter().any(|x| x.eq_ignore_ascii_case(&l.account)) {
                         continue;
                     }
-                    p.links.push(Link { shares: sh, ..l.clone() });
+                    let mut m = l.clone();
+                    if let Some(sh) = s.shares {
+                        m.shares = sh;
+                    }
+                    if let Some(q) = &s.qos {
+                        m.qos = qos_list(&a.link_qos(l).0, q);
+                    }
+                    if let Some(d) = &s.def_qos {
+                        m.def_qos = Some(d.clone());
+                    }
+                    p.links.push(m);
                     p.touched_links.push((l.user.clone(), l.account.clone()));
                 }
             }
@@ -816,7 +959,38 @@ pub fn plan(a: &Assocs, c: &Change) -> Result<Planned, Refusal> {
     if p.is_empty() {
         return Err(Refusal::Nothing);
     }
+    if s.qos.is_some() || s.def_qos.is_some() {
+        default_within_list(a, &p)?;
+    }
     Ok(p)
+}
+
+/// Refuse a change that leaves an association it writes with a default QOS
+/// outside its QOS list.
+fn default_within_list(a: &Assocs, p: &Planned) -> Result<(), Refusal> {
+    let mut after = a.clone();
+    after.put(&p.accounts, &p.users, &p.links);
+    let mut stray = vec![];
+    for x in &p.accounts {
+        if let (list, Some(d)) = after.account_qos(&x.name) {
+            if !list.contains(&d) {
+                stray.push((d, x.name.clone(), None));
+            }
+        }
+    }
+    for l in &p.links {
+        let Some(l) = after.link(&l.user, &l.account) else { continue };
+        if let (list, Some(d)) = after.link_qos(l) {
+            if !list.contains(&d) {
+                stray.push((d, l.account.clone(), Some(l.user.clone())));
+            }
+        }
+    }
+    if stray.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal::NoDefaultAccess(stray))
+    }
 }
 
 #[cfg(test)]
@@ -831,6 +1005,8 @@ mod tests {
             organization: name.into(),
             parent: parent.into(),
             shares,
+            qos: vec![],
+            def_qos: None,
         }
     }
 
@@ -908,5 +1084,42 @@ mod tests {
         assert!(a.link("root", "ml").is_none() && a.account("ml").is_none());
         assert_eq!(a.subtree("root").len(), 3);
         assert!(a.is_within("research", "root") && !a.is_within("root", "research"));
+    }
+
+    #[test]
+    fn qos_lists_inherit_sort_and_keep_the_default_within() {
+        let mut a = tree();
+        let qos = [
+            crate::qos::Qos::normal(),
+            crate::qos::Qos { id: 2, name: "low".into(), ..crate::qos::Qos::normal() },
+            crate::qos::Qos { id: 3, name: "high".into(), ..crate::qos::Qos::normal() },
+        ];
+        let set = |entity, name: &str, kv: &[(&str, &str)]| Change {
+            op: Op::Modify,
+            entity,
+            names: vec![name.into()],
+            accounts: vec![],
+            settings: kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        };
+        // the research tree takes normal,low with low its default (L7, L8)
+        let p =
+            plan(&a, &set(Entity::Account, "research", &[("QOS", "normal,low"), ("DefaultQOS", "low")]), &qos).unwrap();
+        assert_eq!(p.touched_links, [("root".to_string(), "research".to_string()), ("root".into(), "ml".into())]);
+        a.put(&p.accounts, &p.users, &p.links);
+        assert_eq!(a.account_qos("ml"), (vec!["low".to_string(), "normal".into()], Some("low".into())));
+        assert_eq!(a.link_qos(a.link("root", "ml").unwrap()).1.as_deref(), Some("low"));
+        // removing the default from the list is refused (X5)
+        let r = plan(&a, &set(Entity::Account, "research", &[("QOS-", "low")]), &qos);
+        assert_eq!(r, Err(Refusal::NoDefaultAccess(vec![("low".into(), "research".into(), None)])));
+        // a user's own list, then cleared back to its account's (X6)
+        let p = plan(&a, &set(Entity::User, "u1", &[("QOS+", "high")]), &qos).unwrap();
+        a.put(&p.accounts, &p.users, &p.links);
+        assert_eq!(a.link("u1", "physics").unwrap().qos, ["high", "normal"]);
+        let p = plan(&a, &set(Entity::User, "u1", &[("QOS", "")]), &qos).unwrap();
+        a.put(&p.accounts, &p.users, &p.links);
+        assert_eq!(a.link_qos(a.link("u1", "physics").unwrap()), (vec!["normal".to_string()], None));
+        // an unknown QOS names the valid ones in id order (L12)
+        let r = plan(&a, &set(Entity::User, "u1", &[("QOS", "nosuch")]), &qos);
+        assert_eq!(r, Err(Refusal::BadQos("nosuch".into(), "normal,low,high".into())));
     }
 }

@@ -349,9 +349,10 @@ fn version_11_state_directory_reads() {
 }
 
 /// Version 12: the cluster keeps accounts, users and associations: the
-/// account `fixacct` (Fairshare=2) added with sacctmgr, below `root`, and
-/// root's association with it, come back beside root's own (the jobs that
-/// ended ran less than a second: nothing was charged).
+/// account `fixacct` (Fairshare=2, QOS fixqos and normal, default fixqos)
+/// added with sacctmgr, below `root`, and root's association with it (QOS
+/// fixqos), come back beside root's own (the jobs that ended ran less than a
+/// second: nothing was charged).
 #[test]
 fn version_12_state_directory_reads() {
     check_version("v12", 12);
@@ -366,6 +367,10 @@ fn version_12_state_directory_reads() {
     assert_eq!(links, [(2, "root", "root"), (4, "root", "fixacct")]);
     assert_eq!(a.default_account("root"), Some("root"));
     assert!(a.links.iter().all(|l| l.usage == 0.0));
+    let fix = a.account("fixacct").unwrap();
+    assert_eq!((fix.qos.join(","), fix.def_qos.as_deref()), ("fixqos,normal".into(), Some("fixqos")));
+    assert_eq!(a.links[1].qos, ["fixqos"]);
+    assert_eq!(a.links[0].qos, Vec::<String>::new());
     drop(g);
     let _ = std::fs::remove_dir_all(&d);
 }

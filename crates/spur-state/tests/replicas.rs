@@ -433,6 +433,8 @@ fn account_record() -> impl Strategy<Value = spur_core::assoc::Account> {
             organization: name.into(),
             parent: parent.into(),
             shares,
+            qos: vec![],
+            def_qos: None,
         })
 }
 

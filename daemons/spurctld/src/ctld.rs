@@ -102,6 +102,9 @@ pub struct Ctld {
     /// `AccountingStorageEnforce=associations` (or `limits`, `qos`, `safe`,
     /// which imply it): a job must run in an association of its user.
     pub enforce_assoc: bool,
+    /// `AccountingStorageEnforce=qos`: a job's QOS must be one of its
+    /// association's.
+    pub enforce_qos: bool,
     /// The fair-share factor of each association (user, account), as of
     /// the last `PriorityCalcPeriod` boundary (Fair Tree), with that time.
     pub fair_share: Mutex<(i64, Arc<spur_core::assoc::Factors>)>,
@@ -237,6 +240,10 @@ impl Ctld {
             let e = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
             e.split(',').any(|w| matches!(w.trim(), "associations" | "limits" | "qos" | "safe"))
         };
+        let enforce_qos = conf.accounting_enabled() && {
+            let e = conf.get("AccountingStorageEnforce").unwrap_or_default().to_ascii_lowercase();
+            e.split(',').any(|w| w.trim() == "qos")
+        };
         let preempt_exempt = spur_core::qos::PreemptConf::from_conf(&conf).map(|p| p.exempt).unwrap_or(0);
         let preempt = matches!(preempt_type.as_deref(), Some("preempt/partition_prio" | "preempt/qos")).then(|| {
             conf.get("PreemptMode").and_then(spur_sched::PreemptMode::parse).unwrap_or(spur_sched::PreemptMode::Off)
@@ -305,6 +312,7 @@ impl Ctld {
             preempt,
             qos,
             enforce_assoc,
+            enforce_qos,
             fair_share: Mutex::new((i64::MIN, Arc::new(HashMap::new()))),
             preempt_exempt,
             topology,

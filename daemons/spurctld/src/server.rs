@@ -1261,6 +1261,9 @@ impl Service {
         if let Some(n) = over {
             job.num_nodes = job.num_nodes.max(n);
         }
+        if let Err(code) = self.assoc_qos(&mut job) {
+            return Ok(Response::new(SubmitReply { status: st(code), ..Default::default() }));
+        }
         if let Err((code, msg)) = self.qos_limits(&job) {
             return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
         }
@@ -1639,8 +1642,23 @@ impl Service {
                         let owner = self.caller_uid(job.user_id);
                         let u = {
                             let g = self.ctld.read();
-                            let qos_of =
-                                &|name: &str| spur_core::qos::find(&g.state.qos(), name).map(|q| q.name.clone());
+                            // (under AccountingStorageEnforce=qos a user may
+                            // move a job only to a QOS of its association; an
+                            // operator to any: 22.05's _update_job)
+                            // (`QOS=`: the association's default, else none)
+                            let assocs = g.state.assocs();
+                            let link = assocs.link(&job.user_name, job.desc.account.as_deref().unwrap_or(""));
+                            let def = link.and_then(|l| assocs.link_qos(l).1).unwrap_or_default();
+                            let link = link.filter(|_| self.ctld.enforce_qos && !caller.operator);
+                            let allowed = link.map(|l| assocs.link_qos(l).0);
+                            let qos_of = &|name: &str| {
+                                if name.is_empty() {
+                                    return Some(def.clone());
+                                }
+                                spur_core::qos::find(&g.state.qos(), name)
+                                    .filter(|q| allowed.as_ref().is_none_or(|a| a.contains(&q.name)))
+                                    .map(|q| q.name.clone())
+                            };
                             validate::job_update(
                                 req,
                                 &job,

@@ -324,7 +324,8 @@ pub fn job_update(
     // crates/spur-sched/tests/qos.md B8)
     if let (Some(q), Some(find)) = (&u.qos, look.qos) {
         pending_only()?;
-        out.qos = Some(if q.is_empty() { String::new() } else { find(q).ok_or(ESLURM_INVALID_QOS)? });
+        // (an empty name asks for the association's default)
+        out.qos = Some(if q.is_empty() { find("").unwrap_or_default() } else { find(q).ok_or(ESLURM_INVALID_QOS)? });
     }
     if u.reset_accrue_time {
         pending_only()?;

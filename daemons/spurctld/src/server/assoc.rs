@@ -81,7 +81,7 @@ impl Service {
             if st.write_format_version() < spur_state::ASSOC_VERSION {
                 Err(ESLURM_NOT_SUPPORTED)
             } else {
-                match assoc::plan(&st.assocs(), &change) {
+                match assoc::plan(&st.assocs(), &change, &st.qos()) {
                     Err(r) => Err(code_of(&r)),
                     // an association with jobs not yet finished stays
                     // (slurmdbd: `Job(s) active, cancel job(s) before remove`)

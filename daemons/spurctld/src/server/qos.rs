@@ -128,6 +128,35 @@ impl Service {
         Ok(())
     }
 
+    /// A new job's QOS from its association (with accounting): a job that
+    /// named none runs in the association's default QOS (its own, else
+    /// its account's), or its one QOS, else `normal`; under
+    /// `AccountingStorageEnforce=qos` its QOS must be in the association's
+    /// list (`Invalid qos specification`, as slurmctld; fairshare-22.05.md
+    /// L3, L10).
+    pub(super) fn assoc_qos(&self, job: &mut spur_core::model::Job) -> Result<(), i32> {
+        if self.ctld.qos.is_none() {
+            return Ok(());
+        }
+        let g = self.ctld.read();
+        let a = g.state.assocs();
+        let acct = job.desc.account.clone().unwrap_or_default();
+        let Some(l) = a.link(&job.user_name, &acct) else { return Ok(()) };
+        let (list, def) = a.link_qos(l);
+        let all = g.state.qos();
+        if job.desc.qos.is_none() {
+            let chosen = def.or_else(|| (list.len() == 1).then(|| list[0].clone()));
+            if let Some(q) = chosen.and_then(|n| qos::find(&all, &n)).filter(|q| q.name != "normal") {
+                job.desc.qos = Some(q.name.clone());
+            }
+        }
+        let name = job.desc.qos_name().unwrap_or("normal").to_string();
+        if self.ctld.enforce_qos && !list.iter().any(|q| q.eq_ignore_ascii_case(&name)) {
+            return Err(ESLURM_INVALID_QOS);
+        }
+        Ok(())
+    }
+
     /// Under `AccountingStorageEnforce=limits`, a new job's QOS's submit
     /// limits (`MaxSubmitJobsPerUser`, `MaxSubmitJobsPerAccount`,
     /// `GrpSubmitJobs`, counting the jobs not yet finished) and, with
