@@ -185,6 +185,13 @@ fn accounts_users_usage_and_fair_share() {
     sacctmgr(&["-i", "add", "qos", "low"]).ok();
     let qos_of = |who: &str| sacctmgr(&["-n", "-P", "list", "assoc", who, "format=account,user,qos,defaultqos"]).stdout;
     assert_eq!(qos_of("user=spurtest"), "physics|spurtest|normal|\n");
+    let o = sacctmgr(&["list", "assoc", "user=spurtest", "format=cluster,account,user,qos,defaultqos"]);
+    assert_eq!(
+        o.stdout,
+        "   Cluster    Account       User                  QOS   Def QOS \n\
+         ---------- ---------- ---------- -------------------- --------- \n      \
+         spur    physics   spurtest               normal           \n"
+    );
     let o = sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS+=high"]);
     assert_eq!(
         (o.code, o.stdout.as_str()),
@@ -211,6 +218,17 @@ fn accounts_users_usage_and_fair_share() {
     assert_eq!(qos_of("account=bio"), "bio||low,normal|low\nbio|root|low,normal|low\n");
     let j = c.sbatch(&["-A", "bio", "--hold", "--wrap", "true"]).to_string();
     assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "low\n");
+    // a change to an account's list reaches the user associations under
+    // it that keep none of their own, and sacctmgr names them (L7)
+    let o = sacctmgr(&["-i", "modify", "account", "bio", "set", "QOS+=high"]);
+    assert_eq!(
+        o.stdout,
+        " Modified account associations...\n  C = spur       A = bio of root\n  \
+         C = spur       A = bio                  U = root     \n"
+    );
+    assert_eq!(qos_of("account=bio"), "bio||high,low,normal|low\nbio|root|high,low,normal|low\n");
+    let o = sacctmgr(&["-i", "add", "user", "bob", "Account=bio", "QOS=low"]);
+    assert!(o.stdout.ends_with(" Non Default Settings\n  QOS           = low\n"), "{}", o.stdout);
     // and `QOS=` asks for it again
     c.run("scontrol", &["update", &format!("JobId={j}"), "QOS=normal"]).ok();
     assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "normal\n");
@@ -218,6 +236,7 @@ fn accounts_users_usage_and_fair_share() {
     assert_eq!(c.run("squeue", &["-h", "-o", "%q", "-j", &j]).stdout, "low\n");
     c.run("scancel", &[&j]).ok();
     // a default QOS outside the list: said, not made, and exit 0 (L14)
+    sacctmgr(&["-i", "modify", "account", "bio", "set", "QOS-=high"]).ok();
     let o = sacctmgr(&["-i", "modify", "account", "bio", "set", "DefaultQOS=high"]);
     assert_eq!(
         (o.code, o.stdout.as_str(), o.stderr.as_str()),
@@ -229,7 +248,7 @@ fn accounts_users_usage_and_fair_share() {
              DefQOS = high       C = spur       A = bio                  \n"
         )
     );
-    assert_eq!(qos_of("account=bio"), "bio||low,normal|low\nbio|root|low,normal|low\n");
+    assert_eq!(qos_of("account=bio"), "bio||low,normal|low\nbio|bob|low|low\nbio|root|low,normal|low\n");
     // an empty list is its account's again (X6)
     sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS="]).ok();
     assert_eq!(qos_of("user=spurtest"), "physics|spurtest|normal|\n");

@@ -583,6 +583,12 @@ fn listed(c: &AssocCmd, p: &assoc::Planned, cluster: &str) -> String {
                             format!("C = {:<10} A = {} of {}", cluster, acc, parent)
                         }
                     })
+                    // (then the user associations a QOS change reaches, L7)
+                    .chain(
+                        p.touched_links
+                            .iter()
+                            .map(|(u, acc)| format!("C = {:<10} A = {:<20} U = {:<9}", cluster, acc, u)),
+                    )
                     .collect(),
             );
         }
