@@ -21,6 +21,10 @@ command -v mpicc.openmpi >/dev/null || need+=(openmpi-bin libopenmpi-dev)
 # the step daemon hosts a PMIx server through libpmix, bound by bindgen (libclang)
 [ -e /usr/lib/x86_64-linux-gnu/pmix2/include/pmix_server.h ] || [ -e /usr/include/pmix_server.h ] || need+=(libpmix-dev)
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so* 2>/dev/null)" ] || need+=(libclang-dev)
+# AuthType=auth/munge: libmunge (bound by bindgen in crates/spur-munge) and
+# munged for slurm-tests/tests/munge.rs
+[ -e /usr/include/munge.h ] || need+=(libmunge-dev)
+[ -x /usr/sbin/munged ] || need+=(munge)
 # libspur_compat is built against each Slurm release's own headers (bindgen):
 # 22.05's are Debian 12's libslurm-dev; 24.11's are fetched below
 [ -e /usr/include/slurm/slurm.h ] || need+=(libslurm-dev)

@@ -685,3 +685,22 @@ pub fn cgroup2_writable() -> Option<std::path::PathBuf> {
     let _ = std::fs::remove_dir(&probe);
     Some(root)
 }
+
+/// A gRPC request of `msg` carrying the credential `tok` (what a program
+/// that captured or forged one would send).
+pub fn with_cred<M>(msg: M, tok: &str) -> tonic::Request<M> {
+    let mut r = tonic::Request::new(msg);
+    r.metadata_mut().insert(spur_auth::grpc::HEADER, tok.parse().unwrap());
+    r
+}
+
+/// The answer is a refusal as unauthenticated, saying `why`.
+pub fn refused<T: std::fmt::Debug>(r: Result<T, tonic::Status>, why: &str) {
+    match r {
+        Err(st) => {
+            assert_eq!(st.code(), tonic::Code::Unauthenticated, "{:?}", st);
+            assert!(st.message().contains(why), "expected {:?}, got {:?}", why, st.message());
+        }
+        Ok(x) => panic!("accepted, expected {:?}: {:?}", why, x),
+    }
+}

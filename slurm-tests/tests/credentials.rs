@@ -7,20 +7,12 @@
 //! with `SlurmctldParameters=rl_enable` (root is exempt, as in Slurm).
 
 use prost::Message;
-use slurm_tests::{Cluster, TEST_USER};
+use slurm_tests::{refused, with_cred, Cluster, TEST_USER};
 use spur_auth::{cred, Identity, Kind};
 use spur_proto::agent_client::AgentClient;
 use spur_proto::controller_client::ControllerClient;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
-
-/// A request of `msg` carrying `tok` (what a program that captured or
-/// forged one would send).
-fn with_cred<M>(msg: M, tok: &str) -> tonic::Request<M> {
-    let mut r = tonic::Request::new(msg);
-    r.metadata_mut().insert(spur_auth::grpc::HEADER, tok.parse().unwrap());
-    r
-}
 
 /// The bytes gRPC sends for `msg` (uncompressed frame: flag, length, message).
 fn framed<M: Message>(msg: &M) -> Vec<u8> {
@@ -33,16 +25,6 @@ fn framed<M: Message>(msg: &M) -> Vec<u8> {
 
 fn sign<M: Message>(key: &[u8], id: &Identity, audience: &str, method: &str, msg: &M) -> String {
     cred::sign(key, id, audience, method, &cred::body_hash(&framed(msg))).unwrap()
-}
-
-fn refused<T: std::fmt::Debug>(r: Result<T, tonic::Status>, why: &str) {
-    match r {
-        Err(st) => {
-            assert_eq!(st.code(), tonic::Code::Unauthenticated, "{:?}", st);
-            assert!(st.message().contains(why), "expected {:?}, got {:?}", why, st.message());
-        }
-        Ok(x) => panic!("accepted, expected {:?}: {:?}", why, x),
-    }
 }
 
 /// A body whose first frame says 60 MiB follow, and which then never sends them.

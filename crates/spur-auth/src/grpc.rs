@@ -58,8 +58,9 @@ pub enum Signer {
     /// A daemon (or a test) with the key, as `id`.
     Key { key: Arc<Vec<u8>>, id: Identity },
     /// A command or library: as its own uid with the key when it can read
-    /// it (root), else through the host's signing service.
-    Process { key_file: PathBuf, socket: PathBuf },
+    /// it (root), else through the site's munged (`munge`: its socket, under
+    /// `AuthType=auth/munge`), else through the host's signing service.
+    Process { key_file: PathBuf, socket: PathBuf, munge: Option<PathBuf> },
 }
 
 impl Signer {
@@ -67,7 +68,7 @@ impl Signer {
     pub async fn sign(&self, audience: &str, method: &str, hash: &[u8; 32]) -> std::io::Result<String> {
         match self {
             Signer::Key { key, id } => Ok(cred::sign(key, id, audience, method, hash)?),
-            Signer::Process { key_file, socket } => {
+            Signer::Process { key_file, socket, munge } => {
                 if let Ok(k) = read_key(key_file) {
                     let id = Identity {
                         uid: nix::unistd::geteuid().as_raw(),
@@ -75,6 +76,9 @@ impl Signer {
                         kind: Kind::User,
                     };
                     return Ok(cred::sign(&k, &id, audience, method, hash)?);
+                }
+                if let Some(m) = munge {
+                    return munge_sign(m, audience, method, hash).await;
                 }
                 ask_signer(socket, audience, method, hash).await
             }
@@ -97,6 +101,65 @@ impl Signer {
             }
         }
     }
+}
+
+/// How a credential made by munged begins (then munged's own text).
+pub const MUNGE_PREFIX: &str = "m2.";
+/// How the reason begins when munged would not make a credential (then
+/// munge's message), as Slurm's auth/munge words it.
+pub const MUNGE_FAILED: &str = "Munge encode failed: ";
+
+/// What a munge credential wraps: the receiver, the method and the body's
+/// hash, so that it is good for one request as a version 2 credential is
+/// (munged adds the uid, gid, time-to-live and replay check).
+fn munge_payload(audience: &str, method: &str, hash: &[u8; 32]) -> String {
+    format!("spur-v2\n{}\n{}\n{}", audience, method, crate::hex(hash))
+}
+
+/// A user credential from the site's munged at `socket`.
+async fn munge_sign(
+    socket: &std::path::Path,
+    audience: &str,
+    method: &str,
+    hash: &[u8; 32],
+) -> std::io::Result<String> {
+    let (socket, payload) = (socket.to_path_buf(), munge_payload(audience, method, hash));
+    let c = tokio::task::spawn_blocking(move || spur_munge::encode(&socket, payload.as_bytes()))
+        .await
+        .map_err(std::io::Error::other)?
+        .map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{}{}", MUNGE_FAILED, e.message))
+        })?;
+    Ok(format!("{}{}", MUNGE_PREFIX, c))
+}
+
+/// Check a munge credential with the munged at `socket` for this receiver
+/// (one of `audiences`), `method` and body `hash`: the user it proves.
+async fn munge_check(
+    socket: &std::path::Path,
+    cred: &str,
+    audiences: &[String],
+    method: &str,
+) -> Result<(Identity, [u8; 32]), String> {
+    let (socket, c) = (socket.to_path_buf(), cred.to_string());
+    let d = tokio::task::spawn_blocking(move || spur_munge::decode(&socket, &c))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8(d.payload).map_err(|_| CredError::Malformed.to_string())?;
+    let f: Vec<&str> = text.split('\n').collect();
+    let [tag, aud, m, h] = f[..] else { return Err(CredError::Malformed.to_string()) };
+    if tag != "spur-v2" || !audiences.iter().any(|a| a == aud) || m != method {
+        return Err(CredError::BodyMismatch.to_string());
+    }
+    let mut hash = [0u8; 32];
+    if h.len() != 64 || !h.is_ascii() {
+        return Err(CredError::Malformed.to_string());
+    }
+    for (i, b) in hash.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&h[2 * i..2 * i + 2], 16).map_err(|_| CredError::Malformed.to_string())?;
+    }
+    Ok((Identity { uid: d.uid, gid: d.gid, kind: Kind::User }, hash))
 }
 
 /// Ask the signing service for a credential: one line
@@ -296,6 +359,9 @@ pub struct Gate {
     /// Version 1 credentials accepted (a rolling upgrade).
     legacy: Option<crate::Verifier>,
     limits: Arc<Limits>,
+    /// Under `AuthType=auth/munge`, munged's socket: users' credentials made
+    /// by munged are checked there.
+    munge: Option<PathBuf>,
 }
 
 impl Gate {
@@ -305,9 +371,10 @@ impl Gate {
         replay: Arc<ReplayCache>,
         legacy: bool,
         limits: Arc<Limits>,
+        munge: Option<PathBuf>,
     ) -> Arc<Gate> {
         let legacy = legacy.then(|| crate::Verifier::new(key.clone()));
-        Arc::new(Gate { key, audiences, replay, legacy, limits })
+        Arc::new(Gate { key, audiences, replay, legacy, limits, munge })
     }
 
     /// Check a request's credential and limits, read its body: the request
@@ -321,16 +388,30 @@ impl Gate {
         let method = req.uri().path().to_string();
         let unauth = |e: CredError| tonic::Status::unauthenticated(e.to_string());
         let t = now();
+        // (a credential munged made: a user's, its replay checked by munged)
+        let mut munged = None;
         let claims = match req.headers().get(HEADER) {
             Some(v) => {
                 let tok = v.to_str().map_err(|_| unauth(CredError::Malformed))?;
-                Some(cred::check(&self.key, tok, &self.audiences, &method, t).map_err(unauth)?)
+                match (tok.strip_prefix(MUNGE_PREFIX), &self.munge) {
+                    (Some(c), Some(sock)) => {
+                        munged = Some(
+                            munge_check(sock, c, &self.audiences, &method)
+                                .await
+                                .map_err(tonic::Status::unauthenticated)?,
+                        );
+                        None
+                    }
+                    (Some(_), None) => return Err(unauth(CredError::Malformed)),
+                    _ => Some(cred::check(&self.key, tok, &self.audiences, &method, t).map_err(unauth)?),
+                }
             }
             None => None,
         };
-        let id = match &claims {
-            Some(c) => c.identity(),
-            None => {
+        let id = match (&claims, &munged) {
+            (Some(c), _) => c.identity(),
+            (None, Some((id, _))) => id.clone(),
+            (None, None) => {
                 // a version 1 credential, during a rolling upgrade only: it
                 // says no kind; root's passes as any, a user's as a user's
                 let (Some(v), Some(tok)) = (&self.legacy, req.headers().get(crate::METADATA_KEY)) else {
@@ -384,6 +465,11 @@ impl Gate {
                 return Err(unauth(CredError::BodyMismatch));
             }
             self.replay.check_and_insert(&c.nonce, c.remember_until(), t).map_err(unauth)?;
+        }
+        if let Some((_, hash)) = &munged {
+            if !crate::constant_eq(&cred::body_hash(&bytes), hash) {
+                return Err(unauth(CredError::BodyMismatch));
+            }
         }
         parts.extensions.insert(id);
         Ok((http::Request::from_parts(parts, Body::new(http_body_util::Full::new(bytes))), Permits(user, all)))

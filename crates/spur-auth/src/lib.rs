@@ -226,17 +226,29 @@ pub fn create_key(path: &Path) -> std::io::Result<()> {
     f.write_all(&b)
 }
 
+/// Whether slurm.conf's `AuthType` is `auth/munge`: users' commands then
+/// prove who they are through the site's munged, as Slurm's do.
+pub fn is_munge(auth_type: Option<&str>) -> bool {
+    auth_type.is_some_and(|t| t.trim().eq_ignore_ascii_case("auth/munge"))
+}
+
+/// A key of `AuthInfo=k=v,...`.
+fn auth_info_key<'a>(auth_info: Option<&'a str>, key: &str) -> Option<&'a str> {
+    auth_info?.split(',').filter_map(|kv| kv.trim().split_once('=')).find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+/// munged's socket under `AuthType=auth/munge`: `AuthInfo=socket=PATH`, as
+/// Slurm reads it, else munge's default; `None` under other auth types.
+pub fn munge_socket(auth_type: Option<&str>, auth_info: Option<&str>) -> Option<PathBuf> {
+    is_munge(auth_type).then(|| PathBuf::from(auth_info_key(auth_info, "socket").unwrap_or(spur_munge::DEFAULT_SOCKET)))
+}
+
 /// Where the local signing service listens: `AuthInfo=socket=PATH` in
-/// slurm.conf, else /run/spur/auth.socket.
-pub fn socket_path(auth_info: Option<&str>) -> PathBuf {
-    if let Some(ai) = auth_info {
-        for kv in ai.split(',') {
-            if let Some(p) = kv.trim().strip_prefix("socket=") {
-                return PathBuf::from(p);
-            }
-        }
-    }
-    PathBuf::from("/run/spur/auth.socket")
+/// slurm.conf (under `auth/munge`, where `socket=` is munged's,
+/// `AuthInfo=spur_socket=PATH`), else /run/spur/auth.socket.
+pub fn socket_path(auth_type: Option<&str>, auth_info: Option<&str>) -> PathBuf {
+    let key = if is_munge(auth_type) { "spur_socket" } else { "socket" };
+    PathBuf::from(auth_info_key(auth_info, key).unwrap_or("/run/spur/auth.socket"))
 }
 
 /// Whether version 1 credentials are still made and taken:
@@ -248,8 +260,8 @@ pub fn legacy_enabled(auth_info: Option<&str>) -> bool {
 }
 
 /// The host's replay cache: `replay.cache` beside the signing service's socket.
-pub fn replay_path(auth_info: Option<&str>) -> PathBuf {
-    let s = socket_path(auth_info);
+pub fn replay_path(auth_type: Option<&str>, auth_info: Option<&str>) -> PathBuf {
+    let s = socket_path(auth_type, auth_info);
     s.parent().unwrap_or(Path::new("/run/spur")).join("replay.cache")
 }
 

@@ -34,10 +34,12 @@ struct UpOpts {
     compat: Option<spur_core::compat::Release>,
     /// A topology.conf for `TopologyPlugin=topology/tree` (`--topology FILE`).
     topology: Option<PathBuf>,
+    /// `AuthType=auth/munge` with the munged at this socket (`--munge SOCKET`).
+    munge: Option<PathBuf>,
 }
 
 fn usage() -> String {
-    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--topology FILE] [--compat 22.05|24.11]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--topology FILE] [--compat 22.05|24.11]\n                       [--munge SOCKET]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -57,6 +59,7 @@ pub fn main(args: &[String]) -> i32 {
         extra_conf: None,
         compat: None,
         topology: None,
+        munge: None,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -84,6 +87,7 @@ pub fn main(args: &[String]) -> i32 {
                 "--no-wait" => o.wait = false,
                 "--extra-conf" => o.extra_conf = Some(PathBuf::from(val()?)),
                 "--topology" => o.topology = Some(PathBuf::from(val()?)),
+                "--munge" => o.munge = Some(PathBuf::from(val()?)),
                 "--compat" => {
                     let v = val()?;
                     o.compat = Some(
@@ -208,9 +212,19 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
     s.push_str(&format!("SlurmctldPort={}\n", ports[0]));
     s.push_str(&format!("SlurmdPort={}\n", ports[1]));
     s.push_str("SlurmUser=root\n");
-    s.push_str("AuthType=auth/slurm\n");
+    match &o.munge {
+        // (users' commands through the site's munged; the signing service
+        // and the replay cache stay in the cluster's directory)
+        Some(m) => {
+            s.push_str("AuthType=auth/munge\n");
+            s.push_str(&format!("AuthInfo=socket={},spur_socket={}/run/auth.socket\n", m.display(), d.display()));
+        }
+        None => {
+            s.push_str("AuthType=auth/slurm\n");
+            s.push_str(&format!("AuthInfo=socket={}/run/auth.socket\n", d.display()));
+        }
+    }
     s.push_str("CredType=cred/slurm\n");
-    s.push_str(&format!("AuthInfo=socket={}/run/auth.socket\n", d.display()));
     s.push_str(&format!("StateSaveLocation={}/state\n", d.display()));
     s.push_str(&format!("SlurmdSpoolDir={}/spool/slurmd.%n\n", d.display()));
     s.push_str(&format!("SlurmctldLogFile={}/log/spurctld.log\n", d.display()));

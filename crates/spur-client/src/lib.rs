@@ -214,7 +214,8 @@ impl Client {
 
     /// A client for `conf`, read from `path` (its `slurm.key` is beside it).
     pub fn new(conf: SlurmConf, path: &Path) -> Client {
-        let socket = spur_auth::socket_path(conf.auth_info.as_deref());
+        let socket = spur_auth::socket_path(conf.get("AuthType"), conf.auth_info.as_deref());
+        let munge = spur_auth::munge_socket(conf.get("AuthType"), conf.auth_info.as_deref());
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let transport = spur_auth::tls::Transport::from_conf(
             conf.get("TLSType"),
@@ -230,7 +231,7 @@ impl Client {
             controllers: Arc::new(std::sync::Mutex::new(controllers)),
             conf_path: Arc::new(path.to_path_buf()),
             conf: Arc::new(conf),
-            signer: Signer::Process { key_file: spur_auth::key_path(path), socket },
+            signer: Signer::Process { key_file: spur_auth::key_path(path), socket, munge },
             legacy,
             channel: Arc::new(tokio::sync::Mutex::new(None)),
             prefer: Arc::new(std::sync::Mutex::new(None)),
@@ -364,6 +365,22 @@ impl Client {
     }
 }
 
+/// The error of a call no credential could be had for. munged's refusal is
+/// told on stderr as Slurm's auth/munge tells it (the program's name, then
+/// munge's message), and the call fails with `Protocol authentication error`.
+fn no_credential(reason: &str) -> ClientError {
+    if reason.starts_with(spur_auth::grpc::MUNGE_FAILED) {
+        let prog = std::env::args()
+            .next()
+            .and_then(|a| std::path::Path::new(&a).file_name().map(|f| f.to_string_lossy().into_owned()))
+            .unwrap_or_default();
+        eprintln!("{prog}: error: If munged is up, restart with --num-threads=10");
+        eprintln!("{prog}: error: {reason}");
+        return ClientError::slurm(errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR);
+    }
+    ClientError::Auth(reason.to_string())
+}
+
 /// Run an RPC against the leader: follow "not the leader" answers, and on a
 /// transport failure or a silent controller try the next one, until the
 /// client's retry time is spent. The message is cloned for each try: a
@@ -393,7 +410,7 @@ macro_rules! call {
                     continue;
                 }
                 Err(st) if st.message().starts_with(spur_auth::grpc::NO_CREDENTIAL) => {
-                    break Err(ClientError::Auth(st.message()[spur_auth::grpc::NO_CREDENTIAL.len()..].to_string()))
+                    break Err(no_credential(&st.message()[spur_auth::grpc::NO_CREDENTIAL.len()..]))
                 }
                 Err(st) if st.code() == tonic::Code::Unauthenticated => {
                     break Err(ClientError::slurm(errors::SLURM_PROTOCOL_AUTHENTICATION_ERROR))

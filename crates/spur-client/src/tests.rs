@@ -195,6 +195,7 @@ impl Cluster {
                         Arc::new(spur_auth::replay::ReplayCache::in_memory()),
                         false,
                         spur_auth::grpc::Limits::new(16, 16, None, vec![]),
+                        None,
                     );
                     let svc = spur_auth::grpc::Authenticated::new(
                         ControllerServer::new(Fake { mode, calls: c, seen: s }),

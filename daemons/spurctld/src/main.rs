@@ -409,6 +409,7 @@ fn main() {
         let mine = &ctld.conf.controllers[(me - 1) as usize];
         let audiences = vec![format!("{}:{}", mine.addr, port), format!("{}:{}", mine.name, port)];
         let replay = std::sync::Arc::new(spur_auth::replay::ReplayCache::open_or_memory(&spur_auth::replay_path(
+            ctld.conf.get("AuthType"),
             ctld.conf.auth_info.as_deref(),
         )));
         let limits = spur_auth::grpc::Limits::new(
@@ -417,7 +418,8 @@ fn main() {
             spur_auth::grpc::RateLimit::from_params(ctld.conf.get("SlurmctldParameters")),
             vec![0, slurm_user_uid],
         );
-        let gate = spur_auth::grpc::Gate::new((*key).clone(), audiences, replay, legacy, limits);
+        let munge = spur_auth::munge_socket(ctld.conf.get("AuthType"), ctld.conf.auth_info.as_deref());
+        let gate = spur_auth::grpc::Gate::new((*key).clone(), audiences, replay, legacy, limits, munge);
         let svc = spur_auth::grpc::Authenticated::new(
             spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
                 .max_decoding_message_size(MAX_REQUEST),

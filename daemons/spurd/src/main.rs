@@ -86,7 +86,7 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let sock = spur_auth::socket_path(conf.auth_info.as_deref());
+        let sock = spur_auth::socket_path(conf.get("AuthType"), conf.auth_info.as_deref());
         if let Err(e) = spur_auth::serve_signer(&sock, key, spur_auth::legacy_enabled(conf.auth_info.as_deref())) {
             eprintln!("spurd: fatal: signing service on {}: {}", sock.display(), e);
             std::process::exit(1);
@@ -321,14 +321,17 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     if !nc.addr.is_empty() {
         audiences.push(format!("{}:{}", nc.addr, port));
     }
-    let replay =
-        Arc::new(spur_auth::replay::ReplayCache::open_or_memory(&spur_auth::replay_path(conf.auth_info.as_deref())));
+    let replay = Arc::new(spur_auth::replay::ReplayCache::open_or_memory(&spur_auth::replay_path(
+        conf.get("AuthType"),
+        conf.auth_info.as_deref(),
+    )));
     let gate = spur_auth::grpc::Gate::new(
         (*key).clone(),
         audiences,
         replay,
         spur_auth::legacy_enabled(conf.auth_info.as_deref()),
         spur_auth::grpc::Limits::new(64, 64, None, vec![]),
+        spur_auth::munge_socket(conf.get("AuthType"), conf.auth_info.as_deref()),
     );
     let mut server = tonic::transport::Server::builder();
     if let Some(tls) = transport.server() {

@@ -35,7 +35,8 @@ async fn channel(
 ) -> spur_auth::grpc::Signed<tonic::transport::Channel> {
     let signer = spur_auth::grpc::Signer::Process {
         key_file: spur_auth::key_path(path),
-        socket: spur_auth::socket_path(conf.auth_info.as_deref()),
+        socket: spur_auth::socket_path(conf.get("AuthType"), conf.auth_info.as_deref()),
+        munge: spur_auth::munge_socket(conf.get("AuthType"), conf.auth_info.as_deref()),
     };
     let ch = tonic::transport::Channel::from_shared(format!("http://{}", addr))
         .expect("an address")
