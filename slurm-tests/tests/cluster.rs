@@ -556,3 +556,24 @@ fn compat_22_05_cluster_behaves_like_slurm_22_05() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("   ReqTRES=cpu=1,"));
     c.run("scancel", &[&id]);
 }
+
+/// Spur's own programs say which Spur they are and which Slurm release
+/// their commands imitate (`--compat 22.05`: the variable the commands
+/// follow too).
+#[test]
+fn spurs_programs_print_their_version_and_the_slurm_release() {
+    for prog in ["spur", "spurctld", "spurd", "spurstepd"] {
+        for (env, release) in [("24.11", "24.11.5"), ("22.05", "22.05.8")] {
+            let o = std::process::Command::new(bin_dir().join(prog))
+                .arg("--version")
+                .env("SPUR_SLURM_COMPAT", env)
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&o.stdout),
+                format!("spur {} (Slurm {})\n", env!("CARGO_PKG_VERSION"), release),
+                "{prog}"
+            );
+        }
+    }
+}

@@ -67,7 +67,7 @@ fn main() {
             controllers::main(&args)
         }
         "--version" | "-V" | "version" => {
-            println!("spur {}", env!("CARGO_PKG_VERSION"));
+            print!("{}", spur_core::compat::spur_version_line());
             0
         }
         other => {

@@ -331,6 +331,13 @@ pub const SLURM_22_05: Profile = Profile {
 
 static RELEASE: OnceLock<Release> = OnceLock::new();
 
+/// What Spur's own programs (`spur`, `spurctld`, `spurd`, `spurstepd`)
+/// print for `--version`: Spur's version and the Slurm release its commands
+/// imitate (the Slurm commands print that release's own line).
+pub fn spur_version_line() -> String {
+    format!("spur {} (Slurm {})\n", env!("CARGO_PKG_VERSION"), release().version())
+}
+
 /// The release this process imitates: `SPUR_SLURM_COMPAT` if it names a known
 /// release, else 24.11 (an unknown value is ignored, not an error, so that a
 /// stray setting can never stop a command from running).

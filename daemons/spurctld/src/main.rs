@@ -56,7 +56,7 @@ fn parse_args() -> Result<Args, String> {
             "--listen" => a.listen = Some(it.next().ok_or("--listen needs an address")?),
             "-h" | "--help" => return Err(USAGE.into()),
             "-V" | "--version" => {
-                println!("spur {}", env!("CARGO_PKG_VERSION"));
+                print!("{}", spur_core::compat::spur_version_line());
                 std::process::exit(0);
             }
             _ => return Err(format!("spurctld: unknown option {}\n{}", x, USAGE)),

@@ -36,7 +36,7 @@ fn main() {
             "-D" | "-c" => {}
             "--authd" => authd = true,
             "-V" | "--version" => {
-                println!("spur {}", env!("CARGO_PKG_VERSION"));
+                print!("{}", spur_core::compat::spur_version_line());
                 return;
             }
             _ if a.starts_with("-N") && a.len() > 2 => node = Some(a[2..].to_string()),

@@ -30,7 +30,7 @@ const USAGE: &str = "Usage: spurstepd JOBDIR\n       spurstepd --step STEPDIR NO
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     match argv.get(1).map(|s| s.as_str()) {
-        Some("-V") | Some("--version") => println!("spur {}", env!("CARGO_PKG_VERSION")),
+        Some("-V") | Some("--version") => print!("{}", spur_core::compat::spur_version_line()),
         Some("--step") if argv.len() == 4 => {
             std::process::exit(step::run(&PathBuf::from(&argv[2]), &argv[3]));
         }
