@@ -35,6 +35,132 @@ enum K {
     Defunct,
 }
 
+/// The top-level keys Spur accepts and keeps (`scontrol show config` shows
+/// them) but does not act on: a site's slurm.conf with them starts the
+/// cluster, and spurctld logs each one it holds once (`inert_keys`).
+/// `slurm-tests/tests/conf_keys.rs` checks the list against the code: none
+/// of these is read outside this file's table and scontrol's display, and
+/// every other key is.
+pub static INERT_KEYS: &[&str] = &[
+    "AccountingStorageLoc",
+    "AccountingStoragePass",
+    "AccountingStorageTRES",
+    "AccountingStoreFlags",
+    "AccountingStoreJobComment",
+    "AcctGatherEnergyType",
+    "AcctGatherFilesystemType",
+    "AcctGatherInfinibandType",
+    "AcctGatherInterconnectType",
+    "AcctGatherNodeFreq",
+    "AcctGatherProfileType",
+    "AllowSpecResourcesUsage",
+    "AuthAltParameters",
+    "AuthAltTypes",
+    "BcastExclude",
+    "BcastParameters",
+    "BurstBufferParameters",
+    "CertmgrType",
+    "CertmgrParameters",
+    "CliFilterPlugins",
+    "CpuFreqDef",
+    "CpuFreqGovernors",
+    "CryptoType",
+    "DataParserParameters",
+    "DebugFlags",
+    "DependencyParameters",
+    "EioTimeout",
+    "Epilog",
+    "EpilogMsgTime",
+    "EpilogSlurmctld",
+    "FairShareDampeningFactor",
+    "FastSchedule",
+    "FederationParameters",
+    "GetEnvTimeout",
+    "GpuFreqDef",
+    "GroupUpdateForce",
+    "GroupUpdateTime",
+    "HashPlugin",
+    "HealthCheckInterval",
+    "HealthCheckNodeState",
+    "HealthCheckProgram",
+    "JobCompHost",
+    "JobCompLoc",
+    "JobCompParams",
+    "JobCompPass",
+    "JobCompPort",
+    "JobCompUser",
+    "JobContainerType",
+    "JobFileAppend",
+    "JobSubmitPlugins",
+    "KeepAliveTime",
+    "LaunchType",
+    "LogTimeFormat",
+    "MailDomain",
+    "MaxBatchRequeue",
+    "MaxDBDMsgs",
+    "MaxNodeCount",
+    "MaxStepCount",
+    "MaxTasksPerNode",
+    "MCSParameters",
+    "MCSPlugin",
+    "NodeFeaturesPlugins",
+    "PluginDir",
+    "PlugStackConfig",
+    "PreemptParameters",
+    "PrEpParameters",
+    "PrEpPlugins",
+    "PriorityFlags",
+    "PriorityParameters",
+    "PrioritySiteFactorParameters",
+    "PrioritySiteFactorPlugin",
+    "PriorityUsageResetPeriod",
+    "PrologEpilogTimeout",
+    "PrologSlurmctld",
+    "PropagatePrioProcess",
+    "RebootProgram",
+    "ReconfigFlags",
+    "RequeueExit",
+    "RequeueExitHold",
+    "ResumeFailProgram",
+    "ResumeProgram",
+    "ResumeRate",
+    "ResvEpilog",
+    "ResvOverRun",
+    "ResvProlog",
+    "RoutePlugin",
+    "SbcastParameters",
+    "ScronParameters",
+    "SlurmctldAddr",
+    "SlurmctldDebug",
+    "SlurmctldPidFile",
+    "SlurmctldPrimaryOffProg",
+    "SlurmctldPrimaryOnProg",
+    "SlurmctldSyslogDebug",
+    "SlurmdDebug",
+    "SlurmdParameters",
+    "SlurmdPidFile",
+    "SlurmdSyslogDebug",
+    "SlurmSchedLogFile",
+    "SlurmSchedLogLevel",
+    "SrunEpilog",
+    "SrunPortRange",
+    "SrunProlog",
+    "SuspendExcNodes",
+    "SuspendExcParts",
+    "SuspendExcStates",
+    "SuspendProgram",
+    "SuspendRate",
+    "SwitchParameters",
+    "SwitchType",
+    "TaskPluginParam",
+    "TCPTimeout",
+    "UnkillableStepProgram",
+    "UnkillableStepTimeout",
+    "UsePAM",
+    "VSizeFactor",
+    "X11Parameters",
+];
+
 /// Every top-level key of Slurm 24.11's `slurm_conf_options[]` (without
 /// the line-handler keys NodeName, PartitionName, NodeSet, DownNodes,
 /// FrontendName, SlurmctldHost).
@@ -571,6 +697,20 @@ pub struct SlurmConf {
 }
 
 impl SlurmConf {
+    /// The keys of this file Spur keeps but does not act on
+    /// ([`INERT_KEYS`]), as Slurm spells them, once each in file order.
+    pub fn inert_keys(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = vec![];
+        for (k, _) in &self.all {
+            if let Some(i) = INERT_KEYS.iter().find(|i| i.eq_ignore_ascii_case(k)) {
+                if !out.contains(i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
     /// Last value of a top-level key (case-insensitive).
     pub fn get(&self, key: &str) -> Option<&str> {
         self.all.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())

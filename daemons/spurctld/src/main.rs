@@ -189,6 +189,13 @@ fn main() {
         std::process::exit(1);
     }
     init_logging(args.log.as_deref());
+    // what slurm.conf holds that Spur will not do, said once at start
+    for w in &conf.warnings {
+        tracing::warn!("slurm.conf: {}", w);
+    }
+    for k in conf.inert_keys() {
+        tracing::info!("slurm.conf: {} is accepted, but Spur does not act on it", k);
+    }
     let key_path = spur_auth::key_path(&args.conf);
     let key = match spur_auth::read_key(&key_path) {
         Ok(k) => k,

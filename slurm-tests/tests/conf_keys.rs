@@ -1,0 +1,89 @@
+//! Issue 16, point 1: a site's slurm.conf with keys Spur does not act on
+//! still starts the cluster, and the controller says once, at start, which
+//! keys it keeps without acting on them (`spur_core::config::INERT_KEYS`).
+//! The list is checked against the code: no inert key is read outside
+//! slurm.conf's key table and `scontrol show config`, and every other key
+//! of the table is.
+
+use slurm_tests::*;
+use std::path::Path;
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn the_inert_list_is_what_the_code_reads_not() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = vec![];
+    for d in ["crates", "daemons", "libspur_compat"] {
+        sources(&root.join(d), &mut files);
+    }
+    let config = root.join("crates/spur-core/src/config.rs").display().to_string();
+    let scontrol = root.join("crates/spur-cli-control/src/scontrol.rs").display().to_string();
+    let table = files.iter().find(|(p, _)| *p == config).map(|(_, t)| t.clone()).unwrap();
+    // the key table itself, and the inert list, are not uses
+    let start = table.find("pub static INERT_KEYS").unwrap();
+    let end =
+        table[table.find("static TOP_KEYS").unwrap()..].find("];").unwrap() + table.find("static TOP_KEYS").unwrap();
+    let rest_of_config = format!("{}{}", &table[..start], &table[end..]);
+    let keys: Vec<(&str, bool)> = table[table.find("static TOP_KEYS").unwrap()..end]
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("(\"")?.split_once("\", K::"))
+        .map(|(k, kind)| (k, kind.starts_with("Defunct")))
+        .collect();
+    assert!(keys.len() > 200, "{}", keys.len());
+    let read = |k: &str| {
+        let (quoted, assign) = (format!("\"{}\"", k), format!("\"{}=", k));
+        rest_of_config.contains(&quoted)
+            || files.iter().any(|(p, t)| *p != config && *p != scontrol && (t.contains(&quoted) || t.contains(&assign)))
+    };
+    let mut wrong = vec![];
+    for (k, defunct) in keys {
+        let inert = spur_core::config::INERT_KEYS.contains(&k);
+        if (defunct && inert) || (!defunct && inert == read(k)) {
+            wrong.push(format!("{k}: defunct {defunct}, listed inert {inert}, read by the code {}", read(k)));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_sites_keys_start_the_cluster_and_are_named_once() {
+    let extra = std::env::temp_dir().join(format!("spur-conf-keys-{}.conf", std::process::id()));
+    std::fs::write(
+        &extra,
+        "HealthCheckProgram=/usr/sbin/nhc\nHealthCheckInterval=300\nEpilog=/etc/slurm/epilog.sh\n\
+         Epilog=/etc/slurm/epilog.d/*\nhealthcheckinterval=600\nPowerPlugin=power/none\n",
+    )
+    .unwrap();
+    let c = Cluster::up("confkeys", 1, &["--extra-conf", extra.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&extra);
+    let j = c.sbatch(&["--wrap", "true"]).to_string();
+    c.wait_state(&j, "COMPLETED", std::time::Duration::from_secs(30));
+    let log = c.ctld_log();
+    let said: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split_once("slurm.conf: ").map(|x| x.1))
+        .filter(|l| l.contains("Spur does not act on it") || l.contains("defunct"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "The option \"PowerPlugin\" is defunct, please remove it from slurm.conf.",
+            "HealthCheckProgram is accepted, but Spur does not act on it",
+            "HealthCheckInterval is accepted, but Spur does not act on it",
+            "Epilog is accepted, but Spur does not act on it",
+        ],
+        "{log}"
+    );
+    c.down();
+}
