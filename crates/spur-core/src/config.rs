@@ -117,7 +117,6 @@ pub static INERT_KEYS: &[&str] = &[
     "PreemptParameters",
     "PrEpParameters",
     "PrEpPlugins",
-    "PriorityFlags",
     "PriorityParameters",
     "PrioritySiteFactorParameters",
     "PrioritySiteFactorPlugin",

@@ -3,10 +3,13 @@
 //! priority_multifactor plugin; measured on 22.05 in
 //! `crates/spur-core/tests/priority-22.05.md`):
 //!
-//! - age: the time since the job became eligible over `PriorityMaxAge`
-//!   (at most 1), as of the last `PriorityCalcPeriod` boundary;
+//! - age: the time since the job became eligible (since its submission
+//!   with `PriorityFlags=ACCRUE_ALWAYS`) over `PriorityMaxAge` (at most 1),
+//!   as of the last `PriorityCalcPeriod` boundary;
 //! - job size: (the job's nodes over the cluster's + its CPUs over the
-//!   cluster's) / 2, or 1 minus that with `PriorityFavorSmall=YES`;
+//!   cluster's) / 2, or 1 minus that with `PriorityFavorSmall=YES`; with
+//!   `PriorityFlags=SMALL_RELATIVE_TO_TIME`, its CPUs per minute of its time
+//!   limit over the cluster's CPUs (1 minus that when favouring small);
 //! - partition: the partition's `PriorityJobFactor` over the largest of any
 //!   partition;
 //! - fair-share: with accounting, the Fair Tree factor of the job's
@@ -42,6 +45,13 @@ pub struct Weights {
     pub favor_small: bool,
     /// `PriorityDecayHalfLife` in seconds (usage's decay).
     pub half_life: i64,
+    /// `PriorityFlags=ACCRUE_ALWAYS`: age counts from submission, whatever
+    /// held the job back (slurmctld's accrue time is then the submit time).
+    pub accrue_always: bool,
+    /// `PriorityFlags=SMALL_RELATIVE_TO_TIME`: the job size factor is the
+    /// job's CPUs (at least its nodes' share of the cluster's) per minute
+    /// of its time limit, over the cluster's CPUs.
+    pub size_relative: bool,
 }
 
 impl Weights {
@@ -73,6 +83,9 @@ impl Weights {
                 .get("PriorityFavorSmall")
                 .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "yes" | "true" | "1")),
             half_life: crate::assoc::half_life(conf),
+            // (read_config.c looks for each name anywhere in the value)
+            accrue_always: flag(conf, "ACCRUE_ALWAYS"),
+            size_relative: flag(conf, "SMALL_RELATIVE_TO_TIME"),
         })
     }
 
@@ -80,6 +93,12 @@ impl Weights {
     pub fn any(&self) -> bool {
         self.age | self.assoc | self.fairshare | self.jobsize | self.partition | self.qos > 0
     }
+}
+
+/// Whether slurm.conf's `PriorityFlags` names `name` (case-insensitive,
+/// anywhere in the value, as slurmctld reads it).
+fn flag(conf: &SlurmConf, name: &str) -> bool {
+    conf.get("PriorityFlags").is_some_and(|v| v.to_ascii_uppercase().contains(name))
 }
 
 /// What the factors need of the cluster.
@@ -157,12 +176,20 @@ pub fn factors(
     now: i64,
 ) -> Factors {
     let at = calc_time(w, now);
-    let age = if job.eligible_time > 0 && w.max_age > 0 && at > job.eligible_time {
-        ((at - job.eligible_time) as f64 / w.max_age as f64).min(1.0)
+    let accrue = if w.accrue_always { job.submit_time } else { job.eligible_time };
+    let age = if accrue > 0 && w.max_age > 0 && at > accrue {
+        ((at - accrue) as f64 / w.max_age as f64).min(1.0)
     } else {
         0.0
     };
-    let size = if totals.nodes > 0 && totals.cpus > 0 {
+    let size = if totals.nodes > 0 && totals.cpus > 0 && w.size_relative {
+        // (priority_multifactor.c: CPUs, at least the nodes' average share,
+        // per minute of the time limit, INFINITE when unlimited)
+        let share = f64::from(job.num_nodes.max(1)) * totals.cpus as f64 / f64::from(totals.nodes);
+        let minutes = f64::from(job.time_limit.unwrap_or(u32::MAX - 1).max(1));
+        let js = share.max(f64::from(job.num_cpus.max(1))) / minutes / totals.cpus as f64;
+        (if w.favor_small { 1.0 - js } else { js }).clamp(0.0, 1.0)
+    } else if totals.nodes > 0 && totals.cpus > 0 {
         let nodes = f64::from(job.num_nodes.max(1)) / f64::from(totals.nodes);
         let cpus = f64::from(job.num_cpus.max(1)) / totals.cpus as f64;
         let big = ((nodes + cpus) / 2.0).min(1.0);
@@ -244,6 +271,32 @@ mod tests {
         let a = factors(&j, 1, 0, 1.0, &t, &w, later).age;
         assert!(a > 500.0 && a < 510.0, "{a}");
         assert_eq!(factors(&j, 1, 0, 1.0, &t, &w, 1_000_000 + 10 * 86400).age, 1000.0);
+    }
+
+    #[test]
+    fn priority_flags_accrue_always_and_small_relative_to_time() {
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1, max_qos_priority: 0 };
+        // held back two days after submission: no age, unless ACCRUE_ALWAYS
+        let mut j = job(1, 1, 0);
+        j.submit_time = 1_000_000 - 2 * 86_400;
+        let w = measured_weights();
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &w, 1_000_000).age, 0.0);
+        let w = Weights { accrue_always: true, ..measured_weights() };
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &w, 1_000_000).age, 1000.0);
+        // CPUs per minute of the limit over the cluster's CPUs: 16 CPUs for
+        // 10 minutes; 2 nodes (at least 2 x 64/6 CPUs) for 60; unlimited
+        let w = Weights { size_relative: true, ..measured_weights() };
+        let mut a = job(1, 16, 0);
+        a.time_limit = Some(10);
+        assert!((factors(&a, 1, 0, 1.0, &t, &w, 1_000_000).jobsize - 25.0).abs() < 1e-9);
+        let mut b = job(2, 4, 0);
+        b.time_limit = Some(60);
+        let want = 2.0 * 64.0 / 6.0 / 60.0 / 64.0 * 1000.0;
+        assert!((factors(&b, 1, 0, 1.0, &t, &w, 1_000_000).jobsize - want).abs() < 1e-9);
+        let u = job(1, 1, 0);
+        assert!(factors(&u, 1, 0, 1.0, &t, &w, 1_000_000).jobsize < 1e-6);
+        let w = Weights { favor_small: true, ..w };
+        assert!((factors(&a, 1, 0, 1.0, &t, &w, 1_000_000).jobsize - 975.0).abs() < 1e-9);
     }
 
     #[test]
