@@ -69,7 +69,8 @@ fn a_sites_keys_start_the_cluster_and_are_named_once() {
     std::fs::write(
         &extra,
         "HealthCheckProgram=/usr/sbin/nhc\nHealthCheckInterval=300\nEpilog=/etc/slurm/epilog.sh\n\
-         Epilog=/etc/slurm/epilog.d/*\nhealthcheckinterval=600\nPowerPlugin=power/none\n",
+         Epilog=/etc/slurm/epilog.d/*\nhealthcheckinterval=600\nPowerPlugin=power/none\n\
+         PriorityFlags=INCR_ONLY,DEPTH_OBLIVIOUS,MAX_TRES\n",
     )
     .unwrap();
     let c = Cluster::up("confkeys", 1, &["--extra-conf", extra.to_str().unwrap()]);
@@ -86,9 +87,13 @@ fn a_sites_keys_start_the_cluster_and_are_named_once() {
         said,
         [
             "The option \"PowerPlugin\" is defunct, please remove it from slurm.conf.",
+            // (spur cluster up writes TaskPlugin=task/none)
+            "TaskPlugin is accepted, but Spur does not act on it",
             "HealthCheckProgram is accepted, but Spur does not act on it",
             "HealthCheckInterval is accepted, but Spur does not act on it",
             "Epilog is accepted, but Spur does not act on it",
+            "PriorityFlags=DEPTH_OBLIVIOUS is accepted, but Spur does not act on it",
+            "PriorityFlags=MAX_TRES is accepted, but Spur does not act on it",
         ],
         "{log}"
     );

@@ -18,7 +18,10 @@
 //!   one); without accounting, 1.0 (no usage recorded);
 //! - QOS: the job's QOS's priority over the largest of any QOS
 //!   (`sacctmgr add|modify qos ... Priority=`; `spur_core::qos`);
-//! - association: 0 (no association priorities in Spur).
+//! - association: 0 (no association priorities in Spur);
+//! - `PriorityFlags` `NO_NORMAL_PART`, `NO_NORMAL_QOS` (`NO_NORMAL_ALL`):
+//!   those two factors not normalised; `INCR_ONLY`: the controller only
+//!   raises a job's priority (`Ctld::recalc_priorities`).
 //!
 //! The sum is truncated and the nice value subtracted; a job's priority is
 //! at least 1 (0 means held). The controller sets it with these functions
@@ -52,6 +55,14 @@ pub struct Weights {
     /// job's CPUs (at least its nodes' share of the cluster's) per minute
     /// of its time limit, over the cluster's CPUs.
     pub size_relative: bool,
+    /// `PriorityFlags=NO_NORMAL_PART` (or `NO_NORMAL_ALL`): the partition
+    /// factor is its `PriorityJobFactor` itself, not over the largest.
+    pub no_normal_part: bool,
+    /// `PriorityFlags=NO_NORMAL_QOS` (or `NO_NORMAL_ALL`): the QOS factor is
+    /// its priority itself.
+    pub no_normal_qos: bool,
+    /// `PriorityFlags=INCR_ONLY`: a job's priority is only ever raised.
+    pub incr_only: bool,
 }
 
 impl Weights {
@@ -86,6 +97,9 @@ impl Weights {
             // (read_config.c looks for each name anywhere in the value)
             accrue_always: flag(conf, "ACCRUE_ALWAYS"),
             size_relative: flag(conf, "SMALL_RELATIVE_TO_TIME"),
+            no_normal_part: flag(conf, "NO_NORMAL_PART") || flag(conf, "NO_NORMAL_ALL"),
+            no_normal_qos: flag(conf, "NO_NORMAL_QOS") || flag(conf, "NO_NORMAL_ALL"),
+            incr_only: flag(conf, "INCR_ONLY"),
         })
     }
 
@@ -93,6 +107,15 @@ impl Weights {
     pub fn any(&self) -> bool {
         self.age | self.assoc | self.fairshare | self.jobsize | self.partition | self.qos > 0
     }
+}
+
+/// The `PriorityFlags` Slurm knows and Spur keeps without acting on, of
+/// those slurm.conf names (spurctld says so once at start).
+pub fn inert_flags(conf: &SlurmConf) -> Vec<&'static str> {
+    ["CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE", "MAX_TRES", "NO_NORMAL_ASSOC", "NO_NORMAL_TRES"]
+        .into_iter()
+        .filter(|f| flag(conf, f))
+        .collect()
 }
 
 /// Whether slurm.conf's `PriorityFlags` names `name` (case-insensitive,
@@ -201,15 +224,22 @@ pub fn factors(
     } else {
         0.0
     };
-    let part =
-        if totals.max_part_factor > 0 { f64::from(part_factor) / f64::from(totals.max_part_factor) } else { 0.0 };
+    let part = if w.no_normal_part {
+        f64::from(part_factor)
+    } else if totals.max_part_factor > 0 {
+        f64::from(part_factor) / f64::from(totals.max_part_factor)
+    } else {
+        0.0
+    };
     Factors {
         age: age * f64::from(w.age),
         assoc: 0.0,
         fairshare: fair_share * f64::from(w.fairshare),
         jobsize: size * f64::from(w.jobsize),
         partition: part * f64::from(w.partition),
-        qos: if totals.max_qos_priority > 0 {
+        qos: if w.no_normal_qos {
+            f64::from(qos_priority) * f64::from(w.qos)
+        } else if totals.max_qos_priority > 0 {
             f64::from(qos_priority) / f64::from(totals.max_qos_priority) * f64::from(w.qos)
         } else {
             0.0
@@ -297,6 +327,11 @@ mod tests {
         assert!(factors(&u, 1, 0, 1.0, &t, &w, 1_000_000).jobsize < 1e-6);
         let w = Weights { favor_small: true, ..w };
         assert!((factors(&a, 1, 0, 1.0, &t, &w, 1_000_000).jobsize - 975.0).abs() < 1e-9);
+        // NO_NORMAL_PART, NO_NORMAL_QOS: the factors themselves
+        let t = Totals { max_part_factor: 4, max_qos_priority: 100, ..t };
+        let w = Weights { no_normal_part: true, no_normal_qos: true, partition: 2, qos: 3, ..measured_weights() };
+        let f = factors(&job(1, 1, 0), 4, 10, 1.0, &t, &w, 1_000_000);
+        assert_eq!((f.partition, f.qos), (8.0, 30.0));
     }
 
     #[test]

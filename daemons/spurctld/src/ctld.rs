@@ -434,7 +434,9 @@ impl Ctld {
                 let qp = spur_core::qos::of_job(&qos, j).map(|q| q.priority).unwrap_or(0);
                 let f = fs.as_ref().map(|f| spur_core::assoc::job_factor(f, j)).unwrap_or(1.0);
                 let p = spur_core::priority::factors(j, pf, qp, f, &totals, w, now).priority();
-                (p != j.priority).then(|| Command::UpdateJob {
+                // (INCR_ONLY: only ever raised, once it has one)
+                let lower = w.incr_only && j.priority > 1 && p < j.priority;
+                (p != j.priority && !lower).then(|| Command::UpdateJob {
                     job_id: j.job_id,
                     update: Box::new(spur_state::JobUpdate { priority: Some(p), ..Default::default() }),
                 })

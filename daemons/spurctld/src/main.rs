@@ -196,6 +196,9 @@ fn main() {
     for k in conf.inert_keys() {
         tracing::info!("slurm.conf: {} is accepted, but Spur does not act on it", k);
     }
+    for f in spur_core::priority::inert_flags(&conf) {
+        tracing::info!("slurm.conf: PriorityFlags={} is accepted, but Spur does not act on it", f);
+    }
     let key_path = spur_auth::key_path(&args.conf);
     let key = match spur_auth::read_key(&key_path) {
         Ok(k) => k,
