@@ -480,7 +480,10 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
         .jobs
         .iter()
         .filter(|j| {
-            j.state == JobState::Pending && j.priority > 0 && j.eligible_time > 0 && j.eligible_time <= view.now
+            // (ACCRUE_ALWAYS: from submission, so a job waiting on a
+            // dependency is listed too; priority-flags-22.05.md C)
+            let since = if w.accrue_always { j.submit_time } else { j.eligible_time };
+            j.state == JobState::Pending && j.priority > 0 && since > 0 && since <= view.now
         })
         .filter(|j| o.jobs.as_ref().is_none_or(|l| l.contains(&j.job_id)))
         .filter(|j| o.users.as_ref().is_none_or(|u| u.iter().any(|n| *n == j.user_name || *n == j.user_id.to_string())))
@@ -673,5 +676,26 @@ mod tests {
         assert_eq!(parse(&a, &HashMap::new()).err().map(|o| o.stdout), Some(USAGE.to_string()));
         let a: Vec<String> = ["-l", "-o", "%i"].iter().map(|s| s.to_string()).collect();
         assert_eq!(parse(&a, &HashMap::new()).err().map(|o| o.code), Some(1));
+    }
+
+    /// A job waiting on a dependency is listed only under ACCRUE_ALWAYS,
+    /// its age from submission (priority-flags-22.05.md A job 9, C job 27).
+    #[test]
+    fn accrue_always_lists_a_dependent_job() {
+        let mut v = view();
+        for j in &mut v.jobs {
+            j.submit_time = 1000;
+        }
+        v.jobs[1].eligible_time = 0;
+        let opts = parse(&["-h".to_string()], &HashMap::new()).unwrap();
+        let ids = |w: &Weights| {
+            render(&opts, &v, w)
+                .stdout
+                .lines()
+                .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&weights()), ["4", "5", "6"]);
+        assert_eq!(ids(&Weights { accrue_always: true, ..weights() }), ["3", "4", "5", "6"]);
     }
 }

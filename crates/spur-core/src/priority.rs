@@ -327,6 +327,22 @@ mod tests {
         assert!(factors(&u, 1, 0, 1.0, &t, &w, 1_000_000).jobsize < 1e-6);
         let w = Weights { favor_small: true, ..w };
         assert!((factors(&a, 1, 0, 1.0, &t, &w, 1_000_000).jobsize - 975.0).abs() < 1e-9);
+        // 22.05's `sprio -n` on 6 nodes of 64 CPUs (priority-flags-22.05.md
+        // B, jobs 11-16): nodes, CPUs, time limit -> the normalised factor
+        let w = Weights { size_relative: true, ..measured_weights() };
+        for (n, c, limit, want) in [
+            (1, 1, Some(10), 0.0166667),
+            (1, 1, Some(100), 0.0016667),
+            (1, 8, Some(10), 0.0166667),
+            (2, 16, Some(60), 0.0055556),
+            (1, 4, None, 0.0),
+            (1, 4, Some(60), 0.0027778),
+        ] {
+            let mut j = job(n, c, 0);
+            j.time_limit = limit;
+            let got = factors(&j, 1, 0, 1.0, &t, &w, 1_000_000).jobsize / 1000.0;
+            assert_eq!(format!("{:.7}", got), format!("{:.7}", want), "{n} {c} {limit:?}");
+        }
         // NO_NORMAL_PART, NO_NORMAL_QOS: the factors themselves
         let t = Totals { max_part_factor: 4, max_qos_priority: 100, ..t };
         let w = Weights { no_normal_part: true, no_normal_qos: true, partition: 2, qos: 3, ..measured_weights() };
