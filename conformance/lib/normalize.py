@@ -91,6 +91,13 @@ ACCT_USAGE_COLUMNS = {c.lower() for c in (
     "MaxPages", "AvePages", "MinCPU", "AveCPU", "MaxDiskRead", "AveDiskRead",
     "MaxDiskWrite", "AveDiskWrite", "TRESUsageInAve", "TRESUsageInMax", "TRESUsageInMin",
     "TRESUsageInTot", "TRESUsageOutAve", "TRESUsageOutMax", "TRESUsageOutMin", "TRESUsageOutTot")}
+# sizes (memory, disk): their unit too -> <SIZE>. Slurm's exact conversion divides by 1024
+# only while the value is a multiple of 512, so a size that happens to be one (1 sample in
+# 128: `483.50M` where the run before read `219220K`) changes unit from run to run; the
+# conversion itself is unit-tested (spur-cli-base's convert_num_unit).
+ACCT_SIZE_COLUMNS = {c.lower() for c in (
+    "MaxRSS", "AveRSS", "MaxVMSize", "AveVMSize", "MaxDiskRead", "AveDiskRead", "MaxDiskWrite",
+    "AveDiskWrite")}
 ACCT_WHOLE_COLUMNS = {"avecpufreq": "<FREQ>"}
 ACCT_COLUMNS = ACCT_DIGIT_COLUMNS | ACCT_USAGE_COLUMNS | set(ACCT_WHOLE_COLUMNS)
 _DASHES = re.compile(r"^[ -]*-[ -]*$")
@@ -102,6 +109,8 @@ def _acct_cell(name, cell):
         return ACCT_WHOLE_COLUMNS[n] if cell.strip() else cell
     if n in ACCT_DIGIT_COLUMNS:
         return mask_digits(cell)
+    if n in ACCT_SIZE_COLUMNS:
+        return re.sub(r"\d+(?:\.\d+)?[KMGTP]?", "<N><SIZE>", cell)
     if n in ACCT_USAGE_COLUMNS:
         return re.sub(r"\d+(?:\.\d+)?", "<N>", cell)
     return cell
