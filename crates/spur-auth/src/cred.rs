@@ -146,7 +146,7 @@ pub fn sign(key: &[u8], id: &Identity, audience: &str, method: &str, hash: &[u8;
     Ok(format!("{}.{}", body, hex(&m)))
 }
 
-fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
+pub(crate) fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
     if s.len() != 2 * N || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }

@@ -152,13 +152,7 @@ async fn munge_check(
     if tag != "spur-v2" || !audiences.iter().any(|a| a == aud) || m != method {
         return Err(CredError::BodyMismatch.to_string());
     }
-    let mut hash = [0u8; 32];
-    if h.len() != 64 || !h.is_ascii() {
-        return Err(CredError::Malformed.to_string());
-    }
-    for (i, b) in hash.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&h[2 * i..2 * i + 2], 16).map_err(|_| CredError::Malformed.to_string())?;
-    }
+    let hash: [u8; 32] = cred::unhex(h).ok_or_else(|| CredError::Malformed.to_string())?;
     Ok((Identity { uid: d.uid, gid: d.gid, kind: Kind::User }, hash))
 }
 

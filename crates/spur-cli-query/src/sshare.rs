@@ -404,16 +404,7 @@ mod tests {
 
     fn rows() -> Vec<Row> {
         let mut a = Assocs::default();
-        let acct = |n: &str, p: &str, s: u32| Account {
-            id: 0,
-            name: n.into(),
-            description: n.into(),
-            organization: n.into(),
-            parent: p.into(),
-            shares: s,
-            qos: vec![],
-            def_qos: None,
-        };
+        let acct = Account::new;
         a.put(
             &[acct("research", "root", 1), acct("ml", "research", 1)],
             &[User { name: "bob".into(), default_account: "ml".into() }],

@@ -105,6 +105,23 @@ impl Default for Assocs {
     }
 }
 
+impl Account {
+    /// An account below `parent` with `shares`, its description and
+    /// organization its name, no QOS list of its own (id given by `put`).
+    pub fn new(name: &str, parent: &str, shares: u32) -> Account {
+        Account {
+            id: 0,
+            name: name.into(),
+            description: name.into(),
+            organization: name.into(),
+            parent: parent.into(),
+            shares,
+            qos: vec![],
+            def_qos: None,
+        }
+    }
+}
+
 impl Link {
     pub fn new(user: &str, account: &str, shares: u32) -> Link {
         Link {
@@ -998,16 +1015,7 @@ mod tests {
     use super::*;
 
     fn acct(name: &str, parent: &str, shares: u32) -> Account {
-        Account {
-            id: 0,
-            name: name.into(),
-            description: name.into(),
-            organization: name.into(),
-            parent: parent.into(),
-            shares,
-            qos: vec![],
-            def_qos: None,
-        }
+        Account::new(name, parent, shares)
     }
 
     fn tree() -> Assocs {

@@ -426,16 +426,7 @@ fn account_record() -> impl Strategy<Value = spur_core::assoc::Account> {
         prop::sample::select(vec!["root", "a1", "a2", "", "zz"]),
         any::<u32>(),
     )
-        .prop_map(|(name, parent, shares)| spur_core::assoc::Account {
-            id: 0,
-            name: name.into(),
-            description: name.into(),
-            organization: name.into(),
-            parent: parent.into(),
-            shares,
-            qos: vec![],
-            def_qos: None,
-        })
+        .prop_map(|(name, parent, shares)| spur_core::assoc::Account::new(name, parent, shares))
 }
 
 /// A user's association with an account that may not exist.
