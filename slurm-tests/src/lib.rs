@@ -345,15 +345,14 @@ impl Cluster {
                     want,
                     timeout,
                     self.run("squeue", &["-t", "all"]).stdout,
-                    std::fs::read_to_string(self.dir.join("log").join(format!("{}.out", self.ctld_name())))
-                        .unwrap_or_default()
+                    self.ctld_log()
                 );
             }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
 
-    /// A daemon's log (`log/NAME`, e.g. "spurd-node1.out"); a log that is
+    /// A daemon's log (`log/NAME`, e.g. "spurd-node1.log"); a log that is
     /// not there fails the test (a check of a missing log proves nothing).
     pub fn log(&self, name: &str) -> String {
         let p = self.dir.join("log").join(name);
@@ -367,9 +366,11 @@ impl Cluster {
         spur_spool::cgroup_agent_dir(node, Path::new(&conf.spool_dir_for(node)))
     }
 
-    /// The (first) controller's log.
+    /// The (first) controller's log (SlurmctldLogFile or its -L), after
+    /// what it wrote on stderr (its fatal errors).
     pub fn ctld_log(&self) -> String {
-        self.log(&format!("{}.out", self.ctld_name()))
+        let name = self.ctld_name();
+        self.log(&format!("{}.out", name)) + &self.log(&format!("{}.log", name))
     }
 
     pub fn pid(&self, daemon: &str) -> Option<i32> {

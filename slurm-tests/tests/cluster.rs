@@ -232,7 +232,7 @@ fn bad_slurm_conf_line_is_refused_with_file_and_line() {
     // then stops at the port the cluster's own node1 holds: once it holds
     // it, since the cluster was started without waiting for its daemons; a
     // second node1 that got the port first would run for good)
-    let log = c.dir.join("log").join("spurd-node1.out");
+    let log = c.dir.join("log").join("spurd-node1.log");
     wait_for("the cluster's node1 to listen", T, || {
         std::fs::read_to_string(&log).unwrap_or_default().contains(" listening on ")
     });

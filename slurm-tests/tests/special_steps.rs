@@ -290,7 +290,7 @@ fn an_orphaned_step_is_ended(c: &Cluster) {
     wait_for("the orphan to start", T, || extern_daemons(orphan).len() == 1);
     wait_for("the orphan to be ended", T, || extern_daemons(orphan).is_empty());
     let _ = d.wait();
-    let log = c.log("spurd-node1.out");
+    let log = c.log("spurd-node1.log");
     assert!(log.contains("ending the steps of job 99999, which has ended"), "{}", log);
     // the job itself runs on
     assert_eq!(c.state(&id), "RUNNING");

@@ -227,8 +227,13 @@ fn write_conf(o: &UpOpts) -> Result<(), String> {
     s.push_str("CredType=cred/slurm\n");
     s.push_str(&format!("StateSaveLocation={}/state\n", d.display()));
     s.push_str(&format!("SlurmdSpoolDir={}/spool/slurmd.%n\n", d.display()));
-    s.push_str(&format!("SlurmctldLogFile={}/log/spurctld.log\n", d.display()));
+    // (several controllers on one machine are each given a log of their own: -L)
+    if o.controllers == 1 {
+        s.push_str(&format!("SlurmctldLogFile={}/log/spurctld-{}.log\n", d.display(), host));
+    }
     s.push_str(&format!("SlurmdLogFile={}/log/spurd-%n.log\n", d.display()));
+    s.push_str(&format!("SlurmctldPidFile={}/run/slurmctld.pid\n", d.display()));
+    s.push_str(&format!("SlurmdPidFile={}/run/slurmd-%n.pid\n", d.display()));
     s.push_str(&format!("SlurmdTimeout={}\n", o.slurmd_timeout));
     s.push_str(&format!("KillWait={}\n", o.kill_wait));
     s.push_str("ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nMpiDefault=none\nReturnToService=2\n");

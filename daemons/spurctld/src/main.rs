@@ -17,7 +17,7 @@ use spur_state::State;
 use std::path::PathBuf;
 
 const USAGE: &str =
-    "Usage: spurctld [-D] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [--listen IP] [-i]";
+    "Usage: spurctld [-D] [--systemd] [-f slurm.conf] [-L logfile] [--state-dir DIR] [--id N] [--join] [--listen IP] [-i]";
 
 struct Args {
     conf: PathBuf,
@@ -44,7 +44,9 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
-            "-D" | "-i" | "-c" | "-R" => {}
+            // (--systemd: readiness goes to $NOTIFY_SOCKET whenever it is set;
+            // -s, Debian 12's unit: slurmctld's working directory)
+            "-D" | "-i" | "-c" | "-R" | "-s" | "--systemd" => {}
             "-f" => a.conf = it.next().ok_or("-f needs a file")?.into(),
             "-L" => a.log = Some(it.next().ok_or("-L needs a file")?.into()),
             "--state-dir" => a.state_dir = Some(it.next().ok_or("--state-dir needs a directory")?.into()),
@@ -188,7 +190,10 @@ fn main() {
         eprintln!("spurctld: fatal: {}", e);
         std::process::exit(1);
     }
-    init_logging(args.log.as_deref());
+    // -L, else SlurmctldLogFile, else stderr; SIGUSR2 opens it again
+    let log_file = args.log.clone().or_else(|| conf.get("SlurmctldLogFile").map(PathBuf::from));
+    let log = spur_daemon::init_logging("spurctld", "info,openraft=warn", log_file.as_deref());
+    let pid_file = PathBuf::from(conf.get("SlurmctldPidFile").unwrap_or(spur_daemon::SLURMCTLD_PID_FILE));
     // what slurm.conf holds that Spur will not do, said once at start
     for w in &conf.warnings {
         tracing::warn!("slurm.conf: {}", w);
@@ -279,6 +284,9 @@ fn main() {
         tracing::warn!("state log: dropped an unacknowledged torn record ({})", t);
     }
     let has_history = opened.has_history;
+    if !has_history && !args.join {
+        first_start(&state_dir, &conf, &args.conf);
+    }
     // the accounting store, fed by the state machine from here on
     let acct = match spur_accounting::Store::open(&state_dir) {
         Ok(s) => std::sync::Arc::new(s),
@@ -459,15 +467,9 @@ fn main() {
         };
         let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         // Every acknowledged change is already on disk: stop at once on SIGTERM
-        // rather than waiting for clients to hang up.
-        let shutdown = async {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
-            tokio::select! {
-                _ = term.recv() => {},
-                _ = tokio::signal::ctrl_c() => {},
-            }
-            std::process::exit(0);
-        };
+        // rather than waiting for clients to hang up; SIGHUP reads slurm.conf
+        // again, SIGUSR2 reopens the log.
+        tokio::spawn(spur_daemon::serve_signals(spur_daemon::Service { conf: args.conf.clone(), log, pid_file }));
         // A member of a new cluster: form it, unless a peer already has (then
         // its leader brings this one up to date).
         if !has_history && !args.join {
@@ -492,13 +494,39 @@ fn main() {
             .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
             .add_service(svc)
             .add_service(consensus)
-            .serve_with_incoming_shutdown(incoming, shutdown)
+            .serve_with_incoming(incoming)
             .await
         {
             eprintln!("spurctld: fatal: {}", e);
             std::process::exit(1);
         }
     });
+}
+
+/// A controller without state of its own (a new cluster, or the first start
+/// on a Slurm site): it has slurm.conf's nodes and partitions and an empty
+/// queue, and says so. Slurm's own state files, if StateSaveLocation holds
+/// them, are not read: the jobs they hold are not carried over
+/// (docs/migration.md).
+fn first_start(state_dir: &std::path::Path, conf: &SlurmConf, conf_path: &std::path::Path) {
+    tracing::info!(
+        "no saved state in {}: starting with the {} node(s) and {} partition(s) of {} and an empty queue",
+        state_dir.display(),
+        conf.nodes.len(),
+        conf.partitions.len(),
+        conf_path.display()
+    );
+    let slurm: Vec<&str> = ["job_state", "node_state", "part_state", "resv_state", "assoc_mgr_state"]
+        .into_iter()
+        .filter(|f| state_dir.join(f).exists())
+        .collect();
+    if !slurm.is_empty() {
+        tracing::warn!(
+            "{} holds Slurm's state ({}): Spur does not read it; jobs queued or running under Slurm are not carried over",
+            state_dir.display(),
+            slurm.join(", ")
+        );
+    }
 }
 
 /// The largest request a user may send (a job of a 4 MiB script and its environment fits).
@@ -569,19 +597,6 @@ pub async fn peer_ping(
     let mut r = tonic::Request::new(spur_proto::PingRequest {});
     r.set_timeout(std::time::Duration::from_millis(500));
     c.ping(r).await.ok().map(|r| r.into_inner())
-}
-
-fn init_logging(file: Option<&std::path::Path>) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,openraft=warn"));
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
-    if let Some(p) = file {
-        if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
-            b.with_writer(std::sync::Mutex::new(f)).init();
-            return;
-        }
-    }
-    b.with_writer(std::io::stderr).init();
 }
 
 /// Nice value of the Raft runtime's threads.

@@ -33,7 +33,9 @@ fn main() {
             "-N" => node = it.next().cloned(),
             "-f" => conf_path = it.next().map(PathBuf::from).unwrap_or(conf_path),
             "-L" => log = it.next().map(PathBuf::from),
-            "-D" | "-c" => {}
+            // (--systemd: readiness goes to $NOTIFY_SOCKET whenever it is
+            // set; -s, Debian 12's unit: slurmd's working directory)
+            "-D" | "-c" | "-s" | "--systemd" => {}
             "--authd" => authd = true,
             "-V" | "--version" => {
                 print!("{}", spur_core::compat::spur_version_line());
@@ -67,7 +69,9 @@ fn main() {
             }
         }
     };
-    init_logging(log.as_deref());
+    if authd {
+        spur_daemon::init_logging("spurd", "info", log.as_deref());
+    }
     if let (Some(lines), Some(n)) = (&gres_conf, &node) {
         let mine = lines.iter().filter(|l| match &l.node_name {
             None => true,
@@ -109,21 +113,15 @@ fn main() {
         eprintln!("spurd: fatal: Unable to determine this slurmd's NodeName");
         std::process::exit(1);
     }
+    // -L, else SlurmdLogFile, else stderr; SlurmdPidFile (both with %n, %h)
+    let host = conf.node(&node).map(|n| n.hostname.clone()).unwrap_or_else(|| node.clone());
+    let expand = |p: &str| PathBuf::from(spur_core::config::expand_node_pattern(p, &node, &host));
+    let log =
+        spur_daemon::init_logging("spurd", "info", log.or_else(|| conf.get("SlurmdLogFile").map(expand)).as_deref());
+    let pid_file = expand(conf.get("SlurmdPidFile").unwrap_or(spur_daemon::SLURMD_PID_FILE));
+    let service = spur_daemon::Service { conf: conf_path.clone(), log, pid_file };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
-    rt.block_on(agent_main(conf, conf_path, node));
-}
-
-fn init_logging(file: Option<&Path>) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false);
-    if let Some(p) = file {
-        if let Ok(f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
-            b.with_writer(std::sync::Mutex::new(f)).init();
-            return;
-        }
-    }
-    b.with_writer(std::io::stderr).init();
+    rt.block_on(agent_main(conf, conf_path, node, service));
 }
 
 /// How long a termination that came before its run's launch is remembered.
@@ -169,7 +167,7 @@ fn run_of(dir: &Path) -> Option<u32> {
     spur_spool::read_spec(dir).ok().map(|s| s.job.restart_count)
 }
 
-async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
+async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: spur_daemon::Service) {
     let nc = conf.node(&node).cloned().expect("checked above");
     let spool = PathBuf::from(conf.spool_dir_for(&node));
     if let Err(e) = spur_spool::create_spool_dir(&spool) {
@@ -305,15 +303,9 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
     tracing::info!("spurd {} listening on {}", node, addr);
     let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     // Every acknowledged change is already on disk: stop at once on SIGTERM
-    // rather than waiting for clients to hang up.
-    let shutdown = async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
-        tokio::select! {
-            _ = term.recv() => {},
-            _ = tokio::signal::ctrl_c() => {},
-        }
-        std::process::exit(0);
-    };
+    // rather than waiting for clients to hang up (jobs go on under their step
+    // daemons); SIGHUP reads slurm.conf again, SIGUSR2 reopens the log.
+    tokio::spawn(spur_daemon::serve_signals(service));
     // Only controllers call an agent; each request's credential is checked
     // for this node (its name or address) and the method before its body is
     // read (spur_auth::grpc).
@@ -348,7 +340,7 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String) {
             |m| if m.ends_with("/LaunchStep") { CONTROLLERS_AND_AGENTS } else { spur_auth::grpc::CONTROLLERS },
             MAX_REQUEST,
         ))
-        .serve_with_incoming_shutdown(incoming, shutdown)
+        .serve_with_incoming(incoming)
         .await
     {
         eprintln!("spurd: fatal: {}", e);

@@ -1,0 +1,96 @@
+//! The daemons as a site's services run them (issue 16): SlurmctldPidFile
+//! and SlurmdPidFile, readiness told to systemd through $NOTIFY_SOCKET,
+//! SIGUSR2 reopening the log that logrotate moved away, SIGHUP reading
+//! slurm.conf again (a new partition appears, the pid stays, a slurm.conf
+//! that does not read changes nothing), and a clean stop taking the pid
+//! files away. One cluster.
+
+use slurm_tests::*;
+use std::os::unix::net::UnixDatagram;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(30);
+
+/// The messages sent to the notify socket so far.
+fn notices(rx: &UnixDatagram, seen: &mut Vec<String>) -> Vec<String> {
+    let mut buf = [0u8; 256];
+    while let Ok(n) = rx.recv(&mut buf) {
+        seen.push(String::from_utf8_lossy(&buf[..n]).to_string());
+    }
+    seen.clone()
+}
+
+fn pid_in(path: &std::path::Path) -> i32 {
+    std::fs::read_to_string(path).unwrap_or_default().trim().parse().unwrap_or(0)
+}
+
+#[test]
+fn daemons_as_services() {
+    let sock_dir = std::env::temp_dir().join(format!("spur-notify-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&sock_dir);
+    std::fs::create_dir_all(&sock_dir).unwrap();
+    let sock = sock_dir.join("notify");
+    let rx = UnixDatagram::bind(&sock).unwrap();
+    rx.set_nonblocking(true).unwrap();
+    let c = Cluster::up_env("service", 2, &[], &[("NOTIFY_SOCKET", &sock.to_string_lossy())]);
+    let mut seen = vec![];
+    let run = c.dir.join("run");
+
+    // pid files where slurm.conf says, naming the running daemons
+    let ctld = c.pid(&c.ctld_name()).unwrap();
+    wait_for("the pid files", T, || {
+        pid_in(&run.join("slurmctld.pid")) == ctld
+            && (1..=2).all(|i| {
+                pid_in(&run.join(format!("slurmd-node{}.pid", i))) == c.pid(&format!("spurd-node{}", i)).unwrap()
+            })
+    });
+    // each told systemd it was ready (the controller and two agents)
+    wait_for("READY=1 three times", T, || notices(&rx, &mut seen).iter().filter(|m| *m == "READY=1").count() == 3);
+
+    // SIGUSR2: the log moved away is opened again at its path
+    let log = c.dir.join("log").join(format!("{}.log", c.ctld_name()));
+    std::fs::rename(&log, log.with_extension("log.1")).unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctld), nix::sys::signal::Signal::SIGUSR2).unwrap();
+    wait_for("a new log", T, || std::fs::read_to_string(&log).unwrap_or_default().contains("again (SIGUSR2)"));
+    assert!(!std::fs::read_to_string(log.with_extension("log.1")).unwrap().contains("SIGUSR2"));
+
+    // SIGHUP: slurm.conf read again, in the same process
+    let conf = std::fs::read_to_string(&c.conf).unwrap();
+    std::fs::write(&c.conf, format!("{}PartitionName=extra Nodes=node2 State=UP\n", conf)).unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctld), nix::sys::signal::Signal::SIGHUP).unwrap();
+    wait_for("the new partition", T, || c.run("sinfo", &["-h", "-o", "%P"]).stdout.contains("extra"));
+    assert_eq!(pid_in(&run.join("slurmctld.pid")), ctld, "the same process");
+    let m = notices(&rx, &mut seen);
+    let reload = m.iter().position(|x| x == "RELOADING=1").expect("RELOADING=1 sent");
+    wait_for("READY=1 after the reload", T, || notices(&rx, &mut seen)[reload..].contains(&"READY=1".to_string()));
+    let id = c.sbatch(&["-p", "extra", "-o", "x.out", "--wrap", "echo $SLURMD_NODENAME"]);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+    assert_eq!(c.read_work("x.out"), "node2\n");
+
+    // a slurm.conf that does not read: said in the log, nothing changes
+    let good = format!("{}PartitionName=extra Nodes=node2 State=UP\n", conf);
+    std::fs::write(&c.conf, format!("{}PartitionName=other Nodes=node1\nNoSuchKey=1\n", good)).unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctld), nix::sys::signal::Signal::SIGHUP).unwrap();
+    wait_for("the refusal in the log", T, || c.ctld_log().contains("Reconfigure failed, going on"));
+    std::fs::write(&c.conf, &good).unwrap();
+    assert_eq!(c.run("sinfo", &["-h", "-o", "%P"]).ok().stdout, "debug*\nextra\n");
+
+    // an agent's SIGHUP: the same process serves on, and runs jobs
+    let agent = c.pid("spurd-node1").unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(agent), nix::sys::signal::Signal::SIGHUP).unwrap();
+    wait_for("the agent's reload", T, || c.log("spurd-node1.log").contains("Reconfigure: reading"));
+    let id = c.sbatch(&["-w", "node1", "-o", "y.out", "--wrap", "echo $SLURMD_NODENAME"]);
+    c.wait_state(&id.to_string(), "COMPLETED", T);
+    assert_eq!(c.read_work("y.out"), "node1\n");
+    assert_eq!(pid_in(&run.join("slurmd-node1.pid")), agent);
+
+    // a clean stop takes its pid files away and says STOPPING=1
+    c.down().ok();
+    wait_for("the pid files gone", T, || {
+        !run.join("slurmctld.pid").exists()
+            && !run.join("slurmd-node1.pid").exists()
+            && !run.join("slurmd-node2.pid").exists()
+    });
+    wait_for("STOPPING=1", T, || notices(&rx, &mut seen).iter().filter(|m| *m == "STOPPING=1").count() == 3);
+    let _ = std::fs::remove_dir_all(&sock_dir);
+}
