@@ -99,3 +99,45 @@ fn a_sites_keys_start_the_cluster_and_are_named_once() {
     );
     c.down();
 }
+
+/// docs/migration.md's table of slurm.conf keys, as the code's own key
+/// table makes it (`SPUR_BLESS=1` writes it).
+#[test]
+fn the_migration_guide_has_every_key() {
+    use spur_core::config::KeyStatus;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("docs/migration.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) =
+        ("<!-- key table: generated from spur_core::config::key_table -->\n", "<!-- end of key table -->");
+    let (a, b) = (doc.find(begin).expect("the table's first marker") + begin.len(), doc.find(end).expect("its end"));
+    let mut table = String::from("| slurm.conf key | In Spur |\n|---|---|\n");
+    let keys = spur_core::config::key_table();
+    for (k, s) in &keys {
+        let what = match s {
+            KeyStatus::Acted => "acted on",
+            KeyStatus::Inert => "accepted, not acted on (logged once at start)",
+            KeyStatus::Defunct => "defunct in Slurm too (logged as defunct)",
+        };
+        table.push_str(&format!("| `{}` | {} |\n", k, what));
+    }
+    let count = |s: KeyStatus| keys.iter().filter(|(_, x)| *x == s).count();
+    table.push_str(&format!(
+        "\n{} keys: {} acted on, {} accepted without effect, {} defunct.\n",
+        keys.len(),
+        count(KeyStatus::Acted),
+        count(KeyStatus::Inert),
+        count(KeyStatus::Defunct)
+    ));
+    let (doc, b) = match std::env::var_os("SPUR_BLESS") {
+        Some(_) => {
+            let blessed = format!("{}{}{}", &doc[..a], table, &doc[b..]);
+            std::fs::write(&path, &blessed).unwrap();
+            (blessed, a + table.len())
+        }
+        None => (doc, b),
+    };
+    assert!(
+        doc[a..b] == table,
+        "docs/migration.md's key table is not the code's: SPUR_BLESS=1 cargo test -p slurm-tests --test conf_keys"
+    );
+}

@@ -171,6 +171,35 @@ pub static INERT_KEYS: &[&str] = &[
     "X11Parameters",
 ];
 
+/// What Spur does with a top-level slurm.conf key (docs/migration.md's table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyStatus {
+    /// Read and acted on.
+    Acted,
+    /// Accepted and shown by `scontrol show config`, not acted on; spurctld
+    /// logs it once at start ([`INERT_KEYS`]).
+    Inert,
+    /// Defunct in Slurm itself: accepted, and logged as defunct, as Slurm does.
+    Defunct,
+}
+
+/// Every top-level key Spur accepts, in Slurm's order, with its status.
+pub fn key_table() -> Vec<(&'static str, KeyStatus)> {
+    TOP_KEYS
+        .iter()
+        .map(|(k, kind)| {
+            let status = if *kind == K::Defunct {
+                KeyStatus::Defunct
+            } else if INERT_KEYS.contains(k) {
+                KeyStatus::Inert
+            } else {
+                KeyStatus::Acted
+            };
+            (*k, status)
+        })
+        .collect()
+}
+
 /// Every top-level key of Slurm 24.11's `slurm_conf_options[]` (without
 /// the line-handler keys NodeName, PartitionName, NodeSet, DownNodes,
 /// FrontendName, SlurmctldHost).
