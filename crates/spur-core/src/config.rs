@@ -1743,10 +1743,13 @@ fn build_partition(
             }
         }
     }
-    let nodes_expr = t.get("Nodes").unwrap_or("").replace(|c: char| c.is_ascii_whitespace(), ",");
+    let mut nodes_expr = t.get("Nodes").unwrap_or("").replace(|c: char| c.is_ascii_whitespace(), ",");
     let mut list = Vec::new();
     if nodes_expr.eq_ignore_ascii_case("ALL") {
         list = nodes.iter().map(|n| n.name.clone()).collect();
+        // slurmctld keeps the nodes, not the word: the Perl API's `nodes`
+        // of a Nodes=ALL partition is "n[1-2]" on 22.05 (packaging/upgrade-test.sh)
+        nodes_expr = hostlist::compress(&list);
     } else if !nodes_expr.is_empty() {
         // Tokens naming a NodeSet (or ALL) are replaced; the rest is a hostlist.
         for tok in hostlist_tokens(&nodes_expr) {
