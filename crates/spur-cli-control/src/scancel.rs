@@ -97,7 +97,7 @@ impl ScancelOpts {
 
 /// The options of the imitated release (those added after 22.05 only
 /// when it has them: `Profile::query_options_after_22_05`).
-fn specs() -> Vec<OptSpec> {
+pub fn specs() -> Vec<OptSpec> {
     if spur_core::compat::profile().query_options_after_22_05 {
         SPECS.to_vec()
     } else {

@@ -183,7 +183,7 @@ fn err_out(msg: String) -> Output {
 
 /// scontrol's options (`adhM:FoQu:vV` and its long options), for
 /// getopt_long: GNU permutation, so `scontrol show nodes -o` is `-o`.
-const SPECS: &[OptSpec] = &[
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(None, "autocomplete", Required, "autocomplete"),
     OptSpec::new(Some('a'), "all", None_, "all"),
     OptSpec::new(Some('M'), "cluster", Required, "clusters"),

@@ -150,7 +150,7 @@ const SPECS: &[OptSpec] = &[
 
 /// The options of the imitated release (22.05 lacks five, and its
 /// `--json`/`--yaml` take no argument).
-fn specs() -> Vec<OptSpec> {
+pub fn specs() -> Vec<OptSpec> {
     if !v22() {
         return SPECS.to_vec();
     }

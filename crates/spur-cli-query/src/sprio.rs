@@ -18,7 +18,7 @@ use spur_core::priority::{factors, Factors, Totals, Weights};
 use spur_core::request::Query as QueryRequest;
 use std::collections::HashMap;
 
-const SPECS: &[OptSpec] = &[
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(Some('h'), "noheader", None_, "noheader"),
     OptSpec::new(Some('j'), "jobs", Optional, "jobs"),
     OptSpec::new(Some('l'), "long", None_, "long"),

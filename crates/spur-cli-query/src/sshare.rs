@@ -20,7 +20,7 @@ use spur_core::priority::Weights;
 use spur_core::request::Query as QueryRequest;
 use std::collections::HashMap;
 
-const SPECS: &[OptSpec] = &[
+pub const SPECS: &[OptSpec] = &[
     OptSpec::new(Some('a'), "all", None_, "all"),
     OptSpec::new(Some('A'), "accounts", Required, "accounts"),
     OptSpec::new(Some('e'), "helpformat", None_, "helpformat"),

@@ -116,7 +116,7 @@ pub struct SstatOpts {
     pub units: Units,
 }
 
-fn specs() -> Vec<OptSpec> {
+pub fn specs() -> Vec<OptSpec> {
     if spur_core::compat::release() == spur_core::compat::Release::V22_05 {
         opts::without(SPECS, &["autocomplete"])
     } else {

@@ -14,6 +14,7 @@
 
 mod cluster;
 mod controllers;
+mod docs;
 
 use spur_cli_base::process;
 use spur_cli_control::{scancel, scontrol};
@@ -66,6 +67,8 @@ fn main() {
             };
             controllers::main(&args)
         }
+        // CMD(1) and the bash completion, from the option tables (`make package`)
+        "man" | "completion" => docs::main(&cmd, &args),
         "--version" | "-V" | "version" => {
             print!("{}", spur_core::compat::spur_version_line());
             0
