@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test lint build setup compat bench bench-failover bench-flood bench-srun bench-sched sim clean conformance coverage fuzz
+.PHONY: demo test lint build setup compat package test-upgrade bench bench-failover bench-flood bench-srun bench-sched sim clean conformance coverage fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -27,6 +27,18 @@ test: lint build
 	bash scripts/fuzz.sh bounded
 	python3 -m unittest discover -s conformance/tests
 	python3 conformance/replay
+	SPUR_PACKAGE_PROFILE=dev bash packaging/build.sh
+	bash packaging/upgrade-test.sh
+
+# .deb and .rpm packages in place of Slurm's, into target/package/ (a release
+# build; cargo-deb, cargo-generate-rpm; lintian must find no error)
+package: setup
+	bash packaging/build.sh
+
+# Debian's Slurm 22.05 replaced by these packages in a Debian 12 chroot, and
+# back (packaging/upgrade-test.sh; make test runs it)
+test-upgrade: package
+	bash packaging/upgrade-test.sh
 
 # libspur_compat under Slurm's library names, one per release:
 # target/compat/24.11/libslurm.so.42 and target/compat/22.05/libslurm.so.38
