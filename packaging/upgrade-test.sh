@@ -149,10 +149,9 @@ done
 step "Slurm's slurm-client, slurmctld, slurmd, libslurm38 replaced; libslurm-perl kept"
 [ "$(readlink -f "$R/usr/bin/sbatch")" = "$R/usr/bin/spur" ] || fail "sbatch is not Spur's"
 [ "$(sha256sum < "$R/etc/munge/munge.key")" = "$key_sum" ] || fail "the munge key changed"
-# the site's two additions (docs/migration.md): the daemons' key, and the
-# release the site ran
-head -c 64 /dev/urandom > "$R/etc/slurm/slurm.key"
-chmod 0600 "$R/etc/slurm/slurm.key"
+# the site's one addition (docs/migration.md): the release it ran. No
+# slurm.key: under auth/munge the daemons sign through munged as Slurm's do
+[ ! -e "$R/etc/slurm/slurm.key" ] || fail "a slurm.key appeared"
 echo 22.05 > "$R/etc/slurm/spur-compat"
 # the daemons, started with the commands their units run
 exec_of() { sed -n 's/^ExecStart=//p' "$R/lib/systemd/system/$1"; }

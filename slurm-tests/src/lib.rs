@@ -405,8 +405,14 @@ impl Cluster {
 
     /// `spur cluster up` again on the same directory: starts what is not running.
     pub fn restart_missing(&self) -> Out {
+        self.restart_with(&[])
+    }
+
+    /// The same with more of `spur cluster up`'s flags (`--no-key`).
+    pub fn restart_with(&self, extra: &[&str]) -> Out {
         let o = Command::new(self.bin.join("spur"))
             .args(["cluster", "up", "--dir", &self.dir.to_string_lossy()])
+            .args(extra)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("spur cluster up");

@@ -4,8 +4,11 @@
 //! (the same key), so a user's job runs as that user, a credential from a
 //! munged with another key is refused, and with munged stopped a user's
 //! command cannot get one (root's commands and the daemons sign with the
-//! cluster key and go on). One cluster for the file, with a munged of its
-//! own (its own key and socket) and a second munged with another key.
+//! cluster key and go on). Without slurm.key (`--no-key`, a site with munge
+//! only) the daemons and root's commands sign through munged as well, and a
+//! daemon's credential counts only from root or SlurmUser. One cluster for
+//! the file, with a munged of its own (its own key and socket) and a second
+//! munged with another key.
 
 use slurm_tests::*;
 use std::path::{Path, PathBuf};
@@ -120,6 +123,34 @@ fn crafted(c: &Cluster, socket: &Path) {
     });
 }
 
+/// A munge credential made by the test user that claims an agent's kind,
+/// at the controller's Register: refused.
+fn daemon_claim(c: &Cluster, socket: &Path) {
+    use spur_proto::controller_client::ControllerClient;
+    let ctl = format!("127.0.0.1:{}", c.ctld_port());
+    let reg = spur_proto::RegisterRequest::default();
+    let b = prost::Message::encode_to_vec(&reg);
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&(b.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&b);
+    let payload = format!(
+        "spur-v2 a\n{}\n/spur.v1.Controller/Register\n{}",
+        ctl,
+        spur_auth::hex(&spur_auth::cred::body_hash(&framed))
+    );
+    let o = Command::new("runuser")
+        .args(["-u", TEST_USER, "--", "munge", "--socket", &socket.to_string_lossy(), "--string", &payload])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "munge as {}: {}", TEST_USER, String::from_utf8_lossy(&o.stderr));
+    let tok = format!("m2.{}", String::from_utf8_lossy(&o.stdout).trim());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let ch = tonic::transport::Channel::from_shared(format!("http://{}", ctl)).unwrap().connect().await.unwrap();
+        refused(ControllerClient::new(ch).register(with_cred(reg, &tok)).await, "wrong kind");
+    });
+}
+
 #[test]
 fn users_authenticate_through_munged() {
     ensure_test_user();
@@ -153,6 +184,30 @@ fn users_authenticate_through_munged() {
     let o = c.run_env(Some(TEST_USER), &[("SLURM_CONF", &bad.to_string_lossy())], "squeue", &["-h"], None);
     assert_ne!(o.code, 0, "{}", o.stdout);
     assert!(o.stderr.contains("Protocol authentication error"), "{}", o.stderr);
+
+    // a site with munge only, no slurm.key: the daemons and root's commands
+    // sign through munged too, and a user's job and steps run as before
+    c.down();
+    let key = c.dir.join("slurm.key");
+    std::fs::remove_file(&key).unwrap();
+    let o = c.restart_with(&["--no-key"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(!key.exists());
+    let j2 = c.sbatch_as(TEST_USER, &["-o", "id2.out", "--wrap", "id -u"]);
+    c.wait_state(&j2, "COMPLETED", T);
+    assert_eq!(c.read_work("id2.out"), format!("{}\n", uid_of(TEST_USER)));
+    let o = c.run_as(TEST_USER, "srun", &["-N2", "id", "-u"]);
+    assert_eq!((o.code, o.stdout.clone()), (0, format!("{0}\n{0}\n", uid_of(TEST_USER))), "{}", o.stderr);
+    let o = c.run("scontrol", &["update", "NodeName=node1", "State=DRAIN", "Reason=munge"]);
+    assert_eq!(o.code, 0, "root's command through munged: {}", o.stderr);
+    assert_eq!(c.run("sinfo", &["-h", "-n", "node1", "-o", "%T"]).stdout, "drained\n");
+    // a daemon's credential counts only from root or SlurmUser: a user's
+    // munge credential that says it is an agent's is refused
+    daemon_claim(&c, &m.socket());
+    // (the key again, for root's commands once munged stops, below)
+    c.down();
+    assert_eq!(c.restart_missing().code, 0);
+    assert!(key.exists());
 
     // munged stopped: a user's command cannot get a credential; root's
     // commands (the cluster key) and the daemons go on

@@ -61,6 +61,57 @@ pub enum Signer {
     /// it (root), else through the site's munged (`munge`: its socket, under
     /// `AuthType=auth/munge`), else through the host's signing service.
     Process { key_file: PathBuf, socket: PathBuf, munge: Option<PathBuf> },
+    /// A daemon under `AuthType=auth/munge` without slurm.key: through the
+    /// site's munged at `socket`, as `kind` (the receiver takes it only from
+    /// root or SlurmUser, as Slurm's daemons trust each other's munge uid).
+    Munge { socket: PathBuf, kind: Kind },
+}
+
+/// How a daemon signs its calls: with the cluster key (slurm.key), or,
+/// under `AuthType=auth/munge` on a site without one, through munged.
+#[derive(Clone)]
+pub enum DaemonAuth {
+    Key(Arc<Vec<u8>>),
+    Munge(PathBuf),
+}
+
+impl DaemonAuth {
+    /// slurm.conf's: the key beside it (`key_path`) when there is one, else
+    /// under auth/munge munged; else why the daemon cannot start.
+    pub fn load(
+        conf: &std::path::Path,
+        auth_type: Option<&str>,
+        auth_info: Option<&str>,
+    ) -> Result<DaemonAuth, String> {
+        let path = crate::key_path(conf);
+        match (crate::read_key(&path), crate::munge_socket(auth_type, auth_info)) {
+            (Ok(k), _) => Ok(DaemonAuth::Key(Arc::new(k))),
+            (Err(e), Some(sock)) if e.kind() == std::io::ErrorKind::NotFound => Ok(DaemonAuth::Munge(sock)),
+            (Err(e), _) => Err(format!("cannot read key {}: {}", path.display(), e)),
+        }
+    }
+
+    /// The signer of this daemon's calls, as `kind`.
+    pub fn signer(&self, kind: Kind) -> Signer {
+        match self {
+            DaemonAuth::Key(key) => Signer::Key { key: key.clone(), id: Identity::daemon(kind) },
+            DaemonAuth::Munge(socket) => Signer::Munge { socket: socket.clone(), kind },
+        }
+    }
+
+    /// The key the daemon's gate checks version 2 credentials with: the
+    /// cluster key, or (munge only) one nobody holds, so that every
+    /// credential it takes is munged's.
+    pub fn gate_key(&self) -> Result<Vec<u8>, String> {
+        match self {
+            DaemonAuth::Key(k) => Ok(k.to_vec()),
+            DaemonAuth::Munge(_) => {
+                let mut k = vec![0u8; 32];
+                crate::random_bytes(&mut k).map_err(|e| e.to_string())?;
+                Ok(k)
+            }
+        }
+    }
 }
 
 impl Signer {
@@ -78,10 +129,11 @@ impl Signer {
                     return Ok(cred::sign(&k, &id, audience, method, hash)?);
                 }
                 if let Some(m) = munge {
-                    return munge_sign(m, audience, method, hash).await;
+                    return munge_sign(m, audience, method, hash, Kind::User).await;
                 }
                 ask_signer(socket, audience, method, hash).await
             }
+            Signer::Munge { socket, kind } => munge_sign(socket, audience, method, hash, *kind).await,
         }
     }
 
@@ -99,6 +151,7 @@ impl Signer {
                 };
                 crate::sign(&k, &id).ok()
             }
+            Signer::Munge { .. } => None,
         }
     }
 }
@@ -109,21 +162,27 @@ pub const MUNGE_PREFIX: &str = "m2.";
 /// munge's message), as Slurm's auth/munge words it.
 pub const MUNGE_FAILED: &str = "Munge encode failed: ";
 
-/// What a munge credential wraps: the receiver, the method and the body's
-/// hash, so that it is good for one request as a version 2 credential is
-/// (munged adds the uid, gid, time-to-live and replay check).
-fn munge_payload(audience: &str, method: &str, hash: &[u8; 32]) -> String {
-    format!("spur-v2\n{}\n{}\n{}", audience, method, crate::hex(hash))
+/// What a munge credential wraps: who signs (a user: `spur-v2`; a daemon:
+/// `spur-v2 a` or `spur-v2 c`, its kind's letter), the receiver, the method
+/// and the body's hash, so that it is good for one request as a version 2
+/// credential is (munged adds the uid, gid, time-to-live and replay check).
+fn munge_payload(audience: &str, method: &str, hash: &[u8; 32], kind: Kind) -> String {
+    let tag = match kind {
+        Kind::User => "spur-v2".to_string(),
+        k => format!("spur-v2 {}", k.letter()),
+    };
+    format!("{}\n{}\n{}\n{}", tag, audience, method, crate::hex(hash))
 }
 
-/// A user credential from the site's munged at `socket`.
+/// A credential from the site's munged at `socket`, as `kind`.
 async fn munge_sign(
     socket: &std::path::Path,
     audience: &str,
     method: &str,
     hash: &[u8; 32],
+    kind: Kind,
 ) -> std::io::Result<String> {
-    let (socket, payload) = (socket.to_path_buf(), munge_payload(audience, method, hash));
+    let (socket, payload) = (socket.to_path_buf(), munge_payload(audience, method, hash, kind));
     let c = tokio::task::spawn_blocking(move || spur_munge::encode(&socket, payload.as_bytes()))
         .await
         .map_err(std::io::Error::other)?
@@ -134,12 +193,15 @@ async fn munge_sign(
 }
 
 /// Check a munge credential with the munged at `socket` for this receiver
-/// (one of `audiences`), `method` and body `hash`: the user it proves.
+/// (one of `audiences`), `method` and body `hash`: who it proves. A daemon's
+/// (its payload says its kind) counts only from a uid of `daemons` (root,
+/// SlurmUser); anyone else's is refused.
 async fn munge_check(
     socket: &std::path::Path,
     cred: &str,
     audiences: &[String],
     method: &str,
+    daemons: &[u32],
 ) -> Result<(Identity, [u8; 32]), String> {
     let (socket, c) = (socket.to_path_buf(), cred.to_string());
     let d = tokio::task::spawn_blocking(move || spur_munge::decode(&socket, &c))
@@ -149,11 +211,20 @@ async fn munge_check(
     let text = String::from_utf8(d.payload).map_err(|_| CredError::Malformed.to_string())?;
     let f: Vec<&str> = text.split('\n').collect();
     let [tag, aud, m, h] = f[..] else { return Err(CredError::Malformed.to_string()) };
-    if tag != "spur-v2" || !audiences.iter().any(|a| a == aud) || m != method {
+    let kind = match tag {
+        "spur-v2" => Kind::User,
+        "spur-v2 a" => Kind::Agent,
+        "spur-v2 c" => Kind::Controller,
+        _ => return Err(CredError::Malformed.to_string()),
+    };
+    if !audiences.iter().any(|a| a == aud) || m != method {
         return Err(CredError::BodyMismatch.to_string());
     }
+    if kind != Kind::User && !daemons.contains(&d.uid) {
+        return Err(CredError::WrongKind.to_string());
+    }
     let hash: [u8; 32] = cred::unhex(h).ok_or_else(|| CredError::Malformed.to_string())?;
-    Ok((Identity { uid: d.uid, gid: d.gid, kind: Kind::User }, hash))
+    Ok((Identity { uid: d.uid, gid: d.gid, kind }, hash))
 }
 
 /// Ask the signing service for a credential: one line
@@ -390,7 +461,7 @@ impl Gate {
                 match (tok.strip_prefix(MUNGE_PREFIX), &self.munge) {
                     (Some(c), Some(sock)) => {
                         munged = Some(
-                            munge_check(sock, c, &self.audiences, &method)
+                            munge_check(sock, c, &self.audiences, &method, &self.limits.exempt)
                                 .await
                                 .map_err(tonic::Status::unauthenticated)?,
                         );

@@ -36,10 +36,14 @@ struct UpOpts {
     topology: Option<PathBuf>,
     /// `AuthType=auth/munge` with the munged at this socket (`--munge SOCKET`).
     munge: Option<PathBuf>,
+    /// No slurm.key (`--no-key`): under auth/munge the daemons and root's
+    /// commands then sign through munged too, as on a Slurm site with munge
+    /// only, and no signing service is started.
+    no_key: bool,
 }
 
 fn usage() -> String {
-    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--topology FILE] [--compat 22.05|24.11]\n                       [--munge SOCKET]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
+    "Usage: spur cluster up --dir DIR [--nodes N] [--gpus-per-node G] [--controllers C] [--cpus C] [--memory MB]\n                       [--partition NAME] [--slurmd-timeout S] [--kill-wait S] [--no-wait]\n                       [--extra-conf FILE] [--topology FILE] [--compat 22.05|24.11]\n                       [--munge SOCKET [--no-key]]\n       spur cluster down --dir DIR\n       spur cluster status --dir DIR\n".to_string()
 }
 
 pub fn main(args: &[String]) -> i32 {
@@ -60,6 +64,7 @@ pub fn main(args: &[String]) -> i32 {
         compat: None,
         topology: None,
         munge: None,
+        no_key: false,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -85,6 +90,7 @@ pub fn main(args: &[String]) -> i32 {
                 "--slurmd-timeout" => o.slurmd_timeout = num(&val()?)?,
                 "--kill-wait" => o.kill_wait = num(&val()?)?,
                 "--no-wait" => o.wait = false,
+                "--no-key" => o.no_key = true,
                 "--extra-conf" => o.extra_conf = Some(PathBuf::from(val()?)),
                 "--topology" => o.topology = Some(PathBuf::from(val()?)),
                 "--munge" => o.munge = Some(PathBuf::from(val()?)),
@@ -373,7 +379,7 @@ fn up(o: &UpOpts) -> Result<(), String> {
         std::env::set_var(spur_core::compat::ENV, r.name());
     }
     let key = spur_auth::key_path(&conf_path);
-    if !key.exists() {
+    if !key.exists() && !o.no_key {
         spur_auth::create_key(&key).map_err(|e| format!("spur cluster: {}: {}", key.display(), e))?;
     }
     let conf = spur_core::config::load(&conf_path).map_err(|e| e.to_string())?;
@@ -398,7 +404,7 @@ fn up(o: &UpOpts) -> Result<(), String> {
     let cs = conf_path.to_string_lossy().to_string();
     // 1. signing service
     let pf = run.join("authd-local.pid");
-    if alive(&pf, "spurd").is_none() {
+    if alive(&pf, "spurd").is_none() && key.exists() {
         spawn_daemon(&spurd, &["--authd".into(), "-f".into(), cs.clone()], &log.join("authd.log"), &pf, &conf_path)?;
     }
     // 2. controllers

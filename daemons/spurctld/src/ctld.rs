@@ -56,7 +56,8 @@ pub struct Ctld {
     /// Launch calls in flight at most (a new leader re-sends every running job's).
     launch_slots: tokio::sync::Semaphore,
     pub conf: SlurmConf,
-    pub key: Vec<u8>,
+    /// How this controller signs its calls (slurm.key, or munged).
+    pub auth: spur_auth::grpc::DaemonAuth,
     pub sched_wake: Notify,
     /// The next scheduler pass runs at once, without waiting to coalesce a
     /// burst: set with the wake by an allocation's submission (srun, salloc),
@@ -225,7 +226,14 @@ fn backfill_of(conf: &SlurmConf) -> Option<spur_sched::backfill::BackfillParams>
 }
 
 impl Ctld {
-    pub fn new(conf: SlurmConf, inner: Shared, raft: Raft, me: u64, key: Vec<u8>, slurm_user_uid: u32) -> Arc<Ctld> {
+    pub fn new(
+        conf: SlurmConf,
+        inner: Shared,
+        raft: Raft,
+        me: u64,
+        auth: spur_auth::grpc::DaemonAuth,
+        slurm_user_uid: u32,
+    ) -> Arc<Ctld> {
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
         let prolog_contain = conf.prolog_contain();
         let backfill = backfill_of(&conf);
@@ -296,7 +304,7 @@ impl Ctld {
             extern_steps: Mutex::new(HashMap::new()),
             launch_slots: tokio::sync::Semaphore::new(256),
             conf,
-            key,
+            auth,
             sched_wake: Notify::new(),
             sched_now: std::sync::atomic::AtomicBool::new(false),
             slurm_user_uid,
@@ -530,7 +538,7 @@ impl Ctld {
 
     /// How this controller signs its calls.
     pub fn signer(&self) -> Signer {
-        Signer::Key { key: Arc::new(self.key.clone()), id: spur_auth::Identity::daemon(spur_auth::Kind::Controller) }
+        self.auth.signer(spur_auth::Kind::Controller)
     }
 
     pub(crate) async fn agent(&self, node: &str) -> Option<AgentClient<Signed<Channel>>> {

@@ -32,11 +32,11 @@ pub static CHANGE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 /// it does not answer).
 async fn versions_of(
     addr: &str,
-    key: &[u8],
+    auth: &spur_auth::grpc::DaemonAuth,
     legacy: bool,
     transport: &spur_auth::tls::Transport,
 ) -> Option<(Version, Version)> {
-    let r = crate::peer_ping(addr, key, legacy, transport).await?;
+    let r = crate::peer_ping(addr, auth, legacy, transport).await?;
     Some((r.min_format_version as Version, r.max_format_version as Version))
 }
 
@@ -53,7 +53,7 @@ async fn newest_for_all(ctld: &Ctld) -> Option<Version> {
         if id == ctld.me {
             continue;
         }
-        let (_, max) = versions_of(&addr, &ctld.key, ctld.legacy, &ctld.transport).await?;
+        let (_, max) = versions_of(&addr, &ctld.auth, ctld.legacy, &ctld.transport).await?;
         newest = newest.min(max);
     }
     (newest >= MIN_VERSION).then_some(newest)
@@ -158,7 +158,7 @@ pub async fn check_new_member(ctld: &Ctld, id: u64, addr: &str) -> Result<(), St
     let mut versions = None;
     // a few seconds for one just started
     for _ in 0..8 {
-        versions = versions_of(addr, &ctld.key, ctld.legacy, &ctld.transport).await;
+        versions = versions_of(addr, &ctld.auth, ctld.legacy, &ctld.transport).await;
         if versions.is_some() {
             break;
         }

@@ -204,11 +204,13 @@ fn main() {
     for f in spur_core::priority::inert_flags(&conf) {
         tracing::info!("slurm.conf: PriorityFlags={} is accepted, but Spur does not act on it", f);
     }
-    let key_path = spur_auth::key_path(&args.conf);
-    let key = match spur_auth::read_key(&key_path) {
-        Ok(k) => k,
+    // slurm.key, or under auth/munge without one the site's munged
+    let auth = match spur_auth::grpc::DaemonAuth::load(&args.conf, conf.get("AuthType"), conf.auth_info.as_deref())
+        .and_then(|a| a.gate_key().map(|k| (a, k)))
+    {
+        Ok(a) => a,
         Err(e) => {
-            eprintln!("spurctld: fatal: cannot read key {}: {}", key_path.display(), e);
+            eprintln!("spurctld: fatal: {}", e);
             std::process::exit(1);
         }
     };
@@ -380,14 +382,14 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let key = std::sync::Arc::new(key);
+        let (auth, gate_key) = auth;
         // Raft traffic leaves from this controller's own address, so that a
         // peer (or a test's proxy) can tell who is calling.
         let local_ip: Option<std::net::IpAddr> =
             bind_addr.parse().ok().filter(|ip: &std::net::IpAddr| !ip.is_unspecified());
         let wv = opened.write_version.clone();
         let legacy = spur_auth::legacy_enabled(conf.auth_info.as_deref());
-        let net = raftnet::Net { key: key.clone(), wv: wv.clone(), local_ip, legacy, transport: transport.clone() };
+        let net = raftnet::Net { auth: auth.clone(), wv: wv.clone(), local_ip, legacy, transport: transport.clone() };
         let net_for_sync = net.clone();
         let created = raft_handle.spawn(spur_state::raft::Raft::new(me, rconf, net, opened.log, opened.sm)).await;
         let raft = match created.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())) {
@@ -404,7 +406,7 @@ fn main() {
             rebuild.start(&raft);
             tokio::spawn(rebuild.clone().watch(raft.clone()));
         }
-        let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, (*key).clone(), slurm_user_uid);
+        let ctld = ctld::Ctld::new(conf, opened.shared, raft.clone(), me, auth.clone(), slurm_user_uid);
         let _ = ctld.room.set(spur_state::raft::Room::new(&state_dir));
         let _ = ctld.acct.set(acct.clone());
         tokio::spawn(raftnet::acct_sync_loop(raft.clone(), net_for_sync, acct.clone(), me));
@@ -437,7 +439,7 @@ fn main() {
             vec![0, slurm_user_uid],
         );
         let munge = spur_auth::munge_socket(ctld.conf.get("AuthType"), ctld.conf.auth_info.as_deref());
-        let gate = spur_auth::grpc::Gate::new((*key).clone(), audiences, replay, legacy, limits, munge);
+        let gate = spur_auth::grpc::Gate::new(gate_key, audiences, replay, legacy, limits, munge);
         let svc = spur_auth::grpc::Authenticated::new(
             spur_proto::controller_server::ControllerServer::new(server::Service::new(ctld.clone()))
                 .max_decoding_message_size(MAX_REQUEST),
@@ -475,10 +477,10 @@ fn main() {
         if !has_history && !args.join {
             let r2 = raft.clone();
             let ms = members.clone();
-            let key2 = key.clone();
+            let auth2 = auth.clone();
             let tr = transport.clone();
             let rb = rebuild.clone();
-            tokio::spawn(async move { bootstrap(r2, me, ms, key2, legacy, tr, rb).await });
+            tokio::spawn(async move { bootstrap(r2, me, ms, auth2, legacy, tr, rb).await });
         }
         let mut server = tonic::transport::Server::builder();
         if let Some(tls) = transport.server() {
@@ -549,7 +551,7 @@ async fn bootstrap(
     raft: spur_state::raft::Raft,
     me: u64,
     members: std::collections::BTreeMap<u64, openraft::BasicNode>,
-    key: std::sync::Arc<Vec<u8>>,
+    auth: spur_auth::grpc::DaemonAuth,
     legacy: bool,
     transport: spur_auth::tls::Transport,
     rebuild: raftnet::Rebuild,
@@ -558,7 +560,7 @@ async fn bootstrap(
         if *id == me {
             continue;
         }
-        if let Some(reply) = peer_ping(&n.addr, &key, legacy, &transport).await {
+        if let Some(reply) = peer_ping(&n.addr, &auth, legacy, &transport).await {
             // a cluster with a history: a leader, a follower, or a member
             // (even a candidate, its leader gone) whose log holds more than
             // the first membership entry of a cluster being formed
@@ -582,16 +584,13 @@ async fn bootstrap(
 /// Ping the controller at `addr` (`host:port`), as a controller.
 pub async fn peer_ping(
     addr: &str,
-    key: &[u8],
+    auth: &spur_auth::grpc::DaemonAuth,
     legacy: bool,
     transport: &spur_auth::tls::Transport,
 ) -> Option<spur_proto::PingReply> {
     let ep = transport.endpoint(addr).ok()?;
     let ch = ep.connect_timeout(std::time::Duration::from_millis(300)).connect().await.ok()?;
-    let signer = spur_auth::grpc::Signer::Key {
-        key: std::sync::Arc::new(key.to_vec()),
-        id: spur_auth::Identity::daemon(spur_auth::Kind::Controller),
-    };
+    let signer = auth.signer(spur_auth::Kind::Controller);
     let mut c =
         spur_proto::controller_client::ControllerClient::new(spur_auth::grpc::Signed::new(ch, signer, addr, legacy));
     let mut r = tonic::Request::new(spur_proto::PingRequest {});

@@ -10,7 +10,7 @@
 //! format version); one with no envelope (a build before versioned formats)
 //! is refused.
 //!
-//! Every call is signed with the cluster key like any other
+//! Every call is signed (with the cluster key, or through munged) like any other
 //! controller-to-controller or controller-to-agent call, and only an
 //! administrator credential is accepted.
 
@@ -23,8 +23,7 @@ use openraft::raft::{
 use openraft::BasicNode;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use spur_auth::grpc::{Signed, Signer};
-use spur_auth::Identity;
+use spur_auth::grpc::Signed;
 use spur_format::{FormatError, Kind, Version};
 use spur_proto::consensus_client::ConsensusClient;
 use spur_proto::RaftMessage;
@@ -35,7 +34,7 @@ use tonic::transport::Channel;
 
 #[derive(Clone)]
 pub struct Net {
-    pub key: Arc<Vec<u8>>,
+    pub auth: spur_auth::grpc::DaemonAuth,
     /// The version this member writes at.
     pub wv: WriteVersion,
     /// The address outgoing Raft connections come from.
@@ -64,7 +63,7 @@ impl RaftNetworkFactory<TypeConfig> for Net {
                 .http2_keep_alive_interval(Duration::from_secs(1))
                 .keep_alive_timeout(Duration::from_secs(2))
                 .connect_lazy();
-            let signer = Signer::Key { key: self.key.clone(), id: Identity::daemon(spur_auth::Kind::Controller) };
+            let signer = self.auth.signer(spur_auth::Kind::Controller);
             let ch = Signed::new(ch, signer, &node.addr, self.legacy);
             ConsensusClient::new(ch).max_decoding_message_size(1 << 30).max_encoding_message_size(1 << 30)
         });
@@ -290,7 +289,7 @@ impl Net {
                 .connect_timeout(Duration::from_millis(500))
                 .tcp_nodelay(true)
                 .connect_lazy();
-            let signer = Signer::Key { key: self.key.clone(), id: Identity::daemon(spur_auth::Kind::Controller) };
+            let signer = self.auth.signer(spur_auth::Kind::Controller);
             let ch = Signed::new(ch, signer, addr, self.legacy);
             ConsensusClient::new(ch).max_decoding_message_size(1 << 30).max_encoding_message_size(1 << 30)
         })

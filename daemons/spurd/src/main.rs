@@ -151,7 +151,7 @@ struct AgentState {
     /// here. (job, step) -> (when, signal, KillWait).
     step_cancels: std::sync::Mutex<HashMap<(u32, u32), StepCancel>>,
     /// For forwarding step launches down the tree to other agents.
-    key: Arc<Vec<u8>>,
+    auth: spur_auth::grpc::DaemonAuth,
     transport: spur_auth::tls::Transport,
     legacy: bool,
 }
@@ -174,13 +174,17 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: 
         eprintln!("spurd: fatal: cannot create spool directory {}: {}", spool.display(), e);
         std::process::exit(1);
     }
-    let key = match spur_auth::read_key(&spur_auth::key_path(&conf_path)) {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("spurd: fatal: cannot read key: {}", e);
-            std::process::exit(1);
-        }
-    };
+    // slurm.key, or under auth/munge without one the site's munged
+    let (auth, gate_key) =
+        match spur_auth::grpc::DaemonAuth::load(&conf_path, conf.get("AuthType"), conf.auth_info.as_deref())
+            .and_then(|a| a.gate_key().map(|k| (a, k)))
+        {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("spurd: fatal: {}", e);
+                std::process::exit(1);
+            }
+        };
     let transport = spur_auth::tls::Transport::from_conf(
         conf.get("TLSType"),
         conf.get("TLSParameters"),
@@ -191,7 +195,6 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: 
         eprintln!("spurd: fatal: {}", e);
         std::process::exit(1);
     });
-    let key = Arc::new(key);
     let exe = stepd::stepd_path();
     let (done_tx, done_rx) = mpsc::unbounded_channel::<u32>();
     let tombs = Arc::new(DoneLog::open(&spool));
@@ -205,15 +208,12 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: 
         tombs: tombs.clone(),
         early_ends: Default::default(),
         step_cancels: Default::default(),
-        key: key.clone(),
+        auth: auth.clone(),
         transport: transport.clone(),
         legacy: spur_auth::legacy_enabled(conf.auth_info.as_deref()),
     });
     // its calls to the controller are signed as an agent's
-    let client = Client::new(conf.clone(), &conf_path).with_signer(spur_auth::grpc::Signer::Key {
-        key: key.clone(),
-        id: spur_auth::Identity::daemon(spur_auth::Kind::Agent),
-    });
+    let client = Client::new(conf.clone(), &conf_path).with_signer(auth.signer(spur_auth::Kind::Agent));
 
     // Completion notices from supervisors.
     let sock = spur_spool::socket_path(&spool);
@@ -318,11 +318,12 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: 
         conf.auth_info.as_deref(),
     )));
     let gate = spur_auth::grpc::Gate::new(
-        (*key).clone(),
+        gate_key,
         audiences,
         replay,
         spur_auth::legacy_enabled(conf.auth_info.as_deref()),
-        spur_auth::grpc::Limits::new(64, 64, None, vec![]),
+        // (root and SlurmUser: whose munge credentials may speak as daemons)
+        spur_auth::grpc::Limits::new(64, 64, None, vec![0, spur_auth::users::uid_of(&conf.slurm_user).unwrap_or(0)]),
         spur_auth::munge_socket(conf.get("AuthType"), conf.auth_info.as_deref()),
     );
     let mut server = tonic::transport::Server::builder();
@@ -917,10 +918,7 @@ impl Svc {
             Err(e) => return fail(&head.node, e),
         };
         let ch = ep.connect_timeout(Duration::from_secs(5)).tcp_nodelay(true).connect_lazy();
-        let signer = spur_auth::grpc::Signer::Key {
-            key: self.st.key.clone(),
-            id: spur_auth::Identity::daemon(spur_auth::Kind::Agent),
-        };
+        let signer = self.st.auth.signer(spur_auth::Kind::Agent);
         let ch = spur_auth::grpc::Signed::new(ch, signer, &head.addr, self.st.legacy);
         let mut a = spur_proto::agent_client::AgentClient::new(ch);
         let mut req = Request::new(LaunchStepRequest { spec, forward, tree_width: width, node: head.node.clone() });

@@ -60,7 +60,7 @@ async fn controller_with(extra: &str) -> Fixture {
         .unwrap(),
     );
     let net = crate::raftnet::Net {
-        key: std::sync::Arc::new(KEY.to_vec()),
+        auth: spur_auth::grpc::DaemonAuth::Key(std::sync::Arc::new(KEY.to_vec())),
         wv: opened.write_version.clone(),
         local_ip: None,
         legacy: false,
@@ -70,7 +70,8 @@ async fn controller_with(extra: &str) -> Fixture {
     let members: std::collections::BTreeMap<u64, openraft::BasicNode> =
         [(1, openraft::BasicNode { addr: "127.0.0.1:6817".into() })].into_iter().collect();
     raft.initialize(members).await.unwrap();
-    let ctld = Ctld::new(conf, opened.shared, raft, 1, KEY.to_vec(), 0);
+    let ctld =
+        Ctld::new(conf, opened.shared, raft, 1, spur_auth::grpc::DaemonAuth::Key(std::sync::Arc::new(KEY.to_vec())), 0);
     let _ = ctld.acct.set(acct);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !ctld.is_ready_leader() {
