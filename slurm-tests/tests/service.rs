@@ -92,5 +92,24 @@ fn daemons_as_services() {
             && !run.join("slurmd-node2.pid").exists()
     });
     wait_for("STOPPING=1", T, || notices(&rx, &mut seen).iter().filter(|m| *m == "STOPPING=1").count() == 3);
+
+    // without -D an agent goes into the background, as slurmd does: the
+    // command returns at once and the daemon runs on, and a SIGHUP keeps it
+    // in the background under the same pid
+    let o =
+        std::process::Command::new(bin_dir().join("spurd")).args(["-N", "node1", "-f"]).arg(&c.conf).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pid_file = run.join("slurmd-node1.pid");
+    wait_for("the background agent's pid file", T, || pid_in(&pid_file) > 0);
+    let bg = pid_in(&pid_file);
+    assert_eq!(proc_state(bg).map(|s| s != 'Z'), Some(true), "the agent runs on");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(bg), nix::sys::signal::Signal::SIGHUP).unwrap();
+    wait_for("the background agent's reload", T, || {
+        c.log("spurd-node1.log").matches("Reconfigure: reading").count() == 2
+            && c.log("spurd-node1.log").matches(" listening on ").count() >= 3
+    });
+    assert_eq!(pid_in(&pid_file), bg);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(bg), nix::sys::signal::Signal::SIGTERM).unwrap();
+    wait_for("the background agent's end", T, || !pid_file.exists());
     let _ = std::fs::remove_dir_all(&sock_dir);
 }

@@ -113,13 +113,26 @@ impl Write for LogWriter {
     }
 }
 
-/// Start this program again in this process (same pid, same arguments), so
-/// that it reads slurm.conf afresh: what slurmctld and slurmd do on SIGHUP
-/// and `scontrol reconfigure` since 23.11. Returns only on failure.
+/// Go into the background as Slurm's daemons do without `-D`: the process
+/// forks, the parent exits 0, and the child leads a new session with its
+/// standard streams on /dev/null (it logs to its log file). It keeps its
+/// working directory (slurm.conf may have been named relative to it). Call it
+/// before any thread starts.
+pub fn detach() -> io::Result<()> {
+    nix::unistd::daemon(true, false).map_err(io::Error::from)
+}
+
+/// Start this program again in this process (same pid, same arguments, and
+/// `-D` when it went into the background: it is there already), so that it
+/// reads slurm.conf afresh: what slurmctld and slurmd do on SIGHUP and
+/// `scontrol reconfigure` since 23.11. Returns only on failure.
 pub fn reexec() -> io::Error {
     use std::os::unix::process::CommandExt;
-    let mut args = std::env::args_os();
-    let arg0 = args.next().unwrap_or_default();
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let arg0 = if args.is_empty() { Default::default() } else { args.remove(0) };
+    if !args.iter().any(|a| a == "-D" || a == "--systemd") {
+        args.push("-D".into());
+    }
     std::process::Command::new("/proc/self/exe").arg0(arg0).args(args).exec()
 }
 

@@ -21,6 +21,9 @@ const USAGE: &str =
 
 struct Args {
     conf: PathBuf,
+    /// `-D` or `--systemd`: stay in the foreground (else go into the
+    /// background once slurm.conf has been read, as slurmctld does).
+    foreground: bool,
     log: Option<PathBuf>,
     state_dir: Option<PathBuf>,
     /// Which SlurmctldHost line this controller is (1-based): its Raft id.
@@ -35,6 +38,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         conf: spur_core::config::default_path(),
+        foreground: false,
         log: None,
         state_dir: None,
         id: None,
@@ -46,7 +50,8 @@ fn parse_args() -> Result<Args, String> {
         match x.as_str() {
             // (--systemd: readiness goes to $NOTIFY_SOCKET whenever it is set;
             // -s, Debian 12's unit: slurmctld's working directory)
-            "-D" | "-i" | "-c" | "-R" | "-s" | "--systemd" => {}
+            "-D" | "--systemd" => a.foreground = true,
+            "-i" | "-c" | "-R" | "-s" => {}
             "-f" => a.conf = it.next().ok_or("-f needs a file")?.into(),
             "-L" => a.log = Some(it.next().ok_or("-L needs a file")?.into()),
             "--state-dir" => a.state_dir = Some(it.next().ok_or("--state-dir needs a directory")?.into()),
@@ -189,6 +194,12 @@ fn main() {
     if let Err(e) = spur_core::topology::load(&conf) {
         eprintln!("spurctld: fatal: {}", e);
         std::process::exit(1);
+    }
+    if !args.foreground {
+        if let Err(e) = spur_daemon::detach() {
+            eprintln!("spurctld: fatal: cannot go into the background: {}", e);
+            std::process::exit(1);
+        }
     }
     // -L, else SlurmctldLogFile, else stderr; SIGUSR2 opens it again
     let log_file = args.log.clone().or_else(|| conf.get("SlurmctldLogFile").map(PathBuf::from));

@@ -27,6 +27,9 @@ fn main() {
     let mut conf_path = spur_core::config::default_path();
     let mut log: Option<PathBuf> = None;
     let mut authd = false;
+    // -D or --systemd: stay in the foreground (else the agent goes into the
+    // background once slurm.conf has been read, as slurmd does)
+    let mut foreground = false;
     let mut it = argv.iter().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -35,7 +38,8 @@ fn main() {
             "-L" => log = it.next().map(PathBuf::from),
             // (--systemd: readiness goes to $NOTIFY_SOCKET whenever it is
             // set; -s, Debian 12's unit: slurmd's working directory)
-            "-D" | "-c" | "-s" | "--systemd" => {}
+            "-D" | "--systemd" => foreground = true,
+            "-c" | "-s" => {}
             "--authd" => authd = true,
             "-V" | "--version" => {
                 print!("{}", spur_core::compat::spur_version_line());
@@ -112,6 +116,12 @@ fn main() {
     if conf.node(&node).is_none() {
         eprintln!("spurd: fatal: Unable to determine this slurmd's NodeName");
         std::process::exit(1);
+    }
+    if !foreground {
+        if let Err(e) = spur_daemon::detach() {
+            eprintln!("spurd: fatal: cannot go into the background: {}", e);
+            std::process::exit(1);
+        }
     }
     // -L, else SlurmdLogFile, else stderr; SlurmdPidFile (both with %n, %h)
     let host = conf.node(&node).map(|n| n.hostname.clone()).unwrap_or_else(|| node.clone());
