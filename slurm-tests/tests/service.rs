@@ -2,8 +2,9 @@
 //! and SlurmdPidFile, readiness told to systemd through $NOTIFY_SOCKET,
 //! SIGUSR2 reopening the log that logrotate moved away, SIGHUP reading
 //! slurm.conf again (a new partition appears, the pid stays, a slurm.conf
-//! that does not read changes nothing), and a clean stop taking the pid
-//! files away. One cluster.
+//! that does not read changes nothing), `scontrol reconfigure` doing the
+//! same on every daemon, a clean stop taking the pid files away, and an
+//! agent started without -D going into the background. One cluster.
 
 use slurm_tests::*;
 use std::os::unix::net::UnixDatagram;
@@ -84,6 +85,19 @@ fn daemons_as_services() {
     assert_eq!(c.read_work("y.out"), "node1\n");
     assert_eq!(pid_in(&run.join("slurmd-node1.pid")), agent);
 
+    // scontrol reconfigure: refused to a user; root's reaches the controller
+    // and every agent, each reading slurm.conf again in its own process
+    let o = c.run_as(TEST_USER, "scontrol", &["reconfigure"]);
+    assert_eq!((o.code, o.stderr.as_str()), (1, "slurm_reconfigure error: Invalid user id\n"));
+    let reloads = |node: &str| c.log(&format!("spurd-{}.log", node)).matches("Reconfigure: reading").count();
+    let (r1, r2) = (reloads("node1"), reloads("node2"));
+    std::fs::write(&c.conf, format!("{}PartitionName=third Nodes=node1\n", good)).unwrap();
+    let o = c.run("scontrol", &["reconfigure"]);
+    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (0, "", ""));
+    wait_for("the third partition", T, || c.run("sinfo", &["-h", "-o", "%P"]).stdout == "debug*\nextra\nthird\n");
+    wait_for("both agents' reloads", T, || reloads("node1") == r1 + 1 && reloads("node2") == r2 + 1);
+    assert_eq!(pid_in(&run.join("slurmctld.pid")), ctld, "the same process");
+
     // a clean stop takes its pid files away and says STOPPING=1
     c.down().ok();
     wait_for("the pid files gone", T, || {
@@ -103,10 +117,12 @@ fn daemons_as_services() {
     wait_for("the background agent's pid file", T, || pid_in(&pid_file) > 0);
     let bg = pid_in(&pid_file);
     assert_eq!(proc_state(bg).map(|s| s != 'Z'), Some(true), "the agent runs on");
+    let count = |what: &str| c.log("spurd-node1.log").matches(what).count();
+    wait_for("the background agent's start", T, || count(" listening on ") == 4);
+    let before = count("Reconfigure: reading");
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(bg), nix::sys::signal::Signal::SIGHUP).unwrap();
     wait_for("the background agent's reload", T, || {
-        c.log("spurd-node1.log").matches("Reconfigure: reading").count() == 2
-            && c.log("spurd-node1.log").matches(" listening on ").count() >= 3
+        count("Reconfigure: reading") == before + 1 && count(" listening on ") == 5
     });
     assert_eq!(pid_in(&pid_file), bg);
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(bg), nix::sys::signal::Signal::SIGTERM).unwrap();

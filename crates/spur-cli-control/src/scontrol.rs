@@ -65,6 +65,8 @@ pub enum Absent {
 // (one command per process: the size of its largest variant does not matter)
 #[allow(clippy::large_enum_variant)]
 pub enum ScontrolCmd {
+    /// `reconfigure`: every daemon reads slurm.conf again.
+    Reconfigure,
     /// `completing`: jobs in the COMPLETING state and their nodes.
     Completing {
         flags: Flags,
@@ -360,11 +362,7 @@ pub fn parse_words(flags: Flags, words: &[String], env: &HashMap<String, String>
         if argv.len() > 2 {
             return Err(many());
         }
-        return Err(err_out(if root {
-            "slurm_reconfigure error: Requested operation not supported on this system\n".into()
-        } else {
-            "slurm_reconfigure error: Invalid user id\n".into()
-        }));
+        return Ok(ScontrolCmd::Reconfigure);
     }
     if kw(tag, "token", 3) {
         return Err(err_out(if v22 {
@@ -1854,6 +1852,10 @@ pub async fn execute(cmd: &ScontrolCmd, c: &spur_client::Client) -> Output {
             }
             o
         }
+        ScontrolCmd::Reconfigure => match c.reconfigure().await {
+            Ok(()) => Output::ok(""),
+            Err(e) => Output::err(format!("slurm_reconfigure error: {}\n", e), 1),
+        },
         ScontrolCmd::Completing { flags } => {
             let q = QueryRequest { jobs: true, nodes: true, all_finished: true, ..Default::default() };
             match c.query(&q).await {

@@ -624,6 +624,12 @@ impl Client {
         Ok(r.names)
     }
 
+    /// `scontrol reconfigure`: every controller and agent reads slurm.conf again.
+    pub async fn reconfigure(&self) -> Result<(), ClientError> {
+        let r = call!(self, reconfigure, pb::ReconfigureRequest { forwarded: false })?;
+        check(&r.status)
+    }
+
     /// The leader's answer to a ping.
     pub async fn ping(&self) -> Result<PingInfo, ClientError> {
         let r = call!(self, ping, pb::PingRequest {})?;

@@ -127,6 +127,10 @@ impl Controller for Fake {
         self.gate()?;
         Ok(Response::new(pb::AssocReply::default()))
     }
+    async fn reconfigure(&self, _: Request<pb::ReconfigureRequest>) -> R<pb::ReconfigureReply> {
+        self.gate()?;
+        Ok(Response::new(pb::ReconfigureReply::default()))
+    }
 }
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

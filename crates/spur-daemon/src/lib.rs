@@ -122,6 +122,19 @@ pub fn detach() -> io::Result<()> {
     nix::unistd::daemon(true, false).map_err(io::Error::from)
 }
 
+/// Start this daemon again with slurm.conf read afresh, a moment from now
+/// (so that the answer to the request that asked has gone first): the
+/// SIGHUP path of [`serve_signals`]. `scontrol reconfigure` reaches every
+/// daemon this way.
+pub fn restart_soon() {
+    tokio::spawn(async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        if let Err(e) = nix::sys::signal::raise(nix::sys::signal::Signal::SIGHUP) {
+            tracing::error!("reconfigure: cannot signal this process: {}", e);
+        }
+    });
+}
+
 /// Start this program again in this process (same pid, same arguments, and
 /// `-D` when it went into the background: it is there already), so that it
 /// reads slurm.conf afresh: what slurmctld and slurmd do on SIGHUP and
@@ -175,21 +188,37 @@ pub struct Service {
 /// SIGUSR2 reopens the log file; SIGHUP reads slurm.conf and, if it reads,
 /// starts the daemon again with it ([`reexec`]; systemd is told RELOADING=1,
 /// and the new start says READY=1), else logs why and goes on as it was.
-pub async fn serve_signals(s: Service) {
+///
+/// The handlers are in place and the pid file written when this returns
+/// (call it within the runtime, before saying the daemon listens); the
+/// future it gives answers the signals (spawn it).
+pub fn serve_signals(s: Service) -> impl std::future::Future<Output = ()> + Send {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int), Ok(mut hup), Ok(mut usr2)) = (
+    let handlers = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
         signal(SignalKind::hangup()),
         signal(SignalKind::user_defined2()),
-    ) else {
-        tracing::error!("cannot install signal handlers");
-        return;
-    };
+    );
     let pid_file = PidFile::write(&s.pid_file)
         .inspect_err(|e| tracing::error!("Unable to open pidfile `{}': {}", s.pid_file.display(), e))
         .ok();
     sd_notify("READY=1");
+    answer_signals(s, handlers, pid_file)
+}
+
+type Handlers = (
+    io::Result<tokio::signal::unix::Signal>,
+    io::Result<tokio::signal::unix::Signal>,
+    io::Result<tokio::signal::unix::Signal>,
+    io::Result<tokio::signal::unix::Signal>,
+);
+
+async fn answer_signals(s: Service, handlers: Handlers, pid_file: Option<PidFile>) {
+    let (Ok(mut term), Ok(mut int), Ok(mut hup), Ok(mut usr2)) = handlers else {
+        tracing::error!("cannot install signal handlers");
+        return;
+    };
     loop {
         tokio::select! {
             _ = term.recv() => break,

@@ -383,6 +383,26 @@ impl Outcome for AssocReply {
     }
 }
 
+impl Audited for ReconfigureRequest {
+    const RPC: &'static str = "reconfigure";
+    fn op(&self) -> &'static str {
+        if self.forwarded {
+            "forwarded"
+        } else {
+            "reconfigure"
+        }
+    }
+    fn target(&self) -> String {
+        "slurm.conf".into()
+    }
+}
+
+impl Outcome for ReconfigureReply {
+    fn result(&self) -> (String, bool) {
+        single(&self.status)
+    }
+}
+
 impl Audited for RegisterRequest {
     const RPC: &'static str = "register";
     fn op(&self) -> &'static str {

@@ -470,7 +470,6 @@ fn main() {
             |_| spur_auth::grpc::CONTROLLERS,
             MAX_RAFT_MESSAGE,
         );
-        tracing::info!("spurctld listening on {}", addr);
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,
             Err(e) => {
@@ -478,11 +477,12 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         // Every acknowledged change is already on disk: stop at once on SIGTERM
         // rather than waiting for clients to hang up; SIGHUP reads slurm.conf
         // again, SIGUSR2 reopens the log.
         tokio::spawn(spur_daemon::serve_signals(spur_daemon::Service { conf: args.conf.clone(), log, pid_file }));
+        tracing::info!("spurctld listening on {}", addr);
+        let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
         // A member of a new cluster: form it, unless a peer already has (then
         // its leader brings this one up to date).
         if !has_history && !args.join {

@@ -63,10 +63,13 @@ type R<T> = Result<Response<T>, tonic::Status>;
 pub fn policy(method: &str) -> &'static [spur_auth::Kind] {
     use spur_auth::grpc::{AGENTS, ANYONE, USERS};
     const USERS_AND_AGENTS: &[spur_auth::Kind] = &[spur_auth::Kind::User, spur_auth::Kind::Agent];
+    const USERS_AND_CONTROLLERS: &[spur_auth::Kind] = &[spur_auth::Kind::User, spur_auth::Kind::Controller];
     match method.rsplit('/').next().unwrap_or("") {
         "Register" | "JobComplete" => AGENTS,
         "StepComplete" => USERS_AND_AGENTS,
         "Ping" => ANYONE,
+        // (a user's to the leader, the leader's to the other controllers)
+        "Reconfigure" => USERS_AND_CONTROLLERS,
         _ => USERS,
     }
 }
@@ -2420,11 +2423,15 @@ impl Controller for Service {
     async fn assoc(&self, req: Request<AssocRequest>) -> R<AssocReply> {
         self.assoc_rpc(req).await
     }
+    async fn reconfigure(&self, req: Request<ReconfigureRequest>) -> R<ReconfigureReply> {
+        self.reconfigure_rpc(req).await
+    }
 }
 
 mod acct;
 mod assoc;
 mod qos;
+mod reconfigure;
 #[cfg(test)]
 mod rpc_tests;
 mod steps;

@@ -110,6 +110,8 @@ pub enum Action {
     ManageQos,
     /// sacctmgr add|modify|delete account|user.
     ManageAccounts,
+    /// scontrol reconfigure.
+    Reconfigure,
 }
 
 /// The authorisation matrix (SECURITY.md, "Authorisation"): whether `c`
@@ -149,7 +151,8 @@ pub fn authorize(c: &Caller, action: Action, owner: Option<u32>) -> Result<(), i
         // validate_super_user
         SetAdminJobField => (c.super_user, ESLURM_ACCESS_DENIED),
         // validate_super_user: `slurm_update error: Invalid user id`
-        UpdateNode | UpdatePartition => (c.super_user, ESLURM_USER_ID_MISSING),
+        // (_slurm_rpc_reconfigure_controller: `slurm_reconfigure error: Invalid user id`)
+        UpdateNode | UpdatePartition | Reconfigure => (c.super_user, ESLURM_USER_ID_MISSING),
         // validate_operator, or validate_resv_uid for a delete
         CreateReservation | UpdateReservation => (c.operator, ESLURM_USER_ID_MISSING),
         DeleteReservation { user_delete } => (c.operator || user_delete, ESLURM_USER_ID_MISSING),

@@ -310,12 +310,12 @@ async fn agent_main(conf: SlurmConf, conf_path: PathBuf, node: String, service: 
             std::process::exit(1);
         }
     };
-    tracing::info!("spurd {} listening on {}", node, addr);
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     // Every acknowledged change is already on disk: stop at once on SIGTERM
     // rather than waiting for clients to hang up (jobs go on under their step
     // daemons); SIGHUP reads slurm.conf again, SIGUSR2 reopens the log.
     tokio::spawn(spur_daemon::serve_signals(service));
+    tracing::info!("spurd {} listening on {}", node, addr);
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     // Only controllers call an agent; each request's credential is checked
     // for this node (its name or address) and the method before its body is
     // read (spur_auth::grpc).
@@ -893,6 +893,16 @@ impl Agent for Svc {
                 tasks: 0,
             },
         }))
+    }
+
+    /// `scontrol reconfigure`, passed on by the leader: start again with
+    /// slurm.conf read afresh once this answer has gone (the SIGHUP path;
+    /// the jobs' step daemons go on).
+    async fn reconfigure(&self, req: Request<ReconfigureRequest>) -> Result<Response<ReconfigureReply>, tonic::Status> {
+        self.admin(&req)?;
+        tracing::info!("reconfigure requested by the controller");
+        spur_daemon::restart_soon();
+        Ok(Response::new(ReconfigureReply { status: ok() }))
     }
 
     async fn ping(&self, req: Request<PingRequest>) -> Result<Response<PingReply>, tonic::Status> {
