@@ -2137,7 +2137,7 @@ pub fn show_config(conf: &spur_core::config::SlurmConf, as_of: i64) -> String {
         ("AccountingStorageExternalHost", or("AccountingStorageExternalHost", "(null)")),
         ("AccountingStorageParameters", or("AccountingStorageParameters", "(null)")),
         ("AccountingStoragePort", or("AccountingStoragePort", "0")),
-        ("AccountingStorageTRES", "cpu,mem,energy,node,billing,fs/disk,vmem,pages".into()),
+        ("AccountingStorageTRES", spur_core::priority::tres_names(conf).join(",")),
         ("AccountingStorageType", or("AccountingStorageType", "(null)")),
         ("AccountingStorageUser", or("AccountingStorageUser", "N/A")),
         ("AccountingStoreFlags", or("AccountingStoreFlags", "(null)")),

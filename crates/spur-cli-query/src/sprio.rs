@@ -14,7 +14,7 @@ use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_cli_base::output::Output;
 use spur_cli_base::process::{client, emit, load_error, runtime};
 use spur_core::model::{ClusterView, Job, JobState, Node, Partition};
-use spur_core::priority::{factors, Factors, Totals, Weights};
+use spur_core::priority::{Factors, Weights};
 use spur_core::request::Query as QueryRequest;
 use std::collections::HashMap;
 
@@ -364,10 +364,21 @@ fn cell(k: F, r: &Row, w: &Weights) -> Cell {
         F::Qos => int(r.f.qos),
         F::QosNorm => norm(ratio(r.f.qos, w.qos)),
         F::Nice => int(r.f.nice as f64),
-        F::Tres | F::TresNorm => String::new(),
+        // (sprio: each TRES that is not 0, weighted `%.0f` or over its
+        // weight `%.2f`)
+        F::Tres => tres_text(&r.f.tres, |_, v| format!("{v:.0}")),
+        F::TresNorm => tres_text(&r.f.tres, |n, v| {
+            let weight = w.tres_weights.iter().find(|(t, _)| t == n).map(|(_, x)| *x).unwrap_or(1.0);
+            format!("{:.2}", v / weight)
+        }),
         F::Account => return Cell::opt(r.job.desc.account.as_deref()),
         F::QosName => return Cell::opt(r.job.desc.qos_shown(r.accounting)),
     })
+}
+
+/// `name=value,...` of the TRES factors.
+fn tres_text(tres: &[(String, f64)], value: impl Fn(&str, f64) -> String) -> String {
+    tres.iter().map(|(n, v)| format!("{n}={}", value(n, *v))).collect::<Vec<_>>().join(",")
 }
 
 fn header(k: F) -> &'static str {
@@ -471,11 +482,10 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
     let items: Vec<Item<F>> = parsed.items.into_iter().filter(|i| !matches!(i.kind, ItemKind::Invalid)).collect();
     let nodes: Vec<&Node> = view.nodes.iter().collect();
     let parts: Vec<&Partition> = view.partitions.iter().collect();
-    let totals = Totals::of(&nodes, &parts).with_qos(&view.qos);
-    let pf: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
     // (with accounting, as the controller computed them at the last
     // PriorityCalcPeriod boundary; without, the whole weight)
     let fs = view.assocs.as_ref().filter(|_| !view.qos.is_empty()).map(|_| &view.fair_share);
+    let cx = spur_core::priority::Context::new(&nodes, &parts, &view.qos, fs, w);
     let mut rows: Vec<Row> = view
         .jobs
         .iter()
@@ -483,15 +493,14 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
             // (ACCRUE_ALWAYS: from submission, so a job waiting on a
             // dependency is listed too; priority-flags-22.05.md C)
             let since = if w.accrue_always { j.submit_time } else { j.eligible_time };
-            j.state == JobState::Pending && j.priority > 0 && since > 0 && since <= view.now
+            let listed = j.state == JobState::Pending || (w.calculate_running && j.state == JobState::Running);
+            listed && j.priority > 0 && since > 0 && since <= view.now
         })
         .filter(|j| o.jobs.as_ref().is_none_or(|l| l.contains(&j.job_id)))
         .filter(|j| o.users.as_ref().is_none_or(|u| u.iter().any(|n| *n == j.user_name || *n == j.user_id.to_string())))
         .filter(|j| o.parts.as_ref().is_none_or(|p| p.contains(&j.partition)))
         .map(|j| {
-            let qp = spur_core::qos::of_job(&view.qos, j).map(|q| q.priority).unwrap_or(0);
-            let share = fs.as_ref().map(|f| spur_core::assoc::job_factor(f, j)).unwrap_or(1.0);
-            let mut f = factors(j, pf.get(j.partition.as_str()).copied().unwrap_or(0), qp, share, &totals, w, view.now);
+            let mut f = cx.factors(j, w, view.now);
             if j.desc.priority.is_some() {
                 // set outright: SITE and NICE print 0
                 f.nice = 0;

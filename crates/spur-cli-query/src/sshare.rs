@@ -83,6 +83,9 @@ pub struct SshareOpts {
     pub parsable: Parsable,
     pub users_only: bool,
     pub verbose: bool,
+    /// The classic fair-share (`PriorityFlags=NO_FAIR_TREE` or
+    /// `DEPTH_OBLIVIOUS`): no LevelFS in the long format.
+    pub classic: bool,
 }
 
 /// How a field is filled.
@@ -204,9 +207,15 @@ pub fn parse(args: &[String]) -> Result<SshareOpts, Output> {
     Ok(o)
 }
 
-/// The default fields (Fair Tree's).
+/// The default fields (Fair Tree's, or the classic algorithms' long ones).
 fn default_format(o: &SshareOpts) -> &'static str {
     match (o.long, o.partitions) {
+        (true, true) if o.classic => {
+            "A,User,P,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,GrpTRESMins,TRESRunMins,"
+        }
+        (true, false) if o.classic => {
+            "A,User,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,GrpTRESMins,TRESRunMins,"
+        }
         (true, true) => {
             "A,User,P,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,LevelFS,GrpTRESMins,TRESRunMins,"
         }
@@ -357,7 +366,7 @@ fn run_mins(view: &ClusterView, rows: &[Row]) -> HashMap<(String, String), Strin
 }
 
 pub fn run(args: &[String], _env: &HashMap<String, String>) -> i32 {
-    let o = match parse(args) {
+    let mut o = match parse(args) {
         Ok(o) => o,
         Err(e) => return emit(&e),
     };
@@ -370,15 +379,16 @@ pub fn run(args: &[String], _env: &HashMap<String, String>) -> i32 {
         Ok(v) => v,
         Err(e) => return emit(&load_error("Couldn't get shares from controller", &e)),
     };
+    let w = Weights::from_conf(c.conf()).unwrap_or_default();
+    o.classic = w.algo != spur_core::priority::FairShareAlgo::FairTree;
     // without accounting slurmctld has no associations: the header alone
     let Some(assocs) = view.assocs.as_ref().filter(|_| !view.qos.is_empty()) else {
         return emit(&render(&o, &[], &view.cluster_name, "", &HashMap::new()));
     };
-    let w = Weights::from_conf(c.conf()).unwrap_or_default();
     let hl = spur_core::assoc::half_life(c.conf());
     let at = if w.calc_period > 0 { spur_core::priority::calc_time(&w, view.now) } else { view.now };
     let running = spur_core::assoc::running(view.jobs.iter(), &view.qos, at, hl);
-    let mut rows = spur_core::assoc::fair_tree(assocs, &running, at, hl);
+    let mut rows = spur_core::assoc::shares(assocs, &running, at, hl, w.algo);
     // the factors the controller computed at the last boundary (its
     // priorities' own), where it sent them
     if !view.fair_share.is_empty() {

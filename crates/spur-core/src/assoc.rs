@@ -536,6 +536,77 @@ pub fn fair_tree(a: &Assocs, running: &[Running], at: i64, hl: i64) -> Vec<Row> 
     order.into_iter().map(|i| rows[i].clone()).collect()
 }
 
+/// The rows of `algo`: Fair Tree's ([`fair_tree`]), or with the classic
+/// algorithms (`PriorityFlags=NO_FAIR_TREE`, `DEPTH_OBLIVIOUS`) each row's
+/// shares normalised down the whole tree, its effective usage, and a factor
+/// for every association ([`classic`]).
+pub fn shares(a: &Assocs, running: &[Running], at: i64, hl: i64, algo: crate::priority::FairShareAlgo) -> Vec<Row> {
+    let mut rows = fair_tree(a, running, at, hl);
+    if algo != crate::priority::FairShareAlgo::FairTree {
+        classic(&mut rows, algo == crate::priority::FairShareAlgo::DepthOblivious);
+    }
+    rows
+}
+
+/// The classic fair-share over Fair Tree's `rows` (whose `norm_shares` are
+/// each association's shares over its siblings'), as priority_multifactor
+/// computes it without Fair Tree:
+///
+/// - normalised shares: the product of those ratios from the top down;
+/// - normalised usage: its usage over the whole tree's (at most 1);
+/// - effective usage: below root's children, its normalised usage moved
+///   toward its parent's effective usage by its share of its siblings'
+///   shares (`depth_oblivious`: its parent's ratio of effective usage to
+///   shares, times its own ratio relative to its siblings' to a power
+///   that shrinks as the parent's ratio moves away from 1);
+/// - factor: 2^-(effective usage / normalised shares), 0 without shares.
+///
+/// The root row keeps an effective usage of 1 and normalised shares of 1.
+pub fn classic(rows: &mut [Row], depth_oblivious: bool) {
+    let Some(root_use) = rows.first().map(|r| r.raw_usage) else { return };
+    let norm_use = |r: &Row| if root_use > 0.0 { (r.raw_usage / root_use).min(1.0) } else { 0.0 };
+    // the parent of each row: the last account row one level up
+    let mut parent: Vec<Option<usize>> = vec![None; rows.len()];
+    let mut open: Vec<usize> = vec![];
+    for i in 0..rows.len() {
+        open.truncate(rows[i].depth);
+        parent[i] = open.last().copied();
+        if rows[i].user.is_none() {
+            open.push(i);
+        }
+    }
+    let level: Vec<f64> = rows.iter().map(|r| r.norm_shares).collect();
+    rows[0].norm_shares = 1.0;
+    rows[0].eff_usage = 1.0;
+    for i in 1..rows.len() {
+        let Some(p) = parent[i] else { continue };
+        let share = level[i] * rows[p].norm_shares;
+        let un = norm_use(&rows[i]);
+        let eff = if p == 0 {
+            un
+        } else if depth_oblivious {
+            let (pe, pn) = (rows[p].eff_usage, rows[p].norm_shares);
+            let siblings: f64 = (1..rows.len()).filter(|&k| parent[k] == Some(p)).map(|k| norm_use(&rows[k])).sum();
+            if share > 0.0 && pn > 0.0 && pe > 0.0 && un > 0.0 {
+                let ratio_p = pe / pn;
+                let ratio_l = (un / share) / (siblings / pn);
+                let k =
+                    if ratio_p.ln() * ratio_l.ln() >= 0.0 { 1.0 } else { 1.0 / (1.0 + (5.0 * ratio_p.ln()).powi(2)) };
+                ratio_p * ratio_l.powf(k) * share
+            } else {
+                un
+            }
+        } else {
+            un + (rows[p].eff_usage - un) * level[i]
+        };
+        rows[i].norm_shares = share;
+        rows[i].eff_usage = eff;
+    }
+    for r in rows.iter_mut() {
+        r.fs_factor = Some(if r.norm_shares > 0.0 { 2f64.powf(-(r.eff_usage / r.norm_shares)) } else { 0.0 });
+    }
+}
+
 /// The usage of the running (and suspended) jobs among `jobs` as of `at`:
 /// their billed CPUs (times their QOS's `UsageFactor`) over the time they
 /// have run.
@@ -567,9 +638,10 @@ pub fn factors_at<'a>(
     qos: &[crate::qos::Qos],
     at: i64,
     hl: i64,
+    algo: crate::priority::FairShareAlgo,
 ) -> Factors {
     let run = running(jobs, qos, at, hl);
-    factors(&fair_tree(a, &run, at, hl))
+    factors(&shares(a, &run, at, hl, algo))
 }
 
 /// A job's fair-share factor among `factors` (0 without an association).

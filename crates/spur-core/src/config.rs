@@ -48,7 +48,6 @@ pub static INERT_KEYS: &[&str] = &[
     "AccountingStorageLoc",
     "AccountingStorageParameters",
     "AccountingStoragePass",
-    "AccountingStorageTRES",
     "AccountingStorageUser",
     "AccountingStoreFlags",
     "AccountingStoreJobComment",

@@ -39,8 +39,20 @@ pub struct Weights {
     pub jobsize: u32,
     pub partition: u32,
     pub qos: u32,
-    /// `PriorityWeightTRES` as written (shown only).
+    /// `PriorityWeightTRES` as written (`sprio -w` shows it).
     pub tres: Option<String>,
+    /// `PriorityWeightTRES` read against the cluster's TRES: (name, weight),
+    /// in the TRES's order ([`tres_names`]); empty when it does not read
+    /// (slurmctld will not start then: [`tres_weights`]).
+    pub tres_weights: Vec<(String, f64)>,
+    /// `PriorityFlags=NO_NORMAL_TRES`: a TRES factor is the job's count
+    /// itself, not over its partition's.
+    pub no_normal_tres: bool,
+    /// `PriorityFlags=CALCULATE_RUNNING`: running jobs' priorities are
+    /// computed too, and sprio lists them.
+    pub calculate_running: bool,
+    /// How the fair-share factor is computed.
+    pub algo: FairShareAlgo,
     /// `PriorityMaxAge` in seconds (default 7 days).
     pub max_age: i64,
     /// `PriorityCalcPeriod` in seconds (default 5 minutes).
@@ -88,6 +100,20 @@ impl Weights {
             partition: w("PriorityWeightPartition"),
             qos: w("PriorityWeightQOS"),
             tres: conf.get("PriorityWeightTRES").filter(|t| !t.is_empty()).map(str::to_string),
+            tres_weights: conf
+                .get("PriorityWeightTRES")
+                .and_then(|t| tres_weights(t, &tres_names(conf)).ok())
+                .unwrap_or_default(),
+            no_normal_tres: flag(conf, "NO_NORMAL_TRES"),
+            calculate_running: flag(conf, "CALCULATE_RUNNING"),
+            // (read_config.c: DEPTH_OBLIVIOUS, else NO_FAIR_TREE, leaves Fair Tree)
+            algo: if flag(conf, "DEPTH_OBLIVIOUS") {
+                FairShareAlgo::DepthOblivious
+            } else if flag(conf, "NO_FAIR_TREE") {
+                FairShareAlgo::Classic
+            } else {
+                FairShareAlgo::FairTree
+            },
             max_age: secs("PriorityMaxAge", 7 * 86400, 60),
             calc_period: secs("PriorityCalcPeriod", 300, 60).max(1),
             favor_small: conf
@@ -106,16 +132,193 @@ impl Weights {
     /// Whether any factor counts (with none, every job keeps priority 1).
     pub fn any(&self) -> bool {
         self.age | self.assoc | self.fairshare | self.jobsize | self.partition | self.qos > 0
+            || self.tres_weights.iter().any(|(_, w)| *w != 0.0)
     }
 }
 
+/// The fair-share algorithm `PriorityFlags` chooses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FairShareAlgo {
+    /// Fair Tree (the default since 19.05): a user's rank.
+    #[default]
+    FairTree,
+    /// `NO_FAIR_TREE`: the classic factor, 2^-(effective usage / shares).
+    Classic,
+    /// `DEPTH_OBLIVIOUS`: the classic factor with the effective usage of
+    /// priority_multifactor's depth-oblivious variant.
+    DepthOblivious,
+}
+
 /// The `PriorityFlags` Slurm knows and Spur keeps without acting on, of
-/// those slurm.conf names (spurctld says so once at start).
+/// those slurm.conf names (spurctld says so once at start): `MAX_TRES`
+/// (billing is each job's CPUs) and `NO_NORMAL_ASSOC` (no association
+/// factor).
 pub fn inert_flags(conf: &SlurmConf) -> Vec<&'static str> {
-    ["CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE", "MAX_TRES", "NO_NORMAL_ASSOC", "NO_NORMAL_TRES"]
-        .into_iter()
-        .filter(|f| flag(conf, f))
-        .collect()
+    ["MAX_TRES", "NO_NORMAL_ASSOC"].into_iter().filter(|f| flag(conf, f)).collect()
+}
+
+/// The TRES slurmctld always counts, in its order (their ids 1 to 8).
+pub const BASE_TRES: [&str; 8] = ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"];
+
+/// The TRES the cluster counts: [`BASE_TRES`], then those
+/// `AccountingStorageTRES` adds (`gres/gpu`, `gres/gpu:mi300x`, ...), in its
+/// order; names as slurmctld prints them (type lower-case).
+pub fn tres_names(conf: &SlurmConf) -> Vec<String> {
+    let mut names: Vec<String> = BASE_TRES.iter().map(|s| s.to_string()).collect();
+    for item in conf.get("AccountingStorageTRES").unwrap_or("").split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let name = match item.split_once('/') {
+            Some((ty, rest)) => format!("{}/{}", ty.to_ascii_lowercase(), rest),
+            None => item.to_ascii_lowercase(),
+        };
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// `PriorityWeightTRES` (`CPU=1000,Mem=2000,GRES/gpu=3000`) read against
+/// the cluster's TRES `names`: (name, weight) in the TRES's order. A TRES
+/// the cluster does not count, or an item that does not read, is slurmctld's
+/// fatal error (its text is the `Err`). A unit after a weight divides it
+/// (`Mem=1G`: per GB of a count in MB), as slurmctld reads it.
+pub fn tres_weights(text: &str, names: &[String]) -> Result<Vec<(String, f64)>, String> {
+    let fatal = |why: String| Err(format!("{why}\nfailed to parse tres weights str '{text}'"));
+    let mut found: Vec<(usize, f64)> = vec![];
+    for item in text.split(',').filter(|i| !i.is_empty()) {
+        let (key, value) = match item.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => (k, v),
+            _ => return fatal(format!("\"{item}\" is an invalid TRES weight entry")),
+        };
+        let (ty, name) = match key.split_once('/') {
+            Some((t, n)) => (t, Some(n)),
+            None => (key, None),
+        };
+        let want = match name {
+            Some(n) => format!("{}/{}", ty.to_ascii_lowercase(), n.to_ascii_lowercase()),
+            None => ty.to_ascii_lowercase(),
+        };
+        let Some(pos) = names.iter().position(|n| n.to_ascii_lowercase() == want) else {
+            let shown = match name {
+                Some(n) => format!("{ty}:{n}"),
+                None => ty.to_string(),
+            };
+            return fatal(format!("TRES weight '{shown}' is not a configured TRES type."));
+        };
+        let num_end = value.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(value.len());
+        let Ok(mut weight) = value[..num_end].parse::<f64>() else {
+            return fatal(format!("\"{item}\" is an invalid TRES weight entry"));
+        };
+        if let Some(unit) = value[num_end..].chars().next() {
+            // (the count's own unit: MB for mem, none for the others)
+            let base = if want == "mem" { 2 } else { 0 };
+            let at = match unit.to_ascii_uppercase() {
+                'K' => 1,
+                'M' => 2,
+                'G' => 3,
+                'T' => 4,
+                'P' => 5,
+                _ => return fatal(format!("\"{item}\" is an invalid TRES weight entry")),
+            };
+            if at > base {
+                weight /= 1024f64.powi(at - base);
+            }
+        }
+        found.retain(|(p, _)| *p != pos);
+        found.push((pos, weight));
+    }
+    found.sort_by_key(|(p, _)| *p);
+    Ok(found.into_iter().map(|(p, w)| (names[p].clone(), w)).collect())
+}
+
+/// TRES counts by name (`cpu`, `mem` in MB, `node`, `billing`, `gres/gpu`,
+/// `gres/gpu:TYPE`).
+pub type TresCounts = Vec<(String, f64)>;
+
+fn count_of(c: &TresCounts, name: &str) -> f64 {
+    c.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v).unwrap_or(0.0)
+}
+
+/// A partition's TRES (slurmctld's `part_ptr->tres_cnt`, `TRES=` of `scontrol
+/// show partition`): its nodes' CPUs, memory, count, billing and GRES.
+pub fn partition_tres(part: &Partition, nodes: &[&Node]) -> TresCounts {
+    let mine: Vec<&&Node> = nodes.iter().filter(|n| part.nodes.iter().any(|p| **p == n.name)).collect();
+    let cpus: u64 = mine.iter().map(|n| u64::from(n.cpus)).sum();
+    let mem: u64 = mine.iter().map(|n| n.real_memory).sum();
+    let mut c: TresCounts = vec![
+        ("cpu".into(), cpus as f64),
+        ("mem".into(), mem as f64),
+        ("node".into(), mine.len() as f64),
+        ("billing".into(), part.more.billing(cpus, mem, mine.len() as u64) as f64),
+    ];
+    for n in &mine {
+        for (name, ty, count) in &n.gres {
+            add(&mut c, &format!("gres/{name}"), *count as f64);
+            if let Some(t) = ty {
+                add(&mut c, &format!("gres/{name}:{t}"), *count as f64);
+            }
+        }
+    }
+    c
+}
+
+fn add(c: &mut TresCounts, name: &str, v: f64) {
+    match c.iter_mut().find(|(n, _)| n == name) {
+        Some(e) => e.1 += v,
+        None => c.push((name.to_string(), v)),
+    }
+}
+
+/// A job's TRES as the TRES factor counts them: what it was given when it
+/// runs, else what it asks for (CPUs, memory, nodes, billing as its CPUs,
+/// and its GRES on every node or its `--gpus`).
+pub fn job_tres(job: &Job) -> TresCounts {
+    let mut c: TresCounts = vec![];
+    if !job.allocs.is_empty() {
+        add(&mut c, "cpu", job.allocs.iter().map(|a| f64::from(a.cpus)).sum());
+        add(&mut c, "mem", job.allocs.iter().map(|a| a.mem_mb as f64).sum());
+        add(&mut c, "node", job.allocs.len() as f64);
+        for g in job.allocs.iter().flat_map(|a| &a.gres) {
+            add(&mut c, &format!("gres/{}", g.name), g.count as f64);
+            if let Some(t) = &g.gtype {
+                add(&mut c, &format!("gres/{}:{t}", g.name), g.count as f64);
+            }
+        }
+    } else {
+        let mem = if job.mem_per_cpu > 0 {
+            job.mem_per_cpu * u64::from(job.num_cpus)
+        } else {
+            job.mem_per_node * u64::from(job.num_nodes)
+        };
+        add(&mut c, "cpu", f64::from(job.num_cpus));
+        add(&mut c, "mem", mem as f64);
+        add(&mut c, "node", f64::from(job.num_nodes.max(1)));
+        let nodes = job.num_nodes.max(1) as f64;
+        let per_node = job.desc.gres.as_deref().and_then(|g| spur_grammar::gres::parse_request(g, None).ok());
+        for g in per_node.map(|r| r.items).unwrap_or_default() {
+            add(&mut c, &format!("gres/{}", g.name), g.count as f64 * nodes);
+            if let Some(t) = &g.type_ {
+                add(&mut c, &format!("gres/{}:{t}", g.name), g.count as f64 * nodes);
+            }
+        }
+        if let Some(g) =
+            job.desc.gpus.as_deref().and_then(|g| spur_grammar::gres::parse_request(&format!("gpu:{g}"), None).ok())
+        {
+            for g in g.items {
+                add(&mut c, "gres/gpu", g.count as f64);
+                if let Some(t) = &g.type_ {
+                    add(&mut c, &format!("gres/gpu:{t}"), g.count as f64);
+                }
+            }
+        }
+    }
+    let cpus = count_of(&c, "cpu");
+    add(&mut c, "billing", cpus);
+    c
 }
 
 /// Whether slurm.conf's `PriorityFlags` names `name` (case-insensitive,
@@ -161,6 +364,8 @@ pub struct Factors {
     pub jobsize: f64,
     pub partition: f64,
     pub qos: f64,
+    /// The weighted TRES factors that are not 0: (TRES, value).
+    pub tres: Vec<(String, f64)>,
     pub site: i64,
     pub nice: i64,
 }
@@ -169,8 +374,10 @@ impl Factors {
     /// The sum as sprio shows it: the factors and the site factor, less
     /// nice, at least 1; not truncated.
     pub fn sum(&self) -> f64 {
-        let p = self.age + self.assoc + self.fairshare + self.jobsize + self.partition + self.qos + self.site as f64
-            - self.nice as f64;
+        let tres: f64 = self.tres.iter().map(|(_, v)| v).sum();
+        let p =
+            self.age + self.assoc + self.fairshare + self.jobsize + self.partition + self.qos + tres + self.site as f64
+                - self.nice as f64;
         p.max(1.0)
     }
 
@@ -200,7 +407,8 @@ pub fn factors(
 ) -> Factors {
     let at = calc_time(w, now);
     let accrue = if w.accrue_always { job.submit_time } else { job.eligible_time };
-    let age = if accrue > 0 && w.max_age > 0 && at > accrue {
+    // (a job's accrue time ends when it starts: a running job's age is 0)
+    let age = if job.state == crate::model::JobState::Pending && accrue > 0 && w.max_age > 0 && at > accrue {
         ((at - accrue) as f64 / w.max_age as f64).min(1.0)
     } else {
         0.0
@@ -244,9 +452,97 @@ pub fn factors(
         } else {
             0.0
         },
+        tres: vec![],
         site: 0,
         nice: i64::from(job.desc.nice.unwrap_or(0)),
     }
+}
+
+/// The weighted TRES factors of `job` in a partition of TRES `part`: each
+/// TRES the weights name, the job's count over the partition's (the count
+/// itself with `NO_NORMAL_TRES`) times its weight; those that are 0 left out.
+pub fn tres_factors(job: &Job, part: &TresCounts, w: &Weights) -> Vec<(String, f64)> {
+    if w.tres_weights.is_empty() {
+        return vec![];
+    }
+    let mine = job_tres(job);
+    w.tres_weights
+        .iter()
+        .filter_map(|(name, weight)| {
+            let v = count_of(&mine, name);
+            let total = count_of(part, name);
+            let f = if w.no_normal_tres {
+                v
+            } else if v > 0.0 && total > 0.0 {
+                v / total
+            } else {
+                0.0
+            };
+            let f = f * weight;
+            (f != 0.0).then(|| (name.clone(), f))
+        })
+        .collect()
+}
+
+/// Everything a job's factors take from the cluster: its size, each
+/// partition's factor and TRES, the QOS and the fair-share factors. One is
+/// made per pass (the controller's recalculation, sprio's report) and asked
+/// for each job.
+pub struct Context<'a> {
+    pub totals: Totals,
+    parts: std::collections::HashMap<&'a str, (u32, TresCounts)>,
+    qos: &'a [crate::qos::Qos],
+    fair_share: Option<&'a crate::assoc::Factors>,
+}
+
+impl<'a> Context<'a> {
+    /// `fair_share`: the factors with accounting (`None`: every job gets
+    /// the whole weight, no usage being recorded).
+    pub fn new(
+        nodes: &[&'a Node],
+        parts: &[&'a Partition],
+        qos: &'a [crate::qos::Qos],
+        fair_share: Option<&'a crate::assoc::Factors>,
+        w: &Weights,
+    ) -> Context<'a> {
+        let with_tres = !w.tres_weights.is_empty();
+        Context {
+            totals: Totals::of(nodes, parts).with_qos(qos),
+            parts: parts
+                .iter()
+                .map(|p| {
+                    let tres = if with_tres { partition_tres(p, nodes) } else { vec![] };
+                    (p.name.as_str(), (p.priority_job_factor, tres))
+                })
+                .collect(),
+            qos,
+            fair_share,
+        }
+    }
+
+    /// The weighted factors of `job` as of `now`.
+    pub fn factors(&self, job: &Job, w: &Weights, now: i64) -> Factors {
+        let (pf, tres) = match self.parts.get(job.partition.as_str()) {
+            Some((f, t)) => (*f, Some(t)),
+            None => (0, None),
+        };
+        let qp = crate::qos::of_job(self.qos, job).map(|q| q.priority).unwrap_or(0);
+        let fs = self.fair_share.map(|f| crate::assoc::job_factor(f, job)).unwrap_or(1.0);
+        let mut f = factors(job, pf, qp, fs, &self.totals, w, now);
+        if let Some(t) = tres {
+            f.tres = tres_factors(job, t, w);
+        }
+        f
+    }
+}
+
+/// Whether the controller computes `job`'s priority, and sprio lists it:
+/// pending (or running, with `CALCULATE_RUNNING`), not held, not set by an
+/// operator.
+pub fn computed(job: &Job, w: &Weights) -> bool {
+    let state_ok = job.state == crate::model::JobState::Pending
+        || (w.calculate_running && job.state == crate::model::JobState::Running);
+    state_ok && job.priority > 0 && job.held.is_none() && job.desc.priority.is_none()
 }
 
 #[cfg(test)]
@@ -348,6 +644,76 @@ mod tests {
         let w = Weights { no_normal_part: true, no_normal_qos: true, partition: 2, qos: 3, ..measured_weights() };
         let f = factors(&job(1, 1, 0), 4, 10, 1.0, &t, &w, 1_000_000);
         assert_eq!((f.partition, f.qos), (8.0, 30.0));
+    }
+
+    #[test]
+    fn tres_weights_read_against_the_configured_tres() {
+        let base: Vec<String> = BASE_TRES.iter().map(|s| s.to_string()).collect();
+        let mut with_gpu = base.clone();
+        with_gpu.push("gres/gpu".into());
+        // in the TRES's order, whatever the order written; names as slurmctld's
+        assert_eq!(
+            tres_weights("GRES/gpu=3000,CPU=1000,Mem=2000", &with_gpu),
+            Ok(vec![("cpu".into(), 1000.0), ("mem".into(), 2000.0), ("gres/gpu".into(), 3000.0)])
+        );
+        // a unit divides the weight: per GB of a count in MB
+        assert_eq!(tres_weights("mem=2048G", &base), Ok(vec![("mem".into(), 2.0)]));
+        // a TRES the cluster does not count stops slurmctld
+        assert_eq!(
+            tres_weights("CPU=1000,GRES/gpu=3000", &base),
+            Err("TRES weight 'GRES:gpu' is not a configured TRES type.\n\
+                 failed to parse tres weights str 'CPU=1000,GRES/gpu=3000'"
+                .into())
+        );
+        assert!(tres_weights("cpu", &base).unwrap_err().starts_with("\"cpu\" is an invalid TRES weight entry"));
+        assert!(tres_weights("cpu=x", &base).is_err());
+    }
+
+    #[test]
+    fn tres_factors_over_the_partition() {
+        let part: TresCounts =
+            vec![("cpu".into(), 32.0), ("mem".into(), 64000.0), ("node".into(), 4.0), ("gres/gpu".into(), 16.0)];
+        let w = Weights {
+            tres_weights: vec![("cpu".into(), 1000.0), ("mem".into(), 2000.0), ("gres/gpu".into(), 3000.0)],
+            ..measured_weights()
+        };
+        let mut j = job(2, 8, 0);
+        j.mem_per_node = 4000;
+        j.desc.gres = Some("gpu:2".into());
+        // 8/32 CPUs, 2x4000/64000 MB, 2x2/16 GPUs
+        let f = tres_factors(&j, &part, &w);
+        assert_eq!(f, vec![("cpu".into(), 250.0), ("mem".into(), 250.0), ("gres/gpu".into(), 750.0)]);
+        // --gpus counts once; none asked: left out
+        let mut g = job(1, 1, 0);
+        g.desc.gpus = Some("mi300x:3".into());
+        assert_eq!(tres_factors(&g, &part, &w), vec![("cpu".into(), 31.25), ("gres/gpu".into(), 562.5)]);
+        // NO_NORMAL_TRES: the counts themselves
+        let raw = Weights { no_normal_tres: true, ..w.clone() };
+        assert_eq!(tres_factors(&g, &part, &raw), vec![("cpu".into(), 1000.0), ("gres/gpu".into(), 9000.0)]);
+        // and the sum counts them
+        let t = Totals { nodes: 4, cpus: 32, max_part_factor: 1, max_qos_priority: 0 };
+        let mut f = factors(&j, 1, 0, 1.0, &t, &w, 1_000_000);
+        let without = f.priority();
+        f.tres = tres_factors(&j, &part, &w);
+        assert_eq!(f.priority(), without + 1250);
+    }
+
+    #[test]
+    fn running_jobs_with_calculate_running() {
+        let w = measured_weights();
+        let mut j = job(1, 1, 0);
+        assert!(!computed(&j, &w), "priority 0: held");
+        j.priority = 100;
+        assert!(computed(&j, &w));
+        j.state = crate::model::JobState::Running;
+        assert!(!computed(&j, &w));
+        let cr = Weights { calculate_running: true, ..measured_weights() };
+        assert!(computed(&j, &cr));
+        // its age is 0: the accrue time ends when it starts
+        let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1, max_qos_priority: 0 };
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &cr, 1_000_000 + 86400).age, 0.0);
+        j.held = Some(crate::model::Reason::Other("x".into()));
+        assert!(!computed(&j, &cr));
     }
 
     #[test]

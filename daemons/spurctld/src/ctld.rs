@@ -345,7 +345,7 @@ impl Ctld {
         if c.0 != at {
             let qos = state.qos();
             let jobs = state.queue_ids().into_iter().filter_map(|i| state.job(i));
-            let f = spur_core::assoc::factors_at(&state.assocs(), jobs, &qos, at, w.half_life);
+            let f = spur_core::assoc::factors_at(&state.assocs(), jobs, &qos, at, w.half_life, w.algo);
             *c = (at, Arc::new(f));
         }
         Some(c.1.clone())
@@ -360,17 +360,15 @@ impl Ctld {
     /// keeps the one it has: held, set by an operator, or not pending).
     pub fn multifactor_priority(&self, state: &spur_state::State, job: &Job, now: i64) -> Option<u32> {
         let w = self.multifactor.as_ref()?;
-        if job.state != JobState::Pending || job.priority == 0 || job.held.is_some() || job.desc.priority.is_some() {
+        if job.state != JobState::Pending || !spur_core::priority::computed(job, w) {
             return None;
         }
         let nodes: Vec<&Node> = state.nodes().iter().collect();
         let parts: Vec<&Partition> = state.partitions().iter().collect();
         let qos = state.qos();
-        let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
-        let pf = state.partition(&job.partition).map(|p| p.priority_job_factor).unwrap_or(0);
-        let qp = spur_core::qos::of_job(&qos, job).map(|q| q.priority).unwrap_or(0);
-        let fs = self.fair_share(state, now).map(|f| spur_core::assoc::job_factor(&f, job)).unwrap_or(1.0);
-        Some(spur_core::priority::factors(job, pf, qp, fs, &totals, w, now).priority())
+        let fs = self.fair_share(state, now);
+        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), w);
+        Some(cx.factors(job, w, now).priority())
     }
 
     /// Preempted jobs whose GraceTime is over: requeued or cancelled
@@ -417,8 +415,9 @@ impl Ctld {
     }
 
     /// priority/multifactor at each `PriorityCalcPeriod` boundary: every
-    /// pending job's priority again (the age factor grows), committed for
-    /// the jobs whose priority changed; in between, the released ones'.
+    /// pending job's priority again, the age factor having grown (each
+    /// running one's too with `CALCULATE_RUNNING`), committed for the jobs
+    /// whose priority changed; in between, the released ones'.
     fn recalc_priorities(&self, now: i64) -> Vec<Command> {
         let Some(w) = self.multifactor.as_ref() else { return vec![] };
         let at = spur_core::priority::calc_time(w, now);
@@ -430,18 +429,15 @@ impl Ctld {
         let nodes: Vec<&Node> = st.nodes().iter().collect();
         let parts: Vec<&Partition> = st.partitions().iter().collect();
         let qos = st.qos();
-        let totals = spur_core::priority::Totals::of(&nodes, &parts).with_qos(&qos);
-        let factor: HashMap<&str, u32> = parts.iter().map(|p| (p.name.as_str(), p.priority_job_factor)).collect();
         let fs = self.fair_share(st, now);
+        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), w);
+        // (pending jobs, and with CALCULATE_RUNNING the running ones)
         st.jobs()
             .values()
-            .filter(|j| j.state == JobState::Pending && j.priority > 0 && j.held.is_none() && j.desc.priority.is_none())
+            .filter(|j| spur_core::priority::computed(j, w))
             .filter(|j| all || j.priority == 1)
             .filter_map(|j| {
-                let pf = factor.get(j.partition.as_str()).copied().unwrap_or(0);
-                let qp = spur_core::qos::of_job(&qos, j).map(|q| q.priority).unwrap_or(0);
-                let f = fs.as_ref().map(|f| spur_core::assoc::job_factor(f, j)).unwrap_or(1.0);
-                let p = spur_core::priority::factors(j, pf, qp, f, &totals, w, now).priority();
+                let p = cx.factors(j, w, now).priority();
                 // (INCR_ONLY: only ever raised, once it has one)
                 let lower = w.incr_only && j.priority > 1 && p < j.priority;
                 (p != j.priority && !lower).then(|| Command::UpdateJob {

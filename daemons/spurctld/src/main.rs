@@ -195,6 +195,19 @@ fn main() {
         eprintln!("spurctld: fatal: {}", e);
         std::process::exit(1);
     }
+    // PriorityWeightTRES naming a TRES the cluster does not count
+    if let Some(t) = conf.get("PriorityWeightTRES").filter(|t| !t.is_empty()) {
+        if spur_core::priority::Weights::from_conf(&conf).is_some() {
+            if let Err(e) = spur_core::priority::tres_weights(t, &spur_core::priority::tres_names(&conf)) {
+                let (why, fatal) = e.rsplit_once('\n').unwrap_or(("", e.as_str()));
+                if !why.is_empty() {
+                    eprintln!("spurctld: error: {}", why);
+                }
+                eprintln!("spurctld: fatal: {}", fatal);
+                std::process::exit(1);
+            }
+        }
+    }
     if !args.foreground {
         if let Err(e) = spur_daemon::detach() {
             eprintln!("spurctld: fatal: cannot go into the background: {}", e);
