@@ -689,6 +689,49 @@ pub struct State {
     /// rebuilt by [`State::decode`].
     #[serde(skip)]
     arrays: BTreeMap<u32, BTreeSet<u32>>,
+    /// The unfinished jobs' records (an array's pending tasks each) by
+    /// [`QueueKey`], and what each job adds: what the submit limits of a
+    /// QOS or an association count, at the cost of the distinct keys, not
+    /// of the queue. Derived: kept with the queue index ([`State::sync_queue`]
+    /// and after a command that changes a job's QOS, account or tasks),
+    /// rebuilt by [`State::decode`]; `None` until built.
+    #[serde(skip)]
+    queued: Option<QueueCounts>,
+}
+
+/// What the submit limits tell jobs apart by: the QOS the job names
+/// (lower-case; `normal` when it names none), its user id and its account.
+pub type QueueKey = (String, u32, String);
+
+/// The unfinished job records by [`QueueKey`], and each job's key and count.
+#[derive(Clone, Debug, Default)]
+pub struct QueueCounts {
+    pub by_key: HashMap<QueueKey, u32>,
+    by_job: HashMap<u32, (QueueKey, u32)>,
+}
+
+impl QueueCounts {
+    fn of(j: &Job) -> (QueueKey, u32) {
+        let qos = j.desc.qos.as_deref().unwrap_or("normal").to_ascii_lowercase();
+        ((qos, j.user_id, j.desc.account.clone().unwrap_or_default()), job_records(j) as u32)
+    }
+
+    /// Job `id` is now `job` (`None`: finished or gone).
+    fn set(&mut self, id: u32, job: Option<&Job>) {
+        if let Some((k, n)) = self.by_job.remove(&id) {
+            if let Some(c) = self.by_key.get_mut(&k) {
+                *c = c.saturating_sub(n);
+                if *c == 0 {
+                    self.by_key.remove(&k);
+                }
+            }
+        }
+        if let Some(j) = job.filter(|j| !j.state.is_finished()) {
+            let (k, n) = Self::of(j);
+            *self.by_key.entry(k.clone()).or_default() += n;
+            self.by_job.insert(id, (k, n));
+        }
+    }
 }
 
 /// The format version from which a state writes an array's description
@@ -828,6 +871,11 @@ impl State {
             }
         }
         self.queue = Some(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| j.job_id).collect());
+        let mut counts = QueueCounts::default();
+        for (id, j) in &self.jobs {
+            counts.set(*id, Some(j));
+        }
+        self.queued = Some(counts);
         self.job_count = self.jobs.values().map(job_records).sum();
         self.arrays.clear();
         for j in self.jobs.values() {
@@ -1102,8 +1150,26 @@ impl State {
         }
     }
 
+    /// The unfinished job records by [`QueueKey`] (built by a scan when
+    /// the index is not).
+    pub fn queued_counts(&self) -> std::borrow::Cow<'_, HashMap<QueueKey, u32>> {
+        match &self.queued {
+            Some(c) => std::borrow::Cow::Borrowed(&c.by_key),
+            None => {
+                let mut c = QueueCounts::default();
+                for (id, j) in &self.jobs {
+                    c.set(*id, Some(j));
+                }
+                std::borrow::Cow::Owned(c.by_key)
+            }
+        }
+    }
+
     /// Keep the queue index true for job `id` after a command changed it.
     pub(crate) fn sync_queue(&mut self, id: u32) {
+        if let Some(c) = &mut self.queued {
+            c.set(id, self.jobs.get(&id));
+        }
         let unfinished = self.jobs.get(&id).map(|j| !j.state.is_finished()).unwrap_or(false);
         if let Some(q) = &mut self.queue {
             if unfinished {

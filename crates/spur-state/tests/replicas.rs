@@ -528,9 +528,10 @@ fn bytes(s: &State) -> Vec<u8> {
 
 /// Everything a reader sees, beyond the replicated bytes: the indexes kept
 /// beside the state must agree with the ones rebuilt from a snapshot.
-/// The queue, its order, the job list, the view's checksum, the job count
-/// and each array's records.
-type Reads = (Vec<u32>, Vec<u32>, Vec<u32>, u32, u64, Vec<(u32, Vec<u32>)>);
+/// The queue, its order, the job list, the view's checksum, the job count,
+/// each array's records, and the unfinished records by QOS, user and
+/// account.
+type Reads = (Vec<u32>, Vec<u32>, Vec<u32>, u32, u64, Vec<(u32, Vec<u32>)>, Vec<(spur_state::QueueKey, u32)>);
 
 fn reads(s: &State) -> Reads {
     let order: Vec<u32> = s.jobs_in_order().map(|j| j.job_id).collect();
@@ -550,7 +551,21 @@ fn reads(s: &State) -> Reads {
             arrays.push((a.array_job_id, indexed));
         }
     }
-    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view), s.job_count(), arrays)
+    // the submit limits' counts as kept, against a scan of every job
+    let mut counted: Vec<(spur_state::QueueKey, u32)> =
+        s.queued_counts().iter().map(|(k, n)| (k.clone(), *n)).collect();
+    counted.sort();
+    let mut scan: std::collections::BTreeMap<spur_state::QueueKey, u32> = Default::default();
+    for j in s.jobs().values().filter(|j| !j.state.is_finished()) {
+        let k = (
+            j.desc.qos.as_deref().unwrap_or("normal").to_ascii_lowercase(),
+            j.user_id,
+            j.desc.account.clone().unwrap_or_default(),
+        );
+        *scan.entry(k).or_default() += j.array.as_ref().map(|a| a.pending_tasks.len().max(1) as u32).unwrap_or(1);
+    }
+    assert_eq!(counted, scan.into_iter().collect::<Vec<_>>(), "queued counts");
+    (s.queue_ids(), s.queue_in_order(), order, crc32fast::hash(&view), s.job_count(), arrays, counted)
 }
 
 static SEQ: AtomicU32 = AtomicU32::new(0);

@@ -44,6 +44,21 @@ impl State {
     /// A command that fails changes nothing. Never panics, whatever the
     /// command holds.
     pub fn apply(&mut self, cmd: &Command) -> ApplyResult {
+        let r = self.apply_one(cmd);
+        // (a command may change the QOS, account or tasks of the job it
+        // names without changing whether it is queued)
+        match cmd {
+            Command::Kill { job_id, .. }
+            | Command::UpdateJob { job_id, .. }
+            | Command::CancelPendingTasks { job_id, .. }
+            | Command::SplitPendingTask { job_id, .. }
+            | Command::Start { job_id, .. } => self.sync_queue(*job_id),
+            _ => {}
+        }
+        r
+    }
+
+    fn apply_one(&mut self, cmd: &Command) -> ApplyResult {
         match cmd {
             Command::Submit { job } => self.submit(job),
             Command::Start { job_id, task, allocs, now, pass_ms, extern_step, backfill } => {

@@ -152,6 +152,7 @@ impl State {
                 let name = j.desc.qos.as_deref().unwrap_or("normal");
                 if !j.state.is_finished() && names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
                     j.desc.qos = Some(spur_core::qos::DELETED.to_string());
+                    self.sync_queue(id);
                 }
             }
         }

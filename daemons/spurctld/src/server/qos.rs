@@ -159,7 +159,8 @@ impl Service {
 
     /// Under `AccountingStorageEnforce=limits`, a new job's QOS's submit
     /// limits (`MaxSubmitJobsPerUser`, `MaxSubmitJobsPerAccount`,
-    /// `GrpSubmitJobs`, counting the jobs not yet finished) and, with
+    /// `GrpSubmitJobs`, counting the job records not yet finished, an
+    /// array's pending tasks each) and, with
     /// `Flags=DenyOnLimit`, the limits it could never run within (its time
     /// limit over `MaxWall`, its CPUs over `MaxTRESPerJob` or
     /// `MaxTRESPerUser`): slurmctld's refusal (`Job violates accounting/QOS
@@ -178,18 +179,18 @@ impl Service {
         }
         let account = job.desc.account.clone().unwrap_or_default();
         let (mut user, mut acct, mut grp) = (0u32, 0u32, 0u32);
-        for j in g.state.queue_ids().iter().filter_map(|id| g.state.jobs().get(id)) {
-            if j.state.is_finished() || qos::of_job(&all, j).is_none_or(|x| x.id != q.id) {
+        // (the state's counts by QOS, user and account: what the distinct
+        // keys cost, not the queue)
+        for ((qname, uid, a), n) in g.state.queued_counts().iter() {
+            if qos::find(&all, qname).is_none_or(|x| x.id != q.id) {
                 continue;
             }
-            // (an array counts its tasks)
-            let n = j.array.as_ref().map(|a| a.pending_tasks.len().max(1) as u32).unwrap_or(1);
-            grp = grp.saturating_add(n);
-            if j.user_id == job.user_id {
-                user = user.saturating_add(n);
+            grp = grp.saturating_add(*n);
+            if *uid == job.user_id {
+                user = user.saturating_add(*n);
             }
-            if j.desc.account.clone().unwrap_or_default() == account {
-                acct = acct.saturating_add(n);
+            if *a == account {
+                acct = acct.saturating_add(*n);
             }
         }
         let over = |m: Option<u32>, n: u32| m.is_some_and(|m| n >= m);
