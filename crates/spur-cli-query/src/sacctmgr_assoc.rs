@@ -13,10 +13,11 @@
 //!   DefaultAccount=|Fairshare=`;
 //! - `delete account NAMES`, `delete user NAMES [where account=A]`.
 //!
-//! QOS lists (`QOS=`, `QOS+=`, `QOS-=`, `DefaultQOS=`) are kept on accounts
-//! and user associations. The limits of associations (GrpTRES, MaxJobs and
-//! the like) are not kept: setting one is refused, listing one prints it
-//! empty.
+//! QOS lists (`QOS=`, `QOS+=`, `QOS-=`, `DefaultQOS=`) and limits
+//! (`GrpJobs`, `GrpSubmitJobs`, `GrpTRES`, `GrpWall`, `MaxJobs`,
+//! `MaxSubmitJobs`, `MaxTRES`, `MaxTRESPerNode`, `MaxWall`, `Priority`; see
+//! `spur_core::assoc_limits`) are kept on accounts and user associations;
+//! a listing prints an association's own or those passed down to it.
 
 use crate::acctprint::{Field, Kind, Layout, Val};
 use crate::sacctmgr::Opts;
@@ -151,8 +152,15 @@ enum C {
     Qos,
     Share,
     User,
-    /// A limit Spur does not keep: blank.
-    Blank,
+    /// A limit: `GrpJobs`, `GrpSubmit`, `MaxJobs`, `MaxSubmit`.
+    Count(&'static str),
+    /// `GrpWall`, `MaxWall`.
+    Wall(&'static str),
+    /// A TRES limit (`GrpTRES`, `MaxTRES`, ...).
+    Tres(&'static str),
+    /// One TRES of a TRES limit, the older columns (`GrpCPUs`: `GrpTRES`'s
+    /// `cpu`).
+    OneTres(&'static str, &'static str),
 }
 
 /// The fields sacctmgr lists accounts, users and associations with:
@@ -164,26 +172,26 @@ const FIELDS: &[crate::sacctmgr::FieldOf<C>] = &[
     (&[("DefaultAccount", 8)], "Def Acct", 10, C::DefAcct),
     (&[("DefaultQOS", 8)], "Def QOS", 9, C::DefQos),
     (&[("Description", 3)], "Descr", 20, C::Descr),
-    (&[("GrpCPUs", 6)], "GrpCPUs", 8, C::Blank),
-    (&[("GrpCPUMins", 7)], "GrpCPUMins", 11, C::Blank),
-    (&[("GrpTRES", 7)], "GrpTRES", 13, C::Blank),
-    (&[("GrpTRESMins", 7)], "GrpTRESMins", 13, C::Blank),
-    (&[("GrpTRESRunMins", 7)], "GrpTRESRunMins", 13, C::Blank),
-    (&[("GrpJobs", 4)], "GrpJobs", 7, C::Blank),
-    (&[("GrpMemory", 4)], "GrpMem", 7, C::Blank),
-    (&[("GrpNodes", 4)], "GrpNodes", 8, C::Blank),
-    (&[("GrpSubmitJobs", 4)], "GrpSubmit", 9, C::Blank),
-    (&[("GrpWall", 4)], "GrpWall", 11, C::Blank),
+    (&[("GrpCPUs", 6)], "GrpCPUs", 8, C::OneTres("GrpTRES", "cpu")),
+    (&[("GrpCPUMins", 7)], "GrpCPUMins", 11, C::OneTres("GrpTRESMins", "cpu")),
+    (&[("GrpTRES", 7)], "GrpTRES", 13, C::Tres("GrpTRES")),
+    (&[("GrpTRESMins", 7)], "GrpTRESMins", 13, C::Tres("GrpTRESMins")),
+    (&[("GrpTRESRunMins", 7)], "GrpTRESRunMins", 13, C::Tres("GrpTRESRunMins")),
+    (&[("GrpJobs", 4)], "GrpJobs", 7, C::Count("GrpJobs")),
+    (&[("GrpMemory", 4)], "GrpMem", 7, C::OneTres("GrpTRES", "mem")),
+    (&[("GrpNodes", 4)], "GrpNodes", 8, C::OneTres("GrpTRES", "node")),
+    (&[("GrpSubmitJobs", 4)], "GrpSubmit", 9, C::Count("GrpSubmit")),
+    (&[("GrpWall", 4)], "GrpWall", 11, C::Wall("GrpWall")),
     (&[("ID", 2)], "ID", 6, C::Id),
-    (&[("MaxCPUMinsPerJob", 7)], "MaxCPUMins", 11, C::Blank),
-    (&[("MaxCPUsPerJob", 7)], "MaxCPUs", 8, C::Blank),
-    (&[("MaxTRES", 7), ("MaxTRESPerJob", 7)], "MaxTRES", 13, C::Blank),
-    (&[("MaxTRESPerNode", 11)], "MaxTRESPerNode", 14, C::Blank),
-    (&[("MaxTRESMinsPerJob", 8)], "MaxTRESMins", 13, C::Blank),
-    (&[("MaxJobs", 4)], "MaxJobs", 7, C::Blank),
-    (&[("MaxNodesPerJob", 4)], "MaxNodes", 8, C::Blank),
-    (&[("MaxSubmitJobs", 4)], "MaxSubmit", 9, C::Blank),
-    (&[("MaxWallDurationPerJob", 4)], "MaxWall", 11, C::Blank),
+    (&[("MaxCPUMinsPerJob", 7)], "MaxCPUMins", 11, C::OneTres("MaxTRESMins", "cpu")),
+    (&[("MaxCPUsPerJob", 7)], "MaxCPUs", 8, C::OneTres("MaxTRES", "cpu")),
+    (&[("MaxTRES", 7), ("MaxTRESPerJob", 7)], "MaxTRES", 13, C::Tres("MaxTRES")),
+    (&[("MaxTRESPerNode", 11)], "MaxTRESPerNode", 14, C::Tres("MaxTRESPerNode")),
+    (&[("MaxTRESMinsPerJob", 8)], "MaxTRESMins", 13, C::Tres("MaxTRESMins")),
+    (&[("MaxJobs", 4)], "MaxJobs", 7, C::Count("MaxJobs")),
+    (&[("MaxNodesPerJob", 4)], "MaxNodes", 8, C::OneTres("MaxTRES", "node")),
+    (&[("MaxSubmitJobs", 4)], "MaxSubmit", 9, C::Count("MaxSubmit")),
+    (&[("MaxWallDurationPerJob", 4)], "MaxWall", 11, C::Wall("MaxWall")),
     (&[("Organization", 1)], "Org", 20, C::Org),
     (&[("ParentID", 7)], "ParentID", 8, C::ParentId),
     (&[("ParentName", 7)], "ParentName", 10, C::ParentName),
@@ -228,6 +236,12 @@ fn table(o: &Opts, cols: &[(&'static str, i32, C)], rows: &[RowOf], a: &Assocs, 
         header: !o.noheader,
     };
     let mut out = l.header_text(&fields);
+    // an association's limits, its own or passed down
+    let limits_of = |r: &RowOf| match (r.link, r.account) {
+        (Some(l), _) => Some(a.link_limits(l)),
+        (None, Some(x)) => Some(a.account_limits(&x.name)),
+        _ => None,
+    };
     // an association's QOS list and default, its own or inherited
     let qos_of = |r: &RowOf| match (r.link, r.account) {
         (Some(l), _) => a.link_qos(l),
@@ -254,7 +268,24 @@ fn table(o: &Opts, cols: &[(&'static str, i32, C)], rows: &[RowOf], a: &Assocs, 
                 C::ParentName if r.link.is_none() => {
                     Val::Str(r.account.map(|x| x.parent.clone()).filter(|p| !p.is_empty()))
                 }
-                C::Priority => Val::null(),
+                C::Priority if assoc => Val::Num(limits_of(r).and_then(|l| l.priority).map(u64::from)),
+                C::Count(k) if assoc => Val::Num(
+                    limits_of(r)
+                        .and_then(|l| match k {
+                            "GrpJobs" => l.grp_jobs,
+                            "GrpSubmit" => l.grp_submit,
+                            "MaxJobs" => l.max_jobs,
+                            _ => l.max_submit,
+                        })
+                        .map(u64::from),
+                ),
+                C::Wall(k) if assoc => Val::Secs(
+                    limits_of(r)
+                        .and_then(|l| if k == "GrpWall" { l.grp_wall } else { l.max_wall })
+                        .map(|m| u64::from(m) * 60),
+                ),
+                C::Tres(k) if assoc => Val::Str(limits_of(r).and_then(|l| l.tres.get(k).cloned())),
+                C::OneTres(k, t) if assoc => Val::Num(limits_of(r).and_then(|l| l.tres_count(k, t))),
                 C::Qos if assoc => Val::s(qos_of(r).0.join(",")),
                 C::Share if assoc => {
                     Val::n(u64::from(r.link.map(|l| l.shares).or(r.account.map(|x| x.shares)).unwrap_or(1)))
@@ -434,8 +465,8 @@ fn refusal(c: &AssocCmd, r: &Refusal, cluster: &str) -> Output {
         Refusal::Unsupported(k) => out(
             "",
             format!(
-                " Spur keeps no association limits or settings like '{}': accounts and users have Fairshare, \
-                 accounts Description, Organization and Parent, users DefaultAccount\n",
+                " Spur keeps no association setting like '{}': accounts and users have Fairshare, QOS and \
+                 limits, accounts Description, Organization and Parent, users DefaultAccount\n",
                 k
             ),
         ),
@@ -774,6 +805,7 @@ mod tests {
             shares: 1,
             qos: vec![],
             def_qos: None,
+            limits: Default::default(),
         };
         a.put(
             &[acct("research", "root"), acct("ml", "research")],

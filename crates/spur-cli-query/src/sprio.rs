@@ -413,7 +413,8 @@ fn weight_cell(k: F, w: &Weights) -> Cell {
         F::Js | F::JsNorm => w.jobsize.to_string(),
         F::Part | F::PartNorm => w.partition.to_string(),
         F::Qos | F::QosNorm => w.qos.to_string(),
-        F::Tres | F::TresNorm => w.tres.clone().unwrap_or_default(),
+        // (the weights as slurm.conf writes them; none in `%t`)
+        F::Tres => w.tres.clone().unwrap_or_default(),
         F::Cluster => return Cell::null(),
         _ => String::new(),
     })
@@ -485,7 +486,8 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
     // (with accounting, as the controller computed them at the last
     // PriorityCalcPeriod boundary; without, the whole weight)
     let fs = view.assocs.as_ref().filter(|_| !view.qos.is_empty()).map(|_| &view.fair_share);
-    let cx = spur_core::priority::Context::new(&nodes, &parts, &view.qos, fs, w);
+    let assocs = view.assocs.as_ref().filter(|_| !view.qos.is_empty());
+    let cx = spur_core::priority::Context::new(&nodes, &parts, &view.qos, fs, assocs, w);
     let mut rows: Vec<Row> = view
         .jobs
         .iter()

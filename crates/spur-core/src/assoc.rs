@@ -24,6 +24,7 @@
 //! `root` and the user `root` in it. Measured on 22.05 in
 //! `crates/spur-sched/tests/fairshare-22.05.md`.
 
+pub use crate::assoc_limits::Limits;
 use serde::{Deserialize, Serialize};
 use spur_grammar::keyword::abbrev as is;
 use std::collections::HashMap;
@@ -48,6 +49,9 @@ pub struct Account {
     /// `DefaultQOS=` (`None`: its parent's).
     #[serde(default)]
     pub def_qos: Option<String>,
+    /// Its own limits and priority (from format version 13).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<13, _>")]
+    pub limits: Limits,
 }
 
 /// A user record: its default account.
@@ -75,6 +79,9 @@ pub struct Link {
     pub usage: f64,
     #[serde(default)]
     pub usage_at: i64,
+    /// Its own limits and priority (from format version 13).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<13, _>")]
+    pub limits: Limits,
 }
 
 /// The accounts, users and associations of the cluster.
@@ -98,6 +105,7 @@ impl Default for Assocs {
                 shares: 1,
                 qos: vec![],
                 def_qos: None,
+                limits: Limits::default(),
             }],
             users: vec![User { name: "root".into(), default_account: "root".into() }],
             links: vec![Link { id: 2, ..Link::new("root", "root", 1) }],
@@ -118,6 +126,7 @@ impl Account {
             shares,
             qos: vec![],
             def_qos: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -133,11 +142,44 @@ impl Link {
             def_qos: None,
             usage: 0.0,
             usage_at: 0,
+            limits: Limits::default(),
         }
     }
 }
 
 impl Assocs {
+    /// The effective limits of account `name`'s association: its own, and
+    /// the `Max*` limits and priority of the accounts above it where it
+    /// sets none.
+    pub fn account_limits(&self, name: &str) -> Limits {
+        self.ancestry(name).iter().rev().fold(Limits::default(), |up, acc| acc.limits.inherit(&up))
+    }
+
+    /// The effective limits of a user association: its own, then its
+    /// account's passed down.
+    pub fn link_limits(&self, l: &Link) -> Limits {
+        l.limits.inherit(&self.account_limits(&l.account))
+    }
+
+    /// The accounts from `name` up to root (at most 64 levels).
+    pub fn ancestry(&self, name: &str) -> Vec<&Account> {
+        let mut chain: Vec<&Account> = vec![];
+        let mut at = self.account(name);
+        while let Some(acc) = at {
+            if chain.len() > 64 || chain.iter().any(|c| c.name == acc.name) {
+                break;
+            }
+            chain.push(acc);
+            at = self.account(&acc.parent);
+        }
+        chain
+    }
+
+    /// Whether any association sets a limit or a priority.
+    pub fn any_limits(&self) -> bool {
+        self.accounts.iter().any(|a| !a.limits.is_empty()) || self.links.iter().any(|l| !l.limits.is_empty())
+    }
+
     pub fn account(&self, name: &str) -> Option<&Account> {
         self.accounts.iter().find(|a| a.name.eq_ignore_ascii_case(name))
     }
@@ -236,6 +278,7 @@ impl Assocs {
                     x.shares = l.shares;
                     x.qos = l.qos.clone();
                     x.def_qos = l.def_qos.clone();
+                    x.limits = l.limits.clone();
                 }
                 None => {
                     next += 1;
@@ -787,6 +830,19 @@ struct Settings {
     /// `QOS=`, `QOS+=`, `QOS-=`: the operation and the names.
     qos: Option<(char, Vec<String>)>,
     def_qos: Option<String>,
+    /// The limits' `Key=value` settings, in order (checked as read).
+    limits: Vec<(String, String)>,
+}
+
+impl Settings {
+    /// `l` with the limits' settings applied.
+    fn limits_on(&self, l: &Limits) -> Limits {
+        let mut l = l.clone();
+        for (k, v) in &self.limits {
+            l.set(k, v);
+        }
+        l
+    }
 }
 
 fn read_settings(entity: Entity, settings: &[(String, String)], qos: &[crate::qos::Qos]) -> Result<Settings, Refusal> {
@@ -823,6 +879,9 @@ fn read_settings(entity: Entity, settings: &[(String, String)], qos: &[crate::qo
             s.def_qos = Some(known(&val)?);
         } else if op != '=' {
             return Err(Refusal::Unsupported(format!("{}{}", k, op)));
+        } else if let Some(r) = limit_setting(k, &val) {
+            r?;
+            s.limits.push((k.to_string(), val));
         } else if is(k, "fairshare", 2) || is(k, "shares", 1) {
             s.shares = Some(shares_of(&val)?);
         } else if entity == Entity::Account && is(k, "description", 1) {
@@ -838,6 +897,16 @@ fn read_settings(entity: Entity, settings: &[(String, String)], qos: &[crate::qo
         }
     }
     Ok(s)
+}
+
+/// A limit's `Key=value`: `None` when the key is not a limit's, else
+/// whether its value reads.
+fn limit_setting(k: &str, v: &str) -> Option<Result<(), Refusal>> {
+    match Limits::default().set(k, v) {
+        crate::assoc_limits::Set::NotALimit => None,
+        crate::assoc_limits::Set::Done => Some(Ok(())),
+        crate::assoc_limits::Set::Bad(name) => Some(Err(Refusal::BadValue(name, v.to_string()))),
+    }
 }
 
 // (sacctmgr's and slurmdbd's rules, measured in
@@ -882,6 +951,7 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                     shares: s.shares.unwrap_or(1),
                     qos: s.qos.as_ref().map(|q| qos_list(&a.account_qos(&par.name).0, q)).unwrap_or_default(),
                     def_qos: s.def_qos.clone(),
+                    limits: s.limits_on(&Limits::default()),
                 });
                 p.named_accounts.push(n);
             }
@@ -912,13 +982,19 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                 if let Some(d) = &s.def_qos {
                     m.def_qos = Some(d.clone());
                 }
+                m.limits = s.limits_on(&m.limits);
                 if let Some(par) = &s.parent {
                     if m.name == "root" || a.is_within(par, &m.name) {
                         return Err(Refusal::Loop);
                     }
                     m.parent = par.clone();
                 }
-                if s.shares.is_some() || s.parent.is_some() || s.qos.is_some() || s.def_qos.is_some() {
+                if s.shares.is_some()
+                    || s.parent.is_some()
+                    || s.qos.is_some()
+                    || s.def_qos.is_some()
+                    || !s.limits.is_empty()
+                {
                     p.modified_assocs.push((m.name.clone(), acc.parent.clone()));
                 }
                 // (a QOS change reaches the user associations below that
@@ -966,6 +1042,7 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                         l.qos = qos_list(&a.account_qos(acc).0, q);
                     }
                     l.def_qos = s.def_qos.clone();
+                    l.limits = s.limits_on(&Limits::default());
                     p.links.push(l);
                     first_new.get_or_insert(acc.clone());
                 }
@@ -999,7 +1076,7 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                     p.modified_users.push(u.name.clone());
                 }
             }
-            if s.shares.is_some() || s.qos.is_some() || s.def_qos.is_some() {
+            if s.shares.is_some() || s.qos.is_some() || s.def_qos.is_some() || !s.limits.is_empty() {
                 let mut links: Vec<&Link> = a.links.iter().filter(|l| names.contains(&l.user)).collect();
                 links.sort_by(|x, y| (&x.account, &x.user).cmp(&(&y.account, &y.user)));
                 for l in links {
@@ -1016,6 +1093,7 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                     if let Some(d) = &s.def_qos {
                         m.def_qos = Some(d.clone());
                     }
+                    m.limits = s.limits_on(&m.limits);
                     p.links.push(m);
                     p.touched_links.push((l.user.clone(), l.account.clone()));
                 }

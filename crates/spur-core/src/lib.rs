@@ -3,6 +3,7 @@
 //! GRES, ...) are in `spur_grammar`. No network, no async: only reading files.
 pub mod acct;
 pub mod assoc;
+pub mod assoc_limits;
 pub mod compat;
 pub mod config;
 pub mod errors;

@@ -18,9 +18,15 @@
 //!   one); without accounting, 1.0 (no usage recorded);
 //! - QOS: the job's QOS's priority over the largest of any QOS
 //!   (`sacctmgr add|modify qos ... Priority=`; `spur_core::qos`);
-//! - association: 0 (no association priorities in Spur);
-//! - `PriorityFlags` `NO_NORMAL_PART`, `NO_NORMAL_QOS` (`NO_NORMAL_ALL`):
-//!   those two factors not normalised; `INCR_ONLY`: the controller only
+//! - association: the priority of the job's association (`sacctmgr ...
+//!   set Priority=`, its own or its account's) over the largest of any
+//!   association;
+//! - TRES: for each TRES `PriorityWeightTRES` names, the job's count over
+//!   its partition's, times the weight;
+//! - `PriorityFlags` `NO_NORMAL_PART`, `NO_NORMAL_QOS`, `NO_NORMAL_ASSOC`,
+//!   `NO_NORMAL_TRES` (`NO_NORMAL_ALL`): those factors not normalised;
+//!   `CALCULATE_RUNNING`: running jobs' priorities are computed too;
+//!   `NO_FAIR_TREE`, `DEPTH_OBLIVIOUS`: the classic fair-share; `INCR_ONLY`: the controller only
 //!   raises a job's priority (`Ctld::recalc_priorities`).
 //!
 //! The sum is truncated and the nice value subtracted; a job's priority is
@@ -75,6 +81,9 @@ pub struct Weights {
     pub no_normal_qos: bool,
     /// `PriorityFlags=INCR_ONLY`: a job's priority is only ever raised.
     pub incr_only: bool,
+    /// `PriorityFlags=NO_NORMAL_ASSOC` (or `NO_NORMAL_ALL`): the association
+    /// factor is its priority itself.
+    pub no_normal_assoc: bool,
 }
 
 impl Weights {
@@ -104,7 +113,7 @@ impl Weights {
                 .get("PriorityWeightTRES")
                 .and_then(|t| tres_weights(t, &tres_names(conf)).ok())
                 .unwrap_or_default(),
-            no_normal_tres: flag(conf, "NO_NORMAL_TRES"),
+            no_normal_tres: flag(conf, "NO_NORMAL_TRES") || flag(conf, "NO_NORMAL_ALL"),
             calculate_running: flag(conf, "CALCULATE_RUNNING"),
             // (read_config.c: DEPTH_OBLIVIOUS, else NO_FAIR_TREE, leaves Fair Tree)
             algo: if flag(conf, "DEPTH_OBLIVIOUS") {
@@ -126,6 +135,7 @@ impl Weights {
             no_normal_part: flag(conf, "NO_NORMAL_PART") || flag(conf, "NO_NORMAL_ALL"),
             no_normal_qos: flag(conf, "NO_NORMAL_QOS") || flag(conf, "NO_NORMAL_ALL"),
             incr_only: flag(conf, "INCR_ONLY"),
+            no_normal_assoc: flag(conf, "NO_NORMAL_ASSOC") || flag(conf, "NO_NORMAL_ALL"),
         })
     }
 
@@ -151,10 +161,9 @@ pub enum FairShareAlgo {
 
 /// The `PriorityFlags` Slurm knows and Spur keeps without acting on, of
 /// those slurm.conf names (spurctld says so once at start): `MAX_TRES`
-/// (billing is each job's CPUs) and `NO_NORMAL_ASSOC` (no association
-/// factor).
+/// (billing is each job's CPUs).
 pub fn inert_flags(conf: &SlurmConf) -> Vec<&'static str> {
-    ["MAX_TRES", "NO_NORMAL_ASSOC"].into_iter().filter(|f| flag(conf, f)).collect()
+    ["MAX_TRES"].into_iter().filter(|f| flag(conf, f)).collect()
 }
 
 /// The TRES slurmctld always counts, in its order (their ids 1 to 8).
@@ -493,7 +502,13 @@ pub struct Context<'a> {
     parts: std::collections::HashMap<&'a str, (u32, TresCounts)>,
     qos: &'a [crate::qos::Qos],
     fair_share: Option<&'a crate::assoc::Factors>,
+    /// Each user association's priority (its own or passed down) and the
+    /// largest of any association, with an association weight.
+    assoc_prio: Option<(AssocPriorities, u32)>,
 }
+
+/// Each user association's priority, by (user, account).
+type AssocPriorities = std::collections::HashMap<(String, String), u32>;
 
 impl<'a> Context<'a> {
     /// `fair_share`: the factors with accounting (`None`: every job gets
@@ -503,9 +518,20 @@ impl<'a> Context<'a> {
         parts: &[&'a Partition],
         qos: &'a [crate::qos::Qos],
         fair_share: Option<&'a crate::assoc::Factors>,
+        assocs: Option<&crate::assoc::Assocs>,
         w: &Weights,
     ) -> Context<'a> {
         let with_tres = !w.tres_weights.is_empty();
+        let assoc_prio = assocs.filter(|_| w.assoc > 0).map(|a| {
+            let by: AssocPriorities = a
+                .links
+                .iter()
+                .filter_map(|l| Some(((l.user.clone(), l.account.clone()), a.link_limits(l).priority?)))
+                .collect();
+            let accounts = a.accounts.iter().filter_map(|x| a.account_limits(&x.name).priority);
+            let max = by.values().copied().chain(accounts).max().unwrap_or(0);
+            (by, max)
+        });
         Context {
             totals: Totals::of(nodes, parts).with_qos(qos),
             parts: parts
@@ -517,6 +543,7 @@ impl<'a> Context<'a> {
                 .collect(),
             qos,
             fair_share,
+            assoc_prio,
         }
     }
 
@@ -531,6 +558,20 @@ impl<'a> Context<'a> {
         let mut f = factors(job, pf, qp, fs, &self.totals, w, now);
         if let Some(t) = tres {
             f.tres = tres_factors(job, t, w);
+        }
+        if let Some((by, max)) = &self.assoc_prio {
+            let acct = job.desc.account.as_deref().unwrap_or_default().to_ascii_lowercase();
+            let p = by.get(&(job.user_name.clone(), acct)).copied().unwrap_or(0);
+            // (the association's priority over the largest of any, or
+            // itself with NO_NORMAL_ASSOC)
+            let v = if w.no_normal_assoc {
+                f64::from(p)
+            } else if *max > 0 {
+                f64::from(p) / f64::from(*max)
+            } else {
+                0.0
+            };
+            f.assoc = v * f64::from(w.assoc);
         }
         f
     }

@@ -146,10 +146,7 @@ impl Qos {
 
     /// A `cpu=N` limit of a TRES string (`MaxTRESPU=cpu=8`).
     pub fn tres_count(&self, limit: &str, tres: &str) -> Option<u64> {
-        self.tres.get(limit)?.split(',').find_map(|t| {
-            let (k, v) = t.split_once('=')?;
-            k.eq_ignore_ascii_case(tres).then(|| v.parse().ok()).flatten()
-        })
+        tres_count(&self.tres, limit, tres)
     }
 }
 
@@ -341,7 +338,7 @@ pub fn set(q: &mut Qos, key: &str, op: char, value: &str, all: &[Qos]) -> Result
         q.max_wall = mins(value).ok_or((format!(" Bad MaxWall time format: {}\n", arg), false))?;
         "MaxWall"
     } else if let Some((col, echo)) = tres_key(&k) {
-        tres_set(q, col, value).map_err(|_| (format!(" Bad TRES format: {}\n", value), false))?;
+        tres_set(&mut q.tres, col, value).map_err(|_| (format!(" Bad TRES format: {}\n", value), false))?;
         echo
     } else if is("PreemptMode", 8) {
         let mut words = vec![];
@@ -429,7 +426,7 @@ pub fn preempt_loop(all: &[Qos], changed: &[Qos]) -> bool {
 
 /// The TRES column a key sets (`MaxTRESPerUser` is `MaxTRESPU`) and the
 /// name sacctmgr echoes.
-fn tres_key(k: &str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn tres_key(k: &str) -> Option<(&'static str, &'static str)> {
     let is = |full: &str, min: usize| spur_grammar::keyword::abbrev(k, full, min);
     Some(if is("MaxTRESPerUser", 11) || is("MaxTRESPU", 9) {
         ("MaxTRESPU", "MaxTRESPerUser")
@@ -454,10 +451,10 @@ fn tres_key(k: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// Combine `cpu=8,mem=1G` into a TRES limit (`-1` removes one).
-fn tres_set(q: &mut Qos, col: &str, value: &str) -> Result<(), ()> {
-    let mut cur: Vec<(String, String)> = q
-        .tres
+/// Combine `cpu=8,mem=1G` into the TRES limit `col` of `tres` (`-1`
+/// removes one).
+pub(crate) fn tres_set(tres: &mut BTreeMap<String, String>, col: &str, value: &str) -> Result<(), ()> {
+    let mut cur: Vec<(String, String)> = tres
         .get(col)
         .map(|s| s.split(',').filter_map(|t| t.split_once('=')).map(|(a, b)| (a.to_string(), b.to_string())).collect())
         .unwrap_or_default();
@@ -496,11 +493,19 @@ fn tres_set(q: &mut Qos, col: &str, value: &str) -> Result<(), ()> {
     };
     cur.sort_by(|a, b| order(&a.0).cmp(&order(&b.0)).then(a.0.cmp(&b.0)));
     if cur.is_empty() {
-        q.tres.remove(col);
+        tres.remove(col);
     } else {
-        q.tres.insert(col.to_string(), cur.iter().map(|(a, b)| format!("{}={}", a, b)).collect::<Vec<_>>().join(","));
+        tres.insert(col.to_string(), cur.iter().map(|(a, b)| format!("{}={}", a, b)).collect::<Vec<_>>().join(","));
     }
     Ok(())
+}
+
+/// The count of `tres` in the TRES limit `limit` of `map` (`mem` in MB).
+pub(crate) fn tres_count(map: &BTreeMap<String, String>, limit: &str, tres: &str) -> Option<u64> {
+    map.get(limit)?.split(',').find_map(|t| {
+        let (k, v) = t.split_once('=')?;
+        k.eq_ignore_ascii_case(tres).then(|| v.trim_end_matches('M').parse().ok()).flatten()
+    })
 }
 
 /// sacctmgr's `time_str2secs` (`-1` and `UNLIMITED`: 0 here).
@@ -513,7 +518,7 @@ fn secs(v: &str) -> Option<u32> {
 }
 
 /// sacctmgr's `time_str2mins`: `Some(None)` clears the limit.
-fn mins(v: &str) -> Option<Option<u32>> {
+pub(crate) fn mins(v: &str) -> Option<Option<u32>> {
     let v = v.trim();
     if v == "-1" || v.eq_ignore_ascii_case("unlimited") {
         return Some(None);

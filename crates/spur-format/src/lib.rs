@@ -161,7 +161,11 @@ pub type Version = u16;
 ///   the view's `assocs`; a job that stops running (`Complete`, `Requeue`)
 ///   charges its association its usage; every other record is as in
 ///   version 11.
-pub const FORMAT_VERSION: Version = 12;
+/// - 13: an account and a user association (`spur_core::assoc::Account`,
+///   `Link`) end with `limits` (`spur_core::assoc_limits::Limits`:
+///   `sacctmgr ... set MaxJobs= GrpTRES= Priority=`); every other record is
+///   as in version 12.
+pub const FORMAT_VERSION: Version = 13;
 /// The oldest format version this build writes, and the oldest enveloped one
 /// it reads.
 pub const MIN_VERSION: Version = 1;

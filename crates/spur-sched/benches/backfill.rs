@@ -238,7 +238,13 @@ fn main() {
     let limit = per_user.values().max().copied().unwrap_or(0) + 6;
     let mut normal = spur_core::qos::Qos::normal();
     normal.max_jobs_pu = Some(limit);
-    let policy = Arc::new(spur_sched::qos::QosPolicy { qos: vec![normal], preempt: false, limits: true, exempt: 0 });
+    let policy = Arc::new(spur_sched::qos::QosPolicy {
+        qos: vec![normal],
+        preempt: false,
+        limits: true,
+        exempt: 0,
+        assocs: None,
+    });
     let mut ms: Vec<(f64, (usize, usize, usize))> = (0..3)
         .map(|_| {
             let t = Instant::now();

@@ -4,6 +4,8 @@
 //! `acct_policy_job_runnable_pre_select`); under `PreemptType=preempt/qos`
 //! whom it may preempt and how (see `preemptees`).
 
+use spur_core::assoc::{Assocs, Limits};
+use spur_core::assoc_limits::Tally;
 use spur_core::model::{Job, JobState, NodeAlloc, Reason};
 use spur_core::qos::{self, Qos};
 use std::collections::HashMap;
@@ -19,6 +21,8 @@ pub struct QosPolicy {
     pub limits: bool,
     /// slurm.conf's `PreemptExemptTime`, seconds (a QOS's own first).
     pub exempt: u32,
+    /// The accounts and associations, whose limits hold with `limits`.
+    pub assocs: Option<std::sync::Arc<Assocs>>,
 }
 
 impl QosPolicy {
@@ -57,13 +61,114 @@ impl QosPolicy {
 }
 
 /// The running jobs the limits count, kept through a pass as it starts
-/// jobs: per QOS, per QOS and user (jobs and CPUs), per QOS and account.
+/// jobs: per QOS, per QOS and user (jobs and CPUs), per QOS and account,
+/// and with association limits per association.
 #[derive(Default)]
 pub(crate) struct QosUsage {
     /// Jobs and CPUs.
     qos: HashMap<u32, (u32, u64)>,
     user: HashMap<(u32, u32), (u32, u64)>,
     account: HashMap<(u32, String), u32>,
+    assoc: Option<AssocUsage>,
+}
+
+/// What the association limits count in a pass: the running jobs of each
+/// user association and of each account (with every account below it),
+/// and the limits of each, passed down as slurmdbd passes them.
+struct AssocUsage {
+    /// (user, account) -> its effective limits and what it runs.
+    user: HashMap<(String, String), (Limits, Tally)>,
+    /// account -> its own limits, what runs in it and below it, and the
+    /// accounts above it.
+    account: HashMap<String, (Limits, Tally, Vec<String>)>,
+}
+
+/// A job's association: (user, account in lower case).
+fn assoc_key(job: &Job) -> Option<(String, String)> {
+    Some((job.user_name.clone(), job.desc.account.as_deref().filter(|a| !a.is_empty())?.to_ascii_lowercase()))
+}
+
+/// What a job holds (running: its allocation) or asks for, as the
+/// association limits count it.
+fn tally_of(job: &Job, allocs: &[NodeAlloc]) -> Tally {
+    if allocs.is_empty() {
+        let mem = if job.mem_per_cpu > 0 {
+            job.mem_per_cpu.saturating_mul(u64::from(job.num_cpus))
+        } else {
+            job.mem_per_node.saturating_mul(u64::from(job.num_nodes.max(1)))
+        };
+        Tally { jobs: 1, cpus: u64::from(job.num_cpus.max(1)), nodes: u64::from(job.num_nodes.max(1)), mem }
+    } else {
+        Tally {
+            jobs: 1,
+            cpus: allocs.iter().map(|a| u64::from(a.cpus)).sum(),
+            nodes: allocs.len() as u64,
+            mem: allocs.iter().map(|a| a.mem_mb).sum(),
+        }
+    }
+}
+
+impl AssocUsage {
+    fn new(a: &Assocs) -> AssocUsage {
+        let account = a
+            .accounts
+            .iter()
+            .map(|acc| {
+                let up: Vec<String> = a.ancestry(&acc.name).iter().skip(1).map(|x| x.name.clone()).collect();
+                (acc.name.clone(), (acc.limits.clone(), Tally::default(), up))
+            })
+            .collect();
+        let user = a
+            .links
+            .iter()
+            .map(|l| ((l.user.clone(), l.account.clone()), (a.link_limits(l), Tally::default())))
+            .collect();
+        AssocUsage { user, account }
+    }
+
+    /// A job of `t` runs in association `k`: its tally, its account's and
+    /// every account's above.
+    fn add(&mut self, k: &(String, String), t: &Tally) {
+        if let Some(u) = self.user.get_mut(k) {
+            u.1.add(t);
+        }
+        let up = match self.account.get_mut(&k.1) {
+            Some(acc) => {
+                acc.1.add(t);
+                acc.2.clone()
+            }
+            None => return,
+        };
+        for name in up {
+            if let Some(acc) = self.account.get_mut(&name) {
+                acc.1.add(t);
+            }
+        }
+    }
+
+    /// The association limit that keeps `job` from starting now, as
+    /// slurmctld names it: its association's own (`Grp*`, then `MaxJobs`
+    /// and the per-job limits), then each account's `Grp*` limits up to
+    /// root.
+    fn blocks(&self, job: &Job) -> Option<&'static str> {
+        let k = assoc_key(job)?;
+        let (l, used) = self.user.get(&k)?;
+        let t = tally_of(job, &[]);
+        if let Some(r) = used.over_grp(l, &t) {
+            return Some(r);
+        }
+        if l.max_jobs.is_some_and(|m| used.jobs >= m) {
+            return Some("AssocMaxJobsLimit");
+        }
+        if let Some(r) = l.job_over(t.cpus, t.nodes, t.mem, job.time_limit) {
+            return Some(r);
+        }
+        let (own, sub, up) = self.account.get(&k.1)?;
+        if let Some(r) = sub.over_grp(own, &t) {
+            return Some(r);
+        }
+        up.iter().find_map(|name| self.account.get(name).and_then(|(l, sub, _)| sub.over_grp(l, &t)))
+    }
 }
 
 impl QosUsage {
@@ -74,12 +179,20 @@ impl QosUsage {
         if !policy.limits {
             return u;
         }
+        u.assoc = policy.assocs.as_deref().filter(|a| a.any_limits()).map(AssocUsage::new);
         for j in jobs.iter().filter(|j| matches!(j.state, JobState::Running | JobState::Suspended)) {
             if let Some(q) = policy.of_job(j) {
                 u.add(q.id, j, j.allocs.iter().map(|a| u64::from(a.cpus)).sum());
             }
+            u.add_assoc(j, &j.allocs);
         }
         u
+    }
+
+    fn add_assoc(&mut self, j: &Job, allocs: &[NodeAlloc]) {
+        if let (Some(a), Some(k)) = (self.assoc.as_mut(), assoc_key(j)) {
+            a.add(&k, &tally_of(j, allocs));
+        }
     }
 
     fn add(&mut self, qos: u32, j: &Job, cpus: u64) {
@@ -98,38 +211,42 @@ impl QosUsage {
             if let Some(q) = policy.of_job(job) {
                 self.add(q.id, job, allocs.iter().map(|a| u64::from(a.cpus)).sum());
             }
+            self.add_assoc(job, allocs);
         }
     }
 
-    /// The limit of its QOS that keeps `job` from starting now, as
-    /// slurmctld names it.
+    /// The limit of its QOS, then of its association, that keeps `job`
+    /// from starting now, as slurmctld names it.
     pub(crate) fn blocks(&self, policy: &QosPolicy, job: &Job) -> Option<Reason> {
         if !policy.limits {
             return None;
         }
-        let q = policy.of_job(job)?;
-        let reason = |r: &str| Some(Reason::Other(r.to_string()));
+        let r = policy.of_job(job).and_then(|q| self.qos_blocks(q, job));
+        r.or_else(|| self.assoc.as_ref().and_then(|a| a.blocks(job))).map(|r| Reason::Other(r.to_string()))
+    }
+
+    fn qos_blocks(&self, q: &Qos, job: &Job) -> Option<&'static str> {
         if let Some(r) = q.job_over(job) {
-            return reason(r);
+            return Some(r);
         }
         let cpus = u64::from(job.num_cpus.max(1));
         let (grp_jobs, grp_cpus) = self.qos.get(&q.id).copied().unwrap_or((0, 0));
         if q.grp_jobs.is_some_and(|m| grp_jobs >= m) {
-            return reason("QOSGrpJobsLimit");
+            return Some("QOSGrpJobsLimit");
         }
         if q.tres_count("GrpTRES", "cpu").is_some_and(|m| grp_cpus + cpus > m) {
-            return reason("QOSGrpCpuLimit");
+            return Some("QOSGrpCpuLimit");
         }
         let (jobs, used) = self.user.get(&(q.id, job.user_id)).copied().unwrap_or((0, 0));
         if q.max_jobs_pu.is_some_and(|m| jobs >= m) {
-            return reason("QOSMaxJobsPerUserLimit");
+            return Some("QOSMaxJobsPerUserLimit");
         }
         if q.tres_count("MaxTRESPU", "cpu").is_some_and(|m| used + cpus > m) {
-            return reason("QOSMaxCpuPerUserLimit");
+            return Some("QOSMaxCpuPerUserLimit");
         }
         let acct = job.desc.account.clone().unwrap_or_default();
         if q.max_jobs_pa.is_some_and(|m| self.account.get(&(q.id, acct)).copied().unwrap_or(0) >= m) {
-            return reason("QOSMaxJobsPerAccountLimit");
+            return Some("QOSMaxJobsPerAccountLimit");
         }
         None
     }

@@ -1446,7 +1446,7 @@ fn qos_pass(
     mode: Option<PreemptMode>,
     limits: bool,
 ) -> Vec<Decision> {
-    let policy = spur_sched::qos::QosPolicy { qos, preempt: mode.is_some(), limits, exempt: 0 };
+    let policy = spur_sched::qos::QosPolicy { qos, preempt: mode.is_some(), limits, exempt: 0, assocs: None };
     pass_with(jobs, nodes, parts, mode, Some(policy))
 }
 

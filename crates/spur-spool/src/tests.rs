@@ -388,6 +388,12 @@ fn version_12_spool_files_read() {
     step_spec_reads("v12");
 }
 
+#[test]
+fn version_13_spool_files_read() {
+    spool_files_read("v13");
+    step_spec_reads("v13");
+}
+
 /// A step's tasks and usage files read back; a line of another shape is
 /// skipped, a missing file is none.
 #[test]

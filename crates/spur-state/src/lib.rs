@@ -313,6 +313,11 @@ pub const QOS_VERSION: u16 = 11;
 /// job that stops running charges its association its usage.
 pub const ASSOC_VERSION: u16 = 12;
 
+/// The format version from which an association's limits and priority
+/// (`spur_core::assoc_limits::Limits`) are written: before it, a change
+/// that sets one is refused (`ESLURM_NOT_SUPPORTED`) by the leader.
+pub const ASSOC_LIMITS_VERSION: u16 = 13;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct PartUpdate {
     /// `Some(None)` = UNLIMITED.

@@ -375,6 +375,27 @@ fn version_12_state_directory_reads() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Version 13: an association's limits and priority (`fixacct`: MaxJobs=3,
+/// GrpTRES=cpu=8, Priority=2) come back, and root's association below it
+/// gets the ones passed down.
+#[test]
+fn version_13_state_directory_reads() {
+    check_version("v13", 13);
+    let d = copy("v13", "assoc-limits");
+    let (o, _, _) = recover(&d);
+    let g = o.shared.lock().unwrap();
+    let a = g.state.assocs();
+    let fix = a.account("fixacct").unwrap();
+    assert_eq!((fix.limits.max_jobs, fix.limits.priority), (Some(3), Some(2)));
+    assert_eq!(fix.limits.tres_count("GrpTRES", "cpu"), Some(8));
+    let root_link = a.link("root", "fixacct").unwrap();
+    assert!(root_link.limits.is_empty());
+    let eff = a.link_limits(root_link);
+    assert_eq!((eff.max_jobs, eff.priority, eff.tres_count("GrpTRES", "cpu")), (Some(3), Some(2), None));
+    drop(g);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The new code keeps using an old directory: appends to the old log, saves
 /// its vote and a snapshot in the current format, and reads it all back.
 #[test]

@@ -367,7 +367,8 @@ impl Ctld {
         let parts: Vec<&Partition> = state.partitions().iter().collect();
         let qos = state.qos();
         let fs = self.fair_share(state, now);
-        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), w);
+        let assocs = self.qos.map(|_| state.assocs());
+        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), assocs.as_deref(), w);
         Some(cx.factors(job, w, now).priority())
     }
 
@@ -430,7 +431,8 @@ impl Ctld {
         let parts: Vec<&Partition> = st.partitions().iter().collect();
         let qos = st.qos();
         let fs = self.fair_share(st, now);
-        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), w);
+        let assocs = self.qos.map(|_| st.assocs());
+        let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), assocs.as_deref(), w);
         // (pending jobs, and with CALCULATE_RUNNING the running ones)
         st.jobs()
             .values()
@@ -899,6 +901,10 @@ impl Ctld {
                             preempt,
                             limits,
                             exempt: self.preempt_exempt,
+                            // (the association limits, where any is set)
+                            assocs: Some(st.assocs())
+                                .filter(|a| limits && a.any_limits())
+                                .map(|a| Arc::new(a.into_owned())),
                         })
                     }),
                 };

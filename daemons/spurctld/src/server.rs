@@ -1270,6 +1270,9 @@ impl Service {
         if let Err((code, msg)) = self.qos_limits(&job) {
             return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
         }
+        if let Err((code, msg)) = self.assoc_limits(&mut job, records) {
+            return Ok(Response::new(SubmitReply { status: st(code), user_msg: msg, ..Default::default() }));
+        }
         // priority/multifactor: the job's factors as it is accepted
         let prio = {
             let g = self.ctld.read();

@@ -83,6 +83,14 @@ impl Service {
             } else {
                 match assoc::plan(&st.assocs(), &change, &st.qos()) {
                     Err(r) => Err(code_of(&r)),
+                    // (limits are written from format version 13)
+                    Ok(p)
+                        if st.write_format_version() < spur_state::ASSOC_LIMITS_VERSION
+                            && (p.accounts.iter().any(|a| !a.limits.is_empty())
+                                || p.links.iter().any(|l| !l.limits.is_empty())) =>
+                    {
+                        Err(ESLURM_NOT_SUPPORTED)
+                    }
                     // an association with jobs not yet finished stays
                     // (slurmdbd: `Job(s) active, cancel job(s) before remove`)
                     Ok(p)

@@ -205,4 +205,53 @@ impl Service {
         }
         Ok(())
     }
+
+    /// Under `AccountingStorageEnforce=limits`, a new job's association
+    /// limits at submission (`spur_core::assoc_limits`): a job that gives
+    /// no time limit gets its association's `MaxWall`; the submit limits
+    /// (`GrpSubmitJobs` of its association and of each account above it,
+    /// its association's `MaxSubmitJobs`), counting the records not yet
+    /// finished and the new job's (an array's tasks each), refuse it as
+    /// slurmctld does (`Job violates accounting/QOS policy` after the
+    /// limit's name). Every other limit makes the job wait.
+    pub(super) fn assoc_limits(&self, job: &mut spur_core::model::Job, records: u64) -> Result<(), (i32, String)> {
+        let Some((_, true)) = self.ctld.qos else { return Ok(()) };
+        let g = self.ctld.read();
+        let a = g.state.assocs();
+        if !a.any_limits() {
+            return Ok(());
+        }
+        let acct = job.desc.account.clone().unwrap_or_default().to_ascii_lowercase();
+        let Some(link) = a.link(&job.user_name, &acct) else { return Ok(()) };
+        let l = a.link_limits(link);
+        if job.desc.time_limit.is_none() {
+            if let Some(max) = l.max_wall {
+                job.time_limit = Some(job.time_limit.map_or(max, |t| t.min(max)));
+            }
+        }
+        let new = u32::try_from(records).unwrap_or(u32::MAX);
+        let counts = g.state.queued_counts();
+        let count = |within: &dyn Fn(u32, &str) -> bool| -> u32 {
+            counts
+                .iter()
+                .filter(|((_, uid, acc), _)| within(*uid, &acc.to_ascii_lowercase()))
+                .fold(0u32, |n, (_, c)| n.saturating_add(*c))
+        };
+        let over = |max: Option<u32>, used: u32| max.is_some_and(|m| used.saturating_add(new) > m);
+        let refuse = |what: &str| Err((ESLURM_ACCOUNTING_POLICY, what.to_string()));
+        let mine = count(&|uid, acc| uid == job.user_id && acc == acct);
+        if over(link.limits.grp_submit, mine) {
+            return refuse("AssocGrpSubmitJobsLimit");
+        }
+        if over(l.max_submit, mine) {
+            return refuse("AssocMaxSubmitJobLimit");
+        }
+        for up in a.ancestry(&acct) {
+            if up.limits.grp_submit.is_some() && over(up.limits.grp_submit, count(&|_, acc| a.is_within(acc, &up.name)))
+            {
+                return refuse("AssocGrpSubmitJobsLimit");
+            }
+        }
+        Ok(())
+    }
 }
