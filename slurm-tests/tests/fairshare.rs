@@ -252,5 +252,35 @@ fn accounts_users_usage_and_fair_share() {
     // an empty list is its account's again (X6)
     sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "QOS="]).ok();
     assert_eq!(qos_of("user=spurtest"), "physics|spurtest|normal|\n");
+
+    // the classic fair-share (PriorityFlags=NO_FAIR_TREE), taken up by
+    // `scontrol reconfigure`: no LevelFS in the long format, and every
+    // association's factor 2^-(EffectvUsage/NormShares), root's 1/2 (the
+    // formulas checked against 22.05 in assoc.rs's
+    // classic_and_depth_oblivious_as_measured)
+    let conf = c.dir.join("slurm.conf");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(&conf, format!("{text}PriorityFlags=NO_FAIR_TREE\n")).unwrap();
+    c.run("scontrol", &["reconfigure"]).ok();
+    let mut o = String::new();
+    wait_for("the classic sshare", T, || {
+        o = c.run("sshare", &["-a", "-l"]).stdout;
+        o.starts_with("Account                    User  RawShares  NormShares    RawUsage   NormUsage  EffectvUsage  FairShare                    GrpTRESMins                    TRESRunMins \n")
+    });
+    // (the users' factors are the controller's, once it has started again)
+    let classic = |rows: &[Vec<String>]| {
+        rows.iter().all(|r| {
+            let num = |i: usize| r[i].parse::<f64>().unwrap_or(f64::NAN);
+            let want = if num(2) > 0.0 { 2f64.powf(-num(3) / num(2)) } else { 0.0 };
+            (num(4) - want).abs() < 1e-5
+        })
+    };
+    let mut last = vec![];
+    wait_for("the controller's classic factors", T, || {
+        last = rows(&c.run("sshare", &["-a", "-P", "-o", "Account,User,NormShares,EffectvUsage,FairShare"]).stdout);
+        classic(&last)
+    });
+    assert!(last.len() > 4 && last.iter().filter(|r| !r[1].is_empty()).count() >= 3, "{last:?}");
+    assert_eq!(last[0][2..], ["1.000000", "1.000000", "0.500000"], "root");
     c.down();
 }

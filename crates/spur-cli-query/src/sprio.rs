@@ -13,7 +13,7 @@ use spur_cli_base::format::{parse_short, render_line, Cell, FieldDef, Item, Item
 use spur_cli_base::opts::{self, ArgKind::*, Mode, OptSpec};
 use spur_cli_base::output::Output;
 use spur_cli_base::process::{client, emit, load_error, runtime};
-use spur_core::model::{ClusterView, Job, JobState, Node, Partition};
+use spur_core::model::{ClusterView, Job, Node, Partition};
 use spur_core::priority::{Factors, Weights};
 use spur_core::request::Query as QueryRequest;
 use std::collections::HashMap;
@@ -495,8 +495,7 @@ pub fn render(o: &SprioOpts, view: &ClusterView, w: &Weights) -> Output {
             // (ACCRUE_ALWAYS: from submission, so a job waiting on a
             // dependency is listed too; priority-flags-22.05.md C)
             let since = if w.accrue_always { j.submit_time } else { j.eligible_time };
-            let listed = j.state == JobState::Pending || (w.calculate_running && j.state == JobState::Running);
-            listed && j.priority > 0 && since > 0 && since <= view.now
+            spur_core::priority::listed(j, w) && since > 0 && since <= view.now
         })
         .filter(|j| o.jobs.as_ref().is_none_or(|l| l.contains(&j.job_id)))
         .filter(|j| o.users.as_ref().is_none_or(|u| u.iter().any(|n| *n == j.user_name || *n == j.user_id.to_string())))
@@ -557,7 +556,7 @@ pub fn run(args: &[String], env: &HashMap<String, String>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spur_core::model::{JobDesc, Node, Partition};
+    use spur_core::model::{JobDesc, JobState, Node, Partition};
 
     /// The measured cluster (6 nodes, 64 CPUs; partitions cpu and pj with
     /// PriorityJobFactor 1 and 2) and its pending jobs 3-6.

@@ -604,7 +604,8 @@ pub fn shares(a: &Assocs, running: &[Running], at: i64, hl: i64, algo: crate::pr
 ///   that shrinks as the parent's ratio moves away from 1);
 /// - factor: 2^-(effective usage / normalised shares), 0 without shares.
 ///
-/// The root row keeps an effective usage of 1 and normalised shares of 1.
+/// The root row keeps an effective usage of 1 and normalised shares of 1;
+/// no row has a level fair-share (0).
 pub fn classic(rows: &mut [Row], depth_oblivious: bool) {
     let Some(root_use) = rows.first().map(|r| r.raw_usage) else { return };
     let norm_use = |r: &Row| if root_use > 0.0 { (r.raw_usage / root_use).min(1.0) } else { 0.0 };
@@ -647,6 +648,8 @@ pub fn classic(rows: &mut [Row], depth_oblivious: bool) {
     }
     for r in rows.iter_mut() {
         r.fs_factor = Some(if r.norm_shares > 0.0 { 2f64.powf(-(r.eff_usage / r.norm_shares)) } else { 0.0 });
+        // (no level fair-share: sshare prints 0 for every row)
+        r.level_fs = Some(0.0);
     }
 }
 
@@ -1279,5 +1282,75 @@ mod tests {
         // an unknown QOS names the valid ones in id order (L12)
         let r = plan(&a, &set(Entity::User, "u1", &[("QOS", "nosuch")]), &qos);
         assert_eq!(r, Err(Refusal::BadQos("nosuch".into(), "normal,low,high".into())));
+    }
+
+    /// The classic algorithms against 22.05's `sshare -a -l` of the same
+    /// tree and usage (crates/spur-core/tests/priority-tres-fairshare-22.05.md
+    /// 3d, 3e): root -> a (3), b (1); a -> a1 (1), a2 (2); users alice (2)
+    /// and root (1) in a1, root in a2, bob and root in b; the users' usage
+    /// as 22.05's NormUsage column.
+    #[test]
+    fn classic_and_depth_oblivious_as_measured() {
+        let link = |u: &str, acc: &str, shares: u32, usage: f64| Link { usage, ..Link::new(u, acc, shares) };
+        let a = Assocs {
+            accounts: vec![
+                Assocs::default().accounts[0].clone(),
+                acct("a", "root", 3),
+                acct("b", "root", 1),
+                acct("a1", "a", 1),
+                acct("a2", "a", 2),
+            ],
+            users: vec![],
+            links: vec![
+                link("alice", "a1", 2, 0.078212),
+                link("root", "a1", 1, 0.381276),
+                link("root", "a2", 1, 0.078212),
+                link("bob", "b", 1, 0.384089),
+                link("root", "b", 1, 0.078212),
+            ],
+        };
+        // (account, user, NormShares, EffectvUsage, FairShare) in sshare's
+        // order, within the rounding of the usage given (22.05 printed 6
+        // decimals)
+        let check = |algo, want: &[(&str, &str, f64, f64, f64)]| {
+            let rows = shares(&a, &[], 0, 0, algo);
+            assert_eq!(rows.len(), want.len());
+            for (r, (acc, user, n, e, f)) in rows.iter().zip(want) {
+                let got = (r.norm_shares, r.eff_usage, r.fs_factor.unwrap_or(-1.0));
+                assert_eq!((r.account.as_str(), r.user.as_deref().unwrap_or_default()), (*acc, *user));
+                let close = |x: f64, y: f64| (x - y).abs() < 2e-6;
+                assert!(close(got.0, *n) && close(got.1, *e) && close(got.2, *f), "{acc} {user}: {got:?}");
+            }
+        };
+        check(
+            crate::priority::FairShareAlgo::Classic,
+            &[
+                ("root", "", 1.000000, 1.000000, 0.500000),
+                ("a", "", 0.750000, 0.537699, 0.608390),
+                ("a1", "", 0.250000, 0.485558, 0.260213),
+                ("a1", "alice", 0.166667, 0.349776, 0.233476),
+                ("a1", "root", 0.083333, 0.416037, 0.031414),
+                ("a2", "", 0.500000, 0.384537, 0.586794),
+                ("a2", "root", 0.500000, 0.384537, 0.586794),
+                ("b", "", 0.250000, 0.462301, 0.277546),
+                ("b", "bob", 0.125000, 0.423195, 0.095685),
+                ("b", "root", 0.125000, 0.270256, 0.223439),
+            ],
+        );
+        check(
+            crate::priority::FairShareAlgo::DepthOblivious,
+            &[
+                ("root", "", 1.000000, 1.000000, 0.500000),
+                ("a", "", 0.750000, 0.537699, 0.608390),
+                ("a1", "", 0.250000, 0.230098, 0.528366),
+                ("a1", "alice", 0.166667, 0.039166, 0.849687),
+                ("a1", "root", 0.083333, 0.167008, 0.249292),
+                ("a2", "", 0.500000, 0.078212, 0.897247),
+                ("a2", "root", 0.500000, 0.078212, 0.897247),
+                ("b", "", 0.250000, 0.462301, 0.277546),
+                ("b", "bob", 0.125000, 0.384089, 0.118856),
+                ("b", "root", 0.125000, 0.208377, 0.314903),
+            ],
+        );
     }
 }

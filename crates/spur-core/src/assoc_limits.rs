@@ -77,6 +77,13 @@ impl Limits {
             }
             Err(()) => Set::Bad(name),
         };
+        let wall = |slot: &mut Option<u32>, name: &'static str| match crate::qos::mins(value) {
+            Some(v) => {
+                *slot = v;
+                Set::Done
+            }
+            None => Set::Bad(name),
+        };
         // (the single-TRES spellings of older sacctmgr)
         let single = [
             ("GrpCPUs", 6, "GrpTRES", "cpu"),
@@ -96,21 +103,9 @@ impl Limits {
         } else if is("MaxSubmitJobs", 4) {
             field(&mut self.max_submit, "MaxSubmitJobs")
         } else if is("GrpWall", 4) {
-            match crate::qos::mins(value) {
-                Some(v) => {
-                    self.grp_wall = v;
-                    Set::Done
-                }
-                None => Set::Bad("GrpWall"),
-            }
+            wall(&mut self.grp_wall, "GrpWall")
         } else if is("MaxWallDurationPerJob", 4) {
-            match crate::qos::mins(value) {
-                Some(v) => {
-                    self.max_wall = v;
-                    Set::Done
-                }
-                None => Set::Bad("MaxWall"),
-            }
+            wall(&mut self.max_wall, "MaxWall")
         } else if let Some((_, _, col, tres)) = single.iter().find(|(k, min, _, _)| is(k, *min)) {
             match crate::qos::tres_set(&mut self.tres, col, &format!("{tres}={value}")) {
                 Ok(()) => Set::Done,

@@ -416,8 +416,9 @@ pub fn factors(
 ) -> Factors {
     let at = calc_time(w, now);
     let accrue = if w.accrue_always { job.submit_time } else { job.eligible_time };
-    // (a job's accrue time ends when it starts: a running job's age is 0)
-    let age = if job.state == crate::model::JobState::Pending && accrue > 0 && w.max_age > 0 && at > accrue {
+    // (a running job's, with CALCULATE_RUNNING, goes on growing: 22.05
+    // keeps its accrue time; priority-tres-fairshare-22.05.md 2b)
+    let age = if accrue > 0 && w.max_age > 0 && at > accrue {
         ((at - accrue) as f64 / w.max_age as f64).min(1.0)
     } else {
         0.0
@@ -577,13 +578,19 @@ impl<'a> Context<'a> {
     }
 }
 
-/// Whether the controller computes `job`'s priority, and sprio lists it:
-/// pending (or running, with `CALCULATE_RUNNING`), not held, not set by an
-/// operator.
+/// Whether the controller computes `job`'s priority: pending (or, with
+/// `CALCULATE_RUNNING`, in any state, as 22.05 recomputes every job it
+/// still holds: priority-tres-fairshare-22.05.md 2b), not held, not set by
+/// an operator.
 pub fn computed(job: &Job, w: &Weights) -> bool {
-    let state_ok = job.state == crate::model::JobState::Pending
-        || (w.calculate_running && job.state == crate::model::JobState::Running);
-    state_ok && job.priority > 0 && job.held.is_none() && job.desc.priority.is_none()
+    listed(job, w) && job.held.is_none() && job.desc.priority.is_none()
+}
+
+/// Whether sprio lists `job` (as far as its state and priority go):
+/// pending, or any job with `CALCULATE_RUNNING`, but not one of priority
+/// 0 (held).
+pub fn listed(job: &Job, w: &Weights) -> bool {
+    (job.state == crate::model::JobState::Pending || w.calculate_running) && job.priority > 0
 }
 
 #[cfg(test)]
@@ -750,9 +757,12 @@ mod tests {
         assert!(!computed(&j, &w));
         let cr = Weights { calculate_running: true, ..measured_weights() };
         assert!(computed(&j, &cr));
-        // its age is 0: the accrue time ends when it starts
+        // its age goes on growing (measured: job 26's AGE 227, then 327)
         let t = Totals { nodes: 6, cpus: 64, max_part_factor: 1, max_qos_priority: 0 };
-        assert_eq!(factors(&j, 1, 0, 1.0, &t, &cr, 1_000_000 + 86400).age, 0.0);
+        assert_eq!(factors(&j, 1, 0, 1.0, &t, &cr, 1_000_000 + 2 * 86400).age, 1000.0);
+        // and an ended job still held in memory is listed and computed too
+        j.state = crate::model::JobState::Cancelled;
+        assert!(computed(&j, &cr) && listed(&j, &cr) && !listed(&j, &w));
         j.held = Some(crate::model::Reason::Other("x".into()));
         assert!(!computed(&j, &cr));
     }
