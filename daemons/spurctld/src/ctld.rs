@@ -433,10 +433,11 @@ impl Ctld {
         let fs = self.fair_share(st, now);
         let assocs = self.qos.map(|_| st.assocs());
         let cx = spur_core::priority::Context::new(&nodes, &parts, &qos, fs.as_deref(), assocs.as_deref(), w);
-        // (pending jobs, and with CALCULATE_RUNNING the running ones)
+        // (pending jobs, and with CALCULATE_RUNNING the others not yet
+        // finished: an ended record takes no update)
         st.jobs()
             .values()
-            .filter(|j| spur_core::priority::computed(j, w))
+            .filter(|j| spur_core::priority::computed(j, w) && !j.state.is_finished())
             .filter(|j| all || j.priority == 1)
             .filter_map(|j| {
                 let p = cx.factors(j, w, now).priority();
