@@ -280,7 +280,7 @@ fn req_tres(j: &Job, ctx: &Ctx) -> String {
     if j.mem_per_node == 0 && j.mem_per_cpu == 0 && node_mem > 0 && j.allocs.is_empty() {
         r.mem_per_node = node_mem;
     }
-    records::tres_str(&r)
+    records::tres_str(&r, ctx.parts)
 }
 
 /// The command slurmctld sends: the script's path (22.05: with its
@@ -488,10 +488,14 @@ pub fn fill_job(j: &Job, ctx: &Ctx) -> sys::slurm_job_info_t {
         "TOPO" => 4,
         _ => NO_VAL16,
     };
-    r.billable_tres = if j.allocs.is_empty() && !j.requeued_done { NO_VAL as f64 } else { j.num_cpus as f64 };
+    r.billable_tres = if j.allocs.is_empty() && !j.requeued_done {
+        NO_VAL as f64
+    } else {
+        spur_core::priority::job_billing(j, ctx.parts.iter().find(|p| p.name == j.partition)) as f64
+    };
     r.tres_req_str = xstrdup(&req_tres(j, ctx));
     if !j.allocs.is_empty() || j.requeued_done {
-        r.tres_alloc_str = xstrdup(&records::tres_str(j));
+        r.tres_alloc_str = xstrdup(&records::tres_str(j, ctx.parts));
     }
     r.tres_per_node = xstr_opt(d.gres.as_deref().map(gres_tres).as_deref());
     r.tres_per_job = xstr_opt(d.gpus.as_deref().map(|g| gres_tres(&format!("gpu:{}", g))).as_deref());

@@ -199,7 +199,7 @@ pub fn fill_part(p: &Partition, view: &ClusterView, out: &mut sys::partition_inf
         cpus,
         spur_cli_base::format::convert_num_unit(mem as f64, 2),
         p.nodes.len(),
-        m.billing(cpus, mem, p.nodes.len() as u64)
+        spur_core::priority::partition_billing(p, &nodes)
     ));
 }
 

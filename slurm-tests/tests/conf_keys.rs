@@ -92,7 +92,6 @@ fn a_sites_keys_start_the_cluster_and_are_named_once() {
             "HealthCheckProgram is accepted, but Spur does not act on it",
             "HealthCheckInterval is accepted, but Spur does not act on it",
             "Epilog is accepted, but Spur does not act on it",
-            "PriorityFlags=MAX_TRES is accepted, but Spur does not act on it",
         ],
         "{log}"
     );

@@ -29,7 +29,8 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
          AccountingStorageTRES=gres/gpu\nDefMemPerCPU=1024\n\
          PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityWeightPartition=1000\n\
          PriorityWeightAssoc=1000\nPriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000\n\
-         PriorityFlags=CALCULATE_RUNNING\n",
+         PriorityFlags=CALCULATE_RUNNING,MAX_TRES\n\
+         PartitionName=billed Nodes=node[1-4] TRESBillingWeights=\"CPU=1.0,Mem=0.25G,GRES/gpu=2.0\" State=UP\n",
     )
     .unwrap();
     let c = Cluster::up(
@@ -97,6 +98,17 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
     // squeue's priority is the controller's, the same sum truncated
     let q = c.run("squeue", &["-h", "-o", "%i %Q", "-j", &format!("{one},{gres}")]).stdout;
     assert!(q.contains(&format!("{one} 1203\n")) && q.contains(&format!("{gres} 1657\n")), "{q}");
+
+    // billing with TRESBillingWeights under MAX_TRES (measured:
+    // priority-tres-fairshare-22.05.md 1f): the largest weighted node TRES,
+    // for the partition max(32 CPUs, 62.5 GB x 0.25, 16 GPUs x 2) = 32 (79
+    // summed), for a job of 16 CPUs and 16 GB max(16, 4) = 16 (20 summed)
+    let o = c.run("scontrol", &["show", "partition", "billed"]).stdout;
+    assert!(o.contains("   TRES=cpu=32,mem=62.50G,node=4,billing=32\n"), "{o}");
+    let billed = c.sbatch(&["-p", "billed", "-N2", "-n16", "-o", "/dev/null", "--wrap", sleep]);
+    let o = c.run("scontrol", &["show", "job", &billed.to_string()]).stdout;
+    assert!(o.contains("   TRES=cpu=16,mem=16G,node=2,billing=16\n"), "{o}");
+    c.run("scancel", &[&billed.to_string()]).ok();
 
     // CALCULATE_RUNNING: sprio lists the running jobs too, with what they
     // were given

@@ -169,14 +169,17 @@ pub fn exit_pair(status: i32) -> String {
     format!("{}:{}", rc, sig)
 }
 
-/// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job.
-pub fn tres_str(j: &Job) -> String {
+/// TRES string (`cpu=1,mem=500M,node=1,billing=1`) of a job in its
+/// partition of `parts` (whose `TRESBillingWeights` make its billing:
+/// `spur_core::priority::job_billing`).
+pub fn tres_str(j: &Job, parts: &[spur_core::model::Partition]) -> String {
+    let billing = spur_core::priority::job_billing(j, parts.iter().find(|p| p.name == j.partition));
     let mem = if j.mem_per_cpu > 0 { j.mem_per_cpu * j.num_cpus as u64 } else { j.mem_per_node * j.num_nodes as u64 };
     let mut s = format!("cpu={}", j.num_cpus);
     if mem > 0 {
         s.push_str(&format!(",mem={}", format::convert_num_unit(mem as f64, 2)));
     }
-    s.push_str(&format!(",node={},billing={}", j.num_nodes, j.num_cpus));
+    s.push_str(&format!(",node={},billing={}", j.num_nodes, billing));
     s
 }
 

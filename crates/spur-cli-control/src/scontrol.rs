@@ -2387,6 +2387,7 @@ fn show_jobs(view: &ClusterView, id: Option<&str>, f: &Flags, now: i64, sc: &Sho
             }),
             part_oversubscribe: view.partitions.iter().find(|p| p.name == j.partition).map(|p| p.oversubscribe.clone()),
             accounting: !view.qos.is_empty(),
+            part: view.partitions.iter().find(|p| p.name == j.partition).cloned(),
         };
         out.stdout.push_str(&sprint_job_cpus(j, f, now, task_override, &ctx));
         printed += 1;
@@ -2454,6 +2455,8 @@ struct JobCtx {
     /// The cluster keeps accounting (the view has QOS records): a job's
     /// QOS is shown.
     accounting: bool,
+    /// The job's partition (its billing weights).
+    part: Option<Partition>,
 }
 
 fn sprint_job_cpus(j: &Job, f: &Flags, now: i64, task_override: Option<u32>, ctx: &JobCtx) -> String {
@@ -2602,9 +2605,9 @@ fn job_info(j: &Job, f: &Flags, task_override: Option<u32>, ctx: &JobCtx) -> Job
         // all of a node's memory, as requested
         req.mem_per_node = ctx.node_mem;
     }
-    r.tres_req = Some(tres_str(&req));
+    r.tres_req = Some(tres_str(&req, ctx.part.as_slice()));
     if !j.allocs.is_empty() || j.requeued_done {
-        r.tres_alloc = Some(tres_str(j));
+        r.tres_alloc = Some(tres_str(j, ctx.part.as_slice()));
     }
     if f.details && !j.allocs.is_empty() && !pending {
         let nodes = j
@@ -3030,7 +3033,7 @@ pub fn sprint_partition(p: &Partition, view: &ClusterView, f: &Flags) -> String 
         cpus,
         convert_num_unit(mem as f64, 2),
         p.nodes.len(),
-        m.billing(cpus, mem, p.nodes.len() as u64)
+        spur_core::priority::partition_billing(p, &nodes)
     ));
     if let Some(w) = &m.tres_billing_weights {
         o.push_str(le);

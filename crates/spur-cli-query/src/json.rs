@@ -175,7 +175,7 @@ fn job(j: &Job, view: &ClusterView) -> V {
     }
     let held = j.held.is_some();
     let eligible = if !started && (held || j.desc.dependency.is_some()) { 0 } else { j.eligible_time };
-    let tres = records::tres_str(j);
+    let tres = records::tres_str(j, &view.partitions);
     let out = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => records::fname_format(x, j, None),
         Some(x) => records::fname_format(&format!("{}/{}", j.desc.work_dir, x), j, None),
@@ -629,7 +629,7 @@ fn job22(j: &Job, view: &ClusterView) -> V {
     }
     let held = j.held.is_some();
     let eligible = if !started && (held || j.desc.dependency.is_some()) { 0 } else { j.eligible_time };
-    let tres = records::tres_str(j);
+    let tres = records::tres_str(j, &view.partitions);
     let path = |p: &Option<String>| match p {
         Some(x) if x.starts_with('/') => x.clone(),
         Some(x) => format!("{}/{}", j.desc.work_dir, x),

@@ -1151,7 +1151,7 @@ fn value(r: &Rec, f: JF, view: &ClusterView, o: &SqueueOpts) -> Cell {
             Some(m) => Cell { text: Some(format::secs_squeue(m as i64 * 60)), cut: false },
         },
         TimeUsed => Cell { text: Some(format::secs_squeue(time_used(j, now))), cut: false },
-        TresAlloc => Cell::s(tres_str(j)),
+        TresAlloc => Cell::s(tres_str(j, &view.partitions)),
         UserId => Cell::s(j.user_id.to_string()),
         UserName => Cell::s(j.user_name.clone()),
         Wait4Switch => Cell::s(format::secs_squeue(0)),

@@ -1046,34 +1046,18 @@ pub struct PartitionMore {
     /// changed (set_partition_tres; a later change of the weights alone
     /// leaves the count).
     pub billing_weights_counted: Option<String>,
+    /// slurm.conf's `PriorityFlags=MAX_TRES`: billing is the largest of the
+    /// node TRES weighted, not their sum (from format version 13).
+    #[serde(default, skip_serializing_if = "spur_format::skip_before::<13, _>")]
+    pub max_tres: bool,
 }
 
 impl PartitionMore {
-    /// The partition's billing TRES (`TRES=...,billing=N`) for its CPUs,
-    /// memory (MB) and nodes: the CPU count, or the weighted sum, truncated.
-    pub fn billing(&self, cpus: u64, mem_mb: u64, nodes: u64) -> u64 {
-        let Some(w) = &self.billing_weights_counted else { return cpus };
-        let mut sum = 0f64;
-        for item in w.split(',') {
-            let Some((t, v)) = item.split_once('=') else { continue };
-            let unit = v.chars().last().filter(|c| c.is_ascii_alphabetic());
-            let num: f64 = v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0.0);
-            // a memory weight per GB, TB, ... (per MB without a unit)
-            let per = match unit.map(|c| c.to_ascii_uppercase()) {
-                Some('K') => 1.0 / 1024.0,
-                Some('G') => 1024.0,
-                Some('T') => 1024.0 * 1024.0,
-                Some('P') => 1024.0 * 1024.0 * 1024.0,
-                _ => 1.0,
-            };
-            sum += match t.to_ascii_lowercase().as_str() {
-                "cpu" => num * cpus as f64,
-                "mem" => num * mem_mb as f64 / per,
-                "node" => num * nodes as f64,
-                _ => 0.0,
-            };
-        }
-        sum as u64
+    /// The partition's billing TRES (`TRES=...,billing=N`) for its TRES
+    /// (`cpu`, `mem` in MB, `node`, `gres/...`): the CPU count, or the
+    /// weights it was counted with applied.
+    pub fn billing(&self, counts: &[(String, f64)]) -> u64 {
+        crate::priority::billing(self.billing_weights_counted.as_deref(), counts, self.max_tres)
     }
 }
 
@@ -1400,8 +1384,9 @@ mod tests {
         // no accounting, so no QOS; a bad binding is left out
         assert_eq!((m.qos.as_deref(), m.cpu_bind.as_deref()), (None, None));
         // the weights count from the start: 2 × 8 CPUs
-        assert_eq!(m.billing(8, 8000, 4), 16);
-        assert_eq!(PartitionMore::default().billing(8, 8000, 4), 8);
+        let counts = [("cpu".to_string(), 8.0), ("mem".to_string(), 8000.0), ("node".to_string(), 4.0)];
+        assert_eq!(m.billing(&counts), 16);
+        assert_eq!(PartitionMore::default().billing(&counts), 8);
     }
     #[test]
     fn ranges_compress() {

@@ -159,13 +159,6 @@ pub enum FairShareAlgo {
     DepthOblivious,
 }
 
-/// The `PriorityFlags` Slurm knows and Spur keeps without acting on, of
-/// those slurm.conf names (spurctld says so once at start): `MAX_TRES`
-/// (billing is each job's CPUs).
-pub fn inert_flags(conf: &SlurmConf) -> Vec<&'static str> {
-    ["MAX_TRES"].into_iter().filter(|f| flag(conf, f)).collect()
-}
-
 /// The TRES slurmctld always counts, in its order (their ids 1 to 8).
 pub const BASE_TRES: [&str; 8] = ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"];
 
@@ -248,22 +241,81 @@ pub fn tres_weights(text: &str, names: &[String]) -> Result<Vec<(String, f64)>, 
 /// `gres/gpu:TYPE`).
 pub type TresCounts = Vec<(String, f64)>;
 
-fn count_of(c: &TresCounts, name: &str) -> f64 {
+fn count_of(c: &[(String, f64)], name: &str) -> f64 {
     c.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v).unwrap_or(0.0)
+}
+
+/// Whether slurm.conf's `PriorityFlags` names `MAX_TRES`.
+pub fn max_tres(conf: &SlurmConf) -> bool {
+    flag(conf, "MAX_TRES")
+}
+
+/// `TRESBillingWeights` (`CPU=1.0,Mem=0.25G,GRES/gpu=2.0`: a memory weight
+/// per GB, TB, ..., per MB without a unit) applied to TRES `counts` (memory
+/// in MB), as slurmctld's assoc_mgr_tres_weighted: the weighted sum, or
+/// with `PriorityFlags=MAX_TRES` the largest weighted node TRES (`cpu`,
+/// `mem`, `node`, `gres/...`) plus the sum of the others; truncated. No
+/// weights: the CPU count.
+pub fn billing(weights: Option<&str>, counts: &[(String, f64)], max_tres: bool) -> u64 {
+    let Some(w) = weights.filter(|w| !w.trim().is_empty()) else {
+        return count_of(counts, "cpu") as u64;
+    };
+    let (mut node, mut global) = (0f64, 0f64);
+    for item in w.split(',') {
+        let Some((t, v)) = item.split_once('=') else { continue };
+        let t = t.trim().to_ascii_lowercase();
+        let v = v.trim();
+        let unit = v.chars().last().filter(|c| c.is_ascii_alphabetic());
+        let num: f64 = v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0.0);
+        let per = match (t.as_str(), unit.map(|c| c.to_ascii_uppercase())) {
+            ("mem", Some('K')) => 1.0 / 1024.0,
+            ("mem", Some('G')) => 1024.0,
+            ("mem", Some('T')) => 1024.0 * 1024.0,
+            ("mem", Some('P')) => 1024.0 * 1024.0 * 1024.0,
+            _ => 1.0,
+        };
+        let value = num * counts.iter().find(|(n, _)| n.eq_ignore_ascii_case(&t)).map_or(0.0, |(_, c)| *c) / per;
+        if max_tres && (matches!(t.as_str(), "cpu" | "mem" | "node") || t.starts_with("gres/")) {
+            node = node.max(value);
+        } else if t != "billing" {
+            global += value;
+        }
+    }
+    (node + global) as u64
+}
+
+/// A partition's billing TRES (`TRES=...,billing=N`) over `nodes` (all the
+/// cluster's: its own are picked).
+pub fn partition_billing(part: &Partition, nodes: &[&Node]) -> u64 {
+    part.more.billing(&partition_counts(part, nodes))
+}
+
+/// A job's billing TRES in its partition `part`: what it holds or asks for,
+/// weighted by the partition's `TRESBillingWeights` (its CPUs without).
+pub fn job_billing(job: &Job, part: Option<&Partition>) -> u64 {
+    let counts: TresCounts = job_tres(job).into_iter().filter(|(n, _)| n != "billing").collect();
+    match part {
+        Some(p) => billing(p.more.tres_billing_weights.as_deref(), &counts, p.more.max_tres),
+        None => u64::from(job.num_cpus),
+    }
 }
 
 /// A partition's TRES (slurmctld's `part_ptr->tres_cnt`, `TRES=` of `scontrol
 /// show partition`): its nodes' CPUs, memory, count, billing and GRES.
 pub fn partition_tres(part: &Partition, nodes: &[&Node]) -> TresCounts {
+    let mut c = partition_counts(part, nodes);
+    let b = part.more.billing(&c) as f64;
+    c.insert(3, ("billing".into(), b));
+    c
+}
+
+/// A partition's TRES without its billing.
+fn partition_counts(part: &Partition, nodes: &[&Node]) -> TresCounts {
     let mine: Vec<&&Node> = nodes.iter().filter(|n| part.nodes.iter().any(|p| **p == n.name)).collect();
     let cpus: u64 = mine.iter().map(|n| u64::from(n.cpus)).sum();
     let mem: u64 = mine.iter().map(|n| n.real_memory).sum();
-    let mut c: TresCounts = vec![
-        ("cpu".into(), cpus as f64),
-        ("mem".into(), mem as f64),
-        ("node".into(), mine.len() as f64),
-        ("billing".into(), part.more.billing(cpus, mem, mine.len() as u64) as f64),
-    ];
+    let mut c: TresCounts =
+        vec![("cpu".into(), cpus as f64), ("mem".into(), mem as f64), ("node".into(), mine.len() as f64)];
     for n in &mine {
         for (name, ty, count) in &n.gres {
             add(&mut c, &format!("gres/{name}"), *count as f64);
@@ -765,6 +817,38 @@ mod tests {
         assert!(computed(&j, &cr) && listed(&j, &cr) && !listed(&j, &w));
         j.held = Some(crate::model::Reason::Other("x".into()));
         assert!(!computed(&j, &cr));
+    }
+
+    /// 22.05's billing with `TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"`,
+    /// summed and with `MAX_TRES` (priority-tres-fairshare-22.05.md 1e, 1f):
+    /// the partitions' `TRES=...,billing=` and jobs 16-19 and 22-25.
+    #[test]
+    fn billing_as_measured() {
+        let w = Some("CPU=1.0,Mem=0.25G,GRES/gpu=2.0");
+        let c = |cpu: f64, mem: f64, node: f64, gpu: f64| -> Vec<(String, f64)> {
+            vec![("cpu".into(), cpu), ("mem".into(), mem), ("node".into(), node), ("gres/gpu".into(), gpu)]
+        };
+        for (counts, sum, max) in [
+            (c(32.0, 64000.0, 4.0, 0.0), 47, 32),
+            (c(32.0, 128000.0, 2.0, 16.0), 95, 32),
+            (c(16.0, 16384.0, 2.0, 0.0), 20, 16),
+            (c(2.0, 2048.0, 1.0, 2.0), 6, 4),
+            (c(1.0, 32000.0, 1.0, 8.0), 24, 16),
+            (c(1.0, 1024.0, 1.0, 3.0), 7, 6),
+        ] {
+            assert_eq!((billing(w, &counts, false), billing(w, &counts, true)), (sum, max), "{counts:?}");
+        }
+        // no weights: the CPUs
+        assert_eq!(billing(None, &c(3.0, 1.0, 1.0, 1.0), true), 3);
+        // a job's own: its GPUs asked for with --gres count on every node
+        let mut j = job(2, 16, 0);
+        j.mem_per_cpu = 1024;
+        let mut part = Partition { name: "cpu".into(), ..Default::default() };
+        part.more.tres_billing_weights = w.map(str::to_string);
+        assert_eq!(job_billing(&j, Some(&part)), 20);
+        part.more.max_tres = true;
+        assert_eq!(job_billing(&j, Some(&part)), 16);
+        assert_eq!(job_billing(&j, None), 16);
     }
 
     #[test]

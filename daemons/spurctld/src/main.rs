@@ -141,7 +141,10 @@ pub fn partitions_from_conf(conf: &SlurmConf) -> Vec<Partition> {
             allow_groups: p.allow_groups.clone(),
             allow_accounts: p.allow_accounts.clone(),
             other: p.other.clone(),
-            more: spur_core::model::PartitionMore::from_conf(&p.other),
+            more: spur_core::model::PartitionMore {
+                max_tres: spur_core::priority::max_tres(conf),
+                ..spur_core::model::PartitionMore::from_conf(&p.other)
+            },
         })
         .collect()
 }
@@ -224,9 +227,6 @@ fn main() {
     }
     for k in conf.inert_keys() {
         tracing::info!("slurm.conf: {} is accepted, but Spur does not act on it", k);
-    }
-    for f in spur_core::priority::inert_flags(&conf) {
-        tracing::info!("slurm.conf: PriorityFlags={} is accepted, but Spur does not act on it", f);
     }
     // slurm.key, or under auth/munge without one the site's munged
     let auth = match spur_auth::grpc::DaemonAuth::load(&args.conf, conf.get("AuthType"), conf.auth_info.as_deref())
