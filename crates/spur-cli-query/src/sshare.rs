@@ -387,7 +387,7 @@ pub fn run(args: &[String], _env: &HashMap<String, String>) -> i32 {
     };
     let hl = spur_core::assoc::half_life(c.conf());
     let at = if w.calc_period > 0 { spur_core::priority::calc_time(&w, view.now) } else { view.now };
-    let running = spur_core::assoc::running(view.jobs.iter(), &view.qos, at, hl);
+    let running = spur_core::assoc::running(view.jobs.iter(), &view.qos, &view.partitions, at, hl);
     let mut rows = spur_core::assoc::shares(assocs, &running, at, hl, w.algo);
     // the factors the controller computed at the last boundary (its
     // priorities' own), where it sent them

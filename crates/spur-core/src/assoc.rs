@@ -7,8 +7,9 @@
 //!   (`Fairshare=`, 1 by default); a user is associated with one or more
 //!   accounts ([`Link`]), each with its own shares, and has a default
 //!   account, which a job that names none is charged to.
-//! - Usage: a job charges its association its billed CPUs (CPUs times its
-//!   QOS's `UsageFactor`) for every second it runs, decayed with
+//! - Usage: a job charges its association its billing (its CPUs, or its
+//!   TRES weighted by its partition's `TRESBillingWeights`, times its QOS's
+//!   `UsageFactor`) for every second it runs, decayed with
 //!   `PriorityDecayHalfLife` (7 days by default; 0: no decay), as
 //!   priority_multifactor's decay thread does each `PriorityCalcPeriod`.
 //!   A finished run is added to its [`Link`] when the job ends
@@ -654,11 +655,12 @@ pub fn classic(rows: &mut [Row], depth_oblivious: bool) {
 }
 
 /// The usage of the running (and suspended) jobs among `jobs` as of `at`:
-/// their billed CPUs (times their QOS's `UsageFactor`) over the time they
-/// have run.
+/// their billing in their partition of `parts` (times their QOS's
+/// `UsageFactor`) over the time they have run.
 pub fn running<'a>(
     jobs: impl Iterator<Item = &'a crate::model::Job>,
     qos: &[crate::qos::Qos],
+    parts: &[crate::model::Partition],
     at: i64,
     hl: i64,
 ) -> Vec<Running<'a>> {
@@ -667,11 +669,8 @@ pub fn running<'a>(
             let acct = j.desc.account.as_deref()?;
             let factor = crate::qos::of_job(qos, j).map(|q| q.usage_factor).unwrap_or(1.0);
             let secs = run_secs(j, at);
-            Some((
-                j.user_name.as_str(),
-                acct,
-                run_usage(f64::from(j.num_cpus) * factor, at.saturating_sub(secs), at, at, hl),
-            ))
+            let billed = crate::priority::job_billing(j, parts.iter().find(|p| p.name == j.partition)) as f64;
+            Some((j.user_name.as_str(), acct, run_usage(billed * factor, at.saturating_sub(secs), at, at, hl)))
         })
         .collect()
 }
@@ -682,11 +681,12 @@ pub fn factors_at<'a>(
     a: &Assocs,
     jobs: impl Iterator<Item = &'a crate::model::Job>,
     qos: &[crate::qos::Qos],
+    parts: &[crate::model::Partition],
     at: i64,
     hl: i64,
     algo: crate::priority::FairShareAlgo,
 ) -> Factors {
-    let run = running(jobs, qos, at, hl);
+    let run = running(jobs, qos, parts, at, hl);
     factors(&shares(a, &run, at, hl, algo))
 }
 

@@ -345,7 +345,8 @@ impl Ctld {
         if c.0 != at {
             let qos = state.qos();
             let jobs = state.queue_ids().into_iter().filter_map(|i| state.job(i));
-            let f = spur_core::assoc::factors_at(&state.assocs(), jobs, &qos, at, w.half_life, w.algo);
+            let f =
+                spur_core::assoc::factors_at(&state.assocs(), jobs, &qos, state.partitions(), at, w.half_life, w.algo);
             *c = (at, Arc::new(f));
         }
         Some(c.1.clone())

@@ -79,7 +79,14 @@ impl State {
         let secs = spur_core::assoc::run_secs(j, now);
         let Some(account) = j.desc.account.clone() else { return };
         let factor = spur_core::qos::of_job(&self.qos(), j).map(|q| q.usage_factor).unwrap_or(1.0);
-        let cpus = f64::from(j.num_cpus) * factor;
+        // (its billing from format version 13; its CPUs before, as the
+        // members that wrote the earlier records charged)
+        let billed = if self.write_format_version() >= crate::ASSOC_LIMITS_VERSION {
+            spur_core::priority::job_billing(j, self.partition(&j.partition)) as f64
+        } else {
+            f64::from(j.num_cpus)
+        };
+        let cpus = billed * factor;
         let user = j.user_name.clone();
         let hl = self.half_life;
         self.assocs.get_or_insert_with(Default::default).charge(&user, &account, cpus, secs, now, hl);
@@ -167,6 +174,47 @@ mod tests {
     use crate::Command;
     use spur_core::errors::*;
     use spur_core::qos::Qos;
+
+    /// A job that ends charges its association its billing: its CPUs, or
+    /// from format version 13 its TRES weighted by its partition's
+    /// TRESBillingWeights (1 CPU and 500 MB at `CPU=1.0,Mem=4G`: 2.95,
+    /// truncated to 2 a second).
+    #[test]
+    fn usage_charged_is_the_billing() {
+        for (version, per_sec) in [(12u16, 1.0), (13, 2.0)] {
+            let mut s = cluster();
+            s.apply(&Command::SetFormatVersion { version }).unwrap();
+            let mut a = spur_core::assoc::Assocs::default();
+            a.put(&[], &[], &[spur_core::assoc::Link::new("u", "root", 1)]);
+            s.apply(&Command::AssocPut {
+                accounts: a.accounts.clone(),
+                users: a.users.clone(),
+                links: a.links.clone(),
+            })
+            .unwrap();
+            let mut parts = s.partitions().to_vec();
+            parts[0].more.tres_billing_weights = Some("CPU=1.0,Mem=4G".into());
+            let nodes = s.nodes().to_vec();
+            s.set_config("c".into(), nodes, parts);
+            let mut j = job();
+            j.user_name = "u".into();
+            j.desc.account = Some("root".into());
+            let id = submit(&mut s, j);
+            s.apply(&Command::Start {
+                job_id: id,
+                task: None,
+                allocs: vec![alloc("n1", 1, 500)],
+                now: 10,
+                pass_ms: 10_000,
+                extern_step: false,
+                backfill: false,
+            })
+            .unwrap();
+            s.apply(&Command::Complete { job_id: id, exit_status: 0, launch_failed: false, now: 110 }).unwrap();
+            let usage = s.assocs().link("u", "root").map(|l| l.usage).unwrap_or(-1.0);
+            assert!((usage - 100.0 * per_sec).abs() < 1e-6, "version {version}: {usage}");
+        }
+    }
 
     #[test]
     fn qos_records_are_created_updated_and_deleted() {
