@@ -30,7 +30,7 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
          PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityWeightPartition=1000\n\
          PriorityWeightAssoc=1000\nPriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000\n\
          PriorityFlags=CALCULATE_RUNNING,MAX_TRES\n\
-         PartitionName=billed Nodes=node[1-4] TRESBillingWeights=\"CPU=1.0,Mem=0.25G,GRES/gpu=2.0\" State=UP\n",
+         PartitionName=billed Nodes=node[1-4] TRESBillingWeights=\"CPU=1.0,Mem=0.25G,GRES/gpu=2.0\" DefaultTime=01:00:00 State=UP\n",
     )
     .unwrap();
     let c = Cluster::up(
@@ -182,12 +182,18 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
     assert_eq!(field(&o, "TimeLimit"), "00:10:00");
     // in sub (below proj): over MaxWall, and proj's GrpTRES counts sub's jobs
     let long = c.sbatch_as(TEST_USER, &["-A", "sub", "-t", "20", "-o", "/dev/null", "--wrap", sleep]);
+    // (a partition's DefaultTime comes before MaxWall: over it, the job
+    // waits; assoc-limits-22.05.md 4)
+    let dflt = c.sbatch_as(TEST_USER, &["-A", "sub", "-p", "billed", "-o", "/dev/null", "--wrap", sleep]);
+    assert_eq!(field(&c.run("scontrol", &["show", "job", &dflt]).stdout, "TimeLimit"), "01:00:00");
     let big = c.sbatch_as(TEST_USER, &["-A", "sub", "-n8", "-o", "/dev/null", "--wrap", sleep]);
     let fits = c.sbatch_as(TEST_USER, &["-A", "sub", "-n6", "-o", "/dev/null", "--wrap", sleep]);
     c.wait_state(&fits, "RUNNING", T);
     wait_for("the limits' reasons", T, || {
         let r = |j: &str| c.run("squeue", &["-h", "-o", "%r", "-j", j]).stdout.trim().to_string();
-        r(&long) == "AssocMaxWallDurationPerJobLimit" && r(&big) == "AssocGrpCpuLimit"
+        r(&long) == "AssocMaxWallDurationPerJobLimit"
+            && r(&dflt) == "AssocMaxWallDurationPerJobLimit"
+            && r(&big) == "AssocGrpCpuLimit"
     });
     // a limit set while jobs wait: GrpJobs on sub's association
     sacctmgr(&["-i", "modify", "user", TEST_USER, "where", "account=sub", "set", "GrpJobs=1"]).ok();

@@ -208,7 +208,9 @@ impl Service {
 
     /// Under `AccountingStorageEnforce=limits`, a new job's association
     /// limits at submission (`spur_core::assoc_limits`): a job that gives
-    /// no time limit gets its association's `MaxWall`; the submit limits
+    /// no time limit, in a partition without `DefaultTime`, gets its
+    /// association's `MaxWall` (its partition's `MaxTime` if lower); the
+    /// submit limits
     /// (`GrpSubmitJobs` of its association and of each account above it,
     /// its association's `MaxSubmitJobs`), counting the records not yet
     /// finished and the new job's (an array's tasks each), refuse it as
@@ -224,7 +226,10 @@ impl Service {
         let acct = job.desc.account.clone().unwrap_or_default().to_ascii_lowercase();
         let Some(link) = a.link(&job.user_name, &acct) else { return Ok(()) };
         let l = a.link_limits(link);
-        if job.desc.time_limit.is_none() {
+        // (a partition's DefaultTime comes first: a job given one over
+        // MaxWall waits; assoc-limits-22.05.md 4)
+        let default_time = g.state.partition(&job.partition).and_then(|p| p.default_time);
+        if job.desc.time_limit.is_none() && default_time.is_none() {
             if let Some(max) = l.max_wall {
                 job.time_limit = Some(job.time_limit.map_or(max, |t| t.min(max)));
             }
