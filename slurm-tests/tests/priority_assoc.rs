@@ -124,10 +124,17 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
     sacctmgr(&["-i", "add", "account", "proj"]).ok();
     sacctmgr(&["-i", "add", "account", "sub", "Parent=proj"]).ok();
     sacctmgr(&["-i", "add", "user", TEST_USER, "Account=proj,sub"]).ok();
+    // (a limit passed down names the associations below that take it, the
+    // newest first: assoc-limits-22.05.md 7b)
     let o = sacctmgr(&["-i", "modify", "account", "proj", "set", "Priority=10"]);
     assert_eq!(
         (o.code, o.stdout.as_str()),
-        (0, " Modified account associations...\n  C = spur       A = proj of root\n")
+        (
+            0,
+            " Modified account associations...\n  C = spur       A = proj of root\n  \
+             C = spur       A = proj                 U = spurtest \n  \
+             C = spur       A = sub                  U = spurtest \n"
+        )
     );
     let o = sacctmgr(&["-i", "modify", "user", TEST_USER, "where", "account=sub", "set", "Priority=4"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
@@ -198,9 +205,16 @@ fn tres_factor_running_jobs_association_priority_and_limits() {
     // a limit set while jobs wait: GrpJobs on sub's association
     sacctmgr(&["-i", "modify", "user", TEST_USER, "where", "account=sub", "set", "GrpJobs=1"]).ok();
     wait_for("GrpJobs", T, || c.run("squeue", &["-h", "-o", "%r", "-j", &big]).stdout.trim() == "AssocGrpJobsLimit");
-    // and a bad value changes nothing
+    // and a bad value changes nothing (assoc-limits-22.05.md 9)
     let o = sacctmgr(&["-i", "modify", "user", TEST_USER, "set", "MaxJobs=abc"]);
-    assert_eq!(o.code, 1, "{}", o.stdout);
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (
+            1,
+            "sacctmgr: error: Invalid value for MaxJobs (abc)\n Unknown option: MaxJobs=abc\n \
+             Use keyword 'where' to modify condition\n"
+        )
+    );
     let who = format!("user={TEST_USER}");
     let o = sacctmgr(&["-n", "-P", "show", "assoc", "where", "account=proj", &who, "format=maxjobs"]);
     assert_eq!(o.stdout, "1\n");

@@ -454,13 +454,13 @@ fn refusal(c: &AssocCmd, r: &Refusal, cluster: &str) -> Output {
                 .find(|(_, x)| x == v)
                 .map(|(key, x)| format!("{}={}", key, x))
                 .unwrap_or_else(|| format!("{}={}", k, v));
-            out(
-                "",
-                format!(
-                    "sacctmgr: error: Invalid value for {} ({})\n Unknown option: {}\n Use keyword 'where' to modify condition\n",
-                    k, v, typed
-                ),
-            )
+            // (a time limit's own words: assoc-limits-22.05.md 9)
+            let first = if matches!(*k, "MaxWall" | "GrpWall") {
+                format!(" Bad {} time format: {}\n", k, typed)
+            } else {
+                format!("sacctmgr: error: Invalid value for {} ({})\n", k, v)
+            };
+            out("", format!("{first} Unknown option: {typed}\n Use keyword 'where' to modify condition\n"))
         }
         Refusal::Unsupported(k) => out(
             "",

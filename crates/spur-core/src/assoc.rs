@@ -176,6 +176,33 @@ impl Assocs {
         chain
     }
 
+    /// The user associations below account `name` that take its value of
+    /// any of the limits `keys` (set none of their own, nor does an account
+    /// between), in slurmdbd's order: under each account its newest child
+    /// first, an account followed by what is below it.
+    pub fn inheriting_links(&self, name: &str, keys: &[&str]) -> Vec<&Link> {
+        fn walk<'a>(a: &'a Assocs, name: &str, keys: &[&str], depth: usize, out: &mut Vec<&'a Link>) {
+            if depth > 64 {
+                return;
+            }
+            let lacks = |l: &Limits| keys.iter().any(|k| !l.sets(k));
+            let mut kids: Vec<(u32, Option<&'a Link>, Option<&'a Account>)> =
+                a.links.iter().filter(|l| l.account == name).map(|l| (l.id, Some(l), None)).collect();
+            kids.extend(a.accounts.iter().filter(|c| c.parent == name).map(|c| (c.id, None, Some(c))));
+            kids.sort_by_key(|k| std::cmp::Reverse(k.0));
+            for (_, link, acc) in kids {
+                match (link, acc) {
+                    (Some(l), _) if lacks(&l.limits) => out.push(l),
+                    (_, Some(c)) if lacks(&c.limits) => walk(a, &c.name, keys, depth + 1, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = vec![];
+        walk(self, name, keys, 0, &mut out);
+        out
+    }
+
     /// Whether any association sets a limit or a priority.
     pub fn any_limits(&self) -> bool {
         self.accounts.iter().any(|a| !a.limits.is_empty()) || self.links.iter().any(|l| !l.limits.is_empty())
@@ -1008,6 +1035,19 @@ pub fn plan(a: &Assocs, c: &Change, qos: &[crate::qos::Qos]) -> Result<Planned, 
                             a.links.iter().filter(|l| l.account == sub && l.qos.is_empty()).collect();
                         users.sort_by(|x, y| x.user.cmp(&y.user));
                         p.touched_links.extend(users.iter().map(|l| (l.user.clone(), l.account.clone())));
+                    }
+                }
+                // (so does a change of a limit passed down, to the user
+                // associations below that set none of their own:
+                // assoc-limits-22.05.md 7b)
+                let down: Vec<&str> =
+                    s.limits.iter().map(|(k, _)| k.as_str()).filter(|k| Limits::passes_down(k)).collect();
+                if !down.is_empty() {
+                    for l in a.inheriting_links(&m.name, &down) {
+                        let key = (l.user.clone(), l.account.clone());
+                        if !p.touched_links.contains(&key) {
+                            p.touched_links.push(key);
+                        }
                     }
                 }
                 p.accounts.push(m);

@@ -38,6 +38,74 @@ pub struct Limits {
     pub tres: BTreeMap<String, String>,
 }
 
+/// The limit a sacctmgr key names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Priority,
+    GrpJobs,
+    GrpSubmit,
+    GrpWall,
+    MaxJobs,
+    MaxSubmit,
+    MaxWall,
+    /// A TRES limit, and the one TRES an older spelling names (`GrpCPUs`:
+    /// `GrpTRES`'s `cpu`).
+    Tres(&'static str, Option<&'static str>),
+}
+
+impl Slot {
+    fn of(key: &str) -> Option<Slot> {
+        let is = |full: &str, min: usize| spur_grammar::keyword::abbrev(key, full, min);
+        // (the single-TRES spellings of older sacctmgr)
+        let single = [
+            ("GrpCPUs", 6, "GrpTRES", "cpu"),
+            ("GrpNodes", 4, "GrpTRES", "node"),
+            ("GrpMemory", 4, "GrpTRES", "mem"),
+            ("MaxCPUsPerJob", 7, "MaxTRES", "cpu"),
+            ("MaxNodesPerJob", 4, "MaxTRES", "node"),
+        ];
+        Some(if is("Priority", 3) {
+            Slot::Priority
+        } else if is("GrpJobs", 4) && !is("GrpJobsAccrue", 8) {
+            Slot::GrpJobs
+        } else if is("GrpSubmitJobs", 4) {
+            Slot::GrpSubmit
+        } else if is("MaxJobs", 4) && !is("MaxJobsAccrue", 8) {
+            Slot::MaxJobs
+        } else if is("MaxSubmitJobs", 4) {
+            Slot::MaxSubmit
+        } else if is("GrpWall", 4) {
+            Slot::GrpWall
+        } else if is("MaxWallDurationPerJob", 4) {
+            Slot::MaxWall
+        } else if let Some((_, _, col, tres)) = single.iter().find(|(k, min, _, _)| is(k, *min)) {
+            Slot::Tres(col, Some(tres))
+        } else {
+            let (col, _) = crate::qos::tres_key(key).filter(|(c, _)| {
+                matches!(
+                    *c,
+                    "GrpTRES" | "GrpTRESMins" | "GrpTRESRunMins" | "MaxTRES" | "MaxTRESPerNode" | "MaxTRESMins"
+                )
+            })?;
+            Slot::Tres(col, None)
+        })
+    }
+
+    /// The key as sacctmgr names it in an error.
+    fn name(self) -> &'static str {
+        match self {
+            Slot::Priority => "Priority",
+            Slot::GrpJobs => "GrpJobs",
+            Slot::GrpSubmit => "GrpSubmitJobs",
+            Slot::GrpWall => "GrpWall",
+            Slot::MaxJobs => "MaxJobs",
+            Slot::MaxSubmit => "MaxSubmitJobs",
+            Slot::MaxWall => "MaxWall",
+            Slot::Tres(col, _) => col,
+        }
+    }
+}
+
 /// What a `Key=value` of sacctmgr did to [`Limits`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Set {
@@ -63,64 +131,77 @@ impl Limits {
 
     /// Apply sacctmgr's `key=value` (`-1` clears a limit).
     pub fn set(&mut self, key: &str, value: &str) -> Set {
-        let is = |full: &str, min: usize| spur_grammar::keyword::abbrev(key, full, min);
+        let Some(slot) = Slot::of(key) else { return Set::NotALimit };
         let num = |v: &str| -> Result<Option<u32>, ()> {
             match v.trim() {
                 "-1" => Ok(None),
                 t => t.parse::<u32>().map(Some).map_err(|_| ()),
             }
         };
-        let field = |slot: &mut Option<u32>, name: &'static str| match num(value) {
+        let (target, wall) = match slot {
+            Slot::Tres(col, Some(tres)) => return self.tres_limit(col, &format!("{tres}={value}")),
+            Slot::Tres(col, None) => return self.tres_limit(col, value),
+            Slot::GrpWall => (&mut self.grp_wall, true),
+            Slot::MaxWall => (&mut self.max_wall, true),
+            Slot::Priority => (&mut self.priority, false),
+            Slot::GrpJobs => (&mut self.grp_jobs, false),
+            Slot::GrpSubmit => (&mut self.grp_submit, false),
+            Slot::MaxJobs => (&mut self.max_jobs, false),
+            Slot::MaxSubmit => (&mut self.max_submit, false),
+        };
+        let v = if wall { crate::qos::mins(value).ok_or(()) } else { num(value) };
+        match v {
             Ok(v) => {
-                *slot = v;
+                *target = v;
                 Set::Done
             }
-            Err(()) => Set::Bad(name),
-        };
-        let wall = |slot: &mut Option<u32>, name: &'static str| match crate::qos::mins(value) {
-            Some(v) => {
-                *slot = v;
-                Set::Done
-            }
-            None => Set::Bad(name),
-        };
-        // (the single-TRES spellings of older sacctmgr)
-        let single = [
-            ("GrpCPUs", 6, "GrpTRES", "cpu"),
-            ("GrpNodes", 4, "GrpTRES", "node"),
-            ("GrpMemory", 4, "GrpTRES", "mem"),
-            ("MaxCPUsPerJob", 7, "MaxTRES", "cpu"),
-            ("MaxNodesPerJob", 4, "MaxTRES", "node"),
-        ];
-        if is("Priority", 3) {
-            field(&mut self.priority, "Priority")
-        } else if is("GrpJobs", 4) && !is("GrpJobsAccrue", 8) {
-            field(&mut self.grp_jobs, "GrpJobs")
-        } else if is("GrpSubmitJobs", 4) {
-            field(&mut self.grp_submit, "GrpSubmitJobs")
-        } else if is("MaxJobs", 4) && !is("MaxJobsAccrue", 8) {
-            field(&mut self.max_jobs, "MaxJobs")
-        } else if is("MaxSubmitJobs", 4) {
-            field(&mut self.max_submit, "MaxSubmitJobs")
-        } else if is("GrpWall", 4) {
-            wall(&mut self.grp_wall, "GrpWall")
-        } else if is("MaxWallDurationPerJob", 4) {
-            wall(&mut self.max_wall, "MaxWall")
-        } else if let Some((_, _, col, tres)) = single.iter().find(|(k, min, _, _)| is(k, *min)) {
-            match crate::qos::tres_set(&mut self.tres, col, &format!("{tres}={value}")) {
-                Ok(()) => Set::Done,
-                Err(()) => Set::Bad(col),
-            }
-        } else if let Some((col, _)) = crate::qos::tres_key(key).filter(|(c, _)| {
-            matches!(*c, "GrpTRES" | "GrpTRESMins" | "GrpTRESRunMins" | "MaxTRES" | "MaxTRESPerNode" | "MaxTRESMins")
-        }) {
-            match crate::qos::tres_set(&mut self.tres, col, value) {
-                Ok(()) => Set::Done,
-                Err(()) => Set::Bad(col),
-            }
-        } else {
-            Set::NotALimit
+            Err(()) => Set::Bad(slot.name()),
         }
+    }
+
+    /// Whether these limits set their own value of the limit `key` names.
+    pub fn sets(&self, key: &str) -> bool {
+        match Slot::of(key) {
+            Some(Slot::Tres(col, _)) => self.tres.contains_key(col),
+            Some(Slot::GrpWall) => self.grp_wall.is_some(),
+            Some(Slot::MaxWall) => self.max_wall.is_some(),
+            Some(Slot::Priority) => self.priority.is_some(),
+            Some(Slot::GrpJobs) => self.grp_jobs.is_some(),
+            Some(Slot::GrpSubmit) => self.grp_submit.is_some(),
+            Some(Slot::MaxJobs) => self.max_jobs.is_some(),
+            Some(Slot::MaxSubmit) => self.max_submit.is_some(),
+            None => false,
+        }
+    }
+
+    /// Whether the limit `key` names is passed down to the associations
+    /// below that set none (`Priority` and the `Max*` limits).
+    pub fn passes_down(key: &str) -> bool {
+        matches!(
+            Slot::of(key),
+            Some(
+                Slot::Priority
+                    | Slot::MaxJobs
+                    | Slot::MaxSubmit
+                    | Slot::MaxWall
+                    | Slot::Tres("MaxTRES" | "MaxTRESPerNode" | "MaxTRESMins", _)
+            )
+        )
+    }
+
+    /// A TRES limit `col` changed by `value`, kept in the order sacctmgr
+    /// lists an association's (by name: `cpu=8,gres/gpu=2,mem=8000M`;
+    /// assoc-limits-22.05.md 8).
+    fn tres_limit(&mut self, col: &'static str, value: &str) -> Set {
+        if crate::qos::tres_set(&mut self.tres, col, value).is_err() {
+            return Set::Bad(col);
+        }
+        if let Some(v) = self.tres.get_mut(col) {
+            let mut items: Vec<&str> = v.split(',').collect();
+            items.sort_by_key(|i| i.split('=').next().unwrap_or_default().to_string());
+            *v = items.join(",");
+        }
+        Set::Done
     }
 
     /// These limits with what `parent` (the effective limits of the account
@@ -142,10 +223,11 @@ impl Limits {
         l
     }
 
-    /// The limit of these `Max*` ones a job with `cpus` CPUs on `nodes`
-    /// nodes, `mem` MB and a time limit of `minutes` is over by itself, as
-    /// slurmctld names it (it then waits, whatever else runs).
-    pub fn job_over(&self, cpus: u64, nodes: u64, mem: u64, minutes: Option<u32>) -> Option<&'static str> {
+    /// The limit of these `Max*` ones a job holding or asking for `t` (its
+    /// CPUs, nodes, MB and GPUs) with a time limit of `minutes` is over by
+    /// itself, as slurmctld names it (it then waits, whatever else runs).
+    pub fn job_over(&self, t: &Tally, minutes: Option<u32>) -> Option<&'static str> {
+        let (cpus, nodes, mem) = (t.cpus, t.nodes, t.mem);
         if let (Some(max), Some(lim)) = (self.max_wall, minutes) {
             if lim > max {
                 return Some("AssocMaxWallDurationPerJobLimit");
@@ -159,6 +241,9 @@ impl Limits {
         }
         if self.tres_count("MaxTRES", "node").is_some_and(|m| nodes > m) {
             return Some("AssocMaxNodePerJobLimit");
+        }
+        if t.gpus > 0 && self.tres_count("MaxTRES", "gres/gpu").is_some_and(|m| t.gpus > m) {
+            return Some("AssocMaxGRESPerJob");
         }
         if self.tres_count("MaxTRESPerNode", "cpu").is_some_and(|m| cpus.div_ceil(nodes.max(1)) > m) {
             return Some("AssocMaxCpuPerNode");
@@ -175,6 +260,7 @@ pub struct Tally {
     pub cpus: u64,
     pub nodes: u64,
     pub mem: u64,
+    pub gpus: u64,
 }
 
 impl Tally {
@@ -183,6 +269,7 @@ impl Tally {
         self.cpus = self.cpus.saturating_add(o.cpus);
         self.nodes = self.nodes.saturating_add(o.nodes);
         self.mem = self.mem.saturating_add(o.mem);
+        self.gpus = self.gpus.saturating_add(o.gpus);
     }
 
     /// The `Grp*` limit of `l` a job of `add` would go over, counting what
@@ -199,6 +286,9 @@ impl Tally {
         }
         if l.tres_count("GrpTRES", "node").is_some_and(|m| self.nodes.saturating_add(add.nodes) > m) {
             return Some("AssocGrpNodeLimit");
+        }
+        if add.gpus > 0 && l.tres_count("GrpTRES", "gres/gpu").is_some_and(|m| self.gpus.saturating_add(add.gpus) > m) {
+            return Some("AssocGrpGRES");
         }
         None
     }
@@ -235,6 +325,17 @@ mod tests {
         assert_eq!(l.max_jobs, None);
         assert_eq!(l.set("GrpTRES", "cpu=-1"), Set::Done);
         assert_eq!(l.tres.get("GrpTRES").map(String::as_str), Some("mem=2048M,node=1"));
+        // listed by name, as sacctmgr lists them (assoc-limits-22.05.md 8)
+        let mut g = Limits::default();
+        g.set("GrpTRES", "cpu=8,mem=8000,gres/gpu=2");
+        assert_eq!(g.tres.get("GrpTRES").map(String::as_str), Some("cpu=8,gres/gpu=2,mem=8000M"));
+        // which limits pass down, and which a record sets itself
+        assert!(Limits::passes_down("MaxJobs") && Limits::passes_down("maxtres") && Limits::passes_down("Priority"));
+        assert!(
+            !Limits::passes_down("GrpJobs") && !Limits::passes_down("GrpTRES") && !Limits::passes_down("Fairshare")
+        );
+        assert!(g.sets("GrpTRES") && !g.sets("MaxTRES") && !g.sets("MaxJobs"));
+        assert_eq!(g.set("MaxWall", "abc"), Set::Bad("MaxWall"));
     }
 
     #[test]
@@ -249,25 +350,33 @@ mod tests {
         let e = own.inherit(&parent);
         assert_eq!((e.max_jobs, e.grp_jobs, e.priority), (Some(1), None, Some(7)));
         assert_eq!(e.tres_count("MaxTRES", "cpu"), Some(4));
-        assert_eq!(e.job_over(8, 1, 0, None), Some("AssocMaxCpuPerJobLimit"));
-        assert_eq!(e.job_over(4, 1, 0, None), None);
+        let t = |cpus: u64, gpus: u64| Tally { jobs: 1, cpus, nodes: 1, mem: 0, gpus };
+        assert_eq!(e.job_over(&t(8, 0), None), Some("AssocMaxCpuPerJobLimit"));
+        assert_eq!(e.job_over(&t(4, 0), None), None);
         let mut w = Limits::default();
         w.set("MaxWall", "10");
-        assert_eq!(w.job_over(1, 1, 0, Some(20)), Some("AssocMaxWallDurationPerJobLimit"));
-        assert_eq!(w.job_over(1, 1, 0, Some(10)), None);
+        assert_eq!(w.job_over(&t(1, 0), Some(20)), Some("AssocMaxWallDurationPerJobLimit"));
+        assert_eq!(w.job_over(&t(1, 0), Some(10)), None);
+        // GPUs (assoc-limits-22.05.md 6e, 6g)
+        let mut g = Limits::default();
+        g.set("MaxTRES", "gres/gpu=1");
+        g.set("GrpTRES", "gres/gpu=2");
+        assert_eq!(g.job_over(&t(1, 2), None), Some("AssocMaxGRESPerJob"));
+        assert_eq!(t(1, 2).over_grp(&g, &t(1, 1)), Some("AssocGrpGRES"));
+        assert_eq!(t(1, 1).over_grp(&g, &t(1, 1)), None);
     }
 
     #[test]
     fn group_limits_count_what_runs() {
         let mut l = Limits::default();
         l.set("GrpJobs", "1");
-        let one = Tally { jobs: 1, cpus: 4, nodes: 1, mem: 0 };
+        let one = Tally { jobs: 1, cpus: 4, nodes: 1, mem: 0, gpus: 0 };
         assert_eq!(Tally::default().over_grp(&l, &one), None);
         assert_eq!(one.over_grp(&l, &one), Some("AssocGrpJobsLimit"));
         let mut c = Limits::default();
         c.set("GrpTRES", "cpu=8");
         assert_eq!(one.over_grp(&c, &one), None);
-        let six = Tally { jobs: 1, cpus: 6, nodes: 1, mem: 0 };
+        let six = Tally { jobs: 1, cpus: 6, nodes: 1, mem: 0, gpus: 0 };
         assert_eq!(six.over_grp(&c, &one), Some("AssocGrpCpuLimit"));
     }
 }

@@ -97,13 +97,17 @@ fn tally_of(job: &Job, allocs: &[NodeAlloc]) -> Tally {
         } else {
             job.mem_per_node.saturating_mul(u64::from(job.num_nodes.max(1)))
         };
-        Tally { jobs: 1, cpus: u64::from(job.num_cpus.max(1)), nodes: u64::from(job.num_nodes.max(1)), mem }
+        // (its GPUs: --gres on every node, or --gpus)
+        let gpus =
+            spur_core::priority::job_tres(job).iter().find(|(n, _)| n == "gres/gpu").map_or(0, |(_, v)| *v as u64);
+        Tally { jobs: 1, cpus: u64::from(job.num_cpus.max(1)), nodes: u64::from(job.num_nodes.max(1)), mem, gpus }
     } else {
         Tally {
             jobs: 1,
             cpus: allocs.iter().map(|a| u64::from(a.cpus)).sum(),
             nodes: allocs.len() as u64,
             mem: allocs.iter().map(|a| a.mem_mb).sum(),
+            gpus: allocs.iter().flat_map(|a| &a.gres).filter(|g| g.name == "gpu").map(|g| g.count).sum(),
         }
     }
 }
@@ -160,7 +164,7 @@ impl AssocUsage {
         if l.max_jobs.is_some_and(|m| used.jobs >= m) {
             return Some("AssocMaxJobsLimit");
         }
-        if let Some(r) = l.job_over(t.cpus, t.nodes, t.mem, job.time_limit) {
+        if let Some(r) = l.job_over(&t, job.time_limit) {
             return Some(r);
         }
         let (own, sub, up) = self.account.get(&k.1)?;
