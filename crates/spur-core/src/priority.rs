@@ -218,16 +218,11 @@ pub fn tres_weights(text: &str, names: &[String]) -> Result<Vec<(String, f64)>, 
         if let Some(unit) = value[num_end..].chars().next() {
             // (the count's own unit: MB for mem, none for the others)
             let base = if want == "mem" { 2 } else { 0 };
-            let at = match unit.to_ascii_uppercase() {
-                'K' => 1,
-                'M' => 2,
-                'G' => 3,
-                'T' => 4,
-                'P' => 5,
-                _ => return fatal(format!("\"{item}\" is an invalid TRES weight entry")),
+            let Some(at) = spur_grammar::size::Unit::of_letter(unit) else {
+                return fatal(format!("\"{item}\" is an invalid TRES weight entry"));
             };
-            if at > base {
-                weight /= 1024f64.powi(at - base);
+            if at as i32 > base {
+                weight /= 1024f64.powi(at as i32 - base);
             }
         }
         found.retain(|(p, _)| *p != pos);
@@ -267,11 +262,9 @@ pub fn billing(weights: Option<&str>, counts: &[(String, f64)], max_tres: bool) 
         let v = v.trim();
         let unit = v.chars().last().filter(|c| c.is_ascii_alphabetic());
         let num: f64 = v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0.0);
-        let per = match (t.as_str(), unit.map(|c| c.to_ascii_uppercase())) {
-            ("mem", Some('K')) => 1.0 / 1024.0,
-            ("mem", Some('G')) => 1024.0,
-            ("mem", Some('T')) => 1024.0 * 1024.0,
-            ("mem", Some('P')) => 1024.0 * 1024.0 * 1024.0,
+        // (a memory weight per unit: MB without one)
+        let per = match unit.and_then(spur_grammar::size::Unit::of_letter) {
+            Some(u) if t == "mem" => 1024f64.powi(u as i32 - 2),
             _ => 1.0,
         };
         let value = num * counts.iter().find(|(n, _)| n.eq_ignore_ascii_case(&t)).map_or(0.0, |(_, c)| *c) / per;

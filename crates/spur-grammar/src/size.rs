@@ -63,6 +63,21 @@ pub enum Unit {
     Peta = 5,
 }
 
+impl Unit {
+    /// A unit letter (`K`, `M`, `G`, `T`, `P`, either case), as Slurm's
+    /// `get_unit_type` reads one.
+    pub fn of_letter(c: char) -> Option<Unit> {
+        Some(match c.to_ascii_uppercase() {
+            'K' => Unit::Kilo,
+            'M' => Unit::Mega,
+            'G' => Unit::Giga,
+            'T' => Unit::Tera,
+            'P' => Unit::Peta,
+            _ => return None,
+        })
+    }
+}
+
 /// Slurm's `convert_num_unit` (divisor 1024). `exact`: convert only while
 /// no precision is lost (half values allowed); otherwise convert aggressively.
 pub fn convert_num_unit(num: f64, orig: Unit, exact: bool) -> String {
